@@ -1,0 +1,75 @@
+"""A flow: one request through the forwarder, what went upstream and what came back.
+
+Plain data shared by the forwarder, the store, replay, export and the UI. Headers and query
+strings held here are already redacted; bodies are the exact bytes that crossed the wire."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class FlowState(str, Enum):
+    PENDING = "pending"  # request received, response not finished
+    COMPLETE = "complete"  # response fully relayed
+    ERROR = "error"  # see Flow.error
+
+
+class Mode(str, Enum):
+    PASSTHROUGH = "passthrough"  # byte-exact
+    TRANSLATE = "translate"
+    REPAIR = "repair"
+
+
+@dataclass(slots=True)
+class Chunk:
+    t: float  # seconds since the request arrived
+    data: bytes
+
+
+@dataclass(slots=True)
+class Flow:
+    id: int
+    session_id: int
+    started_at: float  # unix time the request arrived
+    method: str
+    path: str  # path only, as the client sent it
+    query: str = ""  # redacted
+    request_headers: list[tuple[str, str]] = field(default_factory=list)  # redacted
+    request_body: bytes = b""
+    mode: Mode = Mode.PASSTHROUGH
+    upstream_url: str = ""  # redacted
+    # What was sent upstream. None means "the same bytes as request_body" (passthrough).
+    upstream_request_body: bytes | None = None
+    upstream_request_headers: list[tuple[str, str]] = field(default_factory=list)  # redacted
+    status: int | None = None
+    response_headers: list[tuple[str, str]] = field(default_factory=list)  # redacted
+    # What the upstream answered (before any translation back) ...
+    upstream_response_body: bytes | None = None
+    # ... and what the client received. For streams, the concatenation of the chunks.
+    response_body: bytes = b""
+    streamed: bool = False
+    chunks: list[Chunk] = field(default_factory=list)  # chunks as relayed to the client
+    ttfb_ms: float | None = None
+    latency_ms: float | None = None
+    state: FlowState = FlowState.PENDING
+    error: str | None = None
+    replay_of: int | None = None
+    translate: str | None = None  # "SRC:DST" when mode is TRANSLATE
+    notes: list[str] = field(default_factory=list)  # loss report / repairs, one line each
+
+    @property
+    def sent_upstream(self) -> bytes:
+        return self.request_body if self.upstream_request_body is None else self.upstream_request_body
+
+    @property
+    def content_type(self) -> str:
+        return header(self.response_headers, "content-type") or ""
+
+
+def header(headers: list[tuple[str, str]], name: str) -> str | None:
+    name = name.lower()
+    for key, value in headers:
+        if key.lower() == name:
+            return value
+    return None

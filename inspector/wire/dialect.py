@@ -1,0 +1,83 @@
+"""The five dialects and how to tell them apart: from the request path, or from a payload's shape."""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Any
+
+
+class Dialect(str, Enum):
+    OPENAI_CHAT = "openai-chat"
+    OPENAI_RESPONSES = "openai-responses"
+    ANTHROPIC = "anthropic"
+    GEMINI = "gemini"
+    MCP = "mcp"
+
+
+DIALECT_NAMES = [d.value for d in Dialect]
+
+_GEMINI_PATH = re.compile(r":(stream)?[gG]enerateContent$")
+
+
+def from_path(path: str) -> Dialect | None:
+    """Dialect of an HTTP request path (query string ignored); None when unknown."""
+    path = path.split("?", 1)[0].rstrip("/")
+    if path.endswith("/chat/completions"):
+        return Dialect.OPENAI_CHAT
+    if path.endswith("/responses"):
+        return Dialect.OPENAI_RESPONSES
+    if path.endswith("/messages"):
+        return Dialect.ANTHROPIC
+    if _GEMINI_PATH.search(path):
+        return Dialect.GEMINI
+    if path.endswith("/mcp") or "/mcp/" in path + "/":
+        return Dialect.MCP
+    return None
+
+
+def is_stream_path(path: str) -> bool:
+    return ":streamGenerateContent" in path.split("?", 1)[0]
+
+
+def from_shape(payload: Any) -> Dialect | None:
+    """Best guess from a request or response body alone (for files given to `check`)."""
+    if isinstance(payload, list):
+        payload = next((p for p in payload if isinstance(p, dict)), None)
+    if not isinstance(payload, dict):
+        return None
+    if payload.get("jsonrpc") == "2.0" or ("method" in payload and str(payload.get("method", "")).startswith("tools/")):
+        return Dialect.MCP
+    if "tools" in payload and isinstance(payload.get("tools"), list) and payload.get("tools") and all(
+        isinstance(t, dict) and "inputSchema" in t for t in payload["tools"]
+    ):
+        return Dialect.MCP
+    if "contents" in payload or "candidates" in payload or "functionDeclarations" in str(payload.get("tools", ""))[:2000]:
+        return Dialect.GEMINI
+    obj = payload.get("object")
+    if "messages" in payload:
+        if "system" in payload or _anthropic_blocks(payload["messages"]):
+            return Dialect.ANTHROPIC
+        return Dialect.OPENAI_CHAT
+    if obj in ("chat.completion", "chat.completion.chunk") or "choices" in payload:
+        return Dialect.OPENAI_CHAT
+    if obj == "response" or "input" in payload or "output" in payload:
+        return Dialect.OPENAI_RESPONSES
+    if payload.get("type") == "message" and "content" in payload and "role" in payload:
+        return Dialect.ANTHROPIC
+    if "functions" in payload:
+        return Dialect.OPENAI_CHAT
+    return None
+
+
+def _anthropic_blocks(messages: Any) -> bool:
+    if not isinstance(messages, list):
+        return False
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result", "thinking", "image"):
+                    if block.get("type") != "image" or "source" in block:
+                        return True
+    return False

@@ -1,0 +1,67 @@
+"""Pretty-print JSON and know which line each JSON pointer lands on.
+
+The TUI highlights a violation on "its line" in the pretty-printed payload; this module is the
+single source of that mapping so the CLI, exports and UI agree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .pointer import escape, split
+
+INDENT = "  "
+
+
+@dataclass(slots=True)
+class LocatedText:
+    text: str
+    lines: dict[str, int]  # pointer -> 0-based line where its value (or its key) starts
+
+    def line_of(self, pointer: str) -> int:
+        """The line of the deepest existing ancestor of `pointer` (a missing key points at
+        the object that should have held it)."""
+        tokens = split(pointer)
+        while True:
+            candidate = "".join("/" + escape(t) for t in tokens)
+            if candidate in self.lines:
+                return self.lines[candidate]
+            if not tokens:
+                return 0
+            tokens.pop()
+
+
+def pretty(document: Any) -> LocatedText:
+    """Two-space indented JSON (keys in document order) with a pointer -> line map."""
+    out: list[str] = []
+    lines: dict[str, int] = {}
+
+    def scalar(value: Any) -> str:
+        return orjson.dumps(value).decode()
+
+    def emit(value: Any, pointer: str, depth: int, prefix: str, suffix: str) -> None:
+        pad = INDENT * depth
+        lines[pointer] = len(out)
+        if isinstance(value, dict) and value:
+            out.append(f"{pad}{prefix}{{")
+            last = len(value) - 1
+            for i, (key, child) in enumerate(value.items()):
+                emit(child, f"{pointer}/{escape(key)}", depth + 1, f"{scalar(str(key))}: ", "," if i < last else "")
+            out.append(f"{pad}}}{suffix}")
+        elif isinstance(value, list) and value:
+            out.append(f"{pad}{prefix}[")
+            last = len(value) - 1
+            for i, child in enumerate(value):
+                emit(child, f"{pointer}/{i}", depth + 1, "", "," if i < last else "")
+            out.append(f"{pad}]{suffix}")
+        elif isinstance(value, dict):
+            out.append(f"{pad}{prefix}{{}}{suffix}")
+        elif isinstance(value, list):
+            out.append(f"{pad}{prefix}[]{suffix}")
+        else:
+            out.append(f"{pad}{prefix}{scalar(value)}{suffix}")
+
+    emit(document, "", 0, "", "")
+    return LocatedText("\n".join(out), lines)

@@ -1,0 +1,62 @@
+"""The few facts the flow list shows for every request: model, tool count, tool-call count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .dialect import Dialect
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    model: str = ""
+    tools: int = 0  # tool declarations in the request
+    tool_calls: int = 0  # tool calls in the response
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def request_facts(payload: Any, dialect: Dialect | None, path: str = "") -> tuple[str, int]:
+    """(model, number of tool declarations) of a request body."""
+    if not isinstance(payload, dict):
+        return "", 0
+    model = payload.get("model") if isinstance(payload.get("model"), str) else ""
+    if dialect is Dialect.GEMINI:
+        if not model and "/models/" in path:
+            model = path.split("/models/", 1)[1].split(":", 1)[0]
+        tools = sum(len(_list(t.get("functionDeclarations"))) + (0 if "functionDeclarations" in t else 1)
+                    for t in _list(payload.get("tools")) if isinstance(t, dict))
+        return model, tools
+    if dialect is Dialect.MCP:
+        return "", 0
+    return model, len(_list(payload.get("tools"))) + len(_list(payload.get("functions")))
+
+
+def response_tool_calls(payload: Any, dialect: Dialect | None) -> int:
+    """Number of tool calls the model made in a (reassembled) response body."""
+    if not isinstance(payload, dict):
+        return 0
+    if dialect is Dialect.OPENAI_CHAT:
+        count = 0
+        for choice in _list(payload.get("choices")):
+            message = choice.get("message") if isinstance(choice, dict) else None
+            if isinstance(message, dict):
+                count += len(_list(message.get("tool_calls"))) + (1 if message.get("function_call") else 0)
+        return count
+    if dialect is Dialect.OPENAI_RESPONSES:
+        return sum(1 for item in _list(payload.get("output"))
+                   if isinstance(item, dict) and str(item.get("type", "")).endswith("_call"))
+    if dialect is Dialect.ANTHROPIC:
+        return sum(1 for block in _list(payload.get("content"))
+                   if isinstance(block, dict) and block.get("type") in ("tool_use", "server_tool_use"))
+    if dialect is Dialect.GEMINI:
+        return sum(1 for cand in _list(payload.get("candidates")) if isinstance(cand, dict)
+                   for part in _list((cand.get("content") or {}).get("parts"))
+                   if isinstance(part, dict) and "functionCall" in part)
+    if dialect is Dialect.MCP:
+        result = payload.get("result")
+        return len(_list(result.get("tools"))) if isinstance(result, dict) else 0
+    return 0
