@@ -1,0 +1,121 @@
+"""What the inspector knows about one flow: its dialect, facts for the list, parsed documents and
+contract violations. Pure and total: bad bodies become `parse_error`, never an exception."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from .flow import Flow, header
+from .wire import check
+from .wire.dialect import Dialect, from_path, from_shape
+from .wire.summary import request_facts, response_tool_calls
+from .wire.violations import Violation, count_by_severity
+
+
+@dataclass(slots=True)
+class Analysis:
+    dialect: Dialect | None = None
+    upstream_dialect: Dialect | None = None
+    model: str = ""
+    tools: int = 0
+    tool_calls: int = 0
+    request: Any | None = None  # the original request, parsed
+    upstream_request: Any | None = None  # what went upstream, parsed (None in passthrough)
+    response: Any | None = None  # the response the client got, parsed or reassembled from the stream
+    violations: list[Violation] = field(default_factory=list)
+    errors: int = 0
+    warnings: int = 0
+    parse_error: str | None = None
+
+
+def decode_body(body: bytes, headers: list[tuple[str, str]]) -> bytes:
+    """The body with its content-encoding undone (gzip/deflate); unchanged if it cannot be."""
+    encoding = (header(headers, "content-encoding") or "").lower().strip()
+    try:
+        if encoding == "gzip" or (not encoding and body[:2] == b"\x1f\x8b"):
+            return gzip.decompress(body)
+        if encoding == "deflate":
+            return zlib.decompress(body)
+    except (OSError, EOFError, zlib.error):
+        return body
+    return body
+
+
+def parse_json(body: bytes) -> tuple[Any | None, str | None]:
+    """(document, None) or (None, a one-line reason)."""
+    if not body.strip():
+        return None, "empty body"
+    try:
+        return orjson.loads(body), None
+    except orjson.JSONDecodeError as exc:
+        return None, f"not valid JSON: {exc}"
+
+
+def _translate_target(flow: Flow) -> Dialect | None:
+    if not flow.translate or ":" not in flow.translate:
+        return None
+    try:
+        return Dialect(flow.translate.split(":", 1)[1])
+    except ValueError:
+        return None
+
+
+def _is_stream(flow: Flow) -> bool:
+    return flow.streamed or "text/event-stream" in flow.content_type
+
+
+def analyse(flow: Flow) -> Analysis:
+    result = Analysis()
+    request_body = decode_body(flow.request_body, flow.request_headers)
+    result.request, request_error = parse_json(request_body)
+    dialect = from_path(flow.path) or from_shape(result.request)
+    result.dialect = dialect
+    if request_error and flow.method.upper() not in ("GET", "HEAD", "DELETE", "OPTIONS"):
+        result.parse_error = f"request {request_error}"
+    result.model, result.tools = request_facts(result.request, dialect, flow.path)
+
+    if flow.upstream_request_body is not None:
+        result.upstream_request, _ = parse_json(decode_body(flow.upstream_request_body, flow.upstream_request_headers))
+    result.upstream_dialect = _translate_target(flow) or dialect
+
+    response_body = decode_body(flow.response_body, flow.response_headers)
+    if dialect is not None and response_body:
+        result.response = (
+            check.reassemble(response_body, dialect) if _is_stream(flow) else parse_json(response_body)[0]
+        )
+    result.tool_calls = response_tool_calls(result.response, dialect)
+
+    if dialect is not None:
+        result.violations = _violations(flow, result, dialect, response_body)
+    result.errors, result.warnings, _ = count_by_severity(result.violations)
+    return result
+
+
+def _violations(flow: Flow, result: Analysis, dialect: Dialect, response_body: bytes) -> list[Violation]:
+    found: list[Violation] = []
+
+    def add(where: str, violations: list[Violation]) -> None:
+        found.extend(v if v.where else _with_where(v, where) for v in violations)
+
+    if result.request is not None:
+        add("request", check.check_request(result.request, dialect))
+    if result.upstream_request is not None and result.upstream_dialect is not None:
+        add("upstream", check.check_request(result.upstream_request, result.upstream_dialect))
+    if response_body and (flow.status or 0) < 400:
+        if _is_stream(flow):
+            add("stream", check.check_stream(response_body, dialect))
+        else:
+            parsed, _ = parse_json(response_body)
+            if parsed is not None:
+                add("response", check.check_response(parsed, dialect))
+    return found
+
+
+def _with_where(violation: Violation, where: str) -> Violation:
+    return Violation(violation.rule, violation.severity, violation.pointer, violation.message,
+                     violation.why, violation.hint, where)
