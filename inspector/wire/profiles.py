@@ -1,0 +1,84 @@
+"""Provider profiles: the limits that vary by endpoint (contracts.md §10), not constants in rules.
+
+A profile is chosen by name (`--profile`), or defaults per dialect. Rules read only these fields."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .dialect import Dialect
+from .violations import Severity
+
+_OPENAI_NAME = re.compile(r"[a-zA-Z0-9_-]+")
+_DOTTED_NAME = re.compile(r"[a-zA-Z0-9_.-]+")
+_GEMINI_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]*")
+_MCP_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    name: str
+    dialect: Dialect
+    description: str
+    name_pattern: re.Pattern[str]  # full match required
+    name_pattern_text: str  # as the provider's error quotes it
+    name_max: int
+    call_id_max: int | None = None  # Chat tool-call id length limit (OC-16)
+    call_id_severity: Severity = Severity.WARNING
+    max_tools: int | None = None
+    # DeepSeek/DashScope-style servers reject arguments that are not one JSON text of an object.
+    strict_arguments: bool = False
+    # Servers that need `content` present (as null) on assistant tool-call messages (OC-12).
+    content_key_required: bool = False
+    # vLLM-style servers reject tool_choice without tools (OC-11).
+    tool_choice_needs_tools: bool = False
+    vertex: bool = False
+
+    def name_ok(self, name: str) -> bool:
+        return 0 < len(name) <= self.name_max and self.name_pattern.fullmatch(name) is not None
+
+
+PROFILES: dict[str, Profile] = {p.name: p for p in [
+    Profile("openai", Dialect.OPENAI_CHAT, "api.openai.com (Chat Completions and Responses)",
+            _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, max_tools=128),
+    Profile("azure-openai", Dialect.OPENAI_CHAT, "Azure OpenAI: 40-char tool-call ids enforced; some "
+            "deployments accept dots in names", _DOTTED_NAME, "^[a-zA-Z0-9_.-]+$", 64, call_id_max=40,
+            call_id_severity=Severity.ERROR, max_tools=128),
+    Profile("openrouter", Dialect.OPENAI_CHAT, "OpenRouter: 40-char tool-call ids enforced",
+            _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, call_id_severity=Severity.ERROR,
+            max_tools=128),
+    Profile("openai-compatible", Dialect.OPENAI_CHAT, "strict compatible servers (DeepSeek, DashScope, "
+            "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
+            _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, max_tools=128, strict_arguments=True,
+            content_key_required=True, tool_choice_needs_tools=True),
+    # The API accepts up to 128 since mid-2025; 64 stays the portable bound (contracts.md §10.4).
+    Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", _OPENAI_NAME, "^[a-zA-Z0-9_-]{1,128}$", 128),
+    # Gemini API error text says 64, the 2026 SDK docstring 128: default to 64 (contracts.md §10.3).
+    Profile("gemini", Dialect.GEMINI, "Gemini API (generativelanguage.googleapis.com)", _GEMINI_NAME,
+            "starts with a letter or _, then a-z A-Z 0-9 _ . : -", 64),
+    Profile("vertex", Dialect.GEMINI, "Vertex AI: at most 128 declarations, OBJECT parameters root",
+            _GEMINI_NAME, "starts with a letter or _, then a-z A-Z 0-9 _ . : -", 64, max_tools=128, vertex=True),
+    Profile("mcp", Dialect.MCP, "Model Context Protocol (2026-07-28, 2025-11-25)", _MCP_NAME,
+            "A-Z a-z 0-9 _ - .", 128),
+]}
+
+DEFAULTS: dict[Dialect, str] = {
+    Dialect.OPENAI_CHAT: "openai",
+    Dialect.OPENAI_RESPONSES: "openai",
+    Dialect.ANTHROPIC: "anthropic",
+    Dialect.GEMINI: "gemini",
+    Dialect.MCP: "mcp",
+}
+
+
+def get(profile: str | Profile | None, dialect: Dialect) -> Profile:
+    """The named profile, or the dialect's default. Unknown names raise ValueError (the CLI checks)."""
+    if isinstance(profile, Profile):
+        return profile
+    if profile is None:
+        return PROFILES[DEFAULTS[dialect]]
+    try:
+        return PROFILES[profile]
+    except KeyError:
+        raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}") from None

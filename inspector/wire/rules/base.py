@@ -1,0 +1,68 @@
+"""What every rule module shares: the collector that turns a rule id and a place into a Violation,
+and small accessors that never raise on a payload of the wrong shape."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..pointer import escape
+from ..violations import Severity, Violation
+from .catalogue import RULES
+
+
+class Report:
+    """Collects violations for one document. `where` is stamped on each (e.g. "stream")."""
+
+    __slots__ = ("violations", "where")
+
+    def __init__(self, where: str = "") -> None:
+        self.violations: list[Violation] = []
+        self.where = where
+
+    def add(self, rule: str, pointer: str, message: str, severity: Severity | None = None,
+            *, why: str = "", hint: str = "") -> None:
+        info = RULES[rule]
+        self.violations.append(Violation(rule, severity or info.severity, pointer, message,
+                                         why or info.why, hint or info.hint, self.where))
+
+
+def ptr(base: str, *tokens: str | int) -> str:
+    """`ptr("/messages/2", "tool_calls", 0)`; integers need no escaping, strings are escaped."""
+    for token in tokens:
+        base = f"{base}/{token}" if isinstance(token, int) else f"{base}/{escape(token)}"
+    return base
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def short(value: Any, limit: int = 60) -> str:
+    """A value quoted for a one-line message, cut to `limit` characters."""
+    text = value if isinstance(value, str) else repr(value)
+    text = text.replace("\n", "\\n")
+    return repr(text[:limit] + "…") if len(text) > limit else repr(text)
+
+
+def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base: str, rule: str,
+                        *, empty_is_error: bool = True) -> bool:
+    """Null (absent: info) and empty-list (error) handling for an optional list field. Returns True
+    when the field holds a non-empty value worth checking further."""
+    if key not in payload:
+        return False
+    value = payload[key]
+    if value is None:
+        report.add(rule, ptr(base, key), f"{key} is null; treated as absent", Severity.INFO)
+        return False
+    if isinstance(value, list) and not value:
+        if empty_is_error:
+            report.add(rule, ptr(base, key), f"{key} is an empty array; the API needs at least one item",
+                       Severity.ERROR)
+        else:
+            report.add(rule, ptr(base, key), f"{key} is an empty array; omit it instead", Severity.WARNING)
+        return False
+    return True

@@ -1,0 +1,410 @@
+"""OpenAI Chat Completions (contracts.md §1): tools, tool_choice, messages and their pairing, the
+legacy functions surface, and responses. Streams are in `streams.py` (they reuse `check_call`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..profiles import Profile
+from ..violations import Severity
+from . import arguments
+from .base import Report, as_dict, as_list, check_null_or_empty, ptr, short
+from .schema import check_json_schema, check_strict
+
+FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
+_ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+_CHOICE_STRINGS = ("none", "auto", "required")
+
+
+def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
+    """OC-02: in tools and in history alike."""
+    if not isinstance(name, str) or not name:
+        report.add("OC-02", pointer, f"{what} has no name" + (" (a built-in tool degraded into a function?)"
+                                                              if what.startswith("tool") else ""))
+    elif not profile.name_ok(name):
+        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
+                  else f"does not match {profile.name_pattern_text}")
+        report.add("OC-02", pointer, f"{what} name {short(name)} {reason}")
+
+
+def check_arguments_text(report: Report, profile: Profile, value: Any, pointer: str, rule: str = "OC-15") -> None:
+    """OC-14 (a string) and OC-15 (one JSON text of an object). `rule` is XL-08 for Responses."""
+    if not isinstance(value, str):
+        shape = "OC-14" if rule == "OC-15" else "OR-06"
+        report.add(shape, pointer, f"arguments is {type(value).__name__ if value is not None else 'null'}, "
+                                   "not a JSON string")
+        return
+    decoded = arguments.decode(value)
+    if decoded.ok:
+        return
+    severity = Severity.ERROR if profile.strict_arguments else Severity.WARNING
+    report.add(rule, pointer, f"arguments is {decoded.describe()}: {short(value)}", severity)
+
+
+def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: dict[str, str]) -> str | None:
+    """One entry of tool_calls (request history or response). Returns its id when it has one."""
+    if not isinstance(call, dict):
+        report.add("OC-14", pointer, f"tool call is {short(call)}, not an object")
+        return None
+    call_id = call.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        report.add("OC-14", ptr(pointer, "id"), "tool call has no id")
+        call_id = None
+    else:
+        if profile.call_id_max is not None and len(call_id) > profile.call_id_max:
+            report.add("OC-16", ptr(pointer, "id"), f"tool call id is {len(call_id)} characters; "
+                                                     f"{profile.name} allows {profile.call_id_max}",
+                       profile.call_id_severity)
+        if call_id in ids:
+            report.add("XL-04", ptr(pointer, "id"), f"tool call id {short(call_id)} is already used at "
+                                                     f"{ids[call_id]}")
+        else:
+            ids[call_id] = ptr(pointer, "id")
+    kind = call.get("type")
+    if kind == "custom":
+        custom = call.get("custom")
+        if not isinstance(custom, dict) or not isinstance(custom.get("input"), str):
+            report.add("OC-14", ptr(pointer, "custom"), "custom tool call needs custom.name and custom.input "
+                                                        "(a string)")
+        else:
+            check_name(report, profile, custom.get("name"), ptr(pointer, "custom", "name"), "custom tool call")
+        return call_id
+    if kind != "function":
+        report.add("OC-14", ptr(pointer, "type"), f"tool call type is {short(kind)}, not 'function'")
+    function = call.get("function")
+    if not isinstance(function, dict):
+        report.add("OC-14", ptr(pointer, "function"), "tool call has no function object")
+        return call_id
+    check_name(report, profile, function.get("name"), ptr(pointer, "function", "name"), "called function")
+    if "arguments" not in function:
+        report.add("OC-14", ptr(pointer, "function", "arguments"), "tool call has no arguments")
+    else:
+        check_arguments_text(report, profile, function["arguments"], ptr(pointer, "function", "arguments"))
+    return call_id
+
+
+def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names: dict[str, str]) -> None:
+    if not isinstance(tool, dict):
+        report.add("OC-01", pointer, f"tool is {short(tool)}, not an object")
+        return
+    kind = tool.get("type")
+    if kind == "custom":
+        custom = tool.get("custom")
+        name = custom.get("name") if isinstance(custom, dict) else None
+        check_name(report, profile, name, ptr(pointer, "custom", "name"), "tool")
+        _remember(report, names, name, ptr(pointer, "custom", "name"))
+        return
+    if kind != "function":
+        hint = ("use the top-level web_search_options" if isinstance(kind, str) and "web_search" in kind
+                else "map it to a function tool or drop it with a warning")
+        report.add("OC-01", ptr(pointer, "type"), f"tool type {short(kind)} is not accepted by Chat "
+                                                  f"(only 'function' and 'custom')", hint=f"Built-in tools: {hint}.")
+        return
+    function = tool.get("function")
+    if not isinstance(function, dict):
+        flat = " (the flat {type, name, parameters} is the Responses shape)" if "name" in tool else ""
+        report.add("OC-01", ptr(pointer, "function"), "function tool has no function definition (\"expected a "
+                                                      f"function definition, but got null\"){flat}")
+        return
+    _check_function(report, profile, function, ptr(pointer, "function"), "tool", names)
+
+
+def _remember(report: Report, names: dict[str, str], name: Any, pointer: str) -> None:
+    if not isinstance(name, str) or not name:
+        return
+    if name in names:
+        report.add("XL-03", pointer, f"tool name {short(name)} is declared twice (first at {names[name]})")
+    else:
+        names[name] = pointer
+
+
+def _check_function(report: Report, profile: Profile, function: dict[str, Any], pointer: str, what: str,
+                    names: dict[str, str]) -> None:
+    name = function.get("name")
+    check_name(report, profile, name, ptr(pointer, "name"), what)
+    _remember(report, names, name, ptr(pointer, "name"))
+    label = f"function {name!r}" if isinstance(name, str) else "function"
+    description = function.get("description")
+    if isinstance(description, str) and len(description) > 1024:
+        report.add("OC-03", ptr(pointer, "description"), f"{label}: description is {len(description)} "
+                                                          "characters (max 1024)")
+    if "parameters" not in function or function["parameters"] is None:
+        return
+    parameters = function["parameters"]
+    where = ptr(pointer, "parameters")
+    if not isinstance(parameters, dict):
+        report.add("OC-05", where, f"{label}: parameters is {short(parameters)}, not a JSON Schema object")
+        return
+    root_type = parameters.get("type")
+    # An upper-case "OBJECT" is reported once, by the schema walk.
+    if root_type is not None and not (isinstance(root_type, str) and root_type.lower() == "object"):
+        report.add("OC-05", ptr(where, "type"), f"{label}: parameters must be type 'object', not {short(root_type)}")
+    check_json_schema(report, parameters, where, "OC-05", what=label)
+    if function.get("strict") is True:
+        check_strict(report, parameters, where, "OC-06", what=label)
+
+
+def check_request(payload: Any, profile: Profile, report: Report) -> None:
+    if not isinstance(payload, dict):
+        return
+    names: dict[str, str] = {}
+    tools = as_list(payload.get("tools"))
+    if check_null_or_empty(report, payload, "tools", "", "OC-09", empty_is_error="tool_choice" in payload
+                           and payload["tool_choice"] is not None):
+        if not isinstance(payload["tools"], list):
+            report.add("OC-01", "/tools", "tools must be an array")
+        elif profile.max_tools is not None and len(tools) > profile.max_tools:
+            report.add("OC-04", "/tools", f"{len(tools)} tools; {profile.name} accepts at most {profile.max_tools}")
+        for index, tool in enumerate(tools):
+            _check_tool(report, profile, tool, f"/tools/{index}", names)
+    functions = as_list(payload.get("functions"))
+    if check_null_or_empty(report, payload, "functions", "", "OC-09"):
+        if len(functions) > 128:
+            report.add("OC-04", "/functions", f"{len(functions)} functions; at most 128")
+        for index, function in enumerate(functions):
+            if isinstance(function, dict):
+                _check_function(report, profile, function, f"/functions/{index}", "function", names)
+            else:
+                report.add("OC-20", f"/functions/{index}", f"function is {short(function)}, not an object")
+    strict = any(as_dict(as_dict(t).get("function")).get("strict") is True for t in tools)
+    if strict and payload.get("parallel_tool_calls") is not False:
+        report.add("OC-07", "/parallel_tool_calls" if "parallel_tool_calls" in payload else "",
+                   "strict tools with parallel calls allowed: parallel calls may not match the schemas")
+    if "parallel_tool_calls" in payload:
+        value = payload["parallel_tool_calls"]
+        if value is None:
+            report.add("XL-10", "/parallel_tool_calls", "parallel_tool_calls is null; treated as absent (true)")
+        elif not isinstance(value, bool):
+            report.add("OC-10", "/parallel_tool_calls", f"parallel_tool_calls is {short(value)}, not a boolean")
+    _check_tool_choice(report, profile, payload, names, bool(tools))
+    _check_function_call_choice(report, payload, functions)
+    _check_messages(report, profile, payload.get("messages"))
+
+
+def _check_tool_choice(report: Report, profile: Profile, payload: dict[str, Any], names: dict[str, str],
+                       has_tools: bool) -> None:
+    if "tool_choice" not in payload:
+        return
+    choice = payload["tool_choice"]
+    if choice is None:
+        report.add("OC-09", "/tool_choice", "tool_choice is null; treated as absent")
+        return
+    named: str | None = None
+    if isinstance(choice, str):
+        if choice not in _CHOICE_STRINGS:
+            report.add("OC-08", "/tool_choice", f"tool_choice {short(choice)} is not none|auto|required")
+            return
+    elif isinstance(choice, dict):
+        kind = choice.get("type")
+        if kind == "function":
+            function = choice.get("function")
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                named = function["name"]
+            elif "name" in choice:
+                report.add("OC-08", "/tool_choice", "tool_choice uses the flat Responses shape "
+                                                    "{type:'function', name}; Chat nests it under function")
+                named = choice["name"] if isinstance(choice["name"], str) else None
+            else:
+                report.add("OC-08", "/tool_choice/function", "named tool_choice needs function.name")
+        elif kind == "allowed_tools":
+            allowed = choice.get("allowed_tools")
+            if not (isinstance(allowed, dict) and allowed.get("mode") in ("auto", "required")
+                    and isinstance(allowed.get("tools"), list)):
+                report.add("OC-08", "/tool_choice/allowed_tools", "allowed_tools needs mode auto|required and "
+                                                                  "a tools list")
+        elif kind == "custom":
+            custom = choice.get("custom")
+            if isinstance(custom, dict) and isinstance(custom.get("name"), str):
+                named = custom["name"]
+            else:
+                report.add("OC-08", "/tool_choice/custom", "custom tool_choice needs custom.name")
+        else:
+            report.add("OC-08", "/tool_choice", f"tool_choice type {short(kind)} is not a Chat shape")
+            return
+    else:
+        report.add("OC-08", "/tool_choice", f"tool_choice is {short(choice)}")
+        return
+    if not has_tools and choice != "none":
+        severity = Severity.ERROR if profile.tool_choice_needs_tools else Severity.WARNING
+        report.add("OC-11", "/tool_choice", "tool_choice is set but the request has no tools", severity)
+    elif named is not None and names and named not in names:
+        report.add("OC-11", "/tool_choice", f"tool_choice names {short(named)}, which is not among the tools")
+
+
+def _check_function_call_choice(report: Report, payload: dict[str, Any], functions: list[Any]) -> None:
+    if "function_call" not in payload:
+        return
+    choice = payload["function_call"]
+    if choice is None:
+        report.add("OC-09", "/function_call", "function_call is null; treated as absent")
+    elif isinstance(choice, dict):
+        name = choice.get("name")
+        if not isinstance(name, str):
+            report.add("OC-20", "/function_call", "function_call must be none|auto|{name}")
+        elif functions and name not in {as_dict(f).get("name") for f in functions}:
+            report.add("OC-11", "/function_call/name", f"function_call names {short(name)}, which is not "
+                                                       "among the functions")
+    elif choice not in ("none", "auto"):
+        report.add("OC-20", "/function_call", f"function_call {short(choice)} is not none|auto|{{name}}")
+
+
+def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
+    if not isinstance(messages, list):
+        return
+    ids: dict[str, str] = {}
+    pending: dict[str, str] = {}  # id -> pointer of the call, for the latest assistant batch
+    answered: set[str] = set()
+    legacy: list[tuple[str, str]] = []  # (name, pointer) of unanswered legacy function_calls, FIFO
+    for index, message in enumerate(messages):
+        base = f"/messages/{index}"
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role != "tool" and pending:
+            _unanswered(report, pending)
+        if role == "tool":
+            _check_tool_message(report, message, base, pending, answered, ids)
+            continue
+        if role not in _ROLES:
+            continue
+        if role == "function":
+            _check_function_message(report, message, base, legacy)
+            continue
+        if role != "assistant":
+            continue
+        answered = set()
+        if "function_call" in message:
+            call = message["function_call"]
+            if call is None:
+                report.add("XL-10", ptr(base, "function_call"), "function_call is null; treated as absent")
+            elif not isinstance(call, dict):
+                report.add("OC-20", ptr(base, "function_call"), f"function_call is {short(call)}")
+            else:
+                name = call.get("name")
+                if not isinstance(name, str) or not name:
+                    report.add("OC-20", ptr(base, "function_call", "name"), "function_call has no name")
+                else:
+                    check_name(report, profile, name, ptr(base, "function_call", "name"), "called function")
+                    legacy.append((name, ptr(base, "function_call")))
+                if "arguments" in call:
+                    check_arguments_text(report, profile, call["arguments"], ptr(base, "function_call", "arguments"))
+                else:
+                    report.add("OC-14", ptr(base, "function_call", "arguments"), "function_call has no arguments")
+        if "tool_calls" not in message:
+            continue
+        calls = message["tool_calls"]
+        if calls is None:
+            report.add("XL-10", ptr(base, "tool_calls"), "tool_calls is null; treated as absent")
+            continue
+        if not isinstance(calls, list):
+            report.add("OC-14", ptr(base, "tool_calls"), f"tool_calls is {short(calls)}, not an array")
+            continue
+        if not calls:
+            report.add("OC-13", ptr(base, "tool_calls"), "tool_calls is an empty array")
+            continue
+        if "content" not in message:
+            report.add("OC-12", ptr(base, "content"), "assistant message with tool_calls has no content key",
+                       Severity.WARNING if profile.content_key_required else Severity.INFO)
+        for position, call in enumerate(calls):
+            call_id = check_call(report, profile, call, f"{base}/tool_calls/{position}", ids)
+            if call_id is not None:
+                pending[call_id] = f"{base}/tool_calls/{position}/id"
+    if pending:
+        _unanswered(report, pending)
+
+
+def _unanswered(report: Report, pending: dict[str, str]) -> None:
+    for call_id, pointer in pending.items():
+        report.add("OC-19", pointer, f"tool call {short(call_id)} has no tool message before the next message")
+    pending.clear()
+
+
+def _check_tool_message(report: Report, message: dict[str, Any], base: str, pending: dict[str, str],
+                        answered: set[str], ids: dict[str, str]) -> None:
+    if "content" not in message or message["content"] is None:
+        state = "null" if "content" in message else "missing"
+        report.add("OC-17", ptr(base, "content"), f"tool message content is {state}")
+    else:
+        content = message["content"]
+        if isinstance(content, list):
+            if not content:
+                report.add("OC-17", ptr(base, "content"), "tool message content is an empty array")
+            for position, part in enumerate(content):
+                if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
+                    kind = part.get("type") if isinstance(part, dict) else None
+                    report.add("OC-17", f"{base}/content/{position}",
+                               f"tool message content part is {short(kind or part)}; only text parts are allowed",
+                               hint="Move images to a following user message (XL-15).")
+        elif not isinstance(content, str):
+            report.add("OC-17", ptr(base, "content"), f"tool message content is {short(content)}, not a string")
+    call_id = message.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        report.add("OC-17", ptr(base, "tool_call_id"), "tool message has no tool_call_id")
+        return
+    if call_id in pending:
+        del pending[call_id]
+        answered.add(call_id)
+    elif call_id in answered:
+        report.add("OC-18", ptr(base, "tool_call_id"), f"tool message answers {short(call_id)} a second time")
+    elif call_id in ids:
+        report.add("OC-18", ptr(base, "tool_call_id"), f"tool message answers {short(call_id)}, a call of an "
+                                                       "earlier turn: other messages came between")
+    else:
+        report.add("OC-18", ptr(base, "tool_call_id"), f"tool message answers {short(call_id)}, which no "
+                                                       "preceding assistant message called")
+
+
+def _check_function_message(report: Report, message: dict[str, Any], base: str,
+                            legacy: list[tuple[str, str]]) -> None:
+    name = message.get("name")
+    if "content" not in message:
+        report.add("OC-20", ptr(base, "content"), "function message has no content (required, may be null)")
+    if not isinstance(name, str) or not name:
+        report.add("OC-20", ptr(base, "name"), "function message has no name: it cannot be paired with its call")
+        return
+    for position, (called, _) in enumerate(legacy):
+        if called == name:
+            del legacy[position]
+            return
+    report.add("XL-05", ptr(base, "name"), f"function message {short(name)} answers no pending function_call "
+                                            "of that name: an orphan once translated")
+
+
+def check_response(payload: Any, profile: Profile, report: Report) -> None:
+    if not isinstance(payload, dict):
+        return
+    ids: dict[str, str] = {}
+    for index, choice in enumerate(as_list(payload.get("choices"))):
+        if not isinstance(choice, dict):
+            continue
+        base = f"/choices/{index}"
+        message = as_dict(choice.get("message"))
+        calls = message.get("tool_calls")
+        count = 0
+        if isinstance(calls, list):
+            if not calls:
+                report.add("OC-13", ptr(base, "message", "tool_calls"), "tool_calls is an empty array")
+            for position, call in enumerate(calls):
+                check_call(report, profile, call, f"{base}/message/tool_calls/{position}", ids)
+            count = len(calls)
+        elif calls is not None and "tool_calls" in message:
+            report.add("OC-14", ptr(base, "message", "tool_calls"), f"tool_calls is {short(calls)}, not an array")
+        legacy = isinstance(message.get("function_call"), dict)
+        if legacy:
+            check_arguments_text(report, profile, message["function_call"].get("arguments"),
+                                 ptr(base, "message", "function_call", "arguments"))
+        check_finish_reason(report, choice.get("finish_reason"), count, legacy, ptr(base, "finish_reason"))
+
+
+def check_finish_reason(report: Report, reason: Any, calls: int, legacy: bool, pointer: str) -> None:
+    """OC-22, for a whole response or the end of a stream."""
+    if reason is None:
+        return
+    if reason not in FINISH_REASONS:
+        report.add("OC-22", pointer, f"finish_reason {short(reason)} is not one of {', '.join(sorted(FINISH_REASONS))}")
+    elif calls and reason != "tool_calls":
+        report.add("OC-22", pointer, f"the response carries {calls} tool call(s) but finish_reason is {reason!r}")
+    elif reason == "tool_calls" and not calls:
+        report.add("OC-22", pointer, "finish_reason is 'tool_calls' but the response has no tool calls")
+    elif reason == "function_call" and not legacy:
+        report.add("OC-22", pointer, "finish_reason is 'function_call' but the response has no function_call")
