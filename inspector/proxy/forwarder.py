@@ -1,0 +1,438 @@
+"""The forwarder: a raw ASGI app that relays every request to one upstream and records it.
+
+Hot path, in order: read the body, start the upstream request, relay response bytes as they come.
+Recording is a few attribute writes and queue puts; SQLite and the contract checker run on the
+store's writer thread. aiohttp is the upstream client (measured in tests/bench/proxy_overhead.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+import aiohttp
+import orjson
+from yarl import URL
+
+from ..flow import Chunk, Flow, FlowState, Mode
+from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query
+from ..store import FlowRow, Store
+from ..wire.dialect import is_stream_path
+from .server import ListenError, ServerThread, is_loopback
+from .transform import Transform, TransformError, TransformFactory
+
+REPLAY_HEADER = "x-toolwire-replay-of"
+FLOW_ID_HEADER = "x-toolwire-flow-id"  # answered only to replays, so replay() learns the new id
+
+# RFC 9110 §7.6.1 connection-specific fields, plus what this hop recomputes itself.
+_HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+     "proxy-authenticate", "proxy-authorization"}
+)
+_NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "expect", REPLAY_HEADER}
+# aiohttp would add these on its own; a passthrough sends only what the client sent.
+_SKIP_AUTO = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
+
+DEFAULT_MAX_BODY = 64 * 1024 * 1024
+DEFAULT_TIMEOUT = 600.0  # seconds of upstream silence before giving up (LLMs can think long)
+_CREDENTIALS_KEPT = 1024
+
+
+@dataclass(slots=True)
+class FlowEvent:
+    """`started` comes from the forwarder thread as the request arrives; `completed` comes from
+    the store's writer thread once the finished flow is analysed and committed, with its row."""
+
+    kind: Literal["started", "completed"]
+    flow: Flow
+    row: FlowRow | None = None
+
+
+class ForwarderError(Exception):
+    """The forwarder cannot start as configured (bad upstream, address, translate spec)."""
+
+
+def _error_body(kind: str, message: str, status: int) -> bytes:
+    # Shaped like the providers' own errors so SDK clients surface the message.
+    return orjson.dumps({"error": {"type": kind, "message": message, "code": status}})
+
+
+class Forwarder:
+    def __init__(
+        self,
+        upstream: str,
+        *,
+        store: Store,
+        host: str = "127.0.0.1",
+        port: int = 8787,
+        on_event: Callable[[FlowEvent], None] | None = None,
+        translate: str | None = None,
+        allow_remote: bool = False,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_body: int = DEFAULT_MAX_BODY,
+    ) -> None:
+        parts = urlsplit(upstream)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ForwarderError(f"--upstream must be an http(s) URL such as https://api.openai.com; got {upstream!r}")
+        if not is_loopback(host) and not allow_remote:
+            raise ForwarderError(
+                f"refusing to listen on {host}: it is reachable from other machines and the forwarder "
+                "relays your API keys; pass --allow-remote (allow_remote=True) if you mean it"
+            )
+        self.upstream = upstream.rstrip("/")
+        self.store = store
+        self.host = host
+        self.on_event = on_event
+        self.translate = translate
+        self.timeout = timeout
+        self.max_body = max_body
+        try:
+            self._transforms = TransformFactory(translate) if translate else None
+        except TransformError as exc:
+            raise ForwarderError(str(exc)) from exc
+        self.mode = Mode.TRANSLATE if translate else Mode.PASSTHROUGH
+        self._credentials: OrderedDict[int, list[tuple[str, str]]] = OrderedDict()
+        self._credentials_lock = threading.Lock()
+        self._session: aiohttp.ClientSession | None = None
+        self._server = ServerThread(
+            self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client
+        )
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        return self._server.port
+
+    @property
+    def base_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    def start(self) -> None:
+        try:
+            self._server.start()
+        except ListenError as exc:
+            raise ForwarderError(str(exc)) from exc
+        if self.store.session_id is None:
+            self.store.new_session(self.upstream, self.base_url, self.mode.value)
+
+    def stop(self) -> None:
+        self._server.stop()
+
+    def __enter__(self) -> Forwarder:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def _open_client(self) -> None:
+        self._session = aiohttp.ClientSession(
+            # Relay the bytes as they came: the client asked for that encoding and decodes it.
+            auto_decompress=False,
+            skip_auto_headers=_SKIP_AUTO,
+            timeout=aiohttp.ClientTimeout(total=None, connect=min(self.timeout, 30.0), sock_read=self.timeout),
+            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
+            cookie_jar=aiohttp.DummyCookieJar(),
+        )
+
+    async def _close_client(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    def credentials(self, flow_id: int) -> list[tuple[str, str]]:
+        """The secret headers the client sent with that flow (memory only, for replay)."""
+        with self._credentials_lock:
+            return list(self._credentials.get(flow_id, ()))
+
+    def _keep_credentials(self, flow_id: int, headers: list[tuple[str, str]], query: str) -> None:
+        secrets = [(k, v) for k, v in headers if k.lower() in SECRET_HEADERS]
+        if query:
+            from urllib.parse import parse_qsl
+
+            # A Gemini `?key=` becomes its header twin, so replay needs no secret in a URL.
+            secrets += [("x-goog-api-key", v) for k, v in parse_qsl(query) if k.lower() in SECRET_QUERY_KEYS]
+        if not secrets:
+            return
+        with self._credentials_lock:
+            self._credentials[flow_id] = secrets
+            if len(self._credentials) > _CREDENTIALS_KEPT:
+                self._credentials.popitem(last=False)
+
+    # -- the ASGI app ------------------------------------------------------------------------
+
+    async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            return
+        t0 = time.perf_counter()
+        started_at = time.time()
+        flow_id = self.store.next_flow_id()
+        raw_path = scope.get("raw_path") or scope["path"].encode()
+        path = raw_path.decode("latin-1")
+        query = scope["query_string"].decode("latin-1")
+        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
+        flow = Flow(
+            id=flow_id, session_id=self.store.session_id or 0, started_at=started_at, method=scope["method"],
+            path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=self.mode,
+            translate=self.translate,
+        )
+        recorder = _Recorder(self, flow, t0)
+
+        body, problem = await _read_body(receive, self.max_body)
+        if problem is not None:
+            recorder.submit_started()
+            status = 413 if problem.startswith("request body larger") else 400
+            await recorder.fail_before_response(send, status, "toolwire_bad_request", problem)
+            return
+        flow.request_body = body
+
+        upstream_headers: list[tuple[str, str]] = []
+        connection_named = set()
+        for name, value in headers:
+            lower = name.lower()
+            if lower == "connection":
+                connection_named.update(v.strip().lower() for v in value.split(","))
+            elif lower == REPLAY_HEADER:
+                try:
+                    flow.replay_of = int(value)
+                except ValueError:
+                    flow.notes.append(f"ignored {REPLAY_HEADER}: {value!r} is not a flow id")
+        for name, value in headers:
+            lower = name.lower()
+            if lower not in _NOT_FORWARDED and lower not in connection_named:
+                upstream_headers.append((name, value))
+
+        transform: Transform | None = None
+        upstream_path, upstream_body = path, body
+        if self._transforms is not None:
+            transform = self._transforms()
+            # The translated response is re-encoded by us, so ask the upstream for plain bytes.
+            upstream_headers = [(k, v) for k, v in upstream_headers if k.lower() != "accept-encoding"]
+            try:
+                upstream_body, upstream_path = transform.request(body, path)
+            except TransformError as exc:
+                recorder.submit_started()
+                await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc))
+                return
+            flow.upstream_request_body = upstream_body
+            flow.notes.extend(transform.take_notes())
+
+        url = self.upstream + upstream_path + (f"?{query}" if query else "")
+        flow.upstream_url = self.upstream + upstream_path + (f"?{redact_query(query)}" if query else "")
+        flow.upstream_request_headers = redact_headers(upstream_headers)
+        self._keep_credentials(flow_id, headers, query)
+        recorder.submit_started()
+
+        assert self._session is not None
+        request = asyncio.ensure_future(
+            self._session.request(
+                flow.method, URL(url, encoded=True), data=upstream_body, headers=upstream_headers,
+                allow_redirects=False,
+            )
+        )
+        watcher = asyncio.ensure_future(receive())  # completes with http.disconnect when the client leaves
+        try:
+            await recorder.relay(request, watcher, send, transform)
+        finally:
+            watcher.cancel()
+
+
+async def _read_body(receive: Callable, limit: int) -> tuple[bytes, str | None]:
+    """(body, None) or (what was read, why the request cannot be forwarded)."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return b"".join(parts), f"client disconnected before the request body was complete ({size} bytes read)"
+        part = message.get("body", b"")
+        if part:
+            size += len(part)
+            if size > limit:
+                return b"", f"request body larger than {limit} bytes; not forwarded"
+            parts.append(part)
+        if not message.get("more_body", False):
+            break
+    return parts[0] if len(parts) == 1 else b"".join(parts), None
+
+
+class _Recorder:
+    """Relays one upstream response and records it on the flow, then hands the flow to the store."""
+
+    __slots__ = ("forwarder", "flow", "t0")
+
+    def __init__(self, forwarder: Forwarder, flow: Flow, t0: float) -> None:
+        self.forwarder = forwarder
+        self.flow = flow
+        self.t0 = t0
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.t0) * 1000.0
+
+    def submit_started(self) -> None:
+        forwarder = self.forwarder
+        forwarder.store.submit(self.flow)
+        if forwarder.on_event is not None:
+            forwarder.on_event(FlowEvent("started", self.flow))
+
+    def finish(self, state: FlowState, error: str | None = None) -> None:
+        flow = self.flow
+        flow.latency_ms = self.elapsed_ms()
+        flow.error = error
+        flow.state = state  # last: the store treats a non-pending flow as final
+        on_event = self.forwarder.on_event
+        if on_event is None:
+            self.forwarder.store.submit(flow)
+        else:
+            self.forwarder.store.submit(flow, lambda row: on_event(FlowEvent("completed", flow, row)))
+
+    async def fail_before_response(self, send: Callable, status: int, kind: str, message: str) -> None:
+        body = _error_body(kind, message, status)
+        flow = self.flow
+        flow.status = status
+        flow.response_headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
+        if flow.replay_of is not None:
+            flow.response_headers.append((FLOW_ID_HEADER, str(flow.id)))
+        flow.response_body = body
+        flow.ttfb_ms = self.elapsed_ms()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in flow.response_headers]})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
+        self.finish(FlowState.ERROR, message)
+
+    async def relay(self, request: asyncio.Future, watcher: asyncio.Future, send: Callable,
+                    transform: Transform | None) -> None:
+        flow = self.flow
+        timeout = self.forwarder.timeout
+        await asyncio.wait((request, watcher), return_when=asyncio.FIRST_COMPLETED)
+        if not request.done():
+            request.cancel()
+            self.finish(FlowState.ERROR, "client disconnected before the upstream answered")
+            return
+        try:
+            response = request.result()
+        except asyncio.TimeoutError:
+            await self.fail_before_response(
+                send, 504, "toolwire_upstream_timeout", f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream})"
+            )
+            return
+        except aiohttp.ClientConnectorError as exc:
+            await self.fail_before_response(
+                send, 502, "toolwire_upstream_unreachable", f"upstream unreachable: {self.forwarder.upstream}: {exc.os_error}"
+            )
+            return
+        except (aiohttp.ClientError, OSError) as exc:
+            await self.fail_before_response(
+                send, 502, "toolwire_upstream_error", f"upstream failed before answering: {type(exc).__name__}: {exc}"
+            )
+            return
+
+        try:
+            await self._relay_response(response, watcher, send, transform)
+        finally:
+            response.release()
+
+    async def _relay_response(self, response: aiohttp.ClientResponse, watcher: asyncio.Future, send: Callable,
+                              transform: Transform | None) -> None:
+        flow = self.flow
+        flow.status = response.status
+        raw_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
+        relay_headers = [(k, v) for k, v in raw_headers if k.lower() not in _HOP_BY_HOP]
+        content_type = (response.headers.get("content-type") or "").lower()
+        flow.streamed = "event-stream" in content_type or "ndjson" in content_type or is_stream_path(flow.path)
+        # Any body without a length arrives in pieces worth timing, a stream or not.
+        timed = flow.streamed or "content-length" not in response.headers
+        translating = transform is not None and response.status < 400
+        stream_transform = None
+        if translating:
+            assert transform is not None
+            # The body changes, so its length does too; the chunked framing carries it instead.
+            relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-length"]
+            if flow.streamed:
+                stream_transform = transform.stream()
+        if flow.replay_of is not None:
+            relay_headers.append((FLOW_ID_HEADER, str(flow.id)))
+        flow.response_headers = redact_headers(relay_headers)
+        await send({"type": "http.response.start", "status": response.status,
+                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
+
+        pieces: list[bytes] = []
+        relayed: list[bytes] = []
+        chunks = flow.chunks
+        t0 = self.t0
+        perf_counter = time.perf_counter
+        try:
+            async for data in response.content.iter_any():
+                t = perf_counter() - t0
+                if flow.ttfb_ms is None:
+                    flow.ttfb_ms = t * 1000.0
+                pieces.append(data)
+                if translating:
+                    if stream_transform is None:
+                        continue  # a JSON body is translated whole, below
+                    data = stream_transform.feed(data)
+                    if not data:
+                        continue
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+                relayed.append(data)
+                if timed:
+                    chunks.append(Chunk(t, data))
+                if watcher.done():
+                    response.close()  # the upstream sees its connection close: stop generating
+                    self._store_bodies(pieces, relayed, translating)
+                    self.finish(FlowState.ERROR, f"client disconnected after {len(relayed)} chunks")
+                    return
+            if flow.ttfb_ms is None:
+                flow.ttfb_ms = self.elapsed_ms()
+            tail = b""
+            if translating and transform is not None:
+                tail = stream_transform.close() if stream_transform is not None else transform.response(b"".join(pieces))
+                flow.notes.extend(transform.take_notes())
+            if tail:
+                relayed.append(tail)
+                if timed:
+                    chunks.append(Chunk(perf_counter() - t0, tail))
+            await send({"type": "http.response.body", "body": tail, "more_body": False})
+        except asyncio.TimeoutError:
+            self._store_bodies(pieces, relayed, translating)
+            self.finish(FlowState.ERROR, f"upstream went silent for {self.forwarder.timeout:g} s after {len(relayed)} chunks")
+            raise _AbortResponse() from None
+        except (aiohttp.ClientError, OSError) as exc:
+            self._store_bodies(pieces, relayed, translating)
+            self.finish(FlowState.ERROR, f"upstream broke off after {len(relayed)} chunks: {type(exc).__name__}: {exc}")
+            raise _AbortResponse() from None
+        except TransformError as exc:
+            self._store_bodies(pieces, relayed, translating)
+            self.finish(FlowState.ERROR, str(exc))
+            raise _AbortResponse() from None
+        self._store_bodies(pieces, relayed, translating)
+        if watcher.done():
+            self.finish(FlowState.ERROR, f"client disconnected after {len(relayed)} chunks")
+        else:
+            self.finish(FlowState.COMPLETE)
+
+    def _store_bodies(self, pieces: list[bytes], relayed: list[bytes], translating: bool) -> None:
+        flow = self.flow
+        flow.response_body = b"".join(relayed)
+        if translating:
+            flow.upstream_response_body = b"".join(pieces)
+
+
+class _AbortResponse(Exception):
+    """Raised out of the app after the response started: uvicorn then cuts the connection, so the
+    client sees a truncated body instead of a stream that looks complete."""
+
+
+def _not_an_abort(record: logging.LogRecord) -> bool:
+    # The abort is deliberate and already recorded on the flow; uvicorn need not log a traceback.
+    return not (record.exc_info and isinstance(record.exc_info[1], _AbortResponse))
+
+
+logging.getLogger("uvicorn.error").addFilter(_not_an_abort)

@@ -1,0 +1,479 @@
+"""The flow store: one SQLite file (WAL), written by a single thread, read from any.
+
+The forwarder hands flows to `submit()` and goes on forwarding; the writer thread analyses the
+completed ones (contract checks included) and writes them, so neither SQLite nor the checker ever
+sits on the forwarding path. A flow row is written when the request arrives (state `pending`) and
+rewritten when the response ends, so a crash loses no finished flow."""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import struct
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+import platformdirs
+
+from .flow import Chunk, Flow, FlowState, Mode
+from .redact import redact_headers, redact_query
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    started_at REAL NOT NULL,
+    upstream TEXT NOT NULL,
+    listen TEXT NOT NULL,
+    mode TEXT NOT NULL
+);
+CREATE TABLE flows (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    query TEXT NOT NULL,
+    request_headers BLOB NOT NULL,
+    request_body BLOB NOT NULL,
+    mode TEXT NOT NULL,
+    translate TEXT,
+    upstream_url TEXT NOT NULL,
+    upstream_request_headers BLOB NOT NULL,
+    upstream_request_body BLOB,
+    status INTEGER,
+    response_headers BLOB NOT NULL,
+    upstream_response_body BLOB,
+    response_body BLOB NOT NULL,
+    streamed INTEGER NOT NULL,
+    chunks BLOB NOT NULL,
+    ttfb_ms REAL,
+    latency_ms REAL,
+    state TEXT NOT NULL,
+    error TEXT,
+    replay_of INTEGER,
+    notes BLOB NOT NULL,
+    dialect TEXT NOT NULL DEFAULT '',
+    model TEXT NOT NULL DEFAULT '',
+    tools INTEGER NOT NULL DEFAULT 0,
+    tool_calls INTEGER NOT NULL DEFAULT 0,
+    errors INTEGER NOT NULL DEFAULT 0,
+    warnings INTEGER NOT NULL DEFAULT 0,
+    parse_error TEXT
+);
+CREATE INDEX flows_session ON flows (session_id);
+"""
+
+_FLOW_COLUMNS = (
+    "id, session_id, started_at, method, path, query, request_headers, request_body, mode, translate, "
+    "upstream_url, upstream_request_headers, upstream_request_body, status, response_headers, "
+    "upstream_response_body, response_body, streamed, chunks, ttfb_ms, latency_ms, state, error, "
+    "replay_of, notes"
+)
+_SUMMARY_COLUMNS = "dialect, model, tools, tool_calls, errors, warnings, parse_error"
+_ROW_COLUMNS = (
+    "id, session_id, started_at, method, path, dialect, model, status, state, latency_ms, ttfb_ms, "
+    "tools, tool_calls, errors, warnings, replay_of, streamed, mode, COALESCE(error, parse_error)"
+)
+# What the list filter matches against: the columns a user sees in the list.
+_TEXT_FILTER = (
+    "(method || ' ' || path || ' ' || dialect || ' ' || model || ' ' || state || ' ' || "
+    "COALESCE(status, '') || ' ' || COALESCE(error, '') || ' ' || COALESCE(parse_error, '') || ' #' || id) "
+    "LIKE ? ESCAPE '\\'"
+)
+
+
+@dataclass(slots=True)
+class FlowRow:
+    id: int
+    session_id: int
+    started_at: float
+    method: str
+    path: str
+    dialect: str  # "" when unknown
+    model: str
+    status: int | None
+    state: str
+    latency_ms: float | None
+    ttfb_ms: float | None
+    tools: int
+    tool_calls: int
+    errors: int
+    warnings: int
+    replay_of: int | None
+    streamed: bool
+    mode: str
+    error: str | None  # the transport error, else the body's parse error
+
+
+@dataclass(slots=True)
+class SessionRow:
+    id: int
+    started_at: float
+    upstream: str
+    listen: str
+    mode: str
+
+
+def default_path() -> Path:
+    return Path(platformdirs.user_data_dir("toolwire-inspect")) / "flows.sqlite3"
+
+
+class StoreError(Exception):
+    """The store file cannot be opened or has a schema this version does not know."""
+
+
+# Chunk index: when the chunks are exactly the response body cut in pieces (always, as the
+# forwarder records them), only (time, length) pairs are kept and the bytes come from the body.
+_CHUNKS_INDEX = b"I"
+_CHUNKS_DATA = b"D"
+
+
+def pack_chunks(chunks: list[Chunk], body: bytes) -> bytes:
+    if not chunks:
+        return b""
+    count = len(chunks)
+    lengths = [len(c.data) for c in chunks]
+    if sum(lengths) == len(body):
+        return _CHUNKS_INDEX + struct.pack(f"<I{count}d{count}I", count, *(c.t for c in chunks), *lengths)
+    parts = [_CHUNKS_DATA]
+    for chunk in chunks:
+        parts.append(struct.pack("<dI", chunk.t, len(chunk.data)))
+        parts.append(chunk.data)
+    return b"".join(parts)
+
+
+def unpack_chunks(blob: bytes, body: bytes) -> list[Chunk]:
+    if not blob:
+        return []
+    if blob[:1] == _CHUNKS_INDEX:
+        (count,) = struct.unpack_from("<I", blob, 1)
+        values = struct.unpack_from(f"<{count}d{count}I", blob, 5)
+        chunks, offset = [], 0
+        for t, length in zip(values[:count], values[count:]):
+            chunks.append(Chunk(t, body[offset : offset + length]))
+            offset += length
+        return chunks
+    chunks, offset = [], 1
+    while offset < len(blob):
+        t, length = struct.unpack_from("<dI", blob, offset)
+        offset += 12
+        chunks.append(Chunk(t, blob[offset : offset + length]))
+        offset += length
+    return chunks
+
+
+def _headers_blob(headers: list[tuple[str, str]]) -> bytes:
+    return orjson.dumps(redact_headers(headers))
+
+
+def _headers_from(blob: bytes) -> list[tuple[str, str]]:
+    return [(k, v) for k, v in orjson.loads(blob)]
+
+
+class _Job:
+    """One unit of work for the writer thread."""
+
+    __slots__ = ("run", "done", "result", "error")
+
+    def __init__(self, run: Callable[[sqlite3.Connection], object]) -> None:
+        self.run = run
+        self.done = threading.Event()
+        self.result: object = None
+        self.error: BaseException | None = None
+
+
+class Store:
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_path()
+        self.session_id: int | None = None
+        self.last_error: str | None = None  # the writer's latest failure, if any
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._read = self._connect()
+            self._migrate(self._read)
+            (max_id,) = self._read.execute("SELECT COALESCE(MAX(id), 0) FROM flows").fetchone()
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        self._read_lock = threading.Lock()
+        self._id_lock = threading.Lock()
+        self._last_id = max_id
+        self._queue: queue.SimpleQueue[_Job | Flow | tuple[Flow, Callable[[FlowRow], None]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._closed = False
+        self._writer = threading.Thread(target=self._write_loop, name="toolwire-store-writer", daemon=True)
+        self._writer.start()
+
+    # -- connections -------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: a committed flow survives a crash of the process (not of the OS), and
+        # commits cost no fsync on the writer thread.
+        conn.execute("PRAGMA synchronous=NORMAL")
+        return conn
+
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        if version == SCHEMA_VERSION:
+            return
+        if version != 0:
+            raise StoreError(f"{self.path} has schema version {version}; this build knows {SCHEMA_VERSION}")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = conn.execute("PRAGMA user_version").fetchone()
+            if version == 0:
+                conn.executescript("BEGIN;" + _SCHEMA + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+            else:
+                conn.execute("COMMIT")
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def new_session(self, upstream: str, listen: str, mode: str = "passthrough") -> int:
+        def run(conn: sqlite3.Connection) -> int:
+            cursor = conn.execute(
+                "INSERT INTO sessions (started_at, upstream, listen, mode) VALUES (?, ?, ?, ?)",
+                (time.time(), redact_query_url(upstream), listen, mode),
+            )
+            return int(cursor.lastrowid or 0)
+
+        self.session_id = int(self._call(run))  # type: ignore[arg-type]
+        return self.session_id
+
+    def next_flow_id(self) -> int:
+        with self._id_lock:
+            self._last_id += 1
+            return self._last_id
+
+    def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None = None) -> None:
+        """Queue a flow for writing and return at once. A pending flow gets its request row; a
+        finished one is analysed and written whole. `on_saved(row)` runs on the writer thread
+        once the row is committed."""
+        if self._closed:
+            return
+        self._queue.put(flow if on_saved is None else (flow, on_saved))
+
+    def save(self, flow: Flow) -> None:
+        """Write a flow (analysing it when finished) and wait until it is committed."""
+        self.submit(flow)
+        self.flush()
+
+    def flush(self) -> None:
+        """Block until everything submitted so far is committed."""
+        self._call(lambda conn: None)
+
+    def _call(self, run: Callable[[sqlite3.Connection], object]) -> object:
+        if self._closed:
+            raise StoreError("store is closed")
+        job = _Job(run)
+        self._queue.put(job)
+        job.done.wait()
+        if job.error is not None:
+            raise StoreError(str(job.error)) from job.error
+        return job.result
+
+    def _write_loop(self) -> None:
+        conn = self._connect()
+        try:
+            while True:
+                item = self._queue.get()
+                batch = [item]
+                while True:
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                stop = self._write_batch(conn, batch)
+                if stop:
+                    return
+        finally:
+            conn.close()
+
+    def _write_batch(self, conn: sqlite3.Connection, batch: list) -> bool:
+        """Write a batch in one transaction; True when the batch asked the writer to stop."""
+        saved: list[tuple[Callable[[FlowRow], None], FlowRow]] = []
+        jobs: list[_Job] = []
+        stop = False
+        conn.execute("BEGIN")
+        for item in batch:
+            if item is None:
+                stop = True
+                continue
+            if isinstance(item, _Job):
+                try:
+                    item.result = item.run(conn)
+                except Exception as exc:  # reported to the caller waiting on the job
+                    item.error = exc
+                jobs.append(item)
+                continue
+            flow, on_saved = item if isinstance(item, tuple) else (item, None)
+            try:
+                row = self._write_flow(conn, flow)
+            except Exception as exc:  # a flow that cannot be written must not stop the writer
+                self.last_error = f"flow #{flow.id}: {exc}"
+                print(f"toolwire-inspect: store: {self.last_error}", file=sys.stderr)
+                continue
+            if on_saved is not None:
+                saved.append((on_saved, row))
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self.last_error = f"commit failed: {exc}"
+            print(f"toolwire-inspect: store: {self.last_error}", file=sys.stderr)
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        for job in jobs:
+            job.done.set()
+        for on_saved, row in saved:
+            try:
+                on_saved(row)
+            except Exception as exc:  # a listener's bug must not stop the writer
+                print(f"toolwire-inspect: store listener failed: {exc!r}", file=sys.stderr)
+        return stop
+
+    def _write_flow(self, conn: sqlite3.Connection, flow: Flow) -> FlowRow:
+        # Read the state first: the forwarder sets it last, after every other field is final.
+        finished = flow.state is not FlowState.PENDING
+        if finished:
+            chunks = pack_chunks(flow.chunks, flow.response_body)
+            summary = _summary(flow)
+        else:
+            chunks = b""
+            summary = ("", "", 0, 0, 0, 0, None)
+        values = (
+            flow.id, flow.session_id, flow.started_at, flow.method, flow.path, redact_query(flow.query),
+            _headers_blob(flow.request_headers), flow.request_body, _mode(flow.mode), flow.translate,
+            redact_query_url(flow.upstream_url), _headers_blob(flow.upstream_request_headers),
+            flow.upstream_request_body,
+            flow.status if finished else None,
+            _headers_blob(flow.response_headers) if finished else b"[]",
+            flow.upstream_response_body if finished else None,
+            flow.response_body if finished else b"",
+            int(flow.streamed), chunks,
+            flow.ttfb_ms if finished else None, flow.latency_ms if finished else None,
+            (flow.state if finished else FlowState.PENDING).value,
+            flow.error if finished else None, flow.replay_of, orjson.dumps(flow.notes),
+        )
+        placeholders = ", ".join("?" * (len(values) + len(summary)))
+        conn.execute(
+            f"INSERT OR REPLACE INTO flows ({_FLOW_COLUMNS}, {_SUMMARY_COLUMNS}) VALUES ({placeholders})",
+            values + summary,
+        )
+        dialect, model, tools, tool_calls, errors, warnings, parse_error = summary
+        return FlowRow(
+            flow.id, flow.session_id, flow.started_at, flow.method, flow.path, dialect, model,
+            values[13], values[21], values[20], values[19], tools, tool_calls, errors, warnings,
+            flow.replay_of, flow.streamed, _mode(flow.mode), values[22] or parse_error,
+        )
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def get(self, flow_id: int) -> Flow | None:
+        with self._read_lock:
+            row = self._read.execute(f"SELECT {_FLOW_COLUMNS} FROM flows WHERE id = ?", (flow_id,)).fetchone()
+        if row is None:
+            return None
+        (fid, session_id, started_at, method, path, query, req_headers, req_body, mode, translate,
+         upstream_url, up_headers, up_body, status, resp_headers, up_resp_body, resp_body, streamed,
+         chunks, ttfb_ms, latency_ms, state, error, replay_of, notes) = row
+        return Flow(
+            id=fid, session_id=session_id, started_at=started_at, method=method, path=path, query=query,
+            request_headers=_headers_from(req_headers), request_body=bytes(req_body), mode=Mode(mode),
+            upstream_url=upstream_url, upstream_request_body=None if up_body is None else bytes(up_body),
+            upstream_request_headers=_headers_from(up_headers), status=status,
+            response_headers=_headers_from(resp_headers),
+            upstream_response_body=None if up_resp_body is None else bytes(up_resp_body),
+            response_body=bytes(resp_body), streamed=bool(streamed),
+            chunks=unpack_chunks(bytes(chunks), bytes(resp_body)), ttfb_ms=ttfb_ms, latency_ms=latency_ms,
+            state=FlowState(state), error=error, replay_of=replay_of, translate=translate,
+            notes=list(orjson.loads(notes)),
+        )
+
+    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0) -> list[FlowRow]:
+        """Flow rows, oldest first (newest last), optionally filtered by text."""
+        where, params = _text_where(text)
+        sql = f"SELECT {_ROW_COLUMNS} FROM flows{where} ORDER BY id LIMIT ? OFFSET ?"
+        with self._read_lock:
+            found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
+        return [
+            FlowRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13],
+                    r[14], r[15], bool(r[16]), r[17], r[18])
+            for r in found
+        ]
+
+    def count(self, *, text: str = "") -> int:
+        where, params = _text_where(text)
+        with self._read_lock:
+            (n,) = self._read.execute(f"SELECT COUNT(*) FROM flows{where}", params).fetchone()
+        return int(n)
+
+    def sessions(self) -> list[SessionRow]:
+        with self._read_lock:
+            found = self._read.execute(
+                "SELECT id, started_at, upstream, listen, mode FROM sessions ORDER BY id"
+            ).fetchall()
+        return [SessionRow(*r) for r in found]
+
+    def session(self, session_id: int) -> SessionRow | None:
+        with self._read_lock:
+            r = self._read.execute(
+                "SELECT id, started_at, upstream, listen, mode FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+        return None if r is None else SessionRow(*r)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.flush()
+        self._closed = True
+        self._queue.put(None)
+        self._writer.join()
+        with self._read_lock:
+            self._read.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _mode(mode: Mode | str) -> str:
+    return mode.value if isinstance(mode, Mode) else str(mode)
+
+
+def _text_where(text: str) -> tuple[str, tuple[str, ...]]:
+    if not text:
+        return "", ()
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f" WHERE {_TEXT_FILTER}", (f"%{escaped}%",)
+
+
+def redact_query_url(url: str) -> str:
+    """A URL with secret query parameters redacted."""
+    base, sep, query = url.partition("?")
+    return base + sep + redact_query(query) if sep else url
+
+
+def _summary(flow: Flow) -> tuple[str, str, int, int, int, int, str | None]:
+    from .analysis import analyse  # the checker is heavy; only the writer thread needs it
+
+    try:
+        analysis = analyse(flow)
+    except Exception as exc:  # analysis is total by contract; a bug there must not lose the flow
+        return "", "", 0, 0, 0, 0, f"analysis failed: {exc!r}"
+    dialect = analysis.dialect.value if analysis.dialect is not None else ""
+    return (dialect, analysis.model, analysis.tools, analysis.tool_calls, analysis.errors, analysis.warnings,
+            analysis.parse_error)
