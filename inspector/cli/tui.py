@@ -1,0 +1,53 @@
+"""The default command: the forwarder and the TUI in one process (`toolwire-inspect --upstream URL`).
+
+Without `--upstream` nothing is forwarded: the TUI browses the flows already in the store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+DEFAULT_PORT = 8787
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--upstream", metavar="URL",
+                        help="forward every request to this base URL (e.g. https://api.openai.com)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow a --host other than loopback (the forwarder relays your API keys)")
+    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+
+
+def run(args: argparse.Namespace) -> int:
+    # Textual and the forwarder load only when the TUI actually starts, not for `--help`.
+    from ..proxy.forwarder import Forwarder, ForwarderError
+    from ..store import Store, StoreError
+    from ..tui.app import InspectorApp
+    from ..tui.bridge import EventBridge
+
+    try:
+        store = Store(args.store)
+    except StoreError as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return 2
+    bridge = EventBridge()
+    forwarder = None
+    try:
+        if args.upstream:
+            try:
+                forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port,
+                                      on_event=bridge, allow_remote=args.allow_remote)
+                forwarder.start()
+            except ForwarderError as exc:
+                print(f"toolwire-inspect: {exc}", file=sys.stderr)
+                return 2
+        app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge, upstream=args.upstream or "",
+                           mode=forwarder.mode.value if forwarder is not None else "")
+        app.run()
+        return app.return_code or 0
+    finally:
+        if forwarder is not None:
+            forwarder.stop()
+        store.close()

@@ -1,0 +1,143 @@
+"""The app: wiring only. Screens render, workers do the heavy work, the core does the rest."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+
+from ..wire.dialect import from_path
+from .bridge import EventBridge
+from .messages import ExportFailed, ExportFinished, FlowsUpdated, ReplayFailed, ReplayFinished
+from .screens.flow import FlowScreen
+from .screens.flows import FlowsScreen
+from .screens.help import HelpScreen
+from .widgets.connection import Listening
+from .widgets.flow_list import FlowList
+
+if TYPE_CHECKING:
+    from ..proxy import Forwarder
+    from ..store import Store
+
+
+class InspectorApp(App[None]):
+    TITLE = "toolwire-inspect"
+    CSS_PATH = "app.tcss"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit (the forwarder stops with the app)",
+                priority=True),
+        Binding("question_mark", "help", "Keys", id="app.help", tooltip="Show every key"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        forwarder: Forwarder | None,
+        bridge: EventBridge | None = None,
+        upstream: str = "",
+        mode: str = "passthrough",
+        clock: Callable[[], float] = time.time,
+        export_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.store = store
+        self.forwarder = forwarder
+        self.bridge = bridge
+        self.clock = clock
+        self.export_dir = export_dir or Path.cwd()
+        self.listening = Listening(forwarder.base_url, upstream, mode) if forwarder is not None else None
+
+    def get_default_screen(self) -> FlowsScreen:
+        return FlowsScreen()
+
+    def on_mount(self) -> None:
+        if self.bridge is not None:
+            self.bridge.attach(self)
+
+    def on_unmount(self) -> None:
+        if self.bridge is not None:
+            self.bridge.detach()
+
+    @property
+    def flows_screen(self) -> FlowsScreen:
+        return self.screen_stack[0]  # type: ignore[return-value]
+
+    # -- live updates -----------------------------------------------------------------------
+
+    @on(FlowsUpdated)
+    def flows_updated(self, message: FlowsUpdated) -> None:
+        self.flows_screen.refresh_flows()
+        for screen in self.screen_stack:
+            if isinstance(screen, FlowScreen) and screen.flow_id in message.completed:
+                screen.reload()
+
+    # -- commands shared by the screens -----------------------------------------------------
+
+    def open_flow(self, flow_id: int) -> None:
+        self.push_screen(FlowScreen(flow_id))
+
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen([
+            ("Flow list", [*FlowsScreen.BINDINGS, *FlowList.BINDINGS]),
+            ("Flow view", FlowScreen.BINDINGS),
+            ("Everywhere", self.BINDINGS),
+        ], extra=[("tab, shift+tab", "Move between panes"), ("ctrl+p", "Command palette (themes, …)")]))
+
+    @work(thread=True, exit_on_error=False, group="replay", description="replay a flow")
+    def replay_flow(self, flow_id: int) -> None:
+        """Replay goes through our own forwarder so the new flow is recorded like any other."""
+        # Imported on first use: replay brings httpx, which the list view never needs at startup.
+        from ..replay import credentials_from_env, replay
+
+        flow = self.store.get(flow_id)
+        if flow is None or self.forwarder is None:
+            reason = "not in the store" if flow is None else "no forwarder running (start with --upstream)"
+            self.post_message(ReplayFailed(flow_id, reason))
+            return
+        credentials = self.forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
+        try:
+            new_id = replay(flow, via=self.forwarder.base_url, credentials=credentials)
+        except Exception as exc:  # replay is network I/O: whatever fails is shown, never raised into the UI
+            self.post_message(ReplayFailed(flow_id, f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(ReplayFinished(flow_id, new_id))
+
+    @on(ReplayFinished)
+    def replay_finished(self, message: ReplayFinished) -> None:
+        self.notify(f"#{message.original_id} replayed as #{message.new_id}", title="Replay")
+        self.flows_screen.refresh_flows()
+        self.flows_screen.flow_list.select_id(message.new_id)
+
+    @on(ReplayFailed)
+    def replay_failed(self, message: ReplayFailed) -> None:
+        self.notify(f"#{message.original_id}: {message.reason}", title="Replay failed", severity="error")
+
+    @work(thread=True, exit_on_error=False, group="export", description="export a flow")
+    def export_flow(self, flow_id: int) -> None:
+        from ..export import write_fixture  # first use only, like replay
+
+        flow = self.store.get(flow_id)
+        if flow is None:
+            self.post_message(ExportFailed(flow_id, "not in the store"))
+            return
+        try:
+            path = write_fixture(flow, self.export_dir / f"flow-{flow_id}.json")
+        except OSError as exc:
+            self.post_message(ExportFailed(flow_id, str(exc)))
+            return
+        self.post_message(ExportFinished(flow_id, str(path)))
+
+    @on(ExportFinished)
+    def export_finished(self, message: ExportFinished) -> None:
+        self.notify(f"#{message.flow_id} written to {message.path}", title="Export")
+
+    @on(ExportFailed)
+    def export_failed(self, message: ExportFailed) -> None:
+        self.notify(f"#{message.flow_id}: {message.reason}", title="Export failed", severity="error")

@@ -1,0 +1,173 @@
+"""One flow, opened: the request as the client sent it beside what went upstream, the response
+(reassembled when streamed) with the raw chunks one key away, and the violations list. Choosing
+a violation moves the panes that show its payload to its line."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static, TabbedContent, TabPane
+
+from .. import format as fmt
+from ..view import FlowView, prepare
+from ..widgets.lines import LineViewer
+from ..widgets.payload import PayloadView
+from ..widgets.violations import ViolationPanel
+
+if TYPE_CHECKING:
+    from ..app import InspectorApp
+
+
+def flow_title(view: FlowView) -> Content:
+    flow, analysis = view.flow, view.analysis
+    parts: list[str | tuple[str, str]] = [
+        (f"#{flow.id} ", "bold $accent"),
+        (f"{flow.method} {flow.path}", "bold"),
+        f"  {analysis.dialect.value if analysis.dialect else 'unknown dialect'}",
+    ]
+    if analysis.model:
+        parts.append(f"  {analysis.model}")
+    failed = flow.state.value == "error" or (flow.status or 0) >= 400
+    parts.append((f"  {fmt.status(flow.status, flow.state.value)}", "bold $error" if failed else "bold $success"))
+    parts.append(f"  latency {fmt.duration(flow.latency_ms)}")
+    if flow.streamed or flow.ttfb_ms is not None:
+        parts.append(f"  ttfb {fmt.duration(flow.ttfb_ms)}")
+    parts.append((f"  {flow.mode.value}" + (f" {flow.translate}" if flow.translate else ""), "$text-muted"))
+    if flow.replay_of is not None:
+        parts.append((f"  replay of #{flow.replay_of}", "bold $secondary"))
+    if analysis.errors or analysis.warnings:
+        parts.append((f"  {fmt.badge(analysis.errors, analysis.warnings)}", "bold $error" if analysis.errors else "$warning"))
+    if analysis.parse_error:
+        parts.append((f"  {analysis.parse_error}", "$warning"))
+    return Content.assemble(*parts)
+
+
+class FlowScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape,q", "back", "Back", id="flow.back", tooltip="Back to the flow list"),
+        Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
+        Binding("x", "export", "Export", id="flow.export", tooltip="Write this flow as a JSON fixture"),
+        Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
+        Binding("H", "headers", "Headers", id="flow.headers", tooltip="Request, upstream and response headers (toggle)"),
+        Binding("n", "violation(1)", "Next issue", id="flow.next-violation", tooltip="Go to the next violation"),
+        Binding("N", "violation(-1)", "Prev issue", id="flow.previous-violation",
+                tooltip="Go to the previous violation"),
+        Binding("p", "pager", "Pager", id="flow.pager", tooltip="Open the focused payload in $PAGER"),
+    ]
+
+    class Prepared(Message):
+        def __init__(self, view: FlowView) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(self, flow_id: int) -> None:
+        super().__init__()
+        self.flow_id = flow_id
+        self.view: FlowView | None = None
+
+    @property
+    def inspector(self) -> InspectorApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"#{self.flow_id} loading…", id="flow-title")
+        with Horizontal(id="request-row"):
+            yield PayloadView("Request · original", id="request")
+            yield PayloadView("Sent upstream", id="upstream")
+        with Horizontal(id="response-row"):
+            with TabbedContent(id="response-tabs"):
+                with TabPane("Response", id="tab-response"):
+                    # The tab names it; the frame stays for the note (e.g. "reassembled from 12 chunks").
+                    yield PayloadView("", id="response")
+                with TabPane("Stream chunks", id="tab-chunks"):
+                    yield LineViewer(id="chunks")
+                with TabPane("Headers", id="tab-headers"):
+                    yield LineViewer(id="headers")
+            yield ViolationPanel(id="violations")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="flow-view", description="prepare flow view")
+    def load(self) -> None:
+        """Analysis and pretty-printing of possibly megabytes of JSON: never on the UI thread."""
+        flow = self.inspector.store.get(self.flow_id)
+        if flow is None:
+            self.app.call_from_thread(self.app.notify, f"flow #{self.flow_id} is not in the store", severity="error")
+            return
+        self.post_message(self.Prepared(prepare(flow)))
+
+    async def on_flow_screen_prepared(self, message: Prepared) -> None:
+        view = self.view = message.view
+        self.query_one("#flow-title", Static).update(flow_title(view))
+        await self.query_one("#request", PayloadView).show(view.request)
+        await self.query_one("#upstream", PayloadView).show(view.upstream)
+        await self.query_one("#response", PayloadView).show(view.response)
+        chunks = self.query_one("#chunks", LineViewer)
+        chunks.load(view.chunks or ["(not streamed: the response arrived as one body)"])
+        self.query_one("#headers", LineViewer).load(view.headers)
+        tabs = self.query_one(TabbedContent)
+        tabs.get_tab("tab-chunks").label = f"Stream chunks ({len(view.chunks)})"  # type: ignore[assignment]
+        self.query_one(ViolationPanel).show(view.violations)
+
+    @on(ViolationPanel.Chosen)
+    def go_to_violation(self, event: ViolationPanel.Chosen) -> None:
+        for pane, line in event.item.lines.items():
+            if pane == "response":
+                self.query_one(TabbedContent).active = "tab-response"
+            self.query_one(f"#{pane}", PayloadView).go_to(line)
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_replay(self) -> None:
+        self.inspector.replay_flow(self.flow_id)
+
+    def action_export(self) -> None:
+        self.inspector.export_flow(self.flow_id)
+
+    def action_chunks(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = "tab-response" if tabs.active == "tab-chunks" else "tab-chunks"
+
+    def action_headers(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = "tab-response" if tabs.active == "tab-headers" else "tab-headers"
+
+    def action_violation(self, delta: int) -> None:
+        self.query_one(ViolationPanel).step(delta)
+
+    def action_pager(self) -> None:
+        """The escape hatch for payloads too big to read here: the user's own pager."""
+        if self.view is None:
+            return
+        pane = self.view.request
+        for name in ("upstream", "response"):
+            if self.query_one(f"#{name}", PayloadView).has_focus_within:
+                pane = getattr(self.view, name)
+        with tempfile.NamedTemporaryFile("w", suffix=".json", prefix=f"flow-{self.flow_id}-", delete=False) as out:
+            out.write(pane.text)
+        command = shlex.split(os.environ.get("PAGER") or "less") + [out.name]
+        try:
+            with self.app.suspend():
+                subprocess.call(command)
+        except (SuspendNotSupported, OSError) as exc:  # headless runs; a pager that is not installed
+            self.app.notify(f"cannot open a pager ({type(exc).__name__}); the payload is in {out.name}",
+                            severity="warning")
+            return
+        os.unlink(out.name)
+
+    def reload(self) -> None:
+        self.load()

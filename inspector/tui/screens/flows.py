@@ -1,0 +1,96 @@
+"""The main screen: where to point the agent, and the live list of flows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+
+from ..widgets.connection import ConnectionBar
+from ..widgets.flow_list import ColumnHeader, FlowList
+
+if TYPE_CHECKING:
+    from ..app import InspectorApp
+
+
+class FlowsScreen(Screen[None]):
+    BINDINGS = [
+        Binding("slash,f", "filter", "Filter", id="flows.filter", tooltip="Filter the list by text (path, model, …)"),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="flows.clear-filter",
+                tooltip="Drop the filter and show every flow"),
+        Binding("r", "replay", "Replay", id="flows.replay", tooltip="Send the selected request upstream again"),
+        Binding("x", "export", "Export", id="flows.export", tooltip="Write the selected flow as a JSON fixture"),
+    ]
+
+    @property
+    def inspector(self) -> InspectorApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        app = self.inspector
+        yield ConnectionBar(app.listening, store_path=str(app.store.path), id="connection")
+        yield ColumnHeader()
+        yield FlowList(app.store, clock=app.clock, id="flows")
+        yield Input(placeholder="filter: text in path, model, dialect, error…", id="filter")
+        yield Footer()
+
+    @property
+    def flow_list(self) -> FlowList:
+        return self.query_one("#flows", FlowList)
+
+    def on_mount(self) -> None:
+        self.flow_list.focus()
+        self._update_subtitle()
+
+    def _update_subtitle(self) -> None:
+        flows = self.flow_list
+        text = flows.filter_text
+        self.flow_list.border_subtitle = f"filter “{text}”: {flows.total} flows" if text else f"{flows.total} flows"
+
+    def refresh_flows(self) -> None:
+        self.flow_list.reload()
+        self._update_subtitle()
+
+    def action_filter(self) -> None:
+        field = self.query_one("#filter", Input)
+        field.add_class("visible")
+        field.focus()
+
+    def action_clear_filter(self) -> None:
+        field = self.query_one("#filter", Input)
+        field.value = ""
+        field.remove_class("visible")
+        self.flow_list.focus()
+
+    @on(Input.Changed, "#filter")
+    def filter_changed(self, event: Input.Changed) -> None:
+        self.flow_list.filter_text = event.value
+        self._update_subtitle()
+
+    @on(Input.Submitted, "#filter")
+    def filter_done(self) -> None:
+        if not self.query_one("#filter", Input).value:
+            self.query_one("#filter", Input).remove_class("visible")
+        self.flow_list.focus()
+
+    @on(FlowList.Opened)
+    def open_flow(self, event: FlowList.Opened) -> None:
+        self.inspector.open_flow(event.flow_id)
+
+    def action_replay(self) -> None:
+        row = self.flow_list.current
+        if row is None:
+            self.notify("no flow selected", severity="warning")
+            return
+        self.inspector.replay_flow(row.id)
+
+    def action_export(self) -> None:
+        row = self.flow_list.current
+        if row is None:
+            self.notify("no flow selected", severity="warning")
+            return
+        self.inspector.export_flow(row.id)

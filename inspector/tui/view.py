@@ -1,0 +1,128 @@
+"""What the flow view shows, prepared off the UI thread: analysis, pretty-printed payloads with
+their pointer -> line maps, and the lines each violation lands on. Plain data, no widgets, so the
+detail screen only has to load text (and this is testable without a terminal)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis import Analysis, analyse, decode_body, parse_json
+from ..flow import Flow
+from ..wire.locate import LocatedText, pretty
+from ..wire.violations import Severity, Violation
+
+PASSTHROUGH_NOTE = "identical to the original (passthrough)"
+
+
+@dataclass(slots=True)
+class Pane:
+    text: str
+    located: LocatedText | None = None  # None when the body is not JSON
+    note: str = ""  # shown in the pane's border subtitle
+    marks: dict[int, Severity] = field(default_factory=dict)  # line -> worst severity on it
+
+    def line_of(self, pointer: str) -> int:
+        return self.located.line_of(pointer) if self.located is not None else 0
+
+    def mark(self, pointer: str, severity: Severity) -> int:
+        line = self.line_of(pointer)
+        current = self.marks.get(line)
+        if current is None or severity.rank < current.rank:
+            self.marks[line] = severity
+        return line
+
+
+@dataclass(slots=True)
+class Located:
+    """A violation and where it lands: (pane name, line) for every pane that shows its payload."""
+
+    violation: Violation
+    lines: dict[str, int]
+
+
+@dataclass(slots=True)
+class FlowView:
+    flow: Flow
+    analysis: Analysis
+    request: Pane
+    upstream: Pane
+    response: Pane
+    chunks: list[str]
+    headers: list[str]
+    violations: list[Located]
+
+    @property
+    def passthrough(self) -> bool:
+        return self.flow.upstream_request_body is None
+
+
+def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None = None) -> Pane:
+    """Pretty JSON when the body (or an already parsed `document`) is JSON, else the text as is."""
+    if document is None and body:
+        document, _ = parse_json(decode_body(body, headers))
+    if document is not None:
+        located = pretty(document)
+        return Pane(located.text, located)
+    if not body:
+        return Pane("", note="empty body")
+    return Pane(decode_body(body, headers).decode("utf-8", "replace"), note="not JSON: shown as received")
+
+
+def chunk_lines(flow: Flow) -> list[str]:
+    """One line per relayed chunk: index, arrival time, gap since the previous chunk, size, bytes."""
+    lines: list[str] = []
+    previous = 0.0
+    for index, chunk in enumerate(flow.chunks):
+        text = chunk.data.decode("utf-8", "replace").replace("\r", "\\r").replace("\n", "\\n")
+        lines.append(f"{index:>5}  +{chunk.t * 1000:>9.1f} ms  Δ{(chunk.t - previous) * 1000:>8.1f} ms"
+                     f"  {len(chunk.data):>6} B  {text}")
+        previous = chunk.t
+    return lines
+
+
+def header_lines(flow: Flow) -> list[str]:
+    """Request, upstream and response headers (redacted by the forwarder before they got here)."""
+    lines = [f"{flow.method} {flow.path}{'?' + flow.query if flow.query else ''}"]
+    lines += [f"{name}: {value}" for name, value in flow.request_headers]
+    if flow.upstream_url:
+        lines += ["", f"→ {flow.upstream_url}"]
+        lines += [f"{name}: {value}" for name, value in flow.upstream_request_headers]
+    lines += ["", f"← {flow.status if flow.status is not None else '(no response)'}"]
+    lines += [f"{name}: {value}" for name, value in flow.response_headers]
+    return lines
+
+
+def prepare(flow: Flow) -> FlowView:
+    analysis = analyse(flow)
+    request = body_pane(flow.request_body, flow.request_headers, analysis.request)
+    if flow.upstream_request_body is None:
+        upstream = Pane(request.text, request.located, PASSTHROUGH_NOTE)
+    else:
+        upstream = body_pane(flow.upstream_request_body, flow.upstream_request_headers, analysis.upstream_request)
+        if flow.translate:
+            upstream.note = f"translated {flow.translate.replace(':', ' → ')}"
+    if flow.streamed and analysis.response is not None:
+        response = body_pane(b"", [], analysis.response)
+        response.note = f"reassembled from {len(flow.chunks)} chunks (s: raw chunks)"
+    elif flow.streamed:
+        response = body_pane(flow.response_body, flow.response_headers)
+        response.note = f"{len(flow.chunks)} chunks, could not be reassembled (s: raw chunks)"
+    else:
+        response = body_pane(flow.response_body, flow.response_headers)
+    if flow.error:
+        response.note = f"error: {flow.error}" + (f" · {response.note}" if response.note else "")
+
+    located: list[Located] = []
+    for violation in sorted(analysis.violations, key=lambda v: (v.severity.rank, v.where, v.pointer)):
+        lines: dict[str, int] = {}
+        if violation.where in ("request", ""):
+            lines["request"] = request.mark(violation.pointer, violation.severity)
+            if flow.upstream_request_body is None:
+                lines["upstream"] = upstream.mark(violation.pointer, violation.severity)
+        elif violation.where == "upstream":
+            lines["upstream"] = upstream.mark(violation.pointer, violation.severity)
+        elif violation.where in ("response", "stream"):
+            lines["response"] = response.mark(violation.pointer, violation.severity)
+        located.append(Located(violation, lines))
+    return FlowView(flow, analysis, request, upstream, response, chunk_lines(flow), header_lines(flow), located)

@@ -1,0 +1,77 @@
+"""The top bar: what to give the agent (base URLs per SDK), where traffic goes, and the mode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widget import Widget
+
+
+@dataclass(frozen=True, slots=True)
+class Listening:
+    base_url: str  # "http://127.0.0.1:8787"
+    upstream: str
+    mode: str  # "passthrough" or "translate SRC → DST"
+
+
+def agent_settings(base_url: str) -> list[tuple[str, str]]:
+    """What to give the agent: the environment each official SDK reads (`NAME=`), and the URL an
+    MCP client connects to (the forwarder keeps paths unchanged, so the server's own path)."""
+    return [
+        ("OPENAI_BASE_URL=", f"{base_url}/v1"),
+        ("ANTHROPIC_BASE_URL=", base_url),
+        ("GOOGLE_GEMINI_BASE_URL=", base_url),
+        ("MCP ", f"{base_url}/mcp"),
+    ]
+
+
+class ConnectionBar(Widget):
+    DEFAULT_CSS = """
+    ConnectionBar { height: auto; background: $panel; padding: 0 1; }
+    """
+    COMPONENT_CLASSES = {"connection-bar--name", "connection-bar--key", "connection-bar--value", "connection-bar--mode"}
+    DEFAULT_CSS += """
+    ConnectionBar > .connection-bar--name { color: $accent; text-style: bold; }
+    ConnectionBar > .connection-bar--key { color: $text-muted; }
+    ConnectionBar > .connection-bar--value { color: $text; text-style: bold; }
+    ConnectionBar > .connection-bar--mode { color: $success; text-style: bold; }
+    """
+
+    def __init__(self, listening: Listening | None, *, store_path: str, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.listening = listening
+        self.store_path = store_path
+
+    def render(self) -> Text:
+        name = self.get_component_rich_style("connection-bar--name", partial=True)
+        key = self.get_component_rich_style("connection-bar--key", partial=True)
+        value = self.get_component_rich_style("connection-bar--value", partial=True)
+        mode = self.get_component_rich_style("connection-bar--mode", partial=True)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("toolwire-inspect ", name)
+        if self.listening is None:
+            text.append("not forwarding (no --upstream): browsing ", key)
+            text.append(self.store_path, value)
+            return text
+        text.append(self.listening.mode, mode)
+        text.append("  listening ", key)
+        text.append(self.listening.base_url, value)
+        text.append(" → ", key)
+        text.append(self.listening.upstream, value)
+        text.append("  store ", key)
+        text.append(self.store_path, key)
+        # The settings wrap between whole entries, never inside a URL someone will copy.
+        room = max(40, self.size.width)
+        used = room
+        for label, url in agent_settings(self.listening.base_url):
+            entry = len(label) + len(url) + 2
+            if used + entry > room:
+                text.append("\n")
+                used = 0
+            else:
+                text.append("  ")
+            text.append(label, key)
+            text.append(url, value)
+            used += entry
+        return text

@@ -1,0 +1,112 @@
+"""A payload pane: the JSON `TextArea` for bodies up to a size threshold, the line viewer above it.
+
+Violations are highlighted through TextArea's public hook (`get_line` + `stylize`) on the lines the
+core's locator computed; the colours come from component classes whose CSS uses theme variables,
+so they follow the theme."""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import TextArea
+
+from ...wire.violations import Severity
+from ..view import Pane
+from .lines import LineViewer
+
+# Above this many characters the pane uses the plain line viewer: tree-sitter highlighting in
+# TextArea cost ~0.5 s for 0.3 MB and ~6 s for 3 MB on this machine kind (STYLE.md), and it runs
+# on the UI thread.
+TEXTAREA_MAX_CHARS = 150_000
+
+
+class JsonArea(TextArea):
+    COMPONENT_CLASSES = TextArea.COMPONENT_CLASSES | {
+        "json-area--error",
+        "json-area--warning",
+        "json-area--info",
+        "json-area--focus",
+    }
+    DEFAULT_CSS = """
+    JsonArea > .json-area--error { background: $error 25%; }
+    JsonArea > .json-area--warning { background: $warning 20%; }
+    JsonArea > .json-area--info { background: $primary 15%; }
+    JsonArea > .json-area--focus { text-style: bold reverse; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(
+            "", language="json", read_only=True, show_line_numbers=True, soft_wrap=False, id=id
+        )
+        self.marks: dict[int, Severity] = {}
+        self.focus_line: int | None = None
+        self.cursor_blink = False
+
+    def show(self, text: str, marks: dict[int, Severity]) -> None:
+        self.marks = marks
+        self.focus_line = None
+        self.load_text(text)
+        self.notify_style_update()
+
+    def go_to(self, line: int) -> None:
+        self.focus_line = line
+        self.move_cursor((line, 0), center=True)
+        self.notify_style_update()
+
+    def get_line(self, line_index: int) -> Text:
+        line = super().get_line(line_index)
+        severity = self.marks.get(line_index)
+        if severity is not None:
+            line.stylize(self._style(f"json-area--{severity.value}"))
+        if line_index == self.focus_line:
+            indent = len(line.plain) - len(line.plain.lstrip())
+            line.stylize(self._style("json-area--focus"), indent)
+        return line
+
+    def _style(self, component: str) -> Style:
+        return self.get_component_rich_style(component, partial=True)
+
+
+class PayloadView(Vertical):
+    """A titled pane holding whichever viewer fits the payload's size."""
+
+    DEFAULT_CSS = """
+    PayloadView { border: round $primary 50%; height: 1fr; }
+    PayloadView:focus-within { border: round $accent; }
+    PayloadView > JsonArea, PayloadView > LineViewer { height: 1fr; border: none; }
+    """
+
+    def __init__(self, title: str, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.border_title = title
+        self.pane: Pane | None = None
+
+    def compose(self) -> ComposeResult:
+        yield LineViewer()
+
+    @property
+    def viewer(self) -> JsonArea | LineViewer:
+        return self.query_one("JsonArea, LineViewer")  # type: ignore[return-value]
+
+    async def show(self, pane: Pane) -> None:
+        self.pane = pane
+        self.border_subtitle = pane.note
+        wants_textarea = pane.located is not None and len(pane.text) <= TEXTAREA_MAX_CHARS
+        viewer = self.viewer
+        if wants_textarea and not isinstance(viewer, JsonArea):
+            await viewer.remove()
+            viewer = JsonArea()
+            await self.mount(viewer)
+        elif not wants_textarea and not isinstance(viewer, LineViewer):
+            await viewer.remove()
+            viewer = LineViewer()
+            await self.mount(viewer)
+        if isinstance(viewer, JsonArea):
+            viewer.show(pane.text, pane.marks)
+        else:
+            viewer.load(pane.text.split("\n") if pane.text else [], pane.marks)
+
+    def go_to(self, line: int) -> None:
+        self.viewer.go_to(line)
