@@ -1,0 +1,46 @@
+"""`toolwire-inspect export FLOW_ID`: a stored flow as a fixture file (format in the README)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("export", help="write a stored flow as a redacted, deterministic JSON fixture")
+    parser.add_argument("flow_id", type=int, metavar="FLOW_ID")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..analysis import analyse
+    from ..export import dumps, fixture
+    from ..store import Store, StoreError
+
+    try:
+        store = Store(args.store)
+    except StoreError as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return 2
+    try:
+        flow = store.get(args.flow_id)
+    finally:
+        store.close()
+    if flow is None:
+        print(f"toolwire-inspect: no flow #{args.flow_id} in {store.path}", file=sys.stderr)
+        return 2
+    data = dumps(fixture(flow, analyse(flow)))
+    if args.output:
+        try:
+            with open(args.output, "wb") as out:
+                out.write(data)
+        except OSError as exc:
+            print(f"toolwire-inspect: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    return 0

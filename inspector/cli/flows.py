@@ -1,0 +1,43 @@
+"""`toolwire-inspect flows`: list the stored flows of every session."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import asdict
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("flows", help="list stored flows (id, session, time, path, status, violations)")
+    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    parser.add_argument("--json", action="store_true", help="one JSON array of flow rows")
+    parser.add_argument("--filter", metavar="TEXT", default="", help="only flows whose list columns contain TEXT")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..store import Store, StoreError
+
+    try:
+        store = Store(args.store)
+    except StoreError as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return 2
+    try:
+        rows = store.rows(text=args.filter)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([asdict(row) for row in rows], indent=2))
+        return 0
+    print(f"{'ID':>5} {'SES':>4} {'TIME':8} {'METHOD':6} {'STATUS':>6} {'STATE':8} {'LATENCY':>9} {'ERR':>3} {'WARN':>4}  PATH")
+    for row in rows:
+        clock = time.strftime("%H:%M:%S", time.localtime(row.started_at))
+        latency = "" if row.latency_ms is None else f"{row.latency_ms:.1f}ms"
+        status = "" if row.status is None else str(row.status)
+        extra = f"  (replay of #{row.replay_of})" if row.replay_of is not None else ""
+        print(f"{row.id:>5} {row.session_id:>4} {clock:8} {row.method:6} {status:>6} {row.state:8} {latency:>9} "
+              f"{row.errors:>3} {row.warnings:>4}  {row.path}{extra}")
+    return 0

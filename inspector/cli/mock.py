@@ -1,0 +1,49 @@
+"""`toolwire-inspect mock`: a fake upstream. With fixture files it answers each request with the
+recorded response of the fixture it matches (method, path, query and body); without, it answers
+every dialect with a short scripted reply (streamed when the request asks for a stream)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("mock", help="serve exported fixtures (or scripted replies) as a fake upstream")
+    parser.add_argument("fixtures", nargs="*", metavar="FIXTURE", help="fixture files written by `export`")
+    parser.add_argument("--port", type=int, default=8788, help="port to listen on (default 8788; 0 picks one)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--no-delay", action="store_true", help="send stream chunks at once, not at their recorded times")
+    parser.add_argument("--chunks", type=int, default=3, metavar="N", help="scripted replies: text pieces per stream")
+    parser.add_argument("--interval-ms", type=float, default=0.0, metavar="MS",
+                        help="scripted replies: pause before each stream chunk")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from ..mock import FixtureRoute, MockUpstream, default_responder
+    from ..proxy.server import ListenError
+    from .record import wait_for_signal
+
+    try:
+        routes = [FixtureRoute.load(path) for path in args.fixtures]
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"toolwire-inspect: cannot load fixture: {exc}", file=sys.stderr)
+        return 2
+    responder = partial(default_responder, interval=args.interval_ms / 1000.0, pieces=args.chunks)
+    mock = MockUpstream(fixtures=routes, responder=responder, host=args.host, port=args.port,
+                        realtime=not args.no_delay)
+    try:
+        mock.start()
+    except ListenError as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return 2
+    what = f"{len(routes)} fixture(s)" if routes else "scripted replies"
+    print(f"mock upstream on {mock.base_url} serving {what}", flush=True)
+    try:
+        wait_for_signal()
+    finally:
+        mock.stop()
+    return 0

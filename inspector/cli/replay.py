@@ -1,0 +1,63 @@
+"""`toolwire-inspect replay FLOW_ID`: resend a stored request through a temporary forwarder, so the
+replay is recorded like any flow and linked to the original. Credentials come from the
+environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY): a new process
+has no other source, and the store never holds them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("replay", help="replay a stored flow upstream; prints the new flow id and status")
+    parser.add_argument("flow_id", type=int, metavar="FLOW_ID")
+    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    parser.add_argument("--upstream", metavar="URL", help="send it here instead of the recording session's upstream")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..proxy import Forwarder, ForwarderError
+    from ..replay import ReplayError, credentials_from_env, replay
+    from ..store import Store, StoreError
+    from ..wire.dialect import from_path
+
+    try:
+        store = Store(args.store)
+    except StoreError as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return 2
+    try:
+        flow = store.get(args.flow_id)
+        if flow is None:
+            print(f"toolwire-inspect: no flow #{args.flow_id} in {store.path}", file=sys.stderr)
+            return 2
+        upstream = args.upstream
+        if upstream is None:
+            session = store.session(flow.session_id)
+            if session is None:
+                print(f"toolwire-inspect: flow #{flow.id} has no recorded session; pass --upstream URL", file=sys.stderr)
+                return 2
+            upstream = session.upstream
+        try:
+            forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate)
+            forwarder.start()
+        except ForwarderError as exc:
+            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            return 2
+        try:
+            new_id = replay(flow, via=forwarder.base_url, credentials=credentials_from_env(from_path(flow.path)))
+        except ReplayError as exc:
+            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            forwarder.stop()
+        store.flush()
+        new = store.get(new_id)
+        assert new is not None  # the forwarder recorded it before answering
+        detail = f" {new.error}" if new.error else ""
+        print(f"#{new.id} replay of #{flow.id}: {new.status if new.status is not None else '-'} {new.state.value}{detail}")
+        return 0 if new.state.value == "complete" else 1
+    finally:
+        store.close()

@@ -1,0 +1,75 @@
+"""Replay a recorded flow through a running forwarder, so the replay is recorded like any flow
+and linked to its original. Credentials come from the forwarder's memory or the environment,
+never from disk (the store holds only redacted headers)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from urllib.parse import parse_qsl, urlencode
+
+import httpx
+
+from .flow import Flow
+from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_HEADER
+from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS
+from .wire.dialect import Dialect
+
+# Recomputed by the HTTP client for the request it actually sends.
+_NOT_REPLAYED = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "expect",
+                           REPLAY_HEADER})
+
+
+class ReplayError(Exception):
+    """The replay could not be sent or its answer carried no flow id."""
+
+
+def credentials_from_env(dialect: Dialect | None, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The header a fresh process can authenticate `dialect` with, from the usual variables."""
+    env = os.environ if env is None else env
+    if dialect in (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES) and env.get("OPENAI_API_KEY"):
+        return [("Authorization", f"Bearer {env['OPENAI_API_KEY']}")]
+    if dialect is Dialect.ANTHROPIC and env.get("ANTHROPIC_API_KEY"):
+        return [("x-api-key", env["ANTHROPIC_API_KEY"])]
+    if dialect is Dialect.GEMINI:
+        key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
+        if key:
+            return [("x-goog-api-key", key)]
+    return []
+
+
+def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None) -> tuple[str, list[tuple[str, str]]]:
+    """(path with query, headers) to resend `flow`: its recorded headers minus the redacted
+    secrets and the framing, plus `credentials` and the replay link."""
+    headers = [(k, v) for k, v in flow.request_headers
+               if k.lower() not in _NOT_REPLAYED and not (k.lower() in SECRET_HEADERS and v == REDACTED)]
+    given = {k.lower() for k, _ in credentials or ()}
+    headers = [(k, v) for k, v in headers if k.lower() not in given]
+    headers += list(credentials or ())
+    headers.append((REPLAY_HEADER, str(flow.id)))
+    query = flow.query
+    if query:
+        # A redacted `?key=` is useless; the key travels as a header from `credentials` instead.
+        pairs = parse_qsl(query, keep_blank_values=True)
+        kept = [(k, v) for k, v in pairs if not (k.lower() in SECRET_QUERY_KEYS and v == REDACTED)]
+        if len(kept) != len(pairs):
+            query = urlencode(kept, safe=":/,")
+    return flow.path + (f"?{query}" if query else ""), headers
+
+
+def replay(flow: Flow, *, via: str, credentials: list[tuple[str, str]] | None, body: bytes | None = None,
+           timeout: float = 600.0) -> int:
+    """Send the recorded request (or `body`) through the forwarder at `via`; the new flow's id."""
+    target, headers = replay_request(flow, credentials)
+    content = flow.request_body if body is None else body
+    try:
+        with httpx.Client(base_url=via, timeout=timeout) as client:
+            with client.stream(flow.method, target, content=content, headers=headers) as response:
+                for _ in response.iter_raw():
+                    pass  # the forwarder records the body; only its end matters here
+                new_id = response.headers.get(FLOW_ID_HEADER)
+    except httpx.HTTPError as exc:
+        raise ReplayError(f"replay of #{flow.id} through {via} failed: {exc}") from exc
+    if new_id is None:
+        raise ReplayError(f"{via} answered without {FLOW_ID_HEADER}: is it a toolwire-inspect forwarder?")
+    return int(new_id)
