@@ -5,45 +5,183 @@ exception. Payloads are read in place (no copies) and every list is walked once.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-from . import profiles
-from .dialect import Dialect
+import orjson
+
+from . import profiles, streams
+from .dialect import Dialect, from_shape
 from .profiles import Profile
-from .rules import openai_chat
+from .rules import anthropic, gemini, mcp, openai_chat, openai_responses
 from .rules.base import Report
 from .violations import Violation
 
 _RULES = {
     Dialect.OPENAI_CHAT: openai_chat,
+    Dialect.OPENAI_RESPONSES: openai_responses,
+    Dialect.ANTHROPIC: anthropic,
+    Dialect.GEMINI: gemini,
+    Dialect.MCP: mcp,
 }
+
+Kind = Literal["request", "response", "stream"]
+
+# Rules that one payload, stream or recorded session cannot decide, and why (the README lists them).
+UNDECIDABLE: dict[str, str] = {
+    "OR-09": "whether a replayed function_call needs its reasoning item depends on the earlier response that "
+             "produced it (which held the reasoning) and on the model; one request does not show what was dropped",
+    "OR-11": "with previous_response_id the calls live in server-side history, so outputs that answer them "
+             "cannot be paired from the request (the checker notes the fact and skips the orphan check)",
+    "OC-16": "the 40-character tool-call id limit is endpoint-dependent (not reproduced on api.openai.com in "
+             "2026-07); it is an error only under the azure-openai/openrouter profiles",
+    "OC-03": "the 1024-character description limit was observed in 2025-01 and is not in the spec",
+    "XL-02": "reversibility of an alias map and its application to replayed history needs the translation "
+             "state; the checker flags names that need an alias (OC-02, OR-03, AN-02, GM-02, MCP-03)",
+    "XL-05": "FIFO pairing is checked within a request; whether a translator paired legacy messages correctly "
+             "needs its output beside its input",
+    "XL-07": "text lost by a translation is only visible by comparing the source and translated payloads "
+             "(the translation loss report does that); a single payload shows only the ordering (AN-09, GM-11)",
+    "XL-14": "dropped opaque state (thoughtSignature, reasoning items, thinking blocks) is visible only against "
+             "the response that produced it; within one Gemini request the checker flags turns that lost a "
+             "signature while others kept theirs (GM-08)",
+    "XL-15": "content lost between an MCP result and a dialect's tool result needs both documents",
+    "GM-08 (model)": "whether a missing thoughtSignature is rejected depends on the model (Gemini 3), which is "
+                     "in the URL, not the body",
+    "MCP-04/MCP-05 (revision)": "_meta (tools/call) and resultType (results) are required only in 2026-07-28; "
+                                "the negotiated protocol version is in the initialize exchange, not the message",
+    "MCP-06 (schema)": "conformance of structuredContent to outputSchema needs the tools/list of the same server: "
+                       "a session rule (session.py)",
+    "AN-02 (length)": "Anthropic widened names from 64 to 128 characters during 2025; older endpoints reject 65+",
+}
+
+
+def _resolve(dialect: Dialect | str, profile: str | Profile | None) -> tuple[Dialect, Profile]:
+    dialect = Dialect(dialect)
+    return dialect, profiles.get(profile, dialect)
 
 
 def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
     """Violations in a request body (already parsed JSON)."""
-    dialect = Dialect(dialect)
+    dialect, chosen = _resolve(dialect, profile)
     report = Report()
-    module = _RULES.get(dialect)
-    if module is not None:
-        module.check_request(payload, profiles.get(profile, dialect), report)
+    _RULES[dialect].check_request(payload, chosen, report)
     return report.violations
 
 
 def check_response(payload: Any, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
     """Violations in a non-streamed response body (already parsed JSON)."""
-    dialect = Dialect(dialect)
+    dialect, chosen = _resolve(dialect, profile)
     report = Report()
-    module = _RULES.get(dialect)
-    if module is not None:
-        module.check_response(payload, profiles.get(profile, dialect), report)
+    _RULES[dialect].check_response(payload, chosen, report)
     return report.violations
 
 
 def check_stream(body: bytes, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
-    """Violations in a streamed response body (raw bytes as relayed: SSE, or Gemini's stream)."""
-    return []
+    """Violations in a streamed response body (raw bytes as relayed: SSE, or Gemini's stream).
+    Pointers are `/<event index>/…` into `streams.parse_events(body, dialect)`; where is "stream"."""
+    dialect, chosen = _resolve(dialect, profile)
+    return streams.check_and_reassemble(body, dialect, chosen)[1].violations
 
 
 def reassemble(body: bytes, dialect: Dialect | str) -> Any | None:
     """The final response object a client builds from a streamed body; None if it cannot."""
+    dialect, chosen = _resolve(dialect, None)
+    return streams.check_and_reassemble(body, dialect, chosen)[2]
+
+
+@dataclass(slots=True)
+class DocumentCheck:
+    """What `check_document` / `check_bytes` found: the dialect and kind it settled on, the parsed
+    document (the event list for a stream), and the violations; `error` when it could not check."""
+
+    dialect: Dialect | None
+    kind: Kind | None
+    document: Any = None
+    violations: list[Violation] = field(default_factory=list)
+    error: str | None = None
+
+
+def detect_kind(payload: Any, dialect: Dialect) -> Kind:
+    """request or response, from the shape of a parsed document of a known dialect."""
+    if isinstance(payload, list):
+        if dialect is Dialect.MCP:
+            first = next((m for m in payload if isinstance(m, dict)), {})
+            return "request" if "method" in first else "response"
+        return "stream"
+    if not isinstance(payload, dict):
+        return "request"
+    if dialect is Dialect.OPENAI_CHAT:
+        return "response" if "choices" in payload and "messages" not in payload else "request"
+    if dialect is Dialect.OPENAI_RESPONSES:
+        return "response" if payload.get("object") == "response" or "output" in payload else "request"
+    if dialect is Dialect.ANTHROPIC:
+        return "response" if payload.get("type") == "message" or "stop_reason" in payload else "request"
+    if dialect is Dialect.GEMINI:
+        return "response" if "candidates" in payload else "request"
+    return "request" if "method" in payload else "response"
+
+
+def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kind | None = None,
+                   profile: str | Profile | None = None) -> DocumentCheck:
+    """Check a parsed request or response, detecting the dialect and kind from its shape unless given.
+    A JSON list is a Gemini JSON-array stream (or an MCP batch)."""
+    chosen = Dialect(dialect) if dialect is not None else from_shape(payload)
+    if chosen is None:
+        return DocumentCheck(None, kind, payload, error="cannot tell the dialect from the shape; pass a dialect")
+    kind = kind or detect_kind(payload, chosen)
+    if kind == "stream":
+        body = orjson.dumps(payload) if not isinstance(payload, (bytes, str)) else payload
+        body = body.encode() if isinstance(body, str) else body
+        return check_bytes(body, chosen, "stream", profile)
+    check = check_request if kind == "request" else check_response
+    return DocumentCheck(chosen, kind, payload, check(payload, chosen, profile))
+
+
+_STREAM_SHAPES = {
+    "chat.completion.chunk": Dialect.OPENAI_CHAT,
+    "message_start": Dialect.ANTHROPIC,
+    "response.created": Dialect.OPENAI_RESPONSES,
+}
+
+
+def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | None = None,
+                profile: str | Profile | None = None) -> DocumentCheck:
+    """Check a raw body: JSON (request or response), or a stream (SSE, Gemini JSON array)."""
+    stripped = body.lstrip()
+    is_sse = stripped[:5] in (b"data:", b"event") or stripped[:1] == b":"
+    if kind != "stream" and not is_sse:
+        try:
+            payload = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            return DocumentCheck(Dialect(dialect) if dialect else None, kind, error=f"not valid JSON: {exc}")
+        if not (isinstance(payload, list) and (dialect in (None, Dialect.GEMINI, "gemini")) and kind is None
+                and _looks_like_gemini_stream(payload)):
+            return check_document(payload, dialect, kind, profile)
+    chosen = Dialect(dialect) if dialect is not None else None
+    if chosen is None:
+        chosen = Dialect.GEMINI if stripped[:1] == b"[" else _stream_dialect(body)
+    if chosen is None:
+        return DocumentCheck(None, "stream", error="cannot tell the dialect of the stream; pass a dialect")
+    events, report, _ = streams.check_and_reassemble(body, chosen, profiles.get(profile, chosen))
+    return DocumentCheck(chosen, "stream", events, report.violations)
+
+
+def _looks_like_gemini_stream(payload: list[Any]) -> bool:
+    return bool(payload) and all(isinstance(e, dict) and ("candidates" in e or "usageMetadata" in e) for e in payload)
+
+
+def _stream_dialect(body: bytes) -> Dialect | None:
+    for event in streams.parse_events(body, Dialect.OPENAI_CHAT)[:3]:
+        if not isinstance(event, dict):
+            continue
+        shape = event.get("object") if event.get("object") == "chat.completion.chunk" else event.get("type")
+        if isinstance(shape, str) and shape in _STREAM_SHAPES:
+            return _STREAM_SHAPES[shape]
+        if isinstance(shape, str) and shape.startswith("response."):
+            return Dialect.OPENAI_RESPONSES
+        if "candidates" in event:
+            return Dialect.GEMINI
+        if event.get("jsonrpc") == "2.0":
+            return Dialect.MCP
     return None

@@ -241,7 +241,7 @@ def _check_function_call_choice(report: Report, payload: dict[str, Any], functio
         name = choice.get("name")
         if not isinstance(name, str):
             report.add("OC-20", "/function_call", "function_call must be none|auto|{name}")
-        elif functions and name not in {as_dict(f).get("name") for f in functions}:
+        elif functions and name not in [as_dict(f).get("name") for f in functions]:
             report.add("OC-11", "/function_call/name", f"function_call names {short(name)}, which is not "
                                                        "among the functions")
     elif choice not in ("none", "auto"):
@@ -265,7 +265,7 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         if role == "tool":
             _check_tool_message(report, message, base, pending, answered, ids)
             continue
-        if role not in _ROLES:
+        if not isinstance(role, str) or role not in _ROLES:
             continue
         if role == "function":
             _check_function_message(report, message, base, legacy)
@@ -400,7 +400,7 @@ def check_finish_reason(report: Report, reason: Any, calls: int, legacy: bool, p
     """OC-22, for a whole response or the end of a stream."""
     if reason is None:
         return
-    if reason not in FINISH_REASONS:
+    if not isinstance(reason, str) or reason not in FINISH_REASONS:
         report.add("OC-22", pointer, f"finish_reason {short(reason)} is not one of {', '.join(sorted(FINISH_REASONS))}")
     elif calls and reason != "tool_calls":
         report.add("OC-22", pointer, f"the response carries {calls} tool call(s) but finish_reason is {reason!r}")

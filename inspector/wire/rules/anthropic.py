@@ -1,0 +1,259 @@
+"""Anthropic Messages (contracts.md §3): custom and server tools, tool_choice, tool_use / tool_result
+blocks and their pairing from one message to the next, and responses. Streams are in `streams.py`."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..profiles import Profile
+from ..violations import Severity
+from .base import Report, as_dict, as_list, ptr, short
+from .schema import check_json_schema
+
+_TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
+# Versioned client/server tool types: web_search_20250305, bash_20250124, tool_search_tool_bm25_20251119, …
+_VERSIONED = re.compile(r"([a-z_0-9]+?)_(\d{8})")
+# Server tools whose type fixes the name they must carry (AN-04).
+_FIXED_NAMES = {"web_search": "web_search", "web_fetch": "web_fetch", "code_execution": "code_execution",
+                "bash": "bash", "memory": "memory", "tool_search_tool_bm25": "tool_search_tool_bm25",
+                "tool_search_tool_regex": "tool_search_tool_regex"}
+_RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_reference"})
+STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
+                          "model_context_window_exceeded"})
+
+
+def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
+    if not isinstance(name, str) or not name:
+        report.add("AN-02", pointer, f"{what} has no name")
+    elif not profile.name_ok(name):
+        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
+                  else f"does not match {profile.name_pattern_text}")
+        report.add("AN-02", pointer, f"{what} name {short(name)} {reason}")
+
+
+def check_tool_use(report: Report, profile: Profile, block: dict[str, Any], pointer: str,
+                   ids: dict[str, str]) -> str | None:
+    """AN-05 for one tool_use block. Returns its id when usable."""
+    block_id = block.get("id")
+    check_name(report, profile, block.get("name"), ptr(pointer, "name"), "tool_use")
+    if "input" not in block or not isinstance(block["input"], dict):
+        value = block.get("input")
+        detail = "a JSON string; send the decoded object" if isinstance(value, str) else short(value)
+        report.add("AN-05", ptr(pointer, "input"), f"tool_use input is {detail}, not an object "
+                                                   "(\"Input should be a valid dictionary\")")
+    if not isinstance(block_id, str) or not block_id:
+        report.add("AN-05", ptr(pointer, "id"), "tool_use has no id")
+        return None
+    if not _TOOL_ID.fullmatch(block_id) or len(block_id) > 64:
+        report.add("AN-05", ptr(pointer, "id"), f"tool_use id {short(block_id)} must match ^[a-zA-Z0-9_-]+$ and "
+                                                "be at most 64 characters")
+    if block_id in ids:
+        report.add("AN-05", ptr(pointer, "id"), f"tool_use id {short(block_id)} is already used at {ids[block_id]} "
+                                                "(\"tool_use ids must be unique\")")
+    else:
+        ids[block_id] = ptr(pointer, "id")
+    return block_id
+
+
+def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names: dict[str, str]) -> None:
+    if not isinstance(tool, dict):
+        report.add("AN-01", pointer, f"tool is {short(tool)}, not an object")
+        return
+    kind = tool.get("type")
+    name = tool.get("name")
+    if kind in (None, "custom"):
+        check_name(report, profile, name, ptr(pointer, "name"), "tool")
+        schema = tool.get("input_schema")
+        label = f"tool {name!r}" if isinstance(name, str) else "tool"
+        if not isinstance(schema, dict):
+            report.add("AN-01", ptr(pointer, "input_schema"), f"{label} needs input_schema (a JSON Schema object)")
+        else:
+            root = schema.get("type")
+            if not (isinstance(root, str) and root.lower() == "object"):
+                report.add("AN-01", ptr(pointer, "input_schema", "type") if "type" in schema
+                           else ptr(pointer, "input_schema"), f"{label}: input_schema must have type 'object'")
+            check_json_schema(report, schema, ptr(pointer, "input_schema"), "XL-01", what=label)
+    else:
+        match = _VERSIONED.fullmatch(kind) if isinstance(kind, str) else None
+        if match is None:
+            report.add("AN-01", ptr(pointer, "type"), f"tool type {short(kind)} is neither custom nor a versioned "
+                                                      "Anthropic tool type")
+            return
+        fixed = _FIXED_NAMES.get(match.group(1))
+        if fixed is not None and name != fixed:
+            report.add("AN-04", ptr(pointer, "name"), f"{kind} must be named {fixed!r}, not {short(name)}")
+        if "allowed_domains" in tool and "blocked_domains" in tool and tool["allowed_domains"] is not None \
+                and tool["blocked_domains"] is not None:
+            report.add("AN-04", ptr(pointer, "blocked_domains"), "allowed_domains and blocked_domains are exclusive")
+    if isinstance(name, str) and name:
+        if name in names:
+            report.add("AN-03", ptr(pointer, "name"), f"tool name {short(name)} is declared twice (first at "
+                                                      f"{names[name]})")
+        else:
+            names[name] = ptr(pointer, "name")
+
+
+def check_request(payload: Any, profile: Profile, report: Report) -> None:
+    if not isinstance(payload, dict):
+        return
+    names: dict[str, str] = {}
+    if "tools" in payload and payload["tools"] is None:
+        report.add("XL-10", "/tools", "tools is null; treated as absent")
+    tools = as_list(payload.get("tools"))
+    for index, tool in enumerate(tools):
+        _check_tool(report, profile, tool, f"/tools/{index}", names)
+    _check_tool_choice(report, payload, names, bool(tools))
+    _check_messages(report, profile, payload.get("messages"))
+
+
+def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str, str], has_tools: bool) -> None:
+    if "tool_choice" not in payload:
+        return
+    choice = payload["tool_choice"]
+    if choice is None:
+        report.add("XL-10", "/tool_choice", "tool_choice is null; treated as absent")
+        return
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if kind not in ("auto", "any", "none", "tool"):
+        report.add("AN-10", "/tool_choice", f"tool_choice {short(choice)} is not {{type: auto|any|none|tool}}"
+                   + (" (OpenAI strings map: required → any)" if isinstance(choice, str) else ""))
+        return
+    if kind == "tool":
+        name = choice.get("name")
+        if not isinstance(name, str):
+            report.add("AN-10", "/tool_choice/name", "tool_choice {type:'tool'} needs name")
+        elif name not in names:
+            report.add("AN-10", "/tool_choice/name", f"tool_choice names {short(name)}, which is not among the tools")
+    if kind != "none" and not has_tools:
+        report.add("AN-10", "/tool_choice", "tool_choice is set but the request has no tools")
+    thinking = as_dict(payload.get("thinking"))
+    if kind in ("any", "tool") and thinking.get("type") in ("enabled", "adaptive"):
+        report.add("AN-11", "/tool_choice/type", f"tool_choice {kind!r} forces tool use while thinking is enabled")
+
+
+def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
+    if not isinstance(messages, list):
+        return
+    ids: dict[str, str] = {}
+    pending: dict[str, str] = {}  # tool_use ids of the previous assistant message -> pointer
+    answered: set[str] = set()
+    server_all: set[str] = set()
+    last = len(messages) - 1
+    for index, message in enumerate(messages):
+        base = f"/messages/{index}"
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        content = message.get("content")
+        if (content == "" or content == []) and not (role == "assistant" and index == last):
+            report.add("AN-12", ptr(base, "content"), "message content is empty")
+        blocks = content if isinstance(content, list) else []
+        if role == "assistant":
+            _unanswered(report, pending, base)
+            server_ids: set[str] = set()
+            for position, block in enumerate(blocks):
+                if not isinstance(block, dict):
+                    continue
+                kind = block.get("type")
+                where = f"{base}/content/{position}"
+                if kind == "tool_use":
+                    block_id = check_tool_use(report, profile, block, where, ids)
+                    if block_id is not None:
+                        pending[block_id] = ptr(where, "id")
+                elif kind == "server_tool_use":
+                    if isinstance(block.get("id"), str):
+                        server_ids.add(block["id"])
+                elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
+                    if not isinstance(block.get("tool_use_id"), str) or block["tool_use_id"] not in server_ids:
+                        report.add("AN-04", ptr(where, "tool_use_id"), f"{kind} answers "
+                                   f"{short(block.get('tool_use_id'))}, no server_tool_use before it in this message")
+                elif kind == "tool_result":
+                    report.add("AN-08", where, "tool_result block in an assistant message")
+            server_all |= server_ids
+        elif role == "user":
+            _check_user_blocks(report, blocks, base, pending, answered, server_all)
+    _unanswered(report, pending, "")
+
+
+def _unanswered(report: Report, pending: dict[str, str], next_pointer: str) -> None:
+    for block_id, pointer in pending.items():
+        where = f"before {next_pointer}" if next_pointer else "and the conversation ends"
+        report.add("AN-07", pointer, f"tool_use {short(block_id)} has no tool_result in the next message {where}")
+    pending.clear()
+
+
+def _check_user_blocks(report: Report, blocks: list[Any], base: str, pending: dict[str, str],
+                       answered: set[str], server_all: set[str]) -> None:
+    leading = True
+    first_other: str | None = None
+    for position, block in enumerate(blocks):
+        if not isinstance(block, dict):
+            continue
+        where = f"{base}/content/{position}"
+        if block.get("type") != "tool_result":
+            if leading and first_other is None:
+                first_other = where
+            leading = False
+            continue
+        if not leading and first_other is not None:
+            report.add("AN-09", first_other, "text or other blocks come before the tool_result blocks "
+                                             "(\"Did not find … tool_result block(s) at the beginning\")")
+            first_other = None  # report once per message
+        _check_result_content(report, block, where)
+        tool_use_id = block.get("tool_use_id")
+        if not isinstance(tool_use_id, str):
+            report.add("AN-06", ptr(where, "tool_use_id"), "tool_result has no tool_use_id")
+        elif tool_use_id in pending:
+            del pending[tool_use_id]
+            answered.add(tool_use_id)
+        elif tool_use_id in answered:
+            report.add("AN-08", ptr(where, "tool_use_id"), f"tool_use {short(tool_use_id)} is answered twice")
+        elif tool_use_id in server_all:
+            report.add("AN-04", ptr(where, "tool_use_id"), f"tool_result answers server tool call "
+                                                           f"{short(tool_use_id)}; server tools get no client result")
+        else:
+            report.add("AN-08", ptr(where, "tool_use_id"), f"tool_result answers {short(tool_use_id)}, which the "
+                                                           "previous message did not call")
+    _unanswered(report, pending, base)
+
+
+def _check_result_content(report: Report, block: dict[str, Any], where: str) -> None:
+    if "is_error" in block and block["is_error"] is not None and not isinstance(block["is_error"], bool):
+        report.add("AN-06", ptr(where, "is_error"), "is_error must be a boolean")
+    if "content" not in block or block["content"] is None or isinstance(block["content"], str):
+        return
+    content = block["content"]
+    if not isinstance(content, list):
+        report.add("AN-06", ptr(where, "content"), f"tool_result content is {short(content)}")
+        return
+    for position, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if not isinstance(kind, str) or kind not in _RESULT_BLOCKS:
+            report.add("AN-06", f"{where}/content/{position}", f"tool_result content block {short(kind or part)} is "
+                                                              "not text|image|document|search_result|tool_reference")
+
+
+def check_response(payload: Any, profile: Profile, report: Report) -> None:
+    if not isinstance(payload, dict):
+        return
+    ids: dict[str, str] = {}
+    calls = 0
+    for position, block in enumerate(as_list(payload.get("content"))):
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            check_tool_use(report, profile, block, f"/content/{position}", ids)
+            calls += 1
+    check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
+
+
+def check_stop_reason(report: Report, reason: Any, calls: int, pointer: str) -> None:
+    if reason is None:
+        return
+    if not isinstance(reason, str) or reason not in STOP_REASONS:
+        report.add("AN-13", pointer, f"stop_reason {short(reason)} is not a known stop reason", Severity.WARNING)
+    elif calls and reason not in ("tool_use", "max_tokens", "pause_turn"):
+        report.add("AN-13", pointer, f"the message has {calls} tool_use block(s) but stop_reason is {reason!r}",
+                   Severity.WARNING)
+    elif reason == "tool_use" and not calls:
+        report.add("AN-13", pointer, "stop_reason is 'tool_use' but the message has no tool_use block",
+                   Severity.WARNING)

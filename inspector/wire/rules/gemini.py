@@ -1,0 +1,306 @@
+"""Gemini generateContent (contracts.md §4), for the Gemini API and Vertex: function declarations and
+their proto-strict Schema, toolConfig, turn structure of contents, and responses. Proto JSON accepts
+camelCase and snake_case field names alike, so both are read. Streams are in `streams.py`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..profiles import Profile
+from ..violations import Severity
+from .base import Report, as_dict, as_list, ptr, short
+from .schema import check_genai_schema, check_json_schema
+
+_VERTEX_ONLY = ("enterpriseWebSearch",)
+_GEMINI_API_ONLY = ("fileSearch", "mcpServers")
+_MODES = ("AUTO", "ANY", "NONE", "VALIDATED", "MODE_UNSPECIFIED")
+
+
+def _snake(camel: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in camel)
+
+
+def field(node: dict[str, Any], camel: str) -> tuple[str, Any]:
+    """(the key actually used, its value) for a camelCase field that may be written in snake_case."""
+    if camel in node:
+        return camel, node[camel]
+    snake = _snake(camel)
+    if snake in node:
+        return snake, node[snake]
+    return camel, None
+
+
+def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
+    if not isinstance(name, str) or not name:
+        report.add("GM-02", pointer, f"{what} has no name")
+    elif not profile.name_ok(name):
+        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
+                  else f"must {profile.name_pattern_text}")
+        report.add("GM-02", pointer, f"{what} name {short(name)} {reason}")
+
+
+def check_request(payload: Any, profile: Profile, report: Report) -> None:
+    if not isinstance(payload, dict):
+        return
+    names: dict[str, str] = {}
+    declarations = 0
+    declared_params: dict[str, bool] = {}
+    for index, tool in enumerate(as_list(payload.get("tools"))):
+        base = f"/tools/{index}"
+        if not isinstance(tool, dict):
+            report.add("GM-01", base, f"tool is {short(tool)}, not an object")
+            continue
+        for kind in tool:
+            if profile.vertex and kind in _GEMINI_API_ONLY or not profile.vertex and kind in _VERTEX_ONLY:
+                where = "Vertex" if kind in _VERTEX_ONLY else "the Gemini API"
+                report.add("GM-01", ptr(base, kind), f"tool kind {kind!r} exists only on {where}")
+        key, decls = field(tool, "functionDeclarations")
+        for position, decl in enumerate(as_list(decls)):
+            declarations += 1
+            _check_declaration(report, profile, decl, ptr(base, key, position), names, declared_params)
+    if profile.max_tools is not None and declarations > profile.max_tools:
+        report.add("GM-01", "/tools", f"{declarations} function declarations; {profile.name} accepts at most "
+                                      f"{profile.max_tools}")
+    _check_tool_config(report, profile, payload, names, declared_params)
+    _check_contents(report, profile, payload.get("contents"))
+
+
+def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, names: dict[str, str],
+                       declared_params: dict[str, bool]) -> None:
+    if not isinstance(decl, dict):
+        report.add("GM-02", base, f"function declaration is {short(decl)}, not an object")
+        return
+    name = decl.get("name")
+    check_name(report, profile, name, ptr(base, "name"), "function")
+    label = f"function {name!r}" if isinstance(name, str) else "function"
+    if isinstance(name, str) and name:
+        if name in names:
+            report.add("GM-14", ptr(base, "name"), f"function {name!r} is declared twice (first at {names[name]})")
+        else:
+            names[name] = ptr(base, "name")
+    params_key, parameters = field(decl, "parameters")
+    json_key, json_schema = field(decl, "parametersJsonSchema")
+    if parameters is not None and json_schema is not None:
+        report.add("GM-05", ptr(base, json_key), f"{label}: parametersJsonSchema and parameters are both set")
+    if isinstance(name, str):
+        declared_params[name] = parameters is not None or json_schema is not None
+    if parameters is not None:
+        check_genai_schema(report, parameters, ptr(base, params_key), what=label)
+        root = parameters.get("type") if isinstance(parameters, dict) else None
+        if profile.vertex and not (isinstance(root, str) and root.upper() == "OBJECT"):
+            report.add("GM-06", ptr(base, params_key, "type") if isinstance(parameters, dict) and "type" in parameters
+                       else ptr(base, params_key), f"{label}: Vertex needs the parameters root to be OBJECT")
+    if json_schema is not None:
+        check_json_schema(report, json_schema, ptr(base, json_key), "XL-01", what=label)
+
+
+def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any], names: dict[str, str],
+                       declared_params: dict[str, bool]) -> None:
+    config_key, config = field(payload, "toolConfig")
+    if config is None:
+        return
+    fcc_key, fcc = field(as_dict(config), "functionCallingConfig")
+    if not isinstance(fcc, dict):
+        return
+    base = ptr("", config_key, fcc_key)
+    mode = fcc.get("mode")
+    upper = mode.upper() if isinstance(mode, str) else None
+    if mode is not None and upper not in _MODES:
+        report.add("GM-13", ptr(base, "mode"), f"mode {short(mode)} is not AUTO|ANY|NONE|VALIDATED")
+    if not names and upper != "NONE":
+        report.add("GM-13", base, "functionCallingConfig is set without function_declarations")
+    allowed_key, allowed = field(fcc, "allowedFunctionNames")
+    if allowed is not None:
+        if upper not in ("ANY", "VALIDATED"):
+            report.add("GM-13", ptr(base, allowed_key), f"allowedFunctionNames is only valid with mode ANY, not "
+                                                        f"{short(mode)}")
+        for position, allowed_name in enumerate(as_list(allowed)):
+            if names and not (isinstance(allowed_name, str) and allowed_name in names):
+                report.add("GM-13", ptr(base, allowed_key, position), f"allowedFunctionNames names "
+                                                                      f"{short(allowed_name)}, which is not declared")
+    if profile.vertex and upper == "ANY":
+        for name, has_params in declared_params.items():
+            if not has_params:
+                report.add("GM-06", names[name], f"mode ANY with function {name!r} that has no parameters "
+                                                  "(INVALID_ARGUMENT on Vertex)")
+
+
+def _parts(content: dict[str, Any]) -> list[Any]:
+    return as_list(content.get("parts"))
+
+
+def check_call_part(report: Report, part: dict[str, Any], key: str, where: str) -> None:
+    """GM-08 for one functionCall part (request history or response)."""
+    call = part[key]
+    if not isinstance(call, dict):
+        report.add("GM-08", ptr(where, key), f"functionCall is {short(call)}, not an object")
+        return
+    if not isinstance(call.get("name"), str) or not call["name"]:
+        report.add("GM-08", ptr(where, key, "name"), "functionCall has no name")
+    if "args" in call and call["args"] is not None and not isinstance(call["args"], dict):
+        detail = "a JSON string; send the decoded object" if isinstance(call["args"], str) else short(call["args"])
+        report.add("GM-08", ptr(where, key, "args"), f"functionCall args is {detail}, not an object")
+    for inner in ("thoughtSignature", "thought_signature"):
+        if inner in call:
+            report.add("GM-08", ptr(where, key, inner), "thoughtSignature belongs beside functionCall in the part, "
+                                                       "not inside it")
+
+
+def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
+    if not isinstance(contents, list):
+        return
+    previous = ""  # kind of the previous turn: user | response | call | model
+    pending: tuple[int, list[tuple[str, Any, str]]] | None = None  # (turn index, [(name, id, pointer)])
+    call_ids: dict[str, str] = {}
+    signed_turns, unsigned_turns = 0, []
+    for index, content in enumerate(contents):
+        base = f"/contents/{index}"
+        if not isinstance(content, dict):
+            continue
+        role = content.get("role", "user")
+        if role not in ("user", "model"):
+            report.add("GM-07", ptr(base, "role"), f"role {short(role)} is not user|model")
+        calls: list[tuple[str, Any, str]] = []
+        responses: list[tuple[Any, Any, str]] = []
+        texts: list[str] = []
+        signed = False
+        for position, part in enumerate(_parts(content)):
+            if not isinstance(part, dict):
+                continue
+            where = f"{base}/parts/{position}"
+            call_key, call = field(part, "functionCall")
+            response_key, response = field(part, "functionResponse")
+            if call_key in part:
+                if role != "model":
+                    report.add("GM-07", ptr(where, call_key), f"functionCall part in a {short(role)} turn; calls "
+                                                              "belong in model turns")
+                check_call_part(report, part, call_key, where)
+                call = as_dict(call)
+                call_id = call.get("id")
+                if isinstance(call_id, str):
+                    if call_id in call_ids:
+                        report.add("GM-12", ptr(where, call_key, "id"), f"functionCall id {short(call_id)} is "
+                                                                       f"already used at {call_ids[call_id]}")
+                    else:
+                        call_ids[call_id] = ptr(where, call_key, "id")
+                calls.append((call.get("name"), call_id, where))
+                signed = signed or field(part, "thoughtSignature")[1] is not None
+            elif response_key in part:
+                if role == "model":
+                    report.add("GM-07", ptr(where, response_key), "functionResponse part in a model turn; "
+                                                                  "responses belong in user turns")
+                _check_response_part(report, response, ptr(where, response_key))
+                response = as_dict(response)
+                responses.append((response.get("name"), response.get("id"), where))
+            elif "text" in part:
+                texts.append(where)
+        if calls and responses:
+            report.add("GM-10", responses[0][2], "a function-call turn also holds functionResponse parts")
+        if pending is not None and not responses:
+            _unanswered(report, pending)
+            pending = None
+        if calls:
+            if previous not in ("user", "response"):
+                report.add("GM-10", calls[0][2],
+                           "a function-call turn must come right after a user turn or a function-response turn"
+                           + (" (history starts with a model call)" if index == 0 else ""))
+            if signed:
+                signed_turns += 1
+            else:
+                unsigned_turns.append(calls[0][2])
+            pending = (index, calls)
+            previous = "call"
+        elif responses:
+            if pending is None:
+                report.add("GM-10", responses[0][2], "a function-response turn must directly follow its "
+                                                     "function-call turn")
+            else:
+                _match(report, pending[1], responses, base)
+                pending = None
+            for where in texts:
+                report.add("GM-11", where, "text next to functionResponse parts in one turn; newer models "
+                                           "reject it")
+            previous = "response"
+        else:
+            previous = "model" if role == "model" else "user"
+    if pending is not None:
+        _unanswered(report, pending)
+    if signed_turns:
+        for where in unsigned_turns:
+            report.add("GM-08", where, "this function-call turn has no thoughtSignature while others do: a "
+                                       "dropped signature is rejected by Gemini 3", Severity.WARNING)
+
+
+def _unanswered(report: Report, pending: tuple[int, list[tuple[str, Any, str]]]) -> None:
+    index, calls = pending
+    names = ", ".join(repr(name) for name, _, _ in calls)
+    report.add("GM-10", f"/contents/{index}", f"function-call turn ({names}) is not answered by the next turn")
+
+
+def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tuple[Any, Any, str]],
+           base: str) -> None:
+    if len(responses) != len(calls):
+        report.add("GM-10", base, f"{len(responses)} functionResponse part(s) for {len(calls)} functionCall "
+                                  "part(s); the counts must be equal")
+    expected = sorted(str(name) for name, _, _ in calls)
+    got = sorted(str(name) for name, _, _ in responses)
+    if len(responses) == len(calls) and expected != got:
+        report.add("GM-10", base, f"functionResponse names {got} do not match the calls {expected}")
+    ids = {call_id for _, call_id, _ in calls if isinstance(call_id, str)}
+    for _, response_id, where in responses:
+        if isinstance(response_id, str) and ids and response_id not in ids:
+            report.add("GM-12", f"{where}/functionResponse/id", f"functionResponse id {short(response_id)} echoes "
+                                                                "no functionCall id of the call turn")
+
+
+def _check_response_part(report: Report, response: Any, where: str) -> None:
+    if not isinstance(response, dict):
+        report.add("GM-09", where, f"functionResponse is {short(response)}, not an object")
+        return
+    if not isinstance(response.get("name"), str) or not response["name"]:
+        report.add("GM-09", ptr(where, "name"), "functionResponse has no name")
+    if "response" not in response:
+        report.add("GM-09", ptr(where, "response"), "functionResponse has no response object")
+    elif not isinstance(response["response"], dict):
+        report.add("GM-09", ptr(where, "response"), f"functionResponse.response is {short(response['response'])}, "
+                                                     "not an object; wrap it as {\"output\": …}")
+
+
+def check_response(payload: Any, profile: Profile, report: Report) -> None:
+    if not isinstance(payload, dict):
+        return
+    for index, candidate in enumerate(as_list(payload.get("candidates"))):
+        content = as_dict(as_dict(candidate).get("content"))
+        check_candidate_parts(report, _parts(content), f"/candidates/{index}/content/parts")
+
+
+def check_candidate_parts(report: Report, parts: list[Any], base: str) -> None:
+    """GM-08/GM-11/GM-12 for the parts of one (possibly reassembled) candidate."""
+    ids: dict[str, str] = {}
+    without_id: list[str] = []
+    has_text = False
+    calls = 0
+    for position, part in enumerate(parts):
+        if not isinstance(part, dict):
+            continue
+        where = f"{base}/{position}"
+        key, call = field(part, "functionCall")
+        if key in part:
+            calls += 1
+            check_call_part(report, part, key, where)
+            call_id = as_dict(call).get("id")
+            if isinstance(call_id, str):
+                if call_id in ids:
+                    report.add("GM-12", ptr(where, key, "id"), f"functionCall id {short(call_id)} repeats "
+                                                               f"{ids[call_id]}")
+                ids[call_id] = ptr(where, key, "id")
+            else:
+                without_id.append(where)
+        elif isinstance(part.get("text"), str) and not part.get("thought"):
+            has_text = True
+    if len(without_id) > 1:
+        report.add("GM-12", without_id[0], f"{len(without_id)} parallel functionCall parts without id: clients must "
+                                           "synthesise unique ids and not echo them back", Severity.INFO)
+    if has_text and calls:
+        report.add("GM-11", base, "the candidate carries text and functionCall parts: read every part, not "
+                                  "parts[0]", Severity.INFO)

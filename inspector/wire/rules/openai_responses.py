@@ -1,0 +1,238 @@
+"""OpenAI Responses (contracts.md §2): flat function tools, built-in tool types, tool_choice, input items
+and their call/output pairing, and responses. Streams are in `streams.py`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..profiles import Profile
+from .base import Report, as_list, check_null_or_empty, ptr, short
+from .openai_chat import check_arguments_text
+from .schema import check_json_schema, check_strict
+
+# Built-in tool types and the fields each requires (OR-01).
+BUILTIN_REQUIRED: dict[str, tuple[str, ...]] = {
+    "file_search": ("vector_store_ids",),
+    "computer": (),
+    "computer_use": (),
+    "computer_use_preview": ("environment", "display_width", "display_height"),
+    "web_search": (), "web_search_2025_08_26": (),
+    "web_search_preview": (), "web_search_preview_2025_03_11": (),
+    "mcp": ("server_label",),
+    "code_interpreter": ("container",),
+    "programmatic_tool_calling": (),
+    "image_generation": (),
+    "local_shell": (), "shell": (),
+    "custom": ("name",),
+    "namespace": ("name", "description", "tools"),
+    "tool_search": (),
+    "apply_patch": (),
+}
+_HOSTED_CHOICES = frozenset({"file_search", "web_search_preview", "computer", "computer_use_preview", "computer_use",
+                             "web_search_preview_2025_03_11", "image_generation", "code_interpreter",
+                             "apply_patch", "shell", "programmatic_tool_calling"})
+_INPUT_ROLES = frozenset({"user", "assistant", "system", "developer"})
+_OUTPUT_PARTS = frozenset({"input_text", "input_image", "input_file"})
+MAX_OUTPUT_CHARS = 10_485_760
+
+
+def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
+    if not isinstance(name, str) or not name:
+        report.add("OR-03", pointer, f"{what} has no name" + (" (a built-in tool degraded into a function?)"
+                                                              if what == "tool" else ""))
+    elif not profile.name_ok(name):
+        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
+                  else f"does not match {profile.name_pattern_text}")
+        report.add("OR-03", pointer, f"{what} name {short(name)} {reason}")
+
+
+def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names: dict[str, str]) -> None:
+    if not isinstance(tool, dict):
+        report.add("OR-01", pointer, f"tool is {short(tool)}, not an object")
+        return
+    kind = tool.get("type")
+    if kind == "function":
+        if isinstance(tool.get("function"), dict):
+            report.add("OR-02", ptr(pointer, "function"), "nested Chat tool shape {type, function:{…}}; "
+                                                          "Responses function tools are flat")
+            return
+        name = tool.get("name")
+        check_name(report, profile, name, ptr(pointer, "name"), "tool")
+        _remember(report, names, name, ptr(pointer, "name"))
+        label = f"function {name!r}" if isinstance(name, str) else "function"
+        parameters = tool.get("parameters")
+        if parameters is None:
+            return
+        where = ptr(pointer, "parameters")
+        if not isinstance(parameters, dict):
+            report.add("OR-02", where, f"{label}: parameters is {short(parameters)}, not a JSON Schema object")
+            return
+        check_json_schema(report, parameters, where, "XL-01", what=label)
+        if tool.get("strict") is True:
+            check_strict(report, parameters, where, "XL-13", what=label)
+        return
+    if not isinstance(kind, str) or kind not in BUILTIN_REQUIRED:
+        report.add("OR-01", ptr(pointer, "type"), f"tool type {short(kind)} is not a Responses tool type")
+        return
+    for field in BUILTIN_REQUIRED[kind]:
+        if tool.get(field) is None:
+            report.add("OR-01", ptr(pointer, field), f"{kind} tool needs {field}")
+    if kind in ("custom", "namespace"):
+        check_name(report, profile, tool.get("name"), ptr(pointer, "name"), f"{kind} tool")
+        _remember(report, names, tool.get("name"), ptr(pointer, "name"))
+
+
+def _remember(report: Report, names: dict[str, str], name: Any, pointer: str) -> None:
+    if not isinstance(name, str) or not name:
+        return
+    if name in names:
+        report.add("XL-03", pointer, f"tool name {short(name)} is declared twice (first at {names[name]})")
+    else:
+        names[name] = pointer
+
+
+def check_request(payload: Any, profile: Profile, report: Report) -> None:
+    if not isinstance(payload, dict):
+        return
+    names: dict[str, str] = {}
+    tools = as_list(payload.get("tools"))
+    if check_null_or_empty(report, payload, "tools", "", "XL-10",
+                           empty_is_error=payload.get("tool_choice") not in (None, "none", "auto")):
+        if not isinstance(payload["tools"], list):
+            report.add("OR-01", "/tools", "tools must be an array")
+        for index, tool in enumerate(tools):
+            _check_tool(report, profile, tool, f"/tools/{index}", names)
+    _check_tool_choice(report, payload, names)
+    if "previous_response_id" in payload and payload["previous_response_id"] is not None:
+        report.add("OR-11", "/previous_response_id", "history is server-side: call/output pairing is checked "
+                                                     "only within this request")
+    _check_input(report, profile, payload.get("input"), server_history="previous_response_id" in payload
+                 and payload["previous_response_id"] is not None)
+
+
+def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str, str]) -> None:
+    if "tool_choice" not in payload:
+        return
+    choice = payload["tool_choice"]
+    if choice is None:
+        report.add("XL-10", "/tool_choice", "tool_choice is null; treated as absent")
+        return
+    if isinstance(choice, str):
+        if choice not in ("none", "auto", "required"):
+            report.add("OR-04", "/tool_choice", f"tool_choice {short(choice)} is not none|auto|required")
+        return
+    if not isinstance(choice, dict):
+        report.add("OR-04", "/tool_choice", f"tool_choice is {short(choice)}")
+        return
+    kind = choice.get("type")
+    if kind in ("function", "custom"):
+        if isinstance(choice.get("function"), dict):
+            report.add("OR-04", "/tool_choice/function", "nested Chat tool_choice shape; Responses uses the flat "
+                                                         "{type:'function', name}")
+            return
+        name = choice.get("name")
+        if not isinstance(name, str):
+            report.add("OR-04", "/tool_choice/name", f"{kind} tool_choice needs name")
+        elif name not in names:
+            report.add("XL-11", "/tool_choice/name", f"tool_choice names {short(name)}, which is not among the tools")
+    elif kind == "allowed_tools":
+        if choice.get("mode") not in ("auto", "required") or not isinstance(choice.get("tools"), list):
+            report.add("OR-04", "/tool_choice", "allowed_tools needs mode auto|required and a tools list")
+    elif kind == "mcp":
+        if not isinstance(choice.get("server_label"), str):
+            report.add("OR-04", "/tool_choice/server_label", "mcp tool_choice needs server_label")
+    elif not isinstance(kind, str) or kind not in _HOSTED_CHOICES:
+        report.add("OR-04", "/tool_choice/type", f"tool_choice type {short(kind)} is not a Responses shape")
+
+
+def _check_input(report: Report, profile: Profile, items: Any, *, server_history: bool) -> None:
+    if not isinstance(items, list):
+        return
+    ids: dict[str, str] = {}
+    pending: dict[str, str] = {}  # call_id -> pointer of the call, not yet answered
+    interrupted: dict[str, str] = {}  # calls whose output has not come before another message item
+    for index, item in enumerate(items):
+        base = f"/input/{index}"
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "function_call":
+            call_id = check_call_item(report, profile, item, base, ids)
+            if call_id is not None:
+                pending[call_id] = ptr(base, "call_id")
+        elif kind == "function_call_output":
+            _check_output_item(report, item, base, pending, interrupted, ids, server_history)
+        elif kind in (None, "message") and "role" in item:
+            role = item.get("role")
+            if role == "tool":
+                report.add("OR-05", ptr(base, "role"), "role 'tool' does not exist in Responses input")
+            elif not isinstance(role, str) or role not in _INPUT_ROLES:
+                report.add("OR-05", ptr(base, "role"), f"role {short(role)} is not user|assistant|system|developer")
+            interrupted.update(pending)
+            pending.clear()
+    for call_id, pointer in {**interrupted, **pending}.items():
+        report.add("OR-08", pointer, f"function_call {short(call_id)} has no function_call_output "
+                                     "(\"No tool output found\")")
+
+
+def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base: str,
+                    ids: dict[str, str]) -> str | None:
+    """OR-06 for one function_call item (input or output). Returns its call_id."""
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str) or not call_id:
+        report.add("OR-06", ptr(base, "call_id"), "function_call has no call_id")
+        call_id = None
+    elif call_id in ids:
+        report.add("XL-04", ptr(base, "call_id"), f"call_id {short(call_id)} is already used at {ids[call_id]}")
+    else:
+        ids[call_id] = ptr(base, "call_id")
+    check_name(report, profile, item.get("name"), ptr(base, "name"), "called function")
+    if "arguments" not in item:
+        report.add("OR-06", ptr(base, "arguments"), "function_call has no arguments")
+    else:
+        check_arguments_text(report, profile, item["arguments"], ptr(base, "arguments"), rule="XL-08")
+    item_id = item.get("id")
+    if item_id is not None and not (isinstance(item_id, str) and item_id.startswith("fc")):
+        report.add("OR-06", ptr(base, "id"), f"function_call id {short(item_id)} does not begin with 'fc' "
+                                             "(\"Expected an ID that begins with 'fc'\")")
+    return call_id
+
+
+def _check_output_item(report: Report, item: dict[str, Any], base: str, pending: dict[str, str],
+                       interrupted: dict[str, str], ids: dict[str, str], server_history: bool) -> None:
+    output = item.get("output")
+    if isinstance(output, str):
+        if len(output) > MAX_OUTPUT_CHARS:
+            report.add("OR-07", ptr(base, "output"), f"output is {len(output)} characters (max {MAX_OUTPUT_CHARS})")
+    elif isinstance(output, list):
+        for position, part in enumerate(output):
+            if not (isinstance(part, dict) and isinstance(part.get("type"), str) and part["type"] in _OUTPUT_PARTS):
+                kind = part.get("type") if isinstance(part, dict) else part
+                report.add("OR-07", f"{base}/output/{position}", f"output part {short(kind)} is not "
+                                                                 "input_text|input_image|input_file")
+    else:
+        report.add("OR-07", ptr(base, "output"), "function_call_output needs output (a string or input parts)")
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str) or not 1 <= len(call_id) <= 64:
+        report.add("OR-07", ptr(base, "call_id"), "function_call_output needs a call_id of 1..64 characters")
+        return
+    if call_id in pending:
+        del pending[call_id]
+    elif call_id in interrupted:
+        del interrupted[call_id]
+        report.add("OR-08", ptr(base, "call_id"), f"output for {short(call_id)} comes after other message items; "
+                                                  "it must follow its call")
+    elif call_id in ids:
+        report.add("OR-08", ptr(base, "call_id"), f"call {short(call_id)} is answered twice")
+    elif not server_history:
+        report.add("OR-08", ptr(base, "call_id"), f"no function_call with call_id {short(call_id)} precedes this "
+                                                  "output (\"No tool call found\")")
+
+
+def check_response(payload: Any, profile: Profile, report: Report) -> None:
+    if not isinstance(payload, dict):
+        return
+    ids: dict[str, str] = {}
+    for index, item in enumerate(as_list(payload.get("output"))):
+        if isinstance(item, dict) and item.get("type") == "function_call":
+            check_call_item(report, profile, item, f"/output/{index}", ids)
