@@ -34,6 +34,10 @@ class Canned:
     body: bytes = b""
     chunks: list[tuple[float, bytes]] | None = None
     delay: float = 0.0  # before the status line (an upstream that thinks, or hangs)
+    # Tests: after `hold_after` chunks, wait (up to 10 s) until `hold` is set, so a test decides
+    # exactly when the rest of the stream may come.
+    hold: threading.Event | None = None
+    hold_after: int = 0
 
 
 @dataclass(slots=True)
@@ -461,7 +465,10 @@ class MockUpstream:
         await send({"type": "http.response.start", "status": canned.status, "headers": headers})
         gone = asyncio.ensure_future(receive())  # resolves when the client hangs up
         try:
-            for delay, data in canned.chunks:
+            for index, (delay, data) in enumerate(canned.chunks):
+                if canned.hold is not None and index == canned.hold_after:
+                    held = asyncio.get_running_loop().run_in_executor(None, canned.hold.wait, 10.0)
+                    await asyncio.wait((gone, held), return_when=asyncio.FIRST_COMPLETED)
                 if delay and self.realtime:
                     await asyncio.wait((gone,), timeout=delay)
                 if gone.done():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -325,7 +326,8 @@ class _Recorder:
             return
         except aiohttp.ClientConnectorError as exc:
             await self.fail_before_response(
-                send, 502, "toolwire_upstream_unreachable", f"upstream unreachable: {self.forwarder.upstream}: {exc.os_error}"
+                send, 502, "toolwire_upstream_unreachable",
+                f"upstream unreachable: {self.forwarder.upstream}: {_connect_reason(exc.os_error)}",
             )
             return
         except (aiohttp.ClientError, OSError) as exc:
@@ -368,6 +370,13 @@ class _Recorder:
         chunks = flow.chunks
         t0 = self.t0
         perf_counter = time.perf_counter
+
+        # A client that hangs up closes the upstream response at once, even mid-wait between
+        # two chunks: the upstream sees its connection close and stops generating.
+        def client_gone(_: asyncio.Future) -> None:
+            response.close()
+
+        watcher.add_done_callback(client_gone)
         try:
             async for data in response.content.iter_any():
                 t = perf_counter() - t0
@@ -380,15 +389,15 @@ class _Recorder:
                     data = stream_transform.feed(data)
                     if not data:
                         continue
+                if watcher.done():
+                    break
                 await send({"type": "http.response.body", "body": data, "more_body": True})
                 relayed.append(data)
                 if timed:
                     chunks.append(Chunk(t, data))
-                if watcher.done():
-                    response.close()  # the upstream sees its connection close: stop generating
-                    self._store_bodies(pieces, relayed, translating)
-                    self.finish(FlowState.ERROR, f"client disconnected after {len(relayed)} chunks")
-                    return
+            if watcher.done():
+                self._client_gone(pieces, relayed, translating)
+                return
             if flow.ttfb_ms is None:
                 flow.ttfb_ms = self.elapsed_ms()
             tail = b""
@@ -399,12 +408,17 @@ class _Recorder:
                 relayed.append(tail)
                 if timed:
                     chunks.append(Chunk(perf_counter() - t0, tail))
+            # Once the response is complete, receive() reports a disconnect too: not a hang-up.
+            watcher.remove_done_callback(client_gone)
             await send({"type": "http.response.body", "body": tail, "more_body": False})
         except asyncio.TimeoutError:
             self._store_bodies(pieces, relayed, translating)
             self.finish(FlowState.ERROR, f"upstream went silent for {self.forwarder.timeout:g} s after {len(relayed)} chunks")
             raise _AbortResponse() from None
         except (aiohttp.ClientError, OSError) as exc:
+            if watcher.done():
+                self._client_gone(pieces, relayed, translating)
+                return
             self._store_bodies(pieces, relayed, translating)
             self.finish(FlowState.ERROR, f"upstream broke off after {len(relayed)} chunks: {type(exc).__name__}: {exc}")
             raise _AbortResponse() from None
@@ -413,16 +427,25 @@ class _Recorder:
             self.finish(FlowState.ERROR, str(exc))
             raise _AbortResponse() from None
         self._store_bodies(pieces, relayed, translating)
-        if watcher.done():
-            self.finish(FlowState.ERROR, f"client disconnected after {len(relayed)} chunks")
-        else:
-            self.finish(FlowState.COMPLETE)
+        self.finish(FlowState.COMPLETE)
+
+    def _client_gone(self, pieces: list[bytes], relayed: list[bytes], translating: bool) -> None:
+        self._store_bodies(pieces, relayed, translating)
+        self.finish(FlowState.ERROR, f"client disconnected after {len(relayed)} chunks")
 
     def _store_bodies(self, pieces: list[bytes], relayed: list[bytes], translating: bool) -> None:
         flow = self.flow
         flow.response_body = b"".join(relayed)
         if translating:
             flow.upstream_response_body = b"".join(pieces)
+
+
+def _connect_reason(error: OSError) -> str:
+    if isinstance(error, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(error, socket.gaierror):
+        return f"cannot resolve host ({error.strerror})"
+    return error.strerror or str(error)
 
 
 class _AbortResponse(Exception):

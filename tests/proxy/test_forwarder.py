@@ -1,0 +1,289 @@
+"""The forwarder relays bytes exactly, streams live, and records every flow, good or bad."""
+
+from __future__ import annotations
+
+import gzip
+import socket
+import threading
+
+import httpx
+import orjson
+import pytest
+
+from inspector.flow import FlowState, Mode
+from inspector.mock import Canned, chat_stream, json_response, sse_response
+from inspector.proxy import Forwarder, ForwarderError
+from inspector.proxy.forwarder import FLOW_ID_HEADER, REPLAY_HEADER
+from inspector.redact import REDACTED
+
+CHAT = "/v1/chat/completions"
+BODY = b'{"model": "gpt-test",  "messages": [{"role": "user", "content": "hi"}]}'  # odd spacing on purpose
+
+
+def test_json_passthrough_is_byte_exact_and_recorded(rig):
+    canned = json_response({"id": "x", "object": "chat.completion", "choices": []}, headers=[("x-upstream", "1")])
+    rig.mock.push(canned)
+    response = rig.client.post(CHAT + "?api-version=1", content=BODY, headers={
+        "content-type": "application/json", "authorization": "Bearer sk-live-123", "x-custom": "kept",
+    })
+    assert response.status_code == 200
+    assert response.content == canned.body
+    assert response.headers["x-upstream"] == "1"
+    (event,) = rig.events.completed()
+
+    received = rig.mock.received[0]
+    assert received.body == BODY
+    assert received.path == CHAT and received.query == "api-version=1"
+    assert received.header("host") == f"127.0.0.1:{rig.mock.port}"
+    assert received.header("authorization") == "Bearer sk-live-123"
+    assert received.header("x-custom") == "kept"
+    assert received.header("connection") is None  # hop-by-hop, not relayed
+    assert received.header("user-agent") == response.request.headers["user-agent"]
+
+    flow = rig.store.get(event.flow.id)
+    assert flow.request_body == BODY
+    assert flow.upstream_request_body is None  # passthrough: what went upstream is the request
+    assert flow.response_body == canned.body
+    assert flow.status == 200 and flow.state is FlowState.COMPLETE and flow.mode is Mode.PASSTHROUGH
+    assert flow.streamed is False and flow.chunks == []
+    assert flow.query == "api-version=1"
+    assert flow.upstream_url == f"{rig.mock.base_url}{CHAT}?api-version=1"
+    assert ("authorization", REDACTED) in flow.request_headers
+    assert 0 < flow.ttfb_ms <= flow.latency_ms
+    row = event.row
+    assert (row.dialect, row.model, row.status, row.state) == ("openai-chat", "gpt-test", 200, "complete")
+
+
+def test_session_is_created_on_start(rig):
+    (session,) = rig.store.sessions()
+    assert (session.upstream, session.listen, session.mode) == (rig.mock.base_url, rig.url, "passthrough")
+    assert rig.store.session_id == session.id
+
+
+def test_stream_is_relayed_live_chunk_by_chunk(rig):
+    release = threading.Event()
+    events = chat_stream("one two three", pieces=3)
+    canned = sse_response(events)
+    canned.hold, canned.hold_after = release, 1
+    rig.mock.push(canned)
+    with rig.client.stream("POST", CHAT, content=b'{"model":"m","stream":true,"messages":[]}') as response:
+        stream = response.iter_raw()
+        first = next(stream)  # arrives while the upstream still holds the rest: nothing is buffered
+        assert first == canned.chunks[0][1]
+        release.set()
+        rest = b"".join(stream)
+    sent = b"".join(data for _, data in canned.chunks)
+    assert first + rest == sent
+    (event,) = rig.events.completed()
+    flow = rig.store.get(event.flow.id)
+    assert flow.streamed is True
+    assert flow.response_body == sent
+    assert b"".join(c.data for c in flow.chunks) == sent
+    assert flow.chunks[0].data == canned.chunks[0][1]
+    times = [c.t for c in flow.chunks]
+    assert times == sorted(times)
+    assert flow.ttfb_ms == pytest.approx(flow.chunks[0].t * 1000)
+
+
+def test_gzip_response_is_relayed_compressed(rig):
+    payload = orjson.dumps({"id": "x", "choices": []})
+    packed = gzip.compress(payload, mtime=0)
+    rig.mock.push(Canned(headers=[("content-type", "application/json"), ("content-encoding", "gzip")], body=packed))
+    with rig.client.stream("POST", CHAT, content=BODY, headers={"accept-encoding": "gzip"}) as response:
+        raw = b"".join(response.iter_raw())
+    assert raw == packed
+    (event,) = rig.events.completed()
+    flow = rig.store.get(event.flow.id)
+    assert flow.response_body == packed
+    assert ("content-encoding", "gzip") in flow.response_headers
+    assert rig.mock.received[0].header("accept-encoding") == "gzip"
+
+
+def test_gzip_request_body_is_forwarded_as_is_and_still_analysed(rig):
+    packed = gzip.compress(BODY, mtime=0)
+    response = rig.client.post(CHAT, content=packed, headers={"content-encoding": "gzip",
+                                                               "content-type": "application/json"})
+    # The mock cannot read gzip, as most providers: its 400 comes back untouched.
+    assert response.status_code == 400
+    assert rig.mock.received[0].body == packed
+    assert rig.mock.received[0].header("content-encoding") == "gzip"
+    (event,) = rig.events.completed()
+    assert (event.row.model, event.row.error) == ("gpt-test", None)
+
+
+@pytest.mark.parametrize("body", [b"this is not json", b'{"model": "gpt-test", "messages": [{"role"'],
+                         ids=["not-json", "truncated-json"])
+def test_bad_json_body_is_forwarded_and_recorded_with_the_parse_error(rig, body):
+    response = rig.client.post(CHAT, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert rig.mock.received[0].body == body
+    (event,) = rig.events.completed()
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        reason = str(exc)
+    assert event.row.error == f"request not valid JSON: {reason}"
+    assert (event.row.state, event.row.status) == ("complete", 400)
+    assert rig.client.post(CHAT, content=BODY).status_code == 200  # still serving
+
+
+def test_wrong_content_type_is_passed_through(rig):
+    response = rig.client.post(CHAT, content=BODY, headers={"content-type": "text/plain"})
+    assert response.status_code == 200
+    assert rig.mock.received[0].header("content-type") == "text/plain"
+    (event,) = rig.events.completed()
+    assert (event.row.model, event.row.error) == ("gpt-test", None)
+
+
+def test_huge_body_is_refused_with_413_and_recorded(make_rig):
+    rig = make_rig(max_body=1000)
+    response = rig.client.post(CHAT, content=b"x" * 5000)
+    assert response.status_code == 413
+    message = "request body larger than 1000 bytes; not forwarded"
+    assert response.json() == {"error": {"type": "toolwire_bad_request", "message": message, "code": 413}}
+    (event,) = rig.events.completed()
+    assert (event.row.state, event.row.error, event.row.status) == ("error", message, 413)
+    assert rig.mock.received == []
+    assert rig.client.post(CHAT, content=BODY).status_code == 200
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_unreachable_upstream_gives_502_and_an_error_flow(store):
+    port = _closed_port()
+    upstream = f"http://127.0.0.1:{port}"
+    with Forwarder(upstream, store=store, port=0) as forwarder, httpx.Client(base_url=forwarder.base_url) as client:
+        for _ in range(2):  # and it keeps serving
+            response = client.post(CHAT, content=BODY)
+            assert response.status_code == 502
+            message = f"upstream unreachable: {upstream}: connection refused"
+            assert response.json() == {"error": {"type": "toolwire_upstream_unreachable", "message": message,
+                                                 "code": 502}}
+        store.flush()
+        rows = store.rows()
+        assert [(r.state, r.status, r.error) for r in rows] == [("error", 502, message)] * 2
+        assert store.get(rows[0].id).response_body == response.content
+
+
+def test_upstream_timeout_before_answering_gives_504(make_rig):
+    rig = make_rig(timeout=0.2)
+    rig.mock.push(Canned(body=b"{}", delay=1.0))
+    response = rig.client.post(CHAT, content=BODY)
+    assert response.status_code == 504
+    message = f"upstream sent nothing for 0.2 s ({rig.mock.base_url})"
+    assert response.json()["error"]["message"] == message
+    (event,) = rig.events.completed()
+    assert (event.row.state, event.row.error) == ("error", message)
+
+
+def test_upstream_silent_mid_stream_cuts_the_client_off(make_rig):
+    rig = make_rig(timeout=0.2)
+    canned = sse_response(["a", "b"])
+    canned.chunks[1] = (1.0, canned.chunks[1][1])
+    rig.mock.push(canned)
+    with pytest.raises(httpx.RemoteProtocolError):
+        with rig.client.stream("POST", CHAT, content=BODY) as response:
+            b"".join(response.iter_raw())
+    (event,) = rig.events.completed()
+    assert (event.row.state, event.row.error) == ("error", "upstream went silent for 0.2 s after 1 chunks")
+    assert rig.store.get(event.flow.id).response_body == b"data: a\n\n"
+
+
+def test_client_disconnect_mid_stream_is_recorded_and_closes_the_upstream(rig):
+    release = threading.Event()
+    canned = sse_response(chat_stream("one two three four"))
+    canned.hold, canned.hold_after = release, 1
+    rig.mock.push(canned)
+    try:
+        with rig.client.stream("POST", CHAT, content=BODY) as response:
+            assert next(response.iter_raw()) == canned.chunks[0][1]
+        # Leaving the block closes the connection with the upstream still holding chunk 2.
+        (event,) = rig.events.completed()
+        assert (event.row.state, event.row.error) == ("error", "client disconnected after 1 chunks")
+        assert rig.store.get(event.flow.id).response_body == canned.chunks[0][1]
+        assert rig.mock.wait_answered(1)
+        assert rig.mock.disconnects == 1
+    finally:
+        release.set()
+    assert rig.client.post(CHAT, content=BODY).status_code == 200
+
+
+def test_replay_header_is_stripped_and_links_the_flow(rig):
+    response = rig.client.post(CHAT, content=BODY, headers={REPLAY_HEADER: "41"})
+    (event,) = rig.events.completed()
+    assert response.headers[FLOW_ID_HEADER] == str(event.flow.id)
+    assert rig.mock.received[0].header(REPLAY_HEADER) is None
+    assert event.row.replay_of == 41
+    assert rig.store.get(event.flow.id).replay_of == 41
+
+
+def test_credentials_are_kept_in_memory_only(rig):
+    rig.client.post("/v1beta/models/gemini-2.5-flash:generateContent?key=AIza-secret&alt=json", content=b"{}",
+                    headers={"x-api-key": "sk-ant-1"})
+    (event,) = rig.events.completed()
+    assert rig.forwarder.credentials(event.flow.id) == [("x-api-key", "sk-ant-1"), ("x-goog-api-key", "AIza-secret")]
+    flow = rig.store.get(event.flow.id)
+    assert flow.query == f"key={REDACTED}&alt=json"
+    assert rig.mock.received[0].query == "key=AIza-secret&alt=json"
+    assert rig.forwarder.credentials(event.flow.id + 1) == []
+
+
+def test_started_event_comes_first_and_pending_row_is_written(rig):
+    release = threading.Event()
+    canned = sse_response(["a", "b"])
+    canned.hold, canned.hold_after = release, 1
+    rig.mock.push(canned)
+    with rig.client.stream("POST", CHAT, content=BODY) as response:
+        stream = response.iter_raw()
+        next(stream)
+        rig.store.flush()
+        (row,) = rig.store.rows()
+        assert (row.state, row.status) == ("pending", None)
+        assert [e.kind for e in rig.events.all] == ["started"]
+        release.set()
+        b"".join(stream)
+    rig.events.completed()
+    assert [e.kind for e in rig.events.all] == ["started", "completed"]
+
+
+def test_parallel_requests_are_all_recorded(rig):
+    with httpx.Client(base_url=rig.url) as client:
+        threads = [threading.Thread(target=client.post, args=(CHAT,), kwargs={"content": BODY}) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    completed = rig.events.completed(8)
+    assert sorted(e.flow.id for e in completed) == list(range(1, 9))
+    assert rig.store.count() == 8
+
+
+def test_non_loopback_host_needs_allow_remote(store):
+    with pytest.raises(ForwarderError) as raised:
+        Forwarder("http://127.0.0.1:9", store=store, host="0.0.0.0", port=0)
+    assert str(raised.value) == (
+        "refusing to listen on 0.0.0.0: it is reachable from other machines and the forwarder relays your API "
+        "keys; pass --allow-remote (allow_remote=True) if you mean it"
+    )
+    with Forwarder("http://127.0.0.1:9", store=store, host="0.0.0.0", port=0, allow_remote=True) as forwarder:
+        assert forwarder.base_url == f"http://0.0.0.0:{forwarder.port}"
+
+
+def test_bad_upstream_url_is_refused(store):
+    with pytest.raises(ForwarderError) as raised:
+        Forwarder("api.openai.com", store=store)
+    assert str(raised.value) == "--upstream must be an http(s) URL such as https://api.openai.com; got 'api.openai.com'"
+
+
+def test_busy_port_is_a_clear_error(store):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ForwarderError) as raised:
+            Forwarder("http://127.0.0.1:9", store=store, port=port).start()
+    assert str(raised.value) == f"cannot listen on 127.0.0.1:{port}: Address already in use"
