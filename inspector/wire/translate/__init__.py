@@ -1,0 +1,43 @@
+"""Translation between dialects with loss reports (issue 4). Pure: no I/O.
+
+    bridge = get_bridge(Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES)
+    sent = bridge.request(body, "/v1/chat/completions")     # .payload, .path, .losses, .state
+    back = bridge.response(upstream_body, sent.state)        # .payload, .losses
+    relay = bridge.stream(sent.state)                        # .feed(bytes) -> bytes, .close(), .losses
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ..dialect import Dialect
+from . import mcp
+from .bridge import PAIRS, Bridge, RequestTranslation, ResponseTranslation, StreamTranslator, get_bridge
+from .model import Loss, State, TranslationError, UnsupportedPair
+
+__all__ = ["PAIRS", "Bridge", "Loss", "RequestTranslation", "ResponseTranslation", "State", "StreamTranslator",
+           "TranslationError", "UnsupportedPair", "get_bridge", "translate_document"]
+
+_DEFAULT_PATH = {Dialect.OPENAI_CHAT: "/v1/chat/completions", Dialect.OPENAI_RESPONSES: "/v1/responses",
+                 Dialect.ANTHROPIC: "/v1/messages", Dialect.GEMINI: "/v1beta/models/{model}:generateContent"}
+
+
+def translate_document(payload: Any, source: Dialect | str, target: Dialect | str,
+                       kind: Literal["request", "response"] = "request") -> tuple[dict[str, Any], list[Loss]]:
+    """One document from `source` into `target`. A request goes through the bridge source->target;
+    a response through the bridge target->source (the way a response travels). From MCP, a
+    tools/list result becomes `{"tools": [...]}` and a tools/call result the target's result item."""
+    source, target = Dialect(source), Dialect(target)
+    if source is Dialect.MCP:
+        if target is Dialect.MCP:
+            raise UnsupportedPair("MCP to MCP is not a translation")
+        return mcp.tools(payload, target) if mcp.kind_of(payload) == "tools" else mcp.result_item(payload, target)
+    if kind == "response":
+        bridge = get_bridge(target, source)
+        translated = bridge.response(payload, State(target, source))
+        return translated.payload, translated.losses
+    bridge = get_bridge(source, target)
+    model = str(payload.get("model") or "") if isinstance(payload, dict) else ""
+    path = _DEFAULT_PATH[source].format(model=model or "model")
+    request = bridge.request(payload, path)
+    return request.payload, request.losses

@@ -1,0 +1,575 @@
+"""Anthropic Messages <-> the neutral form: requests, responses and the content-block stream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..dialect import Dialect
+from ..pointer import join
+from ..sse import SSEEvent
+from . import events as ev
+from .common import Emit, back_id, back_name, text_of
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State,
+                    StopReason, Tool, TranslationError)
+
+_PARAMS = ("model", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature", "top_p",
+           "stop_sequences", "stream")
+_DEFAULT_MAX_TOKENS = 4096
+_STOP_IN = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "max_tokens": "length",
+            "model_context_window_exceeded": "length", "tool_use": "tool_calls", "refusal": "content_filter"}
+_STOP_OUT = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
+_CUSTOM_SCHEMA = {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}
+
+
+# --- requests ------------------------------------------------------------------------------------
+
+def _media(block: dict[str, Any], kind: str, src: str) -> Part:
+    source = block.get("source") or {}
+    stype = source.get("type")
+    if stype == "base64":
+        return Part(kind, src, mime=str(source.get("media_type", "")), data=str(source.get("data", "")),
+                    filename=str(block.get("title") or ""))
+    if stype == "url":
+        return Part(kind, src, url=str(source.get("url", "")), filename=str(block.get("title") or ""))
+    if stype == "file":
+        return Part(kind, src, url=str(source.get("file_id", "")), filename=str(block.get("title") or ""))
+    if stype == "text":
+        return Part("text", src, text=str(source.get("data", "")))
+    raise TranslationError(f"a {kind} source of type {stype!r} has no counterpart", join(src, "source"))
+
+
+def _parse_blocks(content: Any, src: str) -> list[tuple[str, dict[str, Any]]]:
+    if isinstance(content, str):
+        return [(src, {"type": "text", "text": content})]
+    if not isinstance(content, list):
+        raise TranslationError("content must be a string or a list of blocks", src)
+    return [(join(src, i), block) for i, block in enumerate(content) if isinstance(block, dict)]
+
+
+def _result_parts(content: Any, src: str) -> list[Part]:
+    if content is None:
+        return []
+    parts: list[Part] = []
+    for here, block in _parse_blocks(content, src):
+        kind = block.get("type")
+        if kind == "text":
+            parts.append(Part("text", here, text=str(block.get("text", ""))))
+        elif kind == "image":
+            parts.append(_media(block, "image", here))
+        elif kind == "document":
+            parts.append(_media(block, "file", here))
+        elif kind == "search_result":
+            texts = [str(b.get("text", "")) for b in block.get("content") or [] if isinstance(b, dict)]
+            parts.append(Part("text", here, text="\n".join([str(block.get("title", "")), *texts]).strip()))
+        else:
+            raise TranslationError(f"tool_result content of type {kind!r} has no counterpart", here)
+    return parts
+
+
+def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Loss]]:
+    losses: list[Loss] = []
+    req = Request(model=str(payload.get("model") or ""))
+    for key, value in payload.items():
+        if value is None and key in ("tools", "tool_choice", "system"):
+            losses.append(Loss(f"/{key}", None, "dropped", "null means absent", "XL-10"))
+        elif key not in _PARAMS:
+            req.leftovers.append((f"/{key}", f"Anthropic parameter {key!r} has no counterpart"))
+    system = payload.get("system")
+    if system:
+        parts = [Part("text", here, text=str(block.get("text", ""))) for here, block in _parse_blocks(system, "/system")
+                 if block.get("type") == "text"]
+        req.items.append(Message("system", parts, "/system"))
+    messages = payload.get("messages")
+    if not isinstance(messages, list):
+        raise TranslationError("messages must be a list", "/messages")
+    for i, message in enumerate(messages):
+        src = join("/messages", i)
+        if not isinstance(message, dict):
+            raise TranslationError("a message must be an object", src)
+        role = message.get("role")
+        if role == "user":
+            _parse_user(message.get("content"), src, req.items, losses)
+        elif role == "assistant":
+            _parse_assistant(message.get("content"), src, req.items)
+        else:
+            raise TranslationError(f"unknown message role {role!r}", join(src, "role"))
+    _parse_tools(payload.get("tools") or [], req, losses)
+    choice = payload.get("tool_choice")
+    if isinstance(choice, dict):
+        kind = choice.get("type")
+        modes = {"auto": "auto", "any": "required", "none": "none"}
+        if kind in modes:
+            req.choice = Choice(modes[kind], "/tool_choice")  # type: ignore[arg-type]
+        elif kind == "tool":
+            req.choice = Choice("named", "/tool_choice", str(choice.get("name", "")))
+        if choice.get("disable_parallel_tool_use") is True:
+            req.parallel = False
+    req.max_tokens = payload.get("max_tokens") if isinstance(payload.get("max_tokens"), int) else None
+    req.temperature = payload.get("temperature")
+    req.top_p = payload.get("top_p")
+    req.stop = [s for s in payload.get("stop_sequences") or [] if isinstance(s, str)]
+    req.stream = payload.get("stream") is True
+    return req, losses
+
+
+def _parse_user(content: Any, src: str, items: list[Any], losses: list[Loss]) -> None:
+    """Tool results first, then the rest of the turn (XL-07); a reorder is reported."""
+    results: list[Result] = []
+    parts: list[Part] = []
+    for here, block in _parse_blocks(content, join(src, "content")):
+        kind = block.get("type")
+        if kind == "tool_result":
+            if parts and not results:
+                losses.append(Loss(here, None, "converted", "tool results placed before the text that preceded them",
+                                   "XL-07"))
+            call_id = block.get("tool_use_id")
+            if not isinstance(call_id, str) or not call_id:
+                raise TranslationError("a tool_result needs its tool_use_id", join(here, "tool_use_id"))
+            results.append(Result(call_id, None, _result_parts(block.get("content"), join(here, "content")), here,
+                                  is_error=block.get("is_error") is True))
+        elif kind == "text":
+            parts.append(Part("text", here, text=str(block.get("text", ""))))
+        elif kind == "image":
+            parts.append(_media(block, "image", here))
+        elif kind == "document":
+            parts.append(_media(block, "file", here))
+        else:
+            raise TranslationError(f"user content block {kind!r} has no counterpart", here)
+    items.extend(results)
+    if parts:
+        items.append(Message("user", parts, src))
+
+
+def _parse_assistant(content: Any, src: str, items: list[Any]) -> None:
+    for here, block in _parse_blocks(content, join(src, "content")):
+        kind = block.get("type")
+        if kind == "text":
+            if block.get("text"):
+                items.append(Message("assistant", [Part("text", here, text=str(block["text"]))], here))
+        elif kind == "tool_use":
+            call_id, name = block.get("id"), block.get("name")
+            if not isinstance(call_id, str) or not isinstance(name, str):
+                raise TranslationError("a tool_use needs id and name", here)
+            arguments = block.get("input")
+            if not isinstance(arguments, dict):
+                raise TranslationError("tool_use input must be an object", join(here, "input"))
+            items.append(Call(call_id, name, arguments, here))
+        else:
+            items.append(Opaque(Dialect.ANTHROPIC, f"{kind} block", block, here))
+
+
+def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
+    seen: set[str] = set()
+    for j, tool in enumerate(tools):
+        here = join("/tools", j)
+        if not isinstance(tool, dict):
+            continue
+        kind = str(tool.get("type") or "custom")
+        if kind == "custom":
+            name = tool.get("name")
+            if not isinstance(name, str) or not name:
+                losses.append(Loss(here, None, "dropped", "a tool without a name cannot be declared", "XL-09"))
+                continue
+            if name in seen:
+                losses.append(Loss(here, None, "dropped", f"tool {name!r} is declared twice; the first is kept", "XL-03"))
+                continue
+            seen.add(name)
+            schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
+            req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict")))
+        elif kind.startswith("web_search_"):
+            options = {k: tool[k] for k in ("allowed_domains", "blocked_domains", "max_uses") if tool.get(k)}
+            if isinstance(tool.get("user_location"), dict):
+                options["user_location"] = {k: v for k, v in tool["user_location"].items() if k != "type"}
+            req.builtins.append(Builtin("web_search", options, here, Dialect.ANTHROPIC, tool))
+        elif kind.startswith("code_execution_"):
+            req.builtins.append(Builtin("code_interpreter", {}, here, Dialect.ANTHROPIC, tool))
+        else:
+            req.builtins.append(Builtin(kind, {}, here, Dialect.ANTHROPIC, tool))
+
+
+def _media_block(part: Part) -> dict[str, Any]:
+    kind = "image" if part.kind == "image" else "document"
+    if part.data:
+        mime = part.mime or ("image/png" if kind == "image" else "application/pdf")
+        return {"type": kind, "source": {"type": "base64", "media_type": mime, "data": part.data}}
+    if part.url.startswith(("http://", "https://")):
+        return {"type": kind, "source": {"type": "url", "url": part.url}}
+    return {"type": kind, "source": {"type": "file", "file_id": part.url}}
+
+
+def content_blocks(parts: list[Part]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for part in parts:
+        if part.kind == "text":
+            if part.text:
+                blocks.append({"type": "text", "text": part.text})
+        elif part.kind in ("image", "file"):
+            blocks.append(_media_block(part))
+        else:
+            raise TranslationError("Anthropic messages cannot carry audio", part.src)
+    return blocks
+
+
+def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
+    out: dict[str, Any] = {"model": req.model}
+    system: list[str] = []
+    turns: list[tuple[str, list[dict[str, Any]], str]] = []  # (role, blocks, first source pointer)
+    for item in req.items:
+        if isinstance(item, Message) and item.role == "system":
+            if turns:
+                emit.losses.append(Loss(item.src, "/system", "converted",
+                                        "Anthropic has one system prompt; this mid-conversation system message "
+                                        "joins it", ""))
+            if any(p.kind != "text" for p in item.parts):
+                emit.drop(item.src, "the system prompt carries text only; media dropped")
+            system.append(text_of(item.parts))
+            continue
+        role = "assistant" if isinstance(item, Call) or (isinstance(item, (Message, Opaque)) and _assistant(item)) \
+            else "user"
+        if not turns or turns[-1][0] != role:
+            turns.append((role, [], item.src))
+        blocks = turns[-1][1]
+        tgt = join("/messages", len(turns) - 1, "content", len(blocks))
+        if isinstance(item, Message):
+            blocks.extend(content_blocks(item.parts))
+        elif isinstance(item, Call):
+            block: dict[str, Any] = {"type": "tool_use", "id": emit.call_id(item.id or "", item.src, join(tgt, "id")),
+                                     "name": emit.name(item.name, item.src, join(tgt, "name")),
+                                     "input": item.arguments}
+            blocks.append(block)
+        elif isinstance(item, Result):
+            result: dict[str, Any] = {"type": "tool_result",
+                                      "tool_use_id": emit.call_id(item.call_id or "", item.src, join(tgt, "tool_use_id"))}
+            content = content_blocks(item.parts)
+            if content and all(b["type"] == "text" for b in content):
+                result["content"] = "".join(b["text"] for b in content)
+            elif content:
+                result["content"] = content
+            if item.is_error:
+                result["is_error"] = True
+            # Results go before anything else in the turn (AN-09).
+            position = sum(1 for b in blocks if b.get("type") == "tool_result")
+            if position != len(blocks):
+                emit.losses.append(Loss(item.src, tgt, "converted", "tool results placed before the text that "
+                                        "preceded them", "XL-07"))
+            blocks.insert(position, result)
+        elif isinstance(item, Opaque) and emit.opaque(item):
+            blocks.append(item.raw)
+    messages = []
+    for role, blocks, src in turns:
+        if not blocks:
+            emit.drop(src, "a turn with no content left is rejected by Anthropic (AN-12)")
+            continue
+        if messages and messages[-1]["role"] == role:
+            messages[-1]["content"].extend(blocks)
+        else:
+            messages.append({"role": role, "content": blocks})
+    if system:
+        out["system"] = "\n\n".join(system)
+    out["messages"] = messages
+    tools = emit_tools(req.tools, emit)
+    for builtin in req.builtins:
+        hosted = _emit_builtin(builtin, emit)
+        if hosted is not None:
+            tools.append(hosted)
+    if tools:
+        out["tools"] = tools
+    choice = _emit_choice(req, emit, bool(tools))
+    if choice is not None:
+        out["tool_choice"] = choice
+    if req.max_tokens is None:
+        emit.losses.append(Loss("", "/max_tokens", "synthesised",
+                                f"Anthropic requires max_tokens; {_DEFAULT_MAX_TOKENS} is sent", ""))
+    out["max_tokens"] = req.max_tokens if req.max_tokens is not None else _DEFAULT_MAX_TOKENS
+    for key in ("temperature", "top_p"):
+        if getattr(req, key) is not None:
+            out[key] = getattr(req, key)
+    if req.stop:
+        out["stop_sequences"] = req.stop
+    if req.stream:
+        out["stream"] = True
+    for pointer, why in req.leftovers:
+        emit.drop(pointer, why)
+    return out
+
+
+def _assistant(item: Message | Opaque) -> bool:
+    return item.role == "assistant" if isinstance(item, Message) else True
+
+
+def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
+    return [_emit_tool(tool, emit, join("/tools", j)) for j, tool in enumerate(tools)]
+
+
+def _emit_tool(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": emit.name(tool.name, tool.src, join(tgt, "name"))}
+    if tool.description:
+        entry["description"] = tool.description
+    if tool.custom:
+        emit.losses.append(Loss(tool.src, join(tgt, "input_schema"), "converted",
+                                "a free-form custom tool becomes a tool with one string parameter \"input\"", ""))
+        entry["input_schema"] = _CUSTOM_SCHEMA
+    elif not tool.schema:
+        entry["input_schema"] = {"type": "object", "properties": {}}
+    elif tool.schema.get("type") != "object":
+        emit.losses.append(Loss(tool.src, join(tgt, "input_schema"), "synthesised",
+                                "Anthropic requires an object input_schema; the schema is nested under \"value\"", ""))
+        entry["input_schema"] = {"type": "object", "properties": {"value": tool.schema}, "required": ["value"]}
+    else:
+        entry["input_schema"] = tool.schema
+    if tool.strict:
+        entry["strict"] = True
+    return entry
+
+
+def _emit_builtin(builtin: Builtin, emit: Emit) -> dict[str, Any] | None:
+    if builtin.kind == "web_search":
+        tool: dict[str, Any] = {"type": "web_search_20250305", "name": "web_search"}
+        for key, value in builtin.options.items():
+            if key in ("allowed_domains", "blocked_domains", "max_uses"):
+                tool[key] = value
+            elif key == "user_location":
+                tool[key] = {"type": "approximate", **value}
+            else:
+                emit.drop(join(builtin.src, key), f"web search option {key!r} has no Anthropic counterpart", "XL-09")
+        return tool
+    if builtin.kind == "code_interpreter":
+        return {"type": "code_execution_20250825", "name": "code_execution"}
+    emit.drop(builtin.src, f"built-in tool {builtin.kind!r} has no Anthropic equivalent", "XL-09")
+    return None
+
+
+def _emit_choice(req: Request, emit: Emit, has_tools: bool) -> dict[str, Any] | None:
+    choice = req.choice
+    if choice is not None and not has_tools and choice.mode != "none":
+        emit.drop(choice.src, "tool_choice without tools is rejected", "XL-11")
+        return None
+    if choice is None:
+        if req.parallel is False and has_tools:
+            return {"type": "auto", "disable_parallel_tool_use": True}
+        return None
+    if choice.mode == "named":
+        out: dict[str, Any] = {"type": "tool", "name": emit.name(choice.name, choice.src, "/tool_choice/name")}
+    else:
+        out = {"type": {"auto": "auto", "required": "any", "none": "none"}[choice.mode]}
+    if req.parallel is False and choice.mode != "none":
+        out["disable_parallel_tool_use"] = True
+    return out
+
+
+# --- responses -----------------------------------------------------------------------------------
+
+def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, list[Loss]]:
+    losses: list[Loss] = []
+    resp = Response(id=str(payload.get("id") or ""), model=str(payload.get("model") or ""))
+    if payload.get("type") == "error":
+        resp.error = payload.get("error") or {}
+        return resp, losses
+    _parse_assistant(payload.get("content") or [], "", resp.items)
+    resp.stop = _STOP_IN.get(payload.get("stop_reason"), "stop")  # type: ignore[assignment]
+    if payload.get("stop_reason") == "pause_turn":
+        losses.append(Loss("/stop_reason", None, "converted", "pause_turn (a server tool paused) is reported as a "
+                           "normal stop", ""))
+    usage = payload.get("usage") or {}
+    resp.input_tokens = int(usage.get("input_tokens") or 0)
+    resp.output_tokens = int(usage.get("output_tokens") or 0)
+    return resp, losses
+
+
+def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
+    if resp.error is not None:
+        return {"type": "error", "error": _error(resp.error)}
+    content: list[dict[str, Any]] = []
+    calls = 0
+    for item in resp.items:
+        here = join("/content", len(content))
+        if isinstance(item, Message):
+            if text_of(item.parts):
+                content.append({"type": "text", "text": text_of(item.parts)})
+        elif isinstance(item, Call):
+            call_id = back_id(state, item.id, f"{resp.id}:{calls}", losses, item.src, join(here, "id"))
+            calls += 1
+            content.append({"type": "tool_use", "id": call_id, "name": back_name(state, item.name),
+                            "input": item.arguments})
+        elif isinstance(item, Opaque):
+            losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Anthropic",
+                               "XL-14"))
+    stop = "tool_use" if calls else _STOP_OUT["stop" if resp.stop == "tool_calls" else resp.stop]
+    return {"id": _message_id(resp.id), "type": "message", "role": "assistant", "model": resp.model or state.model,
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": resp.input_tokens, "output_tokens": resp.output_tokens}}
+
+
+def _message_id(upstream: str) -> str:
+    return upstream if upstream.startswith("msg_") else f"msg_{upstream}" if upstream else "msg_translated"
+
+
+def _error(error: Any) -> dict[str, Any]:
+    if isinstance(error, dict):
+        return {"type": str(error.get("type") or "api_error"), "message": str(error.get("message", ""))}
+    return {"type": "api_error", "message": str(error)}
+
+
+# --- streams -------------------------------------------------------------------------------------
+
+class StreamParser:
+    """Anthropic stream events -> neutral events; calls keyed by content-block index (AN-13)."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.blocks: dict[int, dict[str, Any]] = {}  # open tool_use blocks: index -> {"args": bool, "input": ...}
+        self.stop: StopReason = "stop"
+        self.usage = [0, 0]
+        self.done = False
+
+    def feed(self, event: SSEEvent) -> list[ev.Event]:
+        if self.done:
+            return []
+        try:
+            data = orjson.loads(event.data)
+        except orjson.JSONDecodeError:
+            return [ev.Failure(f"upstream sent an event that is not JSON: {event.data[:80]!r}")]
+        if not isinstance(data, dict):
+            return []
+        kind = data.get("type") or event.event
+        if kind == "message_start":
+            message = data.get("message") or {}
+            self.usage[0] = int((message.get("usage") or {}).get("input_tokens") or 0)
+            return [ev.Start(str(message.get("id") or ""), str(message.get("model") or ""), self.usage[0])]
+        if kind == "content_block_start":
+            index, block = data.get("index"), data.get("content_block") or {}
+            btype = block.get("type")
+            if btype == "text":
+                return [ev.TextDelta(str(block["text"]))] if block.get("text") else []
+            if btype == "tool_use":
+                self.blocks[index] = {"args": False, "input": block.get("input")}
+                return [ev.CallStart(index, str(block.get("id") or ""), str(block.get("name") or ""))]
+            return [ev.Dropped(f"{btype} block")]
+        if kind == "content_block_delta":
+            index, delta = data.get("index"), data.get("delta") or {}
+            if delta.get("type") == "text_delta" and delta.get("text"):
+                return [ev.TextDelta(str(delta["text"]))]
+            if delta.get("type") == "input_json_delta" and index in self.blocks and delta.get("partial_json"):
+                self.blocks[index]["args"] = True
+                return [ev.CallArgs(index, str(delta["partial_json"]))]
+            return []
+        if kind == "content_block_stop":
+            index = data.get("index")
+            if index not in self.blocks:
+                return []
+            block = self.blocks.pop(index)
+            out: list[ev.Event] = []
+            if not block["args"] and isinstance(block["input"], dict) and block["input"]:
+                out.append(ev.CallArgs(index, orjson.dumps(block["input"]).decode()))
+            out.append(ev.CallEnd(index))
+            return out
+        if kind == "message_delta":
+            reason = (data.get("delta") or {}).get("stop_reason")
+            if reason:
+                self.stop = _STOP_IN.get(reason, "stop")  # type: ignore[assignment]
+            self.usage[1] = int((data.get("usage") or {}).get("output_tokens") or self.usage[1])
+            return []
+        if kind == "message_stop":
+            return self.close()
+        if kind == "error":
+            self.done = True
+            error = data.get("error") or {}
+            return [ev.Failure(str(error.get("message", "")), error)]
+        return []
+
+    def close(self) -> list[ev.Event]:
+        if self.done:
+            return []
+        self.done = True
+        out: list[ev.Event] = [ev.CallEnd(index) for index in self.blocks]
+        self.blocks.clear()
+        out.append(ev.Finish(self.stop, self.usage[0], self.usage[1]))
+        return out
+
+
+class StreamEmitter:
+    """Neutral events -> Anthropic SSE: one content block per text run and per call, dense indices."""
+
+    def __init__(self, state: State, losses: list[Loss]) -> None:
+        self.state = state
+        self.losses = losses
+        self.id = "msg_translated"
+        self.model = state.model
+        self.next = 0
+        self.text_block: int | None = None
+        self.calls: dict[Any, int] = {}
+        self.open: set[int] = set()
+        self.saw_call = False
+        self.finished = False
+
+    @staticmethod
+    def _event(kind: str, body: dict[str, Any]) -> bytes:
+        return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **body}) + b"\n\n"
+
+    def emit(self, event: ev.Event) -> bytes:
+        if isinstance(event, ev.Start):
+            self.id = _message_id(event.id)
+            self.model = event.model or self.model
+            return self._event("message_start", {"message": {
+                "id": self.id, "type": "message", "role": "assistant", "model": self.model, "content": [],
+                "stop_reason": None, "stop_sequence": None,
+                "usage": {"input_tokens": event.input_tokens, "output_tokens": 0}}})
+        if isinstance(event, ev.TextDelta):
+            out = b""
+            if self.text_block is None:
+                self.text_block = self._open()
+                out += self._event("content_block_start", {"index": self.text_block,
+                                                           "content_block": {"type": "text", "text": ""}})
+            return out + self._event("content_block_delta", {"index": self.text_block,
+                                                             "delta": {"type": "text_delta", "text": event.text}})
+        if isinstance(event, ev.CallStart):
+            out = self._close_text()
+            index = self.calls[event.key] = self._open()
+            self.saw_call = True
+            call_id = back_id(self.state, event.id or None, f"{self.id}:{index}", self.losses,
+                              f"/stream/{event.key}", f"/content/{index}/id")
+            return out + self._event("content_block_start", {"index": index, "content_block": {
+                "type": "tool_use", "id": call_id, "name": back_name(self.state, event.name), "input": {}}})
+        if isinstance(event, ev.CallArgs):
+            return self._event("content_block_delta", {"index": self.calls[event.key],
+                                                       "delta": {"type": "input_json_delta",
+                                                                 "partial_json": event.delta}})
+        if isinstance(event, ev.CallEnd):
+            index = self.calls.pop(event.key, None)
+            return self._stop(index) if index is not None else b""
+        if isinstance(event, ev.Finish):
+            if self.finished:
+                return b""
+            self.finished = True
+            out = self._close_text()
+            for index in sorted(self.open):
+                out += self._stop(index)
+            stop = "tool_use" if self.saw_call else _STOP_OUT["stop" if event.stop == "tool_calls" else event.stop]
+            return (out + self._event("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
+                                                        "usage": {"output_tokens": event.output_tokens}})
+                    + self._event("message_stop", {}))
+        if isinstance(event, ev.Dropped):
+            self.losses.append(Loss("/stream", None, "dropped", f"{event.what} cannot cross to Anthropic", event.rule))
+            return b""
+        if isinstance(event, ev.Failure):
+            self.finished = True
+            return self._event("error", {"error": _error(event.raw if event.raw is not None else event.message)})
+        return b""
+
+    def _open(self) -> int:
+        index = self.next
+        self.next += 1
+        self.open.add(index)
+        return index
+
+    def _stop(self, index: int) -> bytes:
+        self.open.discard(index)
+        return self._event("content_block_stop", {"index": index})
+
+    def _close_text(self) -> bytes:
+        if self.text_block is None:
+            return b""
+        index, self.text_block = self.text_block, None
+        return self._stop(index)

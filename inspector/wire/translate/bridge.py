@@ -1,0 +1,182 @@
+"""A bridge between a client dialect (source) and an upstream dialect (target): requests go
+source -> target, responses and streams come back target -> source, with a loss report each way."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import orjson
+
+from ..dialect import Dialect
+from ..sse import SSEParser
+from . import anthropic, chat, events as ev, gemini, responses
+from .common import Emit
+from .model import Call, Loss, Request, Result, State, TranslationError, UnsupportedPair
+from .names import IdMap, NameMap, name_ok
+
+_MODULES: dict[Dialect, ModuleType] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
+                                       Dialect.ANTHROPIC: anthropic, Dialect.GEMINI: gemini}
+
+# (source, target) pairs offered: the client speaks the first, the upstream the second.
+PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
+    (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES), (Dialect.OPENAI_RESPONSES, Dialect.OPENAI_CHAT),
+    (Dialect.OPENAI_CHAT, Dialect.ANTHROPIC), (Dialect.ANTHROPIC, Dialect.OPENAI_CHAT),
+    (Dialect.ANTHROPIC, Dialect.OPENAI_RESPONSES),
+    (Dialect.GEMINI, Dialect.OPENAI_CHAT), (Dialect.OPENAI_CHAT, Dialect.GEMINI),
+)
+_SUFFIX = {Dialect.OPENAI_CHAT: "/chat/completions", Dialect.OPENAI_RESPONSES: "/responses",
+           Dialect.ANTHROPIC: "/messages"}
+
+
+@dataclass(slots=True)
+class RequestTranslation:
+    payload: dict[str, Any]
+    path: str  # the upstream path for the target dialect
+    losses: list[Loss]
+    state: State
+
+
+@dataclass(slots=True)
+class ResponseTranslation:
+    payload: dict[str, Any]
+    losses: list[Loss]
+
+
+def get_bridge(source: Dialect | str, target: Dialect | str) -> Bridge:
+    try:
+        source, target = Dialect(source), Dialect(target)
+    except ValueError as exc:
+        raise UnsupportedPair(str(exc)) from None
+    if (source, target) not in PAIRS:
+        offered = ", ".join(f"{s.value}:{t.value}" for s, t in PAIRS)
+        hint = " (MCP documents translate with translate_document)" if Dialect.MCP in (source, target) else ""
+        raise UnsupportedPair(f"no bridge from {source.value} to {target.value}{hint}; offered: {offered}")
+    return Bridge(source, target)
+
+
+class Bridge:
+    def __init__(self, source: Dialect, target: Dialect) -> None:
+        self.source = source
+        self.target = target
+        self._src = _MODULES[source]
+        self._dst = _MODULES[target]
+
+    def request(self, payload: Any, path: str) -> RequestTranslation:
+        if not isinstance(payload, dict):
+            raise TranslationError("the request body must be a JSON object", "")
+        req, losses = self._src.parse_request(payload, path)
+        state = State(self.source, self.target, model=req.model, stream=req.stream)
+        options = payload.get("stream_options")
+        state.stream_usage = isinstance(options, dict) and options.get("include_usage") is True
+        state.history_ids = {i for item in req.items for i in _ids(item)}
+        state.seed = hashlib.sha256(orjson.dumps(payload)).hexdigest()[:32]
+        names = NameMap(self.target, {n for n in _names(req) if name_ok(n, self.target)})
+        ids = IdMap(self.target, state.history_ids, state.seed)
+        _pair(req, ids, losses, self.source)
+        emit = Emit(state, names, ids, losses)
+        out = self._dst.emit_request(req, emit)
+        state.aliases = dict(names.reverse)
+        state.ids = dict(ids.reverse)
+        return RequestTranslation(out, _target_path(path, self.source, self.target, req.model, req.stream), losses,
+                                  state)
+
+    def response(self, payload: Any, state: State) -> ResponseTranslation:
+        if not isinstance(payload, dict):
+            raise TranslationError("the response body must be a JSON object", "")
+        resp, losses = self._dst.parse_response(payload, state)
+        return ResponseTranslation(self._src.emit_response(resp, state, losses), losses)
+
+    def stream(self, state: State) -> StreamTranslator:
+        return StreamTranslator(self._dst.StreamParser(state), self._src.StreamEmitter(state, []), state)
+
+
+@dataclass(slots=True)
+class StreamTranslator:
+    """Target-dialect stream bytes in, source-dialect stream bytes out, event by event: nothing
+    waits for the end of the stream (a Gemini-bound call waits only for its own arguments)."""
+
+    parser: Any
+    emitter: Any
+    state: State
+    _sse: SSEParser = field(default_factory=SSEParser)
+    _started: bool = False
+
+    @property
+    def losses(self) -> list[Loss]:
+        losses: list[Loss] = self.emitter.losses
+        return losses
+
+    def feed(self, chunk: bytes) -> bytes:
+        return b"".join(self._events(self.parser.feed(event)) for event in self._sse.feed(chunk))
+
+    def close(self) -> bytes:
+        out = b"".join(self._events(self.parser.feed(event)) for event in self._sse.close())
+        return out + self._events(self.parser.close())
+
+    def _events(self, events: list[ev.Event]) -> bytes:
+        out = []
+        for event in events:
+            if not self._started and not isinstance(event, ev.Start):
+                out.append(self.emitter.emit(ev.Start("", self.state.model)))
+            self._started = True
+            out.append(self.emitter.emit(event))
+        return b"".join(out)
+
+
+def _ids(item: Any) -> list[str]:
+    if isinstance(item, Call) and item.id:
+        return [item.id]
+    if isinstance(item, Result) and item.call_id:
+        return [item.call_id]
+    return []
+
+
+def _names(req: Request) -> set[str]:
+    names = {tool.name for tool in req.tools}
+    names.update(item.name for item in req.items if isinstance(item, (Call, Result)) and item.name)
+    if req.choice is not None and req.choice.name:
+        names.add(req.choice.name)
+    return names
+
+
+def _pair(req: Request, ids: IdMap, losses: list[Loss], source: Dialect) -> None:
+    """Give every call an id and every result its call: calls without ids (legacy function_call,
+    Gemini) get minted ones; results without ids answer the oldest unanswered call of the same
+    name (XL-05); a result that answers nothing is rejected (XL-06)."""
+    pending: list[Call] = []
+    by_id: dict[str, Call] = {}
+    for item in req.items:
+        if isinstance(item, Call):
+            if item.id is None:
+                item.id = ids.mint(item.src)
+                rule = "XL-05" if source is Dialect.OPENAI_CHAT else "XL-04"
+                losses.append(Loss(item.src, None, "synthesised", f"the call to {item.name!r} had no id; "
+                                   f"{item.id!r} pairs it with its result", rule))
+            pending.append(item)
+            by_id[item.id] = item
+        elif isinstance(item, Result):
+            if item.call_id is None:
+                call = next((c for c in pending if c.name == item.name), None)
+                if call is None:
+                    raise TranslationError(f"the result of {item.name!r} answers no earlier unanswered call of that "
+                                           "name (an orphan result)", item.src)
+                item.call_id = call.id
+            else:
+                call = by_id.get(item.call_id)
+            if call is not None:
+                if call in pending:
+                    pending.remove(call)
+                if item.name is None:
+                    item.name = call.name
+
+
+def _target_path(path: str, source: Dialect, target: Dialect, model: str, stream: bool) -> str:
+    if target is Dialect.GEMINI:
+        return gemini.request_path(model, stream)
+    bare = path.split("?", 1)[0].rstrip("/")
+    suffix = _SUFFIX.get(source, "")
+    prefix = bare[: -len(suffix)] if suffix and bare.endswith(suffix) else "/v1"
+    return (prefix or "/v1") + _SUFFIX[target]

@@ -1,0 +1,64 @@
+"""Dialect-neutral stream events: a target stream parser yields them, a source emitter writes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .model import StopReason
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    id: str
+    model: str
+    input_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallStart:
+    key: Any  # the target stream's own key for the call (index, item id, block index)
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallArgs:
+    key: Any
+    delta: str
+
+
+@dataclass(frozen=True, slots=True)
+class CallEnd:
+    key: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    stop: StopReason
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """Something in the target stream the source dialect cannot carry (reasoning, thinking)."""
+
+    what: str
+    rule: str = "XL-14"
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """An error event or error body in the target stream."""
+
+    message: str
+    raw: Any = None
+
+
+Event = Start | TextDelta | CallStart | CallArgs | CallEnd | Finish | Dropped | Failure

@@ -1,0 +1,542 @@
+"""Gemini generateContent <-> the neutral form: requests (model and streaming live in the path),
+responses and the `alt=sse` stream of partial responses."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+
+from ..dialect import Dialect
+from ..pointer import join
+from ..sse import SSEEvent
+from . import events as ev
+from .common import Emit, back_id, back_name, dumps, result_text, text_of
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State,
+                    StopReason, Tool, TranslationError)
+from .names import decode_arguments
+from .schema import genai_to_json_schema, json_schema_to_genai, needs_json_schema
+
+_MODEL_IN_PATH = re.compile(r"/models/([^/:]+):")
+_PARAMS = ("contents", "systemInstruction", "system_instruction", "tools", "toolConfig", "generationConfig")
+_GEN_PARAMS = ("temperature", "topP", "maxOutputTokens", "stopSequences")
+_BUILTIN_IN = {"googleSearch": "web_search", "googleSearchRetrieval": "web_search", "codeExecution": "code_interpreter",
+               "urlContext": "url_context"}
+_BUILTIN_OUT = {"web_search": "googleSearch", "code_interpreter": "codeExecution", "url_context": "urlContext"}
+_FINISH_IN = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter",
+              "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter", "SPII": "content_filter",
+              "IMAGE_SAFETY": "content_filter"}
+_FINISH_OUT = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
+
+
+def model_of(path: str) -> str:
+    match = _MODEL_IN_PATH.search(path)
+    return match.group(1) if match else ""
+
+
+def request_path(model: str, stream: bool) -> str:
+    return f"/v1beta/models/{model}:streamGenerateContent?alt=sse" if stream else f"/v1beta/models/{model}:generateContent"
+
+
+# --- requests ------------------------------------------------------------------------------------
+
+def _media(part: dict[str, Any], src: str) -> Part:
+    if "inlineData" in part:
+        blob = part["inlineData"] or {}
+        mime = str(blob.get("mimeType", ""))
+        return Part(_kind(mime), src, mime=mime, data=str(blob.get("data", "")))
+    blob = part.get("fileData") or {}
+    mime = str(blob.get("mimeType", ""))
+    return Part(_kind(mime), src, mime=mime, url=str(blob.get("fileUri", "")))
+
+
+def _kind(mime: str) -> Any:
+    return "image" if mime.startswith("image/") else "audio" if mime.startswith("audio/") else "file"
+
+
+def _response_parts(response: Any, src: str, losses: list[Loss]) -> tuple[list[Part], bool]:
+    """A functionResponse.response object as result content, and whether it reports an error."""
+    if isinstance(response, dict) and set(response) == {"output"}:
+        output = response["output"]
+        return [Part("text", join(src, "output"), text=output if isinstance(output, str) else dumps(output))], False
+    if isinstance(response, dict) and set(response) == {"error"}:
+        error = response["error"]
+        return [Part("text", join(src, "error"), text=error if isinstance(error, str) else dumps(error))], True
+    losses.append(Loss(src, None, "converted", "a structured function response is carried as its JSON text", "XL-15"))
+    return [Part("text", src, text=dumps(response))], False
+
+
+def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Loss]]:
+    losses: list[Loss] = []
+    req = Request(model=model_of(path) or str(payload.get("model") or ""))
+    req.stream = ":streamGenerateContent" in path.split("?", 1)[0]
+    for key in payload:
+        if key not in _PARAMS and key != "model":
+            req.leftovers.append((f"/{key}", f"Gemini field {key!r} has no counterpart"))
+    system = payload.get("systemInstruction", payload.get("system_instruction"))
+    if isinstance(system, dict):
+        key = "/systemInstruction" if "systemInstruction" in payload else "/system_instruction"
+        parts = [Part("text", join(key, "parts", i), text=str(p.get("text", "")))
+                 for i, p in enumerate(system.get("parts") or []) if isinstance(p, dict) and "text" in p]
+        req.items.append(Message("system", parts, key))
+    contents = payload.get("contents")
+    if not isinstance(contents, list):
+        raise TranslationError("contents must be a list", "/contents")
+    for i, content in enumerate(contents):
+        src = join("/contents", i)
+        if not isinstance(content, dict):
+            raise TranslationError("a content must be an object", src)
+        role = content.get("role", "user")
+        parts = content.get("parts") or []
+        if role == "model":
+            _parse_model_turn(parts, join(src, "parts"), req.items, losses)
+        elif role in ("user", "function"):
+            _parse_user_turn(parts, join(src, "parts"), src, req.items, losses)
+        else:
+            raise TranslationError(f"unknown content role {role!r}", join(src, "role"))
+    _parse_tools(payload.get("tools") or [], req, losses)
+    config = (payload.get("toolConfig") or {}).get("functionCallingConfig") or {}
+    mode, names = str(config.get("mode", "")).upper(), config.get("allowedFunctionNames") or []
+    if mode == "AUTO":
+        req.choice = Choice("auto", "/toolConfig/functionCallingConfig")
+    elif mode == "NONE":
+        req.choice = Choice("none", "/toolConfig/functionCallingConfig")
+    elif mode == "ANY" and len(names) == 1:
+        req.choice = Choice("named", "/toolConfig/functionCallingConfig", str(names[0]))
+    elif mode == "ANY":
+        req.choice = Choice("required", "/toolConfig/functionCallingConfig")
+        if names:
+            losses.append(Loss("/toolConfig/functionCallingConfig/allowedFunctionNames", None, "dropped",
+                               "a subset of allowed functions has no counterpart; all declared tools stay allowed",
+                               "XL-11"))
+    elif mode == "VALIDATED":
+        req.choice = Choice("auto", "/toolConfig/functionCallingConfig")
+        losses.append(Loss("/toolConfig/functionCallingConfig/mode", None, "converted",
+                           "VALIDATED has no counterpart; written as auto", "XL-11"))
+    generation = payload.get("generationConfig") or {}
+    for key in generation:
+        if key not in _GEN_PARAMS:
+            req.leftovers.append((f"/generationConfig/{key}", f"generationConfig.{key} has no counterpart"))
+    req.temperature = generation.get("temperature")
+    req.top_p = generation.get("topP")
+    req.max_tokens = generation.get("maxOutputTokens") if isinstance(generation.get("maxOutputTokens"), int) else None
+    req.stop = [s for s in generation.get("stopSequences") or [] if isinstance(s, str)]
+    return req, losses
+
+
+def _parse_model_turn(parts: list[Any], src: str, items: list[Any], losses: list[Loss]) -> None:
+    for j, part in enumerate(parts):
+        here = join(src, j)
+        if not isinstance(part, dict):
+            continue
+        if "functionCall" in part:
+            call = part["functionCall"] or {}
+            name = call.get("name")
+            if not isinstance(name, str) or not name:
+                raise TranslationError("a functionCall needs a name", join(here, "functionCall", "name"))
+            arguments, raw = decode_arguments(call.get("args"), join(here, "functionCall", "args"), losses)
+            opaque = {"thoughtSignature": part["thoughtSignature"]} if "thoughtSignature" in part else {}
+            items.append(Call(call.get("id") or None, name, arguments, here, raw, opaque=opaque))
+        elif part.get("thought") is True:
+            items.append(Opaque(Dialect.GEMINI, "thought part", part, here))
+        elif "text" in part:
+            if "thoughtSignature" in part:
+                items.append(Opaque(Dialect.GEMINI, "thought signature", part, here))
+            elif part["text"]:
+                items.append(Message("assistant", [Part("text", here, text=str(part["text"]))], here))
+        else:
+            items.append(Opaque(Dialect.GEMINI, f"{next(iter(part), 'empty')} part", part, here))
+
+
+def _parse_user_turn(parts: list[Any], src: str, turn: str, items: list[Any], losses: list[Loss]) -> None:
+    """functionResponse parts first, then the rest of the turn as a user message (XL-07)."""
+    results: list[Result] = []
+    rest: list[Part] = []
+    for j, part in enumerate(parts):
+        here = join(src, j)
+        if not isinstance(part, dict):
+            continue
+        if "functionResponse" in part:
+            if rest and not results:
+                losses.append(Loss(here, None, "converted", "function responses placed before the text that "
+                                   "preceded them", "XL-07"))
+            response = part["functionResponse"] or {}
+            name = response.get("name")
+            if not isinstance(name, str) or not name:
+                raise TranslationError("a functionResponse needs a name", join(here, "functionResponse", "name"))
+            content, is_error = _response_parts(response.get("response"), join(here, "functionResponse", "response"),
+                                                losses)
+            for k, extra in enumerate(response.get("parts") or []):
+                if isinstance(extra, dict) and ("inlineData" in extra or "fileData" in extra):
+                    content.append(_media(extra, join(here, "functionResponse", "parts", k)))
+            results.append(Result(response.get("id") or None, name, content, here, is_error=is_error))
+        elif "text" in part:
+            rest.append(Part("text", here, text=str(part["text"])))
+        elif "inlineData" in part or "fileData" in part:
+            rest.append(_media(part, here))
+        else:
+            raise TranslationError(f"user part {next(iter(part), 'empty')!r} has no counterpart", here)
+    items.extend(results)
+    if rest:
+        items.append(Message("user", rest, turn))
+
+
+def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
+    seen: set[str] = set()
+    for j, tool in enumerate(tools):
+        here = join("/tools", j)
+        if not isinstance(tool, dict):
+            continue
+        for key, value in tool.items():
+            if key in ("functionDeclarations", "function_declarations"):
+                for k, decl in enumerate(value or []):
+                    _parse_declaration(decl, join(here, key, k), req, seen, losses)
+            elif key in _BUILTIN_IN:
+                req.builtins.append(Builtin(_BUILTIN_IN[key], {}, join(here, key), Dialect.GEMINI, {key: value}))
+            else:
+                req.builtins.append(Builtin(key, {}, join(here, key), Dialect.GEMINI, {key: value}))
+
+
+def _parse_declaration(decl: Any, src: str, req: Request, seen: set[str], losses: list[Loss]) -> None:
+    name = decl.get("name") if isinstance(decl, dict) else None
+    if not isinstance(name, str) or not name:
+        losses.append(Loss(src, None, "dropped", "a function declaration without a name cannot be declared", "XL-09"))
+        return
+    if name in seen:
+        losses.append(Loss(src, None, "dropped", f"function {name!r} is declared twice; the first is kept", "XL-03"))
+        return
+    seen.add(name)
+    if isinstance(decl.get("parametersJsonSchema"), dict):
+        schema = decl["parametersJsonSchema"]
+    else:
+        schema = genai_to_json_schema(decl.get("parameters"), join(src, "parameters"), losses)
+    for key in ("response", "responseJsonSchema"):
+        if key in decl:
+            losses.append(Loss(join(src, key), None, "dropped", "a declared response schema has no counterpart", ""))
+    req.tools.append(Tool(name, str(decl.get("description") or ""), schema, src))
+
+
+def _inline(part: Part) -> dict[str, Any]:
+    if part.data:
+        return {"inlineData": {"mimeType": part.mime or "application/octet-stream", "data": part.data}}
+    return {"fileData": {"mimeType": part.mime or "application/octet-stream", "fileUri": part.url}}
+
+
+def _user_parts(parts: list[Part]) -> list[dict[str, Any]]:
+    return [{"text": p.text} if p.kind == "text" else _inline(p) for p in parts if p.kind != "text" or p.text]
+
+
+def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    system: list[str] = []
+    contents: list[dict[str, Any]] = []
+    kinds: list[str] = []  # "model" | "results" | "user", one per content: results never share a turn with text
+
+    def turn(kind: str) -> list[dict[str, Any]]:
+        if not kinds or kinds[-1] != kind:
+            kinds.append(kind)
+            contents.append({"role": "model" if kind == "model" else "user", "parts": []})
+        parts: list[dict[str, Any]] = contents[-1]["parts"]
+        return parts
+
+    pending_media: list[Part] = []
+    for item in req.items:
+        if isinstance(item, Message) and item.role == "system":
+            if contents:
+                emit.losses.append(Loss(item.src, "/systemInstruction", "converted",
+                                        "Gemini has one system instruction; this mid-conversation system message "
+                                        "joins it", ""))
+            system.append(text_of(item.parts))
+            continue
+        if not isinstance(item, Result) and pending_media:
+            turn("user").extend(_user_parts(pending_media))
+            pending_media = []
+        if isinstance(item, Message):
+            kind = "model" if item.role == "assistant" else "user"
+            parts = turn(kind)
+            parts.extend({"text": p.text} for p in item.parts if p.kind == "text" and p.text) if kind == "model" \
+                else parts.extend(_user_parts(item.parts))
+            if kind == "model" and any(p.kind != "text" for p in item.parts):
+                emit.drop(item.src, "model turns carry text only; media dropped")
+        elif isinstance(item, Call):
+            parts = turn("model")
+            tgt = join("/contents", len(contents) - 1, "parts", len(parts), "functionCall")
+            call: dict[str, Any] = {"id": emit.call_id(item.id or "", item.src, join(tgt, "id")),
+                                    "name": emit.name(item.name, item.src, join(tgt, "name")), "args": item.arguments}
+            part: dict[str, Any] = {"functionCall": call}
+            if "thoughtSignature" in item.opaque:
+                part["thoughtSignature"] = item.opaque["thoughtSignature"]
+            parts.append(part)
+        elif isinstance(item, Result):
+            parts = turn("results")
+            tgt = join("/contents", len(contents) - 1, "parts", len(parts), "functionResponse")
+            if not item.name:
+                raise TranslationError("a tool result whose call is not in the history cannot name its function "
+                                       "for Gemini", item.src)
+            text = result_text(item)
+            if item.is_error:
+                response: dict[str, Any] = {"error": text}
+            else:
+                response = {"output": text}
+            media = [p for p in item.parts if p.kind != "text"]
+            if media:
+                emit.losses.append(Loss(item.src, None, "converted", "media in a tool result follow the function "
+                                        "responses in their own user turn", "XL-15"))
+                pending_media.extend(media)
+            parts.append({"functionResponse": {"id": emit.call_id(item.call_id or "", item.src, join(tgt, "id")),
+                                               "name": emit.name(item.name, item.src, join(tgt, "name")),
+                                               "response": response}})
+        elif isinstance(item, Opaque) and emit.opaque(item):
+            turn("model").append(item.raw)
+    if pending_media:
+        turn("user").extend(_user_parts(pending_media))
+    if system:
+        out["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
+    out["contents"] = contents
+    tools = emit_tools(req.tools, emit)
+    declarations = bool(tools)
+    for builtin in req.builtins:
+        if builtin.kind in _BUILTIN_OUT:
+            for key in builtin.options:
+                emit.drop(join(builtin.src, key), f"built-in option {key!r} has no Gemini counterpart", "XL-09")
+            tools.append({_BUILTIN_OUT[builtin.kind]: {}})
+        else:
+            emit.drop(builtin.src, f"built-in tool {builtin.kind!r} has no Gemini equivalent", "XL-09")
+    if tools:
+        out["tools"] = tools
+    if req.choice is not None:
+        if declarations:
+            config: dict[str, Any] = {"mode": {"auto": "AUTO", "none": "NONE", "required": "ANY", "named": "ANY"}[
+                req.choice.mode]}
+            if req.choice.mode == "named":
+                config["allowedFunctionNames"] = [emit.name(req.choice.name, req.choice.src,
+                                                            "/toolConfig/functionCallingConfig/allowedFunctionNames/0")]
+            out["toolConfig"] = {"functionCallingConfig": config}
+        else:
+            emit.drop(req.choice.src, "a function calling config without declarations is rejected (GM-13)", "XL-11")
+    if req.parallel is False:
+        emit.drop("/parallel_tool_calls", "Gemini cannot forbid parallel calls", "XL-11")
+    generation: dict[str, Any] = {}
+    for key, value in (("temperature", req.temperature), ("topP", req.top_p), ("maxOutputTokens", req.max_tokens)):
+        if value is not None:
+            generation[key] = value
+    if req.stop:
+        generation["stopSequences"] = req.stop
+    if generation:
+        out["generationConfig"] = generation
+    for pointer, why in req.leftovers:
+        emit.drop(pointer, why)
+    return out
+
+
+def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
+    declarations = [_emit_declaration(tool, emit, join("/tools/0/functionDeclarations", j))
+                    for j, tool in enumerate(tools)]
+    return [{"functionDeclarations": declarations}] if declarations else []
+
+
+def _emit_declaration(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
+    decl: dict[str, Any] = {"name": emit.name(tool.name, tool.src, join(tgt, "name"))}
+    if tool.description:
+        decl["description"] = tool.description
+    if tool.custom:
+        emit.losses.append(Loss(tool.src, join(tgt, "parameters"), "converted",
+                                "a free-form custom tool becomes a function with one string parameter \"input\"", ""))
+        decl["parameters"] = {"type": "OBJECT", "properties": {"input": {"type": "STRING"}}, "required": ["input"]}
+    elif needs_json_schema(tool.schema):
+        emit.losses.append(Loss(tool.src, join(tgt, "parametersJsonSchema"), "converted",
+                                "the schema uses $ref/$defs, which Gemini's Schema cannot carry; sent as "
+                                "parametersJsonSchema", "XL-01"))
+        decl["parametersJsonSchema"] = tool.schema
+    elif tool.schema.get("properties") or tool.schema.get("type") not in (None, "object"):
+        # An OBJECT without properties is rejected by Gemini; a function without parameters is the same thing.
+        decl["parameters"] = json_schema_to_genai(tool.schema, join(tool.src, "parameters"), join(tgt, "parameters"),
+                                                  emit.losses)
+    return decl
+
+
+# --- responses -----------------------------------------------------------------------------------
+
+def _parse_candidate(payload: dict[str, Any], items: list[Any]) -> str | None:
+    """Append the first candidate's parts as items; return its finishReason."""
+    candidates = payload.get("candidates") or []
+    if not candidates or not isinstance(candidates[0], dict):
+        return None
+    candidate = candidates[0]
+    parts = (candidate.get("content") or {}).get("parts") or []
+    _parse_model_turn(parts, "/candidates/0/content/parts", items, [])
+    return candidate.get("finishReason")
+
+
+def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, list[Loss]]:
+    losses: list[Loss] = []
+    resp = Response(id=str(payload.get("responseId") or ""), model=str(payload.get("modelVersion") or ""))
+    if "error" in payload and not payload.get("candidates"):
+        resp.error = payload["error"]
+        return resp, losses
+    if len(payload.get("candidates") or []) > 1:
+        losses.append(Loss("/candidates/1", None, "dropped", "only the first candidate is translated", ""))
+    reason = _parse_candidate(payload, resp.items)
+    blocked = (payload.get("promptFeedback") or {}).get("blockReason")
+    has_calls = any(isinstance(i, Call) for i in resp.items)
+    resp.stop = "content_filter" if blocked else "tool_calls" if has_calls else _FINISH_IN.get(reason or "STOP", "stop")  # type: ignore[assignment]
+    usage = payload.get("usageMetadata") or {}
+    resp.input_tokens = int(usage.get("promptTokenCount") or 0)
+    resp.output_tokens = int(usage.get("candidatesTokenCount") or 0)
+    return resp, losses
+
+
+def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
+    if resp.error is not None:
+        return {"error": _error(resp.error)}
+    parts: list[dict[str, Any]] = []
+    calls = 0
+    for item in resp.items:
+        here = join("/candidates/0/content/parts", len(parts))
+        if isinstance(item, Message):
+            if text_of(item.parts):
+                parts.append({"text": text_of(item.parts)})
+        elif isinstance(item, Call):
+            call_id = back_id(state, item.id, f"{resp.id}:{calls}", losses, item.src, join(here, "functionCall", "id"))
+            calls += 1
+            parts.append({"functionCall": {"id": call_id, "name": back_name(state, item.name), "args": item.arguments}})
+        elif isinstance(item, Opaque):
+            losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Gemini",
+                               "XL-14"))
+    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": _FINISH_OUT[resp.stop],
+                            "index": 0}],
+            "usageMetadata": _usage(resp.input_tokens, resp.output_tokens),
+            "modelVersion": resp.model or state.model, "responseId": resp.id}
+
+
+def _usage(prompt: int, output: int) -> dict[str, int]:
+    return {"promptTokenCount": prompt, "candidatesTokenCount": output, "totalTokenCount": prompt + output}
+
+
+def _error(error: Any) -> dict[str, Any]:
+    if isinstance(error, dict):
+        code = error.get("code")
+        return {"code": code if isinstance(code, int) else 500, "message": str(error.get("message", "")),
+                "status": str(error.get("status") or error.get("type") or "INTERNAL").upper()}
+    return {"code": 500, "message": str(error), "status": "INTERNAL"}
+
+
+# --- streams -------------------------------------------------------------------------------------
+
+class StreamParser:
+    """Gemini partial responses -> neutral events. Each functionCall arrives whole (GM-15), so it
+    becomes start + arguments + end at once, keyed by its position in the stream."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.started = False
+        self.calls = 0
+        self.reason: str | None = None
+        self.usage = (0, 0)
+        self.done = False
+
+    def feed(self, event: SSEEvent) -> list[ev.Event]:
+        if self.done:
+            return []
+        try:
+            chunk = orjson.loads(event.data)
+        except orjson.JSONDecodeError:
+            return [ev.Failure(f"upstream sent a chunk that is not JSON: {event.data[:80]!r}")]
+        if not isinstance(chunk, dict):
+            return []
+        if "error" in chunk and not chunk.get("candidates"):
+            self.done = True
+            return [ev.Failure(str((chunk["error"] or {}).get("message", "")), chunk["error"])]
+        out: list[ev.Event] = []
+        if not self.started:
+            self.started = True
+            out.append(ev.Start(str(chunk.get("responseId") or ""), str(chunk.get("modelVersion") or "")))
+        usage = chunk.get("usageMetadata")
+        if isinstance(usage, dict):
+            self.usage = (int(usage.get("promptTokenCount") or 0), int(usage.get("candidatesTokenCount") or 0))
+        items: list[Any] = []
+        self.reason = _parse_candidate(chunk, items) or self.reason
+        for item in items:
+            if isinstance(item, Message):
+                out.append(ev.TextDelta(text_of(item.parts)))
+            elif isinstance(item, Call):
+                key = self.calls
+                self.calls += 1
+                out += [ev.CallStart(key, item.id or "", item.name), ev.CallArgs(key, dumps(item.arguments)),
+                        ev.CallEnd(key)]
+            elif isinstance(item, Opaque):
+                out.append(ev.Dropped(item.what))
+        return out
+
+    def close(self) -> list[ev.Event]:
+        if self.done:
+            return []
+        self.done = True
+        stop: StopReason = "tool_calls" if self.calls else _FINISH_IN.get(self.reason or "STOP", "stop")  # type: ignore[assignment]
+        return [ev.Finish(stop, *self.usage)]
+
+
+class StreamEmitter:
+    """Neutral events -> Gemini `alt=sse` chunks. A call is written whole when it ends: Gemini
+    carries arguments as an object, so only that one call's fragments wait."""
+
+    def __init__(self, state: State, losses: list[Loss]) -> None:
+        self.state = state
+        self.losses = losses
+        self.id = ""
+        self.model = state.model
+        self.calls: dict[Any, tuple[str, str, list[str]]] = {}
+        self.count = 0
+        self.finished = False
+
+    def _chunk(self, parts: list[dict[str, Any]], finish: str | None = None,
+               usage: dict[str, int] | None = None) -> bytes:
+        candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+        if finish:
+            candidate["finishReason"] = finish
+        body: dict[str, Any] = {"candidates": [candidate], "modelVersion": self.model, "responseId": self.id}
+        if usage:
+            body["usageMetadata"] = usage
+        return b"data: " + orjson.dumps(body) + b"\r\n\r\n"
+
+    def emit(self, event: ev.Event) -> bytes:
+        if isinstance(event, ev.Start):
+            self.id = event.id
+            self.model = event.model or self.model
+            return b""
+        if isinstance(event, ev.TextDelta):
+            return self._chunk([{"text": event.text}])
+        if isinstance(event, ev.CallStart):
+            self.calls[event.key] = (event.id, event.name, [])
+            return b""
+        if isinstance(event, ev.CallArgs):
+            self.calls[event.key][2].append(event.delta)
+            return b""
+        if isinstance(event, ev.CallEnd):
+            return self._call(event.key)
+        if isinstance(event, ev.Finish):
+            if self.finished:
+                return b""
+            self.finished = True
+            out = b"".join(self._call(key) for key in list(self.calls))
+            stop = _FINISH_OUT[event.stop]
+            return out + self._chunk([], stop, _usage(event.input_tokens, event.output_tokens))
+        if isinstance(event, ev.Dropped):
+            self.losses.append(Loss("/stream", None, "dropped", f"{event.what} cannot cross to Gemini", event.rule))
+            return b""
+        if isinstance(event, ev.Failure):
+            self.finished = True
+            error = _error(event.raw if event.raw is not None else event.message)
+            return b"data: " + orjson.dumps({"error": error}) + b"\r\n\r\n"
+        return b""
+
+    def _call(self, key: Any) -> bytes:
+        if key not in self.calls:
+            return b""
+        call_id, name, pieces = self.calls.pop(key)
+        here = f"/stream/functionCall/{self.count}"
+        arguments, _ = decode_arguments("".join(pieces), join(here, "args"), self.losses)
+        call_id = back_id(self.state, call_id or None, f"{self.id}:{self.count}", self.losses, here, join(here, "id"))
+        self.count += 1
+        return self._chunk([{"functionCall": {"id": call_id, "name": back_name(self.state, name), "args": arguments}}])

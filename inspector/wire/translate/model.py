@@ -1,0 +1,178 @@
+"""The dialect-neutral form every translation passes through, the loss report, and the errors.
+
+A request or response is parsed into a flat list of items (the shape the Responses API uses):
+text messages, tool calls, tool results and opaque state. Every item keeps the JSON pointer of
+the place it came from, so that each emitter can report what it changed at both ends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..dialect import Dialect
+
+LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised"]
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """One thing a translation changed or could not carry."""
+
+    source: str  # JSON pointer into the source document ("" = the whole document)
+    target: str | None  # JSON pointer into the translated document, None when nothing landed there
+    kind: LossKind
+    why: str
+    rule: str = ""  # the contracts.md rule the change protects, e.g. "XL-02"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target, "kind": self.kind, "why": self.why,
+                "rule": self.rule}
+
+
+class TranslationError(Exception):
+    """The source cannot be expressed in the target at all (orphan legacy result, untranslatable
+    media, server-side history). `pointer` names the offending place in the source document."""
+
+    def __init__(self, message: str, pointer: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.pointer = pointer
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/'}: {self.message}"
+
+
+class UnsupportedPair(ValueError):
+    """No bridge is offered between these two dialects."""
+
+
+# --- content -------------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Part:
+    """One piece of message or tool-result content."""
+
+    kind: Literal["text", "image", "audio", "file"]
+    src: str
+    text: str = ""
+    url: str = ""  # an http(s) URL or a provider file reference (file_id, fileUri)
+    data: str = ""  # base64 payload
+    mime: str = ""
+    filename: str = ""
+
+
+@dataclass(slots=True)
+class Message:
+    role: Literal["system", "user", "assistant"]
+    parts: list[Part]
+    src: str
+
+
+@dataclass(slots=True)
+class Call:
+    id: str | None  # None only while a legacy/Gemini call waits for its minted id
+    name: str
+    arguments: dict[str, Any]
+    src: str
+    raw_arguments: str | None = None  # the source's own JSON text when it was exactly one object
+    custom: bool = False  # an OpenAI custom (free-form input) tool call; `arguments` = {"input": text}
+    opaque: dict[str, Any] = field(default_factory=dict)  # same-dialect state, e.g. thoughtSignature
+
+
+@dataclass(slots=True)
+class Result:
+    call_id: str | None
+    name: str | None
+    parts: list[Part]
+    src: str
+    is_error: bool = False
+    custom: bool = False
+
+
+@dataclass(slots=True)
+class Opaque:
+    """State only its own dialect understands: reasoning items, thinking blocks, server tool
+    results. Kept when source and target agree, dropped with a report otherwise (XL-14)."""
+
+    dialect: Dialect
+    what: str
+    raw: Any
+    src: str
+
+
+Item = Message | Call | Result | Opaque
+
+
+@dataclass(slots=True)
+class Tool:
+    name: str
+    description: str
+    schema: dict[str, Any]  # JSON Schema (lower-case types)
+    src: str
+    strict: bool | None = None
+    custom: bool = False
+
+
+@dataclass(slots=True)
+class Builtin:
+    """A provider-hosted tool. `kind` is neutral (web_search, code_interpreter, ...)."""
+
+    kind: str
+    options: dict[str, Any]
+    src: str
+    dialect: Dialect
+    raw: Any = None
+
+
+@dataclass(slots=True)
+class Choice:
+    mode: Literal["auto", "none", "required", "named"]
+    src: str
+    name: str = ""
+
+
+@dataclass(slots=True)
+class Request:
+    model: str = ""
+    items: list[Item] = field(default_factory=list)
+    tools: list[Tool] = field(default_factory=list)
+    builtins: list[Builtin] = field(default_factory=list)
+    choice: Choice | None = None
+    parallel: bool | None = None
+    stream: bool = False
+    max_tokens: int | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    stop: list[str] = field(default_factory=list)
+    # Source fields no other dialect can carry: (pointer, why). Reported as dropped on emit.
+    leftovers: list[tuple[str, str]] = field(default_factory=list)
+
+
+StopReason = Literal["stop", "length", "tool_calls", "content_filter"]
+
+
+@dataclass(slots=True)
+class Response:
+    id: str = ""
+    model: str = ""
+    created: int = 0
+    items: list[Item] = field(default_factory=list)
+    stop: StopReason = "stop"
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: Any = None  # a provider error body, passed on as an error
+
+
+@dataclass(slots=True)
+class State:
+    """Request-scoped facts a response translation needs (and nothing else)."""
+
+    source: Dialect
+    target: Dialect
+    model: str = ""
+    stream: bool = False
+    stream_usage: bool = False  # a Chat client asked for the usage chunk (stream_options.include_usage)
+    aliases: dict[str, str] = field(default_factory=dict)  # target name -> source name
+    ids: dict[str, str] = field(default_factory=dict)  # target call id -> source call id
+    history_ids: set[str] = field(default_factory=set)  # every call id the client already holds
+    seed: str = ""  # request digest: makes minted ids deterministic per request
