@@ -197,9 +197,15 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._read = self._connect()
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        try:
             self._migrate(self._read)
             (max_id,) = self._read.execute("SELECT COALESCE(MAX(id), 0) FROM flows").fetchone()
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, StoreError) as exc:
+            self._read.close()
+            if isinstance(exc, StoreError):
+                raise
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
         self._read_lock = threading.Lock()
         self._id_lock = threading.Lock()
@@ -334,13 +340,14 @@ class Store:
             print(f"toolwire-inspect: store: {self.last_error}", file=sys.stderr)
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-        for job in jobs:
-            job.done.set()
         for on_saved, row in saved:
             try:
                 on_saved(row)
             except Exception as exc:  # a listener's bug must not stop the writer
                 print(f"toolwire-inspect: store listener failed: {exc!r}", file=sys.stderr)
+        # Last, so that flush() also waits for the listeners of what it flushed.
+        for job in jobs:
+            job.done.set()
         return stop
 
     def _write_flow(self, conn: sqlite3.Connection, flow: Flow) -> FlowRow:
