@@ -24,6 +24,13 @@ class Loss:
     why: str
     rule: str = ""  # the contracts.md rule the change protects, e.g. "XL-02"
 
+    def __str__(self) -> str:
+        where = self.source or "/"
+        if self.target is not None:
+            where += f" -> {self.target or '/'}"
+        rule = f" [{self.rule}]" if self.rule else ""
+        return f"{self.kind} {where}: {self.why}{rule}"
+
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "target": self.target, "kind": self.kind, "why": self.why,
                 "rule": self.rule}

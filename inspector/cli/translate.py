@@ -1,0 +1,65 @@
+"""`toolwire-inspect translate --from D --to D [--kind request|response] [--json] FILE | -`:
+the translated JSON on stdout, the loss report on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import orjson
+
+from ..wire.dialect import DIALECT_NAMES
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "translate", help="translate a request or response between dialects and report what changed or was lost")
+    parser.add_argument("--from", dest="source", required=True, choices=DIALECT_NAMES, metavar="DIALECT",
+                        help=f"dialect of the input ({', '.join(DIALECT_NAMES)})")
+    parser.add_argument("--to", dest="target", required=True, choices=DIALECT_NAMES, metavar="DIALECT",
+                        help="dialect to translate into")
+    parser.add_argument("--kind", choices=("request", "response"), default="request",
+                        help="whether the input is a request body or a response body (default: request)")
+    parser.add_argument("--json", action="store_true", help="write the loss report to stderr as a JSON array")
+    parser.add_argument("file", metavar="FILE", help="the JSON document, or - for stdin")
+    parser.set_defaults(handler=run)
+
+
+def _read(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    with open(name, "rb") as handle:
+        return handle.read()
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..wire.translate import TranslationError, UnsupportedPair, translate_document
+
+    try:
+        payload = orjson.loads(_read(args.file))
+    except OSError as exc:
+        print(f"toolwire-inspect: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except orjson.JSONDecodeError as exc:
+        print(f"toolwire-inspect: {args.file} is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    try:
+        translated, losses = translate_document(payload, args.source, args.target, args.kind)
+    except UnsupportedPair as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return 2
+    except TranslationError as exc:
+        if args.json:
+            sys.stderr.write(orjson.dumps({"error": exc.message, "pointer": exc.pointer}).decode() + "\n")
+        else:
+            print(f"toolwire-inspect: cannot translate {args.file}: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.buffer.write(orjson.dumps(translated, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.flush()
+    if args.json:
+        sys.stderr.write(orjson.dumps([loss.to_dict() for loss in losses]).decode() + "\n")
+    else:
+        for loss in losses:
+            print(f"{args.file}:{loss}", file=sys.stderr)
+        print(f"{len(losses)} change(s) reported", file=sys.stderr)
+    return 0
