@@ -50,6 +50,7 @@ class InspectorApp(App[None]):
         self.bridge = bridge
         self.clock = clock
         self.export_dir = export_dir or Path.cwd()
+        self._select_when_completed: int | None = None
         self.listening = Listening(forwarder.base_url, upstream, mode) if forwarder is not None else None
 
     def get_default_screen(self) -> FlowsScreen:
@@ -72,6 +73,9 @@ class InspectorApp(App[None]):
     @on(FlowsUpdated)
     def flows_updated(self, message: FlowsUpdated) -> None:
         self.flows_screen.refresh_flows()
+        if self._select_when_completed in message.completed:
+            self.flows_screen.flow_list.select_id(self._select_when_completed)
+            self._select_when_completed = None
         for screen in self.screen_stack:
             if isinstance(screen, FlowScreen) and screen.flow_id in message.completed:
                 screen.reload()
@@ -94,7 +98,7 @@ class InspectorApp(App[None]):
     def replay_flow(self, flow_id: int) -> None:
         """Replay goes through our own forwarder so the new flow is recorded like any other."""
         # Imported on first use: replay brings httpx, which the list view never needs at startup.
-        from ..replay import credentials_from_env, replay
+        from ..replay import ReplayError, credentials_from_env, replay
 
         flow = self.store.get(flow_id)
         if flow is None or self.forwarder is None:
@@ -104,20 +108,24 @@ class InspectorApp(App[None]):
         credentials = self.forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
         try:
             new_id = replay(flow, via=self.forwarder.base_url, credentials=credentials)
-        except Exception as exc:  # replay is network I/O: whatever fails is shown, never raised into the UI
-            self.post_message(ReplayFailed(flow_id, f"{type(exc).__name__}: {exc}"))
+        except ReplayError as exc:
+            self.post_message(ReplayFailed(flow_id, str(exc)))
             return
         self.post_message(ReplayFinished(flow_id, new_id))
 
     @on(ReplayFinished)
     def replay_finished(self, message: ReplayFinished) -> None:
-        self.notify(f"#{message.original_id} replayed as #{message.new_id}", title="Replay")
+        self.notify(f"#{message.original_id} replayed as #{message.new_id}", title="Replay", markup=False)
+        # The forwarder finishes recording just after the client has the whole response, so
+        # the new row may not be committed yet: select it now if it is, else when it completes.
         self.flows_screen.refresh_flows()
-        self.flows_screen.flow_list.select_id(message.new_id)
+        if not self.flows_screen.flow_list.select_id(message.new_id):
+            self._select_when_completed = message.new_id
 
     @on(ReplayFailed)
     def replay_failed(self, message: ReplayFailed) -> None:
-        self.notify(f"#{message.original_id}: {message.reason}", title="Replay failed", severity="error")
+        self.notify(f"#{message.original_id}: {message.reason}", title="Replay failed", severity="error",
+                    markup=False)
 
     @work(thread=True, exit_on_error=False, group="export", description="export a flow")
     def export_flow(self, flow_id: int) -> None:
@@ -136,8 +144,9 @@ class InspectorApp(App[None]):
 
     @on(ExportFinished)
     def export_finished(self, message: ExportFinished) -> None:
-        self.notify(f"#{message.flow_id} written to {message.path}", title="Export")
+        self.notify(f"#{message.flow_id} written to {message.path}", title="Export", markup=False)
 
     @on(ExportFailed)
     def export_failed(self, message: ExportFailed) -> None:
-        self.notify(f"#{message.flow_id}: {message.reason}", title="Export failed", severity="error")
+        self.notify(f"#{message.flow_id}: {message.reason}", title="Export failed", severity="error",
+                    markup=False)

@@ -59,13 +59,13 @@ COLUMNS = [
     Column("meth", 6),
     Column("path", 0),
     Column("dialect", 9),
-    Column("model", 18),
-    Column("st", 4, right=True),
+    Column("model", 16),
+    Column("st", 3, right=True),
     Column("latency", 7, right=True),
-    Column("ttfb", 7, right=True),
+    Column("ttfb", 6, right=True),
     Column("tools", 5, right=True),
     Column("calls", 5, right=True),
-    Column("issues", 9),
+    Column("issues", 7),
 ]
 GUTTER = 2  # the session marker and a space
 MIN_PATH = 12

@@ -115,6 +115,9 @@ class FlowList(ScrollView, can_focus=True):
         self.clock = clock
         self.total = 0
         self._pages: OrderedDict[int, list[FlowRow]] = OrderedDict()
+        # Until the first resize the widget cannot scroll to the cursor; drawing before that
+        # would read the store's first page for a frame nobody sees.
+        self._placed = False
 
     def on_mount(self) -> None:
         self.reload(follow=True)
@@ -147,6 +150,11 @@ class FlowList(ScrollView, can_focus=True):
         else:
             self._pages.move_to_end(page_no)
         return page[slot] if slot < len(page) else None
+
+    @property
+    def loaded_rows(self) -> int:
+        """Rows currently held in memory (the window), for tests and the curious."""
+        return sum(len(page) for page in self._pages.values())
 
     @property
     def current(self) -> FlowRow | None:
@@ -204,6 +212,7 @@ class FlowList(ScrollView, can_focus=True):
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, self.total)
+        self._placed = True
         self._set_cursor(self.cursor)
 
     # -- rendering ---------------------------------------------------------------------------
@@ -212,7 +221,7 @@ class FlowList(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         index = int(self.scroll_y) + y
         base = self.rich_style
-        row = self.row(index)
+        row = self.row(index) if self._placed else None
         if row is None:
             return Strip.blank(width, base)
         style_of = self._overlay

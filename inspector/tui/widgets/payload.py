@@ -33,7 +33,7 @@ class JsonArea(TextArea):
     JsonArea > .json-area--error { background: $error 25%; }
     JsonArea > .json-area--warning { background: $warning 20%; }
     JsonArea > .json-area--info { background: $primary 15%; }
-    JsonArea > .json-area--focus { text-style: bold reverse; }
+    JsonArea > .json-area--focus { background: $accent 50%; text-style: bold underline; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -58,10 +58,13 @@ class JsonArea(TextArea):
     def get_line(self, line_index: int) -> Text:
         line = super().get_line(line_index)
         severity = self.marks.get(line_index)
+        if severity is None and line_index != self.focus_line:
+            return line
+        # The span starts at the key, not the indentation: the marked node reads at a glance.
+        indent = len(line.plain) - len(line.plain.lstrip())
         if severity is not None:
-            line.stylize(self._style(f"json-area--{severity.value}"))
+            line.stylize(self._style(f"json-area--{severity.value}"), indent)
         if line_index == self.focus_line:
-            indent = len(line.plain) - len(line.plain.lstrip())
             line.stylize(self._style("json-area--focus"), indent)
         return line
 

@@ -1,0 +1,38 @@
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from inspector.store import Store
+from inspector.tui.app import InspectorApp
+
+from .flows import NOW, populate
+
+
+@pytest.fixture(autouse=True)
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Times render in the local zone; tests pin it so exact strings hold everywhere."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+    # A relative path keeps the header text (it shows the store path) the same in every run.
+    monkeypatch.chdir(tmp_path)
+    with Store("flows.sqlite3") as opened:
+        yield opened
+
+
+@pytest.fixture
+def ids(store: Store) -> dict[str, int]:
+    return populate(store)
+
+
+def make_app(store: Store, **kwargs) -> InspectorApp:
+    kwargs.setdefault("clock", lambda: NOW)
+    return InspectorApp(store=store, forwarder=kwargs.pop("forwarder", None), **kwargs)

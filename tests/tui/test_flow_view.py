@@ -1,0 +1,128 @@
+"""The flow view: side-by-side request, response tabs, violations that move the panes."""
+
+from textual.widgets import OptionList, Static, TabbedContent
+
+from inspector.store import Store
+from inspector.tui.screens.flow import FlowScreen
+from inspector.tui.widgets.lines import LineViewer
+from inspector.tui.widgets.payload import JsonArea, PayloadView
+from inspector.tui.widgets.violations import ViolationPanel
+from inspector.wire.violations import Severity
+
+from .conftest import make_app
+
+
+async def open_flow(app, pilot, flow_id: int) -> FlowScreen:
+    app.open_flow(flow_id)
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, FlowScreen) and screen.view is not None
+    return screen
+
+
+async def test_violations_are_listed_and_marked_on_both_panes(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, ids["defective"])
+        panel = screen.query_one(ViolationPanel)
+        assert [(i.violation.rule, i.violation.pointer) for i in panel.items] == [
+            ("OC-17", "/messages/2/content"),
+            ("OC-05", "/tools/0/function/parameters/properties/url/type"),
+            ("OC-05", "/tools/0/function/parameters/type"),
+        ]
+        assert panel.border_subtitle == "✖3 ▲0"
+        left = screen.query_one("#request", PayloadView)
+        right = screen.query_one("#upstream", PayloadView)
+        expected = {8: Severity.ERROR, 11: Severity.ERROR, 40: Severity.ERROR}
+        assert (left.viewer.marks, right.viewer.marks) == (expected, expected)
+        assert right.border_subtitle == "identical to the original (passthrough)"
+        assert left.viewer.document.get_line(8) == '          "type": "OBJECT",'
+        title = str(screen.query_one("#flow-title", Static).content)
+        assert title == ("#3 POST /v1/chat/completions  openai-chat  gpt-4o-mini  200  latency 342ms  ttfb 310ms"
+                         "  passthrough  ✖3")
+
+
+async def test_choosing_a_violation_moves_both_panes_to_its_line(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, ids["defective"])
+        left = screen.query_one("#request", PayloadView).viewer
+        right = screen.query_one("#upstream", PayloadView).viewer
+        assert isinstance(left, JsonArea) and isinstance(right, JsonArea)
+        await pilot.press("n")  # the first violation is highlighted on open; n goes to the second
+        await pilot.pause()
+        assert (left.focus_line, right.focus_line) == (11, 11)
+        assert (left.cursor_location, right.cursor_location) == ((11, 0), (11, 0))
+        assert left.scroll_offset.y > 0
+        await pilot.press("n")
+        await pilot.pause()
+        assert (left.focus_line, right.focus_line) == (8, 8)
+        await pilot.press("N", "N")
+        await pilot.pause()
+        assert (left.focus_line, right.focus_line) == (40, 40)
+        highlighted = screen.query_one(OptionList).highlighted
+        assert highlighted == 0
+
+
+async def test_s_shows_raw_chunks_with_arrival_times(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, ids["streamed"])
+        tabs = screen.query_one(TabbedContent)
+        assert tabs.active == "tab-response"
+        assert str(tabs.get_tab("tab-chunks").label) == "Stream chunks (6)"
+        await pilot.press("s")
+        assert tabs.active == "tab-chunks"
+        chunks = screen.query_one("#chunks", LineViewer)
+        assert len(chunks.lines) == 6
+        assert chunks.lines[1].startswith("    1  +    135.0 ms  Δ    15.0 ms     ")
+        assert chunks.lines[5] == "    5  +    195.0 ms  Δ    15.0 ms      14 B  data: [DONE]\\n\\n"
+        await pilot.press("s")
+        assert tabs.active == "tab-response"
+
+
+async def test_headers_tab_shows_redacted_headers_only(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, ids["clean"])
+        await pilot.press("H")
+        assert screen.query_one(TabbedContent).active == "tab-headers"
+        assert screen.query_one("#headers", LineViewer).lines[:3] == [
+            "POST /v1/chat/completions", "content-type: application/json", "authorization: [redacted]"]
+
+
+async def test_a_failed_flow_says_why(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, ids["failed"])
+        assert screen.query_one("#response", PayloadView).border_subtitle == "error: upstream unreachable"
+        assert screen.query_one(ViolationPanel).items == []
+        assert screen.query_one(OptionList).get_option_at_index(0).prompt == "no contract violations found"
+
+
+async def test_escape_returns_to_the_list(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_flow(app, pilot, ids["clean"])
+        await pilot.press("escape")
+        assert not isinstance(app.screen, FlowScreen)
+
+
+async def test_a_large_payload_uses_the_line_viewer(store: Store) -> None:
+    """Above the TextArea threshold the pane switches to the line-API viewer (no tree-sitter)."""
+    from inspector.tui.widgets.payload import TEXTAREA_MAX_CHARS
+
+    from .flows import clean_request, save_flow
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    request = clean_request()
+    request["messages"] += [{"role": "user", "content": "x" * 1000} for _ in range(TEXTAREA_MAX_CHARS // 1000)]
+    flow_id = save_flow(store, request)
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, flow_id)
+        viewer = screen.query_one("#request", PayloadView).viewer
+        assert isinstance(viewer, LineViewer)
+        assert len(viewer.lines) == 29 + 150 * 4  # the clean request, then 4 lines per message

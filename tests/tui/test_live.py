@@ -1,0 +1,149 @@
+"""The app wired to a real forwarder and a fake upstream: live flows, batching, replay."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+from textual.message import Message
+from textual.notifications import Notify
+
+from inspector.mock import MockUpstream
+from inspector.proxy import Forwarder
+from inspector.store import Store
+from inspector.tui.bridge import EventBridge
+from inspector.tui.messages import FlowsUpdated, ReplayFailed, ReplayFinished
+from inspector.tui.widgets.connection import ConnectionBar
+from inspector.tui.widgets.flow_list import FlowList
+
+from .conftest import make_app
+from .flows import clean_request
+
+SECRET = "sk-tui-test-0123456789"
+
+
+class Seen:
+    """A message hook that can be awaited: no sleeps, the test waits for the message itself."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self._waiters: list[tuple[Callable[[Message], bool], asyncio.Future[Message]]] = []
+
+    def __call__(self, message: Message) -> None:
+        self.messages.append(message)
+        for predicate, future in self._waiters:
+            if not future.done() and predicate(message):
+                future.set_result(message)
+
+    async def wait_for(self, predicate: Callable[[Message], bool], timeout: float = 10.0) -> Message:
+        for message in self.messages:
+            if predicate(message):
+                return message
+        future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
+        self._waiters.append((predicate, future))
+        return await asyncio.wait_for(future, timeout)
+
+
+@pytest.fixture
+def upstream() -> Iterator[MockUpstream]:
+    with MockUpstream() as mock:
+        yield mock
+
+
+@pytest.fixture
+def forwarding(store: Store, upstream: MockUpstream) -> Iterator[tuple[Forwarder, EventBridge]]:
+    bridge = EventBridge()
+    forwarder = Forwarder(upstream.base_url, store=store, port=0, on_event=bridge)
+    forwarder.start()
+    yield forwarder, bridge
+    forwarder.stop()
+
+
+def completed(flow_id: int) -> Callable[[Message], bool]:
+    return lambda m: isinstance(m, FlowsUpdated) and flow_id in m.completed
+
+
+def post_chat(base_url: str) -> int:
+    response = httpx.post(f"{base_url}/v1/chat/completions", json=clean_request(),
+                          headers={"Authorization": f"Bearer {SECRET}"})
+    assert response.status_code == 200
+    return response.status_code
+
+
+async def test_bridge_batches_a_burst_into_one_message(store: Store) -> None:
+    bridge = EventBridge()
+    seen = Seen()
+    app = make_app(store, bridge=bridge)
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        # No await between pushes: the UI loop cannot deliver mid-burst, so exactly one batch.
+        for flow_id in range(1, 501):
+            bridge.push("started", flow_id)
+        for flow_id in range(1, 501):
+            bridge.push("completed", flow_id)
+        message = await seen.wait_for(lambda m: isinstance(m, FlowsUpdated))
+        await pilot.pause()
+        batches = {id(m): m for m in seen.messages if isinstance(m, FlowsUpdated)}
+        assert len(batches) == 1
+        assert message.started == tuple(range(1, 501)) and message.completed == tuple(range(1, 501))
+
+
+async def test_flows_appear_live_and_the_header_says_where_to_point_the_agent(
+        store: Store, forwarding: tuple[Forwarder, EventBridge]) -> None:
+    forwarder, bridge = forwarding
+    seen = Seen()
+    app = make_app(store, forwarder=forwarder, bridge=bridge, upstream="http://up.example")
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        flows = app.query_one(FlowList)
+        assert flows.total == 0
+        await asyncio.to_thread(post_chat, forwarder.base_url)
+        await seen.wait_for(completed(1))
+        await pilot.pause()
+        row = flows.current
+        assert (flows.total, row.id, row.method, row.path, row.status, row.dialect, row.model, row.tools) == (
+            1, 1, "POST", "/v1/chat/completions", 200, "openai-chat", "gpt-4o-mini", 1)
+        assert row.session_id == store.session_id
+        base = forwarder.base_url  # an ephemeral port: always 5 digits on Linux, so the wrap is fixed
+        assert str(app.query_one(ConnectionBar).render()) == (
+            f"toolwire-inspect passthrough  listening {base} → http://up.example  store flows.sqlite3\n"
+            f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}\n"
+            f"GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp")
+
+
+async def test_r_replays_with_the_credentials_held_in_memory(
+        store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge]) -> None:
+    forwarder, bridge = forwarding
+    seen = Seen()
+    app = make_app(store, forwarder=forwarder, bridge=bridge, clock=time.time)  # live flows: today
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        await asyncio.to_thread(post_chat, forwarder.base_url)
+        await seen.wait_for(completed(1))
+        await pilot.pause()
+        await pilot.press("r")
+        finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
+        assert (finished.original_id, finished.new_id) == (1, 2)
+        await seen.wait_for(completed(2))
+        await pilot.pause()
+        flows = app.query_one(FlowList)
+        assert (flows.total, flows.current.id, flows.current.replay_of) == (2, 2, 1)
+        assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
+        assert upstream.received[1].body == upstream.received[0].body
+        notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
+        assert [(n.title, n.message) for n in notes] == [("Replay", "#1 replayed as #2")]
+        assert flows.render_line(flows.cursor - int(flows.scroll_y)).text.split()[3:6] == [
+            "POST", "↻#1", "/v1/chat/completions"]
+
+
+async def test_replay_without_a_forwarder_is_refused_clearly(store: Store, ids: dict[str, int]) -> None:
+    seen = Seen()
+    app = make_app(store)
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        await pilot.press("r")
+        failed = await seen.wait_for(lambda m: isinstance(m, ReplayFailed))
+        assert (failed.original_id, failed.reason) == (
+            ids["replay"], "no forwarder running (start with --upstream)")
+        await pilot.pause()
+        notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
+        assert [(n.title, n.severity) for n in notes] == [("Replay failed", "error")]
