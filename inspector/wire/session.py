@@ -1,0 +1,178 @@
+"""Session rules: what only shows across the flows of one recording.
+
+- The same MCP tool name served by two servers (XL-03 after aggregation): a client that merges the
+  lists gets a duplicate and fails (Anthropic, Gemini and ADK's `duplicate tool` reject it).
+- The seed case: one endpoint (same host+path) registered twice with a different query, e.g. a plain
+  entry and a session-scoped one carrying a context token. It is one server, so its tools collide with
+  themselves. Dedupe by host+path and keep the session-scoped entry: it is a strict superset (without
+  the token the server just skips the session context), while keeping the plain one loses session
+  memory.
+- MCP-06: a tools/call result's structuredContent checked against the outputSchema that the same
+  server listed for that tool.
+
+Violations carry `where` = the flow id (as a string) and a pointer into that flow's response."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from ..flow import Flow
+from . import profiles
+from .dialect import Dialect, from_path
+from .rules.base import Report, as_dict, as_list, short
+from .streams import check_and_reassemble
+from .violations import Violation
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEntry:
+    flow_id: int
+    url: str  # the MCP endpoint as addressed: scheme://host/path?query (secrets already redacted)
+    request: Any  # the parsed JSON-RPC request (or batch)
+    response: Any  # the parsed JSON-RPC response (or batch), reassembled when it came as SSE
+
+
+def endpoint(url: str) -> str:
+    """host+path: the identity of an MCP server for tool names; the query does not make a new server."""
+    parts = urlsplit(url)
+    return f"{parts.netloc}{parts.path.rstrip('/')}"
+
+
+def entries_from_flows(flows: Iterable[Flow]) -> list[SessionEntry]:
+    """The MCP exchanges of recorded flows, parsed; other flows are skipped."""
+    entries = []
+    for flow in flows:
+        try:
+            request = orjson.loads(flow.request_body) if flow.request_body else None
+        except orjson.JSONDecodeError:
+            continue
+        if from_path(flow.path) is not Dialect.MCP and not (isinstance(request, dict) and request.get("jsonrpc")):
+            continue
+        body = flow.response_body
+        response: Any = None
+        if body.lstrip()[:1] in (b"{", b"["):
+            try:
+                response = orjson.loads(body)
+            except orjson.JSONDecodeError:
+                response = None
+        elif body:
+            response = check_and_reassemble(body, Dialect.MCP, profiles.get(None, Dialect.MCP))[2]
+        base = flow.upstream_url or flow.path
+        url = base if not flow.query or "?" in base else f"{base}?{flow.query}"
+        entries.append(SessionEntry(flow.id, url, request, response))
+    return entries
+
+
+def _messages(document: Any) -> list[Any]:
+    return document if isinstance(document, list) else [document]
+
+
+def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
+    found: list[Violation] = []
+    # tool name -> {url: (flow id, pointer)} in order of first appearance
+    origins: dict[str, dict[str, tuple[int, str]]] = {}
+    schemas: dict[tuple[str, str], Any] = {}  # (endpoint, tool) -> outputSchema
+    calls: list[tuple[SessionEntry, str, str, Any]] = []
+    for entry in entries:
+        requests = {m.get("id"): m for m in _messages(entry.request) if isinstance(m, dict) and "method" in m
+                    and isinstance(m.get("id"), (str, int))}
+        for position, message in enumerate(_messages(entry.response)):
+            if not isinstance(message, dict):
+                continue
+            base = f"/{position}" if isinstance(entry.response, list) else ""
+            result = as_dict(message.get("result"))
+            request_id = message.get("id")
+            request = requests.get(request_id) if isinstance(request_id, (str, int)) else None
+            if isinstance(result.get("tools"), list):
+                for index, tool in enumerate(result["tools"]):
+                    name = as_dict(tool).get("name")
+                    if not isinstance(name, str):
+                        continue
+                    origins.setdefault(name, {}).setdefault(entry.url, (entry.flow_id,
+                                                                        f"{base}/result/tools/{index}/name"))
+                    if isinstance(tool.get("outputSchema"), dict):
+                        schemas[(endpoint(entry.url), name)] = tool["outputSchema"]
+            elif "structuredContent" in result and request is not None:
+                tool = as_dict(request.get("params")).get("name")
+                if isinstance(tool, str):
+                    calls.append((entry, tool, f"{base}/result/structuredContent", result["structuredContent"]))
+    for name, by_url in origins.items():
+        if len(by_url) > 1:
+            found.extend(_duplicate(name, by_url))
+    for entry, tool, pointer, content in calls:
+        schema = schemas.get((endpoint(entry.url), tool))
+        if schema is None:
+            continue
+        report = Report(str(entry.flow_id))
+        for problem in _conformance(content, schema):
+            report.add("MCP-06", pointer, f"structuredContent of {tool!r} does not match its outputSchema: {problem}")
+        found.extend(report.violations)
+    return found
+
+
+def _duplicate(name: str, by_url: dict[str, tuple[int, str]]) -> list[Violation]:
+    urls = list(by_url)
+    first = urls[0]
+    found = []
+    for url in urls[1:]:
+        flow_id, pointer = by_url[url]
+        report = Report(str(flow_id))
+        first_flow = by_url[first][0]
+        if endpoint(url) == endpoint(first):
+            scoped = url if urlsplit(url).query else first
+            report.add("XL-03", pointer,
+                       f"tool {name!r} comes twice from one endpoint {endpoint(url)} registered as {first} (flow "
+                       f"{first_flow}) and {url} (flow {flow_id}): one server, two entries",
+                       why="The two entries address the same server (same host+path; the query only carries "
+                           "context), so every tool is packed twice and the turn fails with a duplicate tool "
+                           "error only when a tool is requested. Keep the session-scoped entry: it is a strict "
+                           "superset; dropping it loses the session context (e.g. session memory).",
+                       hint=f"Dedupe MCP servers by host+path and keep the session-scoped entry ({scoped}).")
+        else:
+            report.add("XL-03", pointer,
+                       f"tool {name!r} is served by two servers: {first} (flow {first_flow}) and {url} "
+                       f"(flow {flow_id})",
+                       hint="Prefix tool names with a server id (MCP-03 disambiguation), or keep one server.")
+        found.extend(report.violations)
+    return found
+
+
+_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def _conformance(value: Any, schema: Any, where: str = "", depth: int = 0) -> list[str]:
+    """The core of JSON Schema that outputSchemas use: type, required, properties, items."""
+    if not isinstance(schema, dict) or depth > 32:
+        return []
+    problems = []
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
+    if kinds and not any(_is(value, k) for k in kinds):
+        return [f"{where or '/'} is {short(value, 30)}, not {'/'.join(map(str, kinds))}"]
+    if isinstance(value, dict):
+        for required in as_list(schema.get("required")):
+            if isinstance(required, str) and required not in value:
+                problems.append(f"{where}/{required} is required")
+        for key, sub in as_dict(schema.get("properties")).items():
+            if key in value:
+                problems += _conformance(value[key], sub, f"{where}/{key}", depth + 1)
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for index, item in enumerate(value):
+            problems += _conformance(item, schema["items"], f"{where}/{index}", depth + 1)
+    return problems
+
+
+def _is(value: Any, kind: Any) -> bool:
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    expected = _JSON_TYPES.get(kind) if isinstance(kind, str) else None
+    if expected is None:
+        return True
+    return isinstance(value, expected) and not (expected is not bool and isinstance(value, bool))
