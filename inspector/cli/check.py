@@ -1,0 +1,136 @@
+"""`toolwire-inspect check [--dialect D] [--profile P] [--kind K] [--json] [--explain] [--fix OUT] FILE... | -`
+
+Lints request, response and stream files against the contract rules. Human output: one line per
+violation (`file:pointer: severity RULE message`) and a summary; `--json`: a JSON array. Exit status:
+0 without error-severity violations, 1 with any (with --fix: any left after fixing), 2 when an input
+cannot be read or parsed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..wire.check import DocumentCheck, check_bytes, check_document
+from ..wire.dialect import DIALECT_NAMES
+from ..wire.fix import fix
+from ..wire.locate import pretty
+from ..wire.profiles import PROFILES
+from ..wire.violations import Violation, count_by_severity
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "check", help="check request/response/stream files against the tool-calling contract rules",
+        description="Check payload files against the rule catalogue. Exit 0: no errors; 1: errors; "
+                    "2: an input cannot be read or parsed.")
+    parser.add_argument("--dialect", choices=DIALECT_NAMES, metavar="DIALECT",
+                        help=f"dialect of the inputs ({', '.join(DIALECT_NAMES)}); detected from the shape if absent")
+    parser.add_argument("--profile", choices=sorted(PROFILES), metavar="PROFILE",
+                        help=f"provider profile for endpoint-dependent limits ({', '.join(PROFILES)}); "
+                             "default per dialect")
+    parser.add_argument("--kind", choices=("request", "response", "stream"),
+                        help="what the inputs are; detected from the shape if absent")
+    parser.add_argument("--json", action="store_true", help="print a JSON array of violations")
+    parser.add_argument("--explain", action="store_true", help="add why and hint lines under each violation")
+    parser.add_argument("--fix", metavar="OUT",
+                        help="write the repaired payload to OUT (a directory when several files are given; - for "
+                             "stdout) and list the repairs")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="payload files, or - for stdin")
+    parser.set_defaults(handler=run)
+
+
+def _read(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    return Path(name).read_bytes()
+
+
+def _line(result: DocumentCheck, violation: Violation, cache: dict[int, Any]) -> int:
+    if id(result) not in cache:
+        cache[id(result)] = pretty(result.document)
+    return cache[id(result)].line_of(violation.pointer) + 1
+
+
+def run(args: argparse.Namespace) -> int:
+    out = sys.stderr if args.fix == "-" else sys.stdout
+    if args.fix and args.fix != "-" and len(args.files) > 1 and not Path(args.fix).is_dir():
+        print(f"toolwire-inspect: --fix {args.fix}: with several files OUT must be an existing directory",
+              file=sys.stderr)
+        return 2
+    records: list[dict[str, Any]] = []
+    repairs: list[dict[str, Any]] = []
+    unreadable = False
+    remaining_errors = 0
+    totals = [0, 0, 0]
+    for name in args.files:
+        try:
+            body = _read(name)
+        except OSError as exc:
+            print(f"toolwire-inspect: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
+            unreadable = True
+            continue
+        result = check_bytes(body, args.dialect, args.kind, args.profile)
+        if result.error is not None:
+            print(f"toolwire-inspect: {name}: {result.error}", file=sys.stderr)
+            unreadable = True
+            continue
+        lines: dict[int, Any] = {}
+        for violation in result.violations:
+            record = {**violation.to_dict(), "file": name, "line": _line(result, violation, lines),
+                      "dialect": result.dialect.value if result.dialect else "", "kind": result.kind}
+            records.append(record)
+            if not args.json:
+                print(f"{name}:{violation.pointer}: {violation.severity.value} {violation.rule} {violation.message}",
+                      file=out)
+                if args.explain:
+                    print(f"    why: {violation.why}\n    fix: {violation.hint}", file=out)
+        errors, warnings, infos = count_by_severity(result.violations)
+        totals = [totals[0] + errors, totals[1] + warnings, totals[2] + infos]
+        if not args.fix:
+            remaining_errors += errors
+            continue
+        if result.kind == "stream" or result.dialect is None:
+            print(f"toolwire-inspect: {name}: streams cannot be fixed (fix the producer)", file=sys.stderr)
+            remaining_errors += errors
+            continue
+        fixed = fix(result.document, result.dialect, args.profile)
+        for repair in fixed.repairs:
+            repairs.append({"file": name, "rule": repair.rule, "pointer": repair.pointer, "action": repair.action,
+                            "detail": repair.detail})
+            if not args.json:
+                print(f"{name}:{repair.pointer}: fixed {repair.rule} {repair.action}: {repair.detail}", file=out)
+        after = check_document(fixed.payload, result.dialect, result.kind, args.profile)
+        remaining_errors += count_by_severity(after.violations)[0]
+        _write_fixed(args.fix, name, len(args.files), fixed.payload)
+    if args.json:
+        out.write(orjson.dumps(records).decode() + "\n")
+        if args.fix:
+            sys.stderr.write(orjson.dumps(repairs).decode() + "\n")
+    else:
+        files = len(args.files)
+        summary = (f"{files} file{'s' if files != 1 else ''} checked: {totals[0]} error(s), {totals[1]} warning(s), "
+                   f"{totals[2]} info")
+        if args.fix:
+            summary += f"; {len(repairs)} repair(s), {remaining_errors} error(s) left"
+        print(summary, file=out)
+    if unreadable:
+        return 2
+    return 1 if remaining_errors else 0
+
+
+def _write_fixed(target: str, name: str, count: int, payload: Any) -> None:
+    data = orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"
+    if target == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    path = Path(target)
+    if count > 1 or path.is_dir():
+        path = path / (Path(name).name if name != "-" else "stdin.json")
+    path.write_bytes(data)
+
+
