@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, Literal
 
 from ..dialect import Dialect
@@ -34,7 +35,7 @@ def translate_document(payload: Any, source: Dialect | str, target: Dialect | st
         return mcp.tools(payload, target) if mcp.kind_of(payload) == "tools" else mcp.result_item(payload, target)
     if kind == "response":
         bridge = get_bridge(target, source)
-        translated = bridge.response(payload, State(target, source))
+        translated = bridge.response(payload, State(target, source, created=int(time.time())))
         return translated.payload, translated.losses
     bridge = get_bridge(source, target)
     model = str(payload.get("model") or "") if isinstance(payload, dict) else ""

@@ -4,6 +4,7 @@ source -> target, responses and streams come back target -> source, with a loss 
 from __future__ import annotations
 
 import hashlib
+import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -73,9 +74,14 @@ class Bridge:
         state.stream_usage = isinstance(options, dict) and options.get("include_usage") is True
         state.history_ids = {i for item in req.items for i in _ids(item)}
         state.seed = hashlib.sha256(orjson.dumps(payload)).hexdigest()[:32]
+        state.created = int(time.time())
         names = NameMap(self.target, {n for n in _names(req) if name_ok(n, self.target)})
         ids = IdMap(self.target, state.history_ids, state.seed)
         _pair(req, ids, losses, self.source)
+        for item in req.items:
+            if isinstance(item, Call) and item.opaque:
+                losses.append(Loss(item.src, None, "dropped", f"{', '.join(item.opaque)} of a {self.source.value} "
+                                   f"call cannot cross to {self.target.value}", "XL-14"))
         emit = Emit(state, names, ids, losses)
         out = self._dst.emit_request(req, emit)
         state.aliases = dict(names.reverse)

@@ -3,7 +3,6 @@ responses and `chat.completion.chunk` streams."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import orjson
@@ -447,7 +446,7 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
     if calls:
         message["tool_calls"] = calls
     stop = "tool_calls" if calls else ("stop" if resp.stop == "tool_calls" else resp.stop)
-    return {"id": resp.id or "chatcmpl-translated", "object": "chat.completion", "created": resp.created or int(time.time()),
+    return {"id": resp.id or "chatcmpl-translated", "object": "chat.completion", "created": resp.created or state.created,
             "model": resp.model or state.model,
             "choices": [{"index": 0, "message": message, "finish_reason": stop, "logprobs": None}],
             "usage": {"prompt_tokens": resp.input_tokens, "completion_tokens": resp.output_tokens,
@@ -563,7 +562,7 @@ class StreamEmitter:
         self.losses = losses
         self.id = "chatcmpl-translated"
         self.model = state.model
-        self.created = int(time.time())
+        self.created = state.created
         self.index: dict[Any, int] = {}
         self.finished = False
 

@@ -96,10 +96,6 @@ def flagged_text(result: Result, emit: Emit, tgt: str) -> str:
     return text
 
 
-def is_text_only(parts: list[Part]) -> bool:
-    return all(p.kind == "text" for p in parts)
-
-
 def assistant_turns(items: list[Any]) -> list[tuple[str, list[Any]]]:
     """Group items into (role, items) turns: consecutive assistant text and calls form one
     assistant turn; results and user messages one user turn; system messages stand alone."""

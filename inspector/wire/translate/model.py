@@ -183,3 +183,4 @@ class State:
     ids: dict[str, str] = field(default_factory=dict)  # target call id -> source call id
     history_ids: set[str] = field(default_factory=set)  # every call id the client already holds
     seed: str = ""  # request digest: makes minted ids deterministic per request
+    created: int = 0  # unix time of the request: the timestamp of responses whose upstream gives none

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import time
 from typing import Any
 
 import orjson
@@ -365,8 +364,12 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
         elif isinstance(item, Opaque):
             losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Responses",
                                "XL-14"))
-    return _response_object(resp.id, resp.model or state.model, resp.created, output, resp.stop,
+    return _response_object(_response_id(resp.id), resp.model or state.model, resp.created or state.created, output, resp.stop,
                             resp.input_tokens, resp.output_tokens)
+
+
+def _response_id(upstream: str) -> str:
+    return upstream if upstream.startswith("resp_") else _item_id("resp_", upstream)
 
 
 def _message_item(item_id: str, text: str, status: str = "completed") -> dict[str, Any]:
@@ -377,7 +380,7 @@ def _message_item(item_id: str, text: str, status: str = "completed") -> dict[st
 def _response_object(response_id: str, model: str, created: int, output: list[dict[str, Any]], stop: StopReason,
                      input_tokens: int, output_tokens: int, status: str | None = None) -> dict[str, Any]:
     incomplete = stop in ("length", "content_filter")
-    return {"id": response_id or "resp_translated", "object": "response", "created_at": created or int(time.time()),
+    return {"id": response_id, "object": "response", "created_at": created,
             "status": status or ("incomplete" if incomplete else "completed"), "model": model, "output": output,
             "error": None,
             "incomplete_details": ({"reason": "max_output_tokens" if stop == "length" else "content_filter"}
@@ -492,7 +495,7 @@ class StreamEmitter:
         self.losses = losses
         self.id = "resp_translated"
         self.model = state.model
-        self.created = int(time.time())
+        self.created = state.created
         self.seq = 0
         self.output: list[dict[str, Any]] = []
         self.message: tuple[int, list[str]] | None = None  # (output_index, text pieces) of the open message
@@ -509,7 +512,7 @@ class StreamEmitter:
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):
-            self.id = event.id if event.id.startswith("resp") else _item_id("resp_", event.id)
+            self.id = _response_id(event.id)
             self.model = event.model or self.model
             return (self._event("response.created", response=self._snapshot("in_progress"))
                     + self._event("response.in_progress", response=self._snapshot("in_progress")))

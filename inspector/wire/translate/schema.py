@@ -151,6 +151,3 @@ def json_schema_to_genai(schema: Any, src: str, target: str, losses: list[Loss])
 def _text(value: Any) -> str:
     return orjson.dumps(value).decode()
 
-
-def object_schema(schema: Any) -> bool:
-    return isinstance(schema, dict) and schema.get("type") == "object"
