@@ -1,0 +1,251 @@
+"""OpenAI Chat Completions rules (contracts.md §1): each trips on one defect and stays quiet on the
+nearest valid payload."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.wire import check
+
+from .rule_cases import Case, assert_case, deleting, doing, found, same, setting
+from .wire_payloads import chat_chunks, chat_request, chat_response, sse
+
+CHAT = "openai-chat"
+
+
+def req(name, trip, rule, pointer, severity, near, profile=None):
+    return Case(name, CHAT, chat_request, trip, rule, pointer, severity, near, "request", profile)
+
+
+def resp(name, trip, rule, pointer, severity, near):
+    return Case(name, CHAT, chat_response, trip, rule, pointer, severity, near, "response")
+
+
+def stream(name, trip, rule, pointer, severity, near):
+    return Case(name, CHAT, chat_chunks, trip, rule, pointer, severity, near, "stream")
+
+
+def _tools(count):
+    return setting(["tools"], [{"type": "function", "function": {"name": f"t{i}"}} for i in range(count)])
+
+
+def _strict(parallel):
+    def mutate(doc):
+        fn = doc["tools"][0]["function"]
+        fn["strict"] = True
+        fn["parameters"]["additionalProperties"] = False
+        fn["parameters"]["required"] = ["city", "days"]
+        if parallel is not None:
+            doc["parallel_tool_calls"] = parallel
+        return doc
+    return mutate
+
+
+def _append(message):
+    def mutate(doc):
+        doc["messages"].append(message)
+        return doc
+    return mutate
+
+
+def _call(position=0):
+    return ["messages", 2, "tool_calls", position]
+
+
+LEGACY = doing(
+    setting(["functions"], [{"name": "lookup", "parameters": {"type": "object"}}]),
+    _append({"role": "assistant", "content": None, "function_call": {"name": "lookup", "arguments": "{}"}}),
+)
+
+CASES = [
+    req("built-in tool in Chat", setting(["tools", 1], {"type": "web_search"}), "OC-01", "/tools/1/type", "error",
+        setting(["tools", 1], {"type": "custom", "custom": {"name": "fmt"}})),
+    req("function tool without definition", setting(["tools", 1], {"type": "function"}), "OC-01",
+        "/tools/1/function", "error", same),
+    req("dotted tool name", setting(["tools", 0, "function", "name"], "get.weather"), "OC-02",
+        "/tools/0/function/name", "error", setting(["tools", 0, "function", "name"], "get_weather-2")),
+    req("name over 64 characters", setting(["tools", 0, "function", "name"], "a" * 65), "OC-02",
+        "/tools/0/function/name", "error", setting(["tools", 0, "function", "name"], "a" * 64)),
+    req("slash name in history", setting(_call() + ["function", "name"], "mcp/x/get"), "OC-02",
+        "/messages/2/tool_calls/0/function/name", "error", setting(_call() + ["function", "name"], "mcp_x_get")),
+    req("description over 1024", setting(["tools", 0, "function", "description"], "d" * 1025), "OC-03",
+        "/tools/0/function/description", "error", setting(["tools", 0, "function", "description"], "d" * 1024)),
+    req("129 tools", doing(_tools(129), deleting(["tool_choice"])), "OC-04", "/tools", "error",
+        doing(_tools(128), deleting(["tool_choice"]))),
+    req("upper-case type in parameters", setting(["tools", 0, "function", "parameters", "properties", "city", "type"],
+                                                 "BOOLEAN"), "OC-05",
+        "/tools/0/function/parameters/properties/city/type", "error",
+        setting(["tools", 0, "function", "parameters", "properties", "city", "type"], "boolean")),
+    req("parameters root not an object", setting(["tools", 0, "function", "parameters", "type"], "array"), "OC-05",
+        "/tools/0/function/parameters/type", "error", setting(["tools", 0, "function", "parameters", "type"], "object")),
+    req("strict without additionalProperties:false",
+        setting(["tools", 0, "function", "strict"], True), "OC-06",
+        "/tools/0/function/parameters/additionalProperties", "error", _strict(False)),
+    req("strict with optional property", doing(_strict(False), setting(
+        ["tools", 0, "function", "parameters", "required"], ["city"])), "OC-06",
+        "/tools/0/function/parameters/required", "error", _strict(False)),
+    req("strict with parallel calls", _strict(None), "OC-07", "", "warning", _strict(False)),
+    req("flat Responses tool_choice", setting(["tool_choice"], {"type": "function", "name": "get_weather"}),
+        "OC-08", "/tool_choice", "error",
+        setting(["tool_choice"], {"type": "function", "function": {"name": "get_weather"}})),
+    req("tool_choice string unknown", setting(["tool_choice"], "any"), "OC-08", "/tool_choice", "error",
+        setting(["tool_choice"], "required")),
+    req("tools null", doing(setting(["tools"], None), deleting(["tool_choice"])), "OC-09", "/tools", "info",
+        deleting(["tool_choice"])),
+    req("functions empty", setting(["functions"], []), "OC-09", "/functions", "error", same),
+    req("tool_choice null", setting(["tool_choice"], None), "OC-09", "/tool_choice", "info", deleting(["tool_choice"])),
+    req("function_call null", setting(["function_call"], None), "OC-09", "/function_call", "info", same),
+    req("parallel_tool_calls not boolean", setting(["parallel_tool_calls"], "yes"), "OC-10", "/parallel_tool_calls",
+        "error", setting(["parallel_tool_calls"], True)),
+    req("tool_choice names no tool", setting(["tool_choice"], {"type": "function", "function": {"name": "nope"}}),
+        "OC-11", "/tool_choice", "warning",
+        setting(["tool_choice"], {"type": "function", "function": {"name": "search_docs"}})),
+    req("tool_choice without tools (compat)", doing(deleting(["tools"]), setting(["tool_choice"], "required"),
+                                                    setting(["messages"], [{"role": "user", "content": "x"}])),
+        "OC-11", "/tool_choice", "error",
+        doing(deleting(["tools"]), setting(["tool_choice"], "none"), setting(["messages"], [{"role": "user",
+                                                                                             "content": "x"}])),
+        profile="openai-compatible"),
+    req("assistant tool_calls without content key (compat)", deleting(["messages", 2, "content"]), "OC-12",
+        "/messages/2/content", "warning", same, profile="openai-compatible"),
+    req("tool_calls empty", setting(["messages", 5, "tool_calls"], []), "OC-13", "/messages/5/tool_calls", "error",
+        same),
+    req("arguments as an object", setting(_call() + ["function", "arguments"], {"city": "Oslo"}), "OC-14",
+        "/messages/2/tool_calls/0/function/arguments", "error", same),
+    req("tool call without id", deleting(_call() + ["id"]), "OC-14", "/messages/2/tool_calls/0/id", "error", same),
+    req("tool call type not function", setting(_call() + ["type"], "tool"), "OC-14", "/messages/2/tool_calls/0/type",
+        "error", same),
+    req("double-encoded arguments", setting(_call() + ["function", "arguments"], '"{\\"city\\":\\"Oslo\\"}"'),
+        "OC-15", "/messages/2/tool_calls/0/function/arguments", "warning",
+        setting(_call() + ["function", "arguments"], '{"city":"Oslo"}')),
+    req("double-encoded arguments (strict compatible)",
+        setting(_call() + ["function", "arguments"], '"{\\"city\\":\\"Oslo\\"}"'), "OC-15",
+        "/messages/2/tool_calls/0/function/arguments", "error", same, profile="openai-compatible"),
+    req("array arguments", setting(_call() + ["function", "arguments"], '[{"city":"Oslo"}]'), "OC-15",
+        "/messages/2/tool_calls/0/function/arguments", "warning", setting(_call() + ["function", "arguments"], "{}")),
+    req("scalar arguments", setting(_call() + ["function", "arguments"], '"Oslo"'), "OC-15",
+        "/messages/2/tool_calls/0/function/arguments", "warning", same),
+    req("concatenated arguments", setting(_call() + ["function", "arguments"], '{"a":1}{"a":1}'), "OC-15",
+        "/messages/2/tool_calls/0/function/arguments", "warning", same),
+    req("Python literal arguments", setting(_call() + ["function", "arguments"], "{'city': 'Oslo'}"), "OC-15",
+        "/messages/2/tool_calls/0/function/arguments", "warning", same),
+    req("41-character id on Azure", doing(setting(_call() + ["id"], "c" * 41),
+                                          setting(["messages", 3, "tool_call_id"], "c" * 41)),
+        "OC-16", "/messages/2/tool_calls/0/id", "error",
+        doing(setting(_call() + ["id"], "c" * 40), setting(["messages", 3, "tool_call_id"], "c" * 40)),
+        profile="azure-openai"),
+    req("51-character fc_ id on api.openai.com", doing(setting(_call() + ["id"], "fc_" + "x" * 48),
+                                                       setting(["messages", 3, "tool_call_id"], "fc_" + "x" * 48)),
+        "OC-16", "/messages/2/tool_calls/0/id", "warning", same),
+    req("tool message without content", deleting(["messages", 3, "content"]), "OC-17", "/messages/3/content", "error",
+        setting(["messages", 3, "content"], "")),
+    req("tool message with an image part", setting(["messages", 3, "content"], [
+        {"type": "image_url", "image_url": {"url": "data:,"}}]), "OC-17", "/messages/3/content/0", "error",
+        setting(["messages", 3, "content"], [{"type": "text", "text": "4°C"}])),
+    req("tool message without tool_call_id", deleting(["messages", 3, "tool_call_id"]), "OC-17",
+        "/messages/3/tool_call_id", "error", same),
+    req("orphan tool message", _append({"role": "tool", "tool_call_id": "call_x", "content": "?"}), "OC-18",
+        "/messages/7/tool_call_id", "error", same),
+    req("tool message after another message", doing(
+        setting(["messages", 4], {"role": "user", "content": "wait"}),
+        _append({"role": "tool", "tool_call_id": "call_2", "content": "18°C"})), "OC-18", "/messages/7/tool_call_id",
+        "error", same),
+    req("unanswered call", deleting(["messages", 4]), "OC-19", "/messages/2/tool_calls/1/id", "error", same),
+    req("unanswered call at the end", _append({"role": "assistant", "tool_calls": [
+        {"id": "call_9", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}),
+        "OC-19", "/messages/7/tool_calls/0/id", "error", same),
+    req("legacy function message without name", doing(LEGACY, _append({"role": "function", "content": "ok"})),
+        "OC-20", "/messages/8/name", "error",
+        doing(LEGACY, _append({"role": "function", "name": "lookup", "content": "ok"}))),
+    req("legacy function_call choice invalid", setting(["function_call"], "required"), "OC-20", "/function_call",
+        "error", setting(["function_call"], "auto")),
+    req("duplicate tool names", setting(["tools", 1, "function", "name"], "get_weather"), "XL-03",
+        "/tools/1/function/name", "error", same),
+    req("tools and functions share a name", setting(["functions"], [{"name": "search_docs"}]), "XL-03",
+        "/functions/0/name", "error", setting(["functions"], [{"name": "lookup"}])),
+    req("call id reused across turns", doing(_append({"role": "assistant", "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}),
+        _append({"role": "tool", "tool_call_id": "call_1", "content": "x"})), "XL-04", "/messages/7/tool_calls/0/id",
+        "error", doing(_append({"role": "assistant", "tool_calls": [
+            {"id": "call_3", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}}]}),
+            _append({"role": "tool", "tool_call_id": "call_3", "content": "x"}))),
+    req("orphan legacy function message", _append({"role": "function", "name": "lookup", "content": "x"}), "XL-05",
+        "/messages/7/name", "warning", doing(LEGACY, _append({"role": "function", "name": "lookup",
+                                                                "content": "x"}))),
+    req("tool_calls null", setting(["messages", 5, "tool_calls"], None), "XL-10", "/messages/5/tool_calls", "info",
+        same),
+    resp("finish_reason stop with tool calls", setting(["choices", 0, "finish_reason"], "stop"), "OC-22",
+         "/choices/0/finish_reason", "warning", same),
+    resp("finish_reason tool_calls without calls", doing(deleting(["choices", 0, "message", "tool_calls"]),
+                                                         setting(["choices", 0, "message", "content"], "hi")),
+         "OC-22", "/choices/0/finish_reason", "warning",
+         doing(deleting(["choices", 0, "message", "tool_calls"]), setting(["choices", 0, "message", "content"], "hi"),
+               setting(["choices", 0, "finish_reason"], "stop"))),
+    resp("response arguments as object", setting(["choices", 0, "message", "tool_calls", 0, "function",
+                                                  "arguments"], {"city": "Oslo"}), "OC-14",
+         "/choices/0/message/tool_calls/0/function/arguments", "error", same),
+    resp("response tool_calls empty", setting(["choices", 0, "message", "tool_calls"], []), "OC-13",
+         "/choices/0/message/tool_calls", "error", same),
+    stream("delta without index", deleting([3, "choices", 0, "delta", "tool_calls", 0, "index"]), "OC-21",
+           "/3/choices/0/delta/tool_calls/0/index", "error", same),
+    stream("first delta without id", deleting([1, "choices", 0, "delta", "tool_calls", 0, "id"]), "OC-21",
+           "/1/choices/0/delta/tool_calls/0/id", "error", same),
+    stream("first delta without name", deleting([2, "choices", 0, "delta", "tool_calls", 0, "function", "name"]),
+           "OC-21", "/2/choices/0/delta/tool_calls/0/function/name", "error", same),
+    stream("id repeated on a later delta", setting([3, "choices", 0, "delta", "tool_calls", 0, "id"], "call_a"),
+           "OC-21", "/3/choices/0/delta/tool_calls/0/id", "error", same),
+    stream("name repeated on a later delta", setting([3, "choices", 0, "delta", "tool_calls", 0, "function", "name"],
+                                                     "get_weather"),
+           "OC-21", "/3/choices/0/delta/tool_calls/0/function/name", "error", same),
+    stream("index -1", setting([4, "choices", 0, "delta", "tool_calls", 0, "index"], -1), "XL-12",
+           "/4/choices/0/delta/tool_calls/0/index", "error", same),
+    stream("duplicate summary chunk", lambda events: events[:-1] + [
+        {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "function": {
+            "arguments": '{"city":"Rome"}'}}]}, "finish_reason": None}]}] + events[-1:],
+           "XL-12", "/6/choices/0/delta/tool_calls/0/function/arguments", "error", same),
+    stream("stream ends with stop despite calls", setting([6, "choices", 0, "finish_reason"], "stop"), "OC-22",
+           "/6/choices/0/finish_reason", "warning", same),
+    stream("usage chunk without usage", lambda events: events + [{"choices": []}], "OC-23", "/7/choices", "info",
+           lambda events: events + [{"choices": [], "usage": {"total_tokens": 3}}]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_rule(case):
+    assert_case(case)
+
+
+def test_valid_baselines_have_no_violations():
+    assert check.check_request(chat_request(), CHAT) == []
+    assert check.check_response(chat_response(), CHAT) == []
+    assert check.check_stream(sse(chat_chunks(), done=True), CHAT) == []
+
+
+def test_every_violation_carries_why_and_hint():
+    payload = chat_request()
+    payload["tools"][0]["function"]["parameters"]["type"] = "OBJECT"
+    (violation,) = check.check_request(payload, CHAT)
+    assert violation.rule == "OC-05"
+    assert violation.why.startswith("parameters must be a JSON Schema object")
+    assert violation.hint.startswith("Convert the genai Schema")
+
+
+def test_stream_violations_are_marked_as_stream():
+    events = chat_chunks()
+    del events[1]["choices"][0]["delta"]["tool_calls"][0]["id"]
+    assert {v.where for v in check.check_stream(sse(events), CHAT)} == {"stream"}
+
+
+def test_reassembled_stream_matches_the_non_streamed_shape():
+    response = check.reassemble(sse(chat_chunks(), done=True), CHAT)
+    assert response["choices"][0]["finish_reason"] == "tool_calls"
+    assert [(c["id"], c["function"]["name"], c["function"]["arguments"])
+            for c in response["choices"][0]["message"]["tool_calls"]] == [
+        ("call_a", "get_weather", '{"city":"Oslo"}'), ("call_b", "get_weather", '{"city":"Rome"}')]
+
+
+def test_a_dotted_name_is_accepted_by_the_azure_profile_only():
+    payload = chat_request()
+    payload["tools"][0]["function"]["name"] = "get.weather"
+    assert ("OC-02", "/tools/0/function/name", "error") in found(check.check_request(payload, CHAT))
+    assert "OC-02" not in {v.rule for v in check.check_request(payload, CHAT, "azure-openai")}
