@@ -110,6 +110,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
     req.stop = [s for s in payload.get("stop_sequences") or [] if isinstance(s, str)]
+    req.stop_src = "/stop_sequences"
     req.stream = payload.get("stream") is True
     return req, losses
 
@@ -333,7 +334,7 @@ def _emit_builtin(builtin: Builtin, emit: Emit) -> dict[str, Any] | None:
             elif key == "user_location":
                 tool[key] = {"type": "approximate", **value}
             else:
-                emit.drop(join(builtin.src, key), f"web search option {key!r} has no Anthropic counterpart", "XL-09")
+                emit.drop(builtin.pointer(key), f"web search option {key!r} has no Anthropic counterpart", "XL-09")
         return tool
     if builtin.kind == "code_interpreter":
         return {"type": "code_execution_20250825", "name": "code_execution"}
@@ -548,7 +549,8 @@ class StreamEmitter:
                 out += self._stop(index)
             stop = "tool_use" if self.saw_call else _STOP_OUT["stop" if event.stop == "tool_calls" else event.stop]
             return (out + self._event("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
-                                                        "usage": {"output_tokens": event.output_tokens}})
+                                                        "usage": {"input_tokens": event.input_tokens,
+                                                                  "output_tokens": event.output_tokens}})
                     + self._event("message_stop", {}))
         if isinstance(event, ev.Dropped):
             self.losses.append(Loss("/stream", None, "dropped", f"{event.what} cannot cross to Anthropic", event.rule))

@@ -267,7 +267,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                 elif key == "user_location":
                     options[key] = {"type": "approximate", "approximate": value}
                 else:
-                    emit.drop(join(builtin.src, key), f"web search option {key!r} has no Chat counterpart", "XL-09")
+                    emit.drop(builtin.pointer(key), f"web search option {key!r} has no Chat counterpart", "XL-09")
             out["web_search_options"] = options
         else:
             emit.drop(builtin.src, f"built-in tool {builtin.kind!r} has no Chat Completions equivalent", "XL-09")

@@ -122,6 +122,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req.top_p = generation.get("topP")
     req.max_tokens = generation.get("maxOutputTokens") if isinstance(generation.get("maxOutputTokens"), int) else None
     req.stop = [s for s in generation.get("stopSequences") or [] if isinstance(s, str)]
+    req.stop_src = "/generationConfig/stopSequences"
     return req, losses
 
 
@@ -299,7 +300,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for builtin in req.builtins:
         if builtin.kind in _BUILTIN_OUT:
             for key in builtin.options:
-                emit.drop(join(builtin.src, key), f"built-in option {key!r} has no Gemini counterpart", "XL-09")
+                emit.drop(builtin.pointer(key), f"built-in option {key!r} has no Gemini counterpart", "XL-09")
             tools.append({_BUILTIN_OUT[builtin.kind]: {}})
         else:
             emit.drop(builtin.src, f"built-in tool {builtin.kind!r} has no Gemini equivalent", "XL-09")

@@ -129,6 +129,10 @@ class Builtin:
     src: str
     dialect: Dialect
     raw: Any = None
+    pointers: dict[str, str] = field(default_factory=dict)  # option -> its source pointer, when not src/option
+
+    def pointer(self, option: str) -> str:
+        return self.pointers.get(option, f"{self.src}/{option}")
 
 
 @dataclass(slots=True)
@@ -151,6 +155,7 @@ class Request:
     temperature: float | None = None
     top_p: float | None = None
     stop: list[str] = field(default_factory=list)
+    stop_src: str = "/stop"
     # Source fields no other dialect can carry: (pointer, why). Reported as dropped on emit.
     leftovers: list[tuple[str, str]] = field(default_factory=list)
 

@@ -172,7 +172,8 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
             domains = (tool.get("filters") or {}).get("allowed_domains") if isinstance(tool.get("filters"), dict) else None
             if domains:
                 options["allowed_domains"] = domains
-            req.builtins.append(Builtin(_BUILTIN_KIND[kind], options, here, Dialect.OPENAI_RESPONSES, tool))
+            req.builtins.append(Builtin(_BUILTIN_KIND[kind], options, here, Dialect.OPENAI_RESPONSES, tool,
+                                        {"allowed_domains": join(here, "filters", "allowed_domains")}))
         else:
             req.builtins.append(Builtin(str(kind), {}, here, Dialect.OPENAI_RESPONSES, tool))
 
@@ -263,7 +264,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         if getattr(req, key) is not None:
             out[key] = getattr(req, key)
     if req.stop:
-        emit.drop("/stop", "the Responses API has no stop sequences")
+        emit.drop(req.stop_src, "the Responses API has no stop sequences")
     if req.stream:
         out["stream"] = True
     for pointer, why in req.leftovers:
@@ -297,7 +298,7 @@ def _emit_builtin(builtin: Builtin, emit: Emit, tgt: str) -> dict[str, Any] | No
             elif key == "allowed_domains":
                 tool["filters"] = {"allowed_domains": value}
             else:
-                emit.drop(join(builtin.src, key), f"web search option {key!r} has no Responses counterpart", "XL-09")
+                emit.drop(builtin.pointer(key), f"web search option {key!r} has no Responses counterpart", "XL-09")
         return tool
     if builtin.kind == "code_interpreter":
         return {"type": "code_interpreter", "container": {"type": "auto"}}
