@@ -245,10 +245,15 @@ def gemini_json_stream(events: list[dict], *, interval: float = 0.0) -> Canned:
 
 
 def _split(text: str, pieces: int) -> list[str]:
-    if not text:
-        return []
-    size = max(1, -(-len(text) // max(1, pieces)))
-    return [text[i : i + size] for i in range(0, len(text), size)]
+    """`text` in exactly `pieces` parts (fewer only when it has fewer characters)."""
+    count = max(1, min(pieces, len(text)))
+    size, extra = divmod(len(text), count)
+    parts, start = [], 0
+    for n in range(count):
+        end = start + size + (1 if n < extra else 0)
+        parts.append(text[start:end])
+        start = end
+    return [p for p in parts if p]
 
 
 def reply(dialect: Dialect | None, *, stream: bool, text: str = "Hello from the mock upstream.",

@@ -7,9 +7,11 @@ rewritten when the response ends, so a crash loses no finished flow."""
 
 from __future__ import annotations
 
+import pickle
 import queue
 import sqlite3
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -24,6 +26,10 @@ from .flow import Chunk, Flow, FlowState, Mode
 from .redact import redact_headers, redact_query
 
 SCHEMA_VERSION = 1
+
+# Above this many body bytes, a flow is analysed in a helper process: checking a multi-megabyte
+# conversation holds the GIL for milliseconds, and the forwarder thread needs the GIL to relay.
+ANALYSE_APART = 256 * 1024
 
 _SCHEMA = """
 CREATE TABLE sessions (
@@ -77,6 +83,13 @@ _FLOW_COLUMNS = (
     "replay_of, notes"
 )
 _SUMMARY_COLUMNS = "dialect, model, tools, tool_calls, errors, warnings, parse_error"
+_COMPLETION_SET = ", ".join(
+    f"{name} = ?" for name in (
+        "status", "response_headers", "upstream_response_body", "response_body", "streamed", "chunks", "ttfb_ms",
+        "latency_ms", "state", "error", "replay_of", "notes", "dialect", "model", "tools", "tool_calls", "errors",
+        "warnings", "parse_error",
+    )
+)
 _ROW_COLUMNS = (
     "id, session_id, started_at, method, path, dialect, model, status, state, latency_ms, ttfb_ms, "
     "tools, tool_calls, errors, warnings, replay_of, streamed, mode, COALESCE(error, parse_error)"
@@ -190,7 +203,7 @@ class _Job:
 
 
 class Store:
-    def __init__(self, path: str | Path | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, *, analyse_apart: int = ANALYSE_APART) -> None:
         self.path = Path(path) if path is not None else default_path()
         self.session_id: int | None = None
         self.last_error: str | None = None  # the writer's latest failure, if any
@@ -214,6 +227,8 @@ class Store:
             queue.SimpleQueue()
         )
         self._closed = False
+        self._pending_rows: set[int] = set()  # written as pending by this store's writer
+        self._analyser = _Analyser(analyse_apart)
         self._writer = threading.Thread(target=self._write_loop, name="toolwire-store-writer", daemon=True)
         self._writer.start()
 
@@ -306,6 +321,7 @@ class Store:
                     return
         finally:
             conn.close()
+            self._analyser.close()
 
     def _write_batch(self, conn: sqlite3.Connection, batch: list) -> bool:
         """Write a batch in one transaction; True when the batch asked the writer to stop."""
@@ -352,37 +368,48 @@ class Store:
 
     def _write_flow(self, conn: sqlite3.Connection, flow: Flow) -> FlowRow:
         # Read the state first: the forwarder sets it last, after every other field is final.
-        finished = flow.state is not FlowState.PENDING
-        if finished:
-            chunks = pack_chunks(flow.chunks, flow.response_body)
-            summary = _summary(flow)
+        if flow.state is FlowState.PENDING:
+            conn.execute(
+                f"INSERT OR REPLACE INTO flows ({_FLOW_COLUMNS}) VALUES ({', '.join('?' * 25)})",
+                (*self._request_values(flow), None, b"[]", None, b"", int(flow.streamed), b"", None, None,
+                 FlowState.PENDING.value, None, flow.replay_of, orjson.dumps(flow.notes)),
+            )
+            self._pending_rows.add(flow.id)
+            return self._row(flow, FlowState.PENDING.value, None, None, ("", "", 0, 0, 0, 0, None))
+        summary = self._analyser.summary(flow)
+        response = (
+            flow.status, _headers_blob(flow.response_headers), flow.upstream_response_body, flow.response_body,
+            int(flow.streamed), pack_chunks(flow.chunks, flow.response_body), flow.ttfb_ms, flow.latency_ms,
+            flow.state.value, flow.error, flow.replay_of, orjson.dumps(flow.notes),
+        )
+        if flow.id in self._pending_rows:
+            # The request columns (a 1 MB body, say) are already on disk: write only the rest.
+            self._pending_rows.discard(flow.id)
+            conn.execute(f"UPDATE flows SET {_COMPLETION_SET} WHERE id = ?", (*response, *summary, flow.id))
         else:
-            chunks = b""
-            summary = ("", "", 0, 0, 0, 0, None)
-        values = (
+            conn.execute(
+                f"INSERT OR REPLACE INTO flows ({_FLOW_COLUMNS}, {_SUMMARY_COLUMNS}) VALUES ({', '.join('?' * 32)})",
+                (*self._request_values(flow), *response, *summary),
+            )
+        return self._row(flow, flow.state.value, flow.error, flow.status, summary)
+
+    @staticmethod
+    def _request_values(flow: Flow) -> tuple:
+        return (
             flow.id, flow.session_id, flow.started_at, flow.method, flow.path, redact_query(flow.query),
             _headers_blob(flow.request_headers), flow.request_body, _mode(flow.mode), flow.translate,
             redact_query_url(flow.upstream_url), _headers_blob(flow.upstream_request_headers),
             flow.upstream_request_body,
-            flow.status if finished else None,
-            _headers_blob(flow.response_headers) if finished else b"[]",
-            flow.upstream_response_body if finished else None,
-            flow.response_body if finished else b"",
-            int(flow.streamed), chunks,
-            flow.ttfb_ms if finished else None, flow.latency_ms if finished else None,
-            (flow.state if finished else FlowState.PENDING).value,
-            flow.error if finished else None, flow.replay_of, orjson.dumps(flow.notes),
         )
-        placeholders = ", ".join("?" * (len(values) + len(summary)))
-        conn.execute(
-            f"INSERT OR REPLACE INTO flows ({_FLOW_COLUMNS}, {_SUMMARY_COLUMNS}) VALUES ({placeholders})",
-            values + summary,
-        )
+
+    @staticmethod
+    def _row(flow: Flow, state: str, error: str | None, status: int | None, summary: tuple) -> FlowRow:
         dialect, model, tools, tool_calls, errors, warnings, parse_error = summary
+        pending = state == FlowState.PENDING.value
         return FlowRow(
-            flow.id, flow.session_id, flow.started_at, flow.method, flow.path, dialect, model,
-            values[13], values[21], values[20], values[19], tools, tool_calls, errors, warnings,
-            flow.replay_of, flow.streamed, _mode(flow.mode), values[22] or parse_error,
+            flow.id, flow.session_id, flow.started_at, flow.method, flow.path, dialect, model, status, state,
+            None if pending else flow.latency_ms, None if pending else flow.ttfb_ms, tools, tool_calls, errors,
+            warnings, flow.replay_of, flow.streamed, _mode(flow.mode), error or parse_error,
         )
 
     # -- reading -----------------------------------------------------------------------------
@@ -474,6 +501,71 @@ def redact_query_url(url: str) -> str:
     return base + sep + redact_query(query) if sep else url
 
 
+class _Analyser:
+    """The writer thread's access to `analyse()`: in the thread for ordinary flows, in one helper
+    process (`python -m inspector.store`, started on first need) for big ones, and in the thread
+    again if that process fails. The helper reads flows on stdin, so it ends with its parent."""
+
+    def __init__(self, threshold: int = ANALYSE_APART) -> None:
+        self.threshold = threshold
+        self._helper: subprocess.Popen | None = None
+        self._broken = False
+
+    def summary(self, flow: Flow) -> tuple[str, str, int, int, int, int, str | None]:
+        size = len(flow.request_body) + len(flow.response_body) + len(flow.upstream_request_body or b"")
+        if size < self.threshold or self._broken:
+            return _summary(flow)
+        try:
+            if self._helper is None:
+                self._helper = subprocess.Popen(
+                    [sys.executable, "-m", "inspector.store"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                )
+            _send(self._helper.stdin, flow)
+            return _receive(self._helper.stdout)
+        except (OSError, EOFError, pickle.PickleError, struct.error) as exc:
+            print(f"toolwire-inspect: analysis helper failed ({exc!r}); analysing in-process", file=sys.stderr)
+            self._broken = True
+            self.close()
+            return _summary(flow)
+
+    def close(self) -> None:
+        if self._helper is not None:
+            helper, self._helper = self._helper, None
+            try:
+                helper.stdin.close()
+            except OSError:
+                pass  # it is gone already
+            helper.wait()
+
+
+def _send(stream, value: object) -> None:
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(struct.pack("<Q", len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream) -> object:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("analysis helper closed its output")
+    (size,) = struct.unpack("<Q", head)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("analysis helper closed its output")
+    return pickle.loads(data)
+
+
+def _serve_analysis() -> None:
+    """The helper process: one summary for each flow read from stdin, until stdin closes."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            flow = _receive(stdin)
+        except EOFError:
+            return
+        _send(stdout, _summary(flow))
+
+
 def _summary(flow: Flow) -> tuple[str, str, int, int, int, int, str | None]:
     from .analysis import analyse  # the checker is heavy; only the writer thread needs it
 
@@ -484,3 +576,7 @@ def _summary(flow: Flow) -> tuple[str, str, int, int, int, int, str | None]:
     dialect = analysis.dialect.value if analysis.dialect is not None else ""
     return (dialect, analysis.model, analysis.tools, analysis.tool_calls, analysis.errors, analysis.warnings,
             analysis.parse_error)
+
+
+if __name__ == "__main__":
+    _serve_analysis()

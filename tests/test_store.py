@@ -180,3 +180,13 @@ def test_closed_store_refuses_work(tmp_path):
     store.close()  # idempotent
     with pytest.raises(StoreError):
         store.new_session("https://a.example", "x")
+
+
+def test_big_flows_are_analysed_in_a_helper_process(tmp_path):
+    messages = [{"role": "user", "content": "x" * 1000}] * 300
+    body = orjson.dumps({"model": "gpt-big", "messages": messages})
+    with Store(tmp_path / "s.db", analyse_apart=len(body) - 1) as store:
+        store.save(finish(make_flow(store, request_body=body)))
+        store.save(finish(make_flow(store)))  # a small one, in the writer thread
+        assert [(r.dialect, r.model, r.state) for r in store.rows()] == [
+            ("openai-chat", "gpt-big", "complete"), ("openai-chat", "gpt-test", "complete")]
