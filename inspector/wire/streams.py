@@ -270,7 +270,7 @@ def _responses(events: list[Any], profile: Profile, report: Report) -> dict[str,
                 if isinstance(event.get("output_index"), int):
                     outputs[event["output_index"]] = item
                 if item.get("type") == "function_call":
-                    done_where[str(item_id)] = f"/{number}/item"
+                    done_where.setdefault(str(item_id), f"/{number}/item/arguments")
             continue
         if kind in ("response.completed", "response.incomplete", "response.failed"):
             if isinstance(event.get("response"), dict):

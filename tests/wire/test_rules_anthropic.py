@@ -1,0 +1,137 @@
+"""Anthropic Messages rules (contracts.md §3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.wire import check
+
+from .rule_cases import Case, assert_case, deleting, doing, same, setting
+from .wire_payloads import anthropic_events, anthropic_request, anthropic_response, named_sse
+
+ANT = "anthropic"
+
+
+def req(name, trip, rule, pointer, severity, near):
+    return Case(name, ANT, anthropic_request, trip, rule, pointer, severity, near)
+
+
+def resp(name, trip, rule, pointer, severity, near):
+    return Case(name, ANT, anthropic_response, trip, rule, pointer, severity, near, "response")
+
+
+def stream(name, trip, rule, pointer, severity, near):
+    return Case(name, ANT, anthropic_events, trip, rule, pointer, severity, near, "stream")
+
+
+def _append(message):
+    def mutate(doc):
+        doc["messages"].append(message)
+        return doc
+    return mutate
+
+
+def _both_ids(value):
+    return doing(setting(["messages", 1, "content", 1, "id"], value),
+                 setting(["messages", 2, "content", 0, "tool_use_id"], value))
+
+
+CASES = [
+    req("custom tool without input_schema", deleting(["tools", 0, "input_schema"]), "AN-01", "/tools/0/input_schema",
+        "error", same),
+    req("input_schema not an object schema", setting(["tools", 0, "input_schema", "type"], "array"), "AN-01",
+        "/tools/0/input_schema/type", "error", same),
+    req("unknown tool type", setting(["tools", 1], {"type": "browser", "name": "b"}), "AN-01", "/tools/1/type",
+        "error", setting(["tools", 1], {"type": "bash_20250124", "name": "bash"})),
+    req("dotted tool name", setting(["tools", 0, "name"], "get.weather"), "AN-02", "/tools/0/name", "error",
+        setting(["tools", 0, "name"], "get-weather")),
+    req("name over 128", setting(["tools", 0, "name"], "n" * 129), "AN-02", "/tools/0/name", "error",
+        setting(["tools", 0, "name"], "n" * 128)),
+    req("slash name in history", setting(["messages", 1, "content", 1, "name"], "mcp/get"), "AN-02",
+        "/messages/1/content/1/name", "error", same),
+    req("duplicate tool names", setting(["tools", 1], {"name": "get_weather", "input_schema": {"type": "object"}}),
+        "AN-03", "/tools/1/name", "error", setting(["tools", 1], {"name": "get_time",
+                                                                  "input_schema": {"type": "object"}})),
+    req("server tool with the wrong name", setting(["tools", 1, "name"], "search"), "AN-04", "/tools/1/name", "error",
+        same),
+    req("allowed and blocked domains", doing(setting(["tools", 1, "allowed_domains"], ["a.org"]),
+                                             setting(["tools", 1, "blocked_domains"], ["b.org"])),
+        "AN-04", "/tools/1/blocked_domains", "error", setting(["tools", 1, "allowed_domains"], ["a.org"])),
+    req("client tool_result for a server tool", doing(
+        setting(["messages", 1, "content", 0], {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                                                "input": {"query": "x"}}),
+        lambda doc: doc["messages"][2]["content"].insert(0, {"type": "tool_result", "tool_use_id": "srvtoolu_1",
+                                                             "content": "x"}) or doc),
+        "AN-04", "/messages/2/content/0/tool_use_id", "error", same),
+    req("input as a JSON string", setting(["messages", 1, "content", 1, "input"], '{"city":"Oslo"}'), "AN-05",
+        "/messages/1/content/1/input", "error", same),
+    req("OpenAI-style id", _both_ids("functions.get_weather:0"), "AN-05", "/messages/1/content/1/id", "error",
+        _both_ids("functions_get_weather_0")),
+    req("duplicate tool_use ids", doing(setting(["messages", 1, "content", 2, "id"], "toolu_1"),
+                                        setting(["messages", 2, "content", 1, "tool_use_id"], "toolu_1")),
+        "AN-05", "/messages/1/content/2/id", "error", same),
+    req("tool_result content block not allowed", setting(["messages", 2, "content", 0, "content"],
+                                                         [{"type": "image_url"}]), "AN-06",
+        "/messages/2/content/0/content/0", "error",
+        setting(["messages", 2, "content", 0, "content"], [{"type": "image", "source": {
+            "type": "base64", "media_type": "image/png", "data": "AA=="}}])),
+    req("is_error not a boolean", setting(["messages", 2, "content", 0, "is_error"], "yes"), "AN-06",
+        "/messages/2/content/0/is_error", "error", setting(["messages", 2, "content", 0, "is_error"], True)),
+    req("tool_use without tool_result", deleting(["messages", 2, "content", 1]), "AN-07", "/messages/1/content/2/id",
+        "error", same),
+    req("tool_use at the end of the conversation", deleting(["messages", 2]), "AN-07", "/messages/1/content/1/id",
+        "error", same),
+    req("orphan tool_result", setting(["messages", 2, "content", 1, "tool_use_id"], "toolu_x"), "AN-08",
+        "/messages/2/content/1/tool_use_id", "error", same),
+    req("text before tool_result", lambda doc: doc["messages"][2]["content"].insert(
+        0, doc["messages"][2]["content"].pop()) or doc, "AN-09", "/messages/2/content/0", "error", same),
+    req("OpenAI string tool_choice", setting(["tool_choice"], "required"), "AN-10", "/tool_choice", "error",
+        setting(["tool_choice"], {"type": "any"})),
+    req("tool_choice names no tool", setting(["tool_choice"], {"type": "tool", "name": "nope"}), "AN-10",
+        "/tool_choice/name", "error", setting(["tool_choice"], {"type": "tool", "name": "get_weather"})),
+    req("tool_choice without tools", doing(deleting(["tools"]), setting(["messages"], [
+        {"role": "user", "content": "x"}])), "AN-10", "/tool_choice", "error",
+        doing(deleting(["tools"]), deleting(["tool_choice"]), setting(["messages"], [{"role": "user", "content": "x"}]))),
+    req("forced tool with thinking", doing(setting(["thinking"], {"type": "enabled", "budget_tokens": 1024}),
+                                           setting(["tool_choice"], {"type": "any"})),
+        "AN-11", "/tool_choice/type", "error", setting(["thinking"], {"type": "enabled", "budget_tokens": 1024})),
+    req("empty user message", setting(["messages", 0, "content"], ""), "AN-12", "/messages/0/content", "error",
+        _append({"role": "assistant", "content": []})),
+    req("upper-case input_schema type", setting(["tools", 0, "input_schema", "properties", "city", "type"], "STRING"),
+        "XL-01", "/tools/0/input_schema/properties/city/type", "error", same),
+    req("tool_choice null", setting(["tool_choice"], None), "XL-10", "/tool_choice", "info", same),
+    resp("stop_reason end_turn with tool_use", setting(["stop_reason"], "end_turn"), "AN-13", "/stop_reason",
+         "warning", same),
+    resp("stop_reason tool_use without tool_use", doing(deleting(["content", 1])), "AN-13", "/stop_reason", "warning",
+         doing(deleting(["content", 1]), setting(["stop_reason"], "end_turn"))),
+    resp("response input not an object", setting(["content", 1, "input"], "{}"), "AN-05", "/content/1/input", "error",
+         same),
+    stream("delta for a block never started", setting([3, "index"], 5), "AN-13", "/3/index", "error", same),
+    stream("partial_json routed to the wrong block", doing(setting([4, "index"], 0)), "AN-13", "/7", "error", same),
+    stream("block never stopped", deleting([8]), "AN-13", "/2", "error", same),
+    stream("text_delta into a tool_use block", setting([3, "delta"], {"type": "text_delta", "text": "x"}), "AN-13",
+           "/3/delta/type", "error", same),
+    stream("block started twice", setting([2, "index"], 0), "AN-13", "/2/index", "error", same),
+    stream("stop_reason end_turn after tool_use", setting([9, "delta", "stop_reason"], "end_turn"), "AN-13",
+           "/9/delta/stop_reason", "warning", same),
+    stream("streamed tool_use id invalid", setting([1, "content_block", "id"], "functions.get_weather:0"), "AN-05",
+           "/1/content_block/id", "error", same),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_rule(case):
+    assert_case(case)
+
+
+def test_valid_baselines_have_no_violations():
+    assert check.check_request(anthropic_request(), ANT) == []
+    assert check.check_response(anthropic_response(), ANT) == []
+    assert check.check_stream(named_sse(anthropic_events()), ANT) == []
+
+
+def test_reassembly_joins_partial_json_per_block_index():
+    message = check.reassemble(named_sse(anthropic_events()), ANT)
+    assert [(b["id"], b["input"]) for b in message["content"]] == [("toolu_a", {"city": "Oslo"}),
+                                                                    ("toolu_b", {"city": "Rome"})]
+    assert (message["stop_reason"], message["usage"]) == ("tool_use", {"input_tokens": 1, "output_tokens": 9})
