@@ -1,0 +1,172 @@
+"""Gemini generateContent rules (contracts.md §4), Gemini API and Vertex profiles."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.wire import check
+
+from .rule_cases import Case, assert_case, deleting, doing, same, setting
+from .wire_payloads import gemini_chunks, gemini_request, gemini_response, sse
+
+GEM = "gemini"
+DECL = ["tools", 0, "functionDeclarations", 0]
+PARAMS = DECL + ["parameters"]
+P = "/tools/0/functionDeclarations/0"
+
+
+def req(name, trip, rule, pointer, severity, near, profile=None):
+    return Case(name, GEM, gemini_request, trip, rule, pointer, severity, near, "request", profile)
+
+
+def stream(name, trip, rule, pointer, severity, near):
+    return Case(name, GEM, gemini_chunks, trip, rule, pointer, severity, near, "stream")
+
+
+def _declarations(count):
+    return setting(["tools", 0, "functionDeclarations"],
+                   [{"name": f"f{i}", "parameters": {"type": "OBJECT"}} for i in range(count)])
+
+
+def _contents(*contents):
+    return setting(["contents"], list(contents))
+
+
+USER = {"role": "user", "parts": [{"text": "hi"}]}
+CALL = {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}}}]}
+ANSWER = {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"output": "4°C"}}}]}
+CALLS = ["contents", 1, "parts"]
+RESPONSES = ["contents", 2, "parts"]
+
+CASES = [
+    req("129 declarations on Vertex", _declarations(129), "GM-01", "/tools", "error", _declarations(128),
+        profile="vertex"),
+    req("enterpriseWebSearch on the Gemini API", lambda doc: doc["tools"].append({"enterpriseWebSearch": {}}) or doc,
+        "GM-01", "/tools/1/enterpriseWebSearch", "error",
+        lambda doc: doc["tools"].append({"googleSearch": {}}) or doc),
+    req("name starting with a digit", setting(DECL + ["name"], "1weather"), "GM-02", f"{P}/name", "error",
+        setting(DECL + ["name"], "_weather")),
+    req("name over 64", setting(DECL + ["name"], "w" * 65), "GM-02", f"{P}/name", "error",
+        setting(DECL + ["name"], "w" * 64)),
+    req("name with a slash", setting(DECL + ["name"], "mcp/get"), "GM-02", f"{P}/name", "error",
+        setting(DECL + ["name"], "mcp:get.weather")),
+    req("$schema in parameters", setting(PARAMS + ["$schema"], "https://json-schema.org/draft/2020-12/schema"),
+        "GM-04", f"{P}/parameters/$schema", "error", same),
+    req("const in parameters", setting(PARAMS + ["properties", "city", "const"], "Oslo"), "GM-04",
+        f"{P}/parameters/properties/city/const", "error", setting(PARAMS + ["properties", "city", "enum"], ["Oslo"])),
+    req("type array", setting(PARAMS + ["properties", "city", "type"], ["string", "null"]), "GM-04",
+        f"{P}/parameters/properties/city/type", "error", setting(PARAMS + ["properties", "city", "nullable"], True)),
+    req("null type inside anyOf", setting(PARAMS + ["properties", "city"], {"anyOf": [{"type": "null"},
+                                                                                     {"type": "STRING"}]}),
+        "GM-04", f"{P}/parameters/properties/city/anyOf/0/type", "error",
+        setting(PARAMS + ["properties", "city"], {"anyOf": [{"type": "INTEGER"}, {"type": "STRING"}]})),
+    req("properties on a STRING", setting(PARAMS + ["properties", "city", "properties"], {}), "GM-04",
+        f"{P}/parameters/properties/city/properties", "error", same),
+    req("enum on an INTEGER", setting(PARAMS + ["properties", "city"], {"type": "INTEGER", "enum": [1, 2]}), "GM-04",
+        f"{P}/parameters/properties/city/enum", "error",
+        setting(PARAMS + ["properties", "city"], {"type": "STRING", "enum": ["1", "2"]})),
+    req("property value not a schema", setting(PARAMS + ["properties", "city"], "string"), "GM-04",
+        f"{P}/parameters/properties/city", "error", same),
+    req("parameters and parametersJsonSchema", setting(DECL + ["parametersJsonSchema"], {"type": "object"}), "GM-05",
+        f"{P}/parametersJsonSchema", "error",
+        doing(deleting(DECL + ["parameters"]), setting(DECL + ["parametersJsonSchema"], {"type": "object"}))),
+    req("Vertex root not OBJECT", setting(PARAMS + ["type"], "STRING"), "GM-06", f"{P}/parameters/type", "error",
+        same, profile="vertex"),
+    req("Vertex mode ANY without parameters", doing(deleting(DECL + ["parameters"]),
+                                                    setting(["toolConfig", "functionCallingConfig", "mode"], "ANY")),
+        "GM-06", f"{P}/name", "error", setting(["toolConfig", "functionCallingConfig", "mode"], "ANY"),
+        profile="vertex"),
+    req("role assistant", setting(["contents", 1, "role"], "assistant"), "GM-07", "/contents/1/role", "error", same),
+    req("role function for responses", setting(["contents", 2, "role"], "function"), "GM-07", "/contents/2/role",
+        "error", same),
+    req("functionCall in a user turn", _contents(USER, {"role": "user", "parts": CALL["parts"]}, ANSWER), "GM-07",
+        "/contents/1/parts/0/functionCall", "error", _contents(USER, CALL, ANSWER)),
+    req("args as a JSON string", setting(CALLS + [0, "functionCall", "args"], '{"city":"Oslo"}'), "GM-08",
+        "/contents/1/parts/0/functionCall/args", "error", same),
+    req("thoughtSignature inside functionCall", setting(CALLS + [0, "functionCall", "thoughtSignature"], "c2ln"),
+        "GM-08", "/contents/1/parts/0/functionCall/thoughtSignature", "error",
+        setting(CALLS + [0, "thoughtSignature"], "c2ln")),
+    req("signature dropped in one turn", _contents(
+        USER, {"role": "model", "parts": [{**CALL["parts"][0], "thoughtSignature": "c2ln"}]}, ANSWER,
+        CALL, ANSWER), "GM-08", "/contents/3/parts/0", "warning",
+        _contents(USER, {"role": "model", "parts": [{**CALL["parts"][0], "thoughtSignature": "c2ln"}]}, ANSWER,
+                  {"role": "model", "parts": [{**CALL["parts"][0], "thoughtSignature": "c2ln"}]}, ANSWER)),
+    req("response as an array", setting(RESPONSES + [0, "functionResponse", "response"], ["4°C"]), "GM-09",
+        "/contents/2/parts/0/functionResponse/response", "error", same),
+    req("functionResponse without name", deleting(RESPONSES + [0, "functionResponse", "name"]), "GM-09",
+        "/contents/2/parts/0/functionResponse/name", "error", same),
+    req("history starts with a model call", _contents(CALL, ANSWER), "GM-10", "/contents/0/parts/0", "error",
+        _contents(USER, CALL, ANSWER)),
+    req("fewer responses than calls", deleting(RESPONSES + [1]), "GM-10", "/contents/2", "error", same),
+    req("response names do not match", setting(RESPONSES + [1, "functionResponse", "name"], "search_docs"), "GM-10",
+        "/contents/2", "error", same),
+    req("response turn not after its call", _contents(USER, ANSWER), "GM-10", "/contents/1/parts/0", "error", same),
+    req("call turn left unanswered", _contents(USER, CALL, USER), "GM-10", "/contents/1", "error", same),
+    req("call turn with a response part", _contents(USER, {"role": "model", "parts": [
+        CALL["parts"][0], ANSWER["parts"][0]]}, ANSWER), "GM-10", "/contents/1/parts/1", "error", same),
+    req("text next to functionResponse", lambda doc: doc["contents"][2]["parts"].append({"text": "and?"}) or doc,
+        "GM-11", "/contents/2/parts/2", "error", same),
+    req("response id echoes no call id", setting(RESPONSES + [0, "functionResponse", "id"], "zz"), "GM-12",
+        "/contents/2/parts/0/functionResponse/id", "warning", same),
+    req("call ids repeated", setting(CALLS + [1, "functionCall", "id"], "c1"), "GM-12",
+        "/contents/1/parts/1/functionCall/id", "warning", same),
+    req("allowedFunctionNames with AUTO", setting(["toolConfig", "functionCallingConfig", "allowedFunctionNames"],
+                                                  ["get_weather"]), "GM-13",
+        "/toolConfig/functionCallingConfig/allowedFunctionNames", "error",
+        doing(setting(["toolConfig", "functionCallingConfig", "allowedFunctionNames"], ["get_weather"]),
+              setting(["toolConfig", "functionCallingConfig", "mode"], "ANY"))),
+    req("allowedFunctionNames names nothing declared", doing(
+        setting(["toolConfig", "functionCallingConfig", "allowedFunctionNames"], ["nope"]),
+        setting(["toolConfig", "functionCallingConfig", "mode"], "ANY")), "GM-13",
+        "/toolConfig/functionCallingConfig/allowedFunctionNames/0", "error", same),
+    req("config without declarations", doing(deleting(["tools"]), _contents(USER)), "GM-13",
+        "/toolConfig/functionCallingConfig", "error",
+        doing(deleting(["tools"]), _contents(USER), setting(["toolConfig", "functionCallingConfig", "mode"], "NONE"))),
+    req("duplicate declarations", setting(["tools", 0, "functionDeclarations", 1, "name"], "get_weather"), "GM-14",
+        "/tools/0/functionDeclarations/1/name", "error", same),
+    req("snake_case duplicate declarations", lambda doc: {**doc, "tools": [{"function_declarations": [
+        {"name": "a"}, {"name": "a"}]}], "toolConfig": {}}, "GM-14", "/tools/0/function_declarations/1/name", "error",
+        lambda doc: {**doc, "tools": [{"function_declarations": [{"name": "a"}, {"name": "b"}]}], "toolConfig": {}}),
+    req("upper-case type in parametersJsonSchema", doing(deleting(DECL + ["parameters"]), setting(
+        DECL + ["parametersJsonSchema"], {"type": "OBJECT"})), "XL-01", f"{P}/parametersJsonSchema/type", "error",
+        doing(deleting(DECL + ["parameters"]), setting(DECL + ["parametersJsonSchema"], {"type": "object"}))),
+    stream("argument streaming on the Gemini API", setting([2, "candidates", 0, "content", "parts", 0, "functionCall",
+                                                            "willContinue"], True),
+           "GM-15", "/2/candidates/0/content/parts/0/functionCall/willContinue", "warning", same),
+    stream("streamed args as a string", setting([3, "candidates", 0, "content", "parts", 0, "functionCall", "args"],
+                                                "{}"),
+           "GM-08", "/3/candidates/0/content/parts/0/functionCall/args", "error", same),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_rule(case):
+    assert_case(case)
+
+
+def test_valid_baselines_have_no_violations():
+    assert check.check_request(gemini_request(), GEM) == []
+    assert check.check_request(gemini_request(), GEM, "vertex") == []
+    assert check.check_response(gemini_response(), GEM) == []
+    assert check.check_stream(sse(gemini_chunks()), GEM) == []
+
+
+def test_json_array_stream_and_sse_reassemble_alike():
+    import orjson
+
+    as_array = check.reassemble(orjson.dumps(gemini_chunks()), GEM)
+    assert as_array == check.reassemble(sse(gemini_chunks()), GEM)
+    parts = as_array["candidates"][0]["content"]["parts"]
+    assert parts == [{"text": "Checking."},
+                     {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}, "id": "a"}},
+                     {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}, "id": "b"}}]
+    assert (as_array["candidates"][0]["finishReason"], as_array["usageMetadata"]) == ("STOP", {"totalTokenCount": 7})
+
+
+def test_a_truncated_json_array_stream_keeps_the_whole_elements():
+    import orjson
+
+    body = orjson.dumps(gemini_chunks())[:-40]
+    parts = check.reassemble(body, GEM)["candidates"][0]["content"]["parts"]
+    assert parts == [{"text": "Checking."},
+                     {"functionCall": {"name": "get_weather", "args": {"city": "Oslo"}, "id": "a"}}]
