@@ -1,0 +1,169 @@
+"""MCP rules (contracts.md §5) and the session rules across recorded flows."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from inspector.flow import Flow
+from inspector.wire import check
+from inspector.wire.session import SessionEntry, check_session, endpoint, entries_from_flows
+
+from .rule_cases import Case, assert_case, deleting, doing, same, setting
+from .wire_payloads import mcp_call_request, mcp_call_result, mcp_list_result, sse
+
+MCP = "mcp"
+TOOL = ["result", "tools", 0]
+
+
+def listing(name, trip, rule, pointer, severity, near):
+    return Case(name, MCP, mcp_list_result, trip, rule, pointer, severity, near, "response")
+
+
+def call_result(name, trip, rule, pointer, severity, near):
+    return Case(name, MCP, mcp_call_result, trip, rule, pointer, severity, near, "response")
+
+
+def call(name, trip, rule, pointer, severity, near):
+    return Case(name, MCP, mcp_call_request, trip, rule, pointer, severity, near, "request")
+
+
+CASES = [
+    listing("tools not a list", setting(["result", "tools"], {}), "MCP-01", "/result/tools", "error", same),
+    listing("2026-07-28 fields incomplete", setting(["result", "cacheScope"], "public"), "MCP-01", "/result/ttlMs",
+            "error", doing(setting(["result", "cacheScope"], "public"), setting(["result", "ttlMs"], 0),
+                           setting(["result", "resultType"], "complete"))),
+    listing("negative ttlMs", doing(setting(["result", "cacheScope"], "private"), setting(["result", "ttlMs"], -1),
+                                    setting(["result", "resultType"], "complete")), "MCP-01", "/result/ttlMs",
+            "error", same),
+    listing("null inputSchema", setting(TOOL + ["inputSchema"], None), "MCP-02", "/result/tools/0/inputSchema",
+            "error", same),
+    listing("inputSchema not an object schema", setting(TOOL + ["inputSchema", "type"], "array"), "MCP-02",
+            "/result/tools/0/inputSchema/type", "error", same),
+    listing("tool without name", deleting(TOOL + ["name"]), "MCP-02", "/result/tools/0/name", "error", same),
+    listing("annotation hint not boolean", setting(TOOL + ["annotations", "readOnlyHint"], "yes"), "MCP-02",
+            "/result/tools/0/annotations/readOnlyHint", "error", same),
+    listing("name with a space", setting(TOOL + ["name"], "get weather"), "MCP-03", "/result/tools/0/name", "warning",
+            setting(TOOL + ["name"], "get_weather")),
+    listing("dotted name needs an alias downstream", setting(TOOL + ["name"], "admin.tools.list"), "MCP-03",
+            "/result/tools/0/name", "info", same),
+    listing("name listed twice by one server", setting(["result", "tools", 1, "name"], "get_weather"), "MCP-03",
+            "/result/tools/1/name", "warning", same),
+    listing("upper-case inputSchema type", setting(TOOL + ["inputSchema", "properties", "city", "type"], "STRING"),
+            "XL-01", "/result/tools/0/inputSchema/properties/city/type", "error", same),
+    call("tools/call without name", deleting(["params", "name"]), "MCP-04", "/params/name", "error", same),
+    call("arguments as a JSON string", setting(["params", "arguments"], '{"city":"Oslo"}'), "MCP-04",
+         "/params/arguments", "error", deleting(["params", "arguments"])),
+    call_result("content not a list", setting(["result", "content"], "4°C"), "MCP-05", "/result/content", "error",
+                same),
+    call_result("unknown content block", setting(["result", "content", 0], {"type": "json", "json": {}}), "MCP-05",
+                "/result/content/0", "error",
+                setting(["result", "content", 0], {"type": "resource_link", "uri": "file:///a", "name": "a"})),
+    call_result("image block without mimeType", setting(["result", "content", 0], {"type": "image", "data": "AA=="}),
+                "MCP-05", "/result/content/0/mimeType", "error", same),
+    call_result("isError not boolean", setting(["result", "isError"], "false"), "MCP-05", "/result/isError", "error",
+                same),
+    call_result("structuredContent without a text block", setting(["result", "content"], []), "MCP-06",
+                "/result/structuredContent", "warning", same),
+    call_result("tool failure as a result", setting(["result", "isError"], True), "MCP-07", "/result/isError", "info",
+                same),
+    call_result("tool failure as a JSON-RPC error", lambda doc: {"jsonrpc": "2.0", "id": 2, "error": {
+        "code": -32603, "message": "boom"}}, "MCP-07", "/error", "info",
+        lambda doc: {"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "Unknown tool: x"}}),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_rule(case):
+    assert_case(case)
+
+
+def test_valid_baselines_have_no_violations():
+    assert check.check_response(mcp_list_result(), MCP) == []
+    assert check.check_request(mcp_call_request(), MCP) == []
+    assert check.check_response(mcp_call_result(), MCP) == []
+    assert check.check_request({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}, MCP) == []
+
+
+def test_a_batch_is_checked_message_by_message():
+    batch = [mcp_call_request(), {**mcp_call_request(), "params": {"arguments": {}}}]
+    assert [(v.rule, v.pointer) for v in check.check_request(batch, MCP)] == [("MCP-04", "/1/params/name")]
+
+
+def test_streamable_http_sse_response_is_checked_and_reassembled():
+    result = mcp_call_result()
+    result["result"]["isError"] = "no"
+    body = sse([result])
+    assert [(v.rule, v.pointer, v.where) for v in check.check_stream(body, MCP)] == [
+        ("MCP-05", "/0/result/isError", "stream")]
+    assert check.reassemble(body, MCP) == result
+
+
+# --- session rules ------------------------------------------------------------------------------------
+
+
+def _flow(flow_id, path, request, response, query=""):
+    return Flow(id=flow_id, session_id=1, started_at=0.0, method="POST", path=path, query=query,
+                upstream_url=f"http://127.0.0.1:9000{path}" + (f"?{query}" if query else ""),
+                request_body=orjson.dumps(request), response_body=orjson.dumps(response))
+
+
+LIST_REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+
+def test_same_tool_from_two_servers_names_both_origins():
+    entries = entries_from_flows([_flow(3, "/a/mcp", LIST_REQUEST, mcp_list_result()),
+                                  _flow(5, "/b/mcp", LIST_REQUEST, mcp_list_result())])
+    found = check_session(entries)
+    assert [(v.rule, v.severity.value, v.pointer, v.where) for v in found] == [
+        ("XL-03", "error", "/result/tools/0/name", "5"), ("XL-03", "error", "/result/tools/1/name", "5")]
+    assert found[0].message == ("tool 'get_weather' is served by two servers: http://127.0.0.1:9000/a/mcp (flow 3) "
+                                "and http://127.0.0.1:9000/b/mcp (flow 5)")
+
+
+def test_one_endpoint_registered_twice_says_keep_the_session_scoped_entry():
+    """Seed 003: the bundled server registered plainly and again with a session token in the query."""
+    entries = entries_from_flows([
+        _flow(1, "/balda", LIST_REQUEST, mcp_list_result()),
+        _flow(2, "/balda", LIST_REQUEST, mcp_list_result(), query="session=tok123"),
+    ])
+    violation = check_session(entries)[0]
+    assert (violation.rule, violation.where, violation.pointer) == ("XL-03", "2", "/result/tools/0/name")
+    assert violation.message == (
+        "tool 'get_weather' comes twice from one endpoint 127.0.0.1:9000/balda registered as "
+        "http://127.0.0.1:9000/balda (flow 1) and http://127.0.0.1:9000/balda?session=tok123 (flow 2): one server, "
+        "two entries")
+    assert violation.hint == ("Dedupe MCP servers by host+path and keep the session-scoped entry "
+                              "(http://127.0.0.1:9000/balda?session=tok123).")
+    assert "Keep the session-scoped entry" in violation.why
+
+
+def test_relisting_from_the_same_url_is_not_a_duplicate():
+    entries = entries_from_flows([_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result()),
+                                  _flow(2, "/a/mcp", LIST_REQUEST, mcp_list_result())])
+    assert check_session(entries) == []
+
+
+def test_structured_content_is_checked_against_the_servers_output_schema():
+    bad = mcp_call_result()
+    bad["result"]["structuredContent"] = {"celsius": "four"}
+    entries = entries_from_flows([_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result()),
+                                  _flow(2, "/a/mcp", mcp_call_request(), bad),
+                                  _flow(3, "/a/mcp", mcp_call_request(), mcp_call_result())])
+    assert [(v.rule, v.where, v.pointer, v.message) for v in check_session(entries)] == [
+        ("MCP-06", "2", "/result/structuredContent",
+         "structuredContent of 'get_weather' does not match its outputSchema: /celsius is 'four', not number")]
+
+
+def test_sse_responses_are_read_for_session_rules():
+    flows = [_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result()), _flow(2, "/b/mcp", LIST_REQUEST, {})]
+    flows[1].response_body = sse([mcp_list_result()])
+    assert len(check_session(entries_from_flows(flows))) == 2
+
+
+def test_non_mcp_flows_are_skipped_and_endpoint_ignores_query():
+    chat = Flow(id=9, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
+                request_body=b'{"messages": []}')
+    assert entries_from_flows([chat]) == []
+    assert endpoint("http://h:1/p/?t=1") == endpoint("http://h:1/p") == "h:1/p"
+    assert check_session([SessionEntry(1, "http://h/p", None, None)]) == []
