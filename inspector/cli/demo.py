@@ -1,0 +1,69 @@
+"""`toolwire-inspect demo`: the TUI on a built-in fake upstream with a scripted agent."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "demo", help="the TUI on a built-in fake upstream and scripted agent (no API key, no network)")
+    parser.add_argument("--store", metavar="PATH",
+                        help="SQLite flow store (default: demo.sqlite3 in the user data dir, apart from real recordings)")
+    parser.add_argument("--port", type=int, default=0, help="forwarder port (default: any free port)")
+    parser.add_argument("--headless", action="store_true",
+                        help="no TUI: run the scripted agent once, print each flow, exit")
+    parser.add_argument("--pause", type=float, default=0.6, help="seconds between the agent's turns (default 0.6)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..demo import default_demo_store, demo_upstream, run_agent
+    from ..proxy import FlowEvent, Forwarder, ForwarderError
+    from ..store import Store, StoreError
+    from .record import flow_line
+
+    try:
+        store = Store(args.store or default_demo_store())
+    except StoreError as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return 2
+    upstream = demo_upstream().start()
+    stop = threading.Event()
+    try:
+        if args.headless:
+            def on_event(event: FlowEvent) -> None:
+                if event.kind == "completed" and event.row is not None:
+                    print(flow_line(event.row), flush=True)
+
+            with Forwarder(upstream.base_url, store=store, port=args.port, on_event=on_event) as forwarder:
+                run_agent(forwarder.base_url, pause=0.0)
+                store.flush()
+            return 0
+
+        from ..tui.app import InspectorApp
+        from ..tui.bridge import EventBridge
+
+        bridge = EventBridge()
+        try:
+            forwarder = Forwarder(upstream.base_url, store=store, port=args.port, on_event=bridge)
+            forwarder.start()
+        except ForwarderError as exc:
+            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            return 2
+        agent = threading.Thread(target=run_agent, args=(forwarder.base_url,),
+                                 kwargs={"pause": args.pause, "stop": stop}, name="toolwire-demo-agent", daemon=True)
+        try:
+            app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge,
+                               upstream=f"{upstream.base_url} (built-in demo)", mode=forwarder.mode.value)
+            agent.start()
+            app.run()
+            return app.return_code or 0
+        finally:
+            stop.set()
+            forwarder.stop()
+    finally:
+        upstream.stop()
+        store.close()
