@@ -15,7 +15,7 @@ from .bridge import EventBridge
 from .messages import ExportFailed, ExportFinished, FlowsUpdated, ReplayFailed, ReplayFinished
 from .screens.flow import FlowScreen
 from .screens.flows import FlowsScreen
-from .screens.help import HelpScreen
+from .screens.help import HelpScreen, binding_rows
 from .widgets.connection import Listening
 from .widgets.flow_list import FlowList
 
@@ -88,11 +88,13 @@ class InspectorApp(App[None]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
+        # Keys Textual itself provides have no Binding of ours to read; they are listed by hand.
+        builtin = [("tab, shift+tab", "Move between panes"), ("ctrl+p", "Command palette (themes, …)")]
         self.push_screen(HelpScreen([
-            ("Flow list", [*FlowsScreen.BINDINGS, *FlowList.BINDINGS]),
-            ("Flow view", FlowScreen.BINDINGS),
-            ("Everywhere", self.BINDINGS),
-        ], extra=[("tab, shift+tab", "Move between panes"), ("ctrl+p", "Command palette (themes, …)")]))
+            ("Flow list", binding_rows([*FlowsScreen.BINDINGS, *FlowList.BINDINGS])),
+            ("Flow view", binding_rows(FlowScreen.BINDINGS)),
+            ("Everywhere", binding_rows(self.BINDINGS) + builtin),
+        ]))
 
     @work(thread=True, exit_on_error=False, group="replay", description="replay a flow")
     def replay_flow(self, flow_id: int) -> None:

@@ -70,13 +70,14 @@ def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None 
 
 
 def chunk_lines(flow: Flow) -> list[str]:
-    """One line per relayed chunk: index, arrival time, gap since the previous chunk, size, bytes."""
+    """One line per relayed chunk (the viewer numbers them): arrival time, gap since the previous
+    chunk, size, and the bytes with line breaks made visible."""
     lines: list[str] = []
     previous = 0.0
-    for index, chunk in enumerate(flow.chunks):
+    for chunk in flow.chunks:
         text = chunk.data.decode("utf-8", "replace").replace("\r", "\\r").replace("\n", "\\n")
-        lines.append(f"{index:>5}  +{chunk.t * 1000:>9.1f} ms  Δ{(chunk.t - previous) * 1000:>8.1f} ms"
-                     f"  {len(chunk.data):>6} B  {text}")
+        arrival, gap = f"+{chunk.t * 1000:.1f}", f"Δ{(chunk.t - previous) * 1000:.1f}"
+        lines.append(f"{arrival:>10} ms {gap:>9} ms {len(chunk.data):>7} B  {text}")
         previous = chunk.t
     return lines
 

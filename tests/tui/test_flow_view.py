@@ -77,8 +77,8 @@ async def test_s_shows_raw_chunks_with_arrival_times(store: Store, ids: dict[str
         assert tabs.active == "tab-chunks"
         chunks = screen.query_one("#chunks", LineViewer)
         assert len(chunks.lines) == 6
-        assert chunks.lines[1].startswith("    1  +    135.0 ms  Δ    15.0 ms     ")
-        assert chunks.lines[5] == "    5  +    195.0 ms  Δ    15.0 ms      14 B  data: [DONE]\\n\\n"
+        assert chunks.lines[1].startswith("    +135.0 ms     Δ15.0 ms     ")
+        assert chunks.lines[5] == "    +195.0 ms     Δ15.0 ms      14 B  data: [DONE]\\n\\n"
         await pilot.press("s")
         assert tabs.active == "tab-response"
 

@@ -31,20 +31,19 @@ class HelpScreen(ModalScreen[None]):
         background: $surface; padding: 0 1; }
     """
 
-    def __init__(self, sections: list[tuple[str, list[BindingType]]], extra: list[tuple[str, str]] = ()) -> None:
+    def __init__(self, sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
+        """`sections`: (title, [(keys, what they do)]), usually from `binding_rows`."""
         super().__init__()
         self.sections = sections
-        self.extra = list(extra)  # keys Textual itself provides (no Binding of ours to read)
 
     def compose(self) -> ComposeResult:
         parts: list[str | tuple[str, str]] = []
-        for title, bindings in self.sections:
+        width = max(len(keys) for _, rows in self.sections for keys, _ in rows) + 2
+        for title, rows in self.sections:
             parts.append((f"{title}\n", "bold $accent"))
-            for keys, text in binding_rows(bindings):
-                parts += [(f"  {keys:<14}", "bold"), f"{text}\n"]
+            for keys, text in rows:
+                parts += [(f"  {keys:<{width}}", "bold"), f"{text}\n"]
             parts.append("\n")
-        for keys, text in self.extra:
-            parts += [(f"  {keys:<14}", "bold"), f"{text}\n"]
         with VerticalScroll() as scroll:
             scroll.border_title = "Keys"
             scroll.border_subtitle = "esc to close"

@@ -235,7 +235,13 @@ class FlowList(ScrollView, can_focus=True):
         for number, (column, cell, cell_width) in enumerate(zip(fmt.COLUMNS, cells, widths)):
             style = line_style + self._cell_style(column.title, row)
             mark = replay_mark(row) if column.title == "path" else ""
-            if mark and cell_width > len(mark):
+            if column.title == "issues" and row.errors and row.warnings:
+                # Two colours: the error count must not make the warnings look like errors.
+                errors = f"✖{row.errors}"
+                segments.append(Segment(errors, line_style + style_of("flow-list--errors")))
+                segments.append(Segment(fmt.fit(cell[len(errors):], cell_width - len(errors)),
+                                        line_style + style_of("flow-list--warnings")))
+            elif mark and cell_width > len(mark):
                 # "replay of #N" leads the path so truncation never hides it.
                 segments.append(Segment(mark, line_style + style_of("flow-list--replay")))
                 segments.append(Segment(fmt.fit(cell[len(mark):], cell_width - len(mark)), style))

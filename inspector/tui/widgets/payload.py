@@ -33,7 +33,7 @@ class JsonArea(TextArea):
     JsonArea > .json-area--error { background: $error 25%; }
     JsonArea > .json-area--warning { background: $warning 20%; }
     JsonArea > .json-area--info { background: $primary 15%; }
-    JsonArea > .json-area--focus { background: $accent 50%; text-style: bold underline; }
+    JsonArea > .json-area--focus { background: $primary 70%; text-style: bold; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -43,6 +43,8 @@ class JsonArea(TextArea):
         self.marks: dict[int, Severity] = {}
         self.focus_line: int | None = None
         self.cursor_blink = False
+        # The cursor-line style is applied after get_line() and would hide a mark's background.
+        self.highlight_cursor_line = False
 
     def show(self, text: str, marks: dict[int, Severity]) -> None:
         self.marks = marks

@@ -1,0 +1,132 @@
+"""The README screenshots: the built-in demo's turns recorded through a real forwarder into a
+fresh store, then the main views saved as SVG.
+
+    .venv/bin/python -m tests.tui.make_screenshots [OUT_DIR]     (default: screenshots/)
+
+Only Flow data is displayed, and Flow headers are redacted by the forwarder: the demo key sent
+with every request must not appear in any SVG, which this script checks before it exits."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import httpx
+
+from inspector.demo_script import DEMO_API_KEY, TURNS
+from inspector.mock import Canned, MockUpstream, json_response, sse_response
+from inspector.proxy import Forwarder, ForwarderError
+from inspector.store import Store
+from inspector.tui.app import InspectorApp
+from inspector.tui.bridge import EventBridge
+from inspector.tui.screens.flow import FlowScreen
+
+SIZE = (120, 36)
+# The ports the README's commands use, so the header reads as it will for a user; an ephemeral
+# port when they are taken (the text changes, nothing else).
+FORWARDER_PORT, UPSTREAM_PORT = 8787, 8788
+
+
+def canned(turn) -> Canned:  # type: ignore[no-untyped-def]
+    # 20 ms between events, as a model streams: each event arrives as its own chunk.
+    return sse_response(turn.response, interval=0.02) if turn.stream else json_response(turn.response, turn.status)
+
+
+def start(make, port: int):  # type: ignore[no-untyped-def]
+    try:
+        return make(port)
+    except (ForwarderError, OSError):
+        return make(0)
+
+
+def record(store: Store, bridge: EventBridge) -> tuple[MockUpstream, Forwarder]:
+    def make_upstream(port: int) -> MockUpstream:
+        return MockUpstream([canned(t) for t in TURNS], port=port).start()
+
+    upstream = start(make_upstream, UPSTREAM_PORT)
+
+    def make_forwarder(port: int) -> Forwarder:
+        forwarder = Forwarder(upstream.base_url, store=store, port=port, on_event=bridge)
+        forwarder.start()
+        return forwarder
+
+    forwarder = start(make_forwarder, FORWARDER_PORT)
+    with httpx.Client(base_url=forwarder.base_url) as client:
+        for turn in TURNS:
+            client.post(turn.path, content=turn.body, headers={
+                "content-type": "application/json", "authorization": f"Bearer {DEMO_API_KEY}"})
+    upstream.wait_answered(len(TURNS))
+    store.flush()
+    return upstream, forwarder
+
+
+async def shoot(app: InspectorApp, out: Path) -> list[Path]:
+    saved = []
+
+    def save(name: str) -> None:
+        saved.append(Path(app.save_screenshot(filename=f"{name}.svg", path=str(out))))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        rows = app.store.rows()
+        defective = next(r for r in rows if r.errors and r.path.endswith("/chat/completions"))
+        app.flows_screen.flow_list.select_id(defective.id)
+        await pilot.pause()
+        save("flow-list")
+
+        app.open_flow(defective.id)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        save("flow-view")
+
+        await pilot.press("escape")
+        streamed = next(r for r in rows if r.streamed)
+        app.open_flow(streamed.id)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FlowScreen)
+        await pilot.press("s")
+        await pilot.pause()
+        save("stream-chunks")
+
+        await pilot.press("question_mark")
+        await pilot.pause()
+        save("help")
+    return saved
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[1] if len(argv) > 1 else "screenshots").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ["TZ"] = "UTC"
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chdir(scratch)  # the header shows the store path: keep it short and free of user names
+        bridge = EventBridge()
+        store = Store("flows.sqlite3")
+        upstream, forwarder = record(store, bridge)
+        try:
+            app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge, upstream=upstream.base_url,
+                               mode=forwarder.mode.value)
+            saved = asyncio.run(shoot(app, out))
+        finally:
+            forwarder.stop()
+            upstream.stop()
+            store.close()
+    leaked = [p for p in saved if DEMO_API_KEY in p.read_text()]
+    for path in saved:
+        print(path)
+    if leaked:
+        print(f"secret found in {', '.join(map(str, leaked))}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,108 @@
+"""`?` help, `x` export, `p` pager fallback, `ctrl+q` quit."""
+
+import json
+from pathlib import Path
+
+from textual.notifications import Notify
+from textual.widgets import Static
+
+from inspector.store import Store
+from inspector.tui.messages import ExportFinished
+from inspector.tui.screens.flow import FlowScreen
+from inspector.tui.screens.flows import FlowsScreen
+from inspector.tui.screens.help import HelpScreen
+from inspector.tui.widgets.flow_list import FlowList
+
+from .conftest import make_app
+from .test_flow_view import open_flow
+from .test_live import Seen
+
+
+async def test_question_mark_lists_every_key(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        text = str(app.screen.query_one("#help-text", Static).content)
+        lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ")]
+        keys = [key.rstrip(",") for key, *_ in lines]
+        assert keys == ["/", "esc", "r", "x", "enter", "j", "k", "g", "G", "pgdn", "pgup",
+                        "esc", "r", "x", "s", "H", "n", "N", "p",
+                        "ctrl+q", "?", "tab", "ctrl+p"]
+        assert "  /, f            Filter the list by text (path, model, …)" in text.splitlines()
+        await pilot.press("escape")
+        assert isinstance(app.screen, FlowsScreen)
+
+
+async def test_help_from_the_flow_view_returns_there(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_flow(app, pilot, ids["clean"])
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, FlowScreen)
+
+
+async def test_x_exports_the_selected_flow_as_a_fixture(store: Store, ids: dict[str, int], tmp_path: Path) -> None:
+    seen = Seen()
+    app = make_app(store, export_dir=tmp_path / "out")
+    (tmp_path / "out").mkdir()
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        await pilot.press("k", "k", "k", "x")
+        done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
+        path = tmp_path / "out" / f"flow-{ids['defective']}.json"
+        assert (done.flow_id, done.path) == (ids["defective"], str(path))
+        data = json.loads(path.read_text())
+        assert [v["rule"] for v in data["violations"]] == ["OC-05", "OC-05", "OC-17"]
+        assert ["authorization", "[redacted]"] in data["request"]["headers"]
+        await pilot.pause()
+        notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
+        assert [(n.title, n.message) for n in notes] == [("Export", f"#{ids['defective']} written to {path}")]
+
+
+async def test_x_in_the_flow_view_exports_that_flow(store: Store, ids: dict[str, int], tmp_path: Path) -> None:
+    seen = Seen()
+    app = make_app(store, export_dir=tmp_path)
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        await open_flow(app, pilot, ids["streamed"])
+        await pilot.press("x")
+        done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
+        assert done.path == str(tmp_path / f"flow-{ids['streamed']}.json")
+        assert len(json.loads(Path(done.path).read_text())["response"]["chunks"]) == 6
+
+
+async def test_pager_without_a_terminal_says_where_the_payload_is(store: Store, ids: dict[str, int]) -> None:
+    seen = Seen()
+    app = make_app(store)
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        await open_flow(app, pilot, ids["clean"])
+        await pilot.press("p")
+        await pilot.pause()
+        notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
+        assert len(notes) == 1 and notes[0].severity == "warning"
+        assert notes[0].message.startswith("cannot open a pager (SuspendNotSupported); the payload is in ")
+        saved = Path(notes[0].message.rsplit(" ", 1)[1])
+        assert saved.read_text() == app.screen.view.request.text
+        saved.unlink()
+
+
+async def test_ctrl_q_quits_from_any_screen(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_flow(app, pilot, ids["clean"])
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_keys_typed_into_the_filter_are_not_commands(store: Store, ids: dict[str, int]) -> None:
+    """`r` and `x` inside the filter field are letters, not replay/export."""
+    seen = Seen()
+    app = make_app(store)
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        await pilot.press("slash", "e", "r", "r", "o", "r")
+        flows = app.query_one(FlowList)
+        assert (flows.filter_text, flows.total) == ("error", 1)
+        await pilot.pause()
+        assert not [m for m in seen.messages if isinstance(m, Notify)]
