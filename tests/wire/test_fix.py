@@ -1,0 +1,228 @@
+"""Fixers: each repair is recorded with its rule and the pointer of the defect in the original, the
+input is never changed, and a repaired payload passes the checker without errors."""
+
+from __future__ import annotations
+
+import copy
+
+import orjson
+
+from inspector.wire import check
+from inspector.wire.fix import UNAVAILABLE, alias_for, fix
+from inspector.wire.profiles import PROFILES
+
+from .wire_payloads import anthropic_request, chat_request, gemini_request, mcp_call_request, mcp_list_result, \
+    responses_request
+
+CHAT = "openai-chat"
+
+
+def _repairs(result):
+    return [(r.rule, r.pointer, r.action) for r in result.repairs]
+
+
+def _errors(payload, dialect, profile=None):
+    return [(v.rule, v.pointer) for v in check.check_request(payload, dialect, profile) if v.severity.value == "error"]
+
+
+def test_valid_payloads_need_no_repair():
+    for builder, dialect in [(chat_request, CHAT), (responses_request, "openai-responses"),
+                             (anthropic_request, "anthropic"), (gemini_request, "gemini")]:
+        result = fix(builder(), dialect)
+        assert (result.payload, result.repairs) == (builder(), [])
+
+
+def test_the_input_is_never_changed():
+    payload = chat_request()
+    payload["tools"][0]["function"]["parameters"]["type"] = "OBJECT"
+    del payload["messages"][3]["content"]
+    before = copy.deepcopy(payload)
+    fix(payload, CHAT)
+    assert payload == before
+
+
+def test_chat_dangling_call_gets_a_synthesised_result_and_orphans_are_dropped():
+    payload = chat_request()
+    del payload["messages"][4]  # call_2 unanswered
+    payload["messages"].append({"role": "tool", "tool_call_id": "call_zz", "content": "?"})
+    result = fix(payload, CHAT)
+    assert _repairs(result) == [("OC-19", "/messages/4", "synthesised"), ("OC-18", "/messages/6", "dropped")]
+    assert result.payload["messages"][4] == {"role": "tool", "tool_call_id": "call_2", "content": UNAVAILABLE}
+    assert len(result.payload["messages"]) == 7
+    assert _errors(result.payload, CHAT) == []
+
+
+def test_chat_every_fixable_defect_at_once():
+    payload = chat_request()
+    payload["tools"].append({"type": "web_search"})
+    payload["tools"].append(copy.deepcopy(payload["tools"][0]))
+    payload["tools"][1]["function"]["name"] = "search.docs"
+    payload["tools"][0]["function"]["parameters"]["properties"]["city"]["type"] = "STRING"
+    payload["tools"][0]["function"]["strict"] = True
+    payload["functions"] = []
+    payload["tool_choice"] = {"type": "function", "name": "search.docs"}
+    calls = payload["messages"][2]["tool_calls"]
+    calls[0]["function"]["arguments"] = {"city": "Oslo"}
+    calls[1]["function"]["arguments"] = '"[1, 2]"'
+    calls[1]["function"]["name"] = "search.docs"
+    payload["messages"][3]["content"] = None
+    payload["messages"][5]["tool_calls"] = []
+    result = fix(payload, CHAT)
+    assert _repairs(result) == [
+        ("OC-05", "/tools/0/function/parameters/properties/city/type", "converted"),
+        ("OC-06", "/tools/0/function/strict", "set"),
+        ("OC-02", "/tools/1/function/name", "aliased"),
+        ("XL-09", "/tools/2", "dropped"),
+        ("XL-03", "/tools/3", "removed"),
+        ("OC-09", "/functions", "removed"),
+        ("OC-08", "/tool_choice", "converted"),
+        ("OC-02", "/tool_choice/function/name", "aliased"),
+        ("OC-15", "/messages/2/tool_calls/0/function/arguments", "encoded"),
+        ("OC-02", "/messages/2/tool_calls/1/function/name", "aliased"),
+        ("OC-15", "/messages/2/tool_calls/1/function/arguments", "wrapped"),
+        ("OC-17", "/messages/3/content", "set"),
+        ("OC-13", "/messages/5/tool_calls", "removed"),
+    ]
+    assert _errors(result.payload, CHAT) == []
+    alias = result.payload["tools"][1]["function"]["name"]
+    assert result.aliases == {alias: "search.docs"}
+    assert orjson.loads(result.payload["messages"][2]["tool_calls"][1]["function"]["arguments"]) == {"value": [1, 2]}
+
+
+def test_aliases_are_injective_where_sanitising_collides():
+    profile = PROFILES["openai"]
+    assert alias_for("a.b", profile) != alias_for("a/b", profile)
+    assert alias_for("a.b", profile) == alias_for("a.b", profile)
+    long = alias_for("x" * 200, profile)
+    assert (len(long), profile.name_ok(long)) == (64, True)
+    assert alias_for("1st.tool", profile).startswith("_1st_tool_")
+
+
+def test_long_call_ids_are_rewritten_in_the_call_and_its_result_on_azure():
+    payload = chat_request()
+    long_id = "fc_" + "a" * 50
+    payload["messages"][2]["tool_calls"][0]["id"] = long_id
+    payload["messages"][3]["tool_call_id"] = long_id
+    result = fix(payload, CHAT, "azure-openai")
+    new = result.payload["messages"][2]["tool_calls"][0]["id"]
+    assert (_repairs(result), result.payload["messages"][3]["tool_call_id"], len(new)) == (
+        [("OC-16", "/messages/2/tool_calls/0/id", "rewritten")], new, 29)
+    assert _errors(result.payload, CHAT, "azure-openai") == []
+
+
+def test_repeated_call_id_is_rewritten_and_its_result_follows():
+    payload = chat_request()
+    payload["messages"] += [
+        {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+                                              "function": {"name": "get_weather", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "x"}]
+    result = fix(payload, CHAT)
+    new = result.payload["messages"][7]["tool_calls"][0]["id"]
+    assert (_repairs(result), result.payload["messages"][8]["tool_call_id"]) == (
+        [("XL-04", "/messages/7/tool_calls/0/id", "rewritten")], new)
+    assert _errors(result.payload, CHAT) == []
+
+
+def test_compatible_profile_gets_the_content_key_and_loses_a_bare_tool_choice():
+    payload = chat_request()
+    del payload["messages"][2]["content"]
+    result = fix(payload, CHAT, "openai-compatible")
+    assert _repairs(result) == [("OC-12", "/messages/2/content", "set")]
+    assert "content" in result.payload["messages"][2]
+
+
+def test_responses_repairs():
+    payload = responses_request()
+    payload["tools"][0] = {"type": "function", "function": {"name": "get.weather", "parameters": {
+        "type": "OBJECT", "properties": {"city": {"type": "STRING"}}}}}
+    payload["tool_choice"] = {"type": "function", "function": {"name": "get.weather"}}
+    payload["input"][1]["name"] = "get.weather"
+    payload["input"][1]["id"] = "msg_1"
+    payload["input"][1]["arguments"] = '"{\\"city\\":\\"Oslo\\"}"'
+    payload["input"][2] = {"role": "tool", "tool_call_id": "call_1", "content": "4°C"}
+    payload["input"].append({"type": "function_call", "call_id": "call_7", "name": "get_weather", "arguments": "{}"})
+    payload["input"].append({"type": "function_call_output", "call_id": "call_x", "output": "?"})
+    result = fix(payload, "openai-responses")
+    assert _repairs(result) == [
+        ("OR-02", "/tools/0/function", "converted"),
+        ("OR-03", "/tools/0/name", "aliased"),
+        ("XL-01", "/tools/0/parameters/type", "converted"),
+        ("XL-01", "/tools/0/parameters/properties/city/type", "converted"),
+        ("OR-04", "/tool_choice", "converted"),
+        ("OR-03", "/tool_choice/name", "aliased"),
+        ("OR-03", "/input/1/name", "aliased"),
+        ("XL-08", "/input/1/arguments", "unwrapped"),
+        ("OR-06", "/input/1/id", "removed"),
+        ("OR-05", "/input/2", "converted"),
+        ("OR-08", "/input/6", "dropped"),
+        ("OR-08", "/input/7", "synthesised"),
+    ]
+    assert result.payload["input"][-1] == {"type": "function_call_output", "call_id": "call_7", "output": UNAVAILABLE}
+    assert _errors(result.payload, "openai-responses") == []
+
+
+def test_anthropic_repairs():
+    payload = anthropic_request()
+    payload["tools"].append({"name": "get_weather", "input_schema": {"type": "object"}})
+    payload["tools"][0]["input_schema"]["properties"]["city"]["type"] = "STRING"
+    payload["messages"][1]["content"][1]["input"] = '{"city":"Oslo"}'
+    payload["messages"][1]["content"][2]["id"] = "functions.get_weather:1"
+    payload["messages"][2]["content"] = [payload["messages"][2]["content"][2], payload["messages"][2]["content"][0],
+                                         {"type": "tool_result", "tool_use_id": "toolu_zz", "content": "?"}]
+    result = fix(payload, "anthropic")
+    assert _repairs(result) == [
+        ("XL-01", "/tools/0/input_schema/properties/city/type", "converted"),
+        ("AN-03", "/tools/2", "removed"),
+        ("AN-05", "/messages/1/content/1/input", "converted"),
+        ("AN-05", "/messages/1/content/2/id", "rewritten"),
+        ("AN-08", "/messages/2/content/2", "dropped"),
+        ("AN-09", "/messages/2/content", "reordered"),
+        ("AN-07", "/messages/2", "synthesised"),
+    ]
+    content = result.payload["messages"][2]["content"]
+    assert [(b["type"], b.get("tool_use_id"), b.get("is_error")) for b in content] == [
+        ("tool_result", "toolu_1", None), ("tool_result", result.payload["messages"][1]["content"][2]["id"], True),
+        ("text", None, None)]
+    assert _errors(result.payload, "anthropic") == []
+
+
+def test_gemini_repairs():
+    payload = gemini_request()
+    params = payload["tools"][0]["functionDeclarations"][1]["parameters"]
+    params["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    params["properties"]["q"] = {"type": ["string", "null"]}
+    params["properties"]["mode"] = {"type": "string", "const": "fast"}
+    payload["tools"][0]["functionDeclarations"].append({"name": "get_weather"})
+    payload["contents"][1]["parts"][0]["functionCall"]["args"] = '{"city":"Oslo"}'
+    payload["contents"][2]["parts"][1]["functionResponse"]["response"] = ["18°C"]
+    result = fix(payload, "gemini")
+    assert _repairs(result) == [
+        ("GM-04", "/tools/0/functionDeclarations/1/parameters/$schema", "removed"),
+        ("GM-04", "/tools/0/functionDeclarations/1/parameters/properties/mode/const", "converted"),
+        ("GM-04", "/tools/0/functionDeclarations/1/parameters/properties/mode/const", "removed"),
+        ("GM-04", "/tools/0/functionDeclarations/1/parameters/properties/q/type", "converted"),
+        ("GM-14", "/tools/0/functionDeclarations/2", "removed"),
+        ("GM-08", "/contents/1/parts/0/functionCall/args", "converted"),
+        ("GM-09", "/contents/2/parts/1/functionResponse/response", "wrapped"),
+    ]
+    assert result.payload["tools"][0]["functionDeclarations"][1]["parameters"]["properties"] == {
+        "q": {"type": "string", "nullable": True}, "mode": {"type": "string", "enum": ["fast"]}}
+    assert _errors(result.payload, "gemini") == []
+
+
+def test_mcp_repairs():
+    listing = mcp_list_result()
+    listing["result"]["tools"][1]["inputSchema"] = None
+    result = fix(listing, "mcp")
+    assert (_repairs(result), result.payload["result"]["tools"][1]["inputSchema"]) == (
+        [("MCP-02", "/result/tools/1/inputSchema", "set")], {"type": "object", "additionalProperties": False})
+    call = mcp_call_request()
+    call["params"]["arguments"] = '"{\\"city\\":\\"Oslo\\"}"'
+    fixed = fix(call, "mcp")
+    assert (fixed.payload["params"]["arguments"], _repairs(fixed)) == (
+        {"city": "Oslo"}, [("MCP-04", "/params/arguments", "converted")])
+
+
+def test_non_object_documents_come_back_unchanged():
+    assert fix([1, 2], CHAT).payload == [1, 2]
+    assert fix("text", "gemini").repairs == []
