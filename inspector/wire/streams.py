@@ -435,7 +435,7 @@ def _finish_block(report: Report, profile: Profile, state: _Block, where: str, i
         if decoded.ok:
             block["input"] = decoded.value
         else:
-            report.add("AN-13", where, f"partial_json of block {block.get('id', '?')} joins to {decoded.describe()}: "
+            report.add("AN-13", where, f"joined partial_json of block {block.get('id', '?')} is {decoded.describe()}: "
                                        f"{short(text)}")
             block["input"] = text
     elif not isinstance(block.get("input"), dict):
