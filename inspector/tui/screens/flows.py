@@ -44,16 +44,16 @@ class FlowsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.flow_list.focus()
-        self._update_subtitle()
+        self._update_filter_count()
 
-    def _update_subtitle(self) -> None:
+    def _update_filter_count(self) -> None:
         flows = self.flow_list
-        text = flows.filter_text
-        self.flow_list.border_subtitle = f"filter “{text}”: {flows.total} flows" if text else f"{flows.total} flows"
+        field = self.query_one("#filter", Input)
+        field.border_title = f"{flows.total} of {flows.source.count()} flows match" if flows.filter_text else None
 
     def refresh_flows(self) -> None:
         self.flow_list.reload()
-        self._update_subtitle()
+        self._update_filter_count()
 
     def action_filter(self) -> None:
         field = self.query_one("#filter", Input)
@@ -69,7 +69,7 @@ class FlowsScreen(Screen[None]):
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
         self.flow_list.filter_text = event.value
-        self._update_subtitle()
+        self._update_filter_count()
 
     @on(Input.Submitted, "#filter")
     def filter_done(self) -> None:
