@@ -7,6 +7,7 @@ rewritten when the response ends, so a crash loses no finished flow."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import queue
 import sqlite3
@@ -30,6 +31,7 @@ SCHEMA_VERSION = 1
 # Above this many body bytes, a flow is analysed in a helper process: checking a multi-megabyte
 # conversation holds the GIL for milliseconds, and the forwarder thread needs the GIL to relay.
 ANALYSE_APART = 256 * 1024
+BATCH_WINDOW = 0.005  # seconds the writer waits after a flow arrives, to write a burst at once
 
 _SCHEMA = """
 CREATE TABLE sessions (
@@ -223,7 +225,7 @@ class Store:
         self._read_lock = threading.Lock()
         self._id_lock = threading.Lock()
         self._last_id = max_id
-        self._queue: queue.SimpleQueue[_Job | Flow | tuple[Flow, Callable[[FlowRow], None]] | None] = (
+        self._queue: queue.SimpleQueue[_Job | tuple[Flow, bool, Callable[[FlowRow], None] | None] | None] = (
             queue.SimpleQueue()
         )
         self._closed = False
@@ -284,7 +286,8 @@ class Store:
         once the row is committed."""
         if self._closed:
             return
-        self._queue.put(flow if on_saved is None else (flow, on_saved))
+        # What to write is decided now: the forwarder goes on filling in the flow after a pending submit.
+        self._queue.put((flow, flow.state is not FlowState.PENDING, on_saved))
 
     def save(self, flow: Flow) -> None:
         """Write a flow (analysing it when finished) and wait until it is committed."""
@@ -310,6 +313,10 @@ class Store:
         try:
             while True:
                 item = self._queue.get()
+                if isinstance(item, tuple):
+                    # Let a burst of flows gather: one wake-up and one transaction for many,
+                    # instead of a wake-up per flow competing with the forwarder for the GIL.
+                    time.sleep(BATCH_WINDOW)
                 batch = [item]
                 while True:
                     try:
@@ -328,6 +335,8 @@ class Store:
         saved: list[tuple[Callable[[FlowRow], None], FlowRow]] = []
         jobs: list[_Job] = []
         stop = False
+        # A flow that finished while its pending row was still queued gets only its final row.
+        finished = {item[0].id for item in batch if isinstance(item, tuple) and item[1]}
         conn.execute("BEGIN")
         for item in batch:
             if item is None:
@@ -340,9 +349,11 @@ class Store:
                     item.error = exc
                 jobs.append(item)
                 continue
-            flow, on_saved = item if isinstance(item, tuple) else (item, None)
+            flow, final, on_saved = item
+            if not final and flow.id in finished:
+                continue
             try:
-                row = self._write_flow(conn, flow)
+                row = self._write_flow(conn, flow, final)
             except Exception as exc:  # a flow that cannot be written must not stop the writer
                 self.last_error = f"flow #{flow.id}: {exc}"
                 print(f"toolwire-inspect: store: {self.last_error}", file=sys.stderr)
@@ -366,12 +377,12 @@ class Store:
             job.done.set()
         return stop
 
-    def _write_flow(self, conn: sqlite3.Connection, flow: Flow) -> FlowRow:
-        # Read the state first: the forwarder sets it last, after every other field is final.
-        if flow.state is FlowState.PENDING:
+    def _write_flow(self, conn: sqlite3.Connection, flow: Flow, final: bool) -> FlowRow:
+        if not final:
+            # Only the request side: it is complete on arrival, the rest is still being filled in.
             conn.execute(
                 f"INSERT OR REPLACE INTO flows ({_FLOW_COLUMNS}) VALUES ({', '.join('?' * 25)})",
-                (*self._request_values(flow), None, b"[]", None, b"", int(flow.streamed), b"", None, None,
+                (*self._request_values(flow), None, b"[]", None, b"", 0, b"", None, None,
                  FlowState.PENDING.value, None, flow.replay_of, orjson.dumps(flow.notes)),
             )
             self._pending_rows.add(flow.id)
@@ -409,7 +420,7 @@ class Store:
         return FlowRow(
             flow.id, flow.session_id, flow.started_at, flow.method, flow.path, dialect, model, status, state,
             None if pending else flow.latency_ms, None if pending else flow.ttfb_ms, tools, tool_calls, errors,
-            warnings, flow.replay_of, flow.streamed, _mode(flow.mode), error or parse_error,
+            warnings, flow.replay_of, flow.streamed and not pending, _mode(flow.mode), error or parse_error,
         )
 
     # -- reading -----------------------------------------------------------------------------
@@ -558,6 +569,8 @@ def _receive(stream) -> object:
 def _serve_analysis() -> None:
     """The helper process: one summary for each flow read from stdin, until stdin closes."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    # Checking may wait; forwarding may not: on a busy machine the scheduler serves this last.
+    os.nice(10)
     while True:
         try:
             flow = _receive(stdin)

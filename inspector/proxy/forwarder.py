@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -43,6 +44,7 @@ _SKIP_AUTO = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
 DEFAULT_TIMEOUT = 600.0  # seconds of upstream silence before giving up (LLMs can think long)
 _CREDENTIALS_KEPT = 1024
+SWITCH_INTERVAL = 0.001
 
 
 @dataclass(slots=True)
@@ -117,6 +119,11 @@ class Forwarder:
         return f"http://{host}:{self.port}"
 
     def start(self) -> None:
+        # Other threads of this process (the store writer, a UI rendering a big payload) hold the
+        # GIL in long stretches; by default a waiting thread gets it back only after 5 ms, which
+        # would land on every relayed chunk. 1 ms bounds that stall.
+        if sys.getswitchinterval() > SWITCH_INTERVAL:
+            sys.setswitchinterval(SWITCH_INTERVAL)
         try:
             self._server.start()
         except ListenError as exc:
@@ -312,13 +319,18 @@ class _Recorder:
                     transform: Transform | None) -> None:
         flow = self.flow
         timeout = self.forwarder.timeout
-        await asyncio.wait((request, watcher), return_when=asyncio.FIRST_COMPLETED)
-        if not request.done():
-            request.cancel()
+
+        def client_gone(_: asyncio.Future) -> None:
+            request.cancel()  # the upstream sees its connection close
+
+        watcher.add_done_callback(client_gone)
+        try:
+            response = await request
+        except asyncio.CancelledError:
+            if not watcher.done():
+                raise  # this task itself is being cancelled (the server is shutting down)
             self.finish(FlowState.ERROR, "client disconnected before the upstream answered")
             return
-        try:
-            response = request.result()
         except asyncio.TimeoutError:
             await self.fail_before_response(
                 send, 504, "toolwire_upstream_timeout", f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream})"
@@ -335,6 +347,8 @@ class _Recorder:
                 send, 502, "toolwire_upstream_error", f"upstream failed before answering: {type(exc).__name__}: {exc}"
             )
             return
+        finally:
+            watcher.remove_done_callback(client_gone)
 
         try:
             await self._relay_response(response, watcher, send, transform)

@@ -287,3 +287,12 @@ def test_busy_port_is_a_clear_error(store):
         with pytest.raises(ForwarderError) as raised:
             Forwarder("http://127.0.0.1:9", store=store, port=port).start()
     assert str(raised.value) == f"cannot listen on 127.0.0.1:{port}: Address already in use"
+
+
+def test_client_gone_before_the_upstream_answers_is_recorded(rig):
+    rig.mock.push(Canned(body=b"{}", delay=0.5))
+    with pytest.raises(httpx.ReadTimeout):
+        rig.client.post(CHAT, content=BODY, timeout=httpx.Timeout(5, read=0.1))
+    (event,) = rig.events.completed()
+    assert (event.row.state, event.row.error, event.row.status) == (
+        "error", "client disconnected before the upstream answered", None)

@@ -1,0 +1,264 @@
+"""What the forwarder adds, measured: direct to the mock upstream vs through `toolwire-inspect record`
+(recording and checking on), each server in its own process, loopback only, bounded loops.
+
+    .venv/bin/python tests/bench/proxy_overhead.py [--quick]
+
+Prints one table: p50/p99 latency at concurrency 1 and 8 and req/s for a small request, the same
+for a 1 MB request (a long tool-calling history), time to first byte of a 20-chunk stream with
+chunks 5 ms apart and how late each chunk arrives compared with direct. Then the upstream-client
+choice: a minimal forwarder (nothing recorded) with aiohttp vs httpx on the hot path."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+CHAT = "/v1/chat/completions"
+SMALL = json.dumps({"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Weather in Paris?"}]}).encode()
+STREAM = json.dumps({"model": "gpt-4o-mini", "stream": True,
+                     "messages": [{"role": "user", "content": "Weather in Paris?"}]}).encode()
+CHUNKS, INTERVAL_MS = 20, 5.0
+
+
+def big_request(size: int = 1_000_000) -> bytes:
+    """A tool-calling history of about `size` bytes: calls, results and tools, as agents send."""
+    tools = [{"type": "function", "function": {"name": f"tool_{n}", "description": "Looks something up. " * 4,
+                                               "parameters": {"type": "object",
+                                                              "properties": {"q": {"type": "string"}},
+                                                              "required": ["q"]}}} for n in range(50)]
+    messages: list[dict] = [{"role": "system", "content": "You are a careful agent."}]
+    n = 0
+    while len(json.dumps(messages)) < size - 20_000:
+        calls = [{"id": f"call_{n}_{k}", "type": "function",
+                  "function": {"name": f"tool_{(n + k) % 50}", "arguments": json.dumps({"q": f"query {n} {k}"})}}
+                 for k in range(2)]
+        messages.append({"role": "user", "content": f"Step {n}: look these up. " + "context " * 40})
+        messages.append({"role": "assistant", "content": None, "tool_calls": calls})
+        for call in calls:
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": "result text " * 60})
+        n += 1
+    return json.dumps({"model": "gpt-4o-mini", "messages": messages, "tools": tools}).encode()
+
+
+# -- servers in their own processes -------------------------------------------------------------
+
+def start(argv: list[str], marker: str) -> tuple[subprocess.Popen, str]:
+    """Start a server process; the base URL it prints (on stdout or stderr) after `marker`."""
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if marker in line:
+            url = next(word for word in line.split() if word.startswith("http://"))
+            # Keep draining its output (one line per flow) so the server never blocks on a full pipe.
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc, url
+    raise RuntimeError(f"{argv} exited: {proc.wait()}")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+MINIMAL = r'''
+import asyncio, sys, aiohttp, httpx, uvicorn
+kind, upstream = sys.argv[1], sys.argv[2].rstrip("/")
+HOP = {b"host", b"content-length", b"connection", b"transfer-encoding", b"keep-alive"}
+state = {}
+async def app(scope, receive, send):
+    body = b""
+    while True:
+        m = await receive(); body += m.get("body", b"")
+        if not m.get("more_body"): break
+    headers = [(k.decode(), v.decode()) for k, v in scope["headers"] if k not in HOP]
+    url = upstream + scope["path"]
+    if kind == "aiohttp":
+        s = state.get("s") or state.setdefault("s", aiohttp.ClientSession(auto_decompress=False))
+        async with s.post(url, data=body, headers=headers) as r:
+            await send({"type": "http.response.start", "status": r.status,
+                        "headers": [(k, v) for k, v in r.raw_headers if k.lower() not in HOP]})
+            async for piece in r.content.iter_any():
+                await send({"type": "http.response.body", "body": piece, "more_body": True})
+    else:
+        c = state.get("c") or state.setdefault("c", httpx.AsyncClient(limits=httpx.Limits(max_connections=100)))
+        async with c.stream("POST", url, content=body, headers=headers) as r:
+            await send({"type": "http.response.start", "status": r.status_code,
+                        "headers": [(k, v) for k, v in r.headers.raw if k.lower() not in HOP]})
+            async for piece in r.aiter_raw():
+                await send({"type": "http.response.body", "body": piece, "more_body": True})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
+import socket
+sock = socket.socket()
+sock.bind(("127.0.0.1", 0))
+sock.listen(128)  # listening before the URL is printed: connections queue until uvicorn runs
+config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+server = uvicorn.Server(config)
+print(f"minimal {kind} forwarder on http://127.0.0.1:{sock.getsockname()[1]}", flush=True)
+server.run(sockets=[sock])
+'''
+
+
+# -- the client side ----------------------------------------------------------------------------
+
+async def timed_post(session: aiohttp.ClientSession, url: str, body: bytes) -> float:
+    start = time.perf_counter()
+    async with session.post(url, data=body, headers={"content-type": "application/json",
+                                                     "authorization": "Bearer sk-bench"}) as response:
+        await response.read()
+        assert response.status == 200, response.status
+    return (time.perf_counter() - start) * 1000.0
+
+
+async def load(url: str, body: bytes, *, requests: int, concurrency: int) -> tuple[list[float], float]:
+    """Latencies (ms) of `requests` posts by `concurrency` workers, and the requests per second."""
+    latencies: list[float] = []
+    connector = aiohttp.TCPConnector(limit=concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        for _ in range(min(20, requests)):
+            await timed_post(session, url, body)  # warm up connections and caches
+        remaining = requests
+
+        async def worker() -> None:
+            nonlocal remaining
+            while remaining > 0:
+                remaining -= 1
+                latencies.append(await timed_post(session, url, body))
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - start
+    return latencies, requests / elapsed
+
+
+async def stream_times(url: str, *, streams: int) -> list[list[float]]:
+    """For each stream: the arrival time (ms after the request) of each body piece."""
+    runs = []
+    async with aiohttp.ClientSession() as session:
+        for n in range(streams + 3):
+            start = time.perf_counter()
+            arrivals = []
+            async with session.post(url, data=STREAM, headers={"content-type": "application/json"}) as response:
+                async for _ in response.content.iter_any():
+                    arrivals.append((time.perf_counter() - start) * 1000.0)
+            if n >= 3:  # the first streams warm up
+                runs.append(arrivals)
+    return runs, 0.0
+
+
+ROUNDS = 5
+
+
+def interleaved(measure, direct_url: str, forward_url: str) -> tuple[list, list, float, float]:
+    """Direct and forwarded in alternating rounds, so that whatever else the machine does at the
+    time weighs on both alike. (direct samples, forwarded samples, direct rate, forwarded rate)."""
+    samples: dict[str, list] = {direct_url: [], forward_url: []}
+    rates: dict[str, list[float]] = {direct_url: [], forward_url: []}
+    for _ in range(ROUNDS):
+        for url in (direct_url, forward_url):
+            found, rate = asyncio.run(measure(url))
+            samples[url] += found
+            rates[url].append(rate)
+    return (samples[direct_url], samples[forward_url], statistics.median(rates[direct_url]),
+            statistics.median(rates[forward_url]))
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100.0 * (len(ordered) - 1))))]
+
+
+def row(name: str, direct: float, forwarded: float, target: str = "") -> str:
+    return f"| {name:<44} | {direct:>9.2f} | {forwarded:>9.2f} | {forwarded - direct:>+8.2f} | {target:<14} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="fewer requests (a smoke run)")
+    args = parser.parse_args()
+    small_n, big_n, streams = (500, 50, 15) if args.quick else (2500, 250, 60)
+    big = big_request()
+
+    mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0", "--chunks", str(CHUNKS - 3),
+                            "--interval-ms", str(INTERVAL_MS)], "mock upstream on")
+    store_dir = tempfile.mkdtemp(prefix="toolwire-bench-")
+    forwarder, forward_url = start([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
+                                    "--store", f"{store_dir}/flows.sqlite3"], "forwarding")
+    results: dict[str, tuple[float, float, str]] = {}
+    try:
+        for label, body, n, conc in [("small", SMALL, small_n, 1), ("small", SMALL, small_n * 2, 8),
+                                     ("1 MB", big, big_n, 1)]:
+            direct, through, direct_rps, through_rps = interleaved(
+                lambda url: load(url + CHAT, body, requests=n // ROUNDS, concurrency=conc), mock_url, forward_url)
+            small_c1 = label == "small" and conc == 1
+            results[f"{label} c={conc} p50 latency (ms)"] = (
+                pct(direct, 50), pct(through, 50), "added <= 1" if small_c1 else "added <= 4" if label == "1 MB" else "")
+            results[f"{label} c={conc} p99 latency (ms)"] = (pct(direct, 99), pct(through, 99), "")
+            results[f"{label} c={conc} requests/s"] = (direct_rps, through_rps, "")
+        direct_runs, through_runs, _, _ = interleaved(
+            lambda url: stream_times(url + CHAT, streams=streams // ROUNDS), mock_url, forward_url)
+    finally:
+        stop(forwarder)
+        stop(mock)
+
+    pieces = {len(r) for r in direct_runs + through_runs}
+    ttfb_direct = [r[0] for r in direct_runs]
+    ttfb_through = [r[0] for r in through_runs]
+    results[f"stream ({CHUNKS} chunks, {INTERVAL_MS:g} ms apart) TTFB p50 (ms)"] = (
+        pct(ttfb_direct, 50), pct(ttfb_through, 50), "added <= 2")
+    # Each chunk's arrival compared with the median arrival of the same chunk when direct.
+    if len(pieces) == 1:
+        medians = [statistics.median(r[i] for r in direct_runs) for i in range(pieces.pop())]
+        late_direct = [r[i] - medians[i] for r in direct_runs for i in range(len(medians))]
+        late_through = [r[i] - medians[i] for r in through_runs for i in range(len(medians))]
+        results["stream chunk arrival vs direct median, p99 (ms)"] = (
+            pct(late_direct, 99), pct(late_through, 99), "added <= 2")
+        results["stream last chunk p50 (ms)"] = (
+            pct([r[-1] for r in direct_runs], 50), pct([r[-1] for r in through_runs], 50), "")
+    else:
+        print(f"note: chunks coalesced differently between runs ({sorted(pieces)} pieces); arrival compared by last chunk")
+        results["stream last chunk p50 (ms)"] = (
+            pct([r[-1] for r in direct_runs], 50), pct([r[-1] for r in through_runs], 50), "added <= 2")
+
+    print(f"\nforwarder overhead: direct to the mock vs through `toolwire-inspect record` (recording + checking on)")
+    print(f"requests: small {small_n} (c=1) / {small_n * 2} (c=8), 1 MB ({len(big)} bytes) {big_n}, streams {streams}\n")
+    print(f"| {'measure':<44} | {'direct':>9} | {'forwarder':>9} | {'added':>8} | {'target':<14} |")
+    print(f"|{'-' * 46}|{'-' * 11}|{'-' * 11}|{'-' * 10}|{'-' * 16}|")
+    for name, (direct, forwarded, target) in results.items():
+        print(row(name, direct, forwarded, target))
+
+    # The upstream client of the hot path, chosen by this measurement (issue 2).
+    print("\nupstream client on the hot path: minimal forwarder, nothing recorded")
+    print(f"| {'client':<10} | {'c=1 p50 added (ms)':>18} | {'c=8 req/s':>10} |")
+    print(f"|{'-' * 12}|{'-' * 20}|{'-' * 12}|")
+    mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0"], "mock upstream on")
+    try:
+        for kind in ("aiohttp", "httpx"):
+            server, url = start([PYTHON, "-c", MINIMAL, kind, mock_url], "minimal")
+            try:
+                direct, through, _, _ = interleaved(
+                    lambda u: load(u + CHAT, SMALL, requests=small_n // ROUNDS, concurrency=1), mock_url, url)
+                _, _, _, rps = interleaved(
+                    lambda u: load(u + CHAT, SMALL, requests=2 * small_n // ROUNDS, concurrency=8), mock_url, url)
+            finally:
+                stop(server)
+            print(f"| {kind:<10} | {pct(through, 50) - pct(direct, 50):>18.2f} | {rps:>10.0f} |")
+    finally:
+        stop(mock)
+
+
+if __name__ == "__main__":
+    main()
