@@ -83,6 +83,10 @@ class _Fixer:
         self.note(rule, pointer, "aliased", f"{name!r} → {self.aliases[name]!r}")
         return self.aliases[name]
 
+    def renamed(self, name: Any) -> str | None:
+        """The alias already given to `name`, if any."""
+        return self.aliases.get(name) if isinstance(name, str) else None
+
     # call ids ------------------------------------------------------------------------------------
     def call_id(self, call_id: Any, seen: set[str], rule_pointer: tuple[str, str], limit: int | None,
                 pattern: re.Pattern[str] | None = None) -> Any:
@@ -288,11 +292,11 @@ def _chat_tool_choice(fixer: _Fixer, payload: dict[str, Any], taken: set[str]) -
             payload["tool_choice"] = choice = {"type": "function", "function": {"name": choice["name"]}}
             fixer.note("OC-08", "/tool_choice", "converted", "flat Responses tool_choice nested under function")
         function = choice.get("function")
-        if isinstance(function, dict) and function.get("name") in fixer.aliases:
-            function["name"] = fixer.aliases[function["name"]]
+        if isinstance(function, dict) and fixer.renamed(function.get("name")):
+            function["name"] = fixer.renamed(function["name"])
             fixer.note("OC-02", "/tool_choice/function/name", "aliased", f"→ {function['name']!r}")
-    if isinstance(payload.get("function_call"), dict) and payload["function_call"].get("name") in fixer.aliases:
-        payload["function_call"]["name"] = fixer.aliases[payload["function_call"]["name"]]
+    if isinstance(payload.get("function_call"), dict) and fixer.renamed(payload["function_call"].get("name")):
+        payload["function_call"]["name"] = fixer.renamed(payload["function_call"]["name"])
         fixer.note("OC-02", "/function_call/name", "aliased", f"→ {payload['function_call']['name']!r}")
     if "tool_choice" in payload and "tools" not in payload and payload["tool_choice"] != "none" \
             and fixer.profile.tool_choice_needs_tools:
@@ -462,8 +466,8 @@ def _fix_responses(fixer: _Fixer, payload: dict[str, Any]) -> None:
         if isinstance(choice.get("function"), dict):
             payload["tool_choice"] = choice = {"type": "function", "name": choice["function"].get("name")}
             fixer.note("OR-04", "/tool_choice", "converted", "nested Chat tool_choice flattened")
-        if choice.get("name") in fixer.aliases:
-            choice["name"] = fixer.aliases[choice["name"]]
+        if fixer.renamed(choice.get("name")):
+            choice["name"] = fixer.renamed(choice["name"])
             fixer.note("OR-03", "/tool_choice/name", "aliased", f"→ {choice['name']!r}")
     if isinstance(payload.get("input"), list):
         payload["input"] = _responses_input(fixer, payload["input"], payload.get("previous_response_id") is not None)
@@ -563,8 +567,8 @@ def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
         if not kept:
             del payload["tools"]
     choice = payload.get("tool_choice")
-    if isinstance(choice, dict) and choice.get("type") == "tool" and choice.get("name") in fixer.aliases:
-        choice["name"] = fixer.aliases[choice["name"]]
+    if isinstance(choice, dict) and choice.get("type") == "tool" and fixer.renamed(choice.get("name")):
+        choice["name"] = fixer.renamed(choice["name"])
         fixer.note("AN-02", "/tool_choice/name", "aliased", f"→ {choice['name']!r}")
     if "tool_choice" in payload and "tools" not in payload:
         del payload["tool_choice"]
