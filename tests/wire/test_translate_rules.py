@@ -394,3 +394,41 @@ def test_a_response_document_translates_the_way_responses_travel() -> None:
     payload, report = translate_document(cases.ANTHROPIC_RESPONSE, ANT, CHAT, "response")
     assert payload["choices"][0]["message"]["tool_calls"][0]["id"] == "toolu_a"
     assert report == []
+
+
+def test_xl14_a_signed_gemini_text_part_keeps_its_text_and_reports_the_signature() -> None:
+    bridge = get_bridge(CHAT, GEM)
+    sent = bridge.request(chat([{"role": "user", "content": "hi"}], tools=[tool("get_weather")]), CHAT_PATH)
+    upstream = {"candidates": [{"index": 0, "finishReason": "STOP", "content": {"role": "model", "parts": [
+        {"text": "Let me check.", "thoughtSignature": "c2ln"},
+        {"functionCall": {"name": "get_weather", "args": {"q": "x"}}, "thoughtSignature": "c2lnMg=="}]}}]}
+    back = bridge.response(upstream, sent.state)
+    message = back.payload["choices"][0]["message"]
+    assert message["content"] == "Let me check."
+    assert [c["function"]["name"] for c in message["tool_calls"]] == ["get_weather"]
+    assert [(loss.source, loss.kind, loss.rule) for loss in back.losses if loss.rule == "XL-14"] == [
+        ("/candidates/0/content/parts/1/thoughtSignature", "dropped", "XL-14"),
+        ("/candidates/0/content/parts/0/thoughtSignature", "dropped", "XL-14")]
+    relay = bridge.stream(sent.state)
+    out, _ = cases.run_stream(relay, cases.sse(upstream), 13)
+    assert [(loss.kind, loss.rule) for loss in relay.losses if loss.rule == "XL-14"] == [("dropped", "XL-14")] * 2
+    assert b"Let me check." in out
+
+
+def test_a_malformed_upstream_event_is_reported_and_the_stream_goes_on() -> None:
+    bridge = get_bridge(ANT, CHAT)
+    sent = bridge.request({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}],
+                           "stream": True}, "/v1/messages")
+    relay = bridge.stream(sent.state)
+    body = cases.sse({"id": "x", "choices": [{"index": 0, "delta": {"tool_calls": 5}}]}) + cases.CHAT_STREAM
+    out, _ = cases.run_stream(relay, body, 17)
+    assert [(loss.source, loss.kind) for loss in relay.losses] == [("/stream", "dropped")]
+    assert b'"stop_reason":"tool_use"' in out and b'"name":"get_time"' in out
+
+
+def test_malformed_requests_are_translation_errors() -> None:
+    with pytest.raises(TranslationError, match="malformed openai-chat request"):
+        get_bridge(CHAT, ANT).request({"model": "m", "messages": [{"role": "user", "content": "x"}], "tools": 5},
+                                      CHAT_PATH)
+    with pytest.raises(TranslationError, match="must be a JSON object"):
+        get_bridge(CHAT, ANT).request([], CHAT_PATH)

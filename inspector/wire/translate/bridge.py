@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from ..dialect import Dialect
-from ..sse import SSEParser
+from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import Emit
 from .model import Call, Loss, Request, Result, State, TranslationError, UnsupportedPair
@@ -68,6 +68,12 @@ class Bridge:
     def request(self, payload: Any, path: str) -> RequestTranslation:
         if not isinstance(payload, dict):
             raise TranslationError("the request body must be a JSON object", "")
+        try:
+            return self._request(payload, path)
+        except _MALFORMED as exc:
+            raise TranslationError(f"malformed {self.source.value} request ({_describe(exc)})", "") from None
+
+    def _request(self, payload: dict[str, Any], path: str) -> RequestTranslation:
         req, losses = self._src.parse_request(payload, path)
         state = State(self.source, self.target, model=req.model, stream=req.stream)
         options = payload.get("stream_options")
@@ -92,8 +98,11 @@ class Bridge:
     def response(self, payload: Any, state: State) -> ResponseTranslation:
         if not isinstance(payload, dict):
             raise TranslationError("the response body must be a JSON object", "")
-        resp, losses = self._dst.parse_response(payload, state)
-        return ResponseTranslation(self._src.emit_response(resp, state, losses), losses)
+        try:
+            resp, losses = self._dst.parse_response(payload, state)
+            return ResponseTranslation(self._src.emit_response(resp, state, losses), losses)
+        except _MALFORMED as exc:
+            raise TranslationError(f"malformed {self.target.value} response ({_describe(exc)})", "") from None
 
     def stream(self, state: State) -> StreamTranslator:
         return StreamTranslator(self._dst.StreamParser(state), self._src.StreamEmitter(state, []), state)
@@ -116,11 +125,20 @@ class StreamTranslator:
         return losses
 
     def feed(self, chunk: bytes) -> bytes:
-        return b"".join(self._events(self.parser.feed(event)) for event in self._sse.feed(chunk))
+        return b"".join(self._relay(event) for event in self._sse.feed(chunk))
 
     def close(self) -> bytes:
-        out = b"".join(self._events(self.parser.feed(event)) for event in self._sse.close())
+        out = b"".join(self._relay(event) for event in self._sse.close())
         return out + self._events(self.parser.close())
+
+    def _relay(self, event: SSEEvent) -> bytes:
+        # A malformed upstream event is reported and skipped: a stream in flight is never cut by it.
+        try:
+            return self._events(self.parser.feed(event))
+        except _MALFORMED as exc:
+            self.losses.append(Loss("/stream", None, "dropped", f"an upstream event that is not a valid "
+                                    f"{self.state.target.value} event ({_describe(exc)}): {event.data[:60]!r}"))
+            return b""
 
     def _events(self, events: list[ev.Event]) -> bytes:
         out = []
@@ -130,6 +148,14 @@ class StreamTranslator:
             self._started = True
             out.append(self.emitter.emit(event))
         return b"".join(out)
+
+
+# What malformed input raises inside the parsers (a list where an object belongs, and so on).
+_MALFORMED = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _ids(item: Any) -> list[str]:

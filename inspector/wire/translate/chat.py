@@ -41,7 +41,8 @@ def parse_content(content: Any, src: str, losses: list[Loss]) -> list[Part]:
             parts.append(Part("text", here, text=str(part.get("refusal", ""))))
             losses.append(Loss(here, None, "converted", "a refusal part is carried as text", ""))
         elif kind == "image_url":
-            url = (part.get("image_url") or {}).get("url", "") if isinstance(part.get("image_url"), dict) else ""
+            image = part.get("image_url")
+            url = str(image.get("url", "")) if isinstance(image, dict) else str(image or "")
             inline = split_data_url(url)
             parts.append(Part("image", here, mime=inline[0], data=inline[1]) if inline else Part("image", here, url=url))
         elif kind == "input_audio":

@@ -142,10 +142,12 @@ def _parse_model_turn(parts: list[Any], src: str, items: list[Any], losses: list
         elif part.get("thought") is True:
             items.append(Opaque(Dialect.GEMINI, "thought part", part, here))
         elif "text" in part:
-            if "thoughtSignature" in part:
-                items.append(Opaque(Dialect.GEMINI, "thought signature", part, here))
-            elif part["text"]:
+            if part["text"]:
                 items.append(Message("assistant", [Part("text", here, text=str(part["text"]))], here))
+            if "thoughtSignature" in part:
+                # Gemini 3 signs text parts too; the text crosses, the signature cannot.
+                items.append(Opaque(Dialect.GEMINI, "thought signature", {"thoughtSignature": part["thoughtSignature"]},
+                                    join(here, "thoughtSignature")))
         else:
             items.append(Opaque(Dialect.GEMINI, f"{next(iter(part), 'empty')} part", part, here))
 
@@ -379,6 +381,10 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
     if len(payload.get("candidates") or []) > 1:
         losses.append(Loss("/candidates/1", None, "dropped", "only the first candidate is translated", ""))
     reason = _parse_candidate(payload, resp.items)
+    for item in resp.items:
+        if isinstance(item, Call) and item.opaque:
+            losses.append(Loss(join(item.src, "thoughtSignature"), None, "dropped",
+                               "a thought signature cannot cross to the client's dialect", "XL-14"))
     blocked = (payload.get("promptFeedback") or {}).get("blockReason")
     has_calls = any(isinstance(i, Call) for i in resp.items)
     resp.stop = "content_filter" if blocked else "tool_calls" if has_calls else _FINISH_IN.get(reason or "STOP", "stop")  # type: ignore[assignment]
@@ -464,6 +470,8 @@ class StreamParser:
             elif isinstance(item, Call):
                 key = self.calls
                 self.calls += 1
+                if item.opaque:
+                    out.append(ev.Dropped("a thought signature"))
                 out += [ev.CallStart(key, item.id or "", item.name), ev.CallArgs(key, dumps(item.arguments)),
                         ev.CallEnd(key)]
             elif isinstance(item, Opaque):
