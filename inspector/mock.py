@@ -14,10 +14,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 import orjson
 
 from .proxy.server import ServerThread
+from .redact import SECRET_QUERY_KEYS
 from .wire.dialect import Dialect, from_path, is_stream_path
 
 JSON = "application/json"
@@ -353,9 +355,15 @@ class FixtureRoute:
         return cls(source, request["method"], target, _body_value(_body_bytes(sent)), canned)
 
     def matches(self, request: Received) -> bool:
-        target = request.path + (f"?{request.query}" if request.query else "")
-        return (request.method == self.method and target == self.path
+        path, _, query = self.path.partition("?")
+        return (request.method == self.method and request.path == path
+                and _public_query(request.query) == _public_query(query)
                 and _body_value(request.body) == self.body)
+
+
+def _public_query(query: str) -> list[tuple[str, str]]:
+    """A query without its secrets: fixtures hold them redacted, live requests hold the real ones."""
+    return [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k.lower() not in SECRET_QUERY_KEYS]
 
 
 # -- the server ----------------------------------------------------------------------------------

@@ -1,0 +1,137 @@
+"""The headless commands: record, flows, replay, export, mock."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from inspector.cli import main
+from inspector.mock import chat_completion, json_response
+from inspector.store import Store
+
+CHAT = "/v1/chat/completions"
+BODY = b'{"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}'
+
+
+def start_command(*argv: str, marker: str) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    stream = proc.stderr if marker == "forwarding" else proc.stdout
+    for line in stream:
+        if marker in line:
+            return proc, next(word for word in line.split() if word.startswith("http://"))
+    raise AssertionError(f"{argv} exited {proc.wait()}: {proc.stderr.read()}")
+
+
+def test_record_prints_one_line_per_flow_and_stops_on_sigterm(mock, tmp_path):
+    store_path = tmp_path / "flows.sqlite3"
+    proc, url = start_command("record", "--upstream", mock.base_url, "--port", "0", "--store", str(store_path),
+                              marker="forwarding")
+    try:
+        assert httpx.post(url + CHAT, content=BODY).status_code == 200
+        line = proc.stdout.readline().rstrip("\n")
+        assert re.fullmatch(r"#1 POST /v1/chat/completions 200 \d+\.\dms errors=0 warnings=0", line), line
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    with Store(store_path) as store:
+        assert [(r.id, r.state, r.status) for r in store.rows()] == [(1, "complete", 200)]
+
+
+def test_record_refuses_a_remote_host_without_the_flag(capsys, tmp_path):
+    code = main(["record", "--upstream", "http://127.0.0.1:9", "--host", "0.0.0.0", "--store", str(tmp_path / "s.db")])
+    assert code == 2
+    assert capsys.readouterr().err == (
+        "toolwire-inspect: refusing to listen on 0.0.0.0: it is reachable from other machines and the forwarder "
+        "relays your API keys; pass --allow-remote (allow_remote=True) if you mean it\n")
+
+
+@pytest.fixture
+def recorded(rig):
+    """A store with one recorded chat flow (#1), its forwarder stopped."""
+    rig.mock.push(json_response(chat_completion("first")))
+    rig.client.post(CHAT, content=BODY, headers={"authorization": "Bearer sk-from-the-client"})
+    rig.events.completed()
+    rig.stop()
+    return rig
+
+
+def test_flows_lists_rows_as_json_and_as_a_table(recorded, capsys):
+    path = str(recorded.store.path)
+    assert main(["flows", "--store", path, "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert {k: row[k] for k in ("id", "session_id", "method", "path", "dialect", "model", "status", "state",
+                                "errors", "warnings", "replay_of", "streamed", "mode", "error")} == {
+        "id": 1, "session_id": 1, "method": "POST", "path": CHAT, "dialect": "openai-chat", "model": "gpt-test",
+        "status": 200, "state": "complete", "errors": 0, "warnings": 0, "replay_of": None, "streamed": False,
+        "mode": "passthrough", "error": None}
+    assert main(["flows", "--store", path]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["ID", "SES", "TIME", "METHOD", "STATUS", "STATE", "LATENCY", "ERR", "WARN", "PATH"]
+    assert lines[1].split()[:2] == ["1", "1"] and lines[1].split()[3:6] == ["POST", "200", "complete"]
+    assert lines[1].endswith(CHAT)
+
+
+def test_export_writes_the_same_bytes_twice(recorded, capsys, tmp_path):
+    path = str(recorded.store.path)
+    assert main(["export", "1", "--store", path, "-o", str(tmp_path / "a.json")]) == 0
+    assert main(["export", "1", "--store", path]) == 0
+    out = capsys.readouterr()
+    assert out.err == f"wrote {tmp_path / 'a.json'}\n"
+    assert out.out.encode() == (tmp_path / "a.json").read_bytes()
+    assert b"sk-from-the-client" not in (tmp_path / "a.json").read_bytes()
+    assert main(["export", "9", "--store", path]) == 2
+    assert capsys.readouterr().err == f"toolwire-inspect: no flow #9 in {path}\n"
+
+
+def test_replay_command_uses_the_environment_key_and_links_the_flow(recorded, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-env")
+    recorded.mock.push(json_response(chat_completion("again")))
+    assert main(["replay", "1", "--store", str(recorded.store.path)]) == 0
+    assert capsys.readouterr().out == "#2 replay of #1: 200 complete\n"
+    replayed = recorded.mock.received[1]
+    assert replayed.header("authorization") == "Bearer sk-from-the-env"
+    assert replayed.body == BODY
+    with Store(recorded.store.path) as store:
+        flow = store.get(2)
+        assert (flow.replay_of, flow.session_id) == (1, 2)
+        assert [s.upstream for s in store.sessions()] == [recorded.mock.base_url] * 2
+
+
+def test_replay_of_an_unknown_flow_is_a_clear_error(tmp_path, capsys):
+    assert main(["replay", "5", "--store", str(tmp_path / "s.db")]) == 2
+    assert capsys.readouterr().err == f"toolwire-inspect: no flow #5 in {tmp_path / 's.db'}\n"
+
+
+def test_mock_command_serves_an_exported_fixture(recorded, tmp_path):
+    fixture = tmp_path / "turn.json"
+    assert main(["export", "1", "--store", str(recorded.store.path), "-o", str(fixture)]) == 0
+    proc, url = start_command("mock", str(fixture), "--port", "0", marker="mock upstream on")
+    try:
+        answer = httpx.post(url + CHAT, content=BODY)
+        assert answer.status_code == 200
+        assert answer.json() == chat_completion("first")
+        miss = httpx.post(url + CHAT, content=b'{"model": "other"}')
+        assert miss.status_code == 404
+        assert miss.json()["error"]["message"] == (
+            f"no fixture matches POST {CHAT} with this body; fixtures: POST {CHAT} ({fixture})")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
+
+
+def test_mock_command_rejects_a_file_that_is_not_a_fixture(tmp_path, capsys):
+    (tmp_path / "x.json").write_text("{}")
+    assert main(["mock", str(tmp_path / "x.json"), "--port", "0"]) == 2
+    assert capsys.readouterr().err == (
+        f'toolwire-inspect: cannot load fixture: {tmp_path / "x.json"}: not a toolwire fixture '
+        '(no "format": "toolwire-fixture")\n')

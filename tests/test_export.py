@@ -1,0 +1,139 @@
+"""Fixtures are deterministic, redacted and complete; the mock reads them back."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import orjson
+
+from inspector.analysis import analyse
+from inspector.export import body_value, dumps, fixture, write_fixture
+from inspector.flow import Chunk, Flow, FlowState, Mode
+from inspector.mock import FixtureRoute, Received
+
+REQUEST = b'{"zeta": 1, "model": "gpt-test", "messages": [{"role": "user", "content": "hi"}], "alpha": 2}'
+RESPONSE = b'{"id": "c1", "object": "chat.completion", "choices": []}'
+
+
+def chat_flow(**fields) -> Flow:
+    values = dict(
+        id=12, session_id=3, started_at=1767225600.123, method="POST", path="/v1/chat/completions",
+        query="key=AIza-secret&alt=json",
+        request_headers=[("Host", "127.0.0.1:54321"), ("User-Agent", "OpenAI/Python 9"),
+                         ("Authorization", "Bearer sk-secret"), ("Content-Type", "application/json")],
+        request_body=REQUEST, upstream_url="http://127.0.0.1:40001/v1/chat/completions?key=AIza-secret&alt=json",
+        upstream_request_headers=[("User-Agent", "OpenAI/Python 9"), ("Authorization", "Bearer sk-secret"),
+                                  ("Content-Type", "application/json")],
+        status=200, response_headers=[("date", "Mon, 30 Nov 2026 00:00:00 GMT"), ("content-type", "application/json"),
+                                      ("content-length", str(len(RESPONSE)))],
+        response_body=RESPONSE, ttfb_ms=3.14159, latency_ms=4.25, state=FlowState.COMPLETE,
+    )
+    values.update(fields)
+    return Flow(**values)
+
+
+def test_passthrough_fixture_in_full():
+    flow = chat_flow()
+    assert fixture(flow, analyse(flow)) == {
+        "format": "toolwire-fixture",
+        "version": 1,
+        "dialect": "openai-chat",
+        "mode": "passthrough",
+        "translate": None,
+        "state": "complete",
+        "error": None,
+        "request": {
+            "method": "POST",
+            "path": "/v1/chat/completions",
+            "query": "key=[redacted]&alt=json",
+            "headers": [["Authorization", "[redacted]"], ["Content-Type", "application/json"],
+                        ["Host", "{forwarder}"], ["User-Agent", "OpenAI/Python 9"]],
+            "body": {"json": {"zeta": 1, "model": "gpt-test", "messages": [{"role": "user", "content": "hi"}],
+                              "alpha": 2}},
+        },
+        "upstream_request": {
+            "url": "{upstream}/v1/chat/completions?key=[redacted]&alt=json",
+            "headers": [["Authorization", "[redacted]"], ["Content-Type", "application/json"],
+                        ["User-Agent", "OpenAI/Python 9"]],
+            "same_body_as_request": True,
+        },
+        "response": {
+            "status": 200,
+            "headers": [["content-length", str(len(RESPONSE))], ["content-type", "application/json"]],
+            "streamed": False,
+            "ttfb_ms": 3.1,
+            "latency_ms": 4.2,
+            "body": {"json": {"id": "c1", "object": "chat.completion", "choices": []}},
+        },
+        "notes": [],
+        "violations": [],
+    }
+
+
+def test_payload_key_order_is_kept_and_output_is_stable(tmp_path):
+    flow = chat_flow()
+    text = dumps(fixture(flow, analyse(flow)))
+    assert text.index(b'"zeta"') < text.index(b'"model"') < text.index(b'"alpha"')
+    one = write_fixture(flow, tmp_path / "a.json").read_bytes()
+    two = write_fixture(chat_flow(), tmp_path / "b.json").read_bytes()
+    assert one == two == text
+    assert b"sk-secret" not in text and b"AIza-secret" not in text
+    assert b"54321" not in text and b"40001" not in text and b"1767225600" not in text
+
+
+def test_streamed_fixture_keeps_chunks_with_relative_times():
+    chunks = [Chunk(0.00123, b"data: {\"a\": 1}\n\n"), Chunk(0.0519, b"data: [DONE]\n\n")]
+    flow = chat_flow(streamed=True, chunks=chunks, response_body=b"".join(c.data for c in chunks),
+                     response_headers=[("content-type", "text/event-stream")])
+    response = fixture(flow, analyse(flow))["response"]
+    assert response["chunks"] == [{"t_ms": 1.2, "text": "data: {\"a\": 1}\n\n"}, {"t_ms": 51.9, "text": "data: [DONE]\n\n"}]
+    assert "body" not in response
+
+
+def test_body_kinds():
+    assert body_value(b"") is None
+    assert body_value(b"[1, 2]") == {"json": [1, 2]}
+    assert body_value(b"plain words") == {"text": "plain words"}
+    assert body_value(b"\x1f\x8b\x00\xff") == {"base64": base64.b64encode(b"\x1f\x8b\x00\xff").decode()}
+
+
+def test_translated_fixture_carries_both_sides():
+    flow = chat_flow(mode=Mode.TRANSLATE, translate="openai-chat:openai-responses",
+                     upstream_url="https://api.example.com/v1/responses",
+                     upstream_request_body=b'{"model": "gpt-test", "input": []}',
+                     upstream_response_body=b'{"object": "response", "output": []}', notes=["converted /x: why"])
+    data = fixture(flow, analyse(flow))
+    assert data["upstream_request"]["url"] == "{upstream}/v1/responses"
+    assert data["upstream_request"]["same_body_as_request"] is False
+    assert data["upstream_request"]["body"] == {"json": {"model": "gpt-test", "input": []}}
+    assert data["upstream_response"] == {"body": {"json": {"object": "response", "output": []}}}
+    assert (data["mode"], data["translate"], data["notes"]) == (
+        "translate", "openai-chat:openai-responses", ["converted /x: why"])
+
+
+def test_violations_are_listed_with_rule_pointer_and_hint():
+    body = orjson.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                         "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "OBJECT"}}}]})
+    flow = chat_flow(request_body=body)
+    analysis = analyse(flow)
+    data = fixture(flow, analysis)
+    assert data["violations"] == [
+        {"where": v.where, "rule": v.rule, "severity": v.severity.value, "pointer": v.pointer,
+         "message": v.message, "why": v.why, "hint": v.hint} for v in analysis.violations]
+    assert ("request", "OC-05", "/tools/0/function/parameters/type") in {
+        (v["where"], v["rule"], v["pointer"]) for v in data["violations"]}
+
+
+def test_mock_route_from_a_fixture_matches_the_same_request_only():
+    flow = chat_flow()
+    route = FixtureRoute.from_fixture(json.loads(dumps(fixture(flow, analyse(flow)))))
+    # Secrets in the query are redacted in the fixture; a live key must still match.
+    assert route.matches(Received("POST", "/v1/chat/completions", "key=AIza-other&alt=json", [], REQUEST))
+    assert route.matches(Received("POST", "/v1/chat/completions", "alt=json", [], orjson.dumps(orjson.loads(REQUEST))))
+    assert not route.matches(Received("POST", "/v1/chat/completions", "alt=sse", [], REQUEST))
+    assert not route.matches(Received("POST", "/v1/chat/completions", "alt=json", [], b'{"model": "other"}'))
+    assert not route.matches(Received("PUT", "/v1/chat/completions", "alt=json", [], REQUEST))
+    assert route.canned.status == 200
+    assert route.canned.body == orjson.dumps(orjson.loads(RESPONSE))
+    assert route.canned.headers == [("content-type", "application/json")]
