@@ -9,10 +9,13 @@ from typing import Any
 
 from ..analysis import Analysis, analyse, decode_body, parse_json
 from ..flow import Flow
+from ..wire import check
+from ..wire.fix import fix
 from ..wire.locate import LocatedText, pretty
-from ..wire.violations import Severity, Violation
+from ..wire.violations import Severity, Violation, count_by_severity
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
+MARK_ORDER = [Severity.ERROR.value, Severity.WARNING.value, Severity.INFO.value, "repair"]
 
 
 @dataclass(slots=True)
@@ -20,16 +23,17 @@ class Pane:
     text: str
     located: LocatedText | None = None  # None when the body is not JSON
     note: str = ""  # shown in the pane's border subtitle
-    marks: dict[int, Severity] = field(default_factory=dict)  # line -> worst severity on it
+    # line -> the most important mark on it: a severity name, or "repair" in the fixed view
+    marks: dict[int, str] = field(default_factory=dict)
 
     def line_of(self, pointer: str) -> int:
         return self.located.line_of(pointer) if self.located is not None else 0
 
-    def mark(self, pointer: str, severity: Severity) -> int:
+    def mark(self, pointer: str, kind: str) -> int:
         line = self.line_of(pointer)
         current = self.marks.get(line)
-        if current is None or severity.rank < current.rank:
-            self.marks[line] = severity
+        if current is None or MARK_ORDER.index(kind) < MARK_ORDER.index(current):
+            self.marks[line] = kind
         return line
 
 
@@ -118,12 +122,40 @@ def prepare(flow: Flow) -> FlowView:
     for violation in sorted(analysis.violations, key=lambda v: (v.severity.rank, v.where, v.pointer)):
         lines: dict[str, int] = {}
         if violation.where in ("request", ""):
-            lines["request"] = request.mark(violation.pointer, violation.severity)
+            lines["request"] = request.mark(violation.pointer, violation.severity.value)
             if flow.upstream_request_body is None:
-                lines["upstream"] = upstream.mark(violation.pointer, violation.severity)
+                lines["upstream"] = upstream.mark(violation.pointer, violation.severity.value)
         elif violation.where == "upstream":
-            lines["upstream"] = upstream.mark(violation.pointer, violation.severity)
+            lines["upstream"] = upstream.mark(violation.pointer, violation.severity.value)
         elif violation.where in ("response", "stream"):
-            lines["response"] = response.mark(violation.pointer, violation.severity)
+            lines["response"] = response.mark(violation.pointer, violation.severity.value)
         located.append(Located(violation, lines))
     return FlowView(flow, analysis, request, upstream, response, chunk_lines(flow), header_lines(flow), located)
+
+
+@dataclass(slots=True)
+class FixedView:
+    """The original request with every safe repair applied (issue 3's `F`)."""
+
+    pane: Pane
+    repairs: list[str]  # one line per repair, as the Repairs tab shows them
+    errors_left: int  # errors the checker still finds in the fixed payload
+
+
+def prepare_fixed(view: FlowView) -> FixedView | None:
+    """None when there is nothing to fix: the request is not JSON or its dialect is unknown."""
+    dialect = view.analysis.dialect
+    if view.analysis.request is None or dialect is None:
+        return None
+    result = fix(view.analysis.request, dialect)
+    located = pretty(result.payload)
+    pane = Pane(located.text, located)
+    lines = []
+    for repair in result.repairs:
+        # The pointer names the place in the original; its nearest surviving ancestor in the
+        # fixed document is where the repair shows.
+        pane.mark(repair.pointer, "repair")
+        lines.append(f"{repair.rule:<7} {repair.action:<11} {repair.pointer or '/'}  {repair.detail}")
+    errors_left, _, _ = count_by_severity(check.check_request(result.payload, dialect))
+    pane.note = f"{len(result.repairs)} repairs · {errors_left} errors left · F: back to upstream"
+    return FixedView(pane, lines, errors_left)

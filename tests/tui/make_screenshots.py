@@ -85,6 +85,11 @@ async def shoot(app: InspectorApp, out: Path) -> list[Path]:
         await pilot.pause()
         save("flow-view")
 
+        await pilot.press("F")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        save("fixed")
+
         await pilot.press("escape")
         streamed = next(r for r in rows if r.streamed)
         app.open_flow(streamed.id)

@@ -7,7 +7,6 @@ from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.widgets.lines import LineViewer
 from inspector.tui.widgets.payload import JsonArea, PayloadView
 from inspector.tui.widgets.violations import ViolationPanel
-from inspector.wire.violations import Severity
 
 from .conftest import make_app
 
@@ -35,7 +34,7 @@ async def test_violations_are_listed_and_marked_on_both_panes(store: Store, ids:
         assert panel.border_subtitle == "✖3 ▲0"
         left = screen.query_one("#request", PayloadView)
         right = screen.query_one("#upstream", PayloadView)
-        expected = {8: Severity.ERROR, 11: Severity.ERROR, 40: Severity.ERROR}
+        expected = {8: "error", 11: "error", 40: "error"}
         assert (left.viewer.marks, right.viewer.marks) == (expected, expected)
         assert right.border_subtitle == "identical to the original (passthrough)"
         assert left.viewer.document.get_line(8) == '          "type": "OBJECT",'
@@ -126,3 +125,29 @@ async def test_a_large_payload_uses_the_line_viewer(store: Store) -> None:
         viewer = screen.query_one("#request", PayloadView).viewer
         assert isinstance(viewer, LineViewer)
         assert len(viewer.lines) == 29 + 150 * 4  # the clean request, then 4 lines per message
+
+
+async def test_F_shows_the_fixed_request_beside_the_original(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, ids["defective"])
+        await pilot.press("F")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        right = screen.query_one("#upstream", PayloadView)
+        assert right.border_title == "Fixed"
+        assert right.border_subtitle == "3 repairs · 0 errors left · F: back to upstream"
+        fixed_text = right.viewer.text
+        assert '"type": "OBJECT"' not in fixed_text and '"type": "object"' in fixed_text
+        tabs = screen.query_one(TabbedContent)
+        assert (tabs.active, str(tabs.get_tab("tab-repairs").label)) == ("tab-repairs", "Repairs (3)")
+        repairs = screen.query_one("#repairs", LineViewer).lines
+        assert repairs == [
+            "OC-05   converted   /tools/0/function/parameters/type  type 'OBJECT' → 'object'",
+            "OC-05   converted   /tools/0/function/parameters/properties/url/type  type 'STRING' → 'string'",
+            'OC-17   set         /messages/2/content  missing tool content set to ""',
+        ]
+        await pilot.press("F")
+        await pilot.pause()
+        assert (right.border_title, right.border_subtitle) == (
+            "Sent upstream", "identical to the original (passthrough)")

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from .. import format as fmt
-from ..view import FlowView, prepare
+from ..view import FixedView, FlowView, Located, prepare, prepare_fixed
 from ..widgets.lines import LineViewer
 from ..widgets.payload import PayloadView
 from ..widgets.violations import ViolationPanel
@@ -59,11 +59,13 @@ class FlowScreen(Screen[None]):
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
         Binding("x", "export", "Export", id="flow.export", tooltip="Write this flow as a JSON fixture"),
         Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
-        Binding("H", "headers", "Headers", id="flow.headers", tooltip="Request, upstream and response headers (toggle)"),
+        Binding("H", "headers", "Headers", show=False, id="flow.headers", tooltip="Request, upstream and response headers (toggle)"),
         Binding("n", "violation(1)", "Next issue", id="flow.next-violation", tooltip="Go to the next violation"),
-        Binding("N", "violation(-1)", "Prev issue", id="flow.previous-violation",
+        Binding("N", "violation(-1)", "Prev issue", show=False, id="flow.previous-violation",
                 tooltip="Go to the previous violation"),
-        Binding("p", "pager", "Pager", id="flow.pager", tooltip="Open the focused payload in $PAGER"),
+        Binding("F", "fixed", "Fixed", id="flow.fixed",
+                tooltip="Show the request with every safe repair applied beside the original (toggle)"),
+        Binding("p", "pager", "Pager", show=False, id="flow.pager", tooltip="Open the focused payload in $PAGER"),
     ]
 
     class Prepared(Message):
@@ -71,10 +73,18 @@ class FlowScreen(Screen[None]):
             super().__init__()
             self.view = view
 
+    class FixPrepared(Message):
+        def __init__(self, fixed: FixedView | None) -> None:
+            super().__init__()
+            self.fixed = fixed
+
     def __init__(self, flow_id: int) -> None:
         super().__init__()
         self.flow_id = flow_id
         self.view: FlowView | None = None
+        self.chosen: Located | None = None  # the violation the panes are showing
+        self.fixed: FixedView | None = None
+        self.showing_fixed = False
 
     @property
     def inspector(self) -> InspectorApp:
@@ -94,6 +104,8 @@ class FlowScreen(Screen[None]):
                     yield LineViewer(id="chunks")
                 with TabPane("Headers", id="tab-headers"):
                     yield LineViewer(id="headers")
+                with TabPane("Repairs", id="tab-repairs"):
+                    yield LineViewer(id="repairs")
             yield ViolationPanel(id="violations")
         yield Footer()
 
@@ -111,6 +123,7 @@ class FlowScreen(Screen[None]):
 
     async def on_flow_screen_prepared(self, message: Prepared) -> None:
         view = self.view = message.view
+        self.fixed, self.showing_fixed = None, False
         self.query_one("#flow-title", Static).update(flow_title(view))
         await self.query_one("#request", PayloadView).show(view.request)
         await self.query_one("#upstream", PayloadView).show(view.upstream)
@@ -121,12 +134,17 @@ class FlowScreen(Screen[None]):
         tabs = self.query_one(TabbedContent)
         tabs.get_tab("tab-chunks").label = f"Stream chunks ({len(view.chunks)})"  # type: ignore[assignment]
         self.query_one(ViolationPanel).show(view.violations)
+        self.query_one("#repairs", LineViewer).load(["F computes the repairs"])
 
     @on(ViolationPanel.Chosen)
     def go_to_violation(self, event: ViolationPanel.Chosen) -> None:
+        self.chosen = event.item
         for pane, line in event.item.lines.items():
             if pane == "response":
                 self.query_one(TabbedContent).active = "tab-response"
+            if pane == "upstream" and self.showing_fixed and self.fixed is not None:
+                # The fixed document has other lines; the violation's pointer still names the place.
+                line = self.fixed.pane.line_of(event.item.violation.pointer)
             self.query_one(f"#{pane}", PayloadView).go_to(line)
 
     def action_back(self) -> None:
@@ -145,6 +163,45 @@ class FlowScreen(Screen[None]):
     def action_headers(self) -> None:
         tabs = self.query_one(TabbedContent)
         tabs.active = "tab-response" if tabs.active == "tab-headers" else "tab-headers"
+
+    async def action_fixed(self) -> None:
+        if self.view is None:
+            return
+        if self.showing_fixed:
+            self.showing_fixed = False
+            right = self.query_one("#upstream", PayloadView)
+            right.border_title = "Sent upstream"
+            await right.show(self.view.upstream)
+            if self.chosen is not None and "upstream" in self.chosen.lines:
+                right.go_to(self.chosen.lines["upstream"])
+            return
+        if self.fixed is None:
+            self.prepare_fixed(self.view)
+        else:
+            await self._show_fixed(self.fixed)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="flow-fix", description="fix the request")
+    def prepare_fixed(self, view: FlowView) -> None:
+        self.post_message(self.FixPrepared(prepare_fixed(view)))
+
+    async def on_flow_screen_fix_prepared(self, message: FixPrepared) -> None:
+        if message.fixed is None:
+            self.notify("nothing to fix: the request is not JSON of a known dialect", severity="warning")
+            return
+        self.fixed = message.fixed
+        await self._show_fixed(message.fixed)
+
+    async def _show_fixed(self, fixed: FixedView) -> None:
+        self.showing_fixed = True
+        right = self.query_one("#upstream", PayloadView)
+        right.border_title = "Fixed"
+        await right.show(fixed.pane)
+        if self.chosen is not None:
+            right.go_to(fixed.pane.line_of(self.chosen.violation.pointer))
+        self.query_one("#repairs", LineViewer).load(fixed.repairs or ["nothing needed a repair"])
+        tabs = self.query_one(TabbedContent)
+        tabs.get_tab("tab-repairs").label = f"Repairs ({len(fixed.repairs)})"  # type: ignore[assignment]
+        tabs.active = "tab-repairs"
 
     def action_violation(self, delta: int) -> None:
         self.query_one(ViolationPanel).step(delta)

@@ -11,7 +11,6 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...wire.violations import Severity
 
 
 class LineViewer(ScrollView, can_focus=True):
@@ -20,6 +19,7 @@ class LineViewer(ScrollView, can_focus=True):
         "line-viewer--error",
         "line-viewer--warning",
         "line-viewer--info",
+        "line-viewer--repair",
         "line-viewer--cursor",
     }
     DEFAULT_CSS = """
@@ -28,6 +28,7 @@ class LineViewer(ScrollView, can_focus=True):
     LineViewer > .line-viewer--error { background: $error 25%; }
     LineViewer > .line-viewer--warning { background: $warning 20%; }
     LineViewer > .line-viewer--info { background: $primary 15%; }
+    LineViewer > .line-viewer--repair { background: $success 20%; }
     LineViewer > .line-viewer--cursor { background: $accent 40%; text-style: bold; }
     """
     BINDINGS = [
@@ -44,10 +45,10 @@ class LineViewer(ScrollView, can_focus=True):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.lines: list[str] = []
-        self.marks: dict[int, Severity] = {}
+        self.marks: dict[int, str] = {}  # line -> mark kind (a severity name or "repair")
         self._width = 0
 
-    def load(self, lines: list[str], marks: dict[int, Severity] | None = None) -> None:
+    def load(self, lines: list[str], marks: dict[int, str] | None = None) -> None:
         self.lines = lines
         self.marks = marks or {}
         # Width scanned once per load, not per frame; a 1M-line document costs one pass here.
@@ -99,9 +100,9 @@ class LineViewer(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         gutter_width = self._gutter_width()
         style = base
-        severity = self.marks.get(index)
-        if severity is not None:
-            style = base + self.get_component_rich_style(f"line-viewer--{severity.value}")
+        kind = self.marks.get(index)
+        if kind is not None:
+            style = base + self.get_component_rich_style(f"line-viewer--{kind}")
         if index == self.cursor and self.has_focus:
             style = style + self.get_component_rich_style("line-viewer--cursor")
         gutter_style = base + self.get_component_rich_style("line-viewer--gutter")
@@ -109,7 +110,7 @@ class LineViewer(ScrollView, can_focus=True):
             Segment(f"{index + 1:>{gutter_width - 1}} ", gutter_style),
             Segment(self.lines[index].expandtabs(4), style),
         ]
-        strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, style if severity else base)
+        strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, style if kind else base)
         return strip.simplify()
 
     def on_focus(self) -> None:

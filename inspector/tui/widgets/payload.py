@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import TextArea
 
-from ...wire.violations import Severity
 from ..view import Pane
 from .lines import LineViewer
 
@@ -27,12 +26,14 @@ class JsonArea(TextArea):
         "json-area--error",
         "json-area--warning",
         "json-area--info",
+        "json-area--repair",
         "json-area--focus",
     }
     DEFAULT_CSS = """
     JsonArea > .json-area--error { background: $error 25%; }
     JsonArea > .json-area--warning { background: $warning 20%; }
     JsonArea > .json-area--info { background: $primary 15%; }
+    JsonArea > .json-area--repair { background: $success 20%; }
     JsonArea > .json-area--focus { background: $primary 70%; text-style: bold; }
     """
 
@@ -40,13 +41,13 @@ class JsonArea(TextArea):
         super().__init__(
             "", language="json", read_only=True, show_line_numbers=True, soft_wrap=False, id=id
         )
-        self.marks: dict[int, Severity] = {}
+        self.marks: dict[int, str] = {}
         self.focus_line: int | None = None
         self.cursor_blink = False
         # The cursor-line style is applied after get_line() and would hide a mark's background.
         self.highlight_cursor_line = False
 
-    def show(self, text: str, marks: dict[int, Severity]) -> None:
+    def show(self, text: str, marks: dict[int, str]) -> None:
         self.marks = marks
         self.focus_line = None
         self.load_text(text)
@@ -59,13 +60,13 @@ class JsonArea(TextArea):
 
     def get_line(self, line_index: int) -> Text:
         line = super().get_line(line_index)
-        severity = self.marks.get(line_index)
-        if severity is None and line_index != self.focus_line:
+        kind = self.marks.get(line_index)
+        if kind is None and line_index != self.focus_line:
             return line
         # The span starts at the key, not the indentation: the marked node reads at a glance.
         indent = len(line.plain) - len(line.plain.lstrip())
-        if severity is not None:
-            line.stylize(self._style(f"json-area--{severity.value}"), indent)
+        if kind is not None:
+            line.stylize(self._style(f"json-area--{kind}"), indent)
         if line_index == self.focus_line:
             line.stylize(self._style("json-area--focus"), indent)
         return line
