@@ -1,0 +1,110 @@
+"""The official mcp SDK client -> the real forwarder -> two mcp SDK servers (streamable HTTP) behind one
+upstream: tools/list and tools/call flows are recorded, parsed and checked, and the tool name both
+servers expose is reported with both origins."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+from inspector.analysis import analyse
+from inspector.proxy import Forwarder
+from inspector.proxy.server import ServerThread
+from inspector.store import Store
+from inspector.wire.dialect import Dialect
+from inspector.wire.session import check_session, entries_from_flows
+
+
+def _server(name: str) -> MCPServer:
+    server = MCPServer(name)
+
+    @server.tool()
+    def lookup(query: str) -> str:
+        """Look something up."""
+        return f"{name}: {query}"
+
+    @server.tool(name=f"{name}_status")
+    def status() -> str:
+        """Server status."""
+        return "ok"
+
+    return server
+
+
+class TwoServers:
+    """alpha at /alpha/mcp and beta at /beta/mcp on one loopback port."""
+
+    def __init__(self) -> None:
+        self.servers = {name: _server(name) for name in ("alpha", "beta")}
+        self.apps = {name: server.streamable_http_app(streamable_http_path=f"/{name}/mcp")
+                     for name, server in self.servers.items()}
+        self._stack = contextlib.AsyncExitStack()
+        self.thread = ServerThread(self, "127.0.0.1", 0, name="mcp-upstream", setup=self._setup,
+                                   teardown=self._stack.aclose)
+
+    async def _setup(self) -> None:
+        # Both session managers run for the server's lifetime, on its loop, in its serving task.
+        for server in self.servers.values():
+            await self._stack.enter_async_context(server.session_manager.run())
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        name = scope.get("path", "/").strip("/").split("/", 1)[0]
+        await self.apps.get(name, self.apps["alpha"])(scope, receive, send)
+
+
+@pytest.fixture
+def rig(tmp_path):
+    upstream = TwoServers()
+    upstream.thread.start()
+    store = Store(tmp_path / "flows.sqlite3")
+    store.new_session(f"http://127.0.0.1:{upstream.thread.port}", "127.0.0.1:0")
+    forwarder = Forwarder(f"http://127.0.0.1:{upstream.thread.port}", store=store, port=0)
+    forwarder.start()
+    yield forwarder, store
+    forwarder.stop()
+    store.close()
+    upstream.thread.stop()
+
+
+async def test_mcp_through_the_forwarder_is_recorded_checked_and_duplicates_named(rig):
+    forwarder, store = rig
+    results = {}
+    for name in ("alpha", "beta"):
+        async with Client(f"{forwarder.base_url}/{name}/mcp") as client:
+            tools = await client.list_tools()
+            called = await client.call_tool("lookup", {"query": "x"})
+            results[name] = ([tool.name for tool in tools.tools], called.content[0].text)
+    assert results == {"alpha": (["lookup", "alpha_status"], "alpha: x"), "beta": (["lookup", "beta_status"], "beta: x")}
+
+    store.flush()
+    flows = [store.get(row.id) for row in store.rows()]
+    methods = {}
+    for flow in flows:
+        analysis = analyse(flow)
+        request = analysis.request if isinstance(analysis.request, dict) else {}
+        if request.get("method") in ("tools/list", "tools/call"):
+            assert analysis.dialect is Dialect.MCP
+            assert [v for v in analysis.violations if v.severity.value == "error"] == []
+            methods.setdefault(request["method"], []).append(flow.path)
+            assert analysis.response is not None
+    assert {method: sorted(paths) for method, paths in methods.items()} == {
+        "tools/list": ["/alpha/mcp", "/beta/mcp"], "tools/call": ["/alpha/mcp", "/beta/mcp"]}
+
+    duplicates = check_session(entries_from_flows(flows))
+    port = forwarder_upstream_port(flows)
+    assert [(v.rule, v.severity.value, v.pointer) for v in duplicates] == [("XL-03", "error", "/result/tools/0/name")]
+    assert duplicates[0].message == (
+        f"tool 'lookup' is served by two servers: http://127.0.0.1:{port}/alpha/mcp (flow "
+        f"{_list_flow(flows, '/alpha/mcp')}) and http://127.0.0.1:{port}/beta/mcp (flow {_list_flow(flows, '/beta/mcp')})")
+
+
+def forwarder_upstream_port(flows) -> int:
+    return int(flows[0].upstream_url.split(":")[2].split("/")[0])
+
+
+def _list_flow(flows, path: str) -> int:
+    return next(f.id for f in flows if f.path == path and b'"tools/list"' in f.request_body)
