@@ -238,7 +238,7 @@ def test_openai_chat_client_through_a_responses_upstream(rig: Rig) -> None:
     flows = rig.flows(3)
     assert orjson.loads(flows[0].request_body)["tools"][0]["function"]["name"] == "weather.get"
     assert orjson.loads(flows[0].upstream_request_body)["tools"][0]["name"] == alias
-    assert any("[XL-02]" in note and "aliased /tools/0" in note for note in flows[0].notes)
+    assert any("[XL-02]" in note and "aliased /tools/0/function/name" in note for note in flows[0].notes)
 
 
 # --- anthropic SDK -> Chat upstream --------------------------------------------------------------

@@ -31,7 +31,7 @@ def test_translates_a_file_with_a_human_report(tmp_path: Path, capsysbinary: pyt
         {"type": "function", "name": alias, "parameters": {"type": "object"}, "strict": False}]}
     assert err.decode().splitlines() == [
         f"{source}:dropped /functions: null means absent [XL-10]",
-        f"{source}:aliased /tools/0 -> /tools/0/name: 'fs.read' is not a valid openai-responses tool name; "
+        f"{source}:aliased /tools/0/function/name -> /tools/0/name: 'fs.read' is not a valid openai-responses tool name; "
         f"sent as {alias!r} and reversed in the response [XL-02]",
         "2 change(s) reported"]
 
@@ -42,7 +42,7 @@ def test_json_report_and_stdin() -> None:
     assert done.returncode == 0
     report = orjson.loads(done.stderr)
     assert [(r["source"], r["kind"], r["rule"]) for r in report] == [
-        ("/functions", "dropped", "XL-10"), ("/tools/0", "aliased", "XL-02"), ("", "synthesised", "")]
+        ("/functions", "dropped", "XL-10"), ("/tools/0/function/name", "aliased", "XL-02"), ("", "synthesised", "")]
     assert orjson.loads(done.stdout)["max_tokens"] == 4096
 
 

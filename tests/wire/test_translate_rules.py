@@ -151,7 +151,7 @@ def test_xl04_ids_are_rewritten_to_fit_and_still_pair() -> None:
     minted = to_anthropic.payload["messages"][0]["content"][0]["id"]
     assert re.fullmatch(r"call_[0-9a-f]{24}", minted)
     assert to_anthropic.payload["messages"][1]["content"][0]["tool_use_id"] == minted
-    assert ("/messages/0/tool_calls/0", "/messages/0/content/0/id", "renamed", "XL-04") in losses(to_anthropic)
+    assert ("/messages/0/tool_calls/0/id", "/messages/0/content/0/id", "renamed", "XL-04") in losses(to_anthropic)
 
 
 def test_xl04_minted_ids_never_collide_with_history_or_each_other() -> None:

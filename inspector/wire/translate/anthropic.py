@@ -129,7 +129,7 @@ def _parse_user(content: Any, src: str, items: list[Any], losses: list[Loss]) ->
             if not isinstance(call_id, str) or not call_id:
                 raise TranslationError("a tool_result needs its tool_use_id", join(here, "tool_use_id"))
             results.append(Result(call_id, None, _result_parts(block.get("content"), join(here, "content")), here,
-                                  is_error=block.get("is_error") is True))
+                                  is_error=block.get("is_error") is True, id_src=join(here, "tool_use_id")))
         elif kind == "text":
             parts.append(Part("text", here, text=str(block.get("text", ""))))
         elif kind == "image":
@@ -156,7 +156,7 @@ def _parse_assistant(content: Any, src: str, items: list[Any]) -> None:
             arguments = block.get("input")
             if not isinstance(arguments, dict):
                 raise TranslationError("tool_use input must be an object", join(here, "input"))
-            items.append(Call(call_id, name, arguments, here))
+            items.append(Call(call_id, name, arguments, here, name_src=join(here, "name"), id_src=join(here, "id")))
         else:
             items.append(Opaque(Dialect.ANTHROPIC, f"{kind} block", block, here))
 
@@ -178,7 +178,8 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
                 continue
             seen.add(name)
             schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
-            req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict")))
+            req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
+                                  name_src=join(here, "name")))
         elif kind.startswith("web_search_"):
             options = {k: tool[k] for k in ("allowed_domains", "blocked_domains", "max_uses") if tool.get(k)}
             if isinstance(tool.get("user_location"), dict):
@@ -236,13 +237,13 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         if isinstance(item, Message):
             blocks.extend(content_blocks(item.parts))
         elif isinstance(item, Call):
-            block: dict[str, Any] = {"type": "tool_use", "id": emit.call_id(item.id or "", item.src, join(tgt, "id")),
-                                     "name": emit.name(item.name, item.src, join(tgt, "name")),
+            block: dict[str, Any] = {"type": "tool_use", "id": emit.call_id(item.id or "", item.id_src or item.src, join(tgt, "id")),
+                                     "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")),
                                      "input": item.arguments}
             blocks.append(block)
         elif isinstance(item, Result):
             result: dict[str, Any] = {"type": "tool_result",
-                                      "tool_use_id": emit.call_id(item.call_id or "", item.src, join(tgt, "tool_use_id"))}
+                                      "tool_use_id": emit.call_id(item.call_id or "", item.id_src or item.src, join(tgt, "tool_use_id"))}
             content = content_blocks(item.parts)
             if content and all(b["type"] == "text" for b in content):
                 result["content"] = "".join(b["text"] for b in content)
@@ -305,7 +306,7 @@ def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
 
 
 def _emit_tool(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"name": emit.name(tool.name, tool.src, join(tgt, "name"))}
+    entry: dict[str, Any] = {"name": emit.name(tool.name, tool.name_src or tool.src, join(tgt, "name"))}
     if tool.description:
         entry["description"] = tool.description
     if tool.custom:

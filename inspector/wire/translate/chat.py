@@ -111,7 +111,7 @@ def _parse_message(message: Any, src: str, req: Request, losses: list[Loss]) -> 
         if isinstance(legacy, dict):
             here = join(src, "function_call")
             arguments, raw = decode_arguments(legacy.get("arguments"), join(here, "arguments"), losses)
-            req.items.append(Call(None, str(legacy.get("name", "")), arguments, here, raw))
+            req.items.append(Call(None, str(legacy.get("name", "")), arguments, here, raw, name_src=join(here, "name")))
         elif "function_call" in message and legacy is None:
             losses.append(Loss(join(src, "function_call"), None, "dropped", "null means absent", "XL-10"))
         for key in ("reasoning_content", "audio"):
@@ -121,12 +121,14 @@ def _parse_message(message: Any, src: str, req: Request, losses: list[Loss]) -> 
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str) or not call_id:
             raise TranslationError("a tool message needs its tool_call_id", join(src, "tool_call_id"))
-        req.items.append(Result(call_id, None, parse_content(message.get("content"), content_src, losses), src))
+        req.items.append(Result(call_id, None, parse_content(message.get("content"), content_src, losses), src,
+                                id_src=join(src, "tool_call_id")))
     elif role == "function":
         name = message.get("name")
         if not isinstance(name, str) or not name:
             raise TranslationError("a legacy function message needs its name to find its call", join(src, "name"))
-        req.items.append(Result(None, name, parse_content(message.get("content"), content_src, losses), src))
+        req.items.append(Result(None, name, parse_content(message.get("content"), content_src, losses), src,
+                                name_src=join(src, "name")))
     else:
         raise TranslationError(f"unknown message role {role!r}", join(src, "role"))
 
@@ -139,13 +141,14 @@ def _parse_call(call: Any, src: str, losses: list[Loss]) -> Call:
         raise TranslationError("a tool call needs an id", join(src, "id"))
     if call.get("type") == "custom":
         custom = call.get("custom") or {}
-        return Call(call_id, str(custom.get("name", "")), {"input": custom.get("input", "")}, src, custom=True)
+        return Call(call_id, str(custom.get("name", "")), {"input": custom.get("input", "")}, src, custom=True,
+                    name_src=join(src, "custom", "name"), id_src=join(src, "id"))
     function = call.get("function") or {}
     name = function.get("name")
     if not isinstance(name, str) or not name:
         raise TranslationError("a tool call needs a function name", join(src, "function", "name"))
     arguments, raw = decode_arguments(function.get("arguments"), join(src, "function", "arguments"), losses)
-    return Call(call_id, name, arguments, src, raw)
+    return Call(call_id, name, arguments, src, raw, name_src=join(src, "function", "name"), id_src=join(src, "id"))
 
 
 def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> None:
@@ -164,13 +167,15 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
                 continue
             seen.add(name)
             schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
-            req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict")))
+            req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict"),
+                                  name_src=join(here, "function", "name")))
         elif kind == "custom" and isinstance(tool.get("custom"), dict):
             custom = tool["custom"]
             name = str(custom.get("name") or "")
             if name and name not in seen:
                 seen.add(name)
-                req.tools.append(Tool(name, str(custom.get("description") or ""), {}, here, custom=True))
+                req.tools.append(Tool(name, str(custom.get("description") or ""), {}, here, custom=True,
+                                      name_src=join(here, "custom", "name")))
         else:
             req.builtins.append(Builtin(str(kind), {}, here, Dialect.OPENAI_CHAT, tool))
     for j, fn in enumerate(payload.get("functions") or []):
@@ -185,7 +190,7 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
             continue
         seen.add(name)
         schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
-        req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here))
+        req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, name_src=join(here, "name")))
     options = payload.get("web_search_options")
     if isinstance(options, dict):
         neutral = {k: v for k, v in options.items() if k != "user_location"}
@@ -308,8 +313,8 @@ def _emit_assistant(group: list[Any], emit: Emit, messages: list[dict[str, Any]]
             texts.append(text_of(item.parts))
         elif isinstance(item, Call):
             here = join(tgt, "tool_calls", len(calls))
-            call_id = emit.call_id(item.id or "", item.src, join(here, "id"))
-            name = emit.name(item.name, item.src, join(here, "function", "name"))
+            call_id = emit.call_id(item.id or "", item.id_src or item.src, join(here, "id"))
+            name = emit.name(item.name, item.name_src or item.src, join(here, "function", "name"))
             if item.custom:
                 calls.append({"id": call_id, "type": "custom",
                               "custom": {"name": name, "input": str(item.arguments.get("input", ""))}})
@@ -339,7 +344,7 @@ def _emit_user_turn(group: list[Any], emit: Emit, messages: list[dict[str, Any]]
     media: list[Part] = []
     for result in results:
         tgt = join("/messages", len(messages))
-        call_id = emit.call_id(result.call_id or "", result.src, join(tgt, "tool_call_id"))
+        call_id = emit.call_id(result.call_id or "", result.id_src or result.src, join(tgt, "tool_call_id"))
         extra = [p for p in result.parts if p.kind != "text"]
         if extra:
             emit.losses.append(Loss(result.src, None, "converted",
@@ -361,7 +366,7 @@ def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
 
 
 def _emit_tool(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
-    name = emit.name(tool.name, tool.src, join(tgt, "function", "name"))
+    name = emit.name(tool.name, tool.name_src or tool.src, join(tgt, "function", "name"))
     if tool.custom:
         custom: dict[str, Any] = {"name": name}
         if tool.description:
@@ -413,7 +418,8 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
             here = join("/choices/0/message/tool_calls", j)
             function = call.get("function") or {}
             arguments, raw = decode_arguments(function.get("arguments"), join(here, "function", "arguments"), losses)
-            resp.items.append(Call(call.get("id"), str(function.get("name", "")), arguments, here, raw))
+            resp.items.append(Call(call.get("id"), str(function.get("name", "")), arguments, here, raw,
+                                   id_src=join(here, "id")))
         legacy = message.get("function_call")
         if isinstance(legacy, dict):
             here = "/choices/0/message/function_call"

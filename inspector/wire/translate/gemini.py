@@ -138,7 +138,8 @@ def _parse_model_turn(parts: list[Any], src: str, items: list[Any], losses: list
                 raise TranslationError("a functionCall needs a name", join(here, "functionCall", "name"))
             arguments, raw = decode_arguments(call.get("args"), join(here, "functionCall", "args"), losses)
             opaque = {"thoughtSignature": part["thoughtSignature"]} if "thoughtSignature" in part else {}
-            items.append(Call(call.get("id") or None, name, arguments, here, raw, opaque=opaque))
+            items.append(Call(call.get("id") or None, name, arguments, here, raw, opaque=opaque,
+                              name_src=join(here, "functionCall", "name"), id_src=join(here, "functionCall", "id")))
         elif part.get("thought") is True:
             items.append(Opaque(Dialect.GEMINI, "thought part", part, here))
         elif "text" in part:
@@ -173,7 +174,9 @@ def _parse_user_turn(parts: list[Any], src: str, turn: str, items: list[Any], lo
             for k, extra in enumerate(response.get("parts") or []):
                 if isinstance(extra, dict) and ("inlineData" in extra or "fileData" in extra):
                     content.append(_media(extra, join(here, "functionResponse", "parts", k)))
-            results.append(Result(response.get("id") or None, name, content, here, is_error=is_error))
+            results.append(Result(response.get("id") or None, name, content, here, is_error=is_error,
+                                  name_src=join(here, "functionResponse", "name"),
+                                  id_src=join(here, "functionResponse", "id")))
         elif "text" in part:
             rest.append(Part("text", here, text=str(part["text"])))
         elif "inlineData" in part or "fileData" in part:
@@ -217,7 +220,7 @@ def _parse_declaration(decl: Any, src: str, req: Request, seen: set[str], losses
     for key in ("response", "responseJsonSchema"):
         if key in decl:
             losses.append(Loss(join(src, key), None, "dropped", "a declared response schema has no counterpart", ""))
-    req.tools.append(Tool(name, str(decl.get("description") or ""), schema, src))
+    req.tools.append(Tool(name, str(decl.get("description") or ""), schema, src, name_src=join(src, "name")))
 
 
 def _inline(part: Part) -> dict[str, Any]:
@@ -265,8 +268,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         elif isinstance(item, Call):
             parts = turn("model")
             tgt = join("/contents", len(contents) - 1, "parts", len(parts), "functionCall")
-            call: dict[str, Any] = {"id": emit.call_id(item.id or "", item.src, join(tgt, "id")),
-                                    "name": emit.name(item.name, item.src, join(tgt, "name")), "args": item.arguments}
+            call: dict[str, Any] = {"id": emit.call_id(item.id or "", item.id_src or item.src, join(tgt, "id")),
+                                    "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")), "args": item.arguments}
             part: dict[str, Any] = {"functionCall": call}
             if "thoughtSignature" in item.opaque:
                 part["thoughtSignature"] = item.opaque["thoughtSignature"]
@@ -287,8 +290,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                 emit.losses.append(Loss(item.src, None, "converted", "media in a tool result follow the function "
                                         "responses in their own user turn", "XL-15"))
                 pending_media.extend(media)
-            parts.append({"functionResponse": {"id": emit.call_id(item.call_id or "", item.src, join(tgt, "id")),
-                                               "name": emit.name(item.name, item.src, join(tgt, "name")),
+            parts.append({"functionResponse": {"id": emit.call_id(item.call_id or "", item.id_src or item.src, join(tgt, "id")),
+                                               "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")),
                                                "response": response}})
         elif isinstance(item, Opaque) and emit.opaque(item):
             turn("model").append(item.raw)
@@ -340,7 +343,7 @@ def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
 
 
 def _emit_declaration(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
-    decl: dict[str, Any] = {"name": emit.name(tool.name, tool.src, join(tgt, "name"))}
+    decl: dict[str, Any] = {"name": emit.name(tool.name, tool.name_src or tool.src, join(tgt, "name"))}
     if tool.description:
         decl["description"] = tool.description
     if tool.custom:

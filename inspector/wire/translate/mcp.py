@@ -70,7 +70,7 @@ def tools(document: Any, target: Dialect) -> tuple[dict[str, Any], list[Loss]]:
             if key in tool:
                 losses.append(Loss(join(here, key), None, "dropped", f"MCP tool {key} has no counterpart", ""))
         description = tool.get("description") or tool.get("title") or ""
-        declared.append(Tool(name, str(description), schema, here))
+        declared.append(Tool(name, str(description), schema, here, name_src=join(here, "name")))
     emit = _emit(target, seen)
     out = _EMIT_TOOLS[target](declared, emit)
     return {"tools": out}, losses + emit.losses
@@ -162,7 +162,7 @@ def _gemini_result(item: Result, emit: Emit) -> dict[str, Any]:
                                "together with its result", item.src)
     text = result_text(item)
     response: dict[str, Any] = {"error": text} if item.is_error else {"output": text}
-    out: dict[str, Any] = {"id": item.call_id, "name": emit.name(item.name, item.src, "/functionResponse/name"),
+    out: dict[str, Any] = {"id": item.call_id, "name": emit.name(item.name, item.name_src or item.src, "/functionResponse/name"),
                            "response": response}
     media = [p for p in item.parts if p.kind != "text"]
     if media:

@@ -84,6 +84,8 @@ class Call:
     raw_arguments: str | None = None  # the source's own JSON text when it was exactly one object
     custom: bool = False  # an OpenAI custom (free-form input) tool call; `arguments` = {"input": text}
     opaque: dict[str, Any] = field(default_factory=dict)  # same-dialect state, e.g. thoughtSignature
+    name_src: str = ""  # pointers of the name and the id, when they are not `src` itself
+    id_src: str = ""
 
 
 @dataclass(slots=True)
@@ -94,6 +96,8 @@ class Result:
     src: str
     is_error: bool = False
     custom: bool = False
+    name_src: str = ""
+    id_src: str = ""
 
 
 @dataclass(slots=True)
@@ -118,6 +122,7 @@ class Tool:
     src: str
     strict: bool | None = None
     custom: bool = False
+    name_src: str = ""
 
 
 @dataclass(slots=True)

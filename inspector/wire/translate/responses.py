@@ -126,13 +126,14 @@ def _parse_item(item: Any, src: str, items: list[Any], losses: list[Loss]) -> No
             raise TranslationError(f"unknown message role {role!r}", join(src, "role"))
     elif kind == "function_call":
         arguments, raw = decode_arguments(item.get("arguments"), join(src, "arguments"), losses)
-        items.append(Call(_need(item, "call_id", src), _need(item, "name", src), arguments, src, raw))
+        items.append(Call(_need(item, "call_id", src), _need(item, "name", src), arguments, src, raw,
+                          name_src=join(src, "name"), id_src=join(src, "call_id")))
     elif kind == "custom_tool_call":
         items.append(Call(_need(item, "call_id", src), _need(item, "name", src), {"input": item.get("input", "")}, src,
-                          custom=True))
+                          custom=True, name_src=join(src, "name"), id_src=join(src, "call_id")))
     elif kind in ("function_call_output", "custom_tool_call_output"):
         items.append(Result(_need(item, "call_id", src), None, _parse_parts(item.get("output"), join(src, "output"), losses),
-                            src, custom=kind == "custom_tool_call_output"))
+                            src, custom=kind == "custom_tool_call_output", id_src=join(src, "call_id")))
     elif kind == "item_reference":
         raise TranslationError("an item_reference points at an item stored by the Responses server", src)
     else:
@@ -162,7 +163,7 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
             seen.add(name)
             schema = tool.get("parameters") if isinstance(tool.get("parameters"), dict) else {}
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
-                                  custom=kind == "custom"))
+                                  custom=kind == "custom", name_src=join(here, "name")))
         elif kind in _BUILTIN_KIND:
             options: dict[str, Any] = {}
             if "search_context_size" in tool:
@@ -216,8 +217,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             role = "developer" if item.role == "system" else item.role
             items.append({"role": role, "content": emit_parts(item.parts, item.role)})
         elif isinstance(item, Call):
-            call_id = emit.call_id(item.id or "", item.src, join(tgt, "call_id"))
-            name = emit.name(item.name, item.src, join(tgt, "name"))
+            call_id = emit.call_id(item.id or "", item.id_src or item.src, join(tgt, "call_id"))
+            name = emit.name(item.name, item.name_src or item.src, join(tgt, "name"))
             if item.custom:
                 items.append({"type": "custom_tool_call", "call_id": call_id, "name": name,
                               "input": str(item.arguments.get("input", ""))})
@@ -225,7 +226,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                 items.append({"type": "function_call", "call_id": call_id, "name": name,
                               "arguments": encode_arguments(item.arguments, item.raw_arguments)})
         elif isinstance(item, Result):
-            call_id = emit.call_id(item.call_id or "", item.src, join(tgt, "call_id"))
+            call_id = emit.call_id(item.call_id or "", item.id_src or item.src, join(tgt, "call_id"))
             if all(p.kind == "text" for p in item.parts):
                 output: Any = flagged_text(item, emit, join(tgt, "output"))
             else:
@@ -277,7 +278,7 @@ def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
     for tool in tools:
         tgt = join("/tools", len(out))
         entry: dict[str, Any] = {"type": "custom" if tool.custom else "function",
-                                 "name": emit.name(tool.name, tool.src, join(tgt, "name"))}
+                                 "name": emit.name(tool.name, tool.name_src or tool.src, join(tgt, "name"))}
         if tool.description:
             entry["description"] = tool.description
         if not tool.custom:
