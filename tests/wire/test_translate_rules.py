@@ -432,3 +432,20 @@ def test_malformed_requests_are_translation_errors() -> None:
                                       CHAT_PATH)
     with pytest.raises(TranslationError, match="must be a JSON object"):
         get_bridge(CHAT, ANT).request([], CHAT_PATH)
+
+
+def test_xl12_a_gateways_duplicate_summary_delta_is_not_relayed() -> None:
+    bridge = get_bridge(ANT, CHAT)
+    sent = bridge.request({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}],
+                           "stream": True}, "/v1/messages")
+    summary = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [
+        {"index": 0, "finish_reason": None, "delta": {"tool_calls": [
+            {"index": 0, "id": "call_a", "type": "function",
+             "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}}]}
+    body = cases.CHAT_STREAM.replace(b"data: [DONE]", cases.sse(summary) + b"data: [DONE]")
+    relay = bridge.stream(sent.state)
+    out, _ = cases.run_stream(relay, body, 31)
+    arguments = "".join(e["delta"]["partial_json"] for e in cases.events(out)
+                        if e["type"] == "content_block_delta" and e["index"] == 1)
+    assert arguments == "{\"city\":\"Paris\"}"
+    assert [(loss.kind, loss.rule) for loss in relay.losses] == [("dropped", "XL-12")]

@@ -39,6 +39,6 @@ def translate_document(payload: Any, source: Dialect | str, target: Dialect | st
         return translated.payload, translated.losses
     bridge = get_bridge(source, target)
     model = str(payload.get("model") or "") if isinstance(payload, dict) else ""
-    path = _DEFAULT_PATH[source].format(model=model or "model")
+    path = _DEFAULT_PATH[source].format(model=model)
     request = bridge.request(payload, path)
     return request.payload, request.losses

@@ -478,6 +478,7 @@ class StreamParser:
         self.started = False
         self.pending: dict[Any, dict[str, Any]] = {}
         self.open: set[Any] = set()
+        self.sent: dict[Any, list[str]] = {}  # open call -> [its id, argument fragments so far]
         self.finish: StopReason | None = None
         self.usage = (0, 0)
         self.done = False
@@ -528,8 +529,16 @@ class StreamParser:
 
     def _call(self, key: Any, call_id: Any, name: Any, arguments: Any, out: list[ev.Event]) -> None:
         if key in self.open:
-            if isinstance(arguments, str) and arguments:
-                out.append(ev.CallArgs(key, arguments))
+            if not isinstance(arguments, str) or not arguments:
+                return
+            sent = self.sent[key]
+            if call_id and call_id == sent[0] and arguments == "".join(sent[1:]):
+                # Some gateways close with a "summary" delta repeating the whole call; relaying it
+                # would double the arguments on the client (XL-12).
+                out.append(ev.Dropped(f"a summary delta repeating call {call_id!r}", "XL-12"))
+                return
+            sent.append(arguments)
+            out.append(ev.CallArgs(key, arguments))
             return
         pending = self.pending.setdefault(key, {"id": "", "name": "", "args": []})
         if isinstance(call_id, str) and call_id:
@@ -544,6 +553,7 @@ class StreamParser:
     def _announce(self, key: Any, out: list[ev.Event]) -> None:
         pending = self.pending.pop(key)
         self.open.add(key)
+        self.sent[key] = [pending["id"], *pending["args"]]
         out.append(ev.CallStart(key, pending["id"], pending["name"]))
         if pending["args"]:
             out.append(ev.CallArgs(key, "".join(pending["args"])))
