@@ -23,9 +23,9 @@ from . import profiles
 from .dialect import Dialect
 from .profiles import Profile
 from .rules import arguments
-from .rules.base import ptr
+from .rules.base import Report, ptr
 from .rules.gemini import field as gfield
-from .rules.schema import JSON_TYPES, subschemas
+from .rules.schema import JSON_TYPES, check_strict, subschemas
 
 UNAVAILABLE = "result unavailable"
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -168,8 +168,6 @@ def json_schema_from_genai(fixer: _Fixer, schema: Any, pointer: str, rule: str) 
 
 
 def _strict_compliant(schema: Any) -> bool:
-    from .rules.base import Report
-    from .rules.schema import check_strict
     report = Report()
     check_strict(report, schema, "", "OC-06", what="")
     return not report.violations

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..profiles import Profile
 from ..violations import Severity
-from .base import Report, as_list, ptr, short
+from .base import Report, ptr, short
 from .schema import check_json_schema
 
 _PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
