@@ -38,9 +38,9 @@ class Emit:
     def call_id(self, call_id: str, src: str, tgt: str) -> str:
         mapped = self.ids.map(call_id)
         if mapped != call_id:
-            self.losses.append(Loss(src, tgt, "renamed",
-                                    f"call id {call_id!r} does not fit {self.target.value}; sent as {mapped!r}",
-                                    "XL-04"))
+            reason = "does not fit" if not id_ok(call_id, self.target) else "would collide with another id in"
+            self.losses.append(Loss(src, tgt, "renamed", f"call id {call_id!r} {reason} {self.target.value}; "
+                                    f"sent as {mapped!r}", "XL-04"))
         return mapped
 
     def drop(self, src: str, why: str, rule: str = "") -> None:
@@ -107,8 +107,8 @@ def assistant_turns(items: list[Any]) -> list[tuple[str, list[Any]]]:
             role = "assistant"
         elif isinstance(item, Result):
             role = "user"
-        else:
-            role = "assistant" if item.what != "user" else "user"
+        else:  # opaque state (reasoning, thinking, signatures) belongs to the model's turn
+            role = "assistant"
         if turns and turns[-1][0] == role and role != "system":
             turns[-1][1].append(item)
         else:
