@@ -60,6 +60,8 @@ LEGACY = doing(
 CASES = [
     req("built-in tool in Chat", setting(["tools", 1], {"type": "web_search"}), "OC-01", "/tools/1/type", "error",
         setting(["tools", 1], {"type": "custom", "custom": {"name": "fmt"}})),
+    req("built-in degraded into an empty-name function", setting(["tools", 1], {"type": "function", "function": {
+        "name": "", "parameters": None}}), "XL-09", "/tools/1/function/name", "error", same),
     req("function tool without definition", setting(["tools", 1], {"type": "function"}), "OC-01",
         "/tools/1/function", "error", same),
     req("dotted tool name", setting(["tools", 0, "function", "name"], "get.weather"), "OC-02",

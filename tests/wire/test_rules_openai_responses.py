@@ -45,7 +45,7 @@ CASES = [
         "/tools/0/name", "error", doing(setting(["tools", 0, "name"], "get-weather"), deleting(["tool_choice"]))),
     req("built-in degraded into an empty-name function", doing(
         setting(["tools", 1], {"type": "function", "name": "", "description": "", "parameters": None}),
-        deleting(["tool_choice"])), "OR-03", "/tools/1/name", "error", same),
+        deleting(["tool_choice"])), "XL-09", "/tools/1/name", "error", same),
     req("nested Chat tool_choice", setting(["tool_choice"], {"type": "function", "function": {"name": "get_weather"}}),
         "OR-04", "/tool_choice/function", "error", same),
     req("unknown tool_choice type", setting(["tool_choice"], {"type": "browser"}), "OR-04", "/tool_choice/type",

@@ -178,7 +178,7 @@ def test_seed_001_builtin_tools_alone_are_valid_in_responses():
 def test_seed_001_builtin_degraded_into_an_empty_function_is_an_error():
     payload = {"model": "m", "input": "search", "tools": [
         {"type": "function", "name": "", "description": "", "parameters": None}]}
-    assert _rules(check.check_request(payload, RESP)) == [("OR-03", "/tools/0/name", "error")]
+    assert _rules(check.check_request(payload, RESP)) == [("XL-09", "/tools/0/name", "error")]
     result = fix(payload, RESP)
     assert (result.payload["tools"], [(r.rule, r.action) for r in result.repairs]) == ([], [("XL-09", "dropped")])
 

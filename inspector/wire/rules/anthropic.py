@@ -105,6 +105,8 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         _check_tool(report, profile, tool, f"/tools/{index}", names)
     _check_tool_choice(report, payload, names, bool(tools))
     _check_messages(report, profile, payload.get("messages"))
+    if as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
+        _check_thinking_kept(report, payload.get("messages"))
 
 
 def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str, str], has_tools: bool) -> None:
@@ -174,6 +176,23 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         elif role == "user":
             _check_user_blocks(report, blocks, base, pending, answered, server_all)
     _unanswered(report, pending, "")
+
+
+def _check_thinking_kept(report: Report, messages: Any) -> None:
+    """XL-14: with thinking on, the last assistant turn, when it called tools, must keep its thinking block."""
+    if not isinstance(messages, list):
+        return
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        blocks = [b for b in as_list(message.get("content")) if isinstance(b, dict)]
+        if any(b.get("type") == "tool_use" for b in blocks) and blocks[0].get("type") not in ("thinking",
+                                                                                                "redacted_thinking"):
+            report.add("XL-14", f"/messages/{index}/content/0", "with thinking enabled, the assistant message that "
+                                                                "called tools must start with its thinking block "
+                                                                "(it was dropped)")
+        return
 
 
 def _unanswered(report: Report, pending: dict[str, str], next_pointer: str) -> None:

@@ -19,8 +19,11 @@ _CHOICE_STRINGS = ("none", "auto", "required")
 def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
     """OC-02: in tools and in history alike."""
     if not isinstance(name, str) or not name:
-        report.add("OC-02", pointer, f"{what} has no name" + (" (a built-in tool degraded into a function?)"
-                                                              if what.startswith("tool") else ""))
+        if what == "tool":
+            # A declaration without a name is how a built-in tool looks after being degraded (seed 001).
+            report.add("XL-09", pointer, "function tool has no name: a built-in tool degraded into a function?")
+        else:
+            report.add("OC-02", pointer, f"{what} has no name")
     elif not profile.name_ok(name):
         reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
                   else f"does not match {profile.name_pattern_text}")

@@ -38,8 +38,11 @@ MAX_OUTPUT_CHARS = 10_485_760
 
 def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
     if not isinstance(name, str) or not name:
-        report.add("OR-03", pointer, f"{what} has no name" + (" (a built-in tool degraded into a function?)"
-                                                              if what == "tool" else ""))
+        if what == "tool":
+            # A declaration without a name is how a built-in tool looks after being degraded (seed 001).
+            report.add("XL-09", pointer, "function tool has no name: a built-in tool degraded into a function?")
+        else:
+            report.add("OR-03", pointer, f"{what} has no name")
     elif not profile.name_ok(name):
         reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
                   else f"does not match {profile.name_pattern_text}")
