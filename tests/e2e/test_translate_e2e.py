@@ -365,3 +365,31 @@ def test_seed_builtin_tools_reach_a_responses_upstream(rig: Rig) -> None:
     assert sent["tools"] == [{"type": "web_search", "filters": {"allowed_domains": ["example.com"]}}]
     flow = rig.flows(1)[0]
     assert any(note.startswith("dropped /tools/1:") and "[XL-09]" in note for note in flow.notes)
+
+
+# --- openai SDK (Responses) -> Chat upstream: the SDK's own stream accumulator checks the events ---
+
+@pytest.mark.parametrize("rig", [("openai-responses:openai-chat", chat_upstream)], indirect=True)
+def test_openai_responses_client_through_a_chat_upstream(rig: Rig) -> None:
+    client = openai.OpenAI(base_url=f"{rig.forwarder.base_url}/v1", api_key="sk-test-translate", max_retries=0)
+    tools = [{"type": "function", "name": "get_weather", "description": "Weather by city",
+              "parameters": WEATHER_SCHEMA, "strict": False}]
+    response = client.responses.create(model="gpt-4.1", input="Weather in Paris and Oslo?", tools=tools)
+    assert response.output_text == "Looking both up."
+    assert [(i.call_id, i.name, i.arguments) for i in response.output if i.type == "function_call"] == [
+        ("call_p1", "get_weather", '{"city":"Paris"}'), ("call_p2", "get_weather", '{"city":"Oslo"}')]
+    with client.responses.stream(model="gpt-4.1", input="Weather in Paris and Oslo?", tools=tools) as stream:
+        deltas: dict[str, str] = {}
+        for event in stream:
+            if event.type == "response.function_call_arguments.delta":
+                deltas[event.item_id] = deltas.get(event.item_id, "") + event.delta
+        final = stream.get_final_response()
+    assert list(deltas.values()) == ['{"city":"Paris"}', '{"city":"Oslo"}']
+    assert final.output_text == "Looking both up."
+    assert [(i.call_id, i.name, i.arguments) for i in final.output if i.type == "function_call"] == [
+        ("call_p1", "get_weather", '{"city":"Paris"}'), ("call_p2", "get_weather", '{"city":"Oslo"}')]
+    assert (final.usage.input_tokens, final.usage.output_tokens) == (20, 9)
+    client.close()
+    for _, payload in rig.upstream.received:
+        _no_errors(payload, Dialect.OPENAI_CHAT)
+    assert rig.upstream.received[1][1]["stream_options"] == {"include_usage": True}
