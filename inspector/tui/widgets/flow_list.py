@@ -22,6 +22,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from .. import format as fmt
+from .styles import overlay
 
 if TYPE_CHECKING:
     from ...store import FlowRow
@@ -252,8 +253,7 @@ class FlowList(ScrollView, can_focus=True):
         return Strip(segments).crop_extend(0, width, line_style).simplify()
 
     def _overlay(self, component: str) -> Style:
-        # partial: only what the component sets, so a cell colour never hides the cursor's background
-        return self.get_component_rich_style(component, partial=True)
+        return overlay(self, component)
 
     def _cell_style(self, title: str, row: FlowRow) -> Style:
         style_of = self._overlay

@@ -14,6 +14,7 @@ from textual.widgets import TextArea
 
 from ..view import Pane
 from .lines import LineViewer
+from .styles import overlay
 
 # Above this many characters the pane uses the plain line viewer: tree-sitter highlighting in
 # TextArea cost ~0.5 s for 0.3 MB and ~6 s for 3 MB on this machine kind (STYLE.md), and it runs
@@ -72,7 +73,7 @@ class JsonArea(TextArea):
         return line
 
     def _style(self, component: str) -> Style:
-        return self.get_component_rich_style(component, partial=True)
+        return overlay(self, component)
 
 
 class PayloadView(Vertical):
