@@ -238,10 +238,12 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     system: list[str] = []
     contents: list[dict[str, Any]] = []
     kinds: list[str] = []  # "model" | "results" | "user", one per content: results never share a turn with text
+    sources: list[str] = []  # where each content's first item came from
 
-    def turn(kind: str) -> list[dict[str, Any]]:
+    def turn(kind: str, src: str) -> list[dict[str, Any]]:
         if not kinds or kinds[-1] != kind:
             kinds.append(kind)
+            sources.append(src)
             contents.append({"role": "model" if kind == "model" else "user", "parts": []})
         parts: list[dict[str, Any]] = contents[-1]["parts"]
         return parts
@@ -256,17 +258,17 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             system.append(text_of(item.parts))
             continue
         if not isinstance(item, Result) and pending_media:
-            turn("user").extend(_user_parts(pending_media))
+            turn("user", pending_media[0].src).extend(_user_parts(pending_media))
             pending_media = []
         if isinstance(item, Message):
             kind = "model" if item.role == "assistant" else "user"
-            parts = turn(kind)
+            parts = turn(kind, item.src)
             parts.extend({"text": p.text} for p in item.parts if p.kind == "text" and p.text) if kind == "model" \
                 else parts.extend(_user_parts(item.parts))
             if kind == "model" and any(p.kind != "text" for p in item.parts):
                 emit.drop(item.src, "model turns carry text only; media dropped")
         elif isinstance(item, Call):
-            parts = turn("model")
+            parts = turn("model", item.src)
             tgt = join("/contents", len(contents) - 1, "parts", len(parts), "functionCall")
             call: dict[str, Any] = {"id": emit.call_id(item.id or "", item.id_src or item.src, join(tgt, "id")),
                                     "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")), "args": item.arguments}
@@ -275,7 +277,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                 part["thoughtSignature"] = item.opaque["thoughtSignature"]
             parts.append(part)
         elif isinstance(item, Result):
-            parts = turn("results")
+            parts = turn("results", item.src)
             tgt = join("/contents", len(contents) - 1, "parts", len(parts), "functionResponse")
             if not item.name:
                 raise TranslationError("a tool result whose call is not in the history cannot name its function "
@@ -294,12 +296,15 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                                                "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")),
                                                "response": response}})
         elif isinstance(item, Opaque) and emit.opaque(item):
-            turn("model").append(item.raw)
+            turn("model", item.src).append(item.raw)
     if pending_media:
-        turn("user").extend(_user_parts(pending_media))
+        turn("user", pending_media[0].src).extend(_user_parts(pending_media))
+    for src, content in zip(sources, contents, strict=True):
+        if not content["parts"]:
+            emit.drop(src, "a turn with no content left is rejected by Gemini")
     if system:
         out["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
-    out["contents"] = contents
+    out["contents"] = [content for content in contents if content["parts"]]
     tools = emit_tools(req.tools, emit)
     declarations = bool(tools)
     for builtin in req.builtins:
