@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -40,6 +41,7 @@ class Canned:
     # exactly when the rest of the stream may come.
     hold: threading.Event | None = None
     hold_after: int = 0
+    cut_after: int | None = None  # drop the connection after this many chunks (an upstream crash)
 
 
 @dataclass(slots=True)
@@ -479,6 +481,8 @@ class MockUpstream:
         gone = asyncio.ensure_future(receive())  # resolves when the client hangs up
         try:
             for index, (delay, data) in enumerate(canned.chunks):
+                if index == canned.cut_after:
+                    raise _CutOff()
                 if canned.hold is not None and index == canned.hold_after:
                     held = asyncio.get_running_loop().run_in_executor(None, canned.hold.wait, 10.0)
                     await asyncio.wait((gone, held), return_when=asyncio.FIRST_COMPLETED)
@@ -494,5 +498,11 @@ class MockUpstream:
             gone.cancel()
 
 
-def serve_fixtures(paths: Iterable[str | Path], *, host: str = "127.0.0.1", port: int = 0) -> MockUpstream:
-    return MockUpstream(fixtures=[FixtureRoute.load(p) for p in paths], host=host, port=port).start()
+class _CutOff(Exception):
+    """Raised out of the app mid-response: uvicorn then drops the connection, as a crashing
+    upstream would."""
+
+
+logging.getLogger("uvicorn.error").addFilter(
+    lambda record: not (record.exc_info and isinstance(record.exc_info[1], _CutOff))
+)

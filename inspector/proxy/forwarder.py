@@ -193,11 +193,15 @@ class Forwarder:
         )
         recorder = _Recorder(self, flow, t0)
 
-        body, problem = await _read_body(receive, self.max_body)
-        if problem is not None:
+        body, refusal = await _read_body(receive, self.max_body)
+        if refusal is not None:
             recorder.submit_started()
-            status = 413 if problem.startswith("request body larger") else 400
-            await recorder.fail_before_response(send, status, "toolwire_bad_request", problem)
+            status, problem = refusal
+            flow.request_body = body
+            if status is None:  # nobody is left to answer
+                recorder.finish(FlowState.ERROR, problem)
+            else:
+                await recorder.fail_before_response(send, status, "toolwire_bad_request", problem)
             return
         flow.request_body = body
 
@@ -252,19 +256,20 @@ class Forwarder:
             watcher.cancel()
 
 
-async def _read_body(receive: Callable, limit: int) -> tuple[bytes, str | None]:
-    """(body, None) or (what was read, why the request cannot be forwarded)."""
+async def _read_body(receive: Callable, limit: int) -> tuple[bytes, tuple[int | None, str] | None]:
+    """(body, None), or (what is kept of it, (status to answer or None, why it is not forwarded))."""
     parts: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            return b"".join(parts), f"client disconnected before the request body was complete ({size} bytes read)"
+            why = f"client disconnected before the request body was complete ({size} bytes read)"
+            return b"".join(parts), (None, why)
         part = message.get("body", b"")
         if part:
             size += len(part)
             if size > limit:
-                return b"", f"request body larger than {limit} bytes; not forwarded"
+                return b"", (413, f"request body larger than {limit} bytes; not forwarded")
             parts.append(part)
         if not message.get("more_body", False):
             break
@@ -317,7 +322,6 @@ class _Recorder:
 
     async def relay(self, request: asyncio.Future, watcher: asyncio.Future, send: Callable,
                     transform: Transform | None) -> None:
-        flow = self.flow
         timeout = self.forwarder.timeout
 
         def client_gone(_: asyncio.Future) -> None:
@@ -434,7 +438,7 @@ class _Recorder:
                 self._client_gone(pieces, relayed, translating)
                 return
             self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"upstream broke off after {len(relayed)} chunks: {type(exc).__name__}: {exc}")
+            self.finish(FlowState.ERROR, f"upstream broke off after {len(relayed)} chunks: {_break_reason(exc)}")
             raise _AbortResponse() from None
         except TransformError as exc:
             self._store_bodies(pieces, relayed, translating)
@@ -452,6 +456,14 @@ class _Recorder:
         flow.response_body = b"".join(relayed)
         if translating:
             flow.upstream_response_body = b"".join(pieces)
+
+
+def _break_reason(error: BaseException) -> str:
+    if isinstance(error, aiohttp.ClientPayloadError):
+        return "the response body was cut short"
+    if isinstance(error, aiohttp.ServerDisconnectedError):
+        return "the upstream closed the connection"
+    return f"{type(error).__name__}: {error}"
 
 
 def _connect_reason(error: OSError) -> str:

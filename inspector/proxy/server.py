@@ -10,7 +10,6 @@ import ipaddress
 import socket
 import threading
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import uvicorn
 
@@ -130,11 +129,6 @@ class ServerThread:
         sock.setblocking(False)
         return sock
 
-    def call(self, fn: Callable[[], Any]) -> None:
-        """Run `fn` on the server's loop (thread-safe)."""
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(fn)
-
     def stop(self) -> None:
         if self._server is None or self._thread is None:
             return
@@ -142,7 +136,3 @@ class ServerThread:
         self._thread.join()
         self._server = None
         self._thread = None
-
-    @property
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()

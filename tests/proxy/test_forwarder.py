@@ -296,3 +296,26 @@ def test_client_gone_before_the_upstream_answers_is_recorded(rig):
     (event,) = rig.events.completed()
     assert (event.row.state, event.row.error, event.row.status) == (
         "error", "client disconnected before the upstream answered", None)
+
+
+def test_upstream_dropping_the_connection_mid_stream_cuts_the_client_off(rig):
+    canned = sse_response(["a", "b", "c"])
+    canned.cut_after = 1
+    rig.mock.push(canned)
+    with pytest.raises(httpx.RemoteProtocolError):
+        with rig.client.stream("POST", CHAT, content=BODY) as response:
+            b"".join(response.iter_raw())
+    (event,) = rig.events.completed()
+    assert (event.row.state, event.row.error) == (
+        "error", "upstream broke off after 1 chunks: the response body was cut short")
+    assert rig.client.post(CHAT, content=BODY).status_code == 200
+
+
+def test_client_gone_while_sending_the_body_is_recorded(rig):
+    with socket.create_connection(("127.0.0.1", rig.forwarder.port)) as raw:
+        raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + b'{"model": "m"')
+    (event,) = rig.events.completed()
+    assert (event.row.state, event.row.error, event.row.status) == (
+        "error", "client disconnected before the request body was complete (13 bytes read)", None)
+    assert rig.store.get(event.flow.id).request_body == b'{"model": "m"'
+    assert rig.mock.received == []
