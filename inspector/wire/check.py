@@ -48,8 +48,9 @@ UNDECIDABLE: dict[str, str] = {
     "XL-15": "content lost between an MCP result and a dialect's tool result needs both documents",
     "GM-08 (model)": "whether a missing thoughtSignature is rejected depends on the model (Gemini 3), which is "
                      "in the URL, not the body",
-    "MCP-04/MCP-05 (revision)": "_meta (tools/call) and resultType (results) are required only in 2026-07-28; "
-                                "the negotiated protocol version is in the initialize exchange, not the message",
+    "MCP-04 (revision)": "_meta on tools/call is required only in 2026-07-28, and a request without _meta does "
+                         "not say which revision it speaks; result fields that 2026-07-28 requires are checked "
+                         "by the session rules when the request declares that revision",
     "MCP-06 (schema)": "conformance of structuredContent to outputSchema needs the tools/list of the same server: "
                        "a session rule (session.py)",
     "AN-02 (length)": "Anthropic widened names from 64 to 128 characters during 2025; older endpoints reject 65+",
@@ -88,6 +89,14 @@ def reassemble(body: bytes, dialect: Dialect | str) -> Any | None:
     """The final response object a client builds from a streamed body; None if it cannot."""
     dialect, chosen = _resolve(dialect, None)
     return streams.check_and_reassemble(body, dialect, chosen)[2]
+
+
+def check_and_reassemble(body: bytes, dialect: Dialect | str,
+                         profile: str | Profile | None = None) -> tuple[list[Violation], Any | None]:
+    """`check_stream` and `reassemble` in one parse of the body (what a recorder wants per flow)."""
+    dialect, chosen = _resolve(dialect, profile)
+    _, report, final = streams.check_and_reassemble(body, dialect, chosen)
+    return report.violations, final
 
 
 @dataclass(slots=True)

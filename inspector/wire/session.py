@@ -9,6 +9,8 @@
   memory.
 - MCP-06: a tools/call result's structuredContent checked against the outputSchema that the same
   server listed for that tool.
+- MCP-01/MCP-05 by revision: when the request declares protocol 2026-07-28 (in `_meta`), its tools/list
+  result needs resultType, cacheScope and ttlMs, and its tools/call result needs resultType.
 
 Violations carry `where` = the flow id (as a string) and a pointer into that flow's response."""
 
@@ -88,6 +90,8 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
             result = as_dict(message.get("result"))
             request_id = message.get("id")
             request = requests.get(request_id) if isinstance(request_id, (str, int)) else None
+            if request is not None and _revision(request) == "2026-07-28" and result:
+                found.extend(_revision_fields(entry, request.get("method"), result, f"{base}/result"))
             if isinstance(result.get("tools"), list):
                 for index, tool in enumerate(result["tools"]):
                     name = as_dict(tool).get("name")
@@ -113,6 +117,27 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
             report.add("MCP-06", pointer, f"structuredContent of {tool!r} does not match its outputSchema: {problem}")
         found.extend(report.violations)
     return found
+
+
+_REVISION_FIELDS = {"tools/list": ("MCP-01", ("resultType", "cacheScope", "ttlMs")),
+                    "tools/call": ("MCP-05", ("resultType",))}
+
+
+def _revision(request: dict[str, Any]) -> Any:
+    meta = as_dict(as_dict(request.get("params")).get("_meta"))
+    return meta.get("io.modelcontextprotocol/protocolVersion", meta.get("protocolVersion"))
+
+
+def _revision_fields(entry: SessionEntry, method: Any, result: dict[str, Any], base: str) -> list[Violation]:
+    if not isinstance(method, str) or method not in _REVISION_FIELDS:
+        return []
+    rule, fields = _REVISION_FIELDS[method]
+    report = Report(str(entry.flow_id))
+    for key in fields:
+        if key not in result:
+            report.add(rule, f"{base}/{key}", f"the request declared protocol 2026-07-28, whose {method} result "
+                                              f"requires {key}")
+    return report.violations
 
 
 def _duplicate(name: str, by_url: dict[str, tuple[int, str]]) -> list[Violation]:

@@ -167,3 +167,16 @@ def test_non_mcp_flows_are_skipped_and_endpoint_ignores_query():
     assert entries_from_flows([chat]) == []
     assert endpoint("http://h:1/p/?t=1") == endpoint("http://h:1/p") == "h:1/p"
     assert check_session([SessionEntry(1, "http://h/p", None, None)]) == []
+
+
+def test_results_of_a_2026_07_28_request_need_that_revisions_fields():
+    meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    listed = {**LIST_REQUEST, "params": meta}
+    call = mcp_call_request()
+    call["params"].update(meta)
+    entries = entries_from_flows([_flow(1, "/a/mcp", listed, mcp_list_result()),
+                                  _flow(2, "/a/mcp", call, mcp_call_result()),
+                                  _flow(3, "/a/mcp", LIST_REQUEST, mcp_list_result())])
+    assert [(v.rule, v.where, v.pointer) for v in check_session(entries)] == [
+        ("MCP-01", "1", "/result/resultType"), ("MCP-01", "1", "/result/cacheScope"), ("MCP-01", "1", "/result/ttlMs"),
+        ("MCP-05", "2", "/result/resultType")]

@@ -86,7 +86,8 @@ CASES = [
     req("strict with optional property", doing(_strict(False), setting(
         ["tools", 0, "function", "parameters", "required"], ["city"])), "OC-06",
         "/tools/0/function/parameters/required", "error", _strict(False)),
-    req("strict with parallel calls", _strict(None), "OC-07", "", "warning", _strict(False)),
+    req("strict with parallel calls", _strict(None), "OC-07", "/tools/0/function/strict", "warning", _strict(False)),
+    req("strict with parallel calls on", _strict(True), "OC-07", "/parallel_tool_calls", "warning", _strict(False)),
     req("flat Responses tool_choice", setting(["tool_choice"], {"type": "function", "name": "get_weather"}),
         "OC-08", "/tool_choice", "error",
         setting(["tool_choice"], {"type": "function", "function": {"name": "get_weather"}})),
@@ -251,3 +252,12 @@ def test_a_dotted_name_is_accepted_by_the_azure_profile_only():
     payload["tools"][0]["function"]["name"] = "get.weather"
     assert ("OC-02", "/tools/0/function/name", "error") in found(check.check_request(payload, CHAT))
     assert "OC-02" not in {v.rule for v in check.check_request(payload, CHAT, "azure-openai")}
+
+
+def test_check_and_reassemble_is_one_pass_over_both():
+    events = chat_chunks()
+    events[6]["choices"][0]["finish_reason"] = "stop"
+    body = sse(events, done=True)
+    violations, response = check.check_and_reassemble(body, CHAT)
+    assert (violations, response) == (check.check_stream(body, CHAT), check.reassemble(body, CHAT))
+    assert [v.rule for v in violations] == ["OC-22"]

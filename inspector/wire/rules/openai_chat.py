@@ -169,9 +169,10 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
                 _check_function(report, profile, function, f"/functions/{index}", "function", names)
             else:
                 report.add("OC-20", f"/functions/{index}", f"function is {short(function)}, not an object")
-    strict = any(as_dict(as_dict(t).get("function")).get("strict") is True for t in tools)
-    if strict and payload.get("parallel_tool_calls") is not False:
-        report.add("OC-07", "/parallel_tool_calls" if "parallel_tool_calls" in payload else "",
+    strict = next((i for i, t in enumerate(tools) if as_dict(as_dict(t).get("function")).get("strict") is True), None)
+    if strict is not None and payload.get("parallel_tool_calls") is not False:
+        report.add("OC-07", "/parallel_tool_calls" if "parallel_tool_calls" in payload else
+                   f"/tools/{strict}/function/strict",
                    "strict tools with parallel calls allowed: parallel calls may not match the schemas")
     if "parallel_tool_calls" in payload:
         value = payload["parallel_tool_calls"]
