@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from .dialect import Dialect
 from .violations import Severity
@@ -82,3 +83,26 @@ def get(profile: str | Profile | None, dialect: Dialect) -> Profile:
         return PROFILES[profile]
     except KeyError:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}") from None
+
+
+# Upstream hosts whose limits differ from the dialect's default.
+_HOSTS = [
+    (re.compile(r"(.+\.)?openrouter\.ai"), "openrouter"),
+    (re.compile(r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com"), "azure-openai"),
+    (re.compile(r"api\.deepseek\.com|dashscope(-intl)?\.aliyuncs\.com"), "openai-compatible"),
+    (re.compile(r"([a-z0-9-]+-)?aiplatform\.googleapis\.com"), "vertex"),  # us-central1-aiplatform…
+]
+
+
+def for_upstream(url: str, dialect: Dialect) -> Profile:
+    """The profile for requests of `dialect` sent to `url`: a known host's profile when it speaks that
+    dialect's family, else the dialect's default."""
+    host = (urlsplit(url).hostname or "").lower()
+    for pattern, name in _HOSTS:
+        if pattern.fullmatch(host):
+            profile = PROFILES[name]
+            family = {Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES} if profile.dialect is Dialect.OPENAI_CHAT \
+                else {profile.dialect}
+            if dialect in family:
+                return profile
+    return PROFILES[DEFAULTS[dialect]]
