@@ -463,3 +463,20 @@ def test_credentials_move_to_the_targets_header() -> None:
     assert get_bridge(GEM, CHAT).upstream_headers([("accept", "*/*")], "alt=sse&key=g%2B3") == [
         ("accept", "*/*"), ("authorization", "Bearer g+3")]
     assert get_bridge(GEM, CHAT).upstream_headers([("accept", "*/*")]) == [("accept", "*/*")]
+
+
+def test_error_bodies_come_back_in_the_clients_dialect() -> None:
+    error = {"error": {"message": "Invalid 'tools[0].function.name'", "type": "invalid_request_error",
+                       "code": "invalid_value"}}
+    sent = get_bridge(ANT, CHAT).request({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]},
+                                         "/v1/messages")
+    assert get_bridge(ANT, CHAT).response(error, sent.state).payload == {
+        "type": "error", "error": {"type": "invalid_request_error", "message": "Invalid 'tools[0].function.name'"}}
+    sent = get_bridge(GEM, CHAT).request({"contents": [{"parts": [{"text": "x"}]}]},
+                                         "/v1beta/models/g:generateContent")
+    assert get_bridge(GEM, CHAT).response(error, sent.state).payload == {"error": {
+        "code": 400, "message": "Invalid 'tools[0].function.name'", "status": "INVALID_ARGUMENT"}}
+    anthropic_error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    sent = get_bridge(CHAT, ANT).request({"model": "m", "messages": [{"role": "user", "content": "x"}]}, CHAT_PATH)
+    assert get_bridge(CHAT, ANT).response(anthropic_error, sent.state).payload == {
+        "error": {"message": "Overloaded", "type": "overloaded_error", "code": None}}

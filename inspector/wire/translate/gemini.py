@@ -429,11 +429,18 @@ def _usage(prompt: int, output: int) -> dict[str, int]:
     return {"promptTokenCount": prompt, "candidatesTokenCount": output, "totalTokenCount": prompt + output}
 
 
+# OpenAI / Anthropic error types -> (HTTP code, Google status).
+_ERROR_STATUS = {"invalid_request_error": (400, "INVALID_ARGUMENT"), "authentication_error": (401, "UNAUTHENTICATED"),
+                 "permission_error": (403, "PERMISSION_DENIED"), "not_found_error": (404, "NOT_FOUND"),
+                 "rate_limit_error": (429, "RESOURCE_EXHAUSTED"), "overloaded_error": (503, "UNAVAILABLE")}
+
+
 def _error(error: Any) -> dict[str, Any]:
     if isinstance(error, dict):
-        code = error.get("code")
-        return {"code": code if isinstance(code, int) else 500, "message": str(error.get("message", "")),
-                "status": str(error.get("status") or error.get("type") or "INTERNAL").upper()}
+        if isinstance(error.get("code"), int) and isinstance(error.get("status"), str):
+            return {"code": error["code"], "message": str(error.get("message", "")), "status": error["status"]}
+        code, status = _ERROR_STATUS.get(str(error.get("type")), (500, "INTERNAL"))
+        return {"code": code, "message": str(error.get("message", "")), "status": status}
     return {"code": 500, "message": str(error), "status": "INTERNAL"}
 
 
