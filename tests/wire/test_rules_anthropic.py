@@ -140,3 +140,14 @@ def test_reassembly_joins_partial_json_per_block_index():
     assert [(b["id"], b["input"]) for b in message["content"]] == [("toolu_a", {"city": "Oslo"}),
                                                                     ("toolu_b", {"city": "Rome"})]
     assert (message["stop_reason"], message["usage"]) == ("tool_use", {"input_tokens": 1, "output_tokens": 9})
+
+
+def test_mcp_connector_calls_and_results_in_the_assistant_message_are_paired():
+    payload = anthropic_request()
+    payload["messages"][1]["content"][0:1] = [
+        {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "lookup", "server_name": "docs", "input": {}},
+        {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "content": [{"type": "text", "text": "x"}]}]
+    assert check.check_request(payload, ANT) == []
+    payload["messages"][1]["content"][1]["tool_use_id"] = "mcptoolu_2"
+    assert [(v.rule, v.pointer) for v in check.check_request(payload, ANT)] == [
+        ("AN-04", "/messages/1/content/1/tool_use_id")]

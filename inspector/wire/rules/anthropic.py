@@ -163,7 +163,7 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
                     block_id = check_tool_use(report, profile, block, where, ids)
                     if block_id is not None:
                         pending[block_id] = ptr(where, "id")
-                elif kind == "server_tool_use":
+                elif isinstance(kind, str) and kind.endswith("_tool_use"):  # server_tool_use, mcp_tool_use
                     if isinstance(block.get("id"), str):
                         server_ids.add(block["id"])
                 elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
