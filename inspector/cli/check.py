@@ -8,6 +8,7 @@ cannot be read or parsed."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,15 @@ def _line(result: DocumentCheck, violation: Violation, cache: dict[int, Any]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except BrokenPipeError:
+        # The reader (e.g. `| head`) went away: stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
     out = sys.stderr if args.fix == "-" else sys.stdout
     if args.fix and args.fix != "-" and len(args.files) > 1 and not Path(args.fix).is_dir():
         print(f"toolwire-inspect: --fix {args.fix}: with several files OUT must be an existing directory",
