@@ -480,3 +480,17 @@ def test_error_bodies_come_back_in_the_clients_dialect() -> None:
     sent = get_bridge(CHAT, ANT).request({"model": "m", "messages": [{"role": "user", "content": "x"}]}, CHAT_PATH)
     assert get_bridge(CHAT, ANT).response(anthropic_error, sent.state).payload == {
         "error": {"message": "Overloaded", "type": "overloaded_error", "code": None}}
+
+
+def test_a_gemini_client_streaming_without_sse_reads_one_json_array() -> None:
+    bridge = get_bridge(GEM, CHAT)
+    sent = bridge.request({"contents": [{"parts": [{"text": "x"}]}]}, "/v1beta/models/g:streamGenerateContent")
+    assert sent.payload["stream"] is True
+    out, pieces = cases.run_stream(bridge.stream(sent.state), cases.CHAT_STREAM, 40)
+    chunks = orjson.loads(out)
+    assert [p for c in chunks for p in c["candidates"][0]["content"]["parts"]] == [
+        {"text": "Checking both."},
+        {"functionCall": {"id": "call_a", "name": "get_weather", "args": {"city": "Paris"}}},
+        {"functionCall": {"id": "call_b", "name": "get_time", "args": {"tz": "CET"}}}]
+    assert chunks[-1]["candidates"][0]["finishReason"] == "STOP"
+    assert out.startswith(b"[{") and any(b"Checking both." in piece for piece in pieces[:-1])

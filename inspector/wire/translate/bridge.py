@@ -79,6 +79,7 @@ class Bridge:
         state = State(self.source, self.target, model=req.model, stream=req.stream)
         options = payload.get("stream_options")
         state.stream_usage = isinstance(options, dict) and options.get("include_usage") is True
+        state.json_array_stream = self.source is Dialect.GEMINI and req.stream and "alt=sse" not in path
         state.history_ids = {i for item in req.items for i in _ids(item)}
         state.seed = hashlib.sha256(orjson.dumps(payload)).hexdigest()[:32]
         state.created = int(time.time())

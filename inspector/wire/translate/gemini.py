@@ -512,6 +512,7 @@ class StreamEmitter:
         self.model = state.model
         self.calls: dict[Any, tuple[str, str, list[str]]] = {}
         self.count = 0
+        self.opened = False  # the JSON array's "[" is out
         self.finished = False
 
     def _chunk(self, parts: list[dict[str, Any]], finish: str | None = None,
@@ -522,7 +523,16 @@ class StreamEmitter:
         body: dict[str, Any] = {"candidates": [candidate], "modelVersion": self.model, "responseId": self.id}
         if usage:
             body["usageMetadata"] = usage
-        return b"data: " + orjson.dumps(body) + b"\r\n\r\n"
+        return self._frame(body)
+
+    def _frame(self, body: dict[str, Any]) -> bytes:
+        """One chunk as SSE, or as the next element of the JSON array a client without
+        alt=sse reads; the array is closed by `close`."""
+        if not self.state.json_array_stream:
+            return b"data: " + orjson.dumps(body) + b"\r\n\r\n"
+        lead = b"[" if not self.opened else b",\r\n"
+        self.opened = True
+        return lead + orjson.dumps(body)
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):
@@ -545,15 +555,20 @@ class StreamEmitter:
             self.finished = True
             out = b"".join(self._call(key) for key in list(self.calls))
             stop = _FINISH_OUT[event.stop]
-            return out + self._chunk([], stop, _usage(event.input_tokens, event.output_tokens))
+            return out + self._chunk([], stop, _usage(event.input_tokens, event.output_tokens)) + self._end()
         if isinstance(event, ev.Dropped):
             self.losses.append(Loss("/stream", None, "dropped", f"{event.what} cannot cross to Gemini", event.rule))
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
             error = _error(event.raw if event.raw is not None else event.message)
-            return b"data: " + orjson.dumps({"error": error}) + b"\r\n\r\n"
+            return self._frame({"error": error}) + self._end()
         return b""
+
+    def _end(self) -> bytes:
+        if not self.state.json_array_stream:
+            return b""
+        return b"]" if self.opened else b"[]"
 
     def _call(self, key: Any) -> bytes:
         if key not in self.calls:
