@@ -12,6 +12,7 @@ from ..flow import Flow
 from ..wire import check
 from ..wire.fix import fix
 from ..wire.locate import LocatedText, pretty
+from ..wire.translate import Loss, TranslationError, UnsupportedPair, get_bridge
 from ..wire.violations import Severity, Violation, count_by_severity
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
@@ -119,6 +120,7 @@ def prepare(flow: Flow) -> FlowView:
         response.note = f"error: {flow.error}" + (f" · {response.note}" if response.note else "")
 
     located: list[Located] = []
+    located += translation_report(flow, analysis, request, upstream, response)
     for violation in sorted(analysis.violations, key=lambda v: (v.severity.rank, v.where, v.pointer)):
         lines: dict[str, int] = {}
         if violation.where in ("request", ""):
@@ -131,6 +133,43 @@ def prepare(flow: Flow) -> FlowView:
             lines["response"] = response.mark(violation.pointer, violation.severity.value)
         located.append(Located(violation, lines))
     return FlowView(flow, analysis, request, upstream, response, chunk_lines(flow), header_lines(flow), located)
+
+
+def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: Pane, response: Pane) -> list[Located]:
+    """In translate mode, what the translation changed or lost, as warnings that lead from the
+    original's line to the translated one (the side-by-side diff of issue 4).
+
+    The store keeps the loss report as text (`Flow.notes`); the structured report, with both
+    pointers, comes from running the same pure translation again."""
+    if not flow.translate or analysis.request is None:
+        return []
+    source, _, target = flow.translate.partition(":")
+    items: list[tuple[str, Loss]] = []
+    try:
+        bridge = get_bridge(source, target)
+        sent = bridge.request(analysis.request, flow.path)
+        items += [("request", loss) for loss in sent.losses]
+        upstream_response = None
+        if flow.upstream_response_body is not None and not flow.streamed:
+            upstream_response, _ = parse_json(decode_body(flow.upstream_response_body, flow.response_headers))
+        if isinstance(upstream_response, dict):
+            items += [("response", loss) for loss in bridge.response(upstream_response, sent.state).losses]
+    except (TranslationError, UnsupportedPair, KeyError, ValueError, TypeError):
+        # The forwarder met the same failure and recorded it as the flow's error.
+        return []
+    located = []
+    for side, loss in items:
+        violation = Violation(loss.rule or "XL", Severity.WARNING, loss.source, f"{loss.kind}: {loss.why}",
+                              where="translation")
+        lines: dict[str, int] = {}
+        if side == "request":
+            lines["request"] = request.mark(loss.source, Severity.WARNING.value)
+            if loss.target is not None:
+                lines["upstream"] = upstream.mark(loss.target, Severity.WARNING.value)
+        elif loss.target is not None:
+            lines["response"] = response.mark(loss.target, Severity.WARNING.value)
+        located.append(Located(violation, lines))
+    return located
 
 
 @dataclass(slots=True)

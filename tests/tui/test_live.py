@@ -147,3 +147,41 @@ async def test_replay_without_a_forwarder_is_refused_clearly(store: Store, ids: 
         await pilot.pause()
         notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
         assert [(n.title, n.severity) for n in notes] == [("Replay failed", "error")]
+
+
+async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store, upstream: MockUpstream) -> None:
+    from inspector.tui.screens.flow import FlowScreen
+    from inspector.tui.widgets.payload import PayloadView
+    from inspector.tui.widgets.violations import ViolationPanel
+
+    from .test_flow_view import open_flow
+
+    bridge = EventBridge()
+    forwarder = Forwarder(upstream.base_url, store=store, port=0, on_event=bridge,
+                          translate="openai-chat:openai-responses")
+    forwarder.start()
+    try:
+        seen = Seen()
+        app = make_app(store, forwarder=forwarder, bridge=bridge, mode="translate openai-chat → openai-responses")
+        async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+            body = {**clean_request(), "stop": ["END"], "seed": 7}
+            response = await asyncio.to_thread(
+                httpx.post, f"{forwarder.base_url}/v1/chat/completions", json=body)
+            assert response.status_code == 200
+            await seen.wait_for(completed(1))
+            screen = await open_flow(app, pilot, 1)
+            assert isinstance(screen, FlowScreen)
+            assert upstream.received[0].path == "/v1/responses"
+            right = screen.query_one("#upstream", PayloadView)
+            assert right.border_subtitle == "translated openai-chat → openai-responses"
+            assert '"input": [' in right.viewer.text
+            report = [i for i in screen.query_one(ViolationPanel).items if i.violation.where == "translation"]
+            assert [(i.violation.rule, i.violation.pointer, i.violation.message, i.lines) for i in report] == [
+                ("XL", "/stop", "dropped: the Responses API has no stop sequences", {"request": 28}),
+                ("XL", "/seed", "dropped: Chat parameter 'seed' has no counterpart", {"request": 31}),
+            ]
+            left = screen.query_one("#request", PayloadView)
+            assert (left.viewer.marks, left.viewer.document.get_line(28)) == (
+                {28: "warning", 31: "warning"}, '  "stop": [')
+    finally:
+        forwarder.stop()
