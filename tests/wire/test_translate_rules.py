@@ -486,7 +486,9 @@ def test_a_gemini_client_streaming_without_sse_reads_one_json_array() -> None:
     bridge = get_bridge(GEM, CHAT)
     sent = bridge.request({"contents": [{"parts": [{"text": "x"}]}]}, "/v1beta/models/g:streamGenerateContent")
     assert sent.payload["stream"] is True
-    out, pieces = cases.run_stream(bridge.stream(sent.state), cases.CHAT_STREAM, 40)
+    relay = bridge.stream(sent.state)
+    assert relay.content_type == "application/json"
+    out, pieces = cases.run_stream(relay, cases.CHAT_STREAM, 40)
     chunks = orjson.loads(out)
     assert [p for c in chunks for p in c["candidates"][0]["content"]["parts"]] == [
         {"text": "Checking both."},

@@ -136,6 +136,11 @@ class StreamTranslator:
     _started: bool = False
 
     @property
+    def content_type(self) -> str:
+        """The media type of the translated stream, for the response header."""
+        return "application/json" if self.state.json_array_stream else "text/event-stream"
+
+    @property
     def losses(self) -> list[Loss]:
         losses: list[Loss] = self.emitter.losses
         return losses
