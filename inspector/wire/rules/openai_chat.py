@@ -277,6 +277,8 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         if role != "assistant":
             continue
         answered = set()
+        if isinstance(message.get("content"), list):
+            _check_assistant_parts(report, message["content"], ptr(base, "content"))
         if "function_call" in message:
             call = message["function_call"]
             if call is None:
@@ -315,6 +317,20 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
                 pending[call_id] = f"{base}/tool_calls/{position}/id"
     if pending:
         _unanswered(report, pending)
+
+
+def _check_assistant_parts(report: Report, parts: list[Any], pointer: str) -> None:
+    """OC-12: an assistant content array holds text parts or exactly one refusal, at least one."""
+    if not parts:
+        report.add("OC-12", pointer, "assistant content is an empty array (send null or omit it)", Severity.ERROR)
+        return
+    kinds = [part.get("type") if isinstance(part, dict) else None for part in parts]
+    for position, kind in enumerate(kinds):
+        if kind not in ("text", "refusal"):
+            report.add("OC-12", f"{pointer}/{position}", f"assistant content part {short(kind or parts[position])} is "
+                                                         "not text or refusal", Severity.ERROR)
+    if "refusal" in kinds and len(parts) > 1:
+        report.add("OC-12", pointer, "a refusal part must be the only assistant content part", Severity.ERROR)
 
 
 def _unanswered(report: Report, pending: dict[str, str]) -> None:
