@@ -379,6 +379,9 @@ def _chat_tool_message(fixer: _Fixer, message: dict[str, Any], base: str) -> Non
 
 def _chat_assistant(fixer: _Fixer, message: dict[str, Any], base: str, pending: dict[str, str],
                     seen_ids: set[str], rewritten: dict[str, str]) -> None:
+    if message.get("content") == []:
+        message["content"] = None if message.get("tool_calls") else ""
+        fixer.note("OC-12", ptr(base, "content"), "set", "empty assistant content array replaced")
     if "function_call" in message:
         call = message["function_call"]
         if call is None:

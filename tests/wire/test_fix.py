@@ -67,6 +67,7 @@ def test_chat_every_fixable_defect_at_once():
     calls[1]["function"]["name"] = "search.docs"
     payload["messages"][3]["content"] = None
     payload["messages"][5]["tool_calls"] = []
+    payload["messages"][2]["content"] = []
     result = fix(payload, CHAT)
     assert _repairs(result) == [
         ("OC-05", "/tools/0/function/parameters/properties/city/type", "converted"),
@@ -77,6 +78,7 @@ def test_chat_every_fixable_defect_at_once():
         ("OC-09", "/functions", "removed"),
         ("OC-08", "/tool_choice", "converted"),
         ("OC-02", "/tool_choice/function/name", "aliased"),
+        ("OC-12", "/messages/2/content", "set"),
         ("OC-15", "/messages/2/tool_calls/0/function/arguments", "encoded"),
         ("OC-02", "/messages/2/tool_calls/1/function/name", "aliased"),
         ("OC-15", "/messages/2/tool_calls/1/function/arguments", "wrapped"),
