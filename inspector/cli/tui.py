@@ -18,6 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --host other than loopback (the forwarder relays your API keys)")
     parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    parser.add_argument("--translate", metavar="SRC:DST",
+                        help="translate between dialects, e.g. openai-chat:openai-responses (the client "
+                             "keeps speaking SRC, the upstream gets DST)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,13 +41,13 @@ def run(args: argparse.Namespace) -> int:
         if args.upstream:
             try:
                 forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port,
-                                      on_event=bridge, allow_remote=args.allow_remote)
+                                      on_event=bridge, allow_remote=args.allow_remote, translate=args.translate)
                 forwarder.start()
             except ForwarderError as exc:
                 print(f"toolwire-inspect: {exc}", file=sys.stderr)
                 return 2
-        app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge, upstream=args.upstream or "",
-                           mode=forwarder.mode.value if forwarder is not None else "")
+        mode = f"translate {args.translate.replace(':', ' → ')}" if args.translate else "passthrough"
+        app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge, upstream=args.upstream or "", mode=mode)
         app.run()
         return app.return_code or 0
     finally:
