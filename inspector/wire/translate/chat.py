@@ -228,7 +228,7 @@ def _parse_choice(payload: dict[str, Any], req: Request, losses: list[Loss]) -> 
                                "the allowed-tools subset has no counterpart; all declared tools stay allowed", "XL-11"))
 
 
-def emit_content(parts: list[Part], emit: Emit, tgt: str) -> str | list[dict[str, Any]]:
+def emit_content(parts: list[Part]) -> str | list[dict[str, Any]]:
     if all(p.kind == "text" for p in parts):
         return text_of(parts)
     out: list[dict[str, Any]] = []
@@ -352,11 +352,10 @@ def _emit_user_turn(group: list[Any], emit: Emit, messages: list[dict[str, Any]]
             media.extend(extra)
         messages.append({"role": "tool", "tool_call_id": call_id, "content": flagged_text(result, emit, join(tgt, "content"))})
     if media:
-        messages.append({"role": "user", "content": emit_content(media, emit, join("/messages", len(messages)))})
+        messages.append({"role": "user", "content": emit_content(media)})
     for item in others:
         if isinstance(item, Message):
-            tgt = join("/messages", len(messages))
-            messages.append({"role": "user", "content": emit_content(item.parts, emit, join(tgt, "content"))})
+            messages.append({"role": "user", "content": emit_content(item.parts)})
         elif isinstance(item, Opaque):
             emit.opaque(item)
 

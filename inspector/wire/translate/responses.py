@@ -26,7 +26,7 @@ _BUILTIN_KIND = {"web_search": "web_search", "web_search_preview": "web_search",
 
 # --- requests ------------------------------------------------------------------------------------
 
-def _parse_parts(content: Any, src: str, losses: list[Loss]) -> list[Part]:
+def _parse_parts(content: Any, src: str) -> list[Part]:
     if content is None:
         return []
     if isinstance(content, str):
@@ -117,7 +117,7 @@ def _parse_item(item: Any, src: str, items: list[Any], losses: list[Loss]) -> No
     kind = item.get("type", "message" if "role" in item else None)
     if kind == "message":
         role = item.get("role")
-        parts = _parse_parts(item.get("content"), join(src, "content"), losses)
+        parts = _parse_parts(item.get("content"), join(src, "content"))
         if role in ("system", "developer"):
             items.append(Message("system", parts, src))
         elif role in ("user", "assistant"):
@@ -132,7 +132,7 @@ def _parse_item(item: Any, src: str, items: list[Any], losses: list[Loss]) -> No
         items.append(Call(_need(item, "call_id", src), _need(item, "name", src), {"input": item.get("input", "")}, src,
                           custom=True, name_src=join(src, "name"), id_src=join(src, "call_id")))
     elif kind in ("function_call_output", "custom_tool_call_output"):
-        items.append(Result(_need(item, "call_id", src), None, _parse_parts(item.get("output"), join(src, "output"), losses),
+        items.append(Result(_need(item, "call_id", src), None, _parse_parts(item.get("output"), join(src, "output")),
                             src, custom=kind == "custom_tool_call_output", id_src=join(src, "call_id")))
     elif kind == "item_reference":
         raise TranslationError("an item_reference points at an item stored by the Responses server", src)
@@ -245,7 +245,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     out["input"] = items
     tools = emit_tools(req.tools, emit)
     for builtin in req.builtins:
-        hosted = _emit_builtin(builtin, emit, join("/tools", len(tools)))
+        hosted = _emit_builtin(builtin, emit)
         if hosted is not None:
             tools.append(hosted)
     if tools:
@@ -288,7 +288,7 @@ def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
     return out
 
 
-def _emit_builtin(builtin: Builtin, emit: Emit, tgt: str) -> dict[str, Any] | None:
+def _emit_builtin(builtin: Builtin, emit: Emit) -> dict[str, Any] | None:
     if builtin.kind == "web_search":
         tool: dict[str, Any] = {"type": "web_search"}
         for key, value in builtin.options.items():
@@ -320,7 +320,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
         here = join("/output", i)
         kind = item.get("type") if isinstance(item, dict) else None
         if kind == "message":
-            parts = _parse_parts(item.get("content"), join(here, "content"), losses)
+            parts = _parse_parts(item.get("content"), join(here, "content"))
             resp.items.append(Message("assistant", parts, here))
         elif kind == "function_call":
             arguments, raw = decode_arguments(item.get("arguments"), join(here, "arguments"), losses)
