@@ -342,6 +342,8 @@ class FixtureRoute:
         target = upstream["url"].removeprefix("{upstream}")
         sent = upstream["body"] if "body" in upstream else request["body"]
         response = data["response"]
+        if response.get("status") is None:
+            raise ValueError(f"{source}: the recorded turn has no response to replay ({data.get('error')})")
         # Framing is ours to redo: the body length may differ once re-serialised.
         headers = [(k, v) for k, v in response["headers"]
                    if k.lower() not in ("content-length", "transfer-encoding", "connection")]

@@ -6,6 +6,7 @@ import base64
 import json
 
 import orjson
+import pytest
 
 from inspector.analysis import analyse
 from inspector.export import body_value, dumps, fixture, write_fixture
@@ -137,3 +138,13 @@ def test_mock_route_from_a_fixture_matches_the_same_request_only():
     assert route.canned.status == 200
     assert route.canned.body == orjson.dumps(orjson.loads(RESPONSE))
     assert route.canned.headers == [("content-type", "application/json")]
+
+
+def test_a_fixture_without_a_response_cannot_be_served():
+    flow = chat_flow(status=None, response_headers=[], response_body=b"", state=FlowState.ERROR,
+                     error="client disconnected before the upstream answered")
+    data = json.loads(dumps(fixture(flow, analyse(flow))))
+    with pytest.raises(ValueError) as raised:
+        FixtureRoute.from_fixture(data, "turn.json")
+    assert str(raised.value) == (
+        "turn.json: the recorded turn has no response to replay (client disconnected before the upstream answered)")

@@ -25,6 +25,7 @@ def test_json_passthrough_is_byte_exact_and_recorded(rig):
     rig.mock.push(canned)
     response = rig.client.post(CHAT + "?api-version=1", content=BODY, headers={
         "content-type": "application/json", "authorization": "Bearer sk-live-123", "x-custom": "kept",
+        "connection": "keep-alive, x-hop", "x-hop": "named by Connection", "te": "trailers",
     })
     assert response.status_code == 200
     assert response.content == canned.body
@@ -37,7 +38,9 @@ def test_json_passthrough_is_byte_exact_and_recorded(rig):
     assert received.header("host") == f"127.0.0.1:{rig.mock.port}"
     assert received.header("authorization") == "Bearer sk-live-123"
     assert received.header("x-custom") == "kept"
-    assert received.header("connection") is None  # hop-by-hop, not relayed
+    for hop_by_hop in ("connection", "x-hop", "te"):
+        assert received.header(hop_by_hop) is None
+    assert received.header("content-length") == str(len(BODY))
     assert received.header("user-agent") == response.request.headers["user-agent"]
 
     flow = rig.store.get(event.flow.id)
