@@ -289,3 +289,17 @@ def test_fixed_anthropic_payloads_have_no_errors(conversation, picks):
 
 def test_the_stream_baseline_reassembles_like_the_generator_expects():
     assert check.check_stream(sse(chat_chunks()), "openai-chat") == []
+
+
+SSE_LINES = st.sampled_from(["data: {\"a\": 1}", "data:{}", "data:  x", "data", "event: ping", ": comment",
+                             "id: 7", "", "", "retry: 5", "data: [DONE]", "dataX: no", "data: é", "{}"])
+
+
+@FAST
+@given(st.lists(SSE_LINES, max_size=12), st.booleans())
+def test_the_fast_sse_path_equals_the_incremental_parser(lines, closed):
+    from inspector.wire.sse import parse_all
+    from inspector.wire.streams import _sse_data
+
+    body = ("\n".join(lines) + ("\n\n" if closed else "")).encode()
+    assert [d.decode() for d in _sse_data(body)] == [event.data for event in parse_all(body)]
