@@ -484,7 +484,9 @@ def test_error_bodies_come_back_in_the_clients_dialect() -> None:
 
 def test_a_gemini_client_streaming_without_sse_reads_one_json_array() -> None:
     bridge = get_bridge(GEM, CHAT)
-    sent = bridge.request({"contents": [{"parts": [{"text": "x"}]}]}, "/v1beta/models/g:streamGenerateContent")
+    sent = bridge.request({"contents": [{"parts": [{"text": "x"}]}]}, "/v1beta/models/g:streamGenerateContent?alt=json")
+    assert bridge.stream(bridge.request({"contents": []}, "/v1beta/models/g:streamGenerateContent").state) \
+        .content_type == "text/event-stream"
     assert sent.payload["stream"] is True
     relay = bridge.stream(sent.state)
     assert relay.content_type == "application/json"

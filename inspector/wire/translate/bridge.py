@@ -79,7 +79,11 @@ class Bridge:
         state = State(self.source, self.target, model=req.model, stream=req.stream)
         options = payload.get("stream_options")
         state.stream_usage = isinstance(options, dict) and options.get("include_usage") is True
-        state.json_array_stream = self.source is Dialect.GEMINI and req.stream and "alt=sse" not in path
+        # Only a query that is known and lacks alt=sse means a JSON-array stream; a path given
+        # without its query is taken to be the SSE stream every SDK asks for.
+        query = path.partition("?")[2]
+        state.json_array_stream = self.source is Dialect.GEMINI and req.stream and bool(query) and \
+            "alt=sse" not in query.split("&")
         state.history_ids = {i for item in req.items for i in _ids(item)}
         state.seed = hashlib.sha256(orjson.dumps(payload)).hexdigest()[:32]
         state.created = int(time.time())
