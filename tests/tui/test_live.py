@@ -185,3 +185,43 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
                 {28: "warning", 31: "warning"}, '  "stop": [')
     finally:
         forwarder.stop()
+
+
+async def test_a_pending_flow_completes_in_place(store: Store, ids: dict[str, int]) -> None:
+    """A flow opened while its response is still streaming is redrawn when it completes."""
+    import orjson
+
+    from inspector.flow import Flow, FlowState
+    from inspector.mock import chat_completion
+    from inspector.tui.screens.flow import FlowScreen
+
+    from .flows import T0
+    from .test_flow_view import open_flow
+
+    flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=T0 + 30, method="POST",
+                path="/v1/chat/completions", request_body=orjson.dumps(clean_request()))
+    store.save(flow)
+    bridge = EventBridge()
+    seen = Seen()
+    app = make_app(store, bridge=bridge)
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        flows = app.query_one(FlowList)
+        assert [flows.current.id, *row_text(flows)[6:9]] == [flow.id, "…", "…", "-"]
+        screen = await open_flow(app, pilot, flow.id)
+        assert (screen.view.flow.state, screen.view.flow.status) == (FlowState.PENDING, None)
+        flow.status, flow.response_body, flow.latency_ms = 200, orjson.dumps(chat_completion("done")), 12.0
+        flow.state = FlowState.COMPLETE
+        store.save(flow)
+        bridge.push("completed", flow.id)
+        await seen.wait_for(completed(flow.id))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FlowScreen)
+        assert (app.screen.view.flow.state, app.screen.view.flow.status) == (FlowState.COMPLETE, 200)
+        assert row_text(flows)[6:8] == ["200", "12ms"]
+
+
+def row_text(flows: FlowList) -> list[str]:
+    from inspector.tui.widgets.flow_list import row_cells
+
+    return row_cells(flows.current, flows.clock())
