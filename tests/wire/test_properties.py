@@ -303,3 +303,47 @@ def test_the_fast_sse_path_equals_the_incremental_parser(lines, closed):
 
     body = ("\n".join(lines) + ("\n\n" if closed else "")).encode()
     assert [d.decode() for d in _sse_data(body)] == [event.data for event in parse_all(body)]
+
+
+@FAST
+@given(conversations(), st.sets(st.integers(0, 4), min_size=1))
+def test_fixed_responses_payloads_have_no_errors(conversation, picks):
+    payload = responses_of(*conversation)
+    items = payload["input"]
+    calls = [i for i in items if i.get("type") == "function_call"]
+    outputs = [i for i in items if i.get("type") == "function_call_output"]
+    if 0 in picks:
+        payload["tools"][0] = {"type": "function", "function": {"name": payload["tools"][0]["name"],
+                                                                "parameters": {"type": "OBJECT"}}}
+    if 1 in picks and calls:
+        calls[0]["arguments"] = orjson.dumps(calls[0]["arguments"]).decode()
+    if 2 in picks and outputs:
+        items.remove(outputs[0])
+    if 3 in picks and outputs:
+        outputs[-1]["call_id"] = "nobody"
+    if 4 in picks and outputs and any(item is outputs[-1] for item in items):
+        position = next(i for i, item in enumerate(items) if item is outputs[-1])
+        items[position] = {"role": "tool", "tool_call_id": outputs[-1]["call_id"], "content": "x"}
+    result = fix(payload, "openai-responses")
+    assert [v for v in check.check_request(result.payload, "openai-responses") if v.severity.value == "error"] == []
+
+
+@FAST
+@given(conversations(), st.sets(st.integers(0, 3), min_size=1))
+def test_fixed_gemini_payloads_have_no_errors(conversation, picks):
+    payload = gemini_of(*conversation)
+    declarations = payload["tools"][0]["functionDeclarations"]
+    calls = [p["functionCall"] for c in payload["contents"] for p in c["parts"] if "functionCall" in p]
+    responses = [p["functionResponse"] for c in payload["contents"] for p in c["parts"] if "functionResponse" in p]
+    if 0 in picks:
+        declarations.append(copy.deepcopy(declarations[0]))
+    if 1 in picks:
+        declarations[0]["parameters"]["$schema"] = "x"
+        for prop in declarations[0]["parameters"].get("properties", {}).values():
+            prop["type"] = [prop["type"], "null"]
+    if 2 in picks and calls:
+        calls[0]["args"] = orjson.dumps(calls[0]["args"]).decode()
+    if 3 in picks and responses:
+        responses[0]["response"] = [responses[0]["response"]]
+    result = fix(payload, "gemini")
+    assert [v for v in check.check_request(result.payload, "gemini") if v.severity.value == "error"] == []
