@@ -43,8 +43,12 @@ UNDECIDABLE: dict[str, str] = {
     "XL-07": "text lost by a translation is only visible by comparing the source and translated payloads "
              "(the translation loss report does that); a single payload shows only the ordering (AN-09, GM-11)",
     "XL-14": "dropped opaque state (thoughtSignature, reasoning items, thinking blocks) is visible only against "
-             "the response that produced it; within one Gemini request the checker flags turns that lost a "
-             "signature while others kept theirs (GM-08)",
+             "the response that produced it; within one request the checker flags a Gemini call turn that lost "
+             "its signature while others kept theirs (GM-08) and an Anthropic tool_use turn without its "
+             "thinking block while thinking is on (XL-14)",
+    "OC-06 (size limits)": "the strict-mode size limits (properties, nesting, enum values, characters) changed "
+                           "over time and are quoted through mirrors (contracts.md §10.1); the shape rules are "
+                           "checked, the limits are not",
     "XL-15": "content lost between an MCP result and a dialect's tool result needs both documents",
     "GM-08 (model)": "whether a missing thoughtSignature is rejected depends on the model (Gemini 3), which is "
                      "in the URL, not the body",
