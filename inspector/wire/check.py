@@ -55,8 +55,6 @@ UNDECIDABLE: dict[str, str] = {
     "MCP-04 (revision)": "_meta on tools/call is required only in 2026-07-28, and a request without _meta does "
                          "not say which revision it speaks; result fields that 2026-07-28 requires are checked "
                          "by the session rules when the request declares that revision",
-    "MCP-06 (schema)": "conformance of structuredContent to outputSchema needs the tools/list of the same server: "
-                       "a session rule (session.py)",
     "AN-02 (length)": "Anthropic widened names from 64 to 128 characters during 2025; older endpoints reject 65+",
 }
 
