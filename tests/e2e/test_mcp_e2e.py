@@ -95,14 +95,14 @@ async def test_mcp_through_the_forwarder_is_recorded_checked_and_duplicates_name
         "tools/list": ["/alpha/mcp", "/beta/mcp"], "tools/call": ["/alpha/mcp", "/beta/mcp"]}
 
     duplicates = check_session(entries_from_flows(flows))
-    port = forwarder_upstream_port(flows)
+    port = _upstream_port(flows)
     assert [(v.rule, v.severity.value, v.pointer) for v in duplicates] == [("XL-03", "error", "/result/tools/0/name")]
     assert duplicates[0].message == (
         f"tool 'lookup' is served by two servers: http://127.0.0.1:{port}/alpha/mcp (flow "
         f"{_list_flow(flows, '/alpha/mcp')}) and http://127.0.0.1:{port}/beta/mcp (flow {_list_flow(flows, '/beta/mcp')})")
 
 
-def forwarder_upstream_port(flows) -> int:
+def _upstream_port(flows) -> int:
     return int(flows[0].upstream_url.split(":")[2].split("/")[0])
 
 
