@@ -28,12 +28,14 @@ def test_translates_a_file_with_a_human_report(tmp_path: Path, capsysbinary: pyt
     payload = orjson.loads(out)
     alias = payload["tools"][0]["name"]
     assert payload == {"model": "gpt-4o", "input": [{"role": "user", "content": "hi"}], "tools": [
-        {"type": "function", "name": alias, "parameters": {"type": "object"}, "strict": False}]}
+        {"type": "function", "name": alias, "parameters": {"type": "object"}, "strict": False}], "store": False}
     assert err.decode().splitlines() == [
         f"{source}:dropped /functions: null means absent [XL-10]",
         f"{source}:aliased /tools/0/function/name -> /tools/0/name: 'fs.read' is not a valid openai-responses tool name; "
         f"sent as {alias!r} and reversed in the response [XL-02]",
-        "2 change(s) reported"]
+        f"{source}:synthesised / -> /store: the Responses API stores responses by default; store is false as the "
+        "client's own dialect implies",
+        "3 change(s) reported"]
 
 
 def test_json_report_and_stdin() -> None:

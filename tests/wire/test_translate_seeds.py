@@ -79,7 +79,7 @@ def test_seed_004_legacy_functions_to_responses() -> None:
     assert [t["name"] for t in sent.payload["tools"]] == ["get_weather"]
     assert [(loss.source, loss.kind, loss.rule) for loss in sent.losses] == [
         ("/tool_choice", "dropped", "XL-10"), ("/functions/0", "dropped", "XL-03"),
-        ("/messages/1/function_call", "synthesised", "XL-05")]
+        ("/messages/1/function_call", "synthesised", "XL-05"), ("", "synthesised", "")]
     assert _errors(sent.payload, RESP) == []
 
 
@@ -93,7 +93,8 @@ def test_seed_001_builtin_tools_to_responses_without_function_tools() -> None:
     sent = get_bridge(ANT, RESP).request(original, "/v1/messages")
     assert sent.payload["tools"] == [{"type": "web_search", "filters": {"allowed_domains": ["example.com"]},
                                       "user_location": {"type": "approximate", "city": "Lyon", "country": "FR"}}]
-    assert [(loss.source, loss.kind, loss.rule) for loss in sent.losses] == [("/tools/1", "dropped", "XL-09")]
+    assert [(loss.source, loss.kind, loss.rule) for loss in sent.losses] == [("/tools/1", "dropped", "XL-09"),
+                                                                           ("", "synthesised", "")]
     assert _errors(sent.payload, RESP) == []
 
 

@@ -18,7 +18,7 @@ from .names import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",
-           "web_search_options")
+           "web_search_options", "store")
 _NULLABLE = ("tools", "functions", "tool_choice", "function_call")
 
 
@@ -78,6 +78,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     if isinstance(payload.get("parallel_tool_calls"), bool):
         req.parallel = payload["parallel_tool_calls"]
     req.stream = payload.get("stream") is True
+    req.store = payload["store"] if isinstance(payload.get("store"), bool) else None
     limit = payload.get("max_completion_tokens", payload.get("max_tokens"))
     req.max_tokens = limit if isinstance(limit, int) else None
     req.temperature = payload.get("temperature")
@@ -292,6 +293,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             out[key] = getattr(req, key)
     if req.stop:
         out["stop"] = req.stop
+    if req.store is not None:
+        out["store"] = req.store
     if req.stream:
         out["stream"] = True
         out["stream_options"] = {"include_usage": True}

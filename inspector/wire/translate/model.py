@@ -161,6 +161,7 @@ class Request:
     top_p: float | None = None
     stop: list[str] = field(default_factory=list)
     stop_src: str = "/stop"
+    store: bool | None = None  # whether the provider keeps the exchange (Chat and Responses only)
     # Source fields no other dialect can carry: (pointer, why). Reported as dropped on emit.
     leftovers: list[tuple[str, str]] = field(default_factory=list)
 

@@ -17,7 +17,7 @@ from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request,
 from .names import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
-           "max_output_tokens", "temperature", "top_p")
+           "max_output_tokens", "temperature", "top_p", "store")
 _NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation")
 _BUILTIN_KIND = {"web_search": "web_search", "web_search_preview": "web_search",
                  "web_search_2025_08_26": "web_search", "web_search_preview_2025_03_11": "web_search",
@@ -105,6 +105,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     if isinstance(payload.get("parallel_tool_calls"), bool):
         req.parallel = payload["parallel_tool_calls"]
     req.stream = payload.get("stream") is True
+    req.store = payload["store"] if isinstance(payload.get("store"), bool) else None
     req.max_tokens = payload.get("max_output_tokens") if isinstance(payload.get("max_output_tokens"), int) else None
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
@@ -266,6 +267,11 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             out[key] = getattr(req, key)
     if req.stop:
         emit.drop(req.stop_src, "the Responses API has no stop sequences")
+    if req.store is None:
+        # Responses keeps every response server-side unless told not to; no other dialect does.
+        emit.losses.append(Loss("", "/store", "synthesised", "the Responses API stores responses by default; "
+                                "store is false as the client's own dialect implies", ""))
+    out["store"] = bool(req.store)
     if req.stream:
         out["stream"] = True
     for pointer, why in req.leftovers:
