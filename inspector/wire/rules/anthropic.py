@@ -23,6 +23,9 @@ STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use",
                           "model_context_window_exceeded"})
 
 
+PORTABLE_NAME_MAX = 64  # the limit before mid-2025, and OpenAI's and Gemini's today
+
+
 def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
     if not isinstance(name, str) or not name:
         report.add("AN-02", pointer, f"{what} has no name")
@@ -30,6 +33,10 @@ def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: 
         reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
                   else f"does not match {profile.name_pattern_text}")
         report.add("AN-02", pointer, f"{what} name {short(name)} {reason}")
+    elif len(name) > PORTABLE_NAME_MAX:
+        report.add("AN-02", pointer, f"{what} name is {len(name)} characters: accepted today, but endpoints from "
+                                     f"before mid-2025 and the other dialects stop at {PORTABLE_NAME_MAX}",
+                   Severity.WARNING)
 
 
 def check_tool_use(report: Report, profile: Profile, block: dict[str, Any], pointer: str,
