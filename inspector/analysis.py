@@ -12,6 +12,7 @@ import orjson
 
 from .flow import Flow, header
 from .wire import check
+from .wire import profiles
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Violation, count_by_severity
@@ -83,36 +84,41 @@ def analyse(flow: Flow) -> Analysis:
         result.upstream_request, _ = parse_json(decode_body(flow.upstream_request_body, flow.upstream_request_headers))
     result.upstream_dialect = _translate_target(flow) or dialect
 
-    response_body = decode_body(flow.response_body, flow.response_headers)
-    if dialect is not None and response_body:
-        result.response = (
-            check.reassemble(response_body, dialect) if _is_stream(flow) else parse_json(response_body)[0]
-        )
-    result.tool_calls = response_tool_calls(result.response, dialect)
-
     if dialect is not None:
-        result.violations = _violations(flow, result, dialect, response_body)
+        result.violations = _check(flow, result, dialect)
+    result.tool_calls = response_tool_calls(result.response, dialect)
     result.errors, result.warnings, _ = count_by_severity(result.violations)
     return result
 
 
-def _violations(flow: Flow, result: Analysis, dialect: Dialect, response_body: bytes) -> list[Violation]:
+def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
+    """Violations of every document of the flow; fills `result.response` on the way (one parse)."""
     found: list[Violation] = []
 
     def add(where: str, violations: list[Violation]) -> None:
         found.extend(v if v.where else _with_where(v, where) for v in violations)
 
+    # The client-side documents are judged by the profile of the endpoint they were meant for.
+    profile = profiles.for_upstream(flow.upstream_url, dialect)
     if result.request is not None:
-        add("request", check.check_request(result.request, dialect))
-    if result.upstream_request is not None and result.upstream_dialect is not None:
-        add("upstream", check.check_request(result.upstream_request, result.upstream_dialect))
-    if response_body and (flow.status or 0) < 400:
-        if _is_stream(flow):
-            add("stream", check.check_stream(response_body, dialect))
-        else:
-            parsed, _ = parse_json(response_body)
-            if parsed is not None:
-                add("response", check.check_response(parsed, dialect))
+        add("request", check.check_request(result.request, dialect, profile))
+    upstream_dialect = result.upstream_dialect
+    if result.upstream_request is not None and upstream_dialect is not None:
+        add("upstream", check.check_request(result.upstream_request, upstream_dialect,
+                                            profiles.for_upstream(flow.upstream_url, upstream_dialect)))
+    response_body = decode_body(flow.response_body, flow.response_headers)
+    if not response_body:
+        return found
+    # An error answer is the provider's verdict, not a tool-calling payload to judge.
+    judged = (flow.status or 0) < 400
+    if _is_stream(flow):
+        violations, result.response = check.check_and_reassemble(response_body, dialect, profile)
+        if judged:
+            add("stream", violations)
+    else:
+        result.response, _ = parse_json(response_body)
+        if judged and result.response is not None:
+            add("response", check.check_response(result.response, dialect, profile))
     return found
 
 
