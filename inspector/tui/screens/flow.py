@@ -110,6 +110,8 @@ class FlowScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        # The violations list starts focused: arrows (and n/N anywhere) walk the findings.
+        self.query_one("#violation-list").focus()
         self.load()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="flow-view", description="prepare flow view")
@@ -121,13 +123,13 @@ class FlowScreen(Screen[None]):
             return
         self.post_message(self.Prepared(prepare(flow)))
 
-    async def on_flow_screen_prepared(self, message: Prepared) -> None:
+    def on_flow_screen_prepared(self, message: Prepared) -> None:
         view = self.view = message.view
         self.fixed, self.showing_fixed = None, False
         self.query_one("#flow-title", Static).update(flow_title(view))
-        await self.query_one("#request", PayloadView).show(view.request)
-        await self.query_one("#upstream", PayloadView).show(view.upstream)
-        await self.query_one("#response", PayloadView).show(view.response)
+        self.query_one("#request", PayloadView).show(view.request)
+        self.query_one("#upstream", PayloadView).show(view.upstream)
+        self.query_one("#response", PayloadView).show(view.response)
         chunks = self.query_one("#chunks", LineViewer)
         chunks.load(view.chunks or ["(not streamed: the response arrived as one body)"])
         self.query_one("#headers", LineViewer).load(view.headers)
@@ -164,38 +166,38 @@ class FlowScreen(Screen[None]):
         tabs = self.query_one(TabbedContent)
         tabs.active = "tab-response" if tabs.active == "tab-headers" else "tab-headers"
 
-    async def action_fixed(self) -> None:
+    def action_fixed(self) -> None:
         if self.view is None:
             return
         if self.showing_fixed:
             self.showing_fixed = False
             right = self.query_one("#upstream", PayloadView)
             right.border_title = "Sent upstream"
-            await right.show(self.view.upstream)
+            right.show(self.view.upstream)
             if self.chosen is not None and "upstream" in self.chosen.lines:
                 right.go_to(self.chosen.lines["upstream"])
             return
         if self.fixed is None:
             self.prepare_fixed(self.view)
         else:
-            await self._show_fixed(self.fixed)
+            self._show_fixed(self.fixed)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="flow-fix", description="fix the request")
     def prepare_fixed(self, view: FlowView) -> None:
         self.post_message(self.FixPrepared(prepare_fixed(view)))
 
-    async def on_flow_screen_fix_prepared(self, message: FixPrepared) -> None:
+    def on_flow_screen_fix_prepared(self, message: FixPrepared) -> None:
         if message.fixed is None:
             self.notify("nothing to fix: the request is not JSON of a known dialect", severity="warning")
             return
         self.fixed = message.fixed
-        await self._show_fixed(message.fixed)
+        self._show_fixed(message.fixed)
 
-    async def _show_fixed(self, fixed: FixedView) -> None:
+    def _show_fixed(self, fixed: FixedView) -> None:
         self.showing_fixed = True
         right = self.query_one("#upstream", PayloadView)
         right.border_title = "Fixed"
-        await right.show(fixed.pane)
+        right.show(fixed.pane)
         if self.chosen is not None:
             right.go_to(fixed.pane.line_of(self.chosen.violation.pointer))
         self.query_one("#repairs", LineViewer).load(fixed.repairs or ["nothing needed a repair"])

@@ -91,29 +91,31 @@ class PayloadView(Vertical):
         self.pane: Pane | None = None
 
     def compose(self) -> ComposeResult:
+        # Both tiers exist from the start and one is hidden: swapping widgets on every flow would
+        # cost a mount and a full re-layout each time.
+        yield JsonArea()
         yield LineViewer()
+
+    def on_mount(self) -> None:
+        self.query_one(JsonArea).display = False
 
     @property
     def viewer(self) -> JsonArea | LineViewer:
-        return self.query_one("JsonArea, LineViewer")  # type: ignore[return-value]
+        area = self.query_one(JsonArea)
+        return area if area.display else self.query_one(LineViewer)
 
-    async def show(self, pane: Pane) -> None:
+    def show(self, pane: Pane) -> None:
         self.pane = pane
         self.border_subtitle = pane.note
         wants_textarea = pane.located is not None and len(pane.text) <= TEXTAREA_MAX_CHARS
-        viewer = self.viewer
-        if wants_textarea and not isinstance(viewer, JsonArea):
-            await viewer.remove()
-            viewer = JsonArea()
-            await self.mount(viewer)
-        elif not wants_textarea and not isinstance(viewer, LineViewer):
-            await viewer.remove()
-            viewer = LineViewer()
-            await self.mount(viewer)
-        if isinstance(viewer, JsonArea):
-            viewer.show(pane.text, pane.marks)
+        area, lines = self.query_one(JsonArea), self.query_one(LineViewer)
+        area.display, lines.display = wants_textarea, not wants_textarea
+        if wants_textarea:
+            area.show(pane.text, pane.marks)
+            lines.load([])
         else:
-            viewer.load(pane.text.split("\n") if pane.text else [], pane.marks)
+            lines.load(pane.text.split("\n") if pane.text else [], pane.marks)
+            area.show("", {})
 
     def go_to(self, line: int) -> None:
         self.viewer.go_to(line)
