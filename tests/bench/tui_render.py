@@ -13,11 +13,10 @@ import argparse
 import asyncio
 import os
 import statistics
+import sys
 import tempfile
 import threading
 import time
-
-import sys
 
 import httpx
 import orjson

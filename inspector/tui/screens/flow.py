@@ -47,7 +47,8 @@ def flow_title(view: FlowView) -> Content:
     if flow.replay_of is not None:
         parts.append((f"  replay of #{flow.replay_of}", "bold $secondary"))
     if analysis.errors or analysis.warnings:
-        parts.append((f"  {fmt.badge(analysis.errors, analysis.warnings)}", "bold $error" if analysis.errors else "$warning"))
+        badge_style = "bold $error" if analysis.errors else "$warning"
+        parts.append((f"  {fmt.badge(analysis.errors, analysis.warnings)}", badge_style))
     if analysis.parse_error:
         parts.append((f"  {analysis.parse_error}", "$warning"))
     return Content.assemble(*parts)
@@ -59,7 +60,8 @@ class FlowScreen(Screen[None]):
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
         Binding("x", "export", "Export", id="flow.export", tooltip="Write this flow as a JSON fixture"),
         Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
-        Binding("H", "headers", "Headers", show=False, id="flow.headers", tooltip="Request, upstream and response headers (toggle)"),
+        Binding("H", "headers", "Headers", show=False, id="flow.headers",
+                tooltip="Request, upstream and response headers (toggle)"),
         Binding("n", "violation(1)", "Next issue", id="flow.next-violation", tooltip="Go to the next violation"),
         Binding("N", "violation(-1)", "Prev issue", show=False, id="flow.previous-violation",
                 tooltip="Go to the previous violation"),

@@ -12,7 +12,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 
-
 class LineViewer(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {
         "line-viewer--gutter",
