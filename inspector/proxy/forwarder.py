@@ -100,6 +100,7 @@ class Forwarder:
         except TransformError as exc:
             raise ForwarderError(str(exc)) from exc
         self.mode = Mode.TRANSLATE if translate else Mode.PASSTHROUGH
+        self._active: set[asyncio.Task] = set()  # requests in flight, to cut on stop()
         self._credentials: OrderedDict[int, list[tuple[str, str]]] = OrderedDict()
         self._credentials_lock = threading.Lock()
         self._session: aiohttp.ClientSession | None = None
@@ -132,7 +133,21 @@ class Forwarder:
             self.store.new_session(self.upstream, self.base_url, self.mode.value)
 
     def stop(self) -> None:
+        loop = self._server.loop
+        if loop is not None and not loop.is_closed():
+            # Cut the flows still in flight ourselves, so each is recorded as cut by the stop,
+            # before uvicorn's shutdown drops their connections.
+            try:
+                asyncio.run_coroutine_threadsafe(self._cut_active(), loop).result(timeout=10)
+            except RuntimeError:
+                pass  # the loop stopped meanwhile: nothing is in flight any more
         self._server.stop()
+
+    async def _cut_active(self) -> None:
+        tasks = list(self._active)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def __enter__(self) -> Forwarder:
         self.start()
@@ -146,7 +161,7 @@ class Forwarder:
             # Relay the bytes as they came: the client asked for that encoding and decodes it.
             auto_decompress=False,
             skip_auto_headers=_SKIP_AUTO,
-            timeout=aiohttp.ClientTimeout(total=None, connect=min(self.timeout, 30.0), sock_read=self.timeout),
+            timeout=aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout), sock_read=self.timeout),
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
             cookie_jar=aiohttp.DummyCookieJar(),
         )
@@ -179,6 +194,19 @@ class Forwarder:
     async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             return
+        task = asyncio.current_task()
+        assert task is not None
+        self._active.add(task)
+        try:
+            await self._forward(scope, receive, send)
+        except asyncio.CancelledError:
+            # Only stop() cancels a request; its flow is recorded already. Ending the app
+            # quietly (no traceback in the log) makes uvicorn drop the connection.
+            raise _AbortResponse() from None
+        finally:
+            self._active.discard(task)
+
+    async def _forward(self, scope: dict, receive: Callable, send: Callable) -> None:
         t0 = time.perf_counter()
         started_at = time.time()
         flow_id = self.store.next_flow_id()
@@ -331,9 +359,17 @@ class _Recorder:
         try:
             response = await request
         except asyncio.CancelledError:
-            if not watcher.done():
-                raise  # this task itself is being cancelled (the server is shutting down)
+            if not watcher.done():  # this task itself is cancelled: stop() cuts it
+                await self.fail_before_response(send, 503, "toolwire_forwarder_stopped",
+                                                "forwarder stopped before the upstream answered")
+                return
             self.finish(FlowState.ERROR, "client disconnected before the upstream answered")
+            return
+        except aiohttp.ConnectionTimeoutError:
+            await self.fail_before_response(
+                send, 504, "toolwire_upstream_timeout",
+                f"upstream did not accept a connection within {_connect_timeout(timeout):g} s ({self.forwarder.upstream})",
+            )
             return
         except asyncio.TimeoutError:
             await self.fail_before_response(
@@ -444,6 +480,10 @@ class _Recorder:
             self._store_bodies(pieces, relayed, translating)
             self.finish(FlowState.ERROR, str(exc))
             raise _AbortResponse() from None
+        except asyncio.CancelledError:
+            self._store_bodies(pieces, relayed, translating)
+            self.finish(FlowState.ERROR, f"forwarder stopped after {len(relayed)} chunks")
+            raise
         self._store_bodies(pieces, relayed, translating)
         self.finish(FlowState.COMPLETE)
 
@@ -456,6 +496,10 @@ class _Recorder:
         flow.response_body = b"".join(relayed)
         if translating:
             flow.upstream_response_body = b"".join(pieces)
+
+
+def _connect_timeout(timeout: float) -> float:
+    return min(timeout, 30.0)  # a live upstream accepts at once; waiting longer only hides an outage
 
 
 def _break_reason(error: BaseException) -> str:

@@ -96,9 +96,15 @@ class Translation:
         return self
 
     def feed(self, data: bytes) -> bytes:
-        return self._stream.feed(data)
+        try:
+            return self._stream.feed(data)
+        except Exception as exc:  # a bridge bug or an untranslatable event must end this flow only
+            raise TransformError(f"cannot translate the stream: {exc}") from exc
 
     def close(self) -> bytes:
-        tail = self._stream.close()
+        try:
+            tail = self._stream.close()
+        except Exception as exc:
+            raise TransformError(f"cannot translate the end of the stream: {exc}") from exc
         self.notes.extend(str(loss) for loss in getattr(self._stream, "losses", []))
         return tail

@@ -25,10 +25,17 @@ class Events:
             self.all.append(event)
             self._changed.notify_all()
 
+    def started(self, count: int = 1, timeout: float = 10.0) -> list[FlowEvent]:
+        """Wait for `count` flows to start; the started events in order."""
+        return self._wait("started", count, timeout)
+
     def completed(self, count: int = 1, timeout: float = 10.0) -> list[FlowEvent]:
         """Wait for `count` completed flows; the completed events in order."""
+        return self._wait("completed", count, timeout)
+
+    def _wait(self, kind: str, count: int, timeout: float) -> list[FlowEvent]:
         def done() -> list[FlowEvent]:
-            return [e for e in self.all if e.kind == "completed"]
+            return [e for e in self.all if e.kind == kind]
 
         with self._changed:
             assert self._changed.wait_for(lambda: len(done()) >= count, timeout), f"{len(done())} of {count} flows"

@@ -322,3 +322,39 @@ def test_client_gone_while_sending_the_body_is_recorded(rig):
         "error", "client disconnected before the request body was complete (13 bytes read)", None)
     assert rig.store.get(event.flow.id).request_body == b'{"model": "m"'
     assert rig.mock.received == []
+
+
+def test_stopping_mid_stream_records_the_flow_as_cut(rig):
+    release = threading.Event()
+    canned = sse_response(["a", "b"])
+    canned.hold, canned.hold_after = release, 1
+    rig.mock.push(canned)
+    try:
+        with rig.client.stream("POST", CHAT, content=BODY) as response:
+            stream = response.iter_raw()  # held: a dropped iterator closes the connection
+            assert next(stream) == b"data: a\n\n"
+            rig.forwarder.stop()
+        (event,) = rig.events.completed()
+        assert (event.row.state, event.row.error) == ("error", "forwarder stopped after 1 chunks")
+    finally:
+        release.set()
+
+
+def test_stopping_while_the_upstream_thinks_records_the_flow_as_cut(rig):
+    rig.mock.push(Canned(body=b"{}", delay=1.0))
+    outcome: list[httpx.Response] = []
+
+    def call() -> None:
+        outcome.append(rig.client.post(CHAT, content=BODY))
+
+    caller = threading.Thread(target=call)
+    caller.start()
+    rig.events.started()
+    rig.forwarder.stop()
+    caller.join()
+    (event,) = rig.events.completed()
+    message = "forwarder stopped before the upstream answered"
+    assert (event.row.state, event.row.error, event.row.status) == ("error", message, 503)
+    (response,) = outcome
+    assert response.status_code == 503
+    assert response.json() == {"error": {"type": "toolwire_forwarder_stopped", "message": message, "code": 503}}
