@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ import platformdirs
 from .flow import Chunk, Flow, FlowState, Mode
 from .redact import redact_headers, redact_query
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Above this many body bytes, a flow is analysed in a helper process: checking a multi-megabyte
 # conversation holds the GIL for milliseconds, and the forwarder thread needs the GIL to relay.
@@ -77,6 +78,14 @@ CREATE TABLE flows (
 );
 CREATE INDEX flows_session ON flows (session_id);
 """
+# Version 2: flow ids are handed out in blocks through `meta`, so that several processes on one
+# store (the TUI, `record`, `replay`) never give two flows the same id.
+_SCHEMA_2 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+_MIGRATIONS = {0: _SCHEMA + _SCHEMA_2, 1: _SCHEMA_2}
+ID_BLOCK = 256  # ids reserved at a time
+ID_LOW_WATER = 128  # the writer reserves the next block when fewer are left
 
 _FLOW_COLUMNS = (
     "id, session_id, started_at, method, path, query, request_headers, request_body, mode, translate, "
@@ -214,17 +223,17 @@ class Store:
             self._read = self._connect()
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        self._read_lock = threading.Lock()
+        self._id_lock = threading.Lock()
         try:
             self._migrate(self._read)
-            (max_id,) = self._read.execute("SELECT COALESCE(MAX(id), 0) FROM flows").fetchone()
+            self._ids: deque[int] = deque(self._reserve_now())
+            self._refill = True  # off once close() has given the unused ids back
         except (sqlite3.Error, StoreError) as exc:
             self._read.close()
             if isinstance(exc, StoreError):
                 raise
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
-        self._read_lock = threading.Lock()
-        self._id_lock = threading.Lock()
-        self._last_id = max_id
         self._queue: queue.SimpleQueue[_Job | tuple[Flow, bool, Callable[[FlowRow], None] | None] | None] = (
             queue.SimpleQueue()
         )
@@ -248,19 +257,41 @@ class Store:
         (version,) = conn.execute("PRAGMA user_version").fetchone()
         if version == SCHEMA_VERSION:
             return
-        if version != 0:
+        if version not in _MIGRATIONS:
             raise StoreError(f"{self.path} has schema version {version}; this build knows {SCHEMA_VERSION}")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            (version,) = conn.execute("PRAGMA user_version").fetchone()
-            if version == 0:
-                conn.executescript("BEGIN;" + _SCHEMA + f"PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
-            else:
-                conn.execute("COMMIT")
+            (version,) = conn.execute("PRAGMA user_version").fetchone()  # another process may have won
+            if version in _MIGRATIONS:
+                for statement in _MIGRATIONS[version].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.execute("COMMIT")
         except sqlite3.Error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+
+    @staticmethod
+    def _reserve_ids(conn: sqlite3.Connection, count: int) -> range:
+        """Take `count` fresh flow ids; call inside a write transaction."""
+        found = conn.execute("SELECT value FROM meta WHERE key = 'next_flow_id'").fetchone()
+        (max_id,) = conn.execute("SELECT COALESCE(MAX(id), 0) FROM flows").fetchone()
+        start = max(found[0] if found else 1, max_id + 1)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('next_flow_id', ?)", (start + count,))
+        return range(start, start + count)
+
+    def _reserve_now(self) -> range:
+        with self._read_lock:
+            self._read.execute("BEGIN IMMEDIATE")
+            try:
+                ids = self._reserve_ids(self._read, ID_BLOCK)
+                self._read.execute("COMMIT")
+            except sqlite3.Error:
+                self._read.execute("ROLLBACK")
+                raise
+        return ids
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -276,9 +307,12 @@ class Store:
         return self.session_id
 
     def next_flow_id(self) -> int:
+        """A fresh flow id, unique in this store file whichever process asks. Ids come from a
+        block reserved ahead by the writer thread, so this costs no I/O in the forwarder."""
         with self._id_lock:
-            self._last_id += 1
-            return self._last_id
+            if not self._ids:  # a burst outran the writer's refill
+                self._ids.extend(self._reserve_now())
+            return self._ids.popleft()
 
     def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None = None) -> None:
         """Queue a flow for writing and return at once. A pending flow gets its request row; a
@@ -360,8 +394,17 @@ class Store:
                 continue
             if on_saved is not None:
                 saved.append((on_saved, row))
+        refill = None
+        if self._refill and len(self._ids) < ID_LOW_WATER:
+            try:
+                refill = self._reserve_ids(conn, ID_BLOCK)
+            except sqlite3.Error as exc:
+                self.last_error = f"cannot reserve flow ids: {exc}"
         try:
             conn.execute("COMMIT")
+            if refill is not None:
+                with self._id_lock:
+                    self._ids.extend(refill)
         except sqlite3.Error as exc:
             self.last_error = f"commit failed: {exc}"
             print(f"toolwire-inspect: store: {self.last_error}", file=sys.stderr)
@@ -423,6 +466,17 @@ class Store:
             warnings, flow.replay_of, flow.streamed and not pending, _mode(flow.mode), error or parse_error,
         )
 
+    def _give_back_ids(self, conn: sqlite3.Connection) -> None:
+        """Return the unused tail of our last block, unless another process reserved after it,
+        so that the next launch goes on from the last flow instead of skipping a block."""
+        with self._id_lock:
+            self._refill = False
+            if not self._ids:
+                return
+            first_unused, end = self._ids[0], self._ids[-1] + 1
+            self._ids.clear()
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'next_flow_id' AND value = ?", (first_unused, end))
+
     # -- reading -----------------------------------------------------------------------------
 
     def get(self, flow_id: int) -> Flow | None:
@@ -481,6 +535,7 @@ class Store:
     def close(self) -> None:
         if self._closed:
             return
+        self._call(self._give_back_ids)
         self.flush()
         self._closed = True
         self._queue.put(None)

@@ -9,6 +9,7 @@ import pytest
 
 from inspector.flow import Chunk, Flow, FlowState, Mode
 from inspector.redact import REDACTED
+from inspector import store as store_module
 from inspector.store import SCHEMA_VERSION, Store, StoreError, pack_chunks, unpack_chunks
 
 BODY = orjson.dumps({"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}],
@@ -42,13 +43,39 @@ def test_schema_is_versioned_and_wal(tmp_path):
     conn.close()
 
 
+def test_version_1_store_is_migrated(tmp_path):
+    conn = sqlite3.connect(tmp_path / "s.db")
+    conn.executescript(store_module._SCHEMA + "PRAGMA user_version = 1;")
+    conn.execute("INSERT INTO flows (id, session_id, started_at, method, path, query, request_headers, request_body, "
+                 "mode, upstream_url, upstream_request_headers, response_headers, response_body, streamed, chunks, "
+                 "state, notes) VALUES (7, 1, 0, 'POST', '/x', '', '[]', '', 'passthrough', '', '[]', '[]', '', 0, '', "
+                 "'complete', '[]')")
+    conn.commit()
+    conn.close()
+    with Store(tmp_path / "s.db") as store:
+        assert store.next_flow_id() == 8
+        assert [r.id for r in store.rows()] == [7]
+    conn = sqlite3.connect(tmp_path / "s.db")
+    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+    conn.close()
+
+
+def test_two_stores_on_one_file_never_share_a_flow_id(tmp_path):
+    with Store(tmp_path / "s.db") as tui, Store(tmp_path / "s.db") as cli:
+        ids = [tui.next_flow_id(), cli.next_flow_id(), tui.next_flow_id(), cli.next_flow_id()]
+        assert len(set(ids)) == 4
+        tui.save(finish(make_flow(tui, id=ids[0])))
+        cli.save(finish(make_flow(cli, id=ids[1])))
+        assert [r.id for r in tui.rows()] == sorted(ids[:2])
+
+
 def test_unknown_schema_version_is_refused(tmp_path):
     conn = sqlite3.connect(tmp_path / "s.db")
     conn.execute("PRAGMA user_version = 99")
     conn.close()
     with pytest.raises(StoreError) as raised:
         Store(tmp_path / "s.db")
-    assert str(raised.value) == f"{tmp_path / 's.db'} has schema version 99; this build knows 1"
+    assert str(raised.value) == f"{tmp_path / 's.db'} has schema version 99; this build knows {SCHEMA_VERSION}"
 
 
 def test_unreadable_path_is_a_store_error(tmp_path):
