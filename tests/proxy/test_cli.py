@@ -57,11 +57,12 @@ def test_record_refuses_a_remote_host_without_the_flag(capsys, tmp_path):
 
 @pytest.fixture
 def recorded(rig):
-    """A store with one recorded chat flow (#1), its forwarder stopped."""
+    """A store file with one recorded chat flow (#1), its forwarder stopped and store closed."""
     rig.mock.push(json_response(chat_completion("first")))
     rig.client.post(CHAT, content=BODY, headers={"authorization": "Bearer sk-from-the-client"})
     rig.events.completed()
     rig.stop()
+    rig.store.close()
     return rig
 
 
