@@ -83,6 +83,9 @@ class Forwarder:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ForwarderError(f"--upstream must be an http(s) URL such as https://api.openai.com; got {upstream!r}")
+        if parts.query or parts.fragment:
+            raise ForwarderError(f"--upstream is a base URL; the client's own path and query are appended to it: "
+                                 f"drop {'?' + parts.query if parts.query else '#' + parts.fragment!r} from {upstream!r}")
         if not is_loopback(host) and not allow_remote:
             raise ForwarderError(
                 f"refusing to listen on {host}: it is reachable from other machines and the forwarder "

@@ -282,6 +282,14 @@ def test_bad_upstream_url_is_refused(store):
     assert str(raised.value) == "--upstream must be an http(s) URL such as https://api.openai.com; got 'api.openai.com'"
 
 
+def test_upstream_with_a_query_is_refused(store):
+    with pytest.raises(ForwarderError) as raised:
+        Forwarder("https://api.example.com/v1?api-version=1", store=store)
+    assert str(raised.value) == (
+        "--upstream is a base URL; the client's own path and query are appended to it: drop '?api-version=1' from "
+        "'https://api.example.com/v1?api-version=1'")
+
+
 def test_busy_port_is_a_clear_error(store):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
