@@ -101,7 +101,7 @@ async def shoot(app: InspectorApp, out: Path) -> list[Path]:
         await pilot.pause()
         save("stream-chunks")
 
-        await pilot.press("question_mark")
+        await pilot.press("escape", "question_mark")
         await pilot.pause()
         save("help")
     return saved

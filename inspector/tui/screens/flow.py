@@ -66,7 +66,7 @@ class FlowScreen(Screen[None]):
         Binding("N", "violation(-1)", "Prev issue", show=False, id="flow.previous-violation",
                 tooltip="Go to the previous violation"),
         Binding("F", "fixed", "Fixed", id="flow.fixed",
-                tooltip="Show the request with every safe repair applied beside the original (toggle)"),
+                tooltip="The request with every safe repair applied (toggle)"),
         Binding("p", "pager", "Pager", show=False, id="flow.pager", tooltip="Open the focused payload in $PAGER"),
     ]
 

@@ -27,7 +27,7 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="help.close", tooltip="Close the help")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 72; max-height: 90%; height: auto; border: round $accent;
+    HelpScreen > VerticalScroll { width: 80; max-height: 90%; height: auto; border: round $accent;
         background: $surface; padding: 0 1; }
     """
 
