@@ -88,7 +88,8 @@ def chunk_lines(flow: Flow) -> list[str]:
 
 
 def header_lines(flow: Flow) -> list[str]:
-    """Request, upstream and response headers (redacted by the forwarder before they got here)."""
+    """Request, upstream and response headers (redacted by the forwarder before they got here),
+    and the forwarder's notes."""
     lines = [f"{flow.method} {flow.path}{'?' + flow.query if flow.query else ''}"]
     lines += [f"{name}: {value}" for name, value in flow.request_headers]
     if flow.upstream_url:
@@ -96,6 +97,9 @@ def header_lines(flow: Flow) -> list[str]:
         lines += [f"{name}: {value}" for name, value in flow.upstream_request_headers]
     lines += ["", f"← {flow.status if flow.status is not None else '(no response)'}"]
     lines += [f"{name}: {value}" for name, value in flow.response_headers]
+    if flow.notes:
+        # What the forwarder noted on the way: translation losses, ignored replay headers, ...
+        lines += ["", "notes:", *(f"  {note}" for note in flow.notes)]
     return lines
 
 

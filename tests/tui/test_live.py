@@ -187,6 +187,11 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
                 "XL", "dropped: the Responses API has no stop sequences", {"request": 28})
             left = screen.query_one("#request", PayloadView)
             assert (left.viewer.marks[28], left.viewer.document.get_line(28)) == ("warning", '  "stop": [')
+            from inspector.tui.widgets.lines import LineViewer
+
+            notes = store.get(1).notes
+            headers = screen.query_one("#headers", LineViewer).lines
+            assert notes and headers[-len(notes) - 1:] == ["notes:", *(f"  {note}" for note in notes)]
     finally:
         forwarder.stop()
 
@@ -229,3 +234,33 @@ def row_text(flows: FlowList) -> list[str]:
     from inspector.tui.widgets.flow_list import row_cells
 
     return row_cells(flows.current, flows.clock())
+
+
+async def test_after_a_restart_replay_takes_the_key_from_the_environment(
+        store: Store, upstream: MockUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Credentials are never read from disk: a flow from an earlier launch replays with
+    OPENAI_API_KEY from the environment."""
+    from .flows import save_flow
+
+    store.new_session("http://earlier", "http://127.0.0.1:8787")
+    earlier = save_flow(store, clean_request())  # its Authorization header is stored redacted
+    store.session_id = None  # the next forwarder opens a new session, as a new launch does
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-42")
+    bridge = EventBridge()
+    forwarder = Forwarder(upstream.base_url, store=store, port=0, on_event=bridge)
+    forwarder.start()
+    try:
+        seen = Seen()
+        app = make_app(store, forwarder=forwarder, bridge=bridge)
+        async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+            await pilot.press("r")
+            finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
+            await seen.wait_for(completed(finished.new_id))
+            await pilot.pause()
+            assert [r.header("authorization") for r in upstream.received] == ["Bearer sk-from-env-42"]
+            flows = app.query_one(FlowList)
+            assert (flows.current.id, flows.current.replay_of, flows.current.session_id) == (
+                finished.new_id, earlier, store.session_id)
+            assert store.session_id != 1
+    finally:
+        forwarder.stop()
