@@ -324,7 +324,10 @@ class _Recorder:
         forwarder = self.forwarder
         forwarder.store.submit(self.flow)
         if forwarder.on_event is not None:
-            forwarder.on_event(FlowEvent("started", self.flow))
+            try:
+                forwarder.on_event(FlowEvent("started", self.flow))
+            except Exception as exc:  # a listener's bug must not fail the request it watches
+                print(f"toolwire-inspect: flow listener failed: {exc!r}", file=sys.stderr)
 
     def finish(self, state: FlowState, error: str | None = None) -> None:
         flow = self.flow

@@ -92,6 +92,7 @@ class ServerThread:
                 failure.append(exc)
                 ready.set()
             finally:
+                sock.close()
                 loop.close()
 
         self._thread = threading.Thread(target=run, name=self.name, daemon=True)

@@ -1,0 +1,39 @@
+"""What a replay sends: the recorded request, its secrets from memory or the environment."""
+
+from __future__ import annotations
+
+from inspector.flow import Flow
+from inspector.redact import REDACTED
+from inspector.replay import credentials_from_env, replay_request
+from inspector.wire.dialect import Dialect
+
+
+def test_credentials_from_env_per_dialect():
+    env = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a", "GOOGLE_API_KEY": "g-2"}
+    assert credentials_from_env(Dialect.OPENAI_CHAT, env) == [("Authorization", "Bearer sk-o")]
+    assert credentials_from_env(Dialect.OPENAI_RESPONSES, env) == [("Authorization", "Bearer sk-o")]
+    assert credentials_from_env(Dialect.ANTHROPIC, env) == [("x-api-key", "sk-a")]
+    assert credentials_from_env(Dialect.GEMINI, env) == [("x-goog-api-key", "g-2")]
+    assert credentials_from_env(Dialect.GEMINI, {**env, "GEMINI_API_KEY": "g-1"}) == [("x-goog-api-key", "g-1")]
+    assert credentials_from_env(Dialect.MCP, env) == []
+    assert credentials_from_env(None, env) == []
+    assert credentials_from_env(Dialect.ANTHROPIC, {}) == []
+
+
+def test_replay_request_drops_redacted_secrets_and_framing():
+    flow = Flow(id=4, session_id=1, started_at=0.0, method="POST",
+                path="/v1beta/models/gemini-2.5-flash:streamGenerateContent", query=f"key={REDACTED}&alt=sse",
+                request_headers=[("Host", "127.0.0.1:8787"), ("Content-Length", "12"), ("x-goog-api-key", REDACTED),
+                                 ("Content-Type", "application/json"), ("x-toolwire-replay-of", "2")])
+    target, headers = replay_request(flow, [("x-goog-api-key", "AIza-live")])
+    assert target == "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    assert headers == [("Content-Type", "application/json"), ("x-goog-api-key", "AIza-live"),
+                       ("x-toolwire-replay-of", "4")]
+
+
+def test_replay_request_keeps_the_query_untouched_without_secrets():
+    flow = Flow(id=1, session_id=1, started_at=0.0, method="POST", path="/openai/deployments/d/chat/completions",
+                query="api-version=2024-10-21&x=a%2Fb", request_headers=[("api-key", REDACTED)])
+    target, headers = replay_request(flow, None)
+    assert target == "/openai/deployments/d/chat/completions?api-version=2024-10-21&x=a%2Fb"
+    assert headers == [("x-toolwire-replay-of", "1")]
