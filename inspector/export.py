@@ -40,7 +40,9 @@ def body_value(body: bytes) -> dict[str, Any] | None:
         return {"text": text}
 
 
-def _headers(headers: list[tuple[str, str]], *, host: str | None = None) -> list[list[str]]:
+def _headers(headers: list[tuple[str, str]], *, host: str | None = None) -> list[str]:
+    """Headers as "name: value" lines, redacted, sorted by name (a stable sort keeps repeated
+    names in their order): header order carries no meaning, and one line each reads well."""
     kept = []
     for name, value in redact_headers(headers):
         lower = name.lower()
@@ -48,9 +50,8 @@ def _headers(headers: list[tuple[str, str]], *, host: str | None = None) -> list
             continue
         if lower == "host" and host is not None:
             value = host
-        kept.append([name, value])
-    # Header order carries no meaning; a stable sort keeps repeated names in their order.
-    return sorted(kept, key=lambda pair: pair[0].lower())
+        kept.append((name, value))
+    return [f"{name}: {value}" for name, value in sorted(kept, key=lambda pair: pair[0].lower())]
 
 
 def _ms(seconds_or_ms: float | None, *, seconds: bool = False) -> float | None:

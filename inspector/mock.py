@@ -345,8 +345,8 @@ class FixtureRoute:
         if response.get("status") is None:
             raise ValueError(f"{source}: the recorded turn has no response to replay ({data.get('error')})")
         # Framing is ours to redo: the body length may differ once re-serialised.
-        headers = [(k, v) for k, v in response["headers"]
-                   if k.lower() not in ("content-length", "transfer-encoding", "connection")]
+        lines = [line.partition(": ") for line in response["headers"]]  # "name: value" each
+        headers = [(k, v) for k, _, v in lines if k.lower() not in ("content-length", "transfer-encoding", "connection")]
         if response.get("chunks") is not None:
             chunks, previous = [], 0.0
             for chunk in response["chunks"]:

@@ -233,7 +233,9 @@ def main() -> None:
     results["stream last chunk p50 (ms)"] = (
         pct([r[-1] for r in direct_runs], 50), pct([r[-1] for r in through_runs], 50), "")
 
+    load_avg = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\nforwarder overhead: direct to the mock vs through `toolwire-inspect record` (recording + checking on)")
+    print(f"machine: {os.cpu_count()} cores, load average {load_avg} at the end (other work skews every figure)")
     print(f"requests: small {small_n} (c=1) / {small_n * 2} (c=8), 1 MB ({len(big)} bytes) {big_n}, streams {streams}\n")
     print(f"| {'measure':<44} | {'direct':>9} | {'forwarder':>9} | {'added':>8} | {'target':<11} | {'':<7} |")
     print(f"|{'-' * 46}|{'-' * 11}|{'-' * 11}|{'-' * 10}|{'-' * 13}|{'-' * 9}|")
