@@ -347,7 +347,13 @@ class FixtureRoute:
         # Framing is ours to redo: the body length may differ once re-serialised.
         lines = [line.partition(": ") for line in response["headers"]]  # "name: value" each
         headers = [(k, v) for k, _, v in lines if k.lower() not in ("content-length", "transfer-encoding", "connection")]
-        if response.get("chunks") is not None:
+        if "upstream_response" in data:
+            # Translated: the client got our translation; as the upstream, replay what it sent.
+            raw = _body_bytes(data["upstream_response"]["body"])
+            streamed = response.get("streamed", False)
+            canned = Canned(status=response["status"], headers=headers,
+                            **({"chunks": [(0.0, raw)]} if streamed else {"body": raw}))
+        elif response.get("chunks") is not None:
             chunks, previous = [], 0.0
             for chunk in response["chunks"]:
                 t = chunk["t_ms"] / 1000.0

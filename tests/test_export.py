@@ -110,6 +110,12 @@ def test_translated_fixture_carries_both_sides():
     assert data["upstream_response"] == {"body": {"json": {"object": "response", "output": []}}}
     assert (data["mode"], data["translate"], data["notes"]) == (
         "translate", "openai-chat:openai-responses", ["converted /x: why"])
+    # Served back, the fixture plays the upstream: it matches the translated request and answers
+    # with what the upstream sent.
+    route = FixtureRoute.from_fixture(json.loads(dumps(data)))
+    assert route.path == "/v1/responses"
+    assert route.matches(Received("POST", "/v1/responses", "", [], b'{"model":"gpt-test","input":[]}'))
+    assert route.canned.body == orjson.dumps({"object": "response", "output": []})
 
 
 def test_violations_are_listed_with_rule_pointer_and_hint():
