@@ -174,7 +174,7 @@ def responses_stream(text: str | None = None, calls: Iterable[Call] = (), model:
 
 
 def anthropic_message(text: str | None = None, calls: Iterable[Call] = (),
-                      model: str = "claude-sonnet-4-5") -> dict:
+                      model: str = "claude-sonnet-4-6") -> dict:
     content: list[dict] = []
     if text is not None:
         content.append({"type": "text", "text": text})
@@ -187,7 +187,7 @@ def anthropic_message(text: str | None = None, calls: Iterable[Call] = (),
     }
 
 
-def anthropic_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "claude-sonnet-4-5",
+def anthropic_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "claude-sonnet-4-6",
                      pieces: int = 3) -> list[tuple[str, dict]]:
     final = anthropic_message(text, calls, model)
     events: list[tuple[str, dict]] = [

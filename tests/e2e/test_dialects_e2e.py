@@ -85,13 +85,13 @@ def test_anthropic_sdk_json_and_stream_with_tool_use(env):
               "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}]
     messages = [{"role": "user", "content": "Weather in Paris and Oslo?"}]
 
-    message = client.messages.create(model="claude-sonnet-4-5", max_tokens=256, messages=messages, tools=tools)
+    message = client.messages.create(model="claude-sonnet-4-6", max_tokens=256, messages=messages, tools=tools)
     assert message.content[0].text == "Checking."
     assert [(b.id, b.name, b.input) for b in message.content[1:]] == [
         ("toolu_1", "get_weather", {"city": "Paris"}), ("toolu_2", "get_weather", {"city": "Oslo"})]
     assert message.stop_reason == "tool_use"
 
-    with client.messages.stream(model="claude-sonnet-4-5", max_tokens=256, messages=messages, tools=tools) as stream:
+    with client.messages.stream(model="claude-sonnet-4-6", max_tokens=256, messages=messages, tools=tools) as stream:
         final = stream.get_final_message()
     assert final.content[0].text == "Checking both."
     assert [(b.id, b.input) for b in final.content[1:]] == [("toolu_1", {"city": "Paris"}), ("toolu_2", {"city": "Oslo"})]
@@ -99,8 +99,8 @@ def test_anthropic_sdk_json_and_stream_with_tool_use(env):
 
     rows = completed.wait(2)
     assert [(r.dialect, r.model, r.status, r.state, r.streamed, r.tools, r.tool_calls) for r in rows] == [
-        ("anthropic", "claude-sonnet-4-5", 200, "complete", False, 1, 2),
-        ("anthropic", "claude-sonnet-4-5", 200, "complete", True, 1, 2)]
+        ("anthropic", "claude-sonnet-4-6", 200, "complete", False, 1, 2),
+        ("anthropic", "claude-sonnet-4-6", 200, "complete", True, 1, 2)]
     assert all(relays_key(received, ANTHROPIC_KEY) for received in mock.received)
     assert_exact_and_secret_free(store, mock, rows, canned, ANTHROPIC_KEY)
 
