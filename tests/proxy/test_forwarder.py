@@ -366,3 +366,13 @@ def test_stopping_while_the_upstream_thinks_records_the_flow_as_cut(rig):
     (response,) = outcome
     assert response.status_code == 503
     assert response.json() == {"error": {"type": "toolwire_forwarder_stopped", "message": message, "code": 503}}
+
+
+def test_no_header_is_added_on_the_way_up(rig):
+    with socket.create_connection(("127.0.0.1", rig.forwarder.port)) as raw:
+        raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Only: 1\r\nContent-Length: %d\r\n\r\n%s"
+                    % (len(BODY), BODY))
+        assert raw.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
+    rig.events.completed()
+    assert rig.mock.received[0].headers == [
+        ("host", f"127.0.0.1:{rig.mock.port}"), ("x-only", "1"), ("content-length", str(len(BODY)))]
