@@ -72,6 +72,9 @@ async def test_s_shows_raw_chunks_with_arrival_times(store: Store, ids: dict[str
         tabs = screen.query_one(TabbedContent)
         assert tabs.active == "tab-response"
         assert str(tabs.get_tab("tab-chunks").label) == "Stream chunks (6)"
+        response = screen.query_one("#response", PayloadView)
+        assert response.border_subtitle == "reassembled from 6 chunks (s: raw chunks)"
+        assert '"content": "It is sunny in Paris."' in response.viewer.text
         await pilot.press("s")
         assert tabs.active == "tab-chunks"
         chunks = screen.query_one("#chunks", LineViewer)
@@ -151,3 +154,26 @@ async def test_F_shows_the_fixed_request_beside_the_original(store: Store, ids: 
         await pilot.pause()
         assert (right.border_title, right.border_subtitle) == (
             "Sent upstream", "identical to the original (passthrough)")
+
+
+async def test_a_body_that_is_not_json_is_shown_as_received(store: Store) -> None:
+    from inspector.flow import Flow, FlowState
+
+    from .flows import T0
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=T0, method="POST",
+                path="/v1/chat/completions", request_body=b'{"model": "gpt-4o", "messages": [',
+                status=400, response_body=b"Bad Request", state=FlowState.COMPLETE)
+    store.save(flow)
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, flow.id)
+        request = screen.query_one("#request", PayloadView)
+        assert (request.border_subtitle, request.viewer.lines) == (
+            "not JSON: shown as received", ['{"model": "gpt-4o", "messages": ['])
+        response = screen.query_one("#response", PayloadView)
+        assert (response.border_subtitle, response.viewer.lines) == ("not JSON: shown as received", ["Bad Request"])
+        title = str(screen.query_one("#flow-title", Static).content)
+        assert title.startswith(
+            "#1 POST /v1/chat/completions  openai-chat  400  latency …  passthrough  request not valid JSON: ")
