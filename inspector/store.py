@@ -583,8 +583,12 @@ class _Analyser:
             return _summary(flow)
         try:
             if self._helper is None:
+                # -P: import this very package, never a same-named one in the working directory.
+                # stderr to nowhere: under the TUI the terminal is the screen; a failure shows
+                # here as EOF, and the parent reports it.
                 self._helper = subprocess.Popen(
-                    [sys.executable, "-m", "inspector.store"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+                    [sys.executable, "-P", "-m", "inspector.store"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
                 )
             _send(self._helper.stdin, flow)
             return _receive(self._helper.stdout)
