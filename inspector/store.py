@@ -317,7 +317,7 @@ class Store:
     def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None = None) -> None:
         """Queue a flow for writing and return at once. A pending flow gets its request row; a
         finished one is analysed and written whole. `on_saved(row)` runs on the writer thread
-        once the row is committed."""
+        once the row is committed; it must be quick and must not call flush() or save()."""
         if self._closed:
             return
         # What to write is decided now: the forwarder goes on filling in the flow after a pending submit.
@@ -357,12 +357,26 @@ class Store:
                         batch.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
-                stop = self._write_batch(conn, batch)
+                try:
+                    stop = self._write_batch(conn, batch)
+                except Exception as exc:  # e.g. the file is locked or gone: report, keep serving
+                    stop = self._fail_batch(conn, batch, exc)
                 if stop:
                     return
         finally:
             conn.close()
             self._analyser.close()
+
+    def _fail_batch(self, conn: sqlite3.Connection, batch: list, exc: Exception) -> bool:
+        self.last_error = f"write failed: {exc}"
+        print(f"toolwire-inspect: store: {self.last_error}", file=sys.stderr)
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        for item in batch:
+            if isinstance(item, _Job) and not item.done.is_set():
+                item.error = item.error or exc
+                item.done.set()
+        return any(item is None for item in batch)
 
     def _write_batch(self, conn: sqlite3.Connection, batch: list) -> bool:
         """Write a batch in one transaction; True when the batch asked the writer to stop."""

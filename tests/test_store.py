@@ -217,3 +217,13 @@ def test_big_flows_are_analysed_in_a_helper_process(tmp_path):
         store.save(finish(make_flow(store)))  # a small one, in the writer thread
         assert [(r.dialect, r.model, r.state) for r in store.rows()] == [
             ("openai-chat", "gpt-big", "complete"), ("openai-chat", "gpt-test", "complete")]
+
+
+def test_a_flow_that_cannot_be_written_is_reported_and_the_writer_keeps_going(tmp_path, capsys):
+    with Store(tmp_path / "s.db") as store:
+        broken = finish(make_flow(store, started_at=object()))
+        store.save(broken)
+        store.save(finish(make_flow(store)))
+        assert [r.id for r in store.rows()] == [broken.id + 1]
+        assert store.last_error.startswith(f"flow #{broken.id}: ")
+    assert capsys.readouterr().err == f"toolwire-inspect: store: {store.last_error}\n"
