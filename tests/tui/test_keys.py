@@ -110,3 +110,15 @@ async def test_keys_typed_into_the_filter_are_not_commands(store: Store, ids: di
         assert (flows.filter_text, flows.total) == ("error", 1)
         await pilot.pause()
         assert not [m for m in seen.messages if isinstance(m, Notify)]
+
+
+async def test_the_command_palette_opens_a_flow_by_what_you_type(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"#3 POST")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, FlowScreen) and app.screen.flow_id == ids["defective"]
