@@ -20,6 +20,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="allow a --host other than loopback (the forwarder relays your API keys)")
     parser.add_argument("--translate", metavar="SRC:DST", help="translate between dialects, e.g. openai-chat:openai-responses")
     parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    # Defaults live in the forwarder, which `--help` should not have to import.
+    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="give up on an upstream silent this long (default 600)")
+    parser.add_argument("--max-body", type=int, metavar="BYTES",
+                        help="refuse larger request bodies with 413 (default 64 MiB)")
     parser.set_defaults(handler=run)
 
 
@@ -62,8 +67,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         try:
+            limits = {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))
+                      if value is not None}
             forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port, on_event=on_event,
-                                  translate=args.translate, allow_remote=args.allow_remote)
+                                  translate=args.translate, allow_remote=args.allow_remote, **limits)
             forwarder.start()
         except ForwarderError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
