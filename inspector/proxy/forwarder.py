@@ -238,9 +238,12 @@ class Forwarder:
 
         upstream_headers: list[tuple[str, str]] = []
         connection_named = set()
+        sent_length = False
         for name, value in headers:
             lower = name.lower()
-            if lower == "connection":
+            if lower == "content-length":
+                sent_length = True
+            elif lower == "connection":
                 connection_named.update(v.strip().lower() for v in value.split(","))
             elif lower == REPLAY_HEADER:
                 try:
@@ -276,7 +279,10 @@ class Forwarder:
         assert self._session is not None
         request = asyncio.ensure_future(
             self._session.request(
-                flow.method, URL(url, encoded=True), data=upstream_body, headers=upstream_headers,
+                # No body and no length from the client: send none, as it did (aiohttp would
+                # otherwise add "content-length: 0" to a GET).
+                flow.method, URL(url, encoded=True), data=upstream_body if upstream_body or sent_length else None,
+                headers=upstream_headers,
                 allow_redirects=False,
             )
         )

@@ -376,3 +376,18 @@ def test_no_header_is_added_on_the_way_up(rig):
     rig.events.completed()
     assert rig.mock.received[0].headers == [
         ("host", f"127.0.0.1:{rig.mock.port}"), ("x-only", "1"), ("content-length", str(len(BODY)))]
+
+
+def test_get_without_a_body_goes_up_without_one(rig):
+    response = rig.client.get("/v1/models", headers={"accept": "application/json"})
+    assert response.status_code == 404  # the mock has no model list; its answer is relayed as is
+    (event,) = rig.events.completed()
+    received = rig.mock.received[0]
+    assert (received.method, received.body, received.header("content-length")) == ("GET", b"", None)
+    assert (event.row.method, event.row.status, event.row.state) == ("GET", 404, "complete")
+
+
+def test_empty_post_keeps_its_zero_length(rig):
+    rig.client.post(CHAT, content=b"")
+    rig.events.completed()
+    assert rig.mock.received[0].header("content-length") == "0"
