@@ -391,3 +391,15 @@ def test_empty_post_keeps_its_zero_length(rig):
     rig.client.post(CHAT, content=b"")
     rig.events.completed()
     assert rig.mock.received[0].header("content-length") == "0"
+
+
+def test_a_big_body_passes_whole_and_is_analysed_apart(rig):
+    history = [{"role": "user", "content": f"message {n} " + "x" * 2000} for n in range(1000)]
+    big = orjson.dumps({"model": "gpt-big", "messages": history})
+    assert len(big) > 2_000_000
+    response = rig.client.post(CHAT, content=big, headers={"content-type": "application/json"})
+    assert response.status_code == 200
+    (event,) = rig.events.completed()
+    assert rig.mock.received[0].body == big
+    assert rig.store.get(event.flow.id).request_body == big
+    assert (event.row.model, event.row.dialect, event.row.state) == ("gpt-big", "openai-chat", "complete")
