@@ -31,12 +31,12 @@ class LineViewer(ScrollView, can_focus=True):
     LineViewer > .line-viewer--cursor { background: $accent 40%; text-style: bold; }
     """
     BINDINGS = [
-        Binding("j,down", "move(1)", "Down", show=False),
-        Binding("k,up", "move(-1)", "Up", show=False),
-        Binding("g,home", "jump(0)", "Top", show=False),
-        Binding("G,end", "jump(-1)", "Bottom", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("j,down", "move(1)", "Down", show=False, id="viewer.down", tooltip="Next line"),
+        Binding("k,up", "move(-1)", "Up", show=False, id="viewer.up", tooltip="Previous line"),
+        Binding("g,home", "jump(0)", "Top", show=False, id="viewer.top", tooltip="First line"),
+        Binding("G,end", "jump(-1)", "Bottom", show=False, id="viewer.bottom", tooltip="Last line"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="viewer.page-down", tooltip="One page down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="viewer.page-up", tooltip="One page up"),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True)
