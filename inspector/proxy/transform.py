@@ -42,14 +42,12 @@ class TransformFactory:
     def __init__(self, spec: str) -> None:
         self.spec = spec
         src, dst = parse_spec(spec)
-        try:
-            from ..wire.translate import get_bridge
-        except ImportError as exc:
-            raise TransformError(f"translate mode is not available in this build: {exc}") from exc
+        from ..wire.translate import UnsupportedPair, get_bridge  # only translate mode needs it
+
         try:
             self._bridge = get_bridge(src, dst)
-        except (KeyError, ValueError) as exc:
-            raise TransformError(f"no translation from {src} to {dst}: {exc}") from exc
+        except UnsupportedPair as exc:
+            raise TransformError(str(exc)) from exc
 
     def __call__(self) -> Translation:
         return Translation(self._bridge)

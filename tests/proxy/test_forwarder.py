@@ -403,3 +403,26 @@ def test_a_big_body_passes_whole_and_is_analysed_apart(rig):
     assert rig.mock.received[0].body == big
     assert rig.store.get(event.flow.id).request_body == big
     assert (event.row.model, event.row.dialect, event.row.state) == ("gpt-big", "openai-chat", "complete")
+
+
+def test_translate_spec_is_checked_at_construction(store):
+    with pytest.raises(ForwarderError) as raised:
+        Forwarder("http://127.0.0.1:9", store=store, translate="chat:responses")
+    assert str(raised.value) == ("--translate wants SRC:DST with dialects from openai-chat, openai-responses, "
+                                 "anthropic, gemini, mcp; got 'chat:responses'")
+    with pytest.raises(ForwarderError) as raised:
+        Forwarder("http://127.0.0.1:9", store=store, translate="anthropic:gemini")
+    assert str(raised.value).startswith("no bridge from anthropic to gemini; offered: ")
+    forwarder = Forwarder("http://127.0.0.1:9", store=store, translate="openai-chat:openai-responses")
+    assert (forwarder.mode, forwarder.translate) == (Mode.TRANSLATE, "openai-chat:openai-responses")
+
+
+def test_a_request_that_cannot_be_translated_gets_400_and_an_error_flow(make_rig):
+    rig = make_rig(translate="openai-chat:openai-responses")
+    response = rig.client.post(CHAT, content=b"not json")
+    assert response.status_code == 400
+    (event,) = rig.events.completed()
+    assert response.json()["error"]["message"] == event.row.error
+    assert event.row.error.startswith("cannot translate a request body that is not JSON: ")
+    assert (event.row.state, event.row.mode) == ("error", "translate")
+    assert rig.mock.received == []
