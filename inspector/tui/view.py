@@ -123,9 +123,8 @@ def prepare(flow: Flow) -> FlowView:
     if flow.error:
         response.note = f"error: {flow.error}" + (f" · {response.note}" if response.note else "")
 
-    located: list[Located] = []
-    located += translation_report(flow, analysis, request, upstream, response)
-    for violation in sorted(analysis.violations, key=lambda v: (v.severity.rank, v.where, v.pointer)):
+    located = translation_report(flow, analysis, request, upstream, response)
+    for violation in analysis.violations:
         lines: dict[str, int] = {}
         if violation.where in ("request", ""):
             lines["request"] = request.mark(violation.pointer, violation.severity.value)
@@ -136,6 +135,8 @@ def prepare(flow: Flow) -> FlowView:
         elif violation.where in ("response", "stream"):
             lines["response"] = response.mark(violation.pointer, violation.severity.value)
         located.append(Located(violation, lines))
+    # Errors first, wherever they are; the translation's warnings among the other warnings.
+    located.sort(key=lambda item: (item.violation.severity.rank, item.violation.where, item.violation.pointer))
     return FlowView(flow, analysis, request, upstream, response, chunk_lines(flow), header_lines(flow), located)
 
 

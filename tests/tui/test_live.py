@@ -107,9 +107,9 @@ async def test_flows_appear_live_and_the_header_says_where_to_point_the_agent(
         assert row.session_id == store.session_id
         base = forwarder.base_url  # an ephemeral port: always 5 digits on Linux, so the wrap is fixed
         assert str(app.query_one(ConnectionBar).render()) == (
-            f"toolwire-inspect passthrough  listening {base} → http://up.example  store flows.sqlite3\n"
+            f"toolwire-inspect passthrough  listening {base} → http://up.example\n"
             f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}\n"
-            f"GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp")
+            f"GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp  store flows.sqlite3")
 
 
 async def test_r_replays_with_the_credentials_held_in_memory(
@@ -180,8 +180,8 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
             from inspector.wire.translate import get_bridge
 
             losses = get_bridge("openai-chat", "openai-responses").request(body, "/v1/chat/completions").losses
-            assert [(i.violation.pointer, i.violation.message) for i in report] == [
-                (loss.source, f"{loss.kind}: {loss.why}") for loss in losses]
+            assert [(i.violation.pointer, i.violation.message) for i in report] == sorted(
+                (loss.source, f"{loss.kind}: {loss.why}") for loss in losses)  # the list sorts by pointer
             stop = next(i for i in report if i.violation.pointer == "/stop")
             assert (stop.violation.rule, stop.violation.message, stop.lines) == (
                 "XL", "dropped: the Responses API has no stop sequences", {"request": 28})

@@ -40,15 +40,17 @@ def flow_title(view: FlowView) -> Content:
         parts.append(f"  {analysis.model}")
     failed = flow.state.value == "error" or (flow.status or 0) >= 400
     parts.append((f"  {fmt.status(flow.status, flow.state.value)}", "bold $error" if failed else "bold $success"))
-    parts.append(f"  latency {fmt.duration(flow.latency_ms)}")
-    if flow.streamed or flow.ttfb_ms is not None:
-        parts.append(f"  ttfb {fmt.duration(flow.ttfb_ms)}")
-    parts.append((f"  {flow.mode.value}" + (f" {flow.translate}" if flow.translate else ""), "$text-muted"))
-    if flow.replay_of is not None:
-        parts.append((f"  replay of #{flow.replay_of}", "bold $secondary"))
+    # Most telling first: the title is one line and a long path pushes the tail off screen.
     if analysis.errors or analysis.warnings:
         badge_style = "bold $error" if analysis.errors else "$warning"
         parts.append((f"  {fmt.badge(analysis.errors, analysis.warnings)}", badge_style))
+    if flow.replay_of is not None:
+        parts.append((f"  replay of #{flow.replay_of}", "bold $secondary"))
+    parts.append(f"  latency {fmt.duration(flow.latency_ms)}")
+    if flow.streamed or flow.ttfb_ms is not None:
+        parts.append(f"  ttfb {fmt.duration(flow.ttfb_ms)}")
+    mode = f"translate {flow.translate.replace(':', ' → ')}" if flow.translate else flow.mode.value
+    parts.append((f"  {mode}", "$text-muted"))
     if analysis.parse_error:
         parts.append((f"  {analysis.parse_error}", "$warning"))
     return Content.assemble(*parts)

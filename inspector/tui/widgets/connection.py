@@ -59,12 +59,12 @@ class ConnectionBar(Widget):
         text.append(self.listening.base_url, value)
         text.append(" → ", key)
         text.append(self.listening.upstream, value)
-        text.append("  store ", key)
-        text.append(self.store_path, key)
         # The settings wrap between whole entries, never inside a URL someone will copy.
+        entries = [(label, url, value) for label, url in agent_settings(self.listening.base_url)]
+        entries.append(("store ", self.store_path, key))
         room = max(40, self.size.width)
         used = room
-        for label, url in agent_settings(self.listening.base_url):
+        for label, url, style in entries:
             entry = len(label) + len(url) + 2
             if used + entry > room:
                 text.append("\n")
@@ -72,6 +72,6 @@ class ConnectionBar(Widget):
             else:
                 text.append("  ")
             text.append(label, key)
-            text.append(url, value)
+            text.append(url, style)
             used += entry
         return text
