@@ -84,8 +84,8 @@ _SCHEMA_2 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 _MIGRATIONS = {0: _SCHEMA + _SCHEMA_2, 1: _SCHEMA_2}
-ID_BLOCK = 256  # ids reserved at a time
-ID_LOW_WATER = 128  # the writer reserves the next block when fewer are left
+ID_BLOCK = 1024  # ids reserved at a time
+ID_LOW_WATER = 512  # the writer reserves the next block when fewer are left
 
 _FLOW_COLUMNS = (
     "id, session_id, started_at, method, path, query, request_headers, request_body, mode, translate, "
@@ -385,6 +385,9 @@ class Store:
         stop = False
         # A flow that finished while its pending row was still queued gets only its final row.
         finished = {item[0].id for item in batch if isinstance(item, tuple) and item[1]}
+        # Analyse before the transaction: a write lock held through a long check would stall
+        # every other process on this store (and this one's id reservations).
+        summaries = {id(item): self._analyser.summary(item[0]) for item in batch if isinstance(item, tuple) and item[1]}
         conn.execute("BEGIN")
         for item in batch:
             if item is None:
@@ -401,7 +404,7 @@ class Store:
             if not final and flow.id in finished:
                 continue
             try:
-                row = self._write_flow(conn, flow, final)
+                row = self._write_flow(conn, flow, summaries.get(id(item)))
             except Exception as exc:  # a flow that cannot be written must not stop the writer
                 self.last_error = f"flow #{flow.id}: {exc}"
                 print(f"toolwire-inspect: store: {self.last_error}", file=sys.stderr)
@@ -434,8 +437,9 @@ class Store:
             job.done.set()
         return stop
 
-    def _write_flow(self, conn: sqlite3.Connection, flow: Flow, final: bool) -> FlowRow:
-        if not final:
+    def _write_flow(self, conn: sqlite3.Connection, flow: Flow, summary: tuple | None) -> FlowRow:
+        """Write a pending flow (no summary) or a finished one with its analysis summary."""
+        if summary is None:
             # Only the request side: it is complete on arrival, the rest is still being filled in.
             conn.execute(
                 f"INSERT OR REPLACE INTO flows ({_FLOW_COLUMNS}) VALUES ({', '.join('?' * 25)})",
@@ -444,7 +448,6 @@ class Store:
             )
             self._pending_rows.add(flow.id)
             return self._row(flow, FlowState.PENDING.value, None, None, ("", "", 0, 0, 0, 0, None))
-        summary = self._analyser.summary(flow)
         response = (
             flow.status, _headers_blob(flow.response_headers), flow.upstream_response_body, flow.response_body,
             int(flow.streamed), pack_chunks(flow.chunks, flow.response_body), flow.ttfb_ms, flow.latency_ms,
