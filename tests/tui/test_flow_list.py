@@ -117,3 +117,21 @@ def save_flow_fast(store: Store, body: dict, n: int) -> None:
                 path="/v1/chat/completions", request_body=orjson.dumps(body), status=200,
                 state=FlowState.COMPLETE, latency_ms=1.0)
     store.submit(flow)
+
+
+async def test_an_empty_store_says_what_to_do(store: Store) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        flows = app.query_one(FlowList)
+        assert flows.render_line(1).text.strip() == (
+            "No flows yet: point your agent at the base URL above and its requests appear here.")
+
+
+async def test_a_filter_that_matches_nothing_says_so(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("slash", *"zzz")
+        flows = app.query_one(FlowList)
+        assert (flows.total, flows.render_line(1).text.strip()) == (
+            0, "No flow matches “zzz” (esc clears the filter).")

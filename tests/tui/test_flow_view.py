@@ -177,3 +177,25 @@ async def test_a_body_that_is_not_json_is_shown_as_received(store: Store) -> Non
         title = str(screen.query_one("#flow-title", Static).content)
         assert title.startswith(
             "#1 POST /v1/chat/completions  openai-chat  400  latency …  passthrough  request not valid JSON: ")
+
+
+async def test_a_flood_of_violations_is_listed_up_to_a_cap_and_marked_in_full(store: Store) -> None:
+    from inspector.tui.widgets.violations import MAX_LISTED
+
+    from .flows import save_flow
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    # 100 tools (under OpenAI's 128 limit), each with 4 upper-case schema types: 400 OC-05 errors.
+    schema = {"type": "OBJECT", "properties": {k: {"type": "STRING"} for k in ("a", "b", "c")}}
+    tools = [{"type": "function", "function": {"name": f"tool_{n}", "parameters": schema}} for n in range(100)]
+    flow_id = save_flow(store, {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}],
+                                "tools": tools})
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, flow_id)
+        panel = screen.query_one(ViolationPanel)
+        options = screen.query_one(OptionList)
+        assert (len(panel.items), options.option_count) == (400, MAX_LISTED + 1)
+        assert str(options.get_option_at_index(MAX_LISTED).prompt) == (
+            "… 100 more, marked in the panes (x exports them all)")
+        assert len(screen.query_one("#request", PayloadView).viewer.marks) == 400

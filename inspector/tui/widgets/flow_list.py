@@ -172,6 +172,11 @@ class FlowList(ScrollView, can_focus=True):
                 return False
         return False
 
+    def empty_hint(self) -> str:
+        if self.filter_text:
+            return f"No flow matches “{self.filter_text}” (esc clears the filter)."
+        return "No flows yet: point your agent at the base URL above and its requests appear here."
+
     def watch_filter_text(self) -> None:
         self.reload(follow=True)
 
@@ -224,6 +229,9 @@ class FlowList(ScrollView, can_focus=True):
         base = self.rich_style
         row = self.row(index) if self._placed else None
         if row is None:
+            if self.total == 0 and y == 1 and self._placed:
+                return Strip([Segment(f"  {self.empty_hint()}", base + self._overlay("flow-list--pending"))]
+                             ).crop_extend(0, width, base)
             return Strip.blank(width, base)
         style_of = self._overlay
         current_session = row.session_id == self.source.session_id

@@ -12,6 +12,9 @@ from textual.widgets.option_list import Option
 from ...wire.violations import Severity
 from ..view import Located
 
+# OptionList lays out every option up front (~0.3 ms each); beyond this the list would stall the
+# UI thread, while the panes still mark every finding.
+MAX_LISTED = 300
 ICONS = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "●"}
 
 
@@ -59,18 +62,23 @@ class ViolationPanel(Vertical):
         options = self.query_one(OptionList)
         options.clear_options()
         if items:
-            options.add_options([Option(violation_prompt(item), id=str(n)) for n, item in enumerate(items)])
+            options.add_options([Option(violation_prompt(item), id=str(n))
+                                 for n, item in enumerate(items[:MAX_LISTED])])
+            if len(items) > MAX_LISTED:
+                options.add_option(Option(f"… {len(items) - MAX_LISTED} more, marked in the panes "
+                                          "(x exports them all)", disabled=True))
             options.highlighted = 0
         else:
             options.add_option(Option("no contract violations found", disabled=True))
             self.query_one("#violation-detail", Static).update("")
 
     def step(self, delta: int) -> None:
-        if not self.items:
+        listed = min(len(self.items), MAX_LISTED)
+        if not listed:
             return
         options = self.query_one(OptionList)
         current = options.highlighted if options.highlighted is not None else -delta
-        options.highlighted = (current + delta) % len(self.items)
+        options.highlighted = (current + delta) % listed
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
