@@ -17,13 +17,6 @@ class FlowsUpdated(Message):
 
 
 @dataclass
-class OpenFlow(Message):
-    """The user asked to open a flow in the detail view."""
-
-    flow_id: int
-
-
-@dataclass
 class ReplayFinished(Message):
     original_id: int
     new_id: int
