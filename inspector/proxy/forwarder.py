@@ -271,11 +271,6 @@ class Forwarder:
             flow.notes.extend(transform.take_notes())
 
         url = self.upstream + upstream_path + (f"?{query}" if query else "")
-        flow.upstream_url = self.upstream + upstream_path + (f"?{redact_query(query)}" if query else "")
-        flow.upstream_request_headers = redact_headers(upstream_headers)
-        self._keep_credentials(flow_id, headers, query)
-        recorder.submit_started()
-
         assert self._session is not None
         request = asyncio.ensure_future(
             self._session.request(
@@ -288,9 +283,17 @@ class Forwarder:
         )
         watcher = asyncio.ensure_future(receive())  # completes with http.disconnect when the client leaves
         try:
+            # One loop turn lets the request task write to its (pooled) upstream connection:
+            # the request is on its way before any bookkeeping below.
+            await asyncio.sleep(0)
+            flow.upstream_url = self.upstream + upstream_path + (f"?{redact_query(query)}" if query else "")
+            flow.upstream_request_headers = redact_headers(upstream_headers)
+            self._keep_credentials(flow_id, headers, query)
+            recorder.submit_started()
             await recorder.relay(request, watcher, send, transform)
         finally:
             watcher.cancel()
+            request.cancel()  # a no-op once answered; stops a request cut short by stop()
 
 
 async def _read_body(receive: Callable, limit: int) -> tuple[bytes, tuple[int | None, str] | None]:
