@@ -16,14 +16,14 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import aiohttp
 import orjson
 from yarl import URL
 
 from ..flow import Chunk, Flow, FlowState, Mode
-from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query
+from ..redact import SECRET_HEADERS, redact_headers, redact_query
 from ..store import FlowRow, Store
 from ..wire.dialect import is_stream_path
 from .server import ListenError, ServerThread, is_loopback
@@ -181,10 +181,8 @@ class Forwarder:
     def _keep_credentials(self, flow_id: int, headers: list[tuple[str, str]], query: str) -> None:
         secrets = [(k, v) for k, v in headers if k.lower() in SECRET_HEADERS]
         if query:
-            from urllib.parse import parse_qsl
-
-            # A Gemini `?key=` becomes its header twin, so replay needs no secret in a URL.
-            secrets += [("x-goog-api-key", v) for k, v in parse_qsl(query) if k.lower() in SECRET_QUERY_KEYS]
+            # Gemini's `?key=` becomes its header twin, so replay needs no secret in a URL.
+            secrets += [("x-goog-api-key", v) for k, v in parse_qsl(query) if k == "key"]
         if not secrets:
             return
         with self._credentials_lock:
