@@ -52,7 +52,6 @@ class InspectorApp(App[None]):
         self.bridge = bridge
         self.clock = clock
         self.export_dir = export_dir or Path.cwd()
-        self._select_when_completed: int | None = None
         self.listening = Listening(forwarder.base_url, upstream, mode) if forwarder is not None else None
 
     def get_default_screen(self) -> FlowsScreen:
@@ -75,9 +74,6 @@ class InspectorApp(App[None]):
     @on(FlowsUpdated)
     def flows_updated(self, message: FlowsUpdated) -> None:
         self.flows_screen.refresh_flows()
-        if self._select_when_completed in message.completed:
-            self.flows_screen.flow_list.select_id(self._select_when_completed)
-            self._select_when_completed = None
         for screen in self.screen_stack:
             if isinstance(screen, FlowScreen) and screen.flow_id in message.completed:
                 screen.reload()
@@ -121,10 +117,8 @@ class InspectorApp(App[None]):
     def replay_finished(self, message: ReplayFinished) -> None:
         self.notify(f"#{message.original_id} replayed as #{message.new_id}", title="Replay", markup=False)
         # The forwarder finishes recording just after the client has the whole response, so
-        # the new row may not be committed yet: select it now if it is, else when it completes.
-        self.flows_screen.refresh_flows()
-        if not self.flows_screen.flow_list.select_id(message.new_id):
-            self._select_when_completed = message.new_id
+        # the new row may not be committed yet: the list selects it as soon as it has it.
+        self.flows_screen.flow_list.reveal(message.new_id)
 
     @on(ReplayFailed)
     def replay_failed(self, message: ReplayFailed) -> None:

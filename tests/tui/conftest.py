@@ -36,3 +36,9 @@ def ids(store: Store) -> dict[str, int]:
 def make_app(store: Store, **kwargs) -> InspectorApp:
     kwargs.setdefault("clock", lambda: NOW)
     return InspectorApp(store=store, forwarder=kwargs.pop("forwarder", None), **kwargs)
+
+
+async def settle(app: InspectorApp, pilot) -> None:  # type: ignore[no-untyped-def]
+    """Let thread workers finish (the list reads its window in one) and their messages land."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()

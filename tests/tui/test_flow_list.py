@@ -5,7 +5,7 @@ from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.widgets.flow_list import FlowList, row_cells
 
-from .conftest import make_app
+from .conftest import make_app, settle
 from .flows import NOW, T0, clean_request, save_flow
 
 
@@ -72,11 +72,13 @@ async def test_slash_filters_by_text_and_escape_clears(store: Store, ids: dict[s
         flows = app.query_one(FlowList)
         await pilot.press("slash")
         await pilot.press(*"responses")
+        await settle(app, pilot)
         assert (flows.filter_text, flows.total, flows.current.path) == ("responses", 1, "/v1/responses")
         assert app.screen.query_one("#filter").border_title == "1 of 7 flows match"
         await pilot.press("enter")
         assert app.focused is flows
         await pilot.press("escape")
+        await settle(app, pilot)
         assert (flows.filter_text, flows.total) == ("", 7)
 
 
@@ -132,6 +134,7 @@ async def test_a_filter_that_matches_nothing_says_so(store: Store, ids: dict[str
     app = make_app(store)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("slash", *"zzz")
+        await settle(app, pilot)
         flows = app.query_one(FlowList)
         assert (flows.total, flows.render_line(1).text.strip()) == (
             0, "No flow matches “zzz” (esc clears the filter).")

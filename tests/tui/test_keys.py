@@ -15,7 +15,7 @@ from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.widgets.flow_list import FlowList
 
-from .conftest import make_app
+from .conftest import make_app, settle
 from .test_flow_view import open_flow
 from .test_live import Seen
 
@@ -106,6 +106,7 @@ async def test_keys_typed_into_the_filter_are_not_commands(store: Store, ids: di
     app = make_app(store)
     async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
         await pilot.press("slash", "e", "r", "r", "o", "r")
+        await settle(app, pilot)
         flows = app.query_one(FlowList)
         assert (flows.filter_text, flows.total) == ("error", 1)
         await pilot.pause()

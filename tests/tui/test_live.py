@@ -19,7 +19,7 @@ from inspector.tui.messages import FlowsUpdated, ReplayFailed, ReplayFinished
 from inspector.tui.widgets.connection import ConnectionBar
 from inspector.tui.widgets.flow_list import FlowList
 
-from .conftest import make_app
+from .conftest import make_app, settle
 from .flows import clean_request
 
 SECRET = "sk-tui-test-0123456789"
@@ -100,7 +100,7 @@ async def test_flows_appear_live_and_the_header_says_where_to_point_the_agent(
         assert flows.total == 0
         await asyncio.to_thread(post_chat, forwarder.base_url)
         await seen.wait_for(completed(1))
-        await pilot.pause()
+        await settle(app, pilot)
         row = flows.current
         assert (flows.total, row.id, row.method, row.path, row.status, row.dialect, row.model, row.tools) == (
             1, 1, "POST", "/v1/chat/completions", 200, "openai-chat", "gpt-4o-mini", 1)
@@ -120,12 +120,12 @@ async def test_r_replays_with_the_credentials_held_in_memory(
     async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
         await asyncio.to_thread(post_chat, forwarder.base_url)
         await seen.wait_for(completed(1))
-        await pilot.pause()
+        await settle(app, pilot)
         await pilot.press("r")
         finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
         assert (finished.original_id, finished.new_id) == (1, 2)
         await seen.wait_for(completed(2))
-        await pilot.pause()
+        await settle(app, pilot)
         flows = app.query_one(FlowList)
         assert (flows.total, flows.current.id, flows.current.replay_of) == (2, 2, 1)
         assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
@@ -256,7 +256,7 @@ async def test_after_a_restart_replay_takes_the_key_from_the_environment(
             await pilot.press("r")
             finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
             await seen.wait_for(completed(finished.new_id))
-            await pilot.pause()
+            await settle(app, pilot)
             assert [r.header("authorization") for r in upstream.received] == ["Bearer sk-from-env-42"]
             flows = app.query_one(FlowList)
             assert (flows.current.id, flows.current.replay_of, flows.current.session_id) == (

@@ -44,7 +44,6 @@ class FlowsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.flow_list.focus()
-        self._update_filter_count()
 
     def _update_filter_count(self) -> None:
         flows = self.flow_list
@@ -53,6 +52,9 @@ class FlowsScreen(Screen[None]):
 
     def refresh_flows(self) -> None:
         self.flow_list.reload()
+
+    @on(FlowList.Reloaded)
+    def flows_reloaded(self) -> None:
         self._update_filter_count()
 
     def action_filter(self) -> None:
@@ -69,7 +71,6 @@ class FlowsScreen(Screen[None]):
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
         self.flow_list.filter_text = event.value
-        self._update_filter_count()
 
     @on(Input.Submitted, "#filter")
     def filter_done(self) -> None:

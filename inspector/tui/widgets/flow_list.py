@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual import events
+from textual import events, work
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.worker import get_current_worker
 
 from .. import format as fmt
 from .styles import overlay
@@ -110,6 +111,18 @@ class FlowList(ScrollView, can_focus=True):
             super().__init__()
             self.flow_id = flow_id
 
+    class Reloaded(Message):
+        """The window was re-read; `total` flows match the filter."""
+
+        def __init__(self, total: int) -> None:
+            super().__init__()
+            self.total = total
+
+    class WindowRead(Message):
+        def __init__(self, text: str, total: int, follow: bool, page_no: int, page: list[FlowRow]) -> None:
+            super().__init__()
+            self.text, self.total, self.follow, self.page_no, self.page = text, total, follow, page_no, page
+
     def __init__(self, source: RowSource, *, clock: Callable[[], float] = time.time, id: str | None = None) -> None:
         super().__init__(id=id)
         self.source = source
@@ -119,24 +132,61 @@ class FlowList(ScrollView, can_focus=True):
         # Until the first resize the widget cannot scroll to the cursor; drawing before that
         # would read the store's first page for a frame nobody sees.
         self._placed = False
+        self._reveal: int | None = None
 
     def on_mount(self) -> None:
-        self.reload(follow=True)
+        # The first window is read in place: one count and one page (~20 ms at 100k flows
+        # unfiltered), so the first frame already shows the newest flows.
+        self._apply(self._read("", True, 0))
 
     # -- data window -------------------------------------------------------------------------
 
     def reload(self, *, follow: bool | None = None) -> None:
-        """Re-read the count and drop cached pages. The cursor follows the newest flow when it
-        was already on the last row (a tail, like toolong's), else it stays on its index."""
+        """Re-read the count and the cursor's page. The cursor follows the newest flow when it
+        was already on the last row (a tail, like toolong's), else it stays on its index.
+
+        The reads run in a thread: a filtered count over a large store takes a good fraction of
+        a second, which would stall typing in the filter field. The newest reload wins."""
         at_end = self.total == 0 or self.cursor >= self.total - 1
-        self.total = self.source.count(text=self.filter_text)
-        self._pages.clear()
+        self._read_window(self.filter_text, at_end if follow is None else follow, self.cursor)
+
+    def reveal(self, flow_id: int) -> None:
+        """Put the cursor on this flow once a reload has it (a flow that was just recorded may
+        not be committed yet; the reload its completion triggers will have it)."""
+        self._reveal = flow_id
+        self.reload()
+
+    def _read(self, text: str, follow: bool, cursor: int) -> WindowRead:
+        total = self.source.count(text=text)
+        index = total - 1 if follow else min(cursor, total - 1)
+        page_no = max(0, index) // PAGE
+        page = self.source.rows(text=text, limit=PAGE, offset=page_no * PAGE) if total else []
+        return self.WindowRead(text, total, follow, page_no, page)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="flow-list-window",
+          description="read the flow list window")
+    def _read_window(self, text: str, follow: bool, cursor: int) -> None:
+        window = self._read(text, follow, cursor)
+        if not get_current_worker().is_cancelled:
+            self.post_message(window)
+
+    def on_flow_list_window_read(self, message: WindowRead) -> None:
+        message.stop()
+        if message.text == self.filter_text:  # else typed past it: a newer reload is on its way
+            self._apply(message)
+
+    def _apply(self, window: WindowRead) -> None:
+        self.total = window.total
+        self._pages = OrderedDict({window.page_no: window.page} if window.total else {})
         self.virtual_size = Size(self.size.width, self.total)
-        if (at_end if follow is None else follow) and self.total:
+        if window.follow and self.total:
             self._set_cursor(self.total - 1)
         else:
             self._set_cursor(min(self.cursor, max(0, self.total - 1)))
+        if self._reveal is not None and self.select_id(self._reveal):
+            self._reveal = None
         self.refresh()
+        self.post_message(self.Reloaded(self.total))
 
     def row(self, index: int) -> FlowRow | None:
         if not 0 <= index < self.total:
