@@ -46,8 +46,7 @@ def run(args: argparse.Namespace) -> int:
             except ForwarderError as exc:
                 print(f"toolwire-inspect: {exc}", file=sys.stderr)
                 return 2
-        mode = f"translate {args.translate.replace(':', ' → ')}" if args.translate else "passthrough"
-        app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge, upstream=args.upstream or "", mode=mode)
+        app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)
         app.run()
         return app.return_code or 0
     finally:

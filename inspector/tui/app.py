@@ -41,18 +41,23 @@ class InspectorApp(App[None]):
         store: Store,
         forwarder: Forwarder | None,
         bridge: EventBridge | None = None,
-        upstream: str = "",
-        mode: str = "passthrough",
-        clock: Callable[[], float] = time.time,
+        upstream: str | None = None,
+        mode: str | None = None,
+        clock: Callable[[], float] | None = None,
         export_dir: Path | None = None,
     ) -> None:
         super().__init__()
         self.store = store
         self.forwarder = forwarder
         self.bridge = bridge
-        self.clock = clock
+        self.clock = clock or time.time  # tests and screenshots pin it; "today" decides the time format
         self.export_dir = export_dir or Path.cwd()
-        self.listening = Listening(forwarder.base_url, upstream, mode) if forwarder is not None else None
+        self.listening = None
+        if forwarder is not None:
+            # What the header shows; by default the forwarder's own upstream and mode.
+            translate = forwarder.translate
+            default_mode = f"translate {translate.replace(':', ' → ')}" if translate else "passthrough"
+            self.listening = Listening(forwarder.base_url, upstream or forwarder.upstream, mode or default_mode)
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()

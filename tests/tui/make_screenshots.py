@@ -117,8 +117,7 @@ def main(argv: list[str]) -> int:
         store = Store("flows.sqlite3")
         upstream, forwarder = record(store, bridge)
         try:
-            app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge, upstream=upstream.base_url,
-                               mode=forwarder.mode.value)
+            app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)
             saved = asyncio.run(shoot(app, out))
         finally:
             forwarder.stop()

@@ -162,13 +162,16 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
     forwarder.start()
     try:
         seen = Seen()
-        app = make_app(store, forwarder=forwarder, bridge=bridge, mode="translate openai-chat → openai-responses")
+        app = make_app(store, forwarder=forwarder, bridge=bridge)
         async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
             body = {**clean_request(), "stop": ["END"], "seed": 7}
             response = await asyncio.to_thread(
                 httpx.post, f"{forwarder.base_url}/v1/chat/completions", json=body)
             assert response.status_code == 200
             await seen.wait_for(completed(1))
+            header = str(app.query_one(ConnectionBar).render()).split("\n")[0]
+            assert header == (f"toolwire-inspect translate openai-chat → openai-responses  "
+                              f"listening {forwarder.base_url} → {upstream.base_url}")
             screen = await open_flow(app, pilot, 1)
             assert isinstance(screen, FlowScreen)
             assert upstream.received[0].path == "/v1/responses"
