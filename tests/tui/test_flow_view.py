@@ -199,3 +199,22 @@ async def test_a_flood_of_violations_is_listed_up_to_a_cap_and_marked_in_full(st
         assert str(options.get_option_at_index(MAX_LISTED).prompt) == (
             "… 100 more, marked in the panes (x exports them all)")
         assert len(screen.query_one("#request", PayloadView).viewer.marks) == 400
+
+
+async def test_a_document_nested_a_thousand_deep_is_shown_as_received(store: Store) -> None:
+    from inspector.flow import Flow, FlowState
+
+    from .flows import T0
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    body = b'{"model": "x", "messages": ' + b"[" * 1000 + b"]" * 1000 + b"}"
+    flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=T0, method="POST",
+                path="/v1/chat/completions", request_body=body, status=200, response_body=b"{}",
+                state=FlowState.COMPLETE)
+    store.save(flow)
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, flow.id)
+        request = screen.query_one("#request", PayloadView)
+        assert (request.border_subtitle, request.viewer.lines) == (
+            "nested too deeply to lay out: shown as received", [body.decode()])

@@ -18,6 +18,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
 
 from .. import format as fmt
 from ..view import FixedView, FlowView, Located, prepare, prepare_fixed
@@ -126,6 +127,14 @@ class FlowScreen(Screen[None]):
             self.app.call_from_thread(self.app.notify, f"flow #{self.flow_id} is not in the store", severity="error")
             return
         self.post_message(self.Prepared(prepare(flow)))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # exit_on_error=False keeps the app alive; the user still has to hear about it.
+        if event.state is WorkerState.ERROR:
+            self.notify(f"#{self.flow_id}: {event.worker.description} failed: {event.worker.error!r}",
+                        severity="error", markup=False)
+            if self.view is None:
+                self.query_one("#flow-title", Static).update(f"#{self.flow_id} could not be shown")
 
     def on_flow_screen_prepared(self, message: Prepared) -> None:
         view = self.view = message.view
