@@ -33,35 +33,43 @@ class LocatedText:
             tokens.pop()
 
 
+def _scalar(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
 def pretty(document: Any) -> LocatedText:
-    """Two-space indented JSON (keys in document order) with a pointer -> line map."""
+    """Two-space indented JSON (keys in document order) with a pointer -> line map.
+
+    Iterative, so the deepest document orjson accepts (1024 levels) cannot exhaust the stack."""
     out: list[str] = []
     lines: dict[str, int] = {}
-
-    def scalar(value: Any) -> str:
-        return orjson.dumps(value).decode()
-
-    def emit(value: Any, pointer: str, depth: int, prefix: str, suffix: str) -> None:
+    # Work items: ("value", value, pointer, depth, prefix, suffix) or ("close", text).
+    stack: list[tuple[Any, ...]] = [("value", document, "", 0, "", "")]
+    while stack:
+        item = stack.pop()
+        if item[0] == "close":
+            out.append(item[1])
+            continue
+        _, value, pointer, depth, prefix, suffix = item
         pad = INDENT * depth
         lines[pointer] = len(out)
         if isinstance(value, dict) and value:
             out.append(f"{pad}{prefix}{{")
+            stack.append(("close", f"{pad}}}{suffix}"))
             last = len(value) - 1
-            for i, (key, child) in enumerate(value.items()):
-                emit(child, f"{pointer}/{escape(key)}", depth + 1, f"{scalar(str(key))}: ", "," if i < last else "")
-            out.append(f"{pad}}}{suffix}")
+            children = [("value", child, f"{pointer}/{escape(key)}", depth + 1, f"{_scalar(str(key))}: ",
+                         "," if i < last else "") for i, (key, child) in enumerate(value.items())]
+            stack.extend(reversed(children))
         elif isinstance(value, list) and value:
             out.append(f"{pad}{prefix}[")
+            stack.append(("close", f"{pad}]{suffix}"))
             last = len(value) - 1
-            for i, child in enumerate(value):
-                emit(child, f"{pointer}/{i}", depth + 1, "", "," if i < last else "")
-            out.append(f"{pad}]{suffix}")
+            stack.extend(reversed([("value", child, f"{pointer}/{i}", depth + 1, "", "," if i < last else "")
+                                   for i, child in enumerate(value)]))
         elif isinstance(value, dict):
             out.append(f"{pad}{prefix}{{}}{suffix}")
         elif isinstance(value, list):
             out.append(f"{pad}{prefix}[]{suffix}")
         else:
-            out.append(f"{pad}{prefix}{scalar(value)}{suffix}")
-
-    emit(document, "", 0, "", "")
+            out.append(f"{pad}{prefix}{_scalar(value)}{suffix}")
     return LocatedText("\n".join(out), lines)
