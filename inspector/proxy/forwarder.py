@@ -16,15 +16,15 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import aiohttp
 import orjson
 from yarl import URL
 
 from ..flow import Chunk, Flow, FlowState, Mode
-from ..redact import SECRET_HEADERS, redact_headers, redact_query
-from ..store import FlowRow, Store
+from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query
+from ..store import FlowRow, Store, redact_query_url
 from ..wire.dialect import is_stream_path
 from .server import ListenError, ServerThread, is_loopback
 from .transform import Transform, TransformError, TransformFactory
@@ -254,21 +254,22 @@ class Forwarder:
                 upstream_headers.append((name, value))
 
         transform: Transform | None = None
-        upstream_path, upstream_body = path, body
+        target, upstream_body = path + (f"?{query}" if query else ""), body
         if self._transforms is not None:
             transform = self._transforms()
             # The translated response is re-encoded by us, so ask the upstream for plain bytes.
             upstream_headers = [(k, v) for k, v in upstream_headers if k.lower() != "accept-encoding"]
             try:
-                upstream_body, upstream_path = transform.request(body, path)
+                upstream_body, target_path = transform.request(body, target)
             except TransformError as exc:
                 recorder.submit_started()
                 await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc))
                 return
+            target = _translated_target(target_path, query)
             flow.upstream_request_body = upstream_body
             flow.notes.extend(transform.take_notes())
 
-        url = self.upstream + upstream_path + (f"?{query}" if query else "")
+        url = self.upstream + target
         assert self._session is not None
         request = asyncio.ensure_future(
             self._session.request(
@@ -284,7 +285,7 @@ class Forwarder:
             # One loop turn lets the request task write to its (pooled) upstream connection:
             # the request is on its way before any bookkeeping below.
             await asyncio.sleep(0)
-            flow.upstream_url = self.upstream + upstream_path + (f"?{redact_query(query)}" if query else "")
+            flow.upstream_url = redact_query_url(self.upstream + target)
             flow.upstream_request_headers = redact_headers(upstream_headers)
             self._keep_credentials(flow_id, headers, query)
             recorder.submit_started()
@@ -292,6 +293,18 @@ class Forwarder:
         finally:
             watcher.cancel()
             request.cancel()  # a no-op once answered; stops a request cut short by stop()
+
+
+def _translated_target(path: str, query: str) -> str:
+    """The upstream path and query of a translated request. The bridge's own query (Gemini's
+    `alt=sse`) wins; otherwise the client's query goes along (an `api-version`, say), minus its
+    secrets, which belong to the source provider and must not reach another, and minus `alt`,
+    which only Gemini reads."""
+    if "?" in path:
+        return path
+    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True)
+            if k.lower() not in SECRET_QUERY_KEYS and k != "alt"]
+    return path + (f"?{urlencode(kept)}" if kept else "")
 
 
 async def _read_body(receive: Callable, limit: int) -> tuple[bytes, tuple[int | None, str] | None]:

@@ -426,3 +426,18 @@ def test_a_request_that_cannot_be_translated_gets_400_and_an_error_flow(make_rig
     assert event.row.error.startswith("cannot translate a request body that is not JSON: ")
     assert (event.row.state, event.row.mode) == ("error", "translate")
     assert rig.mock.received == []
+
+
+def test_translated_request_keeps_no_secret_of_the_source_provider_in_its_query(make_rig):
+    rig = make_rig(translate="gemini:openai-chat")
+    path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent"
+    body = orjson.dumps({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]})
+    with rig.client.stream("POST", f"{path}?alt=sse&key=AIza-source-secret&trace=1", content=body) as response:
+        assert response.status_code == 200
+        b"".join(response.iter_raw())
+    (event,) = rig.events.completed()
+    received = rig.mock.received[0]
+    assert (received.path, received.query) == ("/v1/chat/completions", "trace=1")
+    assert orjson.loads(received.body)["stream"] is True  # the bridge saw alt=sse
+    assert rig.store.get(event.flow.id).upstream_url == f"{rig.mock.base_url}/v1/chat/completions?trace=1"
+    assert event.row.state == "complete"
