@@ -67,12 +67,7 @@ def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None 
     if document is None and body:
         document, _ = parse_json(decode_body(body, headers))
     if document is not None:
-        try:
-            located = pretty(document)
-        except RecursionError:
-            # orjson parses up to 1024 levels; the recursive pretty-printer gives up before that.
-            text = decode_body(body, headers).decode("utf-8", "replace") if body else ""
-            return Pane(text, note="nested too deeply to lay out: shown as received")
+        located = pretty(document)
         return Pane(located.text, located)
     if not body:
         return Pane("", note="empty body")
