@@ -257,8 +257,7 @@ class Forwarder:
         target, upstream_body = path + (f"?{query}" if query else ""), body
         if self._transforms is not None:
             transform = self._transforms()
-            # The translated response is re-encoded by us, so ask the upstream for plain bytes.
-            upstream_headers = [(k, v) for k, v in upstream_headers if k.lower() != "accept-encoding"]
+            upstream_headers = self._transforms.upstream_headers(upstream_headers, query)
             try:
                 upstream_body, target_path = transform.request(body, target)
             except TransformError as exc:

@@ -7,6 +7,7 @@ owns every rule of the translation; this module only moves bytes in and out of i
 from __future__ import annotations
 
 from typing import Any, Protocol
+from urllib.parse import parse_qsl
 
 import orjson
 
@@ -36,12 +37,21 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return src, dst
 
 
+# Who serves each dialect, and how it wants its key.
+_PROVIDER = {"openai-chat": "openai", "openai-responses": "openai", "anthropic": "anthropic", "gemini": "gemini",
+             "mcp": "mcp"}
+_KEY_HEADER = {"openai": "Authorization", "anthropic": "x-api-key", "gemini": "x-goog-api-key"}
+_AUTH_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"})
+ANTHROPIC_VERSION = "2023-06-01"  # the API version Anthropic requires on every request
+
+
 class TransformFactory:
     """Builds the transform of each request for one `--translate SRC:DST` setting."""
 
     def __init__(self, spec: str) -> None:
         self.spec = spec
         src, dst = parse_spec(spec)
+        self.source, self.target = _PROVIDER[src], _PROVIDER[dst]
         from ..wire.translate import UnsupportedPair, get_bridge  # only translate mode needs it
 
         try:
@@ -51,6 +61,34 @@ class TransformFactory:
 
     def __call__(self) -> Translation:
         return Translation(self._bridge)
+
+    def upstream_headers(self, headers: list[tuple[str, str]], query: str) -> list[tuple[str, str]]:
+        """The client's headers made fit for the target provider: its key moved to the target's
+        auth header (the client configured it for whoever answers, in its own SDK's shape),
+        Anthropic's version headers dropped or added, and no accept-encoding, since the body is
+        re-encoded here and must arrive plain."""
+        moving = self.source != self.target
+        key = None
+        kept = []
+        for name, value in headers:
+            lower = name.lower()
+            if lower == "accept-encoding":
+                continue
+            if moving and lower in _AUTH_HEADERS:
+                if key is None:
+                    key = value[7:] if lower == "authorization" and value[:7].lower() == "bearer " else value
+                continue
+            if moving and lower.startswith("anthropic-") and self.target != "anthropic":
+                continue
+            kept.append((name, value))
+        if moving and key is None:
+            key = next((v for k, v in parse_qsl(query) if k == "key"), None)
+        if moving and key is not None and self.target in _KEY_HEADER:
+            header = _KEY_HEADER[self.target]
+            kept.append((header, f"Bearer {key}" if header == "Authorization" else key))
+        if self.target == "anthropic" and not any(k.lower() == "anthropic-version" for k, _ in kept):
+            kept.append(("anthropic-version", ANTHROPIC_VERSION))
+        return kept
 
 
 class Translation:

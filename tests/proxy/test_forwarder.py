@@ -441,3 +441,26 @@ def test_translated_request_keeps_no_secret_of_the_source_provider_in_its_query(
     assert orjson.loads(received.body)["stream"] is True  # the bridge saw alt=sse
     assert rig.store.get(event.flow.id).upstream_url == f"{rig.mock.base_url}/v1/chat/completions?trace=1"
     assert event.row.state == "complete"
+
+
+@pytest.mark.parametrize(("spec", "path", "auth", "expected"), [
+    ("gemini:openai-chat", "/v1beta/models/g:generateContent", ("x-goog-api-key", "K1"),
+     [("Authorization", "Bearer K1")]),
+    ("anthropic:openai-chat", "/v1/messages", ("x-api-key", "K2"), [("Authorization", "Bearer K2")]),
+    ("openai-chat:anthropic", "/v1/chat/completions", ("authorization", "Bearer K3"),
+     [("x-api-key", "K3"), ("anthropic-version", "2023-06-01")]),
+    ("openai-chat:openai-responses", "/v1/chat/completions", ("api-key", "K4"), [("api-key", "K4")]),
+], ids=["gemini-to-chat", "anthropic-to-chat", "chat-to-anthropic", "azure-chat-to-responses"])
+def test_translate_moves_the_key_to_the_target_providers_header(make_rig, spec, path, auth, expected):
+    rig = make_rig(translate=spec)
+    payloads = {"gemini": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+                "anthropic": {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}]},
+                "openai-chat": {"model": "m", "messages": [{"role": "user", "content": "hi"}]}}
+    body = orjson.dumps(payloads[spec.split(":")[0]])
+    rig.client.post(path, content=body, headers=[auth, ("anthropic-beta", "x"), ("x-trace", "t")]
+                    if spec.startswith("anthropic") else [auth, ("x-trace", "t")])
+    rig.events.completed()
+    sent = [(k, v) for k, v in rig.mock.received[0].headers
+            if k in ("authorization", "x-api-key", "x-goog-api-key", "api-key", "anthropic-version", "anthropic-beta")]
+    assert sent == [(k.lower(), v) for k, v in expected]
+    assert rig.mock.received[0].header("x-trace") == "t"
