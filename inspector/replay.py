@@ -1,14 +1,16 @@
 """Replay a recorded flow through a running forwarder, so the replay is recorded like any flow
 and linked to its original. Credentials come from the forwarder's memory or the environment,
-never from disk (the store holds only redacted headers)."""
+never from disk (the store holds only redacted headers).
+
+The forwarder is on loopback and the request is already built, so the standard library's client
+is all this needs; httpx would drag rich into the core (its package imports its CLI module)."""
 
 from __future__ import annotations
 
+import http.client
 import os
 from collections.abc import Mapping
-from urllib.parse import parse_qsl, urlencode
-
-import httpx
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from .flow import Flow
 from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_HEADER
@@ -62,14 +64,22 @@ def replay(flow: Flow, *, via: str, credentials: list[tuple[str, str]] | None, b
     """Send the recorded request (or `body`) through the forwarder at `via`; the new flow's id."""
     target, headers = replay_request(flow, credentials)
     content = flow.request_body if body is None else body
+    parts = urlsplit(via)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=timeout)
     try:
-        with httpx.Client(base_url=via, timeout=timeout) as client:
-            with client.stream(flow.method, target, content=content, headers=headers) as response:
-                for _ in response.iter_raw():
-                    pass  # the forwarder records the body; only its end matters here
-                new_id = response.headers.get(FLOW_ID_HEADER)
-    except httpx.HTTPError as exc:
+        connection.putrequest(flow.method, target, skip_host=False, skip_accept_encoding=True)
+        for name, value in headers:
+            connection.putheader(name, value)
+        connection.putheader("Content-Length", str(len(content)))
+        connection.endheaders(content)
+        response = connection.getresponse()
+        while response.read(65536):
+            pass  # the forwarder records the body; only its end matters here
+        new_id = response.getheader(FLOW_ID_HEADER)
+    except (OSError, http.client.HTTPException) as exc:
         raise ReplayError(f"replay of #{flow.id} through {via} failed: {exc}") from exc
+    finally:
+        connection.close()
     if new_id is None:
         raise ReplayError(f"{via} answered without {FLOW_ID_HEADER}: is it a toolwire-inspect forwarder?")
     return int(new_id)

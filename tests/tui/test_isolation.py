@@ -7,13 +7,7 @@ import textwrap
 
 import pytest
 
-# httpx's own __init__ imports its command-line module, which imports rich (and click, pygments)
-# whenever they are installed, and Textual installs rich. Strict: this fails loudly once
-# inspector.replay stops importing httpx, so the mark cannot outlive the cause.
-HTTPX_PULLS_RICH = pytest.mark.xfail(
-    strict=True, reason="inspector.replay imports httpx; `import httpx` imports httpx._main -> rich")
-CORE = ["inspector.wire", "inspector.proxy", "inspector.store",
-        pytest.param("inspector.replay", marks=HTTPX_PULLS_RICH),
+CORE = ["inspector.wire", "inspector.proxy", "inspector.store", "inspector.replay",
         "inspector.export", "inspector.mock", "inspector.analysis"]
 
 
