@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from .flow import Flow, header
 from .wire import check
 from .wire import profiles
 from .wire.dialect import Dialect, from_path, from_shape
+from .wire.session import check_session, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Violation, count_by_severity
 
@@ -125,3 +127,13 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
 def _with_where(violation: Violation, where: str) -> Violation:
     return Violation(violation.rule, violation.severity, violation.pointer, violation.message,
                      violation.why, violation.hint, where)
+
+
+def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:
+    """Violations that only show across the flows of one recording (the same MCP tool from two
+    servers, one endpoint registered twice, structuredContent against an earlier outputSchema),
+    by the id of the flow whose response holds them. Their pointers point into that response."""
+    found: dict[int, list[Violation]] = {}
+    for violation in check_session(entries_from_flows(flows)):
+        found.setdefault(int(violation.where), []).append(_with_where(violation, "session"))
+    return found

@@ -529,6 +529,13 @@ class Store:
             for r in found
         ]
 
+    def flow_ids(self, session_id: int, *, dialect: str) -> list[int]:
+        """Ids of one session's flows of one dialect, oldest first (what session rules read)."""
+        with self._read_lock:
+            found = self._read.execute("SELECT id FROM flows WHERE session_id = ? AND dialect = ? ORDER BY id",
+                                       (session_id, dialect)).fetchall()
+        return [r[0] for r in found]
+
     def count(self, *, text: str = "") -> int:
         where, params = _text_where(text)
         with self._read_lock:

@@ -1,4 +1,5 @@
 """`toolwire-inspect check [--dialect D] [--profile P] [--kind K] [--json] [--explain] [--fix OUT] FILE... | -`
+and `toolwire-inspect check --session [ID] [--store PATH] [--json]` (the session rules).
 
 Lints request, response and stream files against the contract rules. Human output: one line per
 violation (`file:pointer: severity RULE message`) and a summary; `--json`: a JSON array. Exit status:
@@ -40,7 +41,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fix", metavar="OUT",
                         help="write the repaired payload to OUT (a directory when several files are given; - for "
                              "stdout) and list the repairs")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="payload files, or - for stdin")
+    parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
+                        help="instead of files, run the session rules over a recorded session's MCP exchanges "
+                             "(default: the latest session)")
+    parser.add_argument("--store", metavar="PATH", help="with --session: the SQLite flow store")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="payload files, or - for stdin")
     parser.set_defaults(handler=run)
 
 
@@ -66,6 +71,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.session is not None:
+        if args.files or args.fix:
+            print("toolwire-inspect: --session checks a recorded session; give no FILE and no --fix", file=sys.stderr)
+            return 2
+        return _run_session(args)
+    if not args.files:
+        print("toolwire-inspect: check needs FILE... (or - for stdin), or --session", file=sys.stderr)
+        return 2
     out = sys.stderr if args.fix == "-" else sys.stdout
     if args.fix and args.fix != "-" and len(args.files) > 1 and not Path(args.fix).is_dir():
         print(f"toolwire-inspect: --fix {args.fix}: with several files OUT must be an existing directory",
@@ -130,6 +143,42 @@ def _run(args: argparse.Namespace) -> int:
     if unreadable:
         return 2
     return 1 if remaining_errors else 0
+
+
+def _run_session(args: argparse.Namespace) -> int:
+    """Session rules over the stored flows of one recording: `#flow:pointer: severity RULE message`."""
+    from ..analysis import session_findings
+    from ..store import Store, StoreError
+
+    try:
+        store = Store(args.store)
+    except StoreError as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return 2
+    with store:
+        sessions = store.sessions()
+        if args.session == "latest":
+            session_id = sessions[-1].id if sessions else None
+        else:
+            session_id = int(args.session) if args.session.isdigit() else None
+        if session_id is None or store.session(session_id) is None:
+            print(f"toolwire-inspect: no session {args.session} in {store.path}", file=sys.stderr)
+            return 2
+        ids = store.flow_ids(session_id, dialect="mcp")
+        findings = session_findings(found for found in map(store.get, ids) if found is not None)
+    records = [{**violation.to_dict(), "flow": flow_id}
+               for flow_id, violations in sorted(findings.items()) for violation in violations]
+    if args.json:
+        print(orjson.dumps(records).decode())
+    else:
+        for record in records:
+            print(f"#{record['flow']}:{record['pointer']}: {record['severity']} {record['rule']} {record['message']}")
+            if args.explain:
+                print(f"    why: {record['why']}\n    fix: {record['hint']}")
+        errors = sum(1 for record in records if record["severity"] == "error")
+        print(f"session {session_id}: {len(ids)} MCP flow(s) checked: {errors} error(s), "
+              f"{len(records) - errors} other finding(s)")
+    return 1 if any(record["severity"] == "error" for record in records) else 0
 
 
 def _write_fixed(target: str, name: str, count: int, payload: Any) -> None:

@@ -4,6 +4,7 @@ detail screen only has to load text (and this is testable without a terminal).""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,7 +104,8 @@ def header_lines(flow: Flow) -> list[str]:
     return lines
 
 
-def prepare(flow: Flow) -> FlowView:
+def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
+    """`session`: this flow's findings from the session rules (see `analysis.session_findings`)."""
     analysis = analyse(flow)
     request = body_pane(flow.request_body, flow.request_headers, analysis.request)
     if flow.upstream_request_body is None:
@@ -124,7 +126,7 @@ def prepare(flow: Flow) -> FlowView:
         response.note = f"error: {flow.error}" + (f" · {response.note}" if response.note else "")
 
     located = translation_report(flow, analysis, request, upstream, response)
-    for violation in analysis.violations:
+    for violation in [*analysis.violations, *session]:
         lines: dict[str, int] = {}
         if violation.where in ("request", ""):
             lines["request"] = request.mark(violation.pointer, violation.severity.value)
@@ -132,7 +134,7 @@ def prepare(flow: Flow) -> FlowView:
                 lines["upstream"] = upstream.mark(violation.pointer, violation.severity.value)
         elif violation.where == "upstream":
             lines["upstream"] = upstream.mark(violation.pointer, violation.severity.value)
-        elif violation.where in ("response", "stream"):
+        elif violation.where in ("response", "stream", "session"):
             lines["response"] = response.mark(violation.pointer, violation.severity.value)
         located.append(Located(violation, lines))
     # Errors first, wherever they are; the translation's warnings among the other warnings.

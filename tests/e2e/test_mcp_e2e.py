@@ -14,6 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from inspector.analysis import analyse
 from inspector.proxy import Forwarder
 from inspector.proxy.server import ServerThread
+from inspector.cli import main
 from inspector.store import Store
 from inspector.wire.dialect import Dialect
 from inspector.wire.session import check_session, entries_from_flows
@@ -108,3 +109,21 @@ def _upstream_port(flows) -> int:
 
 def _list_flow(flows, path: str) -> int:
     return next(f.id for f in flows if f.path == path and b'"tools/list"' in f.request_body)
+
+
+async def test_check_session_command_reports_the_recorded_duplicate(rig, capsys):
+    forwarder, store = rig
+    for name in ("alpha", "beta"):
+        async with Client(f"{forwarder.base_url}/{name}/mcp") as client:
+            await client.list_tools()
+    store.flush()
+    flows = [store.get(row.id) for row in store.rows()]
+    beta = _list_flow(flows, "/beta/mcp")
+    mcp_flows = len(store.flow_ids(store.session_id, dialect="mcp"))
+
+    assert main(["check", "--session", "--store", str(store.path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"#{beta}:/result/tools/0/name: error XL-03 tool 'lookup' is served by two servers: ")
+    assert lines[1:] == [f"session {store.session_id}: {mcp_flows} MCP flow(s) checked: 1 error(s), 0 other finding(s)"]
+
+    assert main(["check", "--session", "999", "--store", str(store.path)]) == 2

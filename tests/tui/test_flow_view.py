@@ -218,3 +218,37 @@ async def test_a_document_nested_a_thousand_deep_is_laid_out(store: Store) -> No
         request = screen.query_one("#request", PayloadView)
         assert (request.border_subtitle, request.pane.text.splitlines()[1001]) == ("", "  " * 1000 + "[]")
 
+
+
+async def test_session_rules_show_on_the_flow_whose_response_holds_them(store: Store) -> None:
+    """Seed 003: one MCP endpoint registered twice (plain and session-scoped) serves every tool
+    twice; the second tools/list flow says so, and which entry to keep."""
+    import orjson
+
+    from inspector.flow import Flow, FlowState
+
+    from .flows import T0
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    listing = {"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+        {"name": "remember", "inputSchema": {"type": "object", "properties": {}}}]}}
+    ids = []
+    for query in ("", "session=tok"):
+        flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=T0, method="POST",
+                    path="/balda/mcp", query=query, upstream_url="http://127.0.0.1:9/balda/mcp" + (f"?{query}" if query else ""),
+                    request_body=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}', status=200,
+                    response_headers=[("content-type", "application/json")], response_body=orjson.dumps(listing),
+                    state=FlowState.COMPLETE)
+        store.save(flow)
+        ids.append(flow.id)
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        first = await open_flow(app, pilot, ids[0])
+        assert [i.violation.rule for i in first.query_one(ViolationPanel).items if i.violation.where == "session"] == []
+        await pilot.press("escape")
+        second = await open_flow(app, pilot, ids[1])
+        session = [i for i in second.query_one(ViolationPanel).items if i.violation.where == "session"]
+        assert [(i.violation.rule, i.violation.pointer, i.lines) for i in session] == [
+            ("XL-03", "/result/tools/0/name", {"response": 6})]
+        assert session[0].violation.hint == ("Dedupe MCP servers by host+path and keep the session-scoped entry "
+                                             "(http://127.0.0.1:9/balda/mcp?session=tok).")

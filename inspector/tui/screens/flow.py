@@ -20,6 +20,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
+from ...analysis import session_findings
+from ...flow import Flow
+from ...wire.dialect import Dialect
+from ...wire.violations import Violation
 from .. import format as fmt
 from ..view import FixedView, FlowView, Located, prepare, prepare_fixed
 from ..widgets.lines import LineViewer
@@ -126,7 +130,16 @@ class FlowScreen(Screen[None]):
         if flow is None:
             self.app.call_from_thread(self.app.notify, f"flow #{self.flow_id} is not in the store", severity="error")
             return
-        self.post_message(self.Prepared(prepare(flow)))
+        self.post_message(self.Prepared(prepare(flow, self._session_findings(flow))))
+
+    def _session_findings(self, flow: Flow) -> list[Violation]:
+        """The session rules read every MCP exchange of the flow's recording; other flows have none."""
+        store = self.inspector.store
+        ids = store.flow_ids(flow.session_id, dialect=Dialect.MCP.value)
+        if flow.id not in ids:
+            return []
+        flows = [found for found in map(store.get, ids) if found is not None]
+        return session_findings(flows).get(flow.id, [])
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # exit_on_error=False keeps the app alive; the user still has to hear about it.
