@@ -24,13 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(handler=tui_command.run)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"{__name__}.{name}":
-                raise
-            continue
-        module.register(subparsers)
+        importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return parser
 
 
