@@ -34,6 +34,7 @@ class FakeUpstream:
     def __init__(self, handler: Handler) -> None:
         self.handler = handler
         self.received: list[tuple[str, dict[str, Any]]] = []
+        self.requests: list[web.Request] = []
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self.base_url = ""
@@ -41,6 +42,7 @@ class FakeUpstream:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         payload = orjson.loads(await request.read())
         self.received.append((request.path, payload))
+        self.requests.append(request)
         kind, body = self.handler(payload)
         if kind == "json":
             return web.Response(body=orjson.dumps(body), content_type="application/json")
@@ -393,3 +395,19 @@ def test_openai_responses_client_through_a_chat_upstream(rig: Rig) -> None:
     for _, payload in rig.upstream.received:
         _no_errors(payload, Dialect.OPENAI_CHAT)
     assert rig.upstream.received[1][1]["stream_options"] == {"include_usage": True}
+
+
+# --- what crosses besides the body: the credential and the query ----------------------------------
+
+@pytest.mark.parametrize("rig", [("gemini:openai-chat", chat_upstream)], indirect=True)
+def test_the_genai_key_reaches_a_chat_upstream_as_a_bearer_token_and_alt_stays_behind(rig: Rig) -> None:
+    client = genai.Client(api_key="gm-test-translate", http_options=types.HttpOptions(base_url=rig.forwarder.base_url))
+    config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[types.FunctionDeclaration(
+        name="get_weather", parameters=types.Schema(type=types.Type.OBJECT, properties={
+            "city": types.Schema(type=types.Type.STRING)}))])])
+    chunks = list(client.models.generate_content_stream(model="gemini-2.5-flash", contents="hi", config=config))
+    assert [f.name for c in chunks for f in (c.function_calls or [])] == ["get_weather", "get_weather"]
+    client.close()
+    sent = rig.upstream.requests[0]
+    assert sent.headers["authorization"] == "Bearer gm-test-translate"
+    assert "x-goog-api-key" not in sent.headers and sent.query_string == ""
