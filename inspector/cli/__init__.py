@@ -9,6 +9,8 @@ import argparse
 import importlib
 import sys
 
+from .common import CommandError
+
 # Subcommand modules, in the order `--help` lists them.
 _COMMANDS = ["record", "flows", "replay", "export", "check", "translate", "mock", "demo"]
 
@@ -33,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
+    except CommandError as exc:
+        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        return exc.status
     except KeyboardInterrupt:
         return 130
 

@@ -22,6 +22,7 @@ from ..wire.fix import fix
 from ..wire.locate import pretty
 from ..wire.profiles import PROFILES
 from ..wire.violations import Violation, count_by_severity
+from .common import add_store_argument, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="instead of files, run the session rules over a recorded session's MCP exchanges "
                              "(default: the latest session)")
-    parser.add_argument("--store", metavar="PATH", help="with --session: the SQLite flow store")
+    add_store_argument(parser, help="with --session: the SQLite flow store (default: the user data dir)")
     parser.add_argument("files", nargs="*", metavar="FILE", help="payload files, or - for stdin")
     parser.set_defaults(handler=run)
 
@@ -148,13 +149,7 @@ def _run(args: argparse.Namespace) -> int:
 def _run_session(args: argparse.Namespace) -> int:
     """Session rules over the stored flows of one recording: `#flow:pointer: severity RULE message`."""
     from ..analysis import session_findings
-    from ..store import Store, StoreError
-
-    try:
-        store = Store(args.store)
-    except StoreError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
-        return 2
+    store = open_store(args.store)
     with store:
         sessions = store.sessions()
         if args.session == "latest":

@@ -6,12 +6,14 @@ import argparse
 import sys
 import threading
 
+from .common import add_store_argument, open_store
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "demo", help="the TUI on a built-in fake upstream and scripted agent (no API key, no network)")
-    parser.add_argument("--store", metavar="PATH",
-                        help="SQLite flow store (default: demo.sqlite3 in the user data dir, apart from real recordings)")
+    add_store_argument(parser, help="SQLite flow store (default: demo.sqlite3 in the user data dir, apart from "
+                                    "real recordings)")
     parser.add_argument("--port", type=int, default=0, help="forwarder port (default: any free port)")
     parser.add_argument("--headless", action="store_true",
                         help="no TUI: run the scripted agent once, print each flow, exit")
@@ -22,14 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..demo import default_demo_store, demo_upstream, run_agent
     from ..proxy import FlowEvent, Forwarder, ForwarderError
-    from ..store import Store, StoreError
     from .record import flow_line
 
-    try:
-        store = Store(args.store or default_demo_store())
-    except StoreError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
-        return 2
+    store = open_store(args.store or default_demo_store())
     upstream = demo_upstream().start()
     stop = threading.Event()
     try:

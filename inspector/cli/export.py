@@ -5,25 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import add_store_argument, open_store
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("export", help="write a stored flow as a redacted, deterministic JSON fixture")
     parser.add_argument("flow_id", type=int, metavar="FLOW_ID")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
-    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    add_store_argument(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis import analyse
     from ..export import dumps, fixture
-    from ..store import Store, StoreError
-
-    try:
-        store = Store(args.store)
-    except StoreError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
-        return 2
+    store = open_store(args.store)
     try:
         flow = store.get(args.flow_id)
     finally:

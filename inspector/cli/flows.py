@@ -4,27 +4,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from dataclasses import asdict
+
+from .common import add_store_argument, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("flows", help="list stored flows (id, session, time, path, status, violations)")
-    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    add_store_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON array of flow rows")
     parser.add_argument("--filter", metavar="TEXT", default="", help="only flows whose list columns contain TEXT")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..store import Store, StoreError
-
-    try:
-        store = Store(args.store)
-    except StoreError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
-        return 2
+    store = open_store(args.store)
     try:
         rows = store.rows(text=args.filter)
     finally:

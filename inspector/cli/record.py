@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 
+from .common import add_store_argument, open_store
 from .tui import DEFAULT_PORT
 
 
@@ -19,7 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --host other than loopback (the forwarder relays your API keys)")
     parser.add_argument("--translate", metavar="SRC:DST", help="translate between dialects, e.g. openai-chat:openai-responses")
-    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    add_store_argument(parser)
     # Defaults live in the forwarder, which `--help` should not have to import.
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="give up on an upstream silent this long (default 600)")
@@ -54,17 +55,12 @@ def wait_for_signal() -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..proxy import FlowEvent, Forwarder, ForwarderError
-    from ..store import Store, StoreError
 
     def on_event(event: FlowEvent) -> None:
         if event.kind == "completed" and event.row is not None:
             print(flow_line(event.row), flush=True)
 
-    try:
-        store = Store(args.store)
-    except StoreError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
-        return 2
+    store = open_store(args.store)
     try:
         try:
             limits = {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))

@@ -8,11 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import add_store_argument, open_store
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("replay", help="replay a stored flow upstream; prints the new flow id and status")
     parser.add_argument("flow_id", type=int, metavar="FLOW_ID")
-    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    add_store_argument(parser)
     parser.add_argument("--upstream", metavar="URL", help="send it here instead of the recording session's upstream")
     parser.set_defaults(handler=run)
 
@@ -20,14 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..proxy import Forwarder, ForwarderError
     from ..replay import ReplayError, credentials_from_env, replay
-    from ..store import Store, StoreError
     from ..wire.dialect import from_path
 
-    try:
-        store = Store(args.store)
-    except StoreError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
-        return 2
+    store = open_store(args.store)
     try:
         flow = store.get(args.flow_id)
         if flow is None:

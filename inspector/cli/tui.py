@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import add_store_argument, open_store
+
 DEFAULT_PORT = 8787
 
 
@@ -17,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --host other than loopback (the forwarder relays your API keys)")
-    parser.add_argument("--store", metavar="PATH", help="SQLite flow store (default: the user data dir)")
+    add_store_argument(parser)
     parser.add_argument("--translate", metavar="SRC:DST",
                         help="translate between dialects, e.g. openai-chat:openai-responses (the client "
                              "keeps speaking SRC, the upstream gets DST)")
@@ -26,15 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     # Textual and the forwarder load only when the TUI actually starts, not for `--help`.
     from ..proxy.forwarder import Forwarder, ForwarderError
-    from ..store import Store, StoreError
     from ..tui.app import InspectorApp
     from ..tui.bridge import EventBridge
 
-    try:
-        store = Store(args.store)
-    except StoreError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
-        return 2
+    store = open_store(args.store)
     bridge = EventBridge()
     forwarder = None
     try:
