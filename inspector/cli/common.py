@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,11 +23,16 @@ def add_store_argument(parser: argparse.ArgumentParser,
     parser.add_argument("--store", metavar="PATH", help=help)
 
 
-def open_store(path: object) -> Store:
-    """The store at `path` (None: the default one), or a CommandError saying why not."""
-    from ..store import Store, StoreError
+def open_store(path: str | Path | None, *, create: bool = True) -> Store:
+    """The store at `path` (None: the default one), or a CommandError saying why not.
 
+    Commands that only read (`create=False`) refuse a missing file rather than leave an empty
+    store, and its folders, behind."""
+    from ..store import Store, StoreError, default_path
+
+    if not create and not Path(path or default_path()).exists():
+        raise CommandError(f"no flow store at {path or default_path()} (record some flows first)")
     try:
-        return Store(path)  # type: ignore[arg-type]
+        return Store(path)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc

@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = open_store(args.store)
+    store = open_store(args.store, create=False)
     try:
         rows = store.rows(text=args.filter)
     finally:

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from ..replay import ReplayError, credentials_from_env, replay
     from ..wire.dialect import from_path
 
-    store = open_store(args.store)
+    store = open_store(args.store, create=False)
     try:
         flow = store.get(args.flow_id)
         if flow is None:

@@ -109,6 +109,7 @@ def test_replay_command_uses_the_environment_key_and_links_the_flow(recorded, ca
 
 
 def test_replay_of_an_unknown_flow_is_a_clear_error(tmp_path, capsys):
+    Store(tmp_path / "s.db").close()
     assert main(["replay", "5", "--store", str(tmp_path / "s.db")]) == 2
     assert capsys.readouterr().err == f"toolwire-inspect: no flow #5 in {tmp_path / 's.db'}\n"
 
@@ -136,3 +137,12 @@ def test_mock_command_rejects_a_file_that_is_not_a_fixture(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f'toolwire-inspect: cannot load fixture: {tmp_path / "x.json"}: not a toolwire fixture '
         '(no "format": "toolwire-fixture")\n')
+
+
+def test_reading_commands_refuse_a_missing_store_and_create_nothing(tmp_path, capsys):
+    missing = tmp_path / "nowhere" / "flows.sqlite3"
+    for argv in (["flows"], ["export", "1"], ["replay", "1"], ["check", "--session"]):
+        assert main([*argv, "--store", str(missing)]) == 2
+        assert capsys.readouterr().err == (
+            f"toolwire-inspect: no flow store at {missing} (record some flows first)\n")
+    assert not (tmp_path / "nowhere").exists()
