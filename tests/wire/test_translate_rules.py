@@ -452,20 +452,6 @@ def test_xl12_a_gateways_duplicate_summary_delta_is_not_relayed() -> None:
     assert [(loss.kind, loss.rule) for loss in relay.losses] == [("dropped", "XL-12")]
 
 
-def test_credentials_move_to_the_targets_header() -> None:
-    client = [("Authorization", "Bearer sk-1"), ("Content-Type", "application/json"), ("x-stainless-lang", "python")]
-    assert get_bridge(CHAT, ANT).upstream_headers(client) == [
-        ("Content-Type", "application/json"), ("x-stainless-lang", "python"), ("x-api-key", "sk-1"),
-        ("anthropic-version", "2023-06-01")]
-    assert get_bridge(CHAT, GEM).upstream_headers(client) == [
-        ("Content-Type", "application/json"), ("x-stainless-lang", "python"), ("x-goog-api-key", "sk-1")]
-    anthropic = [("x-api-key", "ak-2"), ("anthropic-version", "2023-06-01"), ("anthropic-beta", "x")]
-    assert get_bridge(ANT, RESP).upstream_headers(anthropic) == [("authorization", "Bearer ak-2")]
-    assert get_bridge(GEM, CHAT).upstream_headers([("accept", "*/*")], "alt=sse&key=g%2B3") == [
-        ("accept", "*/*"), ("authorization", "Bearer g+3")]
-    assert get_bridge(GEM, CHAT).upstream_headers([("accept", "*/*")]) == [("accept", "*/*")]
-
-
 def test_error_bodies_come_back_in_the_clients_dialect() -> None:
     error = {"error": {"message": "Invalid 'tools[0].function.name'", "type": "invalid_request_error",
                        "code": "invalid_value"}}

@@ -8,7 +8,6 @@ import time
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
-from urllib.parse import unquote
 
 import orjson
 
@@ -110,20 +109,6 @@ class Bridge:
         except _MALFORMED as exc:
             raise TranslationError(f"malformed {self.target.value} response ({_describe(exc)})", "") from None
 
-    def upstream_headers(self, headers: list[tuple[str, str]], query: str = "") -> list[tuple[str, str]]:
-        """The client's headers as the target expects them: the credential (from `Authorization:
-        Bearer`, `x-api-key`, `x-goog-api-key`, `api-key` or Gemini's `key=` query parameter) moved
-        to the target's own header, and headers only the source dialect understands left out."""
-        key = _credential(headers, query)
-        kept = [(k, v) for k, v in headers if k.lower() not in _SOURCE_ONLY_HEADERS]
-        if key is None:
-            return kept
-        if self.target is Dialect.ANTHROPIC:
-            return [*kept, ("x-api-key", key), ("anthropic-version", _ANTHROPIC_VERSION)]
-        if self.target is Dialect.GEMINI:
-            return [*kept, ("x-goog-api-key", key)]
-        return [*kept, ("authorization", f"Bearer {key}")]
-
     def stream(self, state: State) -> StreamTranslator:
         return StreamTranslator(self._dst.StreamParser(state), self._src.StreamEmitter(state, []), state)
 
@@ -173,26 +158,6 @@ class StreamTranslator:
             self._started = True
             out.append(self.emitter.emit(event))
         return b"".join(out)
-
-
-_CREDENTIAL_HEADERS = ("authorization", "x-api-key", "x-goog-api-key", "api-key")
-_SOURCE_ONLY_HEADERS = frozenset({*_CREDENTIAL_HEADERS, "anthropic-version", "anthropic-beta", "openai-beta",
-                                  "x-goog-api-client", "content-length"})
-_ANTHROPIC_VERSION = "2023-06-01"
-
-
-def _credential(headers: list[tuple[str, str]], query: str) -> str | None:
-    for name, value in headers:
-        lower = name.lower()
-        if lower == "authorization" and value[:7].lower() == "bearer ":
-            return value[7:].strip()
-        if lower in _CREDENTIAL_HEADERS[1:]:
-            return value.strip()
-    for pair in query.split("&"):
-        name, _, value = pair.partition("=")
-        if name == "key" and value:
-            return unquote(value)
-    return None
 
 
 # What malformed input raises inside the parsers (a list where an object belongs, and so on).
