@@ -23,6 +23,17 @@ def add_store_argument(parser: argparse.ArgumentParser,
     parser.add_argument("--store", metavar="PATH", help=help)
 
 
+def add_mode_arguments(parser: argparse.ArgumentParser) -> None:
+    """The forwarder's modes besides passthrough (the default, byte-exact)."""
+    parser.add_argument("--translate", metavar="SRC:DST",
+                        help="translate between dialects, e.g. openai-chat:openai-responses (the client keeps "
+                             "speaking SRC, the upstream gets DST)")
+    parser.add_argument("--repair", action="store_true",
+                        help="fix on the way up what has a safe repair (genai schemas, missing tool content, "
+                             "encoded arguments, invalid or duplicate tool names, unpaired calls); aliased "
+                             "names come back to the client as it declared them")
+
+
 def open_store(path: str | Path | None, *, create: bool = True) -> Store:
     """The store at `path` (None: the default one), or a CommandError saying why not.
 

@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 
-from .common import add_store_argument, open_store
+from .common import add_mode_arguments, add_store_argument, open_store
 from .tui import DEFAULT_PORT
 
 
@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --host other than loopback (the forwarder relays your API keys)")
-    parser.add_argument("--translate", metavar="SRC:DST", help="translate between dialects, e.g. openai-chat:openai-responses")
+    add_mode_arguments(parser)
     add_store_argument(parser)
     # Defaults live in the forwarder, which `--help` should not have to import.
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
             limits = {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))
                       if value is not None}
             forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port, on_event=on_event,
-                                  translate=args.translate, allow_remote=args.allow_remote, **limits)
+                                  translate=args.translate, repair=args.repair, allow_remote=args.allow_remote, **limits)
             forwarder.start()
         except ForwarderError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)

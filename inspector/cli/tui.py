@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_store_argument, open_store
+from .common import add_mode_arguments, add_store_argument, open_store
 
 DEFAULT_PORT = 8787
 
@@ -20,9 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --host other than loopback (the forwarder relays your API keys)")
     add_store_argument(parser)
-    parser.add_argument("--translate", metavar="SRC:DST",
-                        help="translate between dialects, e.g. openai-chat:openai-responses (the client "
-                             "keeps speaking SRC, the upstream gets DST)")
+    add_mode_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         if args.upstream:
             try:
                 forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port,
-                                      on_event=bridge, allow_remote=args.allow_remote, translate=args.translate)
+                                      on_event=bridge, allow_remote=args.allow_remote, translate=args.translate, repair=args.repair)
                 forwarder.start()
             except ForwarderError as exc:
                 print(f"toolwire-inspect: {exc}", file=sys.stderr)

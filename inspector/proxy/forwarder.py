@@ -27,7 +27,7 @@ from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_q
 from ..store import FlowRow, Store, redact_query_url
 from ..wire.dialect import is_stream_path
 from .server import ListenError, ServerThread, is_loopback
-from .transform import Transform, TransformError, TransformFactory
+from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
 REPLAY_HEADER = "x-toolwire-replay-of"
 FLOW_ID_HEADER = "x-toolwire-flow-id"  # answered only to replays, so replay() learns the new id
@@ -76,6 +76,7 @@ class Forwarder:
         port: int = 8787,
         on_event: Callable[[FlowEvent], None] | None = None,
         translate: str | None = None,
+        repair: bool = False,
         allow_remote: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
         max_body: int = DEFAULT_MAX_BODY,
@@ -98,11 +99,14 @@ class Forwarder:
         self.translate = translate
         self.timeout = timeout
         self.max_body = max_body
+        if translate and repair:
+            raise ForwarderError("--translate and --repair are separate modes; choose one")
         try:
-            self._transforms = TransformFactory(translate) if translate else None
+            self._transforms: TransformFactory | RepairFactory | None = (
+                TransformFactory(translate) if translate else RepairFactory(self.upstream) if repair else None)
         except TransformError as exc:
             raise ForwarderError(str(exc)) from exc
-        self.mode = Mode.TRANSLATE if translate else Mode.PASSTHROUGH
+        self.mode = Mode.TRANSLATE if translate else Mode.REPAIR if repair else Mode.PASSTHROUGH
         self._active: set[asyncio.Task] = set()  # requests in flight, to cut on stop()
         self._credentials: OrderedDict[int, list[tuple[str, str]]] = OrderedDict()
         self._credentials_lock = threading.Lock()
@@ -264,9 +268,10 @@ class Forwarder:
                 recorder.submit_started()
                 await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc))
                 return
-            target = _translated_target(target_path, query)
-            flow.upstream_request_body = upstream_body
             flow.notes.extend(transform.take_notes())
+            if upstream_body is not body:
+                target = _translated_target(target_path, query)
+                flow.upstream_request_body = upstream_body
 
         url = self.upstream + target
         assert self._session is not None
@@ -430,7 +435,7 @@ class _Recorder:
         flow.streamed = "event-stream" in content_type or "ndjson" in content_type or is_stream_path(flow.path)
         # Any body without a length arrives in pieces worth timing, a stream or not.
         timed = flow.streamed or "content-length" not in response.headers
-        translating = transform is not None and response.status < 400
+        translating = transform is not None and transform.rewrites_response and response.status < 400
         stream_transform = None
         if translating:
             assert transform is not None

@@ -22,6 +22,10 @@ class StreamTransform(Protocol):
 
 
 class Transform(Protocol):
+    # False: the response goes back byte for byte (the forwarder then neither buffers a JSON
+    # body nor drops its length). Known once request() has run.
+    rewrites_response: bool
+
     def take_notes(self) -> list[str]: ...
     def request(self, body: bytes, path: str) -> tuple[bytes, str]: ...
     def response(self, body: bytes) -> bytes: ...
@@ -94,6 +98,8 @@ class TransformFactory:
 class Translation:
     """One request's translation: request, then response or stream, sharing the bridge's state."""
 
+    rewrites_response = True
+
     def __init__(self, bridge: Any) -> None:
         self._bridge = bridge
         self._state: Any = None
@@ -144,3 +150,80 @@ class Translation:
             raise TransformError(f"cannot translate the end of the stream: {exc}") from exc
         self.notes.extend(str(loss) for loss in getattr(self._stream, "losses", []))
         return tail
+
+
+class RepairFactory:
+    """Builds the transform of each request in repair mode (`--repair`): the client's dialect is
+    kept, and the defects `inspector.wire.fix` knows a safe repair for are fixed on the way up."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+
+    def __call__(self) -> Repairing:
+        return Repairing(self.upstream)
+
+    def upstream_headers(self, headers: list[tuple[str, str]], query: str) -> list[tuple[str, str]]:
+        # A response whose tool names must be restored is rewritten here, so it must arrive plain.
+        return [(name, value) for name, value in headers if name.lower() != "accept-encoding"]
+
+
+class Repairing:
+    """One request's repairs. The request is rewritten only when something was repaired (else
+    its bytes go up unchanged); the response only when a tool name was aliased, to give the
+    client back the names it declared."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.notes: list[str] = []
+        self.rewrites_response = False
+        self._names: dict[bytes, bytes] = {}  # JSON string of an alias -> JSON string of its name
+        self._pending = b""  # a stream's bytes after its last line break, not yet restored
+
+    def take_notes(self) -> list[str]:
+        notes, self.notes = self.notes, []
+        return notes
+
+    def request(self, body: bytes, path: str) -> tuple[bytes, str]:
+        from ..wire import profiles
+        from ..wire.dialect import from_path
+        from ..wire.fix import fix
+
+        dialect = from_path(path)
+        if dialect is None:
+            return body, path
+        try:
+            payload = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            self.notes.append("repair: the request is not JSON; forwarded unchanged")
+            return body, path
+        result = fix(payload, dialect, profiles.for_upstream(self.upstream, dialect))
+        if not result.repairs:
+            return body, path
+        self.notes.extend(f"repaired {r.rule} ({r.action}) at {r.pointer or '/'}: {r.detail}" for r in result.repairs)
+        self._names = {orjson.dumps(alias): orjson.dumps(name) for alias, name in result.aliases.items()}
+        self.rewrites_response = bool(self._names)
+        return orjson.dumps(result.payload), path
+
+    def _restore(self, data: bytes) -> bytes:
+        # An alias is `<sanitised>_<8 hex of sha256>`: as a whole JSON string it names nothing else.
+        for alias, name in self._names.items():
+            data = data.replace(alias, name)
+        return data
+
+    def response(self, body: bytes) -> bytes:
+        return self._restore(body)
+
+    def stream(self) -> StreamTransform:
+        return self
+
+    def feed(self, data: bytes) -> bytes:
+        # A JSON string never holds a raw line break, so text up to the last one can be restored
+        # now; only the unfinished line waits for the next chunk.
+        data = self._pending + data
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+        self._pending = data[cut:]
+        return self._restore(data[:cut])
+
+    def close(self) -> bytes:
+        tail, self._pending = self._pending, b""
+        return self._restore(tail)

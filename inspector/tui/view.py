@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis import Analysis, analyse, decode_body, parse_json
-from ..flow import Flow
+from ..flow import Flow, Mode
 from ..wire import check
 from ..wire.fix import fix
 from ..wire.locate import LocatedText, pretty
@@ -17,6 +17,7 @@ from ..wire.translate import Loss, TranslationError, UnsupportedPair, get_bridge
 from ..wire.violations import Severity, Violation, count_by_severity
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
+NOTHING_TO_REPAIR_NOTE = "nothing to repair: identical to the original"
 MARK_ORDER = [Severity.ERROR.value, Severity.WARNING.value, Severity.INFO.value, "repair"]
 
 
@@ -109,11 +110,14 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
     analysis = analyse(flow)
     request = body_pane(flow.request_body, flow.request_headers, analysis.request)
     if flow.upstream_request_body is None:
-        upstream = Pane(request.text, request.located, PASSTHROUGH_NOTE)
+        note = NOTHING_TO_REPAIR_NOTE if flow.mode is Mode.REPAIR else PASSTHROUGH_NOTE
+        upstream = Pane(request.text, request.located, note)
     else:
         upstream = body_pane(flow.upstream_request_body, flow.upstream_request_headers, analysis.upstream_request)
         if flow.translate:
             upstream.note = f"translated {flow.translate.replace(':', ' → ')}"
+        elif flow.mode is Mode.REPAIR:
+            upstream.note = f"repaired on the way ({len(flow.notes)} repairs, H: the list)"
     if flow.streamed and analysis.response is not None:
         response = body_pane(b"", [], analysis.response)
         response.note = f"reassembled from {len(flow.chunks)} chunks (s: raw chunks)"

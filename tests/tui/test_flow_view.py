@@ -252,3 +252,17 @@ async def test_session_rules_show_on_the_flow_whose_response_holds_them(store: S
             ("XL-03", "/result/tools/0/name", {"response": 6})]
         assert session[0].violation.hint == ("Dedupe MCP servers by host+path and keep the session-scoped entry "
                                              "(http://127.0.0.1:9/balda/mcp?session=tok).")
+
+
+def test_the_upstream_pane_says_what_repair_mode_did() -> None:
+    from inspector.flow import Flow, FlowState, Mode
+    from inspector.tui.view import NOTHING_TO_REPAIR_NOTE, prepare
+
+    body = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}]}'
+    untouched = Flow(id=1, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
+                     request_body=body, mode=Mode.REPAIR, state=FlowState.COMPLETE)
+    assert prepare(untouched).upstream.note == NOTHING_TO_REPAIR_NOTE
+    repaired = Flow(id=2, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
+                    request_body=body, upstream_request_body=body, mode=Mode.REPAIR, state=FlowState.COMPLETE,
+                    notes=["repaired OC-17 (added) at /messages/2/content: …"])
+    assert prepare(repaired).upstream.note == "repaired on the way (1 repairs, H: the list)"

@@ -1,0 +1,108 @@
+"""Repair mode: the official openai SDK → forwarder (--repair) → mock upstream. What the forwarder
+can safely fix goes up fixed; tool names it had to alias come back to the client as declared."""
+
+from __future__ import annotations
+
+import openai
+import orjson
+import pytest
+
+from inspector.analysis import analyse
+from inspector.flow import Mode
+from inspector.mock import Call, chat_completion, chat_stream, json_response, sse_response
+from inspector.wire.fix import fix
+
+KEY = "sk-test-repair-0123456789"
+DOTTED = "github.search_code"
+
+# Seed 000 in one request: a genai schema sent as-is, a dotted MCP tool name, the same tool twice,
+# and (seed 003) a tool message that lost its content.
+TOOLS = [
+    {"type": "function", "function": {"name": DOTTED, "parameters": {
+        "type": "OBJECT", "properties": {"query": {"type": "STRING"}}, "required": ["query"]}}},
+    {"type": "function", "function": {"name": "list_issues", "parameters": {"type": "object", "properties": {}}}},
+    {"type": "function", "function": {"name": "list_issues", "parameters": {"type": "object", "properties": {}}}},
+]
+MESSAGES = [
+    {"role": "user", "content": "find the parser"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_a", "type": "function", "function": {"name": DOTTED, "arguments": '{"query": "parser"}'}}]},
+    {"role": "tool", "tool_call_id": "call_a"},
+]
+
+
+def _client(rig) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{rig.url}/v1", api_key=KEY, max_retries=0)
+
+
+def _expected_upstream() -> dict:
+    request = {"model": "gpt-test", "messages": MESSAGES, "tools": TOOLS}
+    return fix(request, "openai-chat").payload
+
+
+def test_defects_are_fixed_upstream_and_aliased_names_restored_for_the_client(make_rig, mock, store):
+    rig = make_rig(repair=True)
+    alias = fix({"model": "m", "messages": MESSAGES, "tools": TOOLS}, "openai-chat").payload["tools"][0]["function"]["name"]
+    mock.push(json_response(chat_completion(calls=[Call(alias, '{"query": "lexer"}', "call_b")])))
+
+    answer = _client(rig).chat.completions.create(model="gpt-test", messages=MESSAGES, tools=TOOLS)
+
+    assert [(c.function.name, c.function.arguments) for c in answer.choices[0].message.tool_calls] == [
+        (DOTTED, '{"query": "lexer"}')]
+    sent = orjson.loads(mock.received[0].body)
+    assert sent == _expected_upstream()
+    assert (sent["tools"][0]["function"]["name"], sent["messages"][2]["content"]) == (alias, "")
+    assert [t["function"]["name"] for t in sent["tools"]] == [alias, "list_issues"]
+
+    rig.events.completed()
+    store.flush()
+    flow = store.get(rig.events.all[-1].flow.id)
+    assert flow.mode is Mode.REPAIR
+    assert orjson.loads(flow.upstream_request_body) == _expected_upstream()
+    assert [note.split(":")[0] for note in flow.notes] == [
+        f"repaired {r.rule} ({r.action}) at {r.pointer or '/'}" for r in fix(
+            {"model": "gpt-test", "messages": MESSAGES, "tools": TOOLS}, "openai-chat").repairs]
+    analysis = analyse(flow)
+    assert [v.rule for v in analysis.violations if v.where == "upstream" and v.severity.value == "error"] == []
+    assert sorted({v.rule for v in analysis.violations if v.where == "request" and v.severity.value == "error"}) == [
+        "OC-02", "OC-05", "OC-17", "XL-03"]
+
+
+def test_a_streamed_answer_gets_its_names_back_chunk_by_chunk(make_rig, mock):
+    rig = make_rig(repair=True)
+    alias = _expected_upstream()["tools"][0]["function"]["name"]
+    mock.push(sse_response(chat_stream(calls=[Call(alias, '{"query": "lexer"}', "call_b")], pieces=4)))
+
+    stream = _client(rig).chat.completions.create(model="gpt-test", messages=MESSAGES, tools=TOOLS, stream=True)
+    names = [tc.function.name for chunk in stream for tc in (chunk.choices[0].delta.tool_calls or [])
+             if chunk.choices and tc.function and tc.function.name]
+    assert names == [DOTTED]
+
+
+def test_a_request_with_nothing_to_repair_goes_up_byte_for_byte(make_rig, mock, store):
+    rig = make_rig(repair=True)
+    mock.push(json_response(chat_completion("fine")))
+    body = b'{"model": "gpt-test",  "messages": [{"role": "user", "content": "hi"}]}'
+    response = rig.client.post("/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+    assert (response.status_code, mock.received[0].body) == (200, body)
+    rig.events.completed()
+    store.flush()
+    flow = store.get(rig.events.all[-1].flow.id)
+    assert (flow.mode, flow.upstream_request_body, flow.notes) == (Mode.REPAIR, None, [])
+    assert response.content == orjson.dumps(chat_completion("fine"))
+
+
+def test_translate_and_repair_together_are_refused(store, mock):
+    from inspector.proxy import Forwarder, ForwarderError
+
+    with pytest.raises(ForwarderError, match="^--translate and --repair are separate modes; choose one$"):
+        Forwarder(mock.base_url, store=store, port=0, translate="openai-chat:openai-responses", repair=True)
+
+
+def test_record_refuses_both_modes_with_a_clear_error(mock, tmp_path, capsys):
+    from inspector.cli import main
+
+    argv = ["record", "--upstream", mock.base_url, "--port", "0", "--store", str(tmp_path / "s.db"),
+            "--translate", "openai-chat:openai-responses", "--repair"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == "toolwire-inspect: --translate and --repair are separate modes; choose one\n"
