@@ -17,6 +17,7 @@ from .messages import ExportFailed, ExportFinished, FlowsUpdated, ReplayFailed, 
 from .screens.flow import FlowScreen
 from .screens.flows import FlowsScreen
 from .screens.help import HelpScreen, binding_rows
+from .view import fixed_request
 from .widgets.connection import Listening
 from .widgets.flow_list import FlowList
 
@@ -100,19 +101,25 @@ class InspectorApp(App[None]):
         ]))
 
     @work(thread=True, exit_on_error=False, group="replay", description="replay a flow")
-    def replay_flow(self, flow_id: int) -> None:
-        """Replay goes through our own forwarder so the new flow is recorded like any other."""
-        # Imported on first use: replay brings httpx, which the list view never needs at startup.
-        from ..replay import ReplayError, credentials_from_env, replay
+    def replay_flow(self, flow_id: int, fixed: bool = False) -> None:
+        """Replay goes through our own forwarder so the new flow is recorded like any other.
+        `fixed`: send the request with every safe repair applied instead of as recorded."""
+        from ..replay import ReplayError, credentials_from_env, replay  # first use only
 
         flow = self.store.get(flow_id)
         if flow is None or self.forwarder is None:
             reason = "not in the store" if flow is None else "no forwarder running (start with --upstream)"
             self.post_message(ReplayFailed(flow_id, reason))
             return
+        body = None
+        if fixed:
+            body = fixed_request(flow)
+            if body is None:
+                self.post_message(ReplayFailed(flow_id, "nothing to fix: the request is not JSON of a known dialect"))
+                return
         credentials = self.forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
         try:
-            new_id = replay(flow, via=self.forwarder.base_url, credentials=credentials)
+            new_id = replay(flow, via=self.forwarder.base_url, credentials=credentials, body=body)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ..analysis import Analysis, analyse, decode_body, parse_json
 from ..flow import Flow, Mode
 from ..wire import check
@@ -209,3 +211,12 @@ def prepare_fixed(view: FlowView) -> FixedView | None:
     errors_left, _, _ = count_by_severity(check.check_request(result.payload, dialect))
     pane.note = f"{len(result.repairs)} repairs · {errors_left} errors left · F: back to upstream"
     return FixedView(pane, lines, errors_left)
+
+
+def fixed_request(flow: Flow) -> bytes | None:
+    """The request body with every safe repair applied (what "replay fixed" sends); None when the
+    request is not JSON of a known dialect."""
+    analysis = analyse(flow)
+    if analysis.request is None or analysis.dialect is None:
+        return None
+    return orjson.dumps(fix(analysis.request, analysis.dialect).payload)

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import httpx
+import orjson
 import pytest
 from textual.message import Message
 from textual.notifications import Notify
@@ -15,12 +16,13 @@ from inspector.mock import MockUpstream
 from inspector.proxy import Forwarder
 from inspector.store import Store
 from inspector.tui.bridge import EventBridge
+from inspector.wire.fix import fix
 from inspector.tui.messages import FlowsUpdated, ReplayFailed, ReplayFinished
 from inspector.tui.widgets.connection import ConnectionBar
 from inspector.tui.widgets.flow_list import FlowList
 
 from .conftest import make_app, settle
-from .flows import clean_request
+from .flows import clean_request, defective_request
 
 SECRET = "sk-tui-test-0123456789"
 
@@ -134,6 +136,26 @@ async def test_r_replays_with_the_credentials_held_in_memory(
         assert [(n.title, n.message) for n in notes] == [("Replay", "#1 replayed as #2")]
         assert flows.render_line(flows.cursor - int(flows.scroll_y)).text.split()[3:6] == [
             "POST", "↻#1", "/v1/chat/completions"]
+
+
+async def test_R_in_a_flow_replays_it_with_every_safe_repair_applied(
+        store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge]) -> None:
+    forwarder, bridge = forwarding
+    seen = Seen()
+    app = make_app(store, forwarder=forwarder, bridge=bridge, clock=time.time)
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        response = await asyncio.to_thread(httpx.post, f"{forwarder.base_url}/v1/chat/completions",
+                                           json=defective_request(), headers={"Authorization": f"Bearer {SECRET}"})
+        assert response.status_code == 200
+        await seen.wait_for(completed(1))
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await pilot.press("R")
+        finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
+        assert (finished.original_id, finished.new_id) == (1, 2)
+        assert orjson.loads(upstream.received[1].body) == fix(defective_request(), "openai-chat").payload
+        assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
 
 
 async def test_replay_without_a_forwarder_is_refused_clearly(store: Store, ids: dict[str, int]) -> None:

@@ -65,6 +65,8 @@ class FlowScreen(Screen[None]):
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="flow.back", tooltip="Back to the flow list"),
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
+        Binding("R", "replay_fixed", "Replay fixed", show=False, id="flow.replay-fixed",
+                tooltip="Send this request upstream again with every safe repair applied (see F)"),
         Binding("x", "export", "Export", id="flow.export", tooltip="Write this flow as a JSON fixture"),
         Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
         Binding("H", "headers", "Headers", show=False, id="flow.headers",
@@ -180,6 +182,9 @@ class FlowScreen(Screen[None]):
 
     def action_replay(self) -> None:
         self.inspector.replay_flow(self.flow_id)
+
+    def action_replay_fixed(self) -> None:
+        self.inspector.replay_flow(self.flow_id, fixed=True)
 
     def action_export(self) -> None:
         self.inspector.export_flow(self.flow_id)
