@@ -435,14 +435,18 @@ class _Recorder:
         flow.streamed = "event-stream" in content_type or "ndjson" in content_type or is_stream_path(flow.path)
         # Any body without a length arrives in pieces worth timing, a stream or not.
         timed = flow.streamed or "content-length" not in response.headers
-        translating = transform is not None and transform.rewrites_response and response.status < 400
+        translating = transform is not None and transform.rewrites_response
+        failed = response.status >= 400  # an error body is rewritten whole, into the client's error shape
         stream_transform = None
         if translating:
             assert transform is not None
             # The body changes, so its length does too; the chunked framing carries it instead.
             relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-length"]
-            if flow.streamed:
+            if flow.streamed and not failed:
                 stream_transform = transform.stream()
+                if stream_transform.content_type is not None:
+                    relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-type"]
+                    relay_headers.append(("content-type", stream_transform.content_type))
         if flow.replay_of is not None:
             relay_headers.append((FLOW_ID_HEADER, str(flow.id)))
         flow.response_headers = redact_headers(relay_headers)
@@ -486,7 +490,9 @@ class _Recorder:
                 flow.ttfb_ms = self.elapsed_ms()
             tail = b""
             if translating and transform is not None:
-                tail = stream_transform.close() if stream_transform is not None else transform.response(b"".join(pieces))
+                body = b"".join(pieces)
+                tail = (stream_transform.close() if stream_transform is not None
+                        else transform.error(body) if failed else transform.response(body))
                 flow.notes.extend(transform.take_notes())
             if tail:
                 relayed.append(tail)

@@ -17,6 +17,10 @@ class TransformError(Exception):
 
 
 class StreamTransform(Protocol):
+    # The media type of the rewritten stream, or None to keep the upstream's.
+    @property
+    def content_type(self) -> str | None: ...
+
     def feed(self, data: bytes) -> bytes: ...
     def close(self) -> bytes: ...
 
@@ -29,6 +33,7 @@ class Transform(Protocol):
     def take_notes(self) -> list[str]: ...
     def request(self, body: bytes, path: str) -> tuple[bytes, str]: ...
     def response(self, body: bytes) -> bytes: ...
+    def error(self, body: bytes) -> bytes: ...  # an upstream error body (status >= 400)
     def stream(self) -> StreamTransform: ...
 
 
@@ -133,9 +138,22 @@ class Translation:
         self.notes.extend(str(loss) for loss in result.losses)
         return orjson.dumps(result.payload)
 
+    def error(self, body: bytes) -> bytes:
+        """An upstream error body in the client's dialect; as the upstream sent it when unreadable."""
+        try:
+            return self.response(body)
+        except TransformError as exc:
+            self.notes.append(f"error body relayed as the upstream sent it: {exc}")
+            return body
+
     def stream(self) -> StreamTransform:
         self._stream = self._bridge.stream(self._state)
         return self
+
+    @property
+    def content_type(self) -> str | None:
+        """The translated stream's media type (a Gemini client without alt=sse reads a JSON array)."""
+        return str(self._stream.content_type)
 
     def feed(self, data: bytes) -> bytes:
         try:
@@ -212,6 +230,10 @@ class Repairing:
 
     def response(self, body: bytes) -> bytes:
         return self._restore(body)
+
+    error = response
+
+    content_type = None  # the stream keeps its media type
 
     def stream(self) -> StreamTransform:
         return self

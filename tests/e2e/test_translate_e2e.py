@@ -44,8 +44,9 @@ class FakeUpstream:
         self.received.append((request.path, payload))
         self.requests.append(request)
         kind, body = self.handler(payload)
-        if kind == "json":
-            return web.Response(body=orjson.dumps(body), content_type="application/json")
+        if kind in ("json", "error"):
+            return web.Response(body=orjson.dumps(body), content_type="application/json",
+                                status=400 if kind == "error" else 200)
         response = web.StreamResponse(headers={"content-type": "text/event-stream"})
         await response.prepare(request)
         for event in body:
@@ -411,3 +412,22 @@ def test_the_genai_key_reaches_a_chat_upstream_as_a_bearer_token_and_alt_stays_b
     sent = rig.upstream.requests[0]
     assert sent.headers["authorization"] == "Bearer gm-test-translate"
     assert "x-goog-api-key" not in sent.headers and sent.query_string == ""
+
+
+def failing_chat_upstream(payload: dict[str, Any]) -> tuple[str, Any]:
+    if payload["messages"][-1]["content"] == "fail":
+        return "error", {"error": {"message": "Invalid 'messages[0].content'", "type": "invalid_request_error",
+                                   "code": "invalid_value"}}
+    return chat_upstream(payload)
+
+
+@pytest.mark.parametrize("rig", [("gemini:openai-chat", failing_chat_upstream)], indirect=True)
+def test_an_upstream_error_reaches_the_client_in_its_own_dialect(rig: Rig) -> None:
+    client = genai.Client(api_key="gm-test-translate", http_options=types.HttpOptions(base_url=rig.forwarder.base_url))
+    with pytest.raises(genai.errors.ClientError) as failed:
+        client.models.generate_content(model="gemini-2.5-flash", contents="fail")
+    client.close()
+    assert (failed.value.code, failed.value.status) == (400, "INVALID_ARGUMENT")
+    assert failed.value.message == "Invalid 'messages[0].content'"
+    flow = rig.flows(1)[0]
+    assert orjson.loads(flow.upstream_response_body)["error"]["type"] == "invalid_request_error"
