@@ -66,7 +66,7 @@ class FlowScreen(Screen[None]):
         Binding("escape,q", "back", "Back", id="flow.back", tooltip="Back to the flow list"),
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
         Binding("R", "replay_fixed", "Replay fixed", show=False, id="flow.replay-fixed",
-                tooltip="Send this request upstream again with every safe repair applied (see F)"),
+                tooltip="Send it again with every safe repair applied (F)"),
         Binding("x", "export", "Export", id="flow.export", tooltip="Write this flow as a JSON fixture"),
         Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
         Binding("H", "headers", "Headers", show=False, id="flow.headers",
