@@ -429,12 +429,9 @@ class StreamParser:
     def feed(self, event: SSEEvent) -> list[ev.Event]:
         if self.done:
             return []
-        try:
-            data = orjson.loads(event.data)
-        except orjson.JSONDecodeError:
-            return [ev.Failure(f"upstream sent an event that is not JSON: {event.data[:80]!r}")]
+        data = ev.decode(event)
         if not isinstance(data, dict):
-            return []
+            return [data] if isinstance(data, ev.Failure) else []
         kind = data.get("type") or event.event
         if kind == "message_start":
             message = data.get("message") or {}

@@ -491,12 +491,9 @@ class StreamParser:
             return []
         if event.data.strip() == "[DONE]":
             return self.close()
-        try:
-            chunk = orjson.loads(event.data)
-        except orjson.JSONDecodeError:
-            return [ev.Failure(f"upstream sent a chunk that is not JSON: {event.data[:80]!r}")]
+        chunk = ev.decode(event, "chunk")
         if not isinstance(chunk, dict):
-            return []
+            return [chunk] if isinstance(chunk, ev.Failure) else []
         if "error" in chunk and not chunk.get("choices"):
             return [ev.Failure(str(error_body(chunk["error"])["message"]), chunk["error"])]
         out: list[ev.Event] = []

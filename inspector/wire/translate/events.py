@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
+from ..sse import SSEEvent
 from .model import StopReason
 
 
@@ -62,3 +65,14 @@ class Failure:
 
 
 Event = Start | TextDelta | CallStart | CallArgs | CallEnd | Finish | Dropped | Failure
+
+
+def decode(event: SSEEvent, what: str = "event") -> dict[str, Any] | Failure | None:
+    """The JSON object an upstream stream event carries; a Failure when it is not JSON (the
+    stream goes on, the flow records it); None for JSON that is not an object (nothing to say)."""
+    try:
+        data = orjson.loads(event.data)
+    except orjson.JSONDecodeError:
+        return Failure(f"upstream sent {'a chunk' if what == 'chunk' else 'an event'} that is not JSON: "
+                       f"{event.data[:80]!r}")
+    return data if isinstance(data, dict) else None

@@ -461,12 +461,9 @@ class StreamParser:
     def feed(self, event: SSEEvent) -> list[ev.Event]:
         if self.done:
             return []
-        try:
-            chunk = orjson.loads(event.data)
-        except orjson.JSONDecodeError:
-            return [ev.Failure(f"upstream sent a chunk that is not JSON: {event.data[:80]!r}")]
+        chunk = ev.decode(event, "chunk")
         if not isinstance(chunk, dict):
-            return []
+            return [chunk] if isinstance(chunk, ev.Failure) else []
         if "error" in chunk and not chunk.get("candidates"):
             self.done = True
             return [ev.Failure(str((chunk["error"] or {}).get("message", "")), chunk["error"])]
