@@ -4,7 +4,6 @@ every answer; the store holds the exact bytes; the keys are nowhere on disk."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import anthropic
@@ -18,46 +17,22 @@ from inspector.mock import (
     Call, MockUpstream, anthropic_message, anthropic_stream, gemini_json_stream, gemini_response, gemini_stream,
     json_response, sse_response,
 )
-from inspector.proxy import FlowEvent, Forwarder
 from inspector.store import Store
+
+from .conftest import sent_bytes
 
 ANTHROPIC_KEY = "sk-ant-e2e-5b1c0f9d3e"
 GEMINI_KEY = "AIza-e2e-7c2e4a90b1"
 CALLS = [Call("get_weather", '{"city": "Paris"}', "toolu_1"), Call("get_weather", '{"city": "Oslo"}', "toolu_2")]
 
 
-class Completed:
-    def __init__(self) -> None:
-        self.rows = []
-        self._changed = threading.Condition()
-
-    def __call__(self, event: FlowEvent) -> None:
-        if event.kind == "completed":
-            with self._changed:
-                self.rows.append(event.row)
-                self._changed.notify_all()
-
-    def wait(self, count: int) -> list:
-        with self._changed:
-            assert self._changed.wait_for(lambda: len(self.rows) >= count, 10)
-            return list(self.rows)
 
 
 @pytest.fixture
-def env(tmp_path):
-    mock = MockUpstream().start()
-    store = Store(tmp_path / "flows.sqlite3")
-    completed = Completed()
-    forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
-    forwarder.start()
-    yield mock, store, forwarder, completed
-    forwarder.stop()
-    store.close()
-    mock.stop()
+def env(passthrough):
+    return passthrough
 
 
-def sent_bytes(canned) -> bytes:
-    return canned.body if canned.chunks is None else b"".join(data for _, data in canned.chunks)
 
 
 def relays_key(received, key: str) -> bool:

@@ -4,7 +4,6 @@ what crossed the wire is what was stored, byte for byte, and the API key is stor
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import openai
@@ -16,9 +15,10 @@ from inspector.mock import (
     Call, FixtureRoute, MockUpstream, chat_completion, chat_stream, json_response, responses_result,
     responses_stream, sse_response,
 )
-from inspector.proxy import FlowEvent, Forwarder
 from inspector.replay import replay
 from inspector.store import Store
+
+from .conftest import sent_bytes
 
 API_KEY = "sk-test-e2e-9f3a7c51d2b84e06"
 WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
@@ -29,40 +29,16 @@ MESSAGES = [{"role": "user", "content": "Weather in Paris and Oslo?"}]
 CALLS = [Call("get_weather", '{"city": "Paris"}', "call_a"), Call("get_weather", '{"city": "Oslo"}', "call_b")]
 
 
-class Completed:
-    def __init__(self) -> None:
-        self.rows = []
-        self._changed = threading.Condition()
-
-    def __call__(self, event: FlowEvent) -> None:
-        if event.kind == "completed":
-            with self._changed:
-                self.rows.append(event.row)
-                self._changed.notify_all()
-
-    def wait(self, count: int) -> list:
-        with self._changed:
-            assert self._changed.wait_for(lambda: len(self.rows) >= count, 10)
-            return list(self.rows)
 
 
 @pytest.fixture
-def env(tmp_path):
-    mock = MockUpstream().start()
-    store = Store(tmp_path / "flows.sqlite3")
-    completed = Completed()
-    forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
-    forwarder.start()
+def env(passthrough):
+    mock, store, forwarder, completed = passthrough
     client = openai.OpenAI(base_url=f"{forwarder.base_url}/v1", api_key=API_KEY, max_retries=0)
     yield mock, store, forwarder, client, completed
     client.close()
-    forwarder.stop()
-    store.close()
-    mock.stop()
 
 
-def sent_bytes(canned) -> bytes:
-    return canned.body if canned.chunks is None else b"".join(data for _, data in canned.chunks)
 
 
 def assert_wire_equals_store(store, mock, rows, canned_list):
