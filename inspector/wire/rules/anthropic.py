@@ -8,7 +8,7 @@ from typing import Any
 
 from ..profiles import Profile
 from ..violations import Severity
-from .base import Report, as_dict, as_list, ptr, short
+from .base import Report, as_dict, as_list, check_tool_name, ptr, short
 from .schema import check_json_schema
 
 _TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
@@ -27,13 +27,7 @@ PORTABLE_NAME_MAX = 64  # the limit before mid-2025, and OpenAI's and Gemini's t
 
 
 def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
-    if not isinstance(name, str) or not name:
-        report.add("AN-02", pointer, f"{what} has no name")
-    elif not profile.name_ok(name):
-        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
-                  else f"does not match {profile.name_pattern_text}")
-        report.add("AN-02", pointer, f"{what} name {short(name)} {reason}")
-    elif len(name) > PORTABLE_NAME_MAX:
+    if check_tool_name(report, profile, name, pointer, what, "AN-02") and len(name) > PORTABLE_NAME_MAX:
         report.add("AN-02", pointer, f"{what} name is {len(name)} characters: accepted today, but endpoints from "
                                      f"before mid-2025 and the other dialects stop at {PORTABLE_NAME_MAX}",
                    Severity.WARNING)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..pointer import escape
+from ..profiles import Profile
 from ..violations import Severity, Violation
 from .catalogue import RULES
 
@@ -64,5 +65,24 @@ def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base:
                        Severity.ERROR)
         else:
             report.add(rule, ptr(base, key), f"{key} is an empty array; omit it instead", Severity.WARNING)
+        return False
+    return True
+
+
+def check_tool_name(report: Report, profile: Profile, name: Any, pointer: str, what: str, rule: str, *,
+                    verb: str = "does not match", unnamed_tool_rule: str | None = None) -> bool:
+    """A dialect's tool-name rule (OC-02, OR-03, AN-02, GM-02) in declarations and history alike;
+    False when it fired. `unnamed_tool_rule`: the rule for a nameless declaration, where one is
+    the trace of a built-in tool degraded into a function (seed 001)."""
+    if not isinstance(name, str) or not name:
+        if what == "tool" and unnamed_tool_rule is not None:
+            report.add(unnamed_tool_rule, pointer, "function tool has no name: a built-in tool degraded into a function?")
+        else:
+            report.add(rule, pointer, f"{what} has no name")
+        return False
+    if not profile.name_ok(name):
+        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
+                  else f"{verb} {profile.name_pattern_text}")
+        report.add(rule, pointer, f"{what} name {short(name)} {reason}")
         return False
     return True

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..profiles import Profile
 from ..violations import Severity
-from .base import Report, as_dict, as_list, ptr, short
+from .base import Report, as_dict, as_list, check_tool_name, ptr, short
 from .schema import check_genai_schema, check_json_schema
 
 _VERTEX_ONLY = ("enterpriseWebSearch",)
@@ -31,12 +31,7 @@ def field(node: dict[str, Any], camel: str) -> tuple[str, Any]:
 
 
 def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
-    if not isinstance(name, str) or not name:
-        report.add("GM-02", pointer, f"{what} has no name")
-    elif not profile.name_ok(name):
-        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
-                  else f"must {profile.name_pattern_text}")
-        report.add("GM-02", pointer, f"{what} name {short(name)} {reason}")
+    check_tool_name(report, profile, name, pointer, what, "GM-02", verb="must")
 
 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from ..profiles import Profile
 from ..violations import Severity
 from . import arguments
-from .base import Report, as_dict, as_list, check_null_or_empty, ptr, short
+from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, ptr, short
 from .schema import check_json_schema, check_strict
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
@@ -17,17 +17,7 @@ _CHOICE_STRINGS = ("none", "auto", "required")
 
 
 def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
-    """OC-02: in tools and in history alike."""
-    if not isinstance(name, str) or not name:
-        if what == "tool":
-            # A declaration without a name is how a built-in tool looks after being degraded (seed 001).
-            report.add("XL-09", pointer, "function tool has no name: a built-in tool degraded into a function?")
-        else:
-            report.add("OC-02", pointer, f"{what} has no name")
-    elif not profile.name_ok(name):
-        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
-                  else f"does not match {profile.name_pattern_text}")
-        report.add("OC-02", pointer, f"{what} name {short(name)} {reason}")
+    check_tool_name(report, profile, name, pointer, what, "OC-02", unnamed_tool_rule="XL-09")
 
 
 def check_arguments_text(report: Report, profile: Profile, value: Any, pointer: str, rule: str = "OC-15") -> None:

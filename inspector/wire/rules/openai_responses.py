@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..profiles import Profile
-from .base import Report, as_list, check_null_or_empty, ptr, short
+from .base import Report, as_list, check_null_or_empty, check_tool_name, ptr, short
 from .openai_chat import check_arguments_text
 from .schema import check_json_schema, check_strict
 
@@ -37,16 +37,7 @@ MAX_OUTPUT_CHARS = 10_485_760
 
 
 def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
-    if not isinstance(name, str) or not name:
-        if what == "tool":
-            # A declaration without a name is how a built-in tool looks after being degraded (seed 001).
-            report.add("XL-09", pointer, "function tool has no name: a built-in tool degraded into a function?")
-        else:
-            report.add("OR-03", pointer, f"{what} has no name")
-    elif not profile.name_ok(name):
-        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
-                  else f"does not match {profile.name_pattern_text}")
-        report.add("OR-03", pointer, f"{what} name {short(name)} {reason}")
+    check_tool_name(report, profile, name, pointer, what, "OR-03", unnamed_tool_rule="XL-09")
 
 
 def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names: dict[str, str]) -> None:
