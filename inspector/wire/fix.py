@@ -83,6 +83,16 @@ class _Fixer:
         self.note(rule, pointer, "aliased", f"{name!r} → {self.aliases[name]!r}")
         return self.aliases[name]
 
+    def keep_first(self, name: Any, taken: set[str], rule: str, pointer: str, what: str = "tool") -> bool:
+        """False, with the removal noted, when `name` was declared already (the first one stays)."""
+        if not isinstance(name, str):
+            return True
+        if name in taken:
+            self.note(rule, pointer, "removed", f"duplicate {what} {name!r} removed (the first one is kept)")
+            return False
+        taken.add(name)
+        return True
+
     def renamed(self, name: Any) -> str | None:
         """The alias already given to `name`, if any."""
         return self.aliases.get(name) if isinstance(name, str) else None
@@ -194,13 +204,8 @@ def _fix_chat(fixer: _Fixer, payload: dict[str, Any]) -> None:
             fixed = _chat_tool(fixer, tool, where)
             if fixed is None:
                 continue
-            name = _chat_tool_name(fixed)
-            if isinstance(name, str) and name in taken:
-                fixer.note("XL-03", where, "removed", f"duplicate tool {name!r} removed (the first one is kept)")
-                continue
-            if isinstance(name, str):
-                taken.add(name)
-            kept.append(fixed)
+            if fixer.keep_first(_chat_tool_name(fixed), taken, "XL-03", where):
+                kept.append(fixed)
         payload["tools"] = kept
         if not kept:
             del payload["tools"]
@@ -213,11 +218,8 @@ def _fix_chat(fixer: _Fixer, payload: dict[str, Any]) -> None:
                 fixer.note("OC-20", where, "dropped", "function without a name dropped")
                 continue
             _chat_function(fixer, function, where)
-            if function["name"] in taken:
-                fixer.note("XL-03", where, "removed", f"duplicate function {function['name']!r} removed")
-                continue
-            taken.add(function["name"])
-            kept.append(function)
+            if fixer.keep_first(function["name"], taken, "XL-03", where, "function"):
+                kept.append(function)
         payload["functions"] = kept
         if not kept:
             del payload["functions"]
@@ -456,10 +458,8 @@ def _fix_responses(fixer: _Fixer, payload: dict[str, Any]) -> None:
                     if tool.get("strict") is True and not _strict_compliant(tool["parameters"]):
                         tool["strict"] = False
                         fixer.note("XL-13", ptr(where, "strict"), "set", "strict:true → false (schema not strict)")
-                if tool["name"] in taken:
-                    fixer.note("XL-03", where, "removed", f"duplicate tool {tool['name']!r} removed")
+                if not fixer.keep_first(tool["name"], taken, "XL-03", where):
                     continue
-                taken.add(tool["name"])
             kept.append(tool)
         payload["tools"] = kept
     choice = payload.get("tool_choice")
@@ -557,13 +557,8 @@ def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
                     fixer.note("AN-01", ptr(where, "input_schema"), "set", "missing input_schema set to an empty "
                                                                            "object schema")
                 json_schema_from_genai(fixer, tool["input_schema"], ptr(where, "input_schema"), "XL-01")
-            name = tool.get("name")
-            if isinstance(name, str) and name in taken:
-                fixer.note("AN-03", where, "removed", f"duplicate tool {name!r} removed")
-                continue
-            if isinstance(name, str):
-                taken.add(name)
-            kept.append(tool)
+            if fixer.keep_first(tool.get("name"), taken, "AN-03", where):
+                kept.append(tool)
         payload["tools"] = kept
         if not kept:
             del payload["tools"]
@@ -680,11 +675,8 @@ def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
                                                                        "carries the schema")
             elif isinstance(parameters, dict):
                 _genai_schema(fixer, parameters, ptr(where, params_key))
-            if decl["name"] in taken:
-                fixer.note("GM-14", where, "removed", f"duplicate declaration {decl['name']!r} removed")
-                continue
-            taken.add(decl["name"])
-            kept.append(decl)
+            if fixer.keep_first(decl["name"], taken, "GM-14", where, "declaration"):
+                kept.append(decl)
         tool[key] = kept
     if isinstance(payload.get("contents"), list):
         for index, content in enumerate(payload["contents"]):

@@ -431,7 +431,7 @@ class StreamParser:
             return []
         data = ev.decode(event)
         if not isinstance(data, dict):
-            return [data] if isinstance(data, ev.Failure) else []
+            return data
         kind = data.get("type") or event.event
         if kind == "message_start":
             message = data.get("message") or {}

@@ -493,7 +493,7 @@ class StreamParser:
             return self.close()
         chunk = ev.decode(event, "chunk")
         if not isinstance(chunk, dict):
-            return [chunk] if isinstance(chunk, ev.Failure) else []
+            return chunk
         if "error" in chunk and not chunk.get("choices"):
             return [ev.Failure(str(error_body(chunk["error"])["message"]), chunk["error"])]
         out: list[ev.Event] = []

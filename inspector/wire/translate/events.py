@@ -67,12 +67,13 @@ class Failure:
 Event = Start | TextDelta | CallStart | CallArgs | CallEnd | Finish | Dropped | Failure
 
 
-def decode(event: SSEEvent, what: str = "event") -> dict[str, Any] | Failure | None:
-    """The JSON object an upstream stream event carries; a Failure when it is not JSON (the
-    stream goes on, the flow records it); None for JSON that is not an object (nothing to say)."""
+def decode(event: SSEEvent, what: str = "event") -> dict[str, Any] | list[Event]:
+    """The JSON object an upstream stream event carries, or else the events to emit instead: a
+    Failure when it is not JSON (the stream goes on, the flow records it), none for JSON that is
+    not an object."""
     try:
         data = orjson.loads(event.data)
     except orjson.JSONDecodeError:
-        return Failure(f"upstream sent {'a chunk' if what == 'chunk' else 'an event'} that is not JSON: "
-                       f"{event.data[:80]!r}")
-    return data if isinstance(data, dict) else None
+        return [Failure(f"upstream sent {'a chunk' if what == 'chunk' else 'an event'} that is not JSON: "
+                        f"{event.data[:80]!r}")]
+    return data if isinstance(data, dict) else []

@@ -463,7 +463,7 @@ class StreamParser:
             return []
         chunk = ev.decode(event, "chunk")
         if not isinstance(chunk, dict):
-            return [chunk] if isinstance(chunk, ev.Failure) else []
+            return chunk
         if "error" in chunk and not chunk.get("candidates"):
             self.done = True
             return [ev.Failure(str((chunk["error"] or {}).get("message", "")), chunk["error"])]

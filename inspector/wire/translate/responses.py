@@ -422,7 +422,7 @@ class StreamParser:
             return []
         data = ev.decode(event)
         if not isinstance(data, dict):
-            return [data] if isinstance(data, ev.Failure) else []
+            return data
         kind = data.get("type") or event.event
         if kind == "response.created":
             response = data.get("response") or {}
