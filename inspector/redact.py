@@ -26,12 +26,7 @@ def redact_query(query: str) -> str:
     return urlencode([(k, REDACTED if k.lower() in SECRET_QUERY_KEYS else v) for k, v in pairs], safe="[]")
 
 
-def secret_values(headers: list[tuple[str, str]], query: str = "") -> list[str]:
-    """The secret strings themselves (kept only in memory, e.g. to scrub them from bodies)."""
-    values = [v for k, v in headers if k.lower() in SECRET_HEADERS and v]
-    for k, v in parse_qsl(query, keep_blank_values=True):
-        if k.lower() in SECRET_QUERY_KEYS and v:
-            values.append(v)
-    # "Bearer sk-…": the token alone may appear elsewhere too.
-    values += [v.split(" ", 1)[1] for v in values if v.lower().startswith("bearer ") and " " in v]
-    return values
+def redact_query_url(url: str) -> str:
+    """A URL with secret query parameters redacted."""
+    base, sep, query = url.partition("?")
+    return base + sep + redact_query(query) if sep else url

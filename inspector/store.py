@@ -25,7 +25,7 @@ import orjson
 import platformdirs
 
 from .flow import Chunk, Flow, FlowState, Mode
-from .redact import redact_headers, redact_query
+from .redact import redact_headers, redact_query, redact_query_url
 
 SCHEMA_VERSION = 2
 
@@ -583,12 +583,6 @@ def _text_where(text: str) -> tuple[str, tuple[str, ...]]:
         return "", ()
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f" WHERE {_TEXT_FILTER}", (f"%{escaped}%",)
-
-
-def redact_query_url(url: str) -> str:
-    """A URL with secret query parameters redacted."""
-    base, sep, query = url.partition("?")
-    return base + sep + redact_query(query) if sep else url
 
 
 class _Analyser:

@@ -23,8 +23,8 @@ import orjson
 from yarl import URL
 
 from ..flow import Chunk, Flow, FlowState, Mode
-from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query
-from ..store import FlowRow, Store, redact_query_url
+from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query, redact_query_url
+from ..store import FlowRow, Store
 from ..wire.dialect import is_stream_path
 from .server import ListenError, ServerThread, is_loopback
 from .transform import RepairFactory, Transform, TransformError, TransformFactory

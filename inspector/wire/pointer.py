@@ -1,8 +1,6 @@
-"""RFC 6901 JSON pointers: build, escape, resolve."""
+"""RFC 6901 JSON pointers: build, escape, split."""
 
 from __future__ import annotations
-
-from typing import Any
 
 
 def escape(token: str | int) -> str:
@@ -24,21 +22,3 @@ def split(pointer: str) -> list[str]:
     if not pointer.startswith("/"):
         raise ValueError(f"JSON pointer must start with '/': {pointer!r}")
     return [unescape(t) for t in pointer[1:].split("/")]
-
-
-_MISSING = object()
-
-
-def resolve(document: Any, pointer: str, default: Any = _MISSING) -> Any:
-    """The value at `pointer`; `default` (or KeyError) when it does not exist."""
-    node = document
-    for token in split(pointer):
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            if default is _MISSING:
-                raise KeyError(pointer)
-            return default
-    return node

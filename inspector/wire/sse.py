@@ -94,8 +94,3 @@ def _line_end(buffer: str, start: int) -> tuple[int, int] | None:
 def parse_all(body: bytes) -> list[SSEEvent]:
     parser = SSEParser()
     return parser.feed(body) + parser.close()
-
-
-def encode(data: str, event: str = "") -> bytes:
-    head = f"event: {event}\n" if event else ""
-    return (head + "".join(f"data: {line}\n" for line in data.split("\n")) + "\n").encode()

@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from .dialect import Dialect
-
-
-@dataclass(frozen=True, slots=True)
-class Summary:
-    model: str = ""
-    tools: int = 0  # tool declarations in the request
-    tool_calls: int = 0  # tool calls in the response
 
 
 def _list(value: Any) -> list[Any]:
