@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from .analysis import Analysis, analyse
 from .flow import Flow
-from .redact import redact_headers, redact_query
+from .redact import redacted
 
 FORMAT = "toolwire-fixture"
 VERSION = 1
@@ -41,10 +42,10 @@ def body_value(body: bytes) -> dict[str, Any] | None:
 
 
 def _headers(headers: list[tuple[str, str]], *, host: str | None = None) -> list[str]:
-    """Headers as "name: value" lines, redacted, sorted by name (a stable sort keeps repeated
-    names in their order): header order carries no meaning, and one line each reads well."""
+    """Headers as "name: value" lines, sorted by name (a stable sort keeps repeated names in
+    their order): header order carries no meaning, and one line each reads well."""
     kept = []
-    for name, value in redact_headers(headers):
+    for name, value in headers:
         lower = name.lower()
         if lower in _VOLATILE_HEADERS:
             continue
@@ -63,14 +64,17 @@ def _ms(seconds_or_ms: float | None, *, seconds: bool = False) -> float | None:
 def _upstream_path(flow: Flow) -> str:
     """The upstream URL with its scheme and host replaced by the placeholder."""
     parts = urlsplit(flow.upstream_url)
-    return UPSTREAM_PLACEHOLDER + parts.path + (f"?{redact_query(parts.query)}" if parts.query else "")
+    return UPSTREAM_PLACEHOLDER + parts.path + (f"?{parts.query}" if parts.query else "")
 
 
 def fixture(flow: Flow, analysis: Analysis) -> dict[str, Any]:
+    # The store holds flows redacted already, but not those an older version stored, nor a flow
+    # straight from the forwarder.
+    flow = redacted(flow)
     request: dict[str, Any] = {
         "method": flow.method,
         "path": flow.path,
-        "query": redact_query(flow.query),
+        "query": flow.query,
         "headers": _headers(flow.request_headers, host=FORWARDER_PLACEHOLDER),
         "body": body_value(flow.request_body),
     }
@@ -128,5 +132,14 @@ def dumps(data: dict[str, Any]) -> bytes:
 
 def write_fixture(flow: Flow, path: str | Path) -> Path:
     path = Path(path)
-    path.write_bytes(dumps(fixture(flow, analyse(flow))))
+    write_private(path, dumps(fixture(flow, analyse(flow))))
     return path
+
+
+def write_private(path: str | Path, data: bytes) -> None:
+    """Write a file only its owner can read: created so, never readable for a moment, and an
+    existing file made so before it gets the data."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with open(fd, "wb") as out:
+        os.fchmod(fd, 0o600)
+        out.write(data)

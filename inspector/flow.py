@@ -1,7 +1,8 @@
 """A flow: one request through the forwarder, what went upstream and what came back.
 
 Plain data shared by the forwarder, the store, replay, export and the UI. Headers and query
-strings held here are already redacted; bodies are the exact bytes that crossed the wire."""
+strings held here are already redacted by name; bodies are the exact bytes that crossed the wire
+until the store scrubs the request's secrets out of them."""
 
 from __future__ import annotations
 
@@ -57,6 +58,9 @@ class Flow:
     replay_of: int | None = None
     translate: str | None = None  # "SRC:DST" when mode is TRANSLATE
     notes: list[str] = field(default_factory=list)  # loss report / repairs, one line each
+    # The credential values the request carried, for the store to scrub wherever they show up
+    # (see redact.redacted). Memory only: never stored, exported, shown or compared.
+    secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
     @property
     def sent_upstream(self) -> bytes:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import http.client
 import os
 from collections.abc import Mapping
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from .flow import Flow
 from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_HEADER
-from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS
+from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .wire.dialect import Dialect
 
 # Recomputed by the HTTP client for the request it actually sends.
@@ -52,7 +52,7 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None) -> tup
     query = flow.query
     if query:
         # A redacted `?key=` is useless; the key travels as a header from `credentials` instead.
-        pairs = parse_qsl(query, keep_blank_values=True)
+        pairs = query_pairs(query)
         kept = [(k, v) for k, v in pairs if not (k.lower() in SECRET_QUERY_KEYS and v == REDACTED)]
         if len(kept) != len(pairs):
             query = urlencode(kept, safe=":/,")

@@ -25,7 +25,7 @@ import orjson
 import platformdirs
 
 from .flow import Chunk, Flow, FlowState, Mode
-from .redact import redact_headers, redact_query, redact_query_url
+from .redact import redacted, redact_url
 
 SCHEMA_VERSION = 2
 
@@ -153,6 +153,22 @@ class StoreError(Exception):
     """The store file cannot be opened or has a schema this version does not know."""
 
 
+def _make_private(path: Path, *, own_folder: bool) -> None:
+    """Create the store file readable by its owner only, before SQLite opens it: SQLite gives the
+    -wal and -shm files it creates later the main file's mode. A store left readable by an older
+    version is tightened too. A new folder is private; so is the default one (ours) even if it exists."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if own_folder:
+        os.chmod(path.parent, 0o700)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            if os.stat(f"{path}{suffix}").st_mode & 0o077:
+                os.chmod(f"{path}{suffix}", 0o600)
+        except FileNotFoundError:
+            pass  # no -wal or -shm while nobody has the store open
+
+
 # Chunk index: when the chunks are exactly the response body cut in pieces (always, as the
 # forwarder records them), only (time, length) pairs are kept and the bytes come from the body.
 _CHUNKS_INDEX = b"I"
@@ -194,7 +210,7 @@ def unpack_chunks(blob: bytes, body: bytes) -> list[Chunk]:
 
 
 def _headers_blob(headers: list[tuple[str, str]]) -> bytes:
-    return orjson.dumps(redact_headers(headers))
+    return orjson.dumps(headers)
 
 
 def _headers_from(blob: bytes) -> list[tuple[str, str]]:
@@ -219,7 +235,7 @@ class Store:
         self.session_id: int | None = None
         self.last_error: str | None = None  # the writer's latest failure, if any
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _make_private(self.path, own_folder=path is None)
             self._read = self._connect()
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
@@ -299,7 +315,7 @@ class Store:
         def run(conn: sqlite3.Connection) -> int:
             cursor = conn.execute(
                 "INSERT INTO sessions (started_at, upstream, listen, mode) VALUES (?, ?, ?, ?)",
-                (time.time(), redact_query_url(upstream), listen, mode),
+                (time.time(), redact_url(upstream), listen, mode),
             )
             return int(cursor.lastrowid or 0)
 
@@ -383,6 +399,9 @@ class Store:
         saved: list[tuple[Callable[[FlowRow], None], FlowRow]] = []
         jobs: list[_Job] = []
         stop = False
+        # Secrets go here, on the writer thread: nothing below (analysis included) sees one.
+        batch = [(redacted(item[0], request_only=not item[1]), *item[1:]) if isinstance(item, tuple) else item
+                 for item in batch]
         # A flow that finished while its pending row was still queued gets only its final row.
         finished = {item[0].id for item in batch if isinstance(item, tuple) and item[1]}
         # Analyse before the transaction: a write lock held through a long check would stall
@@ -467,9 +486,9 @@ class Store:
     @staticmethod
     def _request_values(flow: Flow) -> tuple:
         return (
-            flow.id, flow.session_id, flow.started_at, flow.method, flow.path, redact_query(flow.query),
+            flow.id, flow.session_id, flow.started_at, flow.method, flow.path, flow.query,
             _headers_blob(flow.request_headers), flow.request_body, _mode(flow.mode), flow.translate,
-            redact_query_url(flow.upstream_url), _headers_blob(flow.upstream_request_headers),
+            flow.upstream_url, _headers_blob(flow.upstream_request_headers),
             flow.upstream_request_body,
         )
 

@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..analysis import analyse
-    from ..export import dumps, fixture
+    from ..export import dumps, fixture, write_private
     store = open_store(args.store, create=False)
     try:
         flow = store.get(args.flow_id)
@@ -30,8 +30,7 @@ def run(args: argparse.Namespace) -> int:
     data = dumps(fixture(flow, analyse(flow)))
     if args.output:
         try:
-            with open(args.output, "wb") as out:
-                out.write(data)
+            write_private(args.output, data)
         except OSError as exc:
             print(f"toolwire-inspect: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
             return 2

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         except ForwarderError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 2
-        print(f"forwarding {forwarder.base_url} -> {forwarder.upstream}  (session {store.session_id}, "
+        print(f"forwarding {forwarder.base_url} -> {forwarder.upstream_shown}  (session {store.session_id}, "
               f"store {store.path})", file=sys.stderr)
         print(f"point the agent at it, e.g. OPENAI_BASE_URL={forwarder.base_url}/v1", file=sys.stderr, flush=True)
         try:

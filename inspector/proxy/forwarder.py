@@ -16,14 +16,15 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import aiohttp
 import orjson
 from yarl import URL
 
 from ..flow import Chunk, Flow, FlowState, Mode
-from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query, redact_query_url
+from ..redact import (SECRET_HEADERS, SECRET_QUERY_KEYS, basic_auth, query_pairs, redact_headers, redact_query,
+                      redact_url, secret_values, strip_userinfo)
 from ..store import FlowRow, Store
 from ..wire.dialect import is_stream_path
 from .server import ListenError, ServerThread, is_loopback
@@ -82,17 +83,26 @@ class Forwarder:
         max_body: int = DEFAULT_MAX_BODY,
     ) -> None:
         parts = urlsplit(upstream)
+        shown = redact_url(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ForwarderError(f"--upstream must be an http(s) URL such as https://api.openai.com; got {upstream!r}")
+            raise ForwarderError(f"--upstream must be an http(s) URL such as https://api.openai.com; got {shown!r}")
         if parts.query or parts.fragment:
+            extra = redact_url('?' + parts.query) if parts.query else '#' + parts.fragment
             raise ForwarderError(f"--upstream is a base URL; the client's own path and query are appended to it: "
-                                 f"drop {'?' + parts.query if parts.query else '#' + parts.fragment!r} from {upstream!r}")
+                                 f"drop {extra!r} from {shown!r}")
         if not is_loopback(host) and not allow_remote:
             raise ForwarderError(
                 f"refusing to listen on {host}: it is reachable from other machines and the forwarder "
                 "relays your API keys; pass --allow-remote (allow_remote=True) if you mean it"
             )
         self.upstream = upstream.rstrip("/")
+        self.upstream_shown = redact_url(self.upstream)  # what may be printed, stored or put in an error
+        # The userinfo of the upstream URL travels as a header, so that the client's own
+        # Authorization, when it sends one, can win (aiohttp refuses the two together).
+        self._upstream_base = strip_userinfo(self.upstream)
+        auth = basic_auth(self.upstream)
+        self._upstream_auth = [] if auth is None else [("Authorization", auth)]
+        self._upstream_secrets = secret_values(self._upstream_auth, url=self.upstream)
         self.store = store
         self.host = host
         self.on_event = on_event
@@ -137,7 +147,7 @@ class Forwarder:
         except ListenError as exc:
             raise ForwarderError(str(exc)) from exc
         if self.store.session_id is None:
-            self.store.new_session(self.upstream, self.base_url, self.mode.value)
+            self.store.new_session(self.upstream_shown, self.base_url, self.mode.value)
 
     def stop(self) -> None:
         loop = self._server.loop
@@ -182,15 +192,18 @@ class Forwarder:
         with self._credentials_lock:
             return list(self._credentials.get(flow_id, ()))
 
-    def _keep_credentials(self, flow_id: int, headers: list[tuple[str, str]], query: str) -> None:
+    def _keep_credentials(self, flow: Flow, headers: list[tuple[str, str]], query: str) -> None:
+        """Hand the request's credential values to the flow, for the store to scrub wherever they
+        show up, and keep its secret headers for replay. Before the flow's first submit."""
+        flow.secrets = secret_values(headers, query) + self._upstream_secrets
         secrets = [(k, v) for k, v in headers if k.lower() in SECRET_HEADERS]
         if query:
             # Gemini's `?key=` becomes its header twin, so replay needs no secret in a URL.
-            secrets += [("x-goog-api-key", v) for k, v in parse_qsl(query) if k == "key"]
+            secrets += [("x-goog-api-key", v) for k, v in query_pairs(query) if k == "key"]
         if not secrets:
             return
         with self._credentials_lock:
-            self._credentials[flow_id] = secrets
+            self._credentials[flow.id] = secrets
             if len(self._credentials) > _CREDENTIALS_KEPT:
                 self._credentials.popitem(last=False)
 
@@ -228,6 +241,7 @@ class Forwarder:
 
         body, refusal = await _read_body(receive, self.max_body)
         if refusal is not None:
+            self._keep_credentials(flow, headers, query)
             recorder.submit_started()
             status, problem = refusal
             flow.request_body = body
@@ -265,6 +279,7 @@ class Forwarder:
             try:
                 upstream_body, target_path = transform.request(body, target)
             except TransformError as exc:
+                self._keep_credentials(flow, headers, query)
                 recorder.submit_started()
                 await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc))
                 return
@@ -273,7 +288,12 @@ class Forwarder:
                 target = _translated_target(target_path, query)
                 flow.upstream_request_body = upstream_body
 
-        url = self.upstream + target
+        if self._upstream_auth:
+            if any(name.lower() == "authorization" for name, _ in upstream_headers):
+                flow.notes.append("the upstream URL's credentials were not sent: the request has its own Authorization")
+            else:
+                upstream_headers += self._upstream_auth
+        url = self._upstream_base + target
         assert self._session is not None
         request = asyncio.ensure_future(
             self._session.request(
@@ -289,9 +309,9 @@ class Forwarder:
             # One loop turn lets the request task write to its (pooled) upstream connection:
             # the request is on its way before any bookkeeping below.
             await asyncio.sleep(0)
-            flow.upstream_url = redact_query_url(self.upstream + target)
+            flow.upstream_url = self.upstream_shown + redact_url(target)
             flow.upstream_request_headers = redact_headers(upstream_headers)
-            self._keep_credentials(flow_id, headers, query)
+            self._keep_credentials(flow, headers, query)
             recorder.submit_started()
             await recorder.relay(request, watcher, send, transform)
         finally:
@@ -306,8 +326,7 @@ def _translated_target(path: str, query: str) -> str:
     which only Gemini reads."""
     if "?" in path:
         return path
-    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True)
-            if k.lower() not in SECRET_QUERY_KEYS and k != "alt"]
+    kept = [(k, v) for k, v in query_pairs(query) if k.lower() not in SECRET_QUERY_KEYS and k != "alt"]
     return path + (f"?{urlencode(kept)}" if kept else "")
 
 
@@ -398,18 +417,18 @@ class _Recorder:
         except aiohttp.ConnectionTimeoutError:
             await self.fail_before_response(
                 send, 504, "toolwire_upstream_timeout",
-                f"upstream did not accept a connection within {_connect_timeout(timeout):g} s ({self.forwarder.upstream})",
+                f"upstream did not accept a connection within {_connect_timeout(timeout):g} s ({self.forwarder.upstream_shown})",
             )
             return
         except asyncio.TimeoutError:
             await self.fail_before_response(
-                send, 504, "toolwire_upstream_timeout", f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream})"
+                send, 504, "toolwire_upstream_timeout", f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream_shown})"
             )
             return
         except aiohttp.ClientConnectorError as exc:
             await self.fail_before_response(
                 send, 502, "toolwire_upstream_unreachable",
-                f"upstream unreachable: {self.forwarder.upstream}: {_connect_reason(exc.os_error)}",
+                f"upstream unreachable: {self.forwarder.upstream_shown}: {_connect_reason(exc.os_error)}",
             )
             return
         except (aiohttp.ClientError, OSError) as exc:

@@ -58,7 +58,7 @@ class InspectorApp(App[None]):
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
             default_mode = f"translate {translate.replace(':', ' → ')}" if translate else "passthrough"
-            self.listening = Listening(forwarder.base_url, upstream or forwarder.upstream, mode or default_mode)
+            self.listening = Listening(forwarder.base_url, upstream or forwarder.upstream_shown, mode or default_mode)
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()

@@ -37,3 +37,12 @@ def test_replay_request_keeps_the_query_untouched_without_secrets():
     target, headers = replay_request(flow, None)
     assert target == "/openai/deployments/d/chat/completions?api-version=2024-10-21&x=a%2Fb"
     assert headers == [("x-toolwire-replay-of", "1")]
+
+
+def test_replay_request_drops_secrets_after_a_semicolon_and_session_ids():
+    flow = Flow(id=2, session_id=1, started_at=0.0, method="POST", path="/mcp", query=f"alt=sse;token={REDACTED}",
+                request_headers=[("Mcp-Session-Id", REDACTED), ("Accept", "application/json")])
+    target, headers = replay_request(flow, [("Mcp-Session-Id", "session-live-1")])
+    assert target == "/mcp?alt=sse"
+    assert headers == [("Accept", "application/json"), ("Mcp-Session-Id", "session-live-1"),
+                       ("x-toolwire-replay-of", "2")]
