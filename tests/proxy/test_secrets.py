@@ -22,9 +22,12 @@ import httpx
 from inspector.export import write_fixture
 from inspector.flow import Chunk, Flow, FlowState
 from inspector.mock import json_response
+from inspector.proxy import Forwarder
 from inspector.redact import REDACTED, REDACTED_USERINFO, redact_query, redact_url, redacted, secret_values
 from inspector.replay import replay
 from inspector.store import Store
+
+from .conftest import Events
 
 
 
@@ -352,8 +355,35 @@ def test_the_export_command_writes_a_private_file(tmp_path):
 
 
 def test_the_tui_header_shows_the_upstream_without_its_password(store):
-    from inspector.proxy import Forwarder
     from inspector.tui.app import InspectorApp
 
     forwarder = Forwarder("https://me:hunter2-password@gw.example/v1", store=store)
     assert InspectorApp(store=store, forwarder=forwarder).listening.upstream == "https://me:****@gw.example/v1"
+
+
+def test_the_upstream_userinfo_is_sent_as_basic_auth_unless_the_client_brings_its_own(mock, store):
+    events = Events()
+    forwarder = Forwarder(f"http://gw-user:pa55-word-1@127.0.0.1:{mock.port}", store=store, port=0, on_event=events)
+    with forwarder, httpx.Client(base_url=forwarder.base_url, timeout=10) as client:
+        assert client.post("/v1/chat/completions", content=b"{}").status_code == 200
+        assert client.post("/v1/chat/completions", content=b"{}", headers={"Authorization": "Bearer sk-own-key-1"}
+                           ).status_code == 200
+        first, second = (store.get(event.flow.id) for event in events.completed(2))
+    assert [request.header("authorization") for request in mock.received] == [
+        "Basic " + base64.b64encode(b"gw-user:pa55-word-1").decode(), "Bearer sk-own-key-1"]
+    assert (first.upstream_url, first.upstream_request_headers, first.notes) == (
+        f"http://gw-user:****@127.0.0.1:{mock.port}/v1/chat/completions",
+        [("accept", "*/*"), ("accept-encoding", "gzip, deflate"), ("user-agent", f"python-httpx/{httpx.__version__}"),
+         ("Authorization", REDACTED)], [])
+    assert second.notes == ["the upstream URL's credentials were not sent: the request has its own Authorization"]
+    assert store.sessions()[0].upstream == f"http://gw-user:****@127.0.0.1:{mock.port}"
+
+
+def test_the_default_data_folder_is_made_private_even_when_it_exists(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    folder = tmp_path / "xdg" / "toolwire-inspect"
+    folder.mkdir(parents=True, mode=0o755)
+    os.chmod(folder, 0o755)
+    with Store() as store:
+        assert store.path == folder / "flows.sqlite3"
+    assert mode(folder) == 0o700
