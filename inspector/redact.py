@@ -67,7 +67,7 @@ def redact_query(query: str) -> str:
 
 def _split_url(url: str) -> tuple[str, str, str, str]:
     """(scheme://, userinfo, host and path, ?query) of an absolute URL or of a path?query."""
-    scheme, sep, rest = url.partition("://")
+    scheme, sep, rest = ("", "", url) if url.startswith("/") else url.partition("://")
     if not sep:
         scheme, rest = "", url
     else:
@@ -108,7 +108,7 @@ def basic_auth(url: str) -> str | None:
 
 def secret_values(headers: list[tuple[str, str]], query: str = "", url: str = "") -> tuple[str, ...]:
     """Every credential value in a request's secret headers, secret query parameters and URL
-    userinfo, as sent and decoded, longest-lived forms first: what `redacted()` scrubs by value."""
+    userinfo, as sent and decoded: what `redacted()` scrubs by value."""
     found: list[str] = []
     for name, value in headers:
         lower = name.lower()
@@ -132,8 +132,8 @@ def secret_values(headers: list[tuple[str, str]], query: str = "", url: str = ""
 
 
 def body_secrets(body: bytes | None) -> list[str]:
-    """The values of secret fields (`SECRET_BODY_KEYS`) anywhere in a JSON body, decoded and as
-    written in it."""
+    """The values of secret fields (`SECRET_BODY_KEYS`, names as written) anywhere in a JSON body,
+    decoded and JSON-escaped."""
     if not body or not any(mark in body for mark in _BODY_KEY_MARKS):
         return []
     try:
@@ -145,7 +145,7 @@ def body_secrets(body: bytes | None) -> list[str]:
         value = stack.pop()
         if isinstance(value, dict):
             for key, item in value.items():
-                if isinstance(item, str) and key.lower() in SECRET_BODY_KEYS:
+                if isinstance(item, str) and key in SECRET_BODY_KEYS:
                     found += [item, orjson.dumps(item).decode()[1:-1]]
                 else:
                     stack.append(item)

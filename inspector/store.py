@@ -25,7 +25,7 @@ import orjson
 import platformdirs
 
 from .flow import Chunk, Flow, FlowState, Mode
-from .redact import redacted, redact_url
+from .redact import redact_url, redacted
 
 SCHEMA_VERSION = 2
 

@@ -9,7 +9,6 @@ import json
 import os
 import secrets as random
 import signal
-import socket
 import socketserver
 import stat
 import subprocess
@@ -88,12 +87,6 @@ class _EchoHandler(socketserver.StreamRequestHandler):
             data = json.dumps({"error": {"message": f"Incorrect API key provided: {echo}"}}).encode()
             self.wfile.write(b"HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\n"
                              b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(data), data))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def read_lines(stream, count: int) -> list[str]:
@@ -229,6 +222,7 @@ def test_urls_lose_their_userinfo_secret_and_query_secrets():
     assert redact_url("https://sk-only-a-token@host/v1") == "https://****@host/v1"
     assert redact_url("https://host/v1/a@b") == "https://host/v1/a@b"
     assert redact_url("/v1/models?alt=sse;key=abc") == f"/v1/models?alt=sse;key={REDACTED}"
+    assert redact_url("/fetch/https://a@b/c?token=t") == f"/fetch/https://a@b/c?token={REDACTED}"
 
 
 def test_secret_values_come_from_credentials_and_skip_what_is_too_short_to_be_a_secret():
