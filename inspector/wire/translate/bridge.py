@@ -14,7 +14,7 @@ import orjson
 from ..dialect import Dialect
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
-from .common import Emit
+from .common import Emit, vet
 from .model import Call, Loss, Request, Result, State, TranslationError, UnsupportedPair
 from .names import IdMap, NameMap, name_ok
 
@@ -105,6 +105,7 @@ class Bridge:
             raise TranslationError("the response body must be a JSON object", "")
         try:
             resp, losses = self._dst.parse_response(payload, state)
+            vet(resp, losses)
             return ResponseTranslation(self._src.emit_response(resp, state, losses), losses)
         except _MALFORMED as exc:
             raise TranslationError(f"malformed {self.target.value} response ({_describe(exc)})", "") from None

@@ -21,6 +21,7 @@ class Start:
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
+    refusal: bool = False  # a piece of the model's refusal (Chat `refusal`, Responses refusal part)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,17 +11,21 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import Emit, back_id, back_name, data_url, flagged_text, split_data_url, text_of
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State,
-                    StopReason, Tool, TranslationError)
+from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, join_text, openai_error, openai_reasoning, plain,
+                     split_data_url)
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
+                    State, StopReason, Tool, TranslationError)
 from .names import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
-           "max_output_tokens", "temperature", "top_p", "store")
+           "max_output_tokens", "temperature", "top_p", "store", "reasoning")
 _NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation")
 _BUILTIN_KIND = {"web_search": "web_search", "web_search_preview": "web_search",
                  "web_search_2025_08_26": "web_search", "web_search_preview_2025_03_11": "web_search",
                  "code_interpreter": "code_interpreter"}
+# The hosted-tool choice that forces each neutral built-in kind.
+_HOSTED_CHOICE = {"web_search": "web_search_preview", "code_interpreter": "code_interpreter"}
+RANGES = {"max_tokens": Range(16), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
 # --- requests ------------------------------------------------------------------------------------
@@ -40,7 +44,7 @@ def _parse_parts(content: Any, src: str) -> list[Part]:
         if kind in ("input_text", "output_text", "text", "summary_text"):
             parts.append(Part("text", here, text=str(part.get("text", ""))))
         elif kind == "refusal":
-            parts.append(Part("text", here, text=str(part.get("refusal", ""))))
+            parts.append(Part("refusal", here, text=str(part.get("refusal", ""))))
         elif kind == "input_image":
             url = str(part.get("image_url") or "")
             inline = split_data_url(url)
@@ -94,9 +98,11 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         if choice.get("type") in ("function", "custom") and isinstance(choice.get("name"), str):
             req.choice = Choice("named", "/tool_choice", choice["name"])
         elif choice.get("type") == "allowed_tools":
-            req.choice = Choice("required" if choice.get("mode") == "required" else "auto", "/tool_choice")
-            losses.append(Loss("/tool_choice/tools", None, "dropped",
-                               "the allowed-tools subset has no counterpart; all declared tools stay allowed", "XL-11"))
+            names = [str(t.get("name", "")) for t in choice.get("tools") or [] if isinstance(t, dict)]
+            req.choice = Choice("required" if choice.get("mode") == "required" else "auto", "/tool_choice",
+                                allowed=names, allowed_src="/tool_choice/tools")
+        elif _BUILTIN_KIND.get(str(choice.get("type"))) in _HOSTED_CHOICE:
+            req.choice = Choice("hosted", "/tool_choice", _BUILTIN_KIND[str(choice["type"])])
         else:
             req.choice = Choice("auto", "/tool_choice")
             losses.append(Loss("/tool_choice", None, "converted",
@@ -107,6 +113,13 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req.stream = payload.get("stream") is True
     req.store = payload["store"] if isinstance(payload.get("store"), bool) else None
     req.max_tokens = payload.get("max_output_tokens") if isinstance(payload.get("max_output_tokens"), int) else None
+    req.sources["max_tokens"] = "/max_output_tokens"
+    reasoning = payload.get("reasoning")
+    if isinstance(reasoning, dict):
+        if isinstance(reasoning.get("effort"), str):
+            req.reasoning = Reasoning(reasoning["effort"], "/reasoning/effort")
+        req.leftovers.extend((join("/reasoning", key), f"reasoning.{key} has no counterpart")
+                             for key in reasoning if key != "effort")
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
     return req, losses
@@ -182,11 +195,13 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
 
 def emit_parts(parts: list[Part], role: str) -> str | list[dict[str, Any]]:
     if all(p.kind == "text" for p in parts):
-        return text_of(parts)
+        return join_text(parts)
     out: list[dict[str, Any]] = []
     for p in parts:
         if p.kind == "text":
             out.append({"type": "output_text" if role == "assistant" else "input_text", "text": p.text})
+        elif p.kind == "refusal":
+            out.append({"type": "refusal", "refusal": p.text})
         elif p.kind == "image":
             out.append({"type": "input_image", "image_url": data_url(p), "detail": "auto"})
         elif p.kind == "file":
@@ -208,10 +223,12 @@ def emit_parts(parts: list[Part], role: str) -> str | list[dict[str, Any]]:
 def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     out: dict[str, Any] = {"model": req.model}
     items: list[dict[str, Any]] = []
-    instructions: list[str] = []
+    instructions: list[Part] = []
+    leading = 0  # the system messages before the first other item: they become the instructions
     for index, item in enumerate(req.items):
-        if isinstance(item, Message) and item.role == "system" and not items and len(instructions) == index:
-            instructions.append(text_of(item.parts))
+        if isinstance(item, Message) and item.role == "system" and not items and leading == index:
+            leading += 1
+            instructions.extend(item.parts)
             continue
         tgt = join("/input", len(items))
         if isinstance(item, Message):
@@ -241,8 +258,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                           "call_id": call_id, "output": output})
         elif isinstance(item, Opaque) and emit.opaque(item):
             items.append(item.raw)
-    if instructions:
-        out["instructions"] = "\n\n".join(instructions)
+    if join_text(instructions):
+        out["instructions"] = join_text(instructions)
     out["input"] = items
     tools = emit_tools(req.tools, emit)
     for builtin in req.builtins:
@@ -251,20 +268,19 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             tools.append(hosted)
     if tools:
         out["tools"] = tools
-    if req.choice is not None:
-        if req.choice.mode == "named":
-            out["tool_choice"] = {"type": "function", "name": emit.name(req.choice.name, req.choice.src, "/tool_choice/name")}
-        elif tools or req.choice.mode == "none":
-            out["tool_choice"] = req.choice.mode
-        else:
-            emit.drop(req.choice.src, "tool_choice without tools is rejected", "XL-11")
+    choice = _emit_choice(req.choice, emit, tools) if req.choice is not None else None
+    if choice is not None:
+        out["tool_choice"] = choice
     if req.parallel is not None:
         out["parallel_tool_calls"] = req.parallel
-    if req.max_tokens is not None:
-        out["max_output_tokens"] = req.max_tokens
-    for key in ("temperature", "top_p"):
+        if req.parallel_src != "/parallel_tool_calls":
+            emit.convert(req.parallel_src, "/parallel_tool_calls", "Responses states parallel calls at the top level")
+    for key, name in (("max_tokens", "max_output_tokens"), ("temperature", "temperature"), ("top_p", "top_p")):
         if getattr(req, key) is not None:
-            out[key] = getattr(req, key)
+            out[name] = emit.ranged(req, key, f"/{name}", RANGES)
+    effort = openai_reasoning(req, emit, "/reasoning/effort")
+    if effort is not None:
+        out["reasoning"] = {"effort": effort}
     if req.stop:
         emit.drop(req.stop_src, "the Responses API has no stop sequences")
     if req.store is None:
@@ -277,6 +293,27 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for pointer, why in req.leftovers:
         emit.drop(pointer, why)
     return out
+
+
+def _emit_choice(choice: Choice, emit: Emit, tools: list[dict[str, Any]]) -> Any:
+    if choice.mode == "named":
+        return {"type": "function", "name": emit.name(choice.name, choice.src, "/tool_choice/name")}
+    if choice.mode == "hosted":
+        if choice.name in _HOSTED_CHOICE and any(_BUILTIN_KIND.get(t["type"]) == choice.name for t in tools):
+            return {"type": _HOSTED_CHOICE[choice.name]}
+        emit.drop(choice.src, f"the hosted tool {choice.name!r} is not among the Responses tools; nothing to force",
+                  "XL-11")
+        return None
+    if not tools and choice.mode != "none":
+        emit.drop(choice.src, "tool_choice without tools is rejected", "XL-11")
+        return None
+    if choice.allowed is not None:
+        kinds = {t["name"]: t["type"] for t in tools if "name" in t}
+        allowed = [{"type": kinds.get(alias, "function"), "name": alias}
+                   for alias in (emit.name(name, join(choice.allowed_src, j), join("/tool_choice/tools", j))
+                                 for j, name in enumerate(choice.allowed))]
+        return {"type": "allowed_tools", "mode": choice.mode, "tools": allowed}
+    return choice.mode
 
 
 def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
@@ -356,13 +393,18 @@ def _item_id(prefix: str, *basis: Any) -> str:
 
 def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
     if resp.error is not None:
-        return {"error": _error(resp.error)}
+        return {"error": openai_error(resp.error)}
     output: list[dict[str, Any]] = []
     calls = 0
     for item in resp.items:
         here = join("/output", len(output))
         if isinstance(item, Message):
-            output.append(_message_item(_item_id("msg_", resp.id, len(output)), text_of(item.parts)))
+            message = _message_item(_item_id("msg_", resp.id, len(output)), join_text(item.parts, RUN))
+            refusal = join_text(item.parts, RUN, "refusal")
+            if refusal:
+                message["content"] = [part for part in message["content"] if part["text"]]
+                message["content"].append({"type": "refusal", "refusal": refusal})
+            output.append(message)
         elif isinstance(item, Call):
             call_id = back_id(state, item.id, f"{resp.id}:{calls}", losses, item.src, join(here, "call_id"))
             calls += 1
@@ -372,8 +414,14 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
         elif isinstance(item, Opaque):
             losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Responses",
                                "XL-14"))
-    return _response_object(_response_id(resp.id), resp.model or state.model, resp.created or state.created, output, resp.stop,
-                            resp.input_tokens, resp.output_tokens)
+    out = _response_object(_response_id(resp.id), resp.model or state.model, resp.created or state.created, output,
+                           resp.stop, resp.input_tokens, resp.output_tokens)
+    if resp.failed:
+        # What could not be delivered makes the response incomplete, never `completed`.
+        out["status"] = "failed"
+        out["error"] = {"code": "server_error", "message": resp.failed}
+        out["incomplete_details"] = None
+    return out
 
 
 def _response_id(upstream: str) -> str:
@@ -400,13 +448,6 @@ def _response_object(response_id: str, model: str, created: int, output: list[di
                       "output_tokens_details": {"reasoning_tokens": 0}}}
 
 
-def _error(error: Any) -> dict[str, Any]:
-    if isinstance(error, dict):
-        return {"message": str(error.get("message", "")), "type": str(error.get("type") or error.get("status") or "error"),
-                "code": error.get("code")}
-    return {"message": str(error), "type": "error", "code": None}
-
-
 # --- streams -------------------------------------------------------------------------------------
 
 class StreamParser:
@@ -428,7 +469,7 @@ class StreamParser:
             response = data.get("response") or {}
             return [ev.Start(str(response.get("id") or ""), str(response.get("model") or ""))]
         if kind in ("response.output_text.delta", "response.refusal.delta"):
-            return [ev.TextDelta(str(data.get("delta", "")))] if data.get("delta") else []
+            return [ev.TextDelta(str(data["delta"]), kind == "response.refusal.delta")] if data.get("delta") else []
         if kind == "response.output_item.added":
             return self._added(data.get("output_index"), data.get("item") or {})
         if kind in ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta"):
@@ -569,7 +610,7 @@ class StreamEmitter:
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
-            error = _error(event.raw if event.raw is not None else event.message)
+            error = openai_error(event.raw if event.raw is not None else event.message)
             return self._event("error", code=error.get("code"), message=error["message"], param=None)
         return b""
 
