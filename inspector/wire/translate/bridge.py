@@ -78,6 +78,9 @@ class Bridge:
         state = State(self.source, self.target, model=req.model, stream=req.stream)
         options = payload.get("stream_options")
         state.stream_usage = isinstance(options, dict) and options.get("include_usage") is True
+        if options is not None and self.source is Dialect.OPENAI_CHAT:
+            losses.append(Loss("/stream_options", None, "converted", "the translation itself honours it: the usage "
+                               "chunk is written from the upstream's token counts", ""))
         # Only a query that is known and lacks alt=sse means a JSON-array stream; a path given
         # without its query is taken to be the SSE stream every SDK asks for.
         query = path.partition("?")[2]
