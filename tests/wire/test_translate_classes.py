@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from inspector.wire.check import check_request, check_response
+from inspector.wire.check import check_request, check_response, check_stream
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import PAIRS, get_bridge
 from inspector.wire.violations import Severity
@@ -453,3 +453,62 @@ def test_every_top_level_difference_of_a_golden_is_named_in_its_report(source: D
         if key not in produced and not named(f"/{key}", "target"):
             unreported.append(f"/{key} appears from nowhere")
     assert unreported == [], unreported
+
+
+# --- the same classes in streams -----------------------------------------------------------------
+
+def chat_chunks(*deltas: dict, finish: str = "stop") -> bytes:
+    chunks = [{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
+    chunks.append({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                   "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    return cases.sse(*chunks, done=True)
+
+
+def relay(source: Dialect, target: Dialect, request: dict, stream: bytes):
+    sent = get_bridge(source, target).request(request, PATH[source])
+    translator = get_bridge(source, target).stream(sent.state)
+    out, _ = cases.run_stream(translator, stream, 11)
+    assert [v for v in check_stream(out, source) if v.severity is Severity.ERROR] == []
+    return cases.events(out), translator
+
+
+def test_a_streamed_refusal_is_its_own_part_for_a_responses_client() -> None:
+    events, translator = relay(RESP, CHAT, {"model": "m", "input": "hi", "stream": True},
+                               chat_chunks({"content": "Sorry. "}, {"refusal": "I can't"}, {"refusal": " help."}))
+    done = [e for e in events if e["type"] in ("response.output_text.done", "response.refusal.done")]
+    assert done == [
+        {"type": "response.output_text.done", "sequence_number": 5, "item_id": done[0]["item_id"], "output_index": 0,
+         "content_index": 0, "text": "Sorry. ", "logprobs": []},
+        {"type": "response.refusal.done", "sequence_number": 10, "item_id": done[0]["item_id"], "output_index": 0,
+         "content_index": 1, "refusal": "I can't help."}]
+    item = next(e["item"] for e in events if e["type"] == "response.output_item.done")
+    assert item["content"] == [{"type": "output_text", "text": "Sorry. ", "annotations": [], "logprobs": []},
+                               {"type": "refusal", "refusal": "I can't help."}]
+    assert notes(translator) == []
+
+
+def test_a_streamed_refusal_reaches_an_anthropic_client_as_text_reported_once() -> None:
+    events, translator = relay(ANT, CHAT, ant(stream=True), chat_chunks({"refusal": "I can't"}, {"refusal": " help."}))
+    texts = [e["delta"]["text"] for e in events if e["type"] == "content_block_delta"]
+    assert texts == ["I can't", " help."]
+    assert notes(translator) == [("/stream", None, "converted", "")]
+
+
+NAMELESS_STREAM = chat_chunks({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                               "function": {"arguments": "{}"}}]}, finish="tool_calls")
+
+
+def test_a_streamed_nameless_call_makes_the_responses_stream_fail() -> None:
+    events, translator = relay(RESP, CHAT, {"model": "m", "input": "hi", "stream": True}, NAMELESS_STREAM)
+    assert [e["type"] for e in events] == ["response.created", "response.in_progress", "response.failed"]
+    assert events[-1]["response"]["error"] == {"code": "server_error",
+                                               "message": "the upstream model produced a tool call without a name"}
+    assert notes(translator) == [("/stream", None, "dropped", "")]
+
+
+def test_a_streamed_nameless_call_never_reaches_an_anthropic_client() -> None:
+    events, translator = relay(ANT, CHAT, ant(stream=True), NAMELESS_STREAM)
+    assert [e["type"] for e in events] == ["message_start", "message_delta", "message_stop"]
+    assert events[1]["delta"]["stop_reason"] == "end_turn"
+    assert notes(translator) == [("/stream", None, "dropped", "")]

@@ -10,7 +10,7 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import RUN, Emit, anthropic_error, back_id, back_name, join_text, plain
+from .common import RUN, Emit, anthropic_error, back_id, back_name, join_text, plain, refusal_as_text
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 
@@ -565,6 +565,7 @@ class StreamEmitter:
         self.calls: dict[Any, int] = {}
         self.open: set[int] = set()
         self.saw_call = False
+        self.refused = False
         self.finished = False
 
     @staticmethod
@@ -581,6 +582,9 @@ class StreamEmitter:
                 "usage": {"input_tokens": event.input_tokens, "output_tokens": 0}}})
         if isinstance(event, ev.TextDelta):
             out = b""
+            if event.refusal and not self.refused:
+                self.refused = True
+                self.losses.append(refusal_as_text("/stream", None, Dialect.ANTHROPIC))
             if self.text_block is None:
                 self.text_block = self._open()
                 out += self._event("content_block_start", {"index": self.text_block,

@@ -132,11 +132,14 @@ def plain(parts: list[Part], losses: list[Loss], target: Dialect, tgt: str | Non
     out: list[Part] = []
     for part in parts:
         if part.kind == "refusal":
-            losses.append(Loss(part.src, tgt, "converted",
-                               f"{target.value} has no refusal part; the refusal is carried as text", ""))
+            losses.append(refusal_as_text(part.src, tgt, target))
             part = Part("text", part.src, text=part.text)
         out.append(part)
     return out
+
+
+def refusal_as_text(src: str, tgt: str | None, target: Dialect) -> Loss:
+    return Loss(src, tgt, "converted", f"{target.value} has no refusal part; the refusal is carried as text", "")
 
 
 _DATA_URL = re.compile(r"^data:([^;,]*)(;base64)?,(.*)$", re.S)
@@ -243,6 +246,9 @@ def _message(error: Any) -> str:
 
 # --- the way back: names and ids in a response -----------------------------------------------------
 
+NAMELESS = "the upstream model produced a tool call without a name"
+
+
 def vet(resp: Response, losses: list[Loss]) -> None:
     """Drop the upstream calls no client can run (no name), reported, and mark the response
     failed so that no client reads it as complete."""
@@ -251,7 +257,7 @@ def vet(resp: Response, losses: list[Loss]) -> None:
         if isinstance(item, Call) and not item.name:
             losses.append(Loss(item.src, None, "dropped", "the upstream tool call has no name; no client can run it",
                                ""))
-            resp.failed = "the upstream model produced a tool call without a name"
+            resp.failed = NAMELESS
         else:
             kept.append(item)
     resp.items = kept

@@ -47,6 +47,7 @@ class Finish:
     stop: StopReason
     input_tokens: int = 0
     output_tokens: int = 0
+    failed: str = ""  # why the answer cannot be delivered as complete (a call was dropped)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import RUN, Emit, back_id, back_name, dumps, google_error, join_text, plain
+from .common import RUN, Emit, back_id, back_name, dumps, google_error, join_text, plain, refusal_as_text
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
 from .names import decode_arguments
@@ -235,7 +235,7 @@ def _user_parts(parts: list[Part]) -> list[dict[str, Any]]:
 
 def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    system: list[str] = []
+    system: list[Part] = []
     contents: list[dict[str, Any]] = []
     kinds: list[str] = []  # "model" | "results" | "user", one per content: results never share a turn with text
     sources: list[str] = []  # where each content's first item came from
@@ -263,9 +263,9 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         if isinstance(item, Message):
             kind = "model" if item.role == "assistant" else "user"
             parts = turn(kind, item.src)
-            content = plain(item.parts, emit.losses, emit.target)
-            parts.extend({"text": p.text} for p in content if p.kind == "text" and p.text) if kind == "model" \
-                else parts.extend(_user_parts(content))
+            texts = plain(item.parts, emit.losses, emit.target)
+            parts.extend({"text": p.text} for p in texts if p.kind == "text" and p.text) if kind == "model" \
+                else parts.extend(_user_parts(texts))
             if kind == "model" and any(p.kind != "text" for p in item.parts):
                 emit.drop(item.src, "model turns carry text only; media dropped")
         elif isinstance(item, Call):
@@ -520,6 +520,7 @@ class StreamEmitter:
         self.calls: dict[Any, tuple[str, str, list[str]]] = {}
         self.count = 0
         self.opened = False  # the JSON array's "[" is out
+        self.refused = False
         self.finished = False
 
     def _chunk(self, parts: list[dict[str, Any]], finish: str | None = None,
@@ -547,6 +548,9 @@ class StreamEmitter:
             self.model = event.model or self.model
             return b""
         if isinstance(event, ev.TextDelta):
+            if event.refusal and not self.refused:
+                self.refused = True
+                self.losses.append(refusal_as_text("/stream", None, Dialect.GEMINI))
             return self._chunk([{"text": event.text}])
         if isinstance(event, ev.CallStart):
             self.calls[event.key] = (event.id, event.name, [])

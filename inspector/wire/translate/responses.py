@@ -11,7 +11,7 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, join_text, openai_error, openai_reasoning, plain,
+from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, join_text, openai_error, openai_reasoning,
                      split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
@@ -401,9 +401,8 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
         if isinstance(item, Message):
             message = _message_item(_item_id("msg_", resp.id, len(output)), join_text(item.parts, RUN))
             refusal = join_text(item.parts, RUN, "refusal")
-            if refusal:
-                message["content"] = [part for part in message["content"] if part["text"]]
-                message["content"].append({"type": "refusal", "refusal": refusal})
+            if refusal:  # the refusal is its own part; an empty text part does not precede it
+                message["content"] = [p for p in message["content"] if p["text"]] + [_part("refusal", refusal)]
             output.append(message)
         elif isinstance(item, Call):
             call_id = back_id(state, item.id, f"{resp.id}:{calls}", losses, item.src, join(here, "call_id"))
@@ -416,12 +415,13 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
                                "XL-14"))
     out = _response_object(_response_id(resp.id), resp.model or state.model, resp.created or state.created, output,
                            resp.stop, resp.input_tokens, resp.output_tokens)
-    if resp.failed:
-        # What could not be delivered makes the response incomplete, never `completed`.
-        out["status"] = "failed"
-        out["error"] = {"code": "server_error", "message": resp.failed}
-        out["incomplete_details"] = None
-    return out
+    return _failed(out, resp.failed) if resp.failed else out
+
+
+def _failed(response: dict[str, Any], why: str) -> dict[str, Any]:
+    """A response that lost part of the model's answer on the way is failed, never `completed`."""
+    return {**response, "status": "failed", "error": {"code": "server_error", "message": why},
+            "incomplete_details": None}
 
 
 def _response_id(upstream: str) -> str:
@@ -430,7 +430,13 @@ def _response_id(upstream: str) -> str:
 
 def _message_item(item_id: str, text: str, status: str = "completed") -> dict[str, Any]:
     return {"type": "message", "id": item_id, "status": status, "role": "assistant",
-            "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}]}
+            "content": [_part("output_text", text)]}
+
+
+def _part(kind: str, text: str) -> dict[str, Any]:
+    if kind == "refusal":
+        return {"type": "refusal", "refusal": text}
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
 
 
 def _response_object(response_id: str, model: str, created: int, output: list[dict[str, Any]], stop: StopReason,
@@ -544,7 +550,8 @@ class StreamEmitter:
         self.created = state.created
         self.seq = 0
         self.output: list[dict[str, Any]] = []
-        self.message: tuple[int, list[str]] | None = None  # (output_index, text pieces) of the open message
+        # The open message: its output_index and its content parts so far, each (type, pieces).
+        self.message: tuple[int, list[tuple[str, list[str]]]] | None = None
         self.calls: dict[Any, tuple[int, list[str]]] = {}
         self.finished = False
 
@@ -563,20 +570,7 @@ class StreamEmitter:
             return (self._event("response.created", response=self._snapshot("in_progress"))
                     + self._event("response.in_progress", response=self._snapshot("in_progress")))
         if isinstance(event, ev.TextDelta):
-            out = b""
-            if self.message is None:
-                index = len(self.output)
-                item_id = _item_id("msg_", self.id, index)
-                self.output.append(_message_item(item_id, "", "in_progress"))
-                self.output[index]["content"] = []
-                self.message = (index, [])
-                out += self._event("response.output_item.added", output_index=index, item=self.output[index])
-                out += self._event("response.content_part.added", item_id=item_id, output_index=index, content_index=0,
-                                   part={"type": "output_text", "text": "", "annotations": [], "logprobs": []})
-            index, pieces = self.message
-            pieces.append(event.text)
-            return out + self._event("response.output_text.delta", item_id=self.output[index]["id"], output_index=index,
-                                     content_index=0, delta=event.text, logprobs=[])
+            return self._text(event)
         if isinstance(event, ev.CallStart):
             out = self._close_message()
             index = len(self.output)
@@ -603,6 +597,8 @@ class StreamEmitter:
                 out += self._close_call(key)
             stop: StopReason = event.stop
             snapshot = self._snapshot("", stop, (event.input_tokens, event.output_tokens))
+            if event.failed:
+                return out + self._event("response.failed", response=_failed(snapshot, event.failed))
             kind = "response.incomplete" if snapshot["status"] == "incomplete" else "response.completed"
             return out + self._event(kind, response=snapshot)
         if isinstance(event, ev.Dropped):
@@ -614,20 +610,52 @@ class StreamEmitter:
             return self._event("error", code=error.get("code"), message=error["message"], param=None)
         return b""
 
+    def _text(self, event: ev.TextDelta) -> bytes:
+        """A text or refusal delta: into the open message's last part when of its kind, else
+        into a new part (a refusal is its own part, as the Responses API sends it)."""
+        out = b""
+        if self.message is None:
+            index = len(self.output)
+            self.output.append(_message_item(_item_id("msg_", self.id, index), "", "in_progress"))
+            self.output[index]["content"] = []
+            self.message = (index, [])
+            out += self._event("response.output_item.added", output_index=index, item=self.output[index])
+        index, parts = self.message
+        item_id = self.output[index]["id"]
+        kind = "refusal" if event.refusal else "output_text"
+        if not parts or parts[-1][0] != kind:
+            if parts:
+                out += self._close_part(index, len(parts) - 1, *parts[-1])
+            parts.append((kind, []))
+            out += self._event("response.content_part.added", item_id=item_id, output_index=index,
+                               content_index=len(parts) - 1, part=_part(kind, ""))
+        parts[-1][1].append(event.text)
+        if event.refusal:
+            return out + self._event("response.refusal.delta", item_id=item_id, output_index=index,
+                                     content_index=len(parts) - 1, delta=event.text)
+        return out + self._event("response.output_text.delta", item_id=item_id, output_index=index,
+                                 content_index=len(parts) - 1, delta=event.text, logprobs=[])
+
+    def _close_part(self, index: int, position: int, kind: str, pieces: list[str]) -> bytes:
+        item_id = self.output[index]["id"]
+        part = _part(kind, "".join(pieces))
+        done = (self._event("response.refusal.done", item_id=item_id, output_index=index, content_index=position,
+                            refusal=part["refusal"]) if kind == "refusal"
+                else self._event("response.output_text.done", item_id=item_id, output_index=index,
+                                 content_index=position, text=part["text"], logprobs=[]))
+        return done + self._event("response.content_part.done", item_id=item_id, output_index=index,
+                                  content_index=position, part=part)
+
     def _close_message(self) -> bytes:
         if self.message is None:
             return b""
-        index, pieces = self.message
+        index, parts = self.message
+        out = self._close_part(index, len(parts) - 1, *parts[-1])
         self.message = None
-        text = "".join(pieces)
-        item = _message_item(self.output[index]["id"], text)
+        item = _message_item(self.output[index]["id"], "")
+        item["content"] = [_part(kind, "".join(pieces)) for kind, pieces in parts]
         self.output[index] = item
-        part = item["content"][0]
-        return (self._event("response.output_text.done", item_id=item["id"], output_index=index, content_index=0,
-                            text=text, logprobs=[])
-                + self._event("response.content_part.done", item_id=item["id"], output_index=index, content_index=0,
-                              part=part)
-                + self._event("response.output_item.done", output_index=index, item=item))
+        return out + self._event("response.output_item.done", output_index=index, item=item)
 
     def _close_call(self, key: Any) -> bytes:
         if key not in self.calls:
