@@ -512,3 +512,23 @@ def test_a_streamed_nameless_call_never_reaches_an_anthropic_client() -> None:
     assert [e["type"] for e in events] == ["message_start", "message_delta", "message_stop"]
     assert events[1]["delta"]["stop_reason"] == "end_turn"
     assert notes(translator) == [("/stream", None, "dropped", "")]
+
+
+# --- merged turns are reported -------------------------------------------------------------------
+
+def tool_turn(*ids: str) -> list[dict]:
+    calls = [{"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in ids]
+    return [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None, "tool_calls": calls},
+            *({"role": "tool", "tool_call_id": i, "content": "ok"} for i in ids)]
+
+
+@pytest.mark.parametrize(("target", "merged_into"), [(ANT, "/messages/2"), (GEM, "/contents/2")])
+def test_tool_messages_merged_into_one_turn_are_reported(target: Dialect, merged_into: str) -> None:
+    sent = send(CHAT, target, chat(messages=tool_turn("call_1", "call_2"), tools=[fn("f")]))
+    assert [n for n in notes(sent) if n[2] == "converted"] == [("/messages/3", merged_into, "converted", "")]
+
+
+@pytest.mark.parametrize("target", [ANT, GEM])
+def test_one_tool_message_is_no_merge_near_miss(target: Dialect) -> None:
+    sent = send(CHAT, target, chat(messages=tool_turn("call_1"), tools=[fn("f")]))
+    assert [n for n in notes(sent) if n[2] == "converted"] == []

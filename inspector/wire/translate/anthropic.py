@@ -10,7 +10,7 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import RUN, Emit, anthropic_error, back_id, back_name, join_text, plain, refusal_as_text
+from .common import RUN, Emit, anthropic_error, back_id, back_name, join_text, message_of, plain, refusal_as_text
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 
@@ -243,9 +243,9 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             else "user"
         if not turns or turns[-1][0] != role:
             turns.append((role, [], item.src))
-            merged.append(_message_of(item.src))
-        elif _message_of(item.src) != merged[-1]:
-            merged[-1] = _message_of(item.src)
+            merged.append(message_of(item.src))
+        elif message_of(item.src) != merged[-1]:
+            merged[-1] = message_of(item.src)
             emit.convert(item.src, join("/messages", len(turns) - 1),
                          f"Anthropic alternates roles: this {role} message joins the {role} turn before it", "")
         blocks = turns[-1][1]
@@ -316,11 +316,6 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for pointer, why in req.leftovers:
         emit.drop(pointer, why)
     return out
-
-
-def _message_of(src: str) -> str:
-    """The source message a pointer lies in (/messages/3/content/1 -> /messages/3)."""
-    return "/".join(src.split("/")[:3])
 
 
 def _assistant(item: Message | Opaque) -> bool:

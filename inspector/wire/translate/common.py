@@ -108,6 +108,12 @@ def _bounds(bounds: Range) -> str:
     return f"{bounds.low:g} to {bounds.high:g}" if bounds.low is not None else f"at most {bounds.high:g}"
 
 
+def message_of(src: str) -> str:
+    """The source message a pointer lies in (/messages/3/content/1 -> /messages/3), to tell
+    when a translation merges several source messages into one target turn."""
+    return "/".join(src.split("/")[:3])
+
+
 def dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 

@@ -12,7 +12,7 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import RUN, Emit, back_id, back_name, dumps, google_error, join_text, plain, refusal_as_text
+from .common import RUN, Emit, back_id, back_name, dumps, google_error, join_text, message_of, plain, refusal_as_text
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
 from .names import decode_arguments
@@ -239,12 +239,18 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     contents: list[dict[str, Any]] = []
     kinds: list[str] = []  # "model" | "results" | "user", one per content: results never share a turn with text
     sources: list[str] = []  # where each content's first item came from
+    latest: list[str] = []  # the source message of each content's latest item, to report merges
 
     def turn(kind: str, src: str) -> list[dict[str, Any]]:
         if not kinds or kinds[-1] != kind:
             kinds.append(kind)
             sources.append(src)
+            latest.append(message_of(src))
             contents.append({"role": "model" if kind == "model" else "user", "parts": []})
+        elif message_of(src) != latest[-1]:
+            latest[-1] = message_of(src)
+            emit.convert(src, join("/contents", len(contents) - 1), "this message joins the Gemini turn before it "
+                         "(function responses share one turn; so do consecutive turns of one role)")
         parts: list[dict[str, Any]] = contents[-1]["parts"]
         return parts
 
