@@ -532,3 +532,45 @@ def test_tool_messages_merged_into_one_turn_are_reported(target: Dialect, merged
 def test_one_tool_message_is_no_merge_near_miss(target: Dialect) -> None:
     sent = send(CHAT, target, chat(messages=tool_turn("call_1"), tools=[fn("f")]))
     assert [n for n in notes(sent) if n[2] == "converted"] == []
+
+
+@pytest.mark.parametrize(("target", "upstream", "pointer"), [
+    (ANT, {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": [],
+           "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 0}}, "/content"),
+    (RESP, {"id": "resp_1", "object": "response", "status": "completed", "model": "m",
+            "output": [{"type": "reasoning", "id": "rs_1", "summary": []}]}, "/output"),
+    (GEM, {"candidates": [], "promptFeedback": {"blockReason": "SAFETY"}}, "/candidates"),
+    (GEM, {"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "STOP"}]},
+     "/candidates/0/content"),
+])
+def test_a_hollow_answer_from_any_upstream_is_reported(target: Dialect, upstream: dict, pointer: str) -> None:
+    result = back(CHAT, target, chat(), upstream)
+    assert result.payload["choices"][0]["message"] == {"role": "assistant", "content": None}
+    assert [n for n in notes(result) if n[2] == "synthesised"] == [(pointer, None, "synthesised", "")]
+
+
+def test_a_hosted_entry_of_a_responses_allowed_subset_is_reported() -> None:
+    body = {"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f", "parameters": {}},
+                                                   {"type": "web_search"}],
+            "tool_choice": {"type": "allowed_tools", "mode": "auto",
+                            "tools": [{"type": "function", "name": "f"}, {"type": "web_search"}]}}
+    sent = send(RESP, CHAT, body)
+    assert sent.payload["tool_choice"] == {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [
+        {"type": "function", "function": {"name": "f"}}]}}
+    assert notes(sent) == [("/tool_choice/tools/1", None, "dropped", "XL-11")]
+
+
+def test_null_reasoning_means_absent() -> None:
+    sent = send(CHAT, RESP, chat(reasoning_effort=None))
+    assert "reasoning" not in sent.payload
+    assert notes(sent) == [("/reasoning_effort", None, "dropped", "XL-10"), ("", "/store", "synthesised", "")]
+
+
+def test_a_search_result_keeps_its_title_and_passages_apart() -> None:
+    history = [{"role": "user", "content": "hi"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+                   {"type": "search_result", "title": "Doc", "source": "https://example.com", "content": [
+                       {"type": "text", "text": "First."}, {"type": "text", "text": "Second."}]}]}]}]
+    sent = send(ANT, CHAT, ant(messages=history, tools=[ant_tool("f")]))
+    assert sent.payload["messages"][-1]["content"] == "Doc\n\nFirst.\n\nSecond."

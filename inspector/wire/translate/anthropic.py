@@ -10,7 +10,8 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import RUN, Emit, anthropic_error, back_id, back_name, join_text, message_of, plain, refusal_as_text
+from .common import (RUN, Emit, anthropic_error, back_id, back_name, hollow, join_text, message_of, plain,
+                     refusal_as_text)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 
@@ -65,8 +66,10 @@ def _result_parts(content: Any, src: str) -> list[Part]:
         elif kind == "document":
             parts.append(_media(block, "file", here))
         elif kind == "search_result":
-            texts = [str(b.get("text", "")) for b in block.get("content") or [] if isinstance(b, dict)]
-            parts.append(Part("text", here, text="\n".join([str(block.get("title", "")), *texts]).strip()))
+            texts = [Part("text", here, text=str(b.get("text", ""))) for b in block.get("content") or []
+                     if isinstance(b, dict)]
+            parts.append(Part("text", here, text=join_text([Part("text", here, text=str(block.get("title", ""))),
+                                                            *texts])))
         else:
             raise TranslationError(f"tool_result content of type {kind!r} has no counterpart", here)
     return parts
@@ -435,6 +438,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
         return resp, losses
     _parse_assistant(payload.get("content") or [], "", resp.items)
     resp.stop = _STOP_IN.get(payload.get("stop_reason"), "stop")  # type: ignore[assignment]
+    hollow(resp, losses, "/content")
     if payload.get("stop_reason") == "pause_turn":
         losses.append(Loss("/stop_reason", None, "converted", "pause_turn (a server tool paused) is reported as a "
                            "normal stop", ""))

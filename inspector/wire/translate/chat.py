@@ -11,8 +11,8 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, flagged_text, join_text,
-                     openai_error, openai_reasoning, split_data_url)
+from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, flagged_text, hollow,
+                     join_text, openai_error, openai_reasoning, split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .names import decode_arguments, encode_arguments
@@ -20,7 +20,7 @@ from .names import decode_arguments, encode_arguments
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",
            "web_search_options", "store", "reasoning_effort")
-_NULLABLE = ("tools", "functions", "tool_choice", "function_call")
+_NULLABLE = ("tools", "functions", "tool_choice", "function_call", "reasoning_effort")
 RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
@@ -452,9 +452,6 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
             parts.append(Part("refusal", "/choices/0/message/refusal", text=str(message["refusal"])))
         if any(p.text for p in parts):
             resp.items.append(Message("assistant", parts, "/choices/0/message"))
-        elif not message.get("tool_calls") and not isinstance(message.get("function_call"), dict):
-            losses.append(Loss("/choices/0/message", None, "synthesised", "the upstream message has neither content "
-                               "nor tool calls; an empty answer is sent", ""))
         for j, call in enumerate(message.get("tool_calls") or []):
             here = join("/choices/0/message/tool_calls", j)
             function = call.get("function") or {}
@@ -467,9 +464,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
             arguments, raw = decode_arguments(legacy.get("arguments"), join(here, "arguments"), losses)
             resp.items.append(Call(None, str(legacy.get("name", "")), arguments, here, raw))
         resp.stop = _FINISH.get(choice.get("finish_reason"), "stop")  # type: ignore[assignment]
-    else:
-        losses.append(Loss("/choices", None, "synthesised", "the upstream answer has no choices; an empty answer is "
-                           "sent", ""))
+    hollow(resp, losses, "/choices/0/message" if choices else "/choices")
     usage = payload.get("usage") or {}
     resp.input_tokens = int(usage.get("prompt_tokens") or 0)
     resp.output_tokens = int(usage.get("completion_tokens") or 0)

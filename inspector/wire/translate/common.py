@@ -252,6 +252,13 @@ def _message(error: Any) -> str:
 
 # --- the way back: names and ids in a response -----------------------------------------------------
 
+def hollow(resp: Response, losses: list[Loss], pointer: str) -> None:
+    """Report an upstream answer with neither text nor a tool call: its client gets an empty one."""
+    if resp.error is None and not any(isinstance(item, (Message, Call)) for item in resp.items):
+        losses.append(Loss(pointer, None, "synthesised", "the upstream answer has neither content nor tool calls; "
+                           "an empty answer is sent", ""))
+
+
 NAMELESS = "the upstream model produced a tool call without a name"
 
 

@@ -12,7 +12,8 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import RUN, Emit, back_id, back_name, dumps, google_error, join_text, message_of, plain, refusal_as_text
+from .common import (RUN, Emit, back_id, back_name, dumps, google_error, hollow, join_text, message_of, plain,
+                     refusal_as_text)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
 from .names import decode_arguments
@@ -419,6 +420,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
     if len(payload.get("candidates") or []) > 1:
         losses.append(Loss("/candidates/1", None, "dropped", "only the first candidate is translated", ""))
     reason = _parse_candidate(payload, resp.items)
+    hollow(resp, losses, "/candidates/0/content" if payload.get("candidates") else "/candidates")
     for item in resp.items:
         if isinstance(item, Call) and item.opaque:
             losses.append(Loss(join(item.src, "thoughtSignature"), None, "dropped",

@@ -11,15 +11,15 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, join_text, openai_error, openai_reasoning,
-                     split_data_url)
+from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, hollow, join_text, openai_error,
+                     openai_reasoning, split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .names import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
            "max_output_tokens", "temperature", "top_p", "store", "reasoning")
-_NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation")
+_NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation", "reasoning")
 _BUILTIN_KIND = {"web_search": "web_search", "web_search_preview": "web_search",
                  "web_search_2025_08_26": "web_search", "web_search_preview_2025_03_11": "web_search",
                  "code_interpreter": "code_interpreter"}
@@ -98,7 +98,13 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         if choice.get("type") in ("function", "custom") and isinstance(choice.get("name"), str):
             req.choice = Choice("named", "/tool_choice", choice["name"])
         elif choice.get("type") == "allowed_tools":
-            names = [str(t.get("name", "")) for t in choice.get("tools") or [] if isinstance(t, dict)]
+            names = []
+            for j, entry in enumerate(choice.get("tools") or []):
+                if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"]:
+                    names.append(entry["name"])
+                else:
+                    losses.append(Loss(join("/tool_choice/tools", j), None, "dropped", "a hosted tool in an "
+                                       "allowed_tools subset has no counterpart; it is left out of the subset", "XL-11"))
             req.choice = Choice("required" if choice.get("mode") == "required" else "auto", "/tool_choice",
                                 allowed=names, allowed_src="/tool_choice/tools")
         elif _BUILTIN_KIND.get(str(choice.get("type"))) in _HOSTED_CHOICE:
@@ -373,6 +379,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
                                    here, custom=True))
         else:
             resp.items.append(Opaque(Dialect.OPENAI_RESPONSES, f"{kind} item", item, here))
+    hollow(resp, losses, "/output")
     resp.stop = _stop(payload, any(isinstance(i, Call) for i in resp.items))
     usage = payload.get("usage") or {}
     resp.input_tokens = int(usage.get("input_tokens") or 0)
