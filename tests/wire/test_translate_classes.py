@@ -574,3 +574,23 @@ def test_a_search_result_keeps_its_title_and_passages_apart() -> None:
                        {"type": "text", "text": "First."}, {"type": "text", "text": "Second."}]}]}]}]
     sent = send(ANT, CHAT, ant(messages=history, tools=[ant_tool("f")]))
     assert sent.payload["messages"][-1]["content"] == "Doc\n\nFirst.\n\nSecond."
+
+
+def test_gemini_validated_names_stay_a_subset_on_chat() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+            "tools": [{"functionDeclarations": [{"name": n} for n in "abc"]}],
+            "toolConfig": {"functionCallingConfig": {"mode": "VALIDATED", "allowedFunctionNames": ["b"]}}}
+    sent = send(GEM, CHAT, body)
+    assert sent.payload["tool_choice"] == {"type": "allowed_tools", "allowed_tools": {"mode": "auto", "tools": [
+        {"type": "function", "function": {"name": "b"}}]}}
+    assert notes(sent) == [("/toolConfig/functionCallingConfig/mode", None, "converted", "XL-11")]
+
+
+def test_a_chat_allowed_entry_without_a_name_is_reported() -> None:
+    body = chat(tools=[fn("a")], tool_choice={"type": "allowed_tools", "allowed_tools": {
+        "mode": "auto", "tools": [{"type": "function", "function": {"name": "a"}}, {"type": "function"}]}})
+    sent = send(CHAT, RESP, body)
+    assert sent.payload["tool_choice"] == {"type": "allowed_tools", "mode": "auto",
+                                           "tools": [{"type": "function", "name": "a"}]}
+    assert notes(sent) == [("/tool_choice/allowed_tools/tools/1", None, "dropped", "XL-11"),
+                           ("", "/store", "synthesised", "")]

@@ -66,10 +66,10 @@ def _result_parts(content: Any, src: str) -> list[Part]:
         elif kind == "document":
             parts.append(_media(block, "file", here))
         elif kind == "search_result":
-            texts = [Part("text", here, text=str(b.get("text", ""))) for b in block.get("content") or []
-                     if isinstance(b, dict)]
-            parts.append(Part("text", here, text=join_text([Part("text", here, text=str(block.get("title", ""))),
-                                                            *texts])))
+            title = Part("text", here, text=str(block.get("title", "")))
+            passages = [Part("text", here, text=str(b.get("text", ""))) for b in block.get("content") or []
+                        if isinstance(b, dict)]
+            parts.append(Part("text", here, text=join_text([title, *passages])))
         else:
             raise TranslationError(f"tool_result content of type {kind!r} has no counterpart", here)
     return parts

@@ -165,7 +165,6 @@ class StreamTranslator:
             out.append(self.emitter.emit(event))
         return b"".join(out)
 
-
     def _vet(self, events: list[ev.Event]) -> list[ev.Event]:
         """The stream's `vet`: an upstream call without a name is dropped, reported, and the
         answer finishes failed."""

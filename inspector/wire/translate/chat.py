@@ -229,8 +229,14 @@ def _parse_choice(payload: dict[str, Any], req: Request, losses: list[Loss]) -> 
         elif kind == "allowed_tools":
             allowed = choice.get("allowed_tools") or {}
             mode = "required" if allowed.get("mode") == "required" else "auto"
-            names = [str((t.get("function") or t.get("custom") or {}).get("name", "")) for t in allowed.get("tools") or []
-                     if isinstance(t, dict)]
+            names = []
+            for j, entry in enumerate(allowed.get("tools") or []):
+                named = (entry.get("function") or entry.get("custom") or {}) if isinstance(entry, dict) else {}
+                if isinstance(named.get("name"), str) and named["name"]:
+                    names.append(named["name"])
+                else:
+                    losses.append(Loss(join("/tool_choice/allowed_tools/tools", j), None, "dropped",
+                                       "an allowed_tools entry without a name allows nothing", "XL-11"))
             req.choice = Choice(mode, "/tool_choice", allowed=names, allowed_src="/tool_choice/allowed_tools/tools")
 
 

@@ -214,8 +214,9 @@ _ERRORS = (
     (529, "overloaded_error", ("server_error", "overloaded"), (503, "UNAVAILABLE")),
 )
 _ROW = {row[0]: row for row in _ERRORS}
-# Every spelling a provider uses for a kind, as the kind's HTTP status. Google statuses are read
-# before codes because several statuses share one code.
+# Every spelling a provider uses for a kind, as the kind's HTTP status. OpenAI's `code` names the
+# kind more precisely than its `type`, so it is read first; Google's numeric `code` is read last,
+# as its `status` is the finer of the two.
 _STATUS_OF = {name: row[0] for row in _ERRORS for name in (row[1], row[2][1], row[3][1]) if name} | {
     "tokens": 429, "requests": 429, "insufficient_quota": 429, "model_not_found": 404, "server_error": 500,
     "engine_overloaded": 529, "FAILED_PRECONDITION": 400, "OUT_OF_RANGE": 400, "DEADLINE_EXCEEDED": 500}

@@ -110,7 +110,8 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         req.choice = Choice("required", "/toolConfig/functionCallingConfig", allowed=[str(n) for n in names] or None,
                             allowed_src="/toolConfig/functionCallingConfig/allowedFunctionNames")
     elif mode == "VALIDATED":
-        req.choice = Choice("auto", "/toolConfig/functionCallingConfig")
+        req.choice = Choice("auto", "/toolConfig/functionCallingConfig", allowed=[str(n) for n in names] or None,
+                            allowed_src="/toolConfig/functionCallingConfig/allowedFunctionNames")
         losses.append(Loss("/toolConfig/functionCallingConfig/mode", None, "converted",
                            "VALIDATED has no counterpart; written as auto", "XL-11"))
     generation = payload.get("generationConfig") or {}
