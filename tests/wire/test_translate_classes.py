@@ -594,3 +594,16 @@ def test_a_chat_allowed_entry_without_a_name_is_reported() -> None:
                                            "tools": [{"type": "function", "name": "a"}]}
     assert notes(sent) == [("/tool_choice/allowed_tools/tools/1", None, "dropped", "XL-11"),
                            ("", "/store", "synthesised", "")]
+
+
+def test_a_refusal_in_responses_history_reaches_chat_as_the_refusal_field() -> None:
+    body = {"model": "m", "input": [
+        {"role": "user", "content": "hi"},
+        {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": "Sorry.", "annotations": []},
+            {"type": "refusal", "refusal": "I can't help with that."}]},
+        {"role": "user", "content": "ok"}]}
+    sent = send(RESP, CHAT, body)
+    assert sent.payload["messages"][1] == {"role": "assistant", "content": "Sorry.",
+                                           "refusal": "I can't help with that."}
+    assert notes(sent) == []
