@@ -466,7 +466,7 @@ def test_error_bodies_come_back_in_the_clients_dialect() -> None:
     anthropic_error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     sent = get_bridge(CHAT, ANT).request({"model": "m", "messages": [{"role": "user", "content": "x"}]}, CHAT_PATH)
     assert get_bridge(CHAT, ANT).response(anthropic_error, sent.state).payload == {
-        "error": {"message": "Overloaded", "type": "overloaded_error", "code": None}}
+        "error": {"message": "Overloaded", "type": "server_error", "param": None, "code": "overloaded"}}
 
 
 def test_a_gemini_client_streaming_without_sse_reads_one_json_array() -> None:

@@ -10,13 +10,18 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import Emit, back_id, back_name, text_of
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State,
-                    StopReason, Tool, TranslationError)
+from .common import (RUN, Emit, anthropic_error, back_id, back_name, hollow, join_text, message_of, plain,
+                     refusal_as_text)
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
+                    State, StopReason, Tool, TranslationError)
 
 _PARAMS = ("model", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature", "top_p",
            "stop_sequences", "stream")
 _DEFAULT_MAX_TOKENS = 4096
+RANGES = {"max_tokens": Range(1), "temperature": Range(0, 1), "top_p": Range(0, 1)}
+# The server tool that carries each neutral built-in kind: (tool type, the name a choice forces).
+_SERVER_TOOL = {"web_search": ("web_search_20250305", "web_search"),
+                "code_interpreter": ("code_execution_20250825", "code_execution")}
 _STOP_IN = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "max_tokens": "length",
             "model_context_window_exceeded": "length", "tool_use": "tool_calls", "refusal": "content_filter"}
 _STOP_OUT = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
@@ -61,8 +66,10 @@ def _result_parts(content: Any, src: str) -> list[Part]:
         elif kind == "document":
             parts.append(_media(block, "file", here))
         elif kind == "search_result":
-            texts = [str(b.get("text", "")) for b in block.get("content") or [] if isinstance(b, dict)]
-            parts.append(Part("text", here, text="\n".join([str(block.get("title", "")), *texts]).strip()))
+            title = Part("text", here, text=str(block.get("title", "")))
+            passages = [Part("text", here, text=str(b.get("text", ""))) for b in block.get("content") or []
+                        if isinstance(b, dict)]
+            parts.append(Part("text", here, text=join_text([title, *passages])))
         else:
             raise TranslationError(f"tool_result content of type {kind!r} has no counterpart", here)
     return parts
@@ -74,6 +81,8 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     for key, value in payload.items():
         if value is None and key in ("tools", "tool_choice", "system"):
             losses.append(Loss(f"/{key}", None, "dropped", "null means absent", "XL-10"))
+        elif key == "thinking" and isinstance(value, dict) and value.get("type") == "disabled":
+            req.reasoning = Reasoning("none", "/thinking")
         elif key not in _PARAMS:
             req.leftovers.append((f"/{key}", f"Anthropic parameter {key!r} has no counterpart"))
     system = payload.get("system")
@@ -103,9 +112,12 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         if kind in modes:
             req.choice = Choice(modes[kind], "/tool_choice")  # type: ignore[arg-type]
         elif kind == "tool":
-            req.choice = Choice("named", "/tool_choice", str(choice.get("name", "")))
+            name = str(choice.get("name", ""))
+            hosted = next((b for b in req.builtins if isinstance(b.raw, dict) and b.raw.get("name") == name), None)
+            req.choice = Choice("hosted", "/tool_choice", hosted.kind) if hosted else Choice("named", "/tool_choice", name)
         if choice.get("disable_parallel_tool_use") is True:
             req.parallel = False
+            req.parallel_src = "/tool_choice/disable_parallel_tool_use"
     req.max_tokens = payload.get("max_tokens") if isinstance(payload.get("max_tokens"), int) else None
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
@@ -202,6 +214,7 @@ def _media_block(part: Part) -> dict[str, Any]:
 
 
 def content_blocks(parts: list[Part]) -> list[dict[str, Any]]:
+    """Blocks of text and media; refusals must have been made text (`plain`) first."""
     blocks: list[dict[str, Any]] = []
     for part in parts:
         if part.kind == "text":
@@ -216,8 +229,9 @@ def content_blocks(parts: list[Part]) -> list[dict[str, Any]]:
 
 def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     out: dict[str, Any] = {"model": req.model}
-    system: list[str] = []
+    system: list[Part] = []
     turns: list[tuple[str, list[dict[str, Any]], str]] = []  # (role, blocks, first source pointer)
+    merged: list[str] = []  # the source message of each turn's latest item, to report merges
     for item in req.items:
         if isinstance(item, Message) and item.role == "system":
             if turns:
@@ -226,16 +240,21 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                                         "joins it", ""))
             if any(p.kind != "text" for p in item.parts):
                 emit.drop(item.src, "the system prompt carries text only; media dropped")
-            system.append(text_of(item.parts))
+            system.extend(item.parts)
             continue
         role = "assistant" if isinstance(item, Call) or (isinstance(item, (Message, Opaque)) and _assistant(item)) \
             else "user"
         if not turns or turns[-1][0] != role:
             turns.append((role, [], item.src))
+            merged.append(message_of(item.src))
+        elif message_of(item.src) != merged[-1]:
+            merged[-1] = message_of(item.src)
+            emit.convert(item.src, join("/messages", len(turns) - 1),
+                         f"Anthropic alternates roles: this {role} message joins the {role} turn before it", "")
         blocks = turns[-1][1]
         tgt = join("/messages", len(turns) - 1, "content", len(blocks))
         if isinstance(item, Message):
-            blocks.extend(content_blocks(item.parts))
+            blocks.extend(content_blocks(plain(item.parts, emit.losses, emit.target, tgt)))
         elif isinstance(item, Call):
             block: dict[str, Any] = {"type": "tool_use", "id": emit.call_id(item.id or "", item.id_src or item.src, join(tgt, "id")),
                                      "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")),
@@ -246,7 +265,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                                       "tool_use_id": emit.call_id(item.call_id or "", item.id_src or item.src, join(tgt, "tool_use_id"))}
             content = content_blocks(item.parts)
             if content and all(b["type"] == "text" for b in content):
-                result["content"] = "".join(b["text"] for b in content)
+                result["content"] = join_text(item.parts)
             elif content:
                 result["content"] = content
             if item.is_error:
@@ -268,8 +287,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             messages[-1]["content"].extend(blocks)
         else:
             messages.append({"role": role, "content": blocks})
-    if system:
-        out["system"] = "\n\n".join(system)
+    if join_text(system):
+        out["system"] = join_text(system)
     out["messages"] = messages
     tools = emit_tools(req.tools, emit)
     for builtin in req.builtins:
@@ -278,16 +297,21 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             tools.append(hosted)
     if tools:
         out["tools"] = tools
-    choice = _emit_choice(req, emit, bool(tools))
+    choice = _emit_choice(req, emit, tools)
     if choice is not None:
         out["tool_choice"] = choice
     if req.max_tokens is None:
         emit.losses.append(Loss("", "/max_tokens", "synthesised",
                                 f"Anthropic requires max_tokens; {_DEFAULT_MAX_TOKENS} is sent", ""))
-    out["max_tokens"] = req.max_tokens if req.max_tokens is not None else _DEFAULT_MAX_TOKENS
+    out["max_tokens"] = emit.ranged(req, "max_tokens", "/max_tokens", RANGES) if req.max_tokens is not None \
+        else _DEFAULT_MAX_TOKENS
     for key in ("temperature", "top_p"):
         if getattr(req, key) is not None:
-            out[key] = getattr(req, key)
+            out[key] = emit.ranged(req, key, f"/{key}", RANGES)
+    if req.reasoning is not None:
+        # Claude thinks only when asked (`thinking: enabled` with a token budget); no effort maps onto that.
+        emit.drop(req.reasoning.src, f"reasoning effort {req.reasoning.effort!r} has no Anthropic counterpart"
+                  + ("; Claude does not think unless asked" if req.reasoning.effort in ("none", "minimal") else ""))
     if req.stop:
         out["stop_sequences"] = req.stop
     if req.stream:
@@ -328,7 +352,7 @@ def _emit_tool(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
 
 def _emit_builtin(builtin: Builtin, emit: Emit) -> dict[str, Any] | None:
     if builtin.kind == "web_search":
-        tool: dict[str, Any] = {"type": "web_search_20250305", "name": "web_search"}
+        tool: dict[str, Any] = {"type": _SERVER_TOOL["web_search"][0], "name": _SERVER_TOOL["web_search"][1]}
         for key, value in builtin.options.items():
             if key in ("allowed_domains", "blocked_domains", "max_uses"):
                 tool[key] = value
@@ -338,27 +362,70 @@ def _emit_builtin(builtin: Builtin, emit: Emit) -> dict[str, Any] | None:
                 emit.drop(builtin.pointer(key), f"web search option {key!r} has no Anthropic counterpart", "XL-09")
         return tool
     if builtin.kind == "code_interpreter":
-        return {"type": "code_execution_20250825", "name": "code_execution"}
+        return {"type": _SERVER_TOOL["code_interpreter"][0], "name": _SERVER_TOOL["code_interpreter"][1]}
     emit.drop(builtin.src, f"built-in tool {builtin.kind!r} has no Anthropic equivalent", "XL-09")
     return None
 
 
-def _emit_choice(req: Request, emit: Emit, has_tools: bool) -> dict[str, Any] | None:
+def _emit_choice(req: Request, emit: Emit, tools: list[dict[str, Any]]) -> dict[str, Any] | None:
     choice = req.choice
-    if choice is not None and not has_tools and choice.mode != "none":
+    if choice is not None and not tools and choice.mode != "none":
         emit.drop(choice.src, "tool_choice without tools is rejected", "XL-11")
-        return None
+        choice = None
+    out: dict[str, Any] | None = None
     if choice is None:
-        if req.parallel is False and has_tools:
-            return {"type": "auto", "disable_parallel_tool_use": True}
-        return None
-    if choice.mode == "named":
-        out: dict[str, Any] = {"type": "tool", "name": emit.name(choice.name, choice.src, "/tool_choice/name")}
+        if req.parallel is False and tools:
+            out = {"type": "auto"}
+    elif choice.mode == "named":
+        out = {"type": "tool", "name": emit.name(choice.name, choice.src, "/tool_choice/name")}
+    elif choice.mode == "hosted":
+        out = _hosted_choice(choice, emit, tools)
     else:
         out = {"type": {"auto": "auto", "required": "any", "none": "none"}[choice.mode]}
-    if req.parallel is False and choice.mode != "none":
-        out["disable_parallel_tool_use"] = True
+        if choice.allowed is not None:
+            out = _allowed_choice(choice, emit, tools, req.tools, out)
+    _emit_parallel(req, emit, out)
     return out
+
+
+def _hosted_choice(choice: Choice, emit: Emit, tools: list[dict[str, Any]]) -> dict[str, Any]:
+    server = _SERVER_TOOL.get(choice.name)
+    if server is not None and any(tool.get("type") == server[0] for tool in tools):
+        return {"type": "tool", "name": server[1]}
+    emit.convert(choice.src, "/tool_choice", f"the hosted tool {choice.name!r} is not among the Anthropic tools; "
+                 "written as auto", "XL-11")
+    return {"type": "auto"}
+
+
+def _allowed_choice(choice: Choice, emit: Emit, tools: list[dict[str, Any]], declared: list[Tool],
+                    out: dict[str, Any]) -> dict[str, Any]:
+    """Anthropic has no allowed-tools subset: the tools outside it are taken off the request
+    (narrowed, never widened); a subset of one tool under `required` is that tool, named."""
+    allowed = {emit.name(name, join(choice.allowed_src, j), "/tools") for j, name in enumerate(choice.allowed or [])}
+    for j in reversed(range(len(declared))):  # the declared tools come first, in order
+        name = tools[j].get("name")
+        if name not in allowed:
+            emit.drop(declared[j].src, f"tool {name!r} is outside the allowed_tools subset, which Anthropic cannot "
+                      "state; it is not offered", "XL-11")
+            del tools[j]
+    if choice.mode == "required" and len(allowed) == 1:
+        return {"type": "tool", "name": next(iter(allowed))}
+    return out
+
+
+def _emit_parallel(req: Request, emit: Emit, out: dict[str, Any] | None) -> None:
+    """Anthropic states parallel calls inside tool_choice, as disable_parallel_tool_use."""
+    if req.parallel is None:
+        return
+    if out is None or out["type"] == "none":
+        emit.drop(req.parallel_src, "parallel calls need tools to call", "XL-11")
+    elif req.parallel is False:
+        out["disable_parallel_tool_use"] = True
+        if req.parallel_src != "/tool_choice/disable_parallel_tool_use":
+            emit.convert(req.parallel_src, "/tool_choice/disable_parallel_tool_use",
+                         "Anthropic states no-parallel-calls inside tool_choice")
+    else:
+        emit.drop(req.parallel_src, "parallel calls are Anthropic's default; nothing to state")
 
 
 # --- responses -----------------------------------------------------------------------------------
@@ -371,6 +438,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
         return resp, losses
     _parse_assistant(payload.get("content") or [], "", resp.items)
     resp.stop = _STOP_IN.get(payload.get("stop_reason"), "stop")  # type: ignore[assignment]
+    hollow(resp, losses, "/content")
     if payload.get("stop_reason") == "pause_turn":
         losses.append(Loss("/stop_reason", None, "converted", "pause_turn (a server tool paused) is reported as a "
                            "normal stop", ""))
@@ -382,14 +450,15 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
 
 def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
     if resp.error is not None:
-        return {"type": "error", "error": _error(resp.error)}
+        return {"type": "error", "error": anthropic_error(resp.error)}
     content: list[dict[str, Any]] = []
     calls = 0
     for item in resp.items:
         here = join("/content", len(content))
         if isinstance(item, Message):
-            if text_of(item.parts):
-                content.append({"type": "text", "text": text_of(item.parts)})
+            text = join_text(plain(item.parts, losses, Dialect.ANTHROPIC, here), RUN)
+            if text:
+                content.append({"type": "text", "text": text})
         elif isinstance(item, Call):
             call_id = back_id(state, item.id, f"{resp.id}:{calls}", losses, item.src, join(here, "id"))
             calls += 1
@@ -406,12 +475,6 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
 
 def _message_id(upstream: str) -> str:
     return upstream if upstream.startswith("msg_") else f"msg_{upstream}" if upstream else "msg_translated"
-
-
-def _error(error: Any) -> dict[str, Any]:
-    if isinstance(error, dict):
-        return {"type": str(error.get("type") or "api_error"), "message": str(error.get("message", ""))}
-    return {"type": "api_error", "message": str(error)}
 
 
 # --- streams -------------------------------------------------------------------------------------
@@ -501,6 +564,7 @@ class StreamEmitter:
         self.calls: dict[Any, int] = {}
         self.open: set[int] = set()
         self.saw_call = False
+        self.refused = False
         self.finished = False
 
     @staticmethod
@@ -517,6 +581,9 @@ class StreamEmitter:
                 "usage": {"input_tokens": event.input_tokens, "output_tokens": 0}}})
         if isinstance(event, ev.TextDelta):
             out = b""
+            if event.refusal and not self.refused:
+                self.refused = True
+                self.losses.append(refusal_as_text("/stream", None, Dialect.ANTHROPIC))
             if self.text_block is None:
                 self.text_block = self._open()
                 out += self._event("content_block_start", {"index": self.text_block,
@@ -555,7 +622,7 @@ class StreamEmitter:
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
-            return self._event("error", {"error": _error(event.raw if event.raw is not None else event.message)})
+            return self._event("error", {"error": anthropic_error(event.raw if event.raw is not None else event.message)})
         return b""
 
     def _open(self) -> int:

@@ -3,6 +3,7 @@ source -> target, responses and streams come back target -> source, with a loss 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import time
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ import orjson
 from ..dialect import Dialect
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
-from .common import Emit
+from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Result, State, TranslationError, UnsupportedPair
 from .names import IdMap, NameMap, name_ok
 
@@ -78,6 +79,9 @@ class Bridge:
         state = State(self.source, self.target, model=req.model, stream=req.stream)
         options = payload.get("stream_options")
         state.stream_usage = isinstance(options, dict) and options.get("include_usage") is True
+        if options is not None and self.source is Dialect.OPENAI_CHAT:
+            losses.append(Loss("/stream_options", None, "converted", "the translation itself honours it: the usage "
+                               "chunk is written from the upstream's token counts", ""))
         # Only a query that is known and lacks alt=sse means a JSON-array stream; a path given
         # without its query is taken to be the SSE stream every SDK asks for.
         query = path.partition("?")[2]
@@ -105,6 +109,7 @@ class Bridge:
             raise TranslationError("the response body must be a JSON object", "")
         try:
             resp, losses = self._dst.parse_response(payload, state)
+            vet(resp, losses)
             return ResponseTranslation(self._src.emit_response(resp, state, losses), losses)
         except _MALFORMED as exc:
             raise TranslationError(f"malformed {self.target.value} response ({_describe(exc)})", "") from None
@@ -123,6 +128,7 @@ class StreamTranslator:
     state: State
     _sse: SSEParser = field(default_factory=SSEParser)
     _started: bool = False
+    _nameless: set[Any] = field(default_factory=set)  # keys of upstream calls without a name
 
     @property
     def content_type(self) -> str:
@@ -152,12 +158,28 @@ class StreamTranslator:
 
     def _events(self, events: list[ev.Event]) -> bytes:
         out = []
-        for event in events:
+        for event in self._vet(events):
             if not self._started and not isinstance(event, ev.Start):
                 out.append(self.emitter.emit(ev.Start("", self.state.model)))
             self._started = True
             out.append(self.emitter.emit(event))
         return b"".join(out)
+
+    def _vet(self, events: list[ev.Event]) -> list[ev.Event]:
+        """The stream's `vet`: an upstream call without a name is dropped, reported, and the
+        answer finishes failed."""
+        kept: list[ev.Event] = []
+        for event in events:
+            if isinstance(event, ev.CallStart) and not event.name:
+                self._nameless.add(event.key)
+                kept.append(ev.Dropped("an upstream tool call without a name (no client can run it)", ""))
+            elif isinstance(event, (ev.CallArgs, ev.CallEnd)) and event.key in self._nameless:
+                continue
+            elif isinstance(event, ev.Finish) and self._nameless:
+                kept.append(dataclasses.replace(event, failed=NAMELESS))
+            else:
+                kept.append(event)
+        return kept
 
 
 # What malformed input raises inside the parsers (a list where an object belongs, and so on).

@@ -11,15 +11,17 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import Emit, assistant_turns, back_id, back_name, data_url, flagged_text, split_data_url, text_of
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State,
-                    StopReason, Tool, TranslationError)
+from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, flagged_text, hollow,
+                     join_text, openai_error, openai_reasoning, split_data_url)
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
+                    State, StopReason, Tool, TranslationError)
 from .names import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",
-           "web_search_options", "store")
-_NULLABLE = ("tools", "functions", "tool_choice", "function_call")
+           "web_search_options", "store", "reasoning_effort")
+_NULLABLE = ("tools", "functions", "tool_choice", "function_call", "reasoning_effort")
+RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
 # --- requests ------------------------------------------------------------------------------------
@@ -38,8 +40,7 @@ def parse_content(content: Any, src: str, losses: list[Loss]) -> list[Part]:
         if kind in ("text", "input_text"):
             parts.append(Part("text", here, text=str(part.get("text", ""))))
         elif kind == "refusal":
-            parts.append(Part("text", here, text=str(part.get("refusal", ""))))
-            losses.append(Loss(here, None, "converted", "a refusal part is carried as text", ""))
+            parts.append(Part("refusal", here, text=str(part.get("refusal", ""))))
         elif kind == "image_url":
             image = part.get("image_url")
             url = str(image.get("url", "")) if isinstance(image, dict) else str(image or "")
@@ -79,8 +80,12 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         req.parallel = payload["parallel_tool_calls"]
     req.stream = payload.get("stream") is True
     req.store = payload["store"] if isinstance(payload.get("store"), bool) else None
-    limit = payload.get("max_completion_tokens", payload.get("max_tokens"))
+    limit_key = "max_completion_tokens" if "max_completion_tokens" in payload else "max_tokens"
+    limit = payload.get(limit_key)
     req.max_tokens = limit if isinstance(limit, int) else None
+    req.sources["max_tokens"] = f"/{limit_key}"
+    if isinstance(payload.get("reasoning_effort"), str):
+        req.reasoning = Reasoning(payload["reasoning_effort"], "/reasoning_effort")
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
     stop = payload.get("stop")
@@ -100,8 +105,8 @@ def _parse_message(message: Any, src: str, req: Request, losses: list[Loss]) -> 
     elif role == "assistant":
         parts = parse_content(message.get("content"), content_src, losses)
         if message.get("refusal"):
-            parts.append(Part("text", join(src, "refusal"), text=str(message["refusal"])))
-        if any(p.text or p.kind != "text" for p in parts):
+            parts.append(Part("refusal", join(src, "refusal"), text=str(message["refusal"])))
+        if any(p.text or p.kind not in ("text", "refusal") for p in parts):
             req.items.append(Message("assistant", parts, src))
         tool_calls = message.get("tool_calls")
         if tool_calls is None and "tool_calls" in message:
@@ -224,14 +229,20 @@ def _parse_choice(payload: dict[str, Any], req: Request, losses: list[Loss]) -> 
         elif kind == "allowed_tools":
             allowed = choice.get("allowed_tools") or {}
             mode = "required" if allowed.get("mode") == "required" else "auto"
-            req.choice = Choice(mode, "/tool_choice")
-            losses.append(Loss("/tool_choice/allowed_tools/tools", None, "dropped",
-                               "the allowed-tools subset has no counterpart; all declared tools stay allowed", "XL-11"))
+            names = []
+            for j, entry in enumerate(allowed.get("tools") or []):
+                named = (entry.get("function") or entry.get("custom") or {}) if isinstance(entry, dict) else {}
+                if isinstance(named.get("name"), str) and named["name"]:
+                    names.append(named["name"])
+                else:
+                    losses.append(Loss(join("/tool_choice/allowed_tools/tools", j), None, "dropped",
+                                       "an allowed_tools entry without a name allows nothing", "XL-11"))
+            req.choice = Choice(mode, "/tool_choice", allowed=names, allowed_src="/tool_choice/allowed_tools/tools")
 
 
 def emit_content(parts: list[Part]) -> str | list[dict[str, Any]]:
     if all(p.kind == "text" for p in parts):
-        return text_of(parts)
+        return join_text(parts)
     out: list[dict[str, Any]] = []
     for p in parts:
         if p.kind == "text":
@@ -258,7 +269,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             for message in group:
                 if any(p.kind != "text" for p in message.parts):
                     emit.drop(message.src, "system messages carry text only; media dropped")
-                messages.append({"role": "system", "content": text_of(message.parts)})
+                messages.append({"role": "system", "content": join_text(message.parts)})
         elif role == "assistant":
             _emit_assistant(group, emit, messages)
         else:
@@ -281,16 +292,22 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     if tools:
         out["tools"] = tools
     if req.choice is not None:
-        out["tool_choice"] = _emit_choice(req.choice, emit, bool(tools))
+        out["tool_choice"] = _emit_choice(req.choice, emit, tools)
         if out["tool_choice"] is None:
             del out["tool_choice"]
-    if req.parallel is not None and tools:
-        out["parallel_tool_calls"] = req.parallel
-    if req.max_tokens is not None:
-        out["max_tokens"] = req.max_tokens
-    for key in ("temperature", "top_p"):
+    if req.parallel is not None:
+        if tools:
+            out["parallel_tool_calls"] = req.parallel
+            if req.parallel_src != "/parallel_tool_calls":
+                emit.convert(req.parallel_src, "/parallel_tool_calls", "Chat states parallel calls at the top level")
+        else:
+            emit.drop(req.parallel_src, "parallel_tool_calls without function tools is rejected", "XL-11")
+    for key, name in (("max_tokens", "max_tokens"), ("temperature", "temperature"), ("top_p", "top_p")):
         if getattr(req, key) is not None:
-            out[key] = getattr(req, key)
+            out[name] = emit.ranged(req, key, f"/{name}", RANGES)
+    effort = openai_reasoning(req, emit, "/reasoning_effort")
+    if effort is not None:
+        out["reasoning_effort"] = effort
     if req.stop:
         out["stop"] = req.stop
     if req.store is not None:
@@ -307,13 +324,13 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
 
 def _emit_assistant(group: list[Any], emit: Emit, messages: list[dict[str, Any]]) -> None:
     tgt = join("/messages", len(messages))
-    texts: list[str] = []
+    parts: list[Part] = []
     calls: list[dict[str, Any]] = []
     for item in group:
         if isinstance(item, Message):
-            if any(p.kind != "text" for p in item.parts):
+            if any(p.kind not in ("text", "refusal") for p in item.parts):
                 emit.drop(item.src, "assistant messages carry text only in Chat; media dropped")
-            texts.append(text_of(item.parts))
+            parts.extend(item.parts)
         elif isinstance(item, Call):
             here = join(tgt, "tool_calls", len(calls))
             call_id = emit.call_id(item.id or "", item.id_src or item.src, join(here, "id"))
@@ -327,12 +344,21 @@ def _emit_assistant(group: list[Any], emit: Emit, messages: list[dict[str, Any]]
                                                                                        item.raw_arguments)}})
         elif isinstance(item, Opaque):
             emit.opaque(item)
-    if not texts and not calls:
-        return
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
+    message = _assistant_message(parts, BLOCKS)
     if calls:
         message["tool_calls"] = calls
-    messages.append(message)
+    if message["content"] is not None or calls or "refusal" in message:
+        messages.append(message)
+
+
+def _assistant_message(parts: list[Part], separator: str) -> dict[str, Any]:
+    """An assistant message's text as `content` (None when there is none) and its refusal in
+    `refusal`, where Chat clients look for it."""
+    message: dict[str, Any] = {"role": "assistant", "content": join_text(parts, separator) or None}
+    refusal = join_text(parts, separator, "refusal")
+    if refusal:
+        message["refusal"] = refusal
+    return message
 
 
 def _emit_user_turn(group: list[Any], emit: Emit, messages: list[dict[str, Any]]) -> None:
@@ -383,12 +409,28 @@ def _emit_tool(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def _emit_choice(choice: Choice, emit: Emit, has_tools: bool) -> Any:
-    if not has_tools and choice.mode != "none":
+def _emit_choice(choice: Choice, emit: Emit, tools: list[dict[str, Any]]) -> Any:
+    if choice.mode == "hosted":
+        # Chat forces no hosted tool: web_search_options make a search model search anyway.
+        if not tools:
+            emit.drop(choice.src, f"forcing the hosted tool {choice.name!r} has no Chat counterpart", "XL-11")
+            return None
+        emit.convert(choice.src, "/tool_choice", f"forcing the hosted tool {choice.name!r} has no Chat counterpart; "
+                     "written as auto so no function call is forced in its place", "XL-11")
+        return "auto"
+    if not tools and choice.mode != "none":
         emit.drop(choice.src, "tool_choice without function tools is rejected", "XL-11")
         return None
     if choice.mode == "named":
         return {"type": "function", "function": {"name": emit.name(choice.name, choice.src, "/tool_choice/function/name")}}
+    if choice.allowed is not None:
+        kinds = {tool["custom" if tool["type"] == "custom" else "function"]["name"]: tool["type"] for tool in tools}
+        allowed = []
+        for j, name in enumerate(choice.allowed):
+            alias = emit.name(name, join(choice.allowed_src, j), join("/tool_choice/allowed_tools/tools", j))
+            kind = kinds.get(alias, "function")
+            allowed.append({"type": kind, kind: {"name": alias}})
+        return {"type": "allowed_tools", "allowed_tools": {"mode": choice.mode, "tools": allowed}}
     return choice.mode
 
 
@@ -413,7 +455,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
         message = choice.get("message") or {}
         parts = parse_content(message.get("content"), "/choices/0/message/content", losses)
         if message.get("refusal"):
-            parts.append(Part("text", "/choices/0/message/refusal", text=str(message["refusal"])))
+            parts.append(Part("refusal", "/choices/0/message/refusal", text=str(message["refusal"])))
         if any(p.text for p in parts):
             resp.items.append(Message("assistant", parts, "/choices/0/message"))
         for j, call in enumerate(message.get("tool_calls") or []):
@@ -428,6 +470,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
             arguments, raw = decode_arguments(legacy.get("arguments"), join(here, "arguments"), losses)
             resp.items.append(Call(None, str(legacy.get("name", "")), arguments, here, raw))
         resp.stop = _FINISH.get(choice.get("finish_reason"), "stop")  # type: ignore[assignment]
+    hollow(resp, losses, "/choices/0/message" if choices else "/choices")
     usage = payload.get("usage") or {}
     resp.input_tokens = int(usage.get("prompt_tokens") or 0)
     resp.output_tokens = int(usage.get("completion_tokens") or 0)
@@ -436,12 +479,12 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
 
 def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
     if resp.error is not None:
-        return {"error": error_body(resp.error)}
-    texts: list[str] = []
+        return {"error": openai_error(resp.error)}
+    parts: list[Part] = []
     calls: list[dict[str, Any]] = []
     for item in resp.items:
         if isinstance(item, Message):
-            texts.append(text_of(item.parts))
+            parts.extend(item.parts)
         elif isinstance(item, Call):
             here = join("/choices/0/message/tool_calls", len(calls))
             call_id = back_id(state, item.id, f"{resp.id}:{len(calls)}", losses, item.src, join(here, "id"))
@@ -451,7 +494,7 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
         elif isinstance(item, Opaque):
             losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Chat",
                                "XL-14"))
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(texts) if texts else None}
+    message = _assistant_message(parts, RUN)
     if calls:
         message["tool_calls"] = calls
     stop = "tool_calls" if calls else ("stop" if resp.stop == "tool_calls" else resp.stop)
@@ -460,13 +503,6 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
             "choices": [{"index": 0, "message": message, "finish_reason": stop, "logprobs": None}],
             "usage": {"prompt_tokens": resp.input_tokens, "completion_tokens": resp.output_tokens,
                       "total_tokens": resp.input_tokens + resp.output_tokens}}
-
-
-def error_body(error: Any) -> dict[str, Any]:
-    if isinstance(error, dict):
-        return {"message": str(error.get("message", "")), "type": str(error.get("type") or error.get("status") or "error"),
-                "code": error.get("code")}
-    return {"message": str(error), "type": "error", "code": None}
 
 
 # --- streams -------------------------------------------------------------------------------------
@@ -495,7 +531,7 @@ class StreamParser:
         if not isinstance(chunk, dict):
             return chunk
         if "error" in chunk and not chunk.get("choices"):
-            return [ev.Failure(str(error_body(chunk["error"])["message"]), chunk["error"])]
+            return [ev.Failure(str(openai_error(chunk["error"])["message"]), chunk["error"])]
         out: list[ev.Event] = []
         if not self.started:
             self.started = True
@@ -512,7 +548,7 @@ class StreamParser:
             delta = choice.get("delta") or {}
             for key in ("content", "refusal"):
                 if isinstance(delta.get(key), str) and delta[key]:
-                    out.append(ev.TextDelta(delta[key]))
+                    out.append(ev.TextDelta(delta[key], key == "refusal"))
             if delta.get("reasoning_content"):
                 out.append(ev.Dropped("reasoning_content"))
             for position, call in enumerate(delta.get("tool_calls") or []):
@@ -593,7 +629,7 @@ class StreamEmitter:
             self.model = event.model or self.model
             return self._chunk({"role": "assistant", "content": ""})
         if isinstance(event, ev.TextDelta):
-            return self._chunk({"content": event.text})
+            return self._chunk({"refusal" if event.refusal else "content": event.text})
         if isinstance(event, ev.CallStart):
             index = self.index[event.key] = len(self.index)
             here = f"/stream/tool_calls/{index}"
@@ -622,5 +658,5 @@ class StreamEmitter:
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
-            return b"data: " + orjson.dumps({"error": error_body(event.raw if event.raw is not None else event.message)}) + b"\n\n"
+            return b"data: " + orjson.dumps({"error": openai_error(event.raw if event.raw is not None else event.message)}) + b"\n\n"
         return b""

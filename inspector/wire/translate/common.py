@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from ..dialect import Dialect
-from .model import Call, Loss, Message, Opaque, Part, Result, State
+from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
 from .names import IdMap, NameMap, id_ok
 
 
@@ -46,6 +47,28 @@ class Emit:
     def drop(self, src: str, why: str, rule: str = "") -> None:
         self.losses.append(Loss(src, None, "dropped", why, rule))
 
+    def convert(self, src: str, tgt: str | None, why: str, rule: str = "") -> None:
+        self.losses.append(Loss(src, tgt, "converted", why, rule))
+
+    def ranged(self, req: Request, field: str, tgt: str, ranges: dict[str, Range]) -> Any:
+        """The request's `field` as the target accepts it: a value outside the target's range
+        (say a max_tokens of 10 for the Responses API's minimum of 16) is moved to the nearest
+        bound and reported, instead of being sent to a certain rejection."""
+        value = getattr(req, field)
+        bounds = ranges.get(field)
+        if bounds is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+            return value
+        fitted = value
+        if bounds.low is not None and fitted < bounds.low:
+            fitted = type(value)(bounds.low)
+        if bounds.high is not None and fitted > bounds.high:
+            fitted = type(value)(bounds.high)
+        if fitted != value:
+            self.convert(req.sources.get(field, f"/{field}"), tgt,
+                         f"{value!r} is outside {self.target.value}'s range for this field "
+                         f"({_bounds(bounds)}); sent as {fitted!r}")
+        return fitted
+
     def opaque(self, item: Opaque) -> bool:
         """True when the opaque item may be written as is; otherwise the drop is reported."""
         if item.dialect is self.target:
@@ -54,16 +77,75 @@ class Emit:
         return False
 
 
+def openai_reasoning(req: Request, emit: Emit, tgt: str) -> str | None:
+    """The reasoning effort to send an OpenAI model (Chat `reasoning_effort`, Responses
+    `reasoning.effort`), or None for none. An OpenAI client's effort passes as it is; a stated
+    "reasoning off" from another dialect (Anthropic `thinking: disabled`) becomes the lowest
+    effort the model accepts, since OpenAI's reasoning models think by default."""
+    reasoning = req.reasoning
+    if reasoning is None:
+        return None
+    if emit.state.source in (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES):
+        return reasoning.effort
+    lowest = next((effort for pattern, effort in _LOWEST_EFFORT if pattern.match(req.model)), None)
+    if lowest is None:
+        emit.drop(reasoning.src, f"{req.model!r} is not a reasoning model: there is no reasoning to switch off")
+        return None
+    emit.convert(reasoning.src, tgt, f"reasoning off is stated as the lowest effort {req.model!r} accepts "
+                 f"({lowest!r}): OpenAI reasoning models think unless told not to")
+    return lowest
+
+
+# The lowest reasoning effort each OpenAI model family accepts (first match wins); a model not
+# listed does not reason and rejects any effort.
+_LOWEST_EFFORT = ((re.compile(r"gpt-5-chat"), None), (re.compile(r"gpt-5\.\d"), "none"),
+                  (re.compile(r"gpt-5"), "minimal"), (re.compile(r"o\d"), "low"))
+
+
+def _bounds(bounds: Range) -> str:
+    if bounds.high is None:
+        return f"at least {bounds.low:g}"
+    return f"{bounds.low:g} to {bounds.high:g}" if bounds.low is not None else f"at most {bounds.high:g}"
+
+
+def message_of(src: str) -> str:
+    """The source message a pointer lies in (/messages/3/content/1 -> /messages/3), to tell
+    when a translation merges several source messages into one target turn."""
+    return "/".join(src.split("/")[:3])
+
+
 def dumps(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-def result_text(result: Result) -> str:
-    return "".join(p.text for p in result.parts if p.kind == "text")
+# Separate blocks (Anthropic system blocks, a tool result's text parts, the system messages of a
+# conversation) written where the target takes one string: a blank line keeps them apart, as a
+# prompt's paragraphs ("...Claude Code." and "Prefer terse..." must not run together).
+BLOCKS = "\n\n"
+# The model's own answer is one run of text that providers cut at arbitrary points (citation
+# spans, stream chunks): the SDKs join it with nothing (OpenAI `output_text`, genai `.text`), and
+# so does every stream, whose deltas the JSON translation must equal.
+RUN = ""
 
 
-def text_of(parts: list[Part]) -> str:
-    return "".join(p.text for p in parts if p.kind == "text")
+def join_text(parts: Iterable[Part], separator: str = BLOCKS, kind: str = "text") -> str:
+    """The text of every part of `kind` as one string, empty parts skipped."""
+    return separator.join(p.text for p in parts if p.kind == kind and p.text)
+
+
+def plain(parts: list[Part], losses: list[Loss], target: Dialect, tgt: str | None = None) -> list[Part]:
+    """Parts for a target with no refusal part: a refusal is carried as text, reported."""
+    out: list[Part] = []
+    for part in parts:
+        if part.kind == "refusal":
+            losses.append(refusal_as_text(part.src, tgt, target))
+            part = Part("text", part.src, text=part.text)
+        out.append(part)
+    return out
+
+
+def refusal_as_text(src: str, tgt: str | None, target: Dialect) -> Loss:
+    return Loss(src, tgt, "converted", f"{target.value} has no refusal part; the refusal is carried as text", "")
 
 
 _DATA_URL = re.compile(r"^data:([^;,]*)(;base64)?,(.*)$", re.S)
@@ -87,7 +169,7 @@ ERROR_PREFIX = "Error: "
 def flagged_text(result: Result, emit: Emit, tgt: str) -> str:
     """A result's text for a target with no error flag (Chat, Responses): the flag becomes a
     visible prefix so the model still sees the failure (XL-15)."""
-    text = result_text(result)
+    text = join_text(result.parts)
     if result.is_error:
         emit.losses.append(Loss(result.src, tgt, "converted",
                                 f"{emit.target.value} has no error flag on tool results; written as an "
@@ -116,7 +198,84 @@ def assistant_turns(items: list[Any]) -> list[tuple[str, list[Any]]]:
     return turns
 
 
+# --- errors ---------------------------------------------------------------------------------------
+
+# One row per kind of provider error: HTTP status, Anthropic type, OpenAI (type, code), Google
+# (code, status). OpenAI names most kinds by `code` under a generic `type` (a 429 is type
+# "tokens" or "requests", code "rate_limit_exceeded").
+_ERRORS = (
+    (400, "invalid_request_error", ("invalid_request_error", None), (400, "INVALID_ARGUMENT")),
+    (401, "authentication_error", ("invalid_request_error", "invalid_api_key"), (401, "UNAUTHENTICATED")),
+    (403, "permission_error", ("invalid_request_error", "permission_denied"), (403, "PERMISSION_DENIED")),
+    (404, "not_found_error", ("invalid_request_error", "not_found"), (404, "NOT_FOUND")),
+    (413, "request_too_large", ("invalid_request_error", "request_too_large"), (400, "INVALID_ARGUMENT")),
+    (429, "rate_limit_error", ("requests", "rate_limit_exceeded"), (429, "RESOURCE_EXHAUSTED")),
+    (500, "api_error", ("server_error", None), (500, "INTERNAL")),
+    (529, "overloaded_error", ("server_error", "overloaded"), (503, "UNAVAILABLE")),
+)
+_ROW = {row[0]: row for row in _ERRORS}
+# Every spelling a provider uses for a kind, as the kind's HTTP status. OpenAI's `code` names the
+# kind more precisely than its `type`, so it is read first; Google's numeric `code` is read last,
+# as its `status` is the finer of the two.
+_STATUS_OF = {name: row[0] for row in _ERRORS for name in (row[1], row[2][1], row[3][1]) if name} | {
+    "tokens": 429, "requests": 429, "insufficient_quota": 429, "model_not_found": 404, "server_error": 500,
+    "engine_overloaded": 529, "FAILED_PRECONDITION": 400, "OUT_OF_RANGE": 400, "DEADLINE_EXCEEDED": 500}
+
+
+def error_status(error: Any) -> int:
+    """The kind of a provider error body (OpenAI, Anthropic or Google) as its HTTP status."""
+    if not isinstance(error, dict):
+        return 500
+    for key in ("code", "type", "status"):
+        if isinstance(error.get(key), str) and error[key] in _STATUS_OF:
+            return _STATUS_OF[error[key]]
+    code = error.get("code")
+    return code if isinstance(code, int) and code in _ROW else 500
+
+
+def anthropic_error(error: Any) -> dict[str, Any]:
+    return {"type": _ROW[error_status(error)][1], "message": _message(error)}
+
+
+def openai_error(error: Any) -> dict[str, Any]:
+    kind, code = _ROW[error_status(error)][2]
+    return {"message": _message(error), "type": kind, "param": None, "code": code}
+
+
+def google_error(error: Any) -> dict[str, Any]:
+    code, status = _ROW[error_status(error)][3]
+    return {"code": code, "message": _message(error), "status": status}
+
+
+def _message(error: Any) -> str:
+    return str(error.get("message", "")) if isinstance(error, dict) else str(error)
+
+
 # --- the way back: names and ids in a response -----------------------------------------------------
+
+def hollow(resp: Response, losses: list[Loss], pointer: str) -> None:
+    """Report an upstream answer with neither text nor a tool call: its client gets an empty one."""
+    if resp.error is None and not any(isinstance(item, (Message, Call)) for item in resp.items):
+        losses.append(Loss(pointer, None, "synthesised", "the upstream answer has neither content nor tool calls; "
+                           "an empty answer is sent", ""))
+
+
+NAMELESS = "the upstream model produced a tool call without a name"
+
+
+def vet(resp: Response, losses: list[Loss]) -> None:
+    """Drop the upstream calls no client can run (no name), reported, and mark the response
+    failed so that no client reads it as complete."""
+    kept: list[Any] = []
+    for item in resp.items:
+        if isinstance(item, Call) and not item.name:
+            losses.append(Loss(item.src, None, "dropped", "the upstream tool call has no name; no client can run it",
+                               ""))
+            resp.failed = NAMELESS
+        else:
+            kept.append(item)
+    resp.items = kept
+
 
 def back_name(state: State, name: str) -> str:
     return state.aliases.get(name, name)

@@ -21,6 +21,7 @@ class Start:
 @dataclass(frozen=True, slots=True)
 class TextDelta:
     text: str
+    refusal: bool = False  # a piece of the model's refusal (Chat `refusal`, Responses refusal part)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,7 @@ class Finish:
     stop: StopReason
     input_tokens: int = 0
     output_tokens: int = 0
+    failed: str = ""  # why the answer cannot be delivered as complete (a call was dropped)
 
 
 @dataclass(frozen=True, slots=True)

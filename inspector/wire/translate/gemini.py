@@ -12,8 +12,9 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import Emit, back_id, back_name, dumps, result_text, text_of
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State,
+from .common import (RUN, Emit, back_id, back_name, dumps, google_error, hollow, join_text, message_of, plain,
+                     refusal_as_text)
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
 from .names import decode_arguments
 from .schema import genai_to_json_schema, json_schema_to_genai, needs_json_schema
@@ -28,6 +29,7 @@ _FINISH_IN = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter"
               "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter", "SPII": "content_filter",
               "IMAGE_SAFETY": "content_filter"}
 _FINISH_OUT = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
+RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
 def model_of(path: str) -> str:
@@ -105,13 +107,11 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     elif mode == "ANY" and len(names) == 1:
         req.choice = Choice("named", "/toolConfig/functionCallingConfig", str(names[0]))
     elif mode == "ANY":
-        req.choice = Choice("required", "/toolConfig/functionCallingConfig")
-        if names:
-            losses.append(Loss("/toolConfig/functionCallingConfig/allowedFunctionNames", None, "dropped",
-                               "a subset of allowed functions has no counterpart; all declared tools stay allowed",
-                               "XL-11"))
+        req.choice = Choice("required", "/toolConfig/functionCallingConfig", allowed=[str(n) for n in names] or None,
+                            allowed_src="/toolConfig/functionCallingConfig/allowedFunctionNames")
     elif mode == "VALIDATED":
-        req.choice = Choice("auto", "/toolConfig/functionCallingConfig")
+        req.choice = Choice("auto", "/toolConfig/functionCallingConfig", allowed=[str(n) for n in names] or None,
+                            allowed_src="/toolConfig/functionCallingConfig/allowedFunctionNames")
         losses.append(Loss("/toolConfig/functionCallingConfig/mode", None, "converted",
                            "VALIDATED has no counterpart; written as auto", "XL-11"))
     generation = payload.get("generationConfig") or {}
@@ -120,6 +120,8 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
             req.leftovers.append((f"/generationConfig/{key}", f"generationConfig.{key} has no counterpart"))
     req.temperature = generation.get("temperature")
     req.top_p = generation.get("topP")
+    req.sources.update(max_tokens="/generationConfig/maxOutputTokens", temperature="/generationConfig/temperature",
+                       top_p="/generationConfig/topP")
     req.max_tokens = generation.get("maxOutputTokens") if isinstance(generation.get("maxOutputTokens"), int) else None
     req.stop = [s for s in generation.get("stopSequences") or [] if isinstance(s, str)]
     req.stop_src = "/generationConfig/stopSequences"
@@ -235,16 +237,22 @@ def _user_parts(parts: list[Part]) -> list[dict[str, Any]]:
 
 def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    system: list[str] = []
+    system: list[Part] = []
     contents: list[dict[str, Any]] = []
     kinds: list[str] = []  # "model" | "results" | "user", one per content: results never share a turn with text
     sources: list[str] = []  # where each content's first item came from
+    latest: list[str] = []  # the source message of each content's latest item, to report merges
 
     def turn(kind: str, src: str) -> list[dict[str, Any]]:
         if not kinds or kinds[-1] != kind:
             kinds.append(kind)
             sources.append(src)
+            latest.append(message_of(src))
             contents.append({"role": "model" if kind == "model" else "user", "parts": []})
+        elif message_of(src) != latest[-1]:
+            latest[-1] = message_of(src)
+            emit.convert(src, join("/contents", len(contents) - 1), "this message joins the Gemini turn before it "
+                         "(function responses share one turn; so do consecutive turns of one role)")
         parts: list[dict[str, Any]] = contents[-1]["parts"]
         return parts
 
@@ -255,7 +263,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                 emit.losses.append(Loss(item.src, "/systemInstruction", "converted",
                                         "Gemini has one system instruction; this mid-conversation system message "
                                         "joins it", ""))
-            system.append(text_of(item.parts))
+            system.extend(item.parts)
             continue
         if not isinstance(item, Result) and pending_media:
             turn("user", pending_media[0].src).extend(_user_parts(pending_media))
@@ -263,8 +271,9 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         if isinstance(item, Message):
             kind = "model" if item.role == "assistant" else "user"
             parts = turn(kind, item.src)
-            parts.extend({"text": p.text} for p in item.parts if p.kind == "text" and p.text) if kind == "model" \
-                else parts.extend(_user_parts(item.parts))
+            texts = plain(item.parts, emit.losses, emit.target)
+            parts.extend({"text": p.text} for p in texts if p.kind == "text" and p.text) if kind == "model" \
+                else parts.extend(_user_parts(texts))
             if kind == "model" and any(p.kind != "text" for p in item.parts):
                 emit.drop(item.src, "model turns carry text only; media dropped")
         elif isinstance(item, Call):
@@ -282,7 +291,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             if not item.name:
                 raise TranslationError("a tool result whose call is not in the history cannot name its function "
                                        "for Gemini", item.src)
-            text = result_text(item)
+            text = join_text(item.parts)
             if item.is_error:
                 response: dict[str, Any] = {"error": text}
             else:
@@ -302,8 +311,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for src, content in zip(sources, contents, strict=True):
         if not content["parts"]:
             emit.drop(src, "a turn with no content left is rejected by Gemini")
-    if system:
-        out["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
+    if join_text(system):
+        out["systemInstruction"] = {"parts": [{"text": join_text(system)}]}
     out["contents"] = [content for content in contents if content["parts"]]
     tools = emit_tools(req.tools, emit)
     declarations = bool(tools)
@@ -316,22 +325,22 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             emit.drop(builtin.src, f"built-in tool {builtin.kind!r} has no Gemini equivalent", "XL-09")
     if tools:
         out["tools"] = tools
-    if req.choice is not None:
+    if req.choice is not None and req.choice.mode == "hosted":
+        emit.drop(req.choice.src, f"Gemini cannot force the hosted tool {req.choice.name!r}", "XL-11")
+    elif req.choice is not None:
         if declarations:
-            config: dict[str, Any] = {"mode": {"auto": "AUTO", "none": "NONE", "required": "ANY", "named": "ANY"}[
-                req.choice.mode]}
-            if req.choice.mode == "named":
-                config["allowedFunctionNames"] = [emit.name(req.choice.name, req.choice.src,
-                                                            "/toolConfig/functionCallingConfig/allowedFunctionNames/0")]
-            out["toolConfig"] = {"functionCallingConfig": config}
+            out["toolConfig"] = {"functionCallingConfig": _calling_config(req.choice, emit, tools, req.tools)}
         else:
             emit.drop(req.choice.src, "a function calling config without declarations is rejected (GM-13)", "XL-11")
-    if req.parallel is False:
-        emit.drop("/parallel_tool_calls", "Gemini cannot forbid parallel calls", "XL-11")
+    if req.parallel is not None:
+        emit.drop(req.parallel_src, "Gemini cannot forbid parallel calls" if req.parallel is False
+                  else "parallel calls are Gemini's default; nothing to state", "XL-11")
+    if req.reasoning is not None:
+        emit.drop(req.reasoning.src, f"reasoning effort {req.reasoning.effort!r} has no Gemini counterpart")
     generation: dict[str, Any] = {}
-    for key, value in (("temperature", req.temperature), ("topP", req.top_p), ("maxOutputTokens", req.max_tokens)):
-        if value is not None:
-            generation[key] = value
+    for key, name in (("temperature", "temperature"), ("top_p", "topP"), ("max_tokens", "maxOutputTokens")):
+        if getattr(req, key) is not None:
+            generation[name] = emit.ranged(req, key, f"/generationConfig/{name}", RANGES)
     if req.stop:
         generation["stopSequences"] = req.stop
     if generation:
@@ -339,6 +348,29 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for pointer, why in req.leftovers:
         emit.drop(pointer, why)
     return out
+
+
+def _calling_config(choice: Choice, emit: Emit, tools: list[dict[str, Any]], declared: list[Tool]) -> dict[str, Any]:
+    """functionCallingConfig. An allowed-tools subset is allowedFunctionNames under ANY; under
+    AUTO, which takes no names, the declarations outside it are taken off (narrowed, never
+    widened)."""
+    mode = {"auto": "AUTO", "none": "NONE", "required": "ANY", "named": "ANY"}[choice.mode]
+    config: dict[str, Any] = {"mode": mode}
+    here = "/toolConfig/functionCallingConfig/allowedFunctionNames"
+    if choice.mode == "named":
+        config["allowedFunctionNames"] = [emit.name(choice.name, choice.src, join(here, 0))]
+    elif choice.allowed is not None:
+        allowed = [emit.name(name, join(choice.allowed_src, j), join(here, j)) for j, name in enumerate(choice.allowed)]
+        if mode == "ANY":
+            config["allowedFunctionNames"] = allowed
+        elif mode == "AUTO":
+            declarations = tools[0]["functionDeclarations"]
+            for j in reversed(range(len(declarations))):
+                if declarations[j]["name"] not in allowed:
+                    emit.drop(declared[j].src, f"function {declarations[j]['name']!r} is outside the allowed_tools "
+                              "subset, which Gemini states only under ANY; it is not declared", "XL-11")
+                    del declarations[j]
+    return config
 
 
 def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
@@ -389,6 +421,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
     if len(payload.get("candidates") or []) > 1:
         losses.append(Loss("/candidates/1", None, "dropped", "only the first candidate is translated", ""))
     reason = _parse_candidate(payload, resp.items)
+    hollow(resp, losses, "/candidates/0/content" if payload.get("candidates") else "/candidates")
     for item in resp.items:
         if isinstance(item, Call) and item.opaque:
             losses.append(Loss(join(item.src, "thoughtSignature"), None, "dropped",
@@ -404,14 +437,15 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
 
 def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
     if resp.error is not None:
-        return {"error": _error(resp.error)}
+        return {"error": google_error(resp.error)}
     parts: list[dict[str, Any]] = []
     calls = 0
     for item in resp.items:
         here = join("/candidates/0/content/parts", len(parts))
         if isinstance(item, Message):
-            if text_of(item.parts):
-                parts.append({"text": text_of(item.parts)})
+            text = join_text(plain(item.parts, losses, Dialect.GEMINI, here), RUN)
+            if text:
+                parts.append({"text": text})
         elif isinstance(item, Call):
             call_id = back_id(state, item.id, f"{resp.id}:{calls}", losses, item.src, join(here, "functionCall", "id"))
             calls += 1
@@ -427,21 +461,6 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
 
 def _usage(prompt: int, output: int) -> dict[str, int]:
     return {"promptTokenCount": prompt, "candidatesTokenCount": output, "totalTokenCount": prompt + output}
-
-
-# OpenAI / Anthropic error types -> (HTTP code, Google status).
-_ERROR_STATUS = {"invalid_request_error": (400, "INVALID_ARGUMENT"), "authentication_error": (401, "UNAUTHENTICATED"),
-                 "permission_error": (403, "PERMISSION_DENIED"), "not_found_error": (404, "NOT_FOUND"),
-                 "rate_limit_error": (429, "RESOURCE_EXHAUSTED"), "overloaded_error": (503, "UNAVAILABLE")}
-
-
-def _error(error: Any) -> dict[str, Any]:
-    if isinstance(error, dict):
-        if isinstance(error.get("code"), int) and isinstance(error.get("status"), str):
-            return {"code": error["code"], "message": str(error.get("message", "")), "status": error["status"]}
-        code, status = _ERROR_STATUS.get(str(error.get("type")), (500, "INTERNAL"))
-        return {"code": code, "message": str(error.get("message", "")), "status": status}
-    return {"code": 500, "message": str(error), "status": "INTERNAL"}
 
 
 # --- streams -------------------------------------------------------------------------------------
@@ -478,7 +497,7 @@ class StreamParser:
         self.reason = _parse_candidate(chunk, items) or self.reason
         for item in items:
             if isinstance(item, Message):
-                out.append(ev.TextDelta(text_of(item.parts)))
+                out.append(ev.TextDelta(join_text(item.parts, RUN)))
             elif isinstance(item, Call):
                 key = self.calls
                 self.calls += 1
@@ -510,6 +529,7 @@ class StreamEmitter:
         self.calls: dict[Any, tuple[str, str, list[str]]] = {}
         self.count = 0
         self.opened = False  # the JSON array's "[" is out
+        self.refused = False
         self.finished = False
 
     def _chunk(self, parts: list[dict[str, Any]], finish: str | None = None,
@@ -537,6 +557,9 @@ class StreamEmitter:
             self.model = event.model or self.model
             return b""
         if isinstance(event, ev.TextDelta):
+            if event.refusal and not self.refused:
+                self.refused = True
+                self.losses.append(refusal_as_text("/stream", None, Dialect.GEMINI))
             return self._chunk([{"text": event.text}])
         if isinstance(event, ev.CallStart):
             self.calls[event.key] = (event.id, event.name, [])
@@ -558,7 +581,7 @@ class StreamEmitter:
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
-            error = _error(event.raw if event.raw is not None else event.message)
+            error = google_error(event.raw if event.raw is not None else event.message)
             return self._frame({"error": error}) + self._end()
         return b""
 

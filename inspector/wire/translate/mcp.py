@@ -8,7 +8,7 @@ from typing import Any
 from ..dialect import Dialect
 from ..pointer import join
 from . import anthropic, chat, gemini, responses
-from .common import Emit, dumps, flagged_text, result_text
+from .common import Emit, dumps, flagged_text, join_text
 from .model import Loss, Part, Result, State, Tool, TranslationError
 from .names import IdMap, NameMap, name_ok
 
@@ -148,7 +148,7 @@ def _anthropic_result(item: Result, emit: Emit) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "tool_result", "tool_use_id": item.call_id}
     blocks = anthropic.content_blocks(item.parts)
     if blocks and all(b["type"] == "text" for b in blocks):
-        out["content"] = "".join(b["text"] for b in blocks)
+        out["content"] = join_text(item.parts)
     elif blocks:
         out["content"] = blocks
     if item.is_error:
@@ -160,7 +160,7 @@ def _gemini_result(item: Result, emit: Emit) -> dict[str, Any]:
     if not item.name:
         raise TranslationError("a Gemini functionResponse needs the function name; pass the tools/call request "
                                "together with its result", item.src)
-    text = result_text(item)
+    text = join_text(item.parts)
     response: dict[str, Any] = {"error": text} if item.is_error else {"output": text}
     out: dict[str, Any] = {"id": item.call_id, "name": emit.name(item.name, item.name_src or item.src, "/functionResponse/name"),
                            "response": response}

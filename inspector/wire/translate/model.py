@@ -59,7 +59,7 @@ class UnsupportedPair(ValueError):
 class Part:
     """One piece of message or tool-result content."""
 
-    kind: Literal["text", "image", "audio", "file"]
+    kind: Literal["text", "refusal", "image", "audio", "file"]  # refusal: the model declined (Chat, Responses)
     src: str
     text: str = ""
     url: str = ""  # an http(s) URL or a provider file reference (file_id, fileUri)
@@ -140,11 +140,31 @@ class Builtin:
         return self.pointers.get(option, f"{self.src}/{option}")
 
 
+@dataclass(frozen=True, slots=True)
+class Range:
+    """The values a dialect accepts for a numeric request field (bounds inclusive)."""
+
+    low: float | None = None
+    high: float | None = None
+
+
 @dataclass(slots=True)
 class Choice:
-    mode: Literal["auto", "none", "required", "named"]
+    mode: Literal["auto", "none", "required", "named", "hosted"]
     src: str
-    name: str = ""
+    name: str = ""  # the function a named choice forces; the neutral Builtin kind a hosted choice forces
+    # allowed_tools: the only tools the model may call (mode auto or required); None = every declared tool
+    allowed: list[str] | None = None
+    allowed_src: str = ""
+
+
+@dataclass(slots=True)
+class Reasoning:
+    """How hard a reasoning model thinks: OpenAI's effort scale (none, minimal, low, medium, high,
+    xhigh); "none" also states Anthropic's `thinking: disabled`."""
+
+    effort: str
+    src: str
 
 
 @dataclass(slots=True)
@@ -155,12 +175,16 @@ class Request:
     builtins: list[Builtin] = field(default_factory=list)
     choice: Choice | None = None
     parallel: bool | None = None
+    parallel_src: str = "/parallel_tool_calls"
     stream: bool = False
     max_tokens: int | None = None
     temperature: float | None = None
     top_p: float | None = None
+    reasoning: Reasoning | None = None
     stop: list[str] = field(default_factory=list)
     stop_src: str = "/stop"
+    # Where a sampling field (max_tokens, temperature, top_p) came from, when not /<field>.
+    sources: dict[str, str] = field(default_factory=dict)
     store: bool | None = None  # whether the provider keeps the exchange (Chat and Responses only)
     # Source fields no other dialect can carry: (pointer, why). Reported as dropped on emit.
     leftovers: list[tuple[str, str]] = field(default_factory=list)
@@ -179,6 +203,7 @@ class Response:
     input_tokens: int = 0
     output_tokens: int = 0
     error: Any = None  # a provider error body, passed on as an error
+    failed: str = ""  # why an answer that arrived whole cannot be delivered as complete (e.g. a nameless call)
 
 
 @dataclass(slots=True)

@@ -11,17 +11,21 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import Emit, back_id, back_name, data_url, flagged_text, split_data_url, text_of
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State,
-                    StopReason, Tool, TranslationError)
+from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, hollow, join_text, openai_error,
+                     openai_reasoning, split_data_url)
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
+                    State, StopReason, Tool, TranslationError)
 from .names import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
-           "max_output_tokens", "temperature", "top_p", "store")
-_NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation")
+           "max_output_tokens", "temperature", "top_p", "store", "reasoning")
+_NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation", "reasoning")
 _BUILTIN_KIND = {"web_search": "web_search", "web_search_preview": "web_search",
                  "web_search_2025_08_26": "web_search", "web_search_preview_2025_03_11": "web_search",
                  "code_interpreter": "code_interpreter"}
+# The hosted-tool choice that forces each neutral built-in kind.
+_HOSTED_CHOICE = {"web_search": "web_search_preview", "code_interpreter": "code_interpreter"}
+RANGES = {"max_tokens": Range(16), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
 # --- requests ------------------------------------------------------------------------------------
@@ -40,7 +44,7 @@ def _parse_parts(content: Any, src: str) -> list[Part]:
         if kind in ("input_text", "output_text", "text", "summary_text"):
             parts.append(Part("text", here, text=str(part.get("text", ""))))
         elif kind == "refusal":
-            parts.append(Part("text", here, text=str(part.get("refusal", ""))))
+            parts.append(Part("refusal", here, text=str(part.get("refusal", ""))))
         elif kind == "input_image":
             url = str(part.get("image_url") or "")
             inline = split_data_url(url)
@@ -94,9 +98,17 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         if choice.get("type") in ("function", "custom") and isinstance(choice.get("name"), str):
             req.choice = Choice("named", "/tool_choice", choice["name"])
         elif choice.get("type") == "allowed_tools":
-            req.choice = Choice("required" if choice.get("mode") == "required" else "auto", "/tool_choice")
-            losses.append(Loss("/tool_choice/tools", None, "dropped",
-                               "the allowed-tools subset has no counterpart; all declared tools stay allowed", "XL-11"))
+            names = []
+            for j, entry in enumerate(choice.get("tools") or []):
+                if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"]:
+                    names.append(entry["name"])
+                else:
+                    losses.append(Loss(join("/tool_choice/tools", j), None, "dropped", "a hosted tool in an "
+                                       "allowed_tools subset has no counterpart; it is left out of the subset", "XL-11"))
+            req.choice = Choice("required" if choice.get("mode") == "required" else "auto", "/tool_choice",
+                                allowed=names, allowed_src="/tool_choice/tools")
+        elif _BUILTIN_KIND.get(str(choice.get("type"))) in _HOSTED_CHOICE:
+            req.choice = Choice("hosted", "/tool_choice", _BUILTIN_KIND[str(choice["type"])])
         else:
             req.choice = Choice("auto", "/tool_choice")
             losses.append(Loss("/tool_choice", None, "converted",
@@ -107,6 +119,13 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req.stream = payload.get("stream") is True
     req.store = payload["store"] if isinstance(payload.get("store"), bool) else None
     req.max_tokens = payload.get("max_output_tokens") if isinstance(payload.get("max_output_tokens"), int) else None
+    req.sources["max_tokens"] = "/max_output_tokens"
+    reasoning = payload.get("reasoning")
+    if isinstance(reasoning, dict):
+        if isinstance(reasoning.get("effort"), str):
+            req.reasoning = Reasoning(reasoning["effort"], "/reasoning/effort")
+        req.leftovers.extend((join("/reasoning", key), f"reasoning.{key} has no counterpart")
+                             for key in reasoning if key != "effort")
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
     return req, losses
@@ -182,11 +201,13 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
 
 def emit_parts(parts: list[Part], role: str) -> str | list[dict[str, Any]]:
     if all(p.kind == "text" for p in parts):
-        return text_of(parts)
+        return join_text(parts)
     out: list[dict[str, Any]] = []
     for p in parts:
         if p.kind == "text":
             out.append({"type": "output_text" if role == "assistant" else "input_text", "text": p.text})
+        elif p.kind == "refusal":
+            out.append({"type": "refusal", "refusal": p.text})
         elif p.kind == "image":
             out.append({"type": "input_image", "image_url": data_url(p), "detail": "auto"})
         elif p.kind == "file":
@@ -208,10 +229,12 @@ def emit_parts(parts: list[Part], role: str) -> str | list[dict[str, Any]]:
 def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     out: dict[str, Any] = {"model": req.model}
     items: list[dict[str, Any]] = []
-    instructions: list[str] = []
+    instructions: list[Part] = []
+    leading = 0  # the system messages before the first other item: they become the instructions
     for index, item in enumerate(req.items):
-        if isinstance(item, Message) and item.role == "system" and not items and len(instructions) == index:
-            instructions.append(text_of(item.parts))
+        if isinstance(item, Message) and item.role == "system" and not items and leading == index:
+            leading += 1
+            instructions.extend(item.parts)
             continue
         tgt = join("/input", len(items))
         if isinstance(item, Message):
@@ -241,8 +264,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                           "call_id": call_id, "output": output})
         elif isinstance(item, Opaque) and emit.opaque(item):
             items.append(item.raw)
-    if instructions:
-        out["instructions"] = "\n\n".join(instructions)
+    if join_text(instructions):
+        out["instructions"] = join_text(instructions)
     out["input"] = items
     tools = emit_tools(req.tools, emit)
     for builtin in req.builtins:
@@ -251,20 +274,19 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             tools.append(hosted)
     if tools:
         out["tools"] = tools
-    if req.choice is not None:
-        if req.choice.mode == "named":
-            out["tool_choice"] = {"type": "function", "name": emit.name(req.choice.name, req.choice.src, "/tool_choice/name")}
-        elif tools or req.choice.mode == "none":
-            out["tool_choice"] = req.choice.mode
-        else:
-            emit.drop(req.choice.src, "tool_choice without tools is rejected", "XL-11")
+    choice = _emit_choice(req.choice, emit, tools) if req.choice is not None else None
+    if choice is not None:
+        out["tool_choice"] = choice
     if req.parallel is not None:
         out["parallel_tool_calls"] = req.parallel
-    if req.max_tokens is not None:
-        out["max_output_tokens"] = req.max_tokens
-    for key in ("temperature", "top_p"):
+        if req.parallel_src != "/parallel_tool_calls":
+            emit.convert(req.parallel_src, "/parallel_tool_calls", "Responses states parallel calls at the top level")
+    for key, name in (("max_tokens", "max_output_tokens"), ("temperature", "temperature"), ("top_p", "top_p")):
         if getattr(req, key) is not None:
-            out[key] = getattr(req, key)
+            out[name] = emit.ranged(req, key, f"/{name}", RANGES)
+    effort = openai_reasoning(req, emit, "/reasoning/effort")
+    if effort is not None:
+        out["reasoning"] = {"effort": effort}
     if req.stop:
         emit.drop(req.stop_src, "the Responses API has no stop sequences")
     if req.store is None:
@@ -277,6 +299,27 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for pointer, why in req.leftovers:
         emit.drop(pointer, why)
     return out
+
+
+def _emit_choice(choice: Choice, emit: Emit, tools: list[dict[str, Any]]) -> Any:
+    if choice.mode == "named":
+        return {"type": "function", "name": emit.name(choice.name, choice.src, "/tool_choice/name")}
+    if choice.mode == "hosted":
+        if choice.name in _HOSTED_CHOICE and any(_BUILTIN_KIND.get(t["type"]) == choice.name for t in tools):
+            return {"type": _HOSTED_CHOICE[choice.name]}
+        emit.drop(choice.src, f"the hosted tool {choice.name!r} is not among the Responses tools; nothing to force",
+                  "XL-11")
+        return None
+    if not tools and choice.mode != "none":
+        emit.drop(choice.src, "tool_choice without tools is rejected", "XL-11")
+        return None
+    if choice.allowed is not None:
+        kinds = {t["name"]: t["type"] for t in tools if "name" in t}
+        allowed = [{"type": kinds.get(alias, "function"), "name": alias}
+                   for alias in (emit.name(name, join(choice.allowed_src, j), join("/tool_choice/tools", j))
+                                 for j, name in enumerate(choice.allowed))]
+        return {"type": "allowed_tools", "mode": choice.mode, "tools": allowed}
+    return choice.mode
 
 
 def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
@@ -336,6 +379,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
                                    here, custom=True))
         else:
             resp.items.append(Opaque(Dialect.OPENAI_RESPONSES, f"{kind} item", item, here))
+    hollow(resp, losses, "/output")
     resp.stop = _stop(payload, any(isinstance(i, Call) for i in resp.items))
     usage = payload.get("usage") or {}
     resp.input_tokens = int(usage.get("input_tokens") or 0)
@@ -356,13 +400,17 @@ def _item_id(prefix: str, *basis: Any) -> str:
 
 def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
     if resp.error is not None:
-        return {"error": _error(resp.error)}
+        return {"error": openai_error(resp.error)}
     output: list[dict[str, Any]] = []
     calls = 0
     for item in resp.items:
         here = join("/output", len(output))
         if isinstance(item, Message):
-            output.append(_message_item(_item_id("msg_", resp.id, len(output)), text_of(item.parts)))
+            message = _message_item(_item_id("msg_", resp.id, len(output)), join_text(item.parts, RUN))
+            refusal = join_text(item.parts, RUN, "refusal")
+            if refusal:  # the refusal is its own part; an empty text part does not precede it
+                message["content"] = [p for p in message["content"] if p["text"]] + [_part("refusal", refusal)]
+            output.append(message)
         elif isinstance(item, Call):
             call_id = back_id(state, item.id, f"{resp.id}:{calls}", losses, item.src, join(here, "call_id"))
             calls += 1
@@ -372,8 +420,15 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
         elif isinstance(item, Opaque):
             losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Responses",
                                "XL-14"))
-    return _response_object(_response_id(resp.id), resp.model or state.model, resp.created or state.created, output, resp.stop,
-                            resp.input_tokens, resp.output_tokens)
+    out = _response_object(_response_id(resp.id), resp.model or state.model, resp.created or state.created, output,
+                           resp.stop, resp.input_tokens, resp.output_tokens)
+    return _failed(out, resp.failed) if resp.failed else out
+
+
+def _failed(response: dict[str, Any], why: str) -> dict[str, Any]:
+    """A response that lost part of the model's answer on the way is failed, never `completed`."""
+    return {**response, "status": "failed", "error": {"code": "server_error", "message": why},
+            "incomplete_details": None}
 
 
 def _response_id(upstream: str) -> str:
@@ -382,7 +437,13 @@ def _response_id(upstream: str) -> str:
 
 def _message_item(item_id: str, text: str, status: str = "completed") -> dict[str, Any]:
     return {"type": "message", "id": item_id, "status": status, "role": "assistant",
-            "content": [{"type": "output_text", "text": text, "annotations": [], "logprobs": []}]}
+            "content": [_part("output_text", text)]}
+
+
+def _part(kind: str, text: str) -> dict[str, Any]:
+    if kind == "refusal":
+        return {"type": "refusal", "refusal": text}
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
 
 
 def _response_object(response_id: str, model: str, created: int, output: list[dict[str, Any]], stop: StopReason,
@@ -398,13 +459,6 @@ def _response_object(response_id: str, model: str, created: int, output: list[di
                       "total_tokens": input_tokens + output_tokens,
                       "input_tokens_details": {"cached_tokens": 0},
                       "output_tokens_details": {"reasoning_tokens": 0}}}
-
-
-def _error(error: Any) -> dict[str, Any]:
-    if isinstance(error, dict):
-        return {"message": str(error.get("message", "")), "type": str(error.get("type") or error.get("status") or "error"),
-                "code": error.get("code")}
-    return {"message": str(error), "type": "error", "code": None}
 
 
 # --- streams -------------------------------------------------------------------------------------
@@ -428,7 +482,7 @@ class StreamParser:
             response = data.get("response") or {}
             return [ev.Start(str(response.get("id") or ""), str(response.get("model") or ""))]
         if kind in ("response.output_text.delta", "response.refusal.delta"):
-            return [ev.TextDelta(str(data.get("delta", "")))] if data.get("delta") else []
+            return [ev.TextDelta(str(data["delta"]), kind == "response.refusal.delta")] if data.get("delta") else []
         if kind == "response.output_item.added":
             return self._added(data.get("output_index"), data.get("item") or {})
         if kind in ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta"):
@@ -503,7 +557,8 @@ class StreamEmitter:
         self.created = state.created
         self.seq = 0
         self.output: list[dict[str, Any]] = []
-        self.message: tuple[int, list[str]] | None = None  # (output_index, text pieces) of the open message
+        # The open message: its output_index and its content parts so far, each (type, pieces).
+        self.message: tuple[int, list[tuple[str, list[str]]]] | None = None
         self.calls: dict[Any, tuple[int, list[str]]] = {}
         self.finished = False
 
@@ -522,20 +577,7 @@ class StreamEmitter:
             return (self._event("response.created", response=self._snapshot("in_progress"))
                     + self._event("response.in_progress", response=self._snapshot("in_progress")))
         if isinstance(event, ev.TextDelta):
-            out = b""
-            if self.message is None:
-                index = len(self.output)
-                item_id = _item_id("msg_", self.id, index)
-                self.output.append(_message_item(item_id, "", "in_progress"))
-                self.output[index]["content"] = []
-                self.message = (index, [])
-                out += self._event("response.output_item.added", output_index=index, item=self.output[index])
-                out += self._event("response.content_part.added", item_id=item_id, output_index=index, content_index=0,
-                                   part={"type": "output_text", "text": "", "annotations": [], "logprobs": []})
-            index, pieces = self.message
-            pieces.append(event.text)
-            return out + self._event("response.output_text.delta", item_id=self.output[index]["id"], output_index=index,
-                                     content_index=0, delta=event.text, logprobs=[])
+            return self._text(event)
         if isinstance(event, ev.CallStart):
             out = self._close_message()
             index = len(self.output)
@@ -562,6 +604,8 @@ class StreamEmitter:
                 out += self._close_call(key)
             stop: StopReason = event.stop
             snapshot = self._snapshot("", stop, (event.input_tokens, event.output_tokens))
+            if event.failed:
+                return out + self._event("response.failed", response=_failed(snapshot, event.failed))
             kind = "response.incomplete" if snapshot["status"] == "incomplete" else "response.completed"
             return out + self._event(kind, response=snapshot)
         if isinstance(event, ev.Dropped):
@@ -569,24 +613,56 @@ class StreamEmitter:
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
-            error = _error(event.raw if event.raw is not None else event.message)
+            error = openai_error(event.raw if event.raw is not None else event.message)
             return self._event("error", code=error.get("code"), message=error["message"], param=None)
         return b""
+
+    def _text(self, event: ev.TextDelta) -> bytes:
+        """A text or refusal delta: into the open message's last part when of its kind, else
+        into a new part (a refusal is its own part, as the Responses API sends it)."""
+        out = b""
+        if self.message is None:
+            index = len(self.output)
+            self.output.append(_message_item(_item_id("msg_", self.id, index), "", "in_progress"))
+            self.output[index]["content"] = []
+            self.message = (index, [])
+            out += self._event("response.output_item.added", output_index=index, item=self.output[index])
+        index, parts = self.message
+        item_id = self.output[index]["id"]
+        kind = "refusal" if event.refusal else "output_text"
+        if not parts or parts[-1][0] != kind:
+            if parts:
+                out += self._close_part(index, len(parts) - 1, *parts[-1])
+            parts.append((kind, []))
+            out += self._event("response.content_part.added", item_id=item_id, output_index=index,
+                               content_index=len(parts) - 1, part=_part(kind, ""))
+        parts[-1][1].append(event.text)
+        if event.refusal:
+            return out + self._event("response.refusal.delta", item_id=item_id, output_index=index,
+                                     content_index=len(parts) - 1, delta=event.text)
+        return out + self._event("response.output_text.delta", item_id=item_id, output_index=index,
+                                 content_index=len(parts) - 1, delta=event.text, logprobs=[])
+
+    def _close_part(self, index: int, position: int, kind: str, pieces: list[str]) -> bytes:
+        item_id = self.output[index]["id"]
+        part = _part(kind, "".join(pieces))
+        done = (self._event("response.refusal.done", item_id=item_id, output_index=index, content_index=position,
+                            refusal=part["refusal"]) if kind == "refusal"
+                else self._event("response.output_text.done", item_id=item_id, output_index=index,
+                                 content_index=position, text=part["text"], logprobs=[]))
+        return done + self._event("response.content_part.done", item_id=item_id, output_index=index,
+                                  content_index=position, part=part)
 
     def _close_message(self) -> bytes:
         if self.message is None:
             return b""
-        index, pieces = self.message
+        index, parts = self.message
+        out = self._close_part(index, len(parts) - 1, *parts[-1])
         self.message = None
-        text = "".join(pieces)
-        item = _message_item(self.output[index]["id"], text)
+        item = _message_item(self.output[index]["id"], "")
+        item["content"] = [_part(kind, "".join(pieces)) for kind, pieces in parts]
         self.output[index] = item
-        part = item["content"][0]
-        return (self._event("response.output_text.done", item_id=item["id"], output_index=index, content_index=0,
-                            text=text, logprobs=[])
-                + self._event("response.content_part.done", item_id=item["id"], output_index=index, content_index=0,
-                              part=part)
-                + self._event("response.output_item.done", output_index=index, item=item))
+        return out + self._event("response.output_item.done", output_index=index, item=item)
 
     def _close_call(self, key: Any) -> bytes:
         if key not in self.calls:
