@@ -150,9 +150,56 @@ def test_structured_content_is_checked_against_the_servers_output_schema():
     entries = entries_from_flows([_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result()),
                                   _flow(2, "/a/mcp", mcp_call_request(), bad),
                                   _flow(3, "/a/mcp", mcp_call_request(), mcp_call_result())])
-    assert [(v.rule, v.where, v.pointer, v.message) for v in check_session(entries)] == [
-        ("MCP-06", "2", "/result/structuredContent",
-         "structuredContent of 'get_weather' does not match its outputSchema: /celsius is 'four', not number")]
+    assert [(v.rule, v.severity.value, v.where, v.pointer, v.message) for v in check_session(entries)] == [
+        ("MCP-06", "warning", "2", "/result/structuredContent/celsius",
+         "structuredContent of 'get_weather' does not match its outputSchema: 'four' is not of type 'number'")]
+
+
+def _structured(schema, content):
+    """MCP-06 findings (pointer, message tail) for one structuredContent against one outputSchema."""
+    listed = mcp_list_result()
+    listed["result"]["tools"][0]["outputSchema"] = schema
+    result = mcp_call_result()
+    result["result"]["structuredContent"] = content
+    entries = entries_from_flows([_flow(1, "/a/mcp", LIST_REQUEST, listed), _flow(2, "/a/mcp", mcp_call_request(),
+                                                                                    result)])
+    return [(v.rule, v.severity.value, v.pointer, v.message.split(": ", 1)[1]) for v in check_session(entries)]
+
+
+# Keywords the hand-written validator ignored; each with a value that breaks it and one that keeps it.
+KEYWORD_CASES = {
+    "enum": ({"type": "object", "properties": {"unit": {"enum": ["C", "F"]}}}, {"unit": "K"}, {"unit": "F"},
+             "/unit", "'K' is not one of ['C', 'F']"),
+    "anyOf": ({"type": "object", "properties": {"t": {"anyOf": [{"type": "number"}, {"type": "null"}]}}},
+              {"t": "warm"}, {"t": None}, "/t", "'warm' is not valid under any of the given schemas"),
+    "additionalProperties": ({"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+                             {"a": 1, "b": 2}, {"a": 1}, "", "Additional properties are not allowed ('b' was "
+                                                                 "unexpected)"),
+    "$ref into $defs": ({"type": "object", "$defs": {"pos": {"type": "integer", "minimum": 0}},
+                         "properties": {"n": {"$ref": "#/$defs/pos"}}}, {"n": -1}, {"n": 0}, "/n",
+                        "-1 is less than the minimum of 0"),
+}
+
+
+@pytest.mark.parametrize("keyword", KEYWORD_CASES)
+def test_output_schema_is_validated_as_json_schema_2020_12(keyword):
+    schema, bad, good, where, message = KEYWORD_CASES[keyword]
+    assert _structured(schema, bad) == [("MCP-06", "warning", f"/result/structuredContent{where}", message)]
+    assert _structured(schema, good) == []
+
+
+def test_output_schema_pointers_are_rfc_6901_escaped():
+    schema = {"type": "object", "properties": {"a/b": {"type": "object", "properties": {"~x": {"type": "string"}}}}}
+    assert [p for _, _, p, _ in _structured(schema, {"a/b": {"~x": 1}})] == ["/result/structuredContent/a~1b/~0x"]
+    assert _structured(schema, {"a/b": {"~x": "1"}}) == []
+
+
+def test_an_output_schema_that_cannot_be_applied_is_one_finding_not_an_exception():
+    assert _structured({"type": 5}, {}) == [
+        ("MCP-06", "warning", "/result/structuredContent", "the outputSchema is not valid JSON Schema: 5 is not "
+                                                           "valid under any of the given schemas")]
+    assert [m.split(" (")[0] for *_, m in _structured({"$ref": "#/$defs/missing"}, {})] == [
+        "the outputSchema cannot be applied"]
 
 
 def test_sse_responses_are_read_for_session_rules():
