@@ -35,7 +35,8 @@ UNDECIDABLE: dict[str, str] = {
              "cannot be paired from the request (the checker notes the fact and skips the orphan check)",
     "OC-16": "the 40-character tool-call id limit is endpoint-dependent (not reproduced on api.openai.com in "
              "2026-07); it is an error only under the azure-openai/openrouter profiles",
-    "OC-03": "the 1024-character description limit was observed in 2025-01 and is not in the spec",
+    "OC-03": "the 1024-character description limit is not in the spec and api.openai.com stopped enforcing it "
+             "(2025-12 recordings); it is an error only under the azure-openai profile",
     "XL-02": "reversibility of an alias map and its application to replayed history needs the translation "
              "state; the checker flags names that need an alias (OC-02, OR-03, AN-02, GM-02, MCP-03)",
     "XL-05": "FIFO pairing is checked within a request; whether a translator paired legacy messages correctly "

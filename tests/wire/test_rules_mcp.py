@@ -16,28 +16,29 @@ MCP = "mcp"
 TOOL = ["result", "tools", 0]
 
 
-def listing(name, trip, rule, pointer, severity, near):
-    return Case(name, MCP, mcp_list_result, trip, rule, pointer, severity, near, "response")
+def listing(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, MCP, mcp_list_result, trip, rule, pointer, severity, near, "response", **kw)
 
 
-def call_result(name, trip, rule, pointer, severity, near):
-    return Case(name, MCP, mcp_call_result, trip, rule, pointer, severity, near, "response")
+def call_result(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, MCP, mcp_call_result, trip, rule, pointer, severity, near, "response", **kw)
 
 
-def call(name, trip, rule, pointer, severity, near):
-    return Case(name, MCP, mcp_call_request, trip, rule, pointer, severity, near, "request")
+def call(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, MCP, mcp_call_request, trip, rule, pointer, severity, near, "request", **kw)
 
 
 CASES = [
     listing("tools not a list", setting(["result", "tools"], {}), "MCP-01", "/result/tools", "error", same),
     listing("2026-07-28 fields incomplete", setting(["result", "cacheScope"], "public"), "MCP-01", "/result/ttlMs",
             "error", doing(setting(["result", "cacheScope"], "public"), setting(["result", "ttlMs"], 0),
-                           setting(["result", "resultType"], "complete"))),
+                           setting(["result", "resultType"], "complete")),
+        also=(("MCP-01", "/result/resultType", "error"),)),
     listing("negative ttlMs", doing(setting(["result", "cacheScope"], "private"), setting(["result", "ttlMs"], -1),
                                     setting(["result", "resultType"], "complete")), "MCP-01", "/result/ttlMs",
             "error", same),
     listing("null inputSchema", setting(TOOL + ["inputSchema"], None), "MCP-02", "/result/tools/0/inputSchema",
-            "error", same),
+            "error", setting(TOOL + ["inputSchema"], {"type": "object", "additionalProperties": False})),
     listing("inputSchema not an object schema", setting(TOOL + ["inputSchema", "type"], "array"), "MCP-02",
             "/result/tools/0/inputSchema/type", "error", same),
     listing("tool without name", deleting(TOOL + ["name"]), "MCP-02", "/result/tools/0/name", "error", same),
@@ -55,16 +56,20 @@ CASES = [
     call("arguments as a JSON string", setting(["params", "arguments"], '{"city":"Oslo"}'), "MCP-04",
          "/params/arguments", "error", deleting(["params", "arguments"])),
     call_result("content not a list", setting(["result", "content"], "4°C"), "MCP-05", "/result/content", "error",
-                same),
+                same,
+        also=(("MCP-06", "/result/structuredContent", "warning"),)),
     call_result("unknown content block", setting(["result", "content", 0], {"type": "json", "json": {}}), "MCP-05",
                 "/result/content/0", "error",
-                setting(["result", "content", 0], {"type": "resource_link", "uri": "file:///a", "name": "a"})),
+                setting(["result", "content", 0], {"type": "resource_link", "uri": "file:///a", "name": "a"}),
+        also=(("MCP-06", "/result/structuredContent", "warning"),)),
     call_result("image block without mimeType", setting(["result", "content", 0], {"type": "image", "data": "AA=="}),
-                "MCP-05", "/result/content/0/mimeType", "error", same),
+                "MCP-05", "/result/content/0/mimeType", "error", same,
+        also=(("MCP-06", "/result/structuredContent", "warning"),)),
     call_result("isError not boolean", setting(["result", "isError"], "false"), "MCP-05", "/result/isError", "error",
                 same),
     call_result("structuredContent without a text block", setting(["result", "content"], []), "MCP-06",
-                "/result/structuredContent", "warning", same),
+                "/result/structuredContent", "warning",
+                setting(["result", "content"], [{"type": "text", "text": '{"celsius":4}'}])),
     call_result("tool failure as a result", setting(["result", "isError"], True), "MCP-07", "/result/isError", "info",
                 same),
     call_result("tool failure as a JSON-RPC error", lambda doc: {"jsonrpc": "2.0", "id": 2, "error": {
