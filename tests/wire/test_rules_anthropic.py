@@ -185,3 +185,17 @@ def test_mcp_connector_calls_and_results_in_the_assistant_message_are_paired():
     payload["messages"][1]["content"][1]["tool_use_id"] = "mcptoolu_2"
     assert [(v.rule, v.pointer) for v in check.check_request(payload, ANT)] == [
         ("AN-04", "/messages/1/content/1/tool_use_id")]
+
+
+def test_a_stream_ended_by_the_documented_error_event_is_not_a_broken_stream():
+    """`event: error` mid-stream (overloaded_error) ends the message: open blocks and the missing
+    stop_reason are the provider's verdict. What arrived before it is still reassembled and checked."""
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    body = named_sse(anthropic_events()[:6] + [overloaded])
+    assert check.check_stream(body, ANT) == []
+    message = check.reassemble(body, ANT)
+    assert [(b["id"], b["input"]) for b in message["content"]] == [("toolu_a", '{"city":'), ("toolu_b", {"city": "Rome"})]
+    # The same events without the error event are a stream cut short.
+    assert sorted((v.rule, v.pointer, v.severity.value) for v in check.check_stream(
+        named_sse(anthropic_events()[:6]), ANT)) == [("AN-13", "", "warning"), ("AN-13", "/1", "error"),
+                                                     ("AN-13", "/1", "error"), ("AN-13", "/2", "error")]
