@@ -427,8 +427,10 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
                        "called function", _UNNAMED_CALL)
             check_arguments_text(report, profile, call.get("arguments"),
                                  ptr(base, "message", "function_call", "arguments"))
+        # A filtered or truncated answer may be empty (Azure's content filter sends content null).
         if not count and not legacy and message.get("content") is None and not any(
-                message.get(key) for key in ("refusal", "audio")) and (calls is None or calls == []):
+                message.get(key) for key in ("refusal", "audio")) and choice.get("finish_reason") not in (
+                "content_filter", "length"):
             report.add("OC-25", ptr(base, "message"), "the assistant message has neither content nor tool calls")
         check_finish_reason(report, choice.get("finish_reason"), count, legacy, ptr(base, "finish_reason"))
 
