@@ -15,7 +15,7 @@ from .flow import Flow, Mode, header
 from .wire import check
 from .wire import profiles
 from .wire.fix import fix
-from .wire.translate import TranslationError, UnsupportedPair, get_bridge
+from .wire.translate import RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.session import check_session, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
@@ -32,6 +32,9 @@ class Analysis:
     request: Any | None = None  # the original request, parsed
     upstream_request: Any | None = None  # what went upstream, parsed (None in passthrough)
     response: Any | None = None  # the response the client got, parsed or reassembled from the stream
+    # translate mode: the pure bridge's translation of `request`, recomputed (the store keeps only
+    # the loss report as text); None when the flow is not translated or the bridge refused it
+    translation: RequestTranslation | None = None
     violations: list[Violation] = field(default_factory=list)
     errors: int = 0
     warnings: int = 0
@@ -143,16 +146,25 @@ def _rewrites(flow: Flow, result: Analysis, dialect: Dialect, profile: profiles.
     if result.request is None or flow.upstream_request_body is None:
         return [], frozenset()
     if translated:
-        source, _, target = (flow.translate or "").partition(":")
-        try:
-            sent = get_bridge(source, target).request(result.request, flow.path)
-        except (TranslationError, UnsupportedPair, KeyError, ValueError, TypeError):
-            return [], frozenset()  # the forwarder met the same failure and recorded it as the flow's error
-        return [loss.source for loss in sent.losses if loss.source], frozenset(sent.state.aliases.values())
+        result.translation = translation_of(flow, result.request)
+        if result.translation is None:
+            return [], frozenset()
+        return ([loss.source for loss in result.translation.losses if loss.source],
+                frozenset(result.translation.state.aliases.values()))
     if flow.mode is Mode.REPAIR:
         repaired = fix(result.request, dialect, profile)
         return [r.pointer for r in repaired.repairs if r.pointer], frozenset(repaired.aliases.values())
     return [], frozenset()
+
+
+def translation_of(flow: Flow, request: Any) -> RequestTranslation | None:
+    """The bridge's translation of a translate-mode flow's request; None when it refused it (the
+    forwarder met the same failure and recorded it as the flow's error)."""
+    source, _, target = (flow.translate or "").partition(":")
+    try:
+        return get_bridge(source, target).request(request, flow.path)
+    except (TranslationError, UnsupportedPair, KeyError, ValueError, TypeError):
+        return None
 
 
 def _fixed_at(violation: Violation, pointers: list[str]) -> bool:
