@@ -74,7 +74,7 @@ def test_defects_are_fixed_upstream_and_aliased_names_restored_for_the_client(ma
     assert analysis.errors == 0
 
 
-def test_a_streamed_answer_gets_its_names_back_chunk_by_chunk(make_rig, mock):
+def test_a_streamed_answer_gets_its_names_back_chunk_by_chunk(make_rig, mock, store):
     rig = make_rig(repair=True)
     alias = _expected_upstream()["tools"][0]["function"]["name"]
     mock.push(sse_response(chat_stream(calls=[Call(alias, '{"query": "lexer"}', "call_b")], pieces=4)))
@@ -83,6 +83,12 @@ def test_a_streamed_answer_gets_its_names_back_chunk_by_chunk(make_rig, mock):
     names = [tc.function.name for chunk in stream for tc in (chunk.choices[0].delta.tool_calls or [])
              if chunk.choices and tc.function and tc.function.name]
     assert names == [DOTTED]
+    rig.events.completed()
+    store.flush()
+    # The restored name is the client's own: the reassembled stream is not an OC-02 error.
+    analysis = analyse(store.get(rig.events.all[-1].flow.id))
+    assert [(v.rule, v.pointer) for v in analysis.violations if v.where == "stream"] == []
+    assert analysis.errors == 0
 
 
 def test_a_request_with_nothing_to_repair_goes_up_byte_for_byte(make_rig, mock, store):
