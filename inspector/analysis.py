@@ -6,18 +6,20 @@ from __future__ import annotations
 import gzip
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
 
-from .flow import Flow, header
+from .flow import Flow, Mode, header
 from .wire import check
 from .wire import profiles
+from .wire.fix import fix
+from .wire.translate import RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.session import check_session, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
-from .wire.violations import Violation, count_by_severity
+from .wire.violations import Severity, Violation, count_by_severity
 
 
 @dataclass(slots=True)
@@ -30,6 +32,9 @@ class Analysis:
     request: Any | None = None  # the original request, parsed
     upstream_request: Any | None = None  # what went upstream, parsed (None in passthrough)
     response: Any | None = None  # the response the client got, parsed or reassembled from the stream
+    # translate mode: the pure bridge's translation of `request`, recomputed (the store keeps only
+    # the loss report as text); None when the flow is not translated or the bridge refused it
+    translation: RequestTranslation | None = None
     violations: list[Violation] = field(default_factory=list)
     errors: int = 0
     warnings: int = 0
@@ -94,34 +99,81 @@ def analyse(flow: Flow) -> Analysis:
 
 
 def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
-    """Violations of every document of the flow; fills `result.response` on the way (one parse)."""
+    """Violations of every document of the flow; fills `result.response` on the way (one parse).
+
+    Each document is judged by the dialect and provider profile of the side it travels on: what
+    went upstream by the upstream's; in passthrough and repair the client's request and the response
+    by the same, since they speak the upstream's dialect; in translate mode by the client's dialect
+    with a neutral profile, since only the bridge reads them. A finding in the client's request that
+    the repair or the bridge fixed on the way is kept, marked repaired (info)."""
     found: list[Violation] = []
 
     def add(where: str, violations: list[Violation]) -> None:
         found.extend(v if v.where else _with_where(v, where) for v in violations)
 
-    # The client-side documents are judged by the profile of the endpoint they were meant for.
-    profile = profiles.for_upstream(flow.upstream_url, dialect)
+    upstream_dialect = result.upstream_dialect or dialect
+    upstream_profile = profiles.with_model(profiles.for_upstream(flow.upstream_url, upstream_dialect), result.model)
+    translated = flow.mode is Mode.TRANSLATE and _translate_target(flow) is not None
+    client_profile = (profiles.with_model(profiles.neutral(dialect), result.model) if translated
+                      else upstream_profile)
+    fixed, restored = _rewrites(flow, result, dialect, upstream_profile, translated)
     if result.request is not None:
-        add("request", check.check_request(result.request, dialect, profile))
-    upstream_dialect = result.upstream_dialect
-    if result.upstream_request is not None and upstream_dialect is not None:
-        add("upstream", check.check_request(result.upstream_request, upstream_dialect,
-                                            profiles.for_upstream(flow.upstream_url, upstream_dialect)))
+        add("request", [_repaired(v) if _fixed_at(v, fixed) else v
+                        for v in check.check_request(result.request, dialect, client_profile)])
+    if result.upstream_request is not None:
+        add("upstream", check.check_request(result.upstream_request, upstream_dialect, upstream_profile))
     response_body = decode_body(flow.response_body, flow.response_headers)
     if not response_body:
         return found
+    response_profile = replace(client_profile, restored_names=restored) if restored else client_profile
     # An error answer is the provider's verdict, not a tool-calling payload to judge.
     judged = (flow.status or 0) < 400
     if _is_stream(flow):
-        violations, result.response = check.check_and_reassemble(response_body, dialect, profile)
+        violations, result.response = check.check_and_reassemble(response_body, dialect, response_profile)
         if judged:
             add("stream", violations)
     else:
         result.response, _ = parse_json(response_body)
         if judged and result.response is not None:
-            add("response", check.check_response(result.response, dialect, profile))
+            add("response", check.check_response(result.response, dialect, response_profile))
     return found
+
+
+def _rewrites(flow: Flow, result: Analysis, dialect: Dialect, profile: profiles.Profile,
+              translated: bool) -> tuple[list[str], frozenset[str]]:
+    """Where the forwarder rewrote the client's request (pointers into it), and the tool names it
+    restores in the response. Recomputed from the pure repair/bridge: the store keeps only notes."""
+    if result.request is None or flow.upstream_request_body is None:
+        return [], frozenset()
+    if translated:
+        result.translation = translation_of(flow, result.request)
+        if result.translation is None:
+            return [], frozenset()
+        return ([loss.source for loss in result.translation.losses if loss.source],
+                frozenset(result.translation.state.aliases.values()))
+    if flow.mode is Mode.REPAIR:
+        repaired = fix(result.request, dialect, profile)
+        return [r.pointer for r in repaired.repairs if r.pointer], frozenset(repaired.aliases.values())
+    return [], frozenset()
+
+
+def translation_of(flow: Flow, request: Any) -> RequestTranslation | None:
+    """The bridge's translation of a translate-mode flow's request; None when it refused it (the
+    forwarder met the same failure and recorded it as the flow's error)."""
+    source, _, target = (flow.translate or "").partition(":")
+    try:
+        return get_bridge(source, target).request(request, flow.path)
+    except (TranslationError, UnsupportedPair, KeyError, ValueError, TypeError):
+        return None
+
+
+def _fixed_at(violation: Violation, pointers: list[str]) -> bool:
+    return any(violation.pointer == p or violation.pointer.startswith(p + "/") for p in pointers)
+
+
+def _repaired(violation: Violation) -> Violation:
+    return Violation(violation.rule, Severity.INFO, violation.pointer, f"repaired on the way: {violation.message}",
+                     violation.why, violation.hint, violation.where)
 
 
 def _with_where(violation: Violation, where: str) -> Violation:

@@ -14,7 +14,8 @@ from inspector.flow import Chunk, Flow, FlowState, Mode
 from inspector.mock import FixtureRoute, Received
 
 REQUEST = b'{"zeta": 1, "model": "gpt-test", "messages": [{"role": "user", "content": "hi"}], "alpha": 2}'
-RESPONSE = b'{"id": "c1", "object": "chat.completion", "choices": []}'
+RESPONSE = (b'{"id": "c1", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop", '
+            b'"message": {"role": "assistant", "content": "hello"}}]}')
 
 
 def chat_flow(**fields) -> Flow:
@@ -64,7 +65,7 @@ def test_passthrough_fixture_in_full():
             "streamed": False,
             "ttfb_ms": 3.1,
             "latency_ms": 4.2,
-            "body": {"json": {"id": "c1", "object": "chat.completion", "choices": []}},
+            "body": {"json": orjson.loads(RESPONSE)},
         },
         "notes": [],
         "violations": [],

@@ -154,14 +154,13 @@ def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: 
 
     The store keeps the loss report as text (`Flow.notes`); the structured report, with both
     pointers, comes from running the same pure translation again."""
-    if not flow.translate or analysis.request is None:
+    sent = analysis.translation
+    if sent is None:
         return []
-    source, _, target = flow.translate.partition(":")
-    items: list[tuple[str, Loss]] = []
+    source, _, target = (flow.translate or "").partition(":")
+    items: list[tuple[str, Loss]] = [("request", loss) for loss in sent.losses]
     try:
         bridge = get_bridge(source, target)
-        sent = bridge.request(analysis.request, flow.path)
-        items += [("request", loss) for loss in sent.losses]
         upstream_response = None
         if flow.upstream_response_body is not None and not flow.streamed:
             upstream_response, _ = parse_json(decode_body(flow.upstream_response_body, flow.response_headers))

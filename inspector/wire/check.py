@@ -31,11 +31,13 @@ Kind = Literal["request", "response", "stream"]
 UNDECIDABLE: dict[str, str] = {
     "OR-09": "whether a replayed function_call needs its reasoning item depends on the earlier response that "
              "produced it (which held the reasoning) and on the model; one request does not show what was dropped",
-    "OR-11": "with previous_response_id the calls live in server-side history, so outputs that answer them "
-             "cannot be paired from the request (the checker notes the fact and skips the orphan check)",
+    "OR-11": "with previous_response_id or a conversation the calls live in server-side history, so outputs "
+             "that answer them cannot be paired from the request (the checker notes the fact and skips the "
+             "orphan check)",
     "OC-16": "the 40-character tool-call id limit is endpoint-dependent (not reproduced on api.openai.com in "
              "2026-07); it is an error only under the azure-openai/openrouter profiles",
-    "OC-03": "the 1024-character description limit was observed in 2025-01 and is not in the spec",
+    "OC-03": "the 1024-character description limit is not in the spec and api.openai.com stopped enforcing it "
+             "(2025-12 recordings); it is an error only under the azure-openai profile",
     "XL-02": "reversibility of an alias map and its application to replayed history needs the translation "
              "state; the checker flags names that need an alias (OC-02, OR-03, AN-02, GM-02, MCP-03)",
     "XL-05": "FIFO pairing is checked within a request; whether a translator paired legacy messages correctly "
@@ -52,6 +54,10 @@ UNDECIDABLE: dict[str, str] = {
     "XL-15": "content lost between an MCP result and a dialect's tool result needs both documents",
     "GM-08 (model)": "whether a missing thoughtSignature is rejected depends on the model (Gemini 3), which is "
                      "in the URL, not the body",
+    "GM-11, GM-13 (model)": "text beside a functionResponse and a functionCallingConfig with only built-in tools "
+                            "are rejected by some models and accepted by others; the model is in the URL, so they "
+                            "are errors only when the profile names a model known to reject (the recorder reads "
+                            "it from the path), warnings otherwise",
     "MCP-04 (revision)": "_meta on tools/call is required only in 2026-07-28, and a request without _meta does "
                          "not say which revision it speaks; result fields that 2026-07-28 requires are checked "
                          "by the session rules when the request declares that revision",

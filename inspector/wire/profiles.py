@@ -5,7 +5,7 @@ A profile is chosen by name (`--profile`), or defaults per dialect. Rules read o
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from .dialect import Dialect
@@ -35,9 +35,22 @@ class Profile:
     # vLLM-style servers reject tool_choice without tools (OC-11).
     tool_choice_needs_tools: bool = False
     vertex: bool = False
+    # The 1024-character description cap (OC-03): api.openai.com stopped enforcing it (accepted
+    # 15,664 characters in 2025-12), Azure still does.
+    description_max: int = 1024
+    description_severity: Severity = Severity.INFO
+    # False for the client's side of a translated flow: that payload never reaches a provider, so
+    # only its dialect's shape is judged, not what a provider keeps between turns (XL-14).
+    reaches_provider: bool = True
+    # The model the request names (Gemini's is in the URL), for rules whose verdict depends on it.
+    model: str = ""
+    # Names the client declared that the forwarder aliased on the way up and restores on the way
+    # back (repair and translate modes): in the response the client gets, they are its own names.
+    restored_names: frozenset[str] = frozenset()
 
     def name_ok(self, name: str) -> bool:
-        return 0 < len(name) <= self.name_max and self.name_pattern.fullmatch(name) is not None
+        return name in self.restored_names or (0 < len(name) <= self.name_max
+                                               and self.name_pattern.fullmatch(name) is not None)
 
 
 PROFILES: dict[str, Profile] = {p.name: p for p in [
@@ -45,7 +58,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, max_tools=128),
     Profile("azure-openai", Dialect.OPENAI_CHAT, "Azure OpenAI: 40-char tool-call ids enforced; some "
             "deployments accept dots in names", _DOTTED_NAME, "^[a-zA-Z0-9_.-]+$", 64, call_id_max=40,
-            call_id_severity=Severity.ERROR, max_tools=128),
+            call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR),
     Profile("openrouter", Dialect.OPENAI_CHAT, "OpenRouter: 40-char tool-call ids enforced",
             _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, call_id_severity=Severity.ERROR,
             max_tools=128),
@@ -83,6 +96,19 @@ def get(profile: str | Profile | None, dialect: Dialect) -> Profile:
         return PROFILES[profile]
     except KeyError:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}") from None
+
+
+def neutral(dialect: Dialect) -> Profile:
+    """The dialect's own contract without any provider's limits: how the client's side of a
+    translated flow is judged (the bridge, not a provider, reads it)."""
+    default = PROFILES[DEFAULTS[dialect]]
+    return replace(default, name=f"{default.name} (client side)", description=f"{dialect.value} as a client speaks "
+                   "it to the forwarder, which translates it", call_id_max=None, max_tools=None,
+                   description_severity=Severity.INFO, reaches_provider=False)
+
+
+def with_model(profile: Profile, model: str) -> Profile:
+    return replace(profile, model=model) if model and model != profile.model else profile
 
 
 # Upstream hosts whose limits differ from the dialect's default.

@@ -22,11 +22,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
 
 from ..flow import Flow
 from . import profiles
 from .dialect import Dialect, from_path
-from .rules.base import Report, as_dict, as_list, short
+from .pointer import join
+from .rules.base import Report, as_dict
 from .streams import check_and_reassemble
 from .violations import Violation
 
@@ -113,8 +117,9 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
         if schema is None:
             continue
         report = Report(str(entry.flow_id))
-        for problem in _conformance(content, schema):
-            report.add("MCP-06", pointer, f"structuredContent of {tool!r} does not match its outputSchema: {problem}")
+        for where, problem in _conformance(content, schema):
+            report.add("MCP-06", join(pointer, *where), f"structuredContent of {tool!r} does not match its "
+                                                        f"outputSchema: {problem}")
         found.extend(report.violations)
     return found
 
@@ -167,37 +172,24 @@ def _duplicate(name: str, by_url: dict[str, tuple[int, str]]) -> list[Violation]
     return found
 
 
-_JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+def _conformance(value: Any, schema: dict[str, Any]) -> list[tuple[tuple[str | int, ...], str]]:
+    """(path into the value, why) for each way `value` breaks `schema`, validated as JSON Schema
+    2020-12 (MCP's default dialect) unless the schema names another in `$schema`. A schema that
+    cannot be applied is one finding at the root."""
+    cls = validator_for(schema, default=Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+        errors = list(cls(schema).iter_errors(value))
+    except SchemaError as exc:
+        return [((), f"the outputSchema is not valid JSON Schema: {_clip(exc.message)}")]
+    except Exception as exc:  # noqa: BLE001 - the schema is the server's: a bad $ref or regex raises from
+        # referencing/re, deep nesting from the recursion limit; the check stays total either way.
+        return [((), f"the outputSchema cannot be applied ({type(exc).__name__}: {_clip(str(exc))})")]
+    errors.sort(key=lambda error: (list(map(str, error.absolute_path)), error.message))
+    return [(tuple(error.absolute_path), _clip(error.message)) for error in errors]
 
 
-def _conformance(value: Any, schema: Any, where: str = "", depth: int = 0) -> list[str]:
-    """The core of JSON Schema that outputSchemas use: type, required, properties, items."""
-    if not isinstance(schema, dict) or depth > 32:
-        return []
-    problems = []
-    kind = schema.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
-    if kinds and not any(_is(value, k) for k in kinds):
-        return [f"{where or '/'} is {short(value, 30)}, not {'/'.join(map(str, kinds))}"]
-    if isinstance(value, dict):
-        for required in as_list(schema.get("required")):
-            if isinstance(required, str) and required not in value:
-                problems.append(f"{where}/{required} is required")
-        for key, sub in as_dict(schema.get("properties")).items():
-            if key in value:
-                problems += _conformance(value[key], sub, f"{where}/{key}", depth + 1)
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for index, item in enumerate(value):
-            problems += _conformance(item, schema["items"], f"{where}/{index}", depth + 1)
-    return problems
-
-
-def _is(value: Any, kind: Any) -> bool:
-    if kind == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    expected = _JSON_TYPES.get(kind) if isinstance(kind, str) else None
-    if expected is None:
-        return True
-    return isinstance(value, expected) and not (expected is not bool and isinstance(value, bool))
+def _clip(text: str, limit: int = 160) -> str:
+    """A validator's message for a one-line finding (it quotes the instance, which may be large)."""
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[:limit] + "…"

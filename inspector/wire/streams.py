@@ -395,6 +395,7 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
     blocks: dict[int, _Block] = {}
     stop_where = ""
     ids: dict[str, str] = {}
+    errored = False
     for number, event in enumerate(events):
         if not isinstance(event, dict):
             continue
@@ -414,6 +415,11 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
                     stop_where = ptr(where, "delta", "stop_reason") if key == "stop_reason" else stop_where
             if isinstance(event.get("usage"), dict):
                 message["usage"] = {**as_dict(message.get("usage")), **event["usage"]}
+            continue
+        if kind == "error":
+            # The documented mid-stream failure (e.g. overloaded_error): the provider ends the stream
+            # here, so open blocks and the missing stop_reason are its verdict, not a broken stream.
+            errored = True
             continue
         if kind not in ("content_block_start", "content_block_delta", "content_block_stop"):
             continue
@@ -457,8 +463,9 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
             state.block["citations"] = [*as_list(state.block.get("citations")), delta["citation"]]
     for index, state in blocks.items():
         if state.open:
-            report.add("AN-13", state.where, f"content block {index} is never stopped")
-            _finish_block(report, profile, state, state.where, ids)
+            if not errored:
+                report.add("AN-13", state.where, f"content block {index} is never stopped")
+            _finish_block(Report() if errored else report, profile, state, state.where, ids)
     if message is None and not blocks:
         return None
     if message is None:
@@ -466,7 +473,8 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
     message["content"] = [blocks[index].block for index in sorted(blocks)]
     calls = sum(1 for state in blocks.values() if state.block.get("type") == "tool_use")
     if message.get("stop_reason") is None:
-        report.add("AN-13", "", "the stream ended without a stop_reason", Severity.WARNING)
+        if not errored:
+            report.add("AN-13", "", "the stream ended without a stop_reason", Severity.WARNING)
     else:
         anthropic.check_stop_reason(report, message["stop_reason"], calls, stop_where)
     return message

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.wire import check
+from inspector.wire.profiles import Profile
 from inspector.wire.violations import Violation
 
 from .wire_payloads import sse
@@ -27,15 +28,19 @@ class Case:
     severity: str
     near: Mutation
     kind: str = "request"  # request | response | stream
-    profile: str | None = None
+    profile: str | Profile | None = None
+    also: tuple[tuple[str, str, str], ...] = ()  # (rule, pointer, severity) the trip also causes
+    # The near miss judged under another profile: the same bytes a different endpoint accepts.
+    near_profile: str | Profile | None = None
 
-    def run(self, mutation: Mutation) -> list[Violation]:
+    def run(self, mutation: Mutation, profile: str | Profile | None = None) -> list[Violation]:
         document = mutation(self.base())
+        profile = profile or self.profile
         if self.kind == "request":
-            return check.check_request(document, self.dialect, self.profile)
+            return check.check_request(document, self.dialect, profile)
         if self.kind == "response":
-            return check.check_response(document, self.dialect, self.profile)
-        return check.check_stream(sse(document), self.dialect, self.profile)
+            return check.check_response(document, self.dialect, profile)
+        return check.check_stream(sse(document), self.dialect, profile)
 
 
 def found(violations: list[Violation]) -> set[tuple[str, str, str]]:
@@ -43,9 +48,11 @@ def found(violations: list[Violation]) -> set[tuple[str, str, str]]:
 
 
 def assert_case(case: Case) -> None:
+    assert found(case.run(same)) == set(), "the baseline must be valid"
     tripped = case.run(case.trip)
-    assert (case.rule, case.pointer, case.severity) in found(tripped), sorted(found(tripped))
-    near = case.run(case.near)
+    assert sorted(found(tripped)) == sorted({(case.rule, case.pointer, case.severity), *case.also})
+    assert len(tripped) == len(found(tripped)), "one finding per place"
+    near = case.run(case.near, case.near_profile)
     assert case.rule not in {v.rule for v in near}, sorted(found(near))
 
 
@@ -80,3 +87,8 @@ def doing(*mutations: Mutation) -> Mutation:
 
 def same(document: Any) -> Any:
     return document
+
+
+def real_near_miss(case: Case) -> bool:
+    """A near miss that is not the untouched baseline (or is, judged under another profile)."""
+    return case.near is not same or case.near_profile is not None

@@ -12,21 +12,31 @@ from .wire_payloads import anthropic_events, anthropic_request, anthropic_respon
 ANT = "anthropic"
 
 
-def req(name, trip, rule, pointer, severity, near):
-    return Case(name, ANT, anthropic_request, trip, rule, pointer, severity, near)
+def req(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, ANT, anthropic_request, trip, rule, pointer, severity, near, **kw)
 
 
-def resp(name, trip, rule, pointer, severity, near):
-    return Case(name, ANT, anthropic_response, trip, rule, pointer, severity, near, "response")
+def resp(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, ANT, anthropic_response, trip, rule, pointer, severity, near, "response", **kw)
 
 
-def stream(name, trip, rule, pointer, severity, near):
-    return Case(name, ANT, anthropic_events, trip, rule, pointer, severity, near, "stream")
+def stream(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, ANT, anthropic_events, trip, rule, pointer, severity, near, "stream", **kw)
 
 
 def _append(message):
     def mutate(doc):
         doc["messages"].append(message)
+        return doc
+    return mutate
+
+
+def _split(index, position):
+    """Message `index` cut in two consecutive messages of its role before content block `position`."""
+    def mutate(doc):
+        message = doc["messages"][index]
+        doc["messages"].insert(index + 1, {"role": message["role"], "content": message["content"][position:]})
+        message["content"] = message["content"][:position]
         return doc
     return mutate
 
@@ -69,9 +79,18 @@ CASES = [
         "/messages/1/content/1/input", "error", same),
     req("OpenAI-style id", _both_ids("functions.get_weather:0"), "AN-05", "/messages/1/content/1/id", "error",
         _both_ids("functions_get_weather_0")),
+    req("tool_use id reused by a later turn", doing(
+        _append({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+                                                   "input": {"city": "Oslo"}}]}),
+        _append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "5°C"}]})),
+        "AN-05", "/messages/3/content/0/id", "warning", doing(
+        _append({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_3", "name": "get_weather",
+                                                   "input": {"city": "Oslo"}}]}),
+        _append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_3", "content": "5°C"}]}))),
     req("duplicate tool_use ids", doing(setting(["messages", 1, "content", 2, "id"], "toolu_1"),
                                         setting(["messages", 2, "content", 1, "tool_use_id"], "toolu_1")),
-        "AN-05", "/messages/1/content/2/id", "error", same),
+        "AN-05", "/messages/1/content/2/id", "error", same,
+        also=(("AN-08", "/messages/2/content/1/tool_use_id", "error"),)),
     req("tool_result content block not allowed", setting(["messages", 2, "content", 0, "content"],
                                                          [{"type": "image_url"}]), "AN-06",
         "/messages/2/content/0/content/0", "error",
@@ -79,14 +98,17 @@ CASES = [
             "type": "base64", "media_type": "image/png", "data": "AA=="}}])),
     req("is_error not a boolean", setting(["messages", 2, "content", 0, "is_error"], "yes"), "AN-06",
         "/messages/2/content/0/is_error", "error", setting(["messages", 2, "content", 0, "is_error"], True)),
+    # Consecutive messages of one role are one turn (the API merges them before pairing).
     req("tool_use without tool_result", deleting(["messages", 2, "content", 1]), "AN-07", "/messages/1/content/2/id",
-        "error", same),
+        "error", _split(2, 1)),
     req("tool_use at the end of the conversation", deleting(["messages", 2]), "AN-07", "/messages/1/content/1/id",
-        "error", same),
+        "error", same,
+        also=(("AN-07", "/messages/1/content/2/id", "error"),)),
     req("orphan tool_result", setting(["messages", 2, "content", 1, "tool_use_id"], "toolu_x"), "AN-08",
-        "/messages/2/content/1/tool_use_id", "error", same),
+        "/messages/2/content/1/tool_use_id", "error", _split(1, 2),
+        also=(("AN-07", "/messages/1/content/2/id", "error"),)),
     req("text before tool_result", lambda doc: doc["messages"][2]["content"].insert(
-        0, doc["messages"][2]["content"].pop()) or doc, "AN-09", "/messages/2/content/0", "error", same),
+        0, doc["messages"][2]["content"].pop()) or doc, "AN-09", "/messages/2/content/0", "error", _split(2, 2)),
     req("OpenAI string tool_choice", setting(["tool_choice"], "required"), "AN-10", "/tool_choice", "error",
         setting(["tool_choice"], {"type": "any"})),
     req("tool_choice names no tool", setting(["tool_choice"], {"type": "tool", "name": "nope"}), "AN-10",
@@ -96,7 +118,9 @@ CASES = [
         doing(deleting(["tools"]), deleting(["tool_choice"]), setting(["messages"], [{"role": "user", "content": "x"}]))),
     req("forced tool with thinking", doing(setting(["thinking"], {"type": "enabled", "budget_tokens": 1024}),
                                            setting(["tool_choice"], {"type": "any"})),
-        "AN-11", "/tool_choice/type", "error", setting(["thinking"], {"type": "enabled", "budget_tokens": 1024})),
+        "AN-11", "/tool_choice/type", "error",
+        doing(setting(["thinking"], {"type": "adaptive"}), setting(["tool_choice"], {"type": "any"})),
+        also=(("XL-14", "/messages/1/content/0", "error"),)),
     req("empty user message", setting(["messages", 0, "content"], ""), "AN-12", "/messages/0/content", "error",
         _append({"role": "assistant", "content": []})),
     req("upper-case input_schema type", setting(["tools", 0, "input_schema", "properties", "city", "type"], "STRING"),
@@ -113,12 +137,20 @@ CASES = [
          doing(deleting(["content", 1]), setting(["stop_reason"], "end_turn"))),
     resp("response input not an object", setting(["content", 1, "input"], "{}"), "AN-05", "/content/1/input", "error",
          same),
-    stream("delta for a block never started", setting([3, "index"], 5), "AN-13", "/3/index", "error", same),
-    stream("partial_json routed to the wrong block", doing(setting([4, "index"], 0)), "AN-13", "/7", "error", same),
-    stream("block never stopped", deleting([8]), "AN-13", "/2", "error", same),
+    stream("delta for a block never started", setting([3, "index"], 5), "AN-13", "/3/index", "error", same,
+        also=(("AN-13", "/7", "error"),)),
+    stream("partial_json routed to the wrong block", doing(setting([4, "index"], 0)), "AN-13", "/7", "error", same,
+        also=(("AN-13", "/8", "error"),)),
+    # The documented mid-stream error event ends the stream: open blocks and no stop_reason are its verdict.
+    stream("block never stopped", lambda events: events[:8], "AN-13", "/2", "error",
+           lambda events: events[:8] + [{"type": "error", "error": {"type": "overloaded_error",
+                                                                    "message": "Overloaded"}}],
+           also=(("AN-13", "", "warning"),)),
     stream("text_delta into a tool_use block", setting([3, "delta"], {"type": "text_delta", "text": "x"}), "AN-13",
-           "/3/delta/type", "error", same),
-    stream("block started twice", setting([2, "index"], 0), "AN-13", "/2/index", "error", same),
+           "/3/delta/type", "error", same,
+        also=(("AN-13", "/7", "error"),)),
+    stream("block started twice", setting([2, "index"], 0), "AN-13", "/2/index", "error", same,
+        also=(("AN-13", "/4/index", "error"), ("AN-13", "/5/index", "error"), ("AN-13", "/8/index", "error"),)),
     stream("stop_reason end_turn after tool_use", setting([9, "delta", "stop_reason"], "end_turn"), "AN-13",
            "/9/delta/stop_reason", "warning", same),
     stream("streamed tool_use id invalid", setting([1, "content_block", "id"], "functions.get_weather:0"), "AN-05",
@@ -153,3 +185,17 @@ def test_mcp_connector_calls_and_results_in_the_assistant_message_are_paired():
     payload["messages"][1]["content"][1]["tool_use_id"] = "mcptoolu_2"
     assert [(v.rule, v.pointer) for v in check.check_request(payload, ANT)] == [
         ("AN-04", "/messages/1/content/1/tool_use_id")]
+
+
+def test_a_stream_ended_by_the_documented_error_event_is_not_a_broken_stream():
+    """`event: error` mid-stream (overloaded_error) ends the message: open blocks and the missing
+    stop_reason are the provider's verdict. What arrived before it is still reassembled and checked."""
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    body = named_sse(anthropic_events()[:6] + [overloaded])
+    assert check.check_stream(body, ANT) == []
+    message = check.reassemble(body, ANT)
+    assert [(b["id"], b["input"]) for b in message["content"]] == [("toolu_a", '{"city":'), ("toolu_b", {"city": "Rome"})]
+    # The same events without the error event are a stream cut short.
+    assert sorted((v.rule, v.pointer, v.severity.value) for v in check.check_stream(
+        named_sse(anthropic_events()[:6]), ANT)) == [("AN-13", "", "warning"), ("AN-13", "/1", "error"),
+                                                     ("AN-13", "/1", "error"), ("AN-13", "/2", "error")]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.wire import check
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect
 
 from .rule_cases import Case, assert_case, deleting, doing, same, setting
 from .wire_payloads import gemini_chunks, gemini_request, gemini_response, sse
@@ -15,12 +16,12 @@ PARAMS = DECL + ["parameters"]
 P = "/tools/0/functionDeclarations/0"
 
 
-def req(name, trip, rule, pointer, severity, near, profile=None):
-    return Case(name, GEM, gemini_request, trip, rule, pointer, severity, near, "request", profile)
+def req(name, trip, rule, pointer, severity, near, profile=None, **kw):
+    return Case(name, GEM, gemini_request, trip, rule, pointer, severity, near, "request", profile, **kw)
 
 
-def stream(name, trip, rule, pointer, severity, near):
-    return Case(name, GEM, gemini_chunks, trip, rule, pointer, severity, near, "stream")
+def stream(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, GEM, gemini_chunks, trip, rule, pointer, severity, near, "stream", **kw)
 
 
 def _declarations(count):
@@ -30,6 +31,10 @@ def _declarations(count):
 
 def _contents(*contents):
     return setting(["contents"], list(contents))
+
+
+def _model(model):
+    return profiles.with_model(profiles.get("gemini", Dialect.GEMINI), model)
 
 
 USER = {"role": "user", "parts": [{"text": "hi"}]}
@@ -71,16 +76,19 @@ CASES = [
         f"{P}/parametersJsonSchema", "error",
         doing(deleting(DECL + ["parameters"]), setting(DECL + ["parametersJsonSchema"], {"type": "object"}))),
     req("Vertex root not OBJECT", setting(PARAMS + ["type"], "STRING"), "GM-06", f"{P}/parameters/type", "error",
-        same, profile="vertex"),
+        same, profile="vertex",
+        also=(("GM-04", "/tools/0/functionDeclarations/0/parameters/properties", "error"), ("GM-04", "/tools/0/functionDeclarations/0/parameters/required", "error"),)),
     req("Vertex mode ANY without parameters", doing(deleting(DECL + ["parameters"]),
                                                     setting(["toolConfig", "functionCallingConfig", "mode"], "ANY")),
         "GM-06", f"{P}/name", "error", setting(["toolConfig", "functionCallingConfig", "mode"], "ANY"),
         profile="vertex"),
-    req("role assistant", setting(["contents", 1, "role"], "assistant"), "GM-07", "/contents/1/role", "error", same),
+    req("role assistant", setting(["contents", 1, "role"], "assistant"), "GM-07", "/contents/1/role", "error", same,
+        also=(("GM-07", "/contents/1/parts/0/functionCall", "error"), ("GM-07", "/contents/1/parts/1/functionCall", "error"),)),
     req("role function for responses", setting(["contents", 2, "role"], "function"), "GM-07", "/contents/2/role",
         "error", same),
     req("functionCall in a user turn", _contents(USER, {"role": "user", "parts": CALL["parts"]}, ANSWER), "GM-07",
-        "/contents/1/parts/0/functionCall", "error", _contents(USER, CALL, ANSWER)),
+        "/contents/1/parts/0/functionCall", "error", _contents(USER, CALL, ANSWER),
+        also=(("GM-10", "/contents/2/parts/0", "error"),)),
     req("args as a JSON string", setting(CALLS + [0, "functionCall", "args"], '{"city":"Oslo"}'), "GM-08",
         "/contents/1/parts/0/functionCall/args", "error", same),
     req("thoughtSignature inside functionCall", setting(CALLS + [0, "functionCall", "thoughtSignature"], "c2ln"),
@@ -92,24 +100,40 @@ CASES = [
         _contents(USER, {"role": "model", "parts": [{**CALL["parts"][0], "thoughtSignature": "c2ln"}]}, ANSWER,
                   {"role": "model", "parts": [{**CALL["parts"][0], "thoughtSignature": "c2ln"}]}, ANSWER)),
     req("response as an array", setting(RESPONSES + [0, "functionResponse", "response"], ["4°C"]), "GM-09",
-        "/contents/2/parts/0/functionResponse/response", "error", same),
+        "/contents/2/parts/0/functionResponse/response", "error",
+        setting(RESPONSES + [0, "functionResponse", "response"], {"output": ["4°C"]})),
     req("functionResponse without name", deleting(RESPONSES + [0, "functionResponse", "name"]), "GM-09",
-        "/contents/2/parts/0/functionResponse/name", "error", same),
+        "/contents/2/parts/0/functionResponse/name", "error", same,
+        also=(("GM-10", "/contents/2", "error"),)),
     req("history starts with a model call", _contents(CALL, ANSWER), "GM-10", "/contents/0/parts/0", "error",
         _contents(USER, CALL, ANSWER)),
-    req("fewer responses than calls", deleting(RESPONSES + [1]), "GM-10", "/contents/2", "error", same),
+    # Consecutive contents of one role are one turn (the API merges them): responses split over two
+    # user contents, or a model text before the call, are valid.
+    req("fewer responses than calls", deleting(RESPONSES + [1]), "GM-10", "/contents/2", "error",
+        lambda doc: doc["contents"].insert(3, {"role": "user", "parts": [doc["contents"][2]["parts"].pop()]}) or doc),
     req("response names do not match", setting(RESPONSES + [1, "functionResponse", "name"], "search_docs"), "GM-10",
         "/contents/2", "error", same),
     req("response turn not after its call", _contents(USER, ANSWER), "GM-10", "/contents/1/parts/0", "error", same),
-    req("call turn left unanswered", _contents(USER, CALL, USER), "GM-10", "/contents/1", "error", same),
+    req("call turn left unanswered", _contents(USER, CALL, USER), "GM-10", "/contents/1", "error",
+        _contents(USER, {"role": "model", "parts": [{"text": "Checking."}]}, CALL, ANSWER)),
     req("call turn with a response part", _contents(USER, {"role": "model", "parts": [
-        CALL["parts"][0], ANSWER["parts"][0]]}, ANSWER), "GM-10", "/contents/1/parts/1", "error", same),
+        CALL["parts"][0], ANSWER["parts"][0]]}, ANSWER), "GM-10", "/contents/1/parts/1", "error", same,
+        also=(("GM-07", "/contents/1/parts/1/functionResponse", "error"),)),
+    # Model-dependent: gemini-2.5 accepts text beside a functionResponse, newer models reject it.
     req("text next to functionResponse", lambda doc: doc["contents"][2]["parts"].append({"text": "and?"}) or doc,
-        "GM-11", "/contents/2/parts/2", "error", same),
+        "GM-11", "/contents/2/parts/2", "warning",
+        lambda doc: doc["contents"].insert(3, {"role": "user", "parts": [{"text": "and?"}]}) or doc),
+    req("text next to functionResponse on a model that rejects it",
+        lambda doc: doc["contents"][2]["parts"].append({"text": "and?"}) or doc, "GM-11", "/contents/2/parts/2",
+        "error", lambda doc: doc["contents"].insert(3, {"role": "user", "parts": [{"text": "and?"}]}) or doc,
+        profile=_model("gemini-3.1-flash-lite")),
     req("response id echoes no call id", setting(RESPONSES + [0, "functionResponse", "id"], "zz"), "GM-12",
-        "/contents/2/parts/0/functionResponse/id", "warning", same),
+        "/contents/2/parts/0/functionResponse/id", "warning",
+        doing(setting(RESPONSES + [0, "functionResponse", "id"], "c2"),
+              setting(RESPONSES + [1, "functionResponse", "id"], "c1"))),
     req("call ids repeated", setting(CALLS + [1, "functionCall", "id"], "c1"), "GM-12",
-        "/contents/1/parts/1/functionCall/id", "warning", same),
+        "/contents/1/parts/1/functionCall/id", "warning", same,
+        also=(("GM-12", "/contents/2/parts/1/functionResponse/id", "warning"),)),
     req("allowedFunctionNames with AUTO", setting(["toolConfig", "functionCallingConfig", "allowedFunctionNames"],
                                                   ["get_weather"]), "GM-13",
         "/toolConfig/functionCallingConfig/allowedFunctionNames", "error",
@@ -119,9 +143,14 @@ CASES = [
         setting(["toolConfig", "functionCallingConfig", "allowedFunctionNames"], ["nope"]),
         setting(["toolConfig", "functionCallingConfig", "mode"], "ANY")), "GM-13",
         "/toolConfig/functionCallingConfig/allowedFunctionNames/0", "error", same),
-    req("config without declarations", doing(deleting(["tools"]), _contents(USER)), "GM-13",
+    # Gemini 3 accepts a config beside built-in tools only, Gemini 2.x rejects it: error only when the model says so.
+    req("config with only built-in tools", setting(["tools"], [{"googleSearch": {}}]), "GM-13",
+        "/toolConfig/functionCallingConfig", "warning",
+        doing(setting(["tools"], [{"googleSearch": {}}]), deleting(["toolConfig"]))),
+    req("config without declarations on Gemini 2.5", doing(deleting(["tools"]), _contents(USER)), "GM-13",
         "/toolConfig/functionCallingConfig", "error",
-        doing(deleting(["tools"]), _contents(USER), setting(["toolConfig", "functionCallingConfig", "mode"], "NONE"))),
+        doing(deleting(["tools"]), _contents(USER), setting(["toolConfig", "functionCallingConfig", "mode"], "NONE")),
+        profile=_model("models/gemini-2.5-flash")),
     req("duplicate declarations", setting(["tools", 0, "functionDeclarations", 1, "name"], "get_weather"), "GM-14",
         "/tools/0/functionDeclarations/1/name", "error", same),
     req("snake_case duplicate declarations", lambda doc: {**doc, "tools": [{"function_declarations": [
@@ -132,7 +161,8 @@ CASES = [
         doing(deleting(DECL + ["parameters"]), setting(DECL + ["parametersJsonSchema"], {"type": "object"}))),
     stream("argument streaming on the Gemini API", setting([2, "candidates", 0, "content", "parts", 0, "functionCall",
                                                             "willContinue"], True),
-           "GM-15", "/2/candidates/0/content/parts/0/functionCall/willContinue", "warning", same),
+           "GM-15", "/2/candidates/0/content/parts/0/functionCall/willContinue", "warning", same,
+           near_profile="vertex"),
     stream("streamed args as a string", setting([3, "candidates", 0, "content", "parts", 0, "functionCall", "args"],
                                                 "{}"),
            "GM-08", "/3/candidates/0/content/parts/0/functionCall/args", "error", same),

@@ -16,28 +16,29 @@ MCP = "mcp"
 TOOL = ["result", "tools", 0]
 
 
-def listing(name, trip, rule, pointer, severity, near):
-    return Case(name, MCP, mcp_list_result, trip, rule, pointer, severity, near, "response")
+def listing(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, MCP, mcp_list_result, trip, rule, pointer, severity, near, "response", **kw)
 
 
-def call_result(name, trip, rule, pointer, severity, near):
-    return Case(name, MCP, mcp_call_result, trip, rule, pointer, severity, near, "response")
+def call_result(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, MCP, mcp_call_result, trip, rule, pointer, severity, near, "response", **kw)
 
 
-def call(name, trip, rule, pointer, severity, near):
-    return Case(name, MCP, mcp_call_request, trip, rule, pointer, severity, near, "request")
+def call(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, MCP, mcp_call_request, trip, rule, pointer, severity, near, "request", **kw)
 
 
 CASES = [
     listing("tools not a list", setting(["result", "tools"], {}), "MCP-01", "/result/tools", "error", same),
     listing("2026-07-28 fields incomplete", setting(["result", "cacheScope"], "public"), "MCP-01", "/result/ttlMs",
             "error", doing(setting(["result", "cacheScope"], "public"), setting(["result", "ttlMs"], 0),
-                           setting(["result", "resultType"], "complete"))),
+                           setting(["result", "resultType"], "complete")),
+        also=(("MCP-01", "/result/resultType", "error"),)),
     listing("negative ttlMs", doing(setting(["result", "cacheScope"], "private"), setting(["result", "ttlMs"], -1),
                                     setting(["result", "resultType"], "complete")), "MCP-01", "/result/ttlMs",
             "error", same),
     listing("null inputSchema", setting(TOOL + ["inputSchema"], None), "MCP-02", "/result/tools/0/inputSchema",
-            "error", same),
+            "error", setting(TOOL + ["inputSchema"], {"type": "object", "additionalProperties": False})),
     listing("inputSchema not an object schema", setting(TOOL + ["inputSchema", "type"], "array"), "MCP-02",
             "/result/tools/0/inputSchema/type", "error", same),
     listing("tool without name", deleting(TOOL + ["name"]), "MCP-02", "/result/tools/0/name", "error", same),
@@ -55,16 +56,20 @@ CASES = [
     call("arguments as a JSON string", setting(["params", "arguments"], '{"city":"Oslo"}'), "MCP-04",
          "/params/arguments", "error", deleting(["params", "arguments"])),
     call_result("content not a list", setting(["result", "content"], "4°C"), "MCP-05", "/result/content", "error",
-                same),
+                same,
+        also=(("MCP-06", "/result/structuredContent", "warning"),)),
     call_result("unknown content block", setting(["result", "content", 0], {"type": "json", "json": {}}), "MCP-05",
                 "/result/content/0", "error",
-                setting(["result", "content", 0], {"type": "resource_link", "uri": "file:///a", "name": "a"})),
+                setting(["result", "content", 0], {"type": "resource_link", "uri": "file:///a", "name": "a"}),
+        also=(("MCP-06", "/result/structuredContent", "warning"),)),
     call_result("image block without mimeType", setting(["result", "content", 0], {"type": "image", "data": "AA=="}),
-                "MCP-05", "/result/content/0/mimeType", "error", same),
+                "MCP-05", "/result/content/0/mimeType", "error", same,
+        also=(("MCP-06", "/result/structuredContent", "warning"),)),
     call_result("isError not boolean", setting(["result", "isError"], "false"), "MCP-05", "/result/isError", "error",
                 same),
     call_result("structuredContent without a text block", setting(["result", "content"], []), "MCP-06",
-                "/result/structuredContent", "warning", same),
+                "/result/structuredContent", "warning",
+                setting(["result", "content"], [{"type": "text", "text": '{"celsius":4}'}])),
     call_result("tool failure as a result", setting(["result", "isError"], True), "MCP-07", "/result/isError", "info",
                 same),
     call_result("tool failure as a JSON-RPC error", lambda doc: {"jsonrpc": "2.0", "id": 2, "error": {
@@ -150,9 +155,56 @@ def test_structured_content_is_checked_against_the_servers_output_schema():
     entries = entries_from_flows([_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result()),
                                   _flow(2, "/a/mcp", mcp_call_request(), bad),
                                   _flow(3, "/a/mcp", mcp_call_request(), mcp_call_result())])
-    assert [(v.rule, v.where, v.pointer, v.message) for v in check_session(entries)] == [
-        ("MCP-06", "2", "/result/structuredContent",
-         "structuredContent of 'get_weather' does not match its outputSchema: /celsius is 'four', not number")]
+    assert [(v.rule, v.severity.value, v.where, v.pointer, v.message) for v in check_session(entries)] == [
+        ("MCP-06", "warning", "2", "/result/structuredContent/celsius",
+         "structuredContent of 'get_weather' does not match its outputSchema: 'four' is not of type 'number'")]
+
+
+def _structured(schema, content):
+    """MCP-06 findings (pointer, message tail) for one structuredContent against one outputSchema."""
+    listed = mcp_list_result()
+    listed["result"]["tools"][0]["outputSchema"] = schema
+    result = mcp_call_result()
+    result["result"]["structuredContent"] = content
+    entries = entries_from_flows([_flow(1, "/a/mcp", LIST_REQUEST, listed), _flow(2, "/a/mcp", mcp_call_request(),
+                                                                                    result)])
+    return [(v.rule, v.severity.value, v.pointer, v.message.split(": ", 1)[1]) for v in check_session(entries)]
+
+
+# Keywords the hand-written validator ignored; each with a value that breaks it and one that keeps it.
+KEYWORD_CASES = {
+    "enum": ({"type": "object", "properties": {"unit": {"enum": ["C", "F"]}}}, {"unit": "K"}, {"unit": "F"},
+             "/unit", "'K' is not one of ['C', 'F']"),
+    "anyOf": ({"type": "object", "properties": {"t": {"anyOf": [{"type": "number"}, {"type": "null"}]}}},
+              {"t": "warm"}, {"t": None}, "/t", "'warm' is not valid under any of the given schemas"),
+    "additionalProperties": ({"type": "object", "properties": {"a": {}}, "additionalProperties": False},
+                             {"a": 1, "b": 2}, {"a": 1}, "", "Additional properties are not allowed ('b' was "
+                                                                 "unexpected)"),
+    "$ref into $defs": ({"type": "object", "$defs": {"pos": {"type": "integer", "minimum": 0}},
+                         "properties": {"n": {"$ref": "#/$defs/pos"}}}, {"n": -1}, {"n": 0}, "/n",
+                        "-1 is less than the minimum of 0"),
+}
+
+
+@pytest.mark.parametrize("keyword", KEYWORD_CASES)
+def test_output_schema_is_validated_as_json_schema_2020_12(keyword):
+    schema, bad, good, where, message = KEYWORD_CASES[keyword]
+    assert _structured(schema, bad) == [("MCP-06", "warning", f"/result/structuredContent{where}", message)]
+    assert _structured(schema, good) == []
+
+
+def test_output_schema_pointers_are_rfc_6901_escaped():
+    schema = {"type": "object", "properties": {"a/b": {"type": "object", "properties": {"~x": {"type": "string"}}}}}
+    assert [p for _, _, p, _ in _structured(schema, {"a/b": {"~x": 1}})] == ["/result/structuredContent/a~1b/~0x"]
+    assert _structured(schema, {"a/b": {"~x": "1"}}) == []
+
+
+def test_an_output_schema_that_cannot_be_applied_is_one_finding_not_an_exception():
+    assert _structured({"type": 5}, {}) == [
+        ("MCP-06", "warning", "/result/structuredContent", "the outputSchema is not valid JSON Schema: 5 is not "
+                                                           "valid under any of the given schemas")]
+    assert [m.split(" (")[0] for *_, m in _structured({"$ref": "#/$defs/missing"}, {})] == [
+        "the outputSchema cannot be applied"]
 
 
 def test_sse_responses_are_read_for_session_rules():

@@ -12,12 +12,16 @@ from .wire_payloads import named_sse, responses_events, responses_request, respo
 RESP = "openai-responses"
 
 
-def req(name, trip, rule, pointer, severity, near):
-    return Case(name, RESP, responses_request, trip, rule, pointer, severity, near)
+def req(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, RESP, responses_request, trip, rule, pointer, severity, near, **kw)
 
 
-def stream(name, trip, rule, pointer, severity, near):
-    return Case(name, RESP, responses_events, trip, rule, pointer, severity, near, "stream")
+def resp(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, RESP, responses_response, trip, rule, pointer, severity, near, "response", **kw)
+
+
+def stream(name, trip, rule, pointer, severity, near, **kw):
+    return Case(name, RESP, responses_events, trip, rule, pointer, severity, near, "stream", **kw)
 
 
 def _insert(index, item):
@@ -40,40 +44,59 @@ CASES = [
     req("unknown tool type", setting(["tools", 1], {"type": "browser"}), "OR-01", "/tools/1/type", "error",
         setting(["tools", 1], {"type": "web_search_preview"})),
     req("nested Chat tool shape", setting(["tools", 0], {"type": "function", "function": {"name": "get_weather"}}),
-        "OR-02", "/tools/0/function", "error", same),
+        "OR-02", "/tools/0/function", "error", setting(["tools", 0], {"type": "function", "name": "get_weather"}),
+        also=(("XL-11", "/tool_choice/name", "error"),)),
     req("dotted tool name", doing(setting(["tools", 0, "name"], "get.weather"), deleting(["tool_choice"])), "OR-03",
         "/tools/0/name", "error", doing(setting(["tools", 0, "name"], "get-weather"), deleting(["tool_choice"]))),
     req("built-in degraded into an empty-name function", doing(
         setting(["tools", 1], {"type": "function", "name": "", "description": "", "parameters": None}),
-        deleting(["tool_choice"])), "XL-09", "/tools/1/name", "error", same),
+        deleting(["tool_choice"])), "XL-09", "/tools/1/name", "error", doing(
+        setting(["tools", 1], {"type": "function", "name": "web_search", "description": "", "parameters": None}),
+        deleting(["tool_choice"]))),
     req("nested Chat tool_choice", setting(["tool_choice"], {"type": "function", "function": {"name": "get_weather"}}),
         "OR-04", "/tool_choice/function", "error", same),
     req("unknown tool_choice type", setting(["tool_choice"], {"type": "browser"}), "OR-04", "/tool_choice/type",
         "error", setting(["tool_choice"], {"type": "web_search_preview"})),
     req("role tool in input", setting(["input", 2], {"role": "tool", "tool_call_id": "call_1", "content": "4°C"}),
-        "OR-05", "/input/2/role", "error", same),
+        "OR-05", "/input/2/role", "error", _insert(0, {"role": "developer", "content": "Be terse."}),
+        also=(("OR-08", "/input/1/call_id", "error"),)),
     req("arguments as an object", setting(["input", 1, "arguments"], {"city": "Oslo"}), "OR-06", "/input/1/arguments",
         "error", same),
     req("msg_ id on a function_call", setting(["input", 1, "id"], "msg_1"), "OR-06", "/input/1/id", "error",
         deleting(["input", 1, "id"])),
     req("function_call without call_id", deleting(["input", 1, "call_id"]), "OR-06", "/input/1/call_id", "error",
-        same),
+        same,
+        also=(("OR-08", "/input/2/call_id", "error"),)),
     req("output missing", deleting(["input", 2, "output"]), "OR-07", "/input/2/output", "error",
         setting(["input", 2, "output"], [{"type": "input_image", "image_url": "data:,"}])),
     req("output part not an input part", setting(["input", 2, "output"], [{"type": "image_url"}]), "OR-07",
         "/input/2/output/0", "error", setting(["input", 2, "output"], [{"type": "input_text", "text": "4°C"}])),
     req("call_id over 64", doing(setting(["input", 1, "call_id"], "c" * 65), setting(["input", 2, "call_id"], "c" * 65)),
         "OR-07", "/input/2/call_id", "error",
-        doing(setting(["input", 1, "call_id"], "c" * 64), setting(["input", 2, "call_id"], "c" * 64))),
+        doing(setting(["input", 1, "call_id"], "c" * 64), setting(["input", 2, "call_id"], "c" * 64)),
+        also=(("OR-08", "/input/1/call_id", "error"),)),
     req("call without output", deleting(["input", 2]), "OR-08", "/input/1/call_id", "error", same),
     req("orphan output", _append({"type": "function_call_output", "call_id": "call_x", "output": "?"}), "OR-08",
         "/input/5/call_id", "error",
         doing(_append({"type": "function_call_output", "call_id": "call_x", "output": "?"}),
               setting(["previous_response_id"], "resp_0"))),
+    # History kept server-side (conversation) or a client-executed tool_search_call can own the call.
+    req("orphan output beside a conversation", _append({"type": "function_call_output", "call_id": "call_x",
+                                                        "output": "?"}),
+        "OR-08", "/input/5/call_id", "error",
+        doing(_append({"type": "function_call_output", "call_id": "call_x", "output": "?"}),
+              setting(["conversation"], "conv_1"))),
+    req("orphan output after a tool search", _append({"type": "function_call_output", "call_id": "call_x",
+                                                      "output": "?"}),
+        "OR-08", "/input/5/call_id", "error",
+        doing(_append({"type": "tool_search_call", "call_id": "call_x", "execution": "client", "arguments": {}}),
+              _append({"type": "function_call_output", "call_id": "call_x", "output": "?"}))),
     req("text item between call and output", _insert(2, {"role": "assistant", "content": "Let me check."}), "OR-08",
         "/input/3/call_id", "error", same),
     req("previous_response_id", setting(["previous_response_id"], "resp_0"), "OR-11", "/previous_response_id", "info",
-        same),
+        setting(["previous_response_id"], None)),
+    req("conversation", setting(["conversation"], {"id": "conv_1"}), "OR-11", "/conversation", "info",
+        setting(["conversation"], None)),
     req("upper-case schema type", setting(["tools", 0, "parameters", "properties", "city", "type"], "STRING"), "XL-01",
         "/tools/0/parameters/properties/city/type", "error", same),
     req("duplicate tool names", setting(["tools", 1], {"type": "function", "name": "get_weather", "strict": False,
@@ -84,20 +107,27 @@ CASES = [
                                 _append({"type": "function_call_output", "call_id": "call_1", "output": "x"})),
         "XL-04", "/input/5/call_id", "error", same),
     req("double-encoded arguments", setting(["input", 1, "arguments"], '"{\\"city\\":\\"Oslo\\"}"'), "XL-08",
-        "/input/1/arguments", "warning", same),
+        "/input/1/arguments", "warning", setting(["input", 1, "arguments"], '{ "city": "Oslo" }')),
     req("tools null", doing(setting(["tools"], None), deleting(["tool_choice"])), "XL-10", "/tools", "info",
         deleting(["tool_choice"])),
     req("tool_choice names no tool", setting(["tool_choice", "name"], "nope"), "XL-11", "/tool_choice/name", "error",
-        same),
+        doing(setting(["tools", 0, "name"], "nope"), setting(["tool_choice", "name"], "nope"),
+              setting(["input", 1, "name"], "nope"))),
+    resp("response function_call without a name", deleting(["output", 0, "name"]), "OR-12", "/output/0/name", "error",
+         setting(["output", 0, "name"], "search_docs")),
     req("strict schema not strict-compliant", setting(["tools", 0, "strict"], True), "XL-13",
         "/tools/0/parameters/additionalProperties", "error",
         doing(setting(["tools", 0, "strict"], True), setting(["tools", 0, "parameters", "additionalProperties"], False))),
-    stream("deltas keyed by call_id", setting([2, "item_id"], "call_2"), "OR-10", "/2/item_id", "error", same),
-    stream("delta for an item never added", setting([3, "item_id"], "fc_9"), "OR-10", "/3/item_id", "error", same),
+    stream("deltas keyed by call_id", setting([2, "item_id"], "call_2"), "OR-10", "/2/item_id", "error",
+           deleting([2, "output_index"])),
+    stream("delta for an item never added", setting([3, "item_id"], "fc_9"), "OR-10", "/3/item_id", "error", same,
+        also=(("OR-10", "/4/arguments", "error"),)),
     stream("done arguments differ from deltas", setting([4, "arguments"], '{"city":"Roma"}'), "OR-10",
-           "/4/arguments", "error", same),
+           "/4/arguments", "error", same,
+        also=(("OR-10", "/5/item/arguments", "error"), ("OR-10", "/6/response/output/0/arguments", "error"),)),
     stream("final item differs from deltas", setting([5, "item", "arguments"], '{"city":"Roma"}'), "OR-10",
-           "/5/item/arguments", "error", same),
+           "/5/item/arguments", "error", same,
+        also=(("OR-10", "/6/response/output/0/arguments", "error"),)),
     stream("sequence_number goes back", setting([3, "sequence_number"], 1), "OR-10", "/3/sequence_number", "warning",
            same),
     stream("streamed arguments not an object", doing(setting([2, "delta"], "[1,"), setting([3, "delta"], "2]"),

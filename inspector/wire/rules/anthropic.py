@@ -34,8 +34,10 @@ def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: 
 
 
 def check_tool_use(report: Report, profile: Profile, block: dict[str, Any], pointer: str,
-                   ids: dict[str, str]) -> str | None:
-    """AN-05 for one tool_use block. Returns its id when usable."""
+                   ids: dict[str, str], earlier: dict[str, str] | None = None) -> str | None:
+    """AN-05 for one tool_use block. Returns its id when usable. `ids`: the ids of this message, which
+    must be unique; `earlier`: those of earlier turns, where a repeat was accepted (contracts.md AN-05)
+    but still pairs results ambiguously."""
     block_id = block.get("id")
     check_name(report, profile, block.get("name"), ptr(pointer, "name"), "tool_use")
     if "input" not in block or not isinstance(block["input"], dict):
@@ -52,8 +54,12 @@ def check_tool_use(report: Report, profile: Profile, block: dict[str, Any], poin
     if block_id in ids:
         report.add("AN-05", ptr(pointer, "id"), f"tool_use id {short(block_id)} is already used at {ids[block_id]} "
                                                 "(\"tool_use ids must be unique\")")
-    else:
-        ids[block_id] = ptr(pointer, "id")
+        return block_id
+    ids[block_id] = ptr(pointer, "id")
+    if earlier is not None and block_id in earlier:
+        report.add("AN-05", ptr(pointer, "id"), f"tool_use id {short(block_id)} was already used by an earlier turn "
+                                                f"at {earlier[block_id]}: accepted, but its results pair ambiguously",
+                   Severity.WARNING)
     return block_id
 
 
@@ -105,9 +111,10 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     for index, tool in enumerate(tools):
         _check_tool(report, profile, tool, f"/tools/{index}", names)
     _check_tool_choice(report, payload, names, bool(tools))
-    _check_messages(report, profile, payload.get("messages"))
-    if as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
-        _check_thinking_kept(report, payload.get("messages"))
+    turns = _turns(report, payload.get("messages"))
+    _check_messages(report, profile, turns)
+    if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
+        _check_thinking_kept(report, turns)
 
 
 def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str, str], has_tools: bool) -> None:
@@ -131,17 +138,28 @@ def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str,
     if kind != "none" and not has_tools:
         report.add("AN-10", "/tool_choice", "tool_choice is set but the request has no tools")
     thinking = as_dict(payload.get("thinking"))
-    if kind in ("any", "tool") and thinking.get("type") in ("enabled", "adaptive"):
+    # Only fixed-budget thinking conflicts: "adaptive" with a forced tool was accepted (contracts.md AN-11).
+    if kind in ("any", "tool") and thinking.get("type") == "enabled":
         report.add("AN-11", "/tool_choice/type", f"tool_choice {kind!r} forces tool use while thinking is enabled")
 
 
-def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
+class _Turn:
+    """Consecutive messages of one role, which the API merges into one turn before pairing tool_use
+    with tool_result: `blocks` are (pointer, block) over all of them, `base` is the first message."""
+
+    __slots__ = ("role", "base", "blocks")
+
+    def __init__(self, role: Any, base: str) -> None:
+        self.role = role
+        self.base = base
+        self.blocks: list[tuple[str, dict[str, Any]]] = []
+
+
+def _turns(report: Report, messages: Any) -> list[_Turn]:
+    """The messages as the API pairs them (AN-12 is judged per message, before merging)."""
     if not isinstance(messages, list):
-        return
-    ids: dict[str, str] = {}
-    pending: dict[str, str] = {}  # tool_use ids of the previous assistant message -> pointer
-    answered: set[str] = set()
-    server_all: set[str] = set()
+        return []
+    turns: list[_Turn] = []
     last = len(messages) - 1
     for index, message in enumerate(messages):
         base = f"/messages/{index}"
@@ -151,17 +169,30 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         content = message.get("content")
         if (content == "" or content == []) and not (role == "assistant" and index == last):
             report.add("AN-12", ptr(base, "content"), "message content is empty")
-        blocks = content if isinstance(content, list) else []
-        if role == "assistant":
-            _unanswered(report, pending, base)
+        if not turns or turns[-1].role != role:
+            turns.append(_Turn(role, base))
+        if isinstance(content, str) and content:
+            turns[-1].blocks.append((ptr(base, "content"), {"type": "text", "text": content}))
+        for position, block in enumerate(as_list(content)):
+            if isinstance(block, dict):
+                turns[-1].blocks.append((f"{base}/content/{position}", block))
+    return turns
+
+
+def _check_messages(report: Report, profile: Profile, turns: list[_Turn]) -> None:
+    ids: dict[str, str] = {}  # tool_use ids of earlier turns
+    pending: dict[str, str] = {}  # tool_use ids of the previous assistant turn -> pointer
+    answered: set[str] = set()
+    server_all: set[str] = set()
+    for turn in turns:
+        if turn.role == "assistant":
+            _unanswered(report, pending, turn.base)
             server_ids: set[str] = set()
-            for position, block in enumerate(blocks):
-                if not isinstance(block, dict):
-                    continue
+            turn_ids: dict[str, str] = {}
+            for where, block in turn.blocks:
                 kind = block.get("type")
-                where = f"{base}/content/{position}"
                 if kind == "tool_use":
-                    block_id = check_tool_use(report, profile, block, where, ids)
+                    block_id = check_tool_use(report, profile, block, where, turn_ids, ids)
                     if block_id is not None:
                         pending[block_id] = ptr(where, "id")
                 elif isinstance(kind, str) and kind.endswith("_tool_use"):  # server_tool_use, mcp_tool_use
@@ -173,26 +204,23 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
                                    f"{short(block.get('tool_use_id'))}, no server_tool_use before it in this message")
                 elif kind == "tool_result":
                     report.add("AN-08", where, "tool_result block in an assistant message")
+            ids.update({k: v for k, v in turn_ids.items() if k not in ids})
             server_all |= server_ids
-        elif role == "user":
-            _check_user_blocks(report, blocks, base, pending, answered, server_all)
+            answered = set()
+        elif turn.role == "user":
+            _check_user_blocks(report, turn, pending, answered, server_all)
     _unanswered(report, pending, "")
 
 
-def _check_thinking_kept(report: Report, messages: Any) -> None:
+def _check_thinking_kept(report: Report, turns: list[_Turn]) -> None:
     """XL-14: with thinking on, the last assistant turn, when it called tools, must keep its thinking block."""
-    if not isinstance(messages, list):
-        return
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if not isinstance(message, dict) or message.get("role") != "assistant":
+    for turn in reversed(turns):
+        if turn.role != "assistant":
             continue
-        blocks = [b for b in as_list(message.get("content")) if isinstance(b, dict)]
-        if any(b.get("type") == "tool_use" for b in blocks) and blocks[0].get("type") not in ("thinking",
-                                                                                                "redacted_thinking"):
-            report.add("XL-14", f"/messages/{index}/content/0", "with thinking enabled, the assistant message that "
-                                                                "called tools must start with its thinking block "
-                                                                "(it was dropped)")
+        if any(b.get("type") == "tool_use" for _, b in turn.blocks) and turn.blocks[0][1].get("type") not in (
+                "thinking", "redacted_thinking"):
+            report.add("XL-14", turn.blocks[0][0], "with thinking enabled, the assistant message that called tools "
+                                                   "must start with its thinking block (it was dropped)")
         return
 
 
@@ -203,14 +231,11 @@ def _unanswered(report: Report, pending: dict[str, str], next_pointer: str) -> N
     pending.clear()
 
 
-def _check_user_blocks(report: Report, blocks: list[Any], base: str, pending: dict[str, str],
-                       answered: set[str], server_all: set[str]) -> None:
+def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], answered: set[str],
+                       server_all: set[str]) -> None:
     leading = True
     first_other: str | None = None
-    for position, block in enumerate(blocks):
-        if not isinstance(block, dict):
-            continue
-        where = f"{base}/content/{position}"
+    for where, block in turn.blocks:
         if block.get("type") != "tool_result":
             if leading and first_other is None:
                 first_other = where
@@ -219,7 +244,7 @@ def _check_user_blocks(report: Report, blocks: list[Any], base: str, pending: di
         if not leading and first_other is not None:
             report.add("AN-09", first_other, "text or other blocks come before the tool_result blocks "
                                              "(\"Did not find … tool_result block(s) at the beginning\")")
-            first_other = None  # report once per message
+            first_other = None  # report once per turn
         _check_result_content(report, block, where)
         tool_use_id = block.get("tool_use_id")
         if not isinstance(tool_use_id, str):
@@ -235,7 +260,7 @@ def _check_user_blocks(report: Report, blocks: list[Any], base: str, pending: di
         else:
             report.add("AN-08", ptr(where, "tool_use_id"), f"tool_result answers {short(tool_use_id)}, which the "
                                                            "previous message did not call")
-    _unanswered(report, pending, base)
+    _unanswered(report, pending, turn.base)
 
 
 def _check_result_content(report: Report, block: dict[str, Any], where: str) -> None:

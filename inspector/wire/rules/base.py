@@ -70,13 +70,13 @@ def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base:
 
 
 def check_tool_name(report: Report, profile: Profile, name: Any, pointer: str, what: str, rule: str, *,
-                    verb: str = "does not match", unnamed_tool_rule: str | None = None) -> bool:
+                    verb: str = "does not match", unnamed: tuple[str, str] | None = None) -> bool:
     """A dialect's tool-name rule (OC-02, OR-03, AN-02, GM-02) in declarations and history alike;
-    False when it fired. `unnamed_tool_rule`: the rule for a nameless declaration, where one is
-    the trace of a built-in tool degraded into a function (seed 001)."""
+    False when it fired. `unnamed`: (rule, message) for a missing name where that is a defect of its
+    own: a declaration degraded from a built-in tool (XL-09, seed 001), a call in a response (OC-26)."""
     if not isinstance(name, str) or not name:
-        if what == "tool" and unnamed_tool_rule is not None:
-            report.add(unnamed_tool_rule, pointer, "function tool has no name: a built-in tool degraded into a function?")
+        if unnamed is not None:
+            report.add(unnamed[0], pointer, unnamed[1])
         else:
             report.add(rule, pointer, f"{what} has no name")
         return False

@@ -27,8 +27,9 @@ _RULES = [
     Rule("OC-02", E, "OpenAI checks names against ^[a-zA-Z0-9_-]+$ (max 64), in tools and in history "
          "(\"string does not match pattern\").",
          "Give the tool a reversible alias (sanitised name + short hash) and map it back on tool_calls."),
-    Rule("OC-03", E, "OpenAI rejects descriptions over 1024 characters (\"string too long\").",
-         "Shorten the description to 1024 characters."),
+    Rule("OC-03", I, "Azure OpenAI rejects descriptions over 1024 characters (\"string too long\"); "
+         "api.openai.com accepted 15,664 characters in 2025-12 recordings, so elsewhere it is a portability note.",
+         "Shorten the description to 1024 characters when the request may go to Azure."),
     Rule("OC-04", E, "OpenAI rejects more than 128 tools (\"array too long … maximum length 128\").",
          "Send at most 128 tools; select the ones relevant to this turn."),
     Rule("OC-05", E, "parameters must be a JSON Schema object with lower-case types; OpenAI answers 400 "
@@ -39,7 +40,7 @@ _RULES = [
          "(\"additionalProperties is required to be supplied and to be false\").",
          "Make every object additionalProperties:false with all properties required (optional → union with "
          "null), or send strict:false."),
-    Rule("OC-07", W, "A parallel tool call may not match the supplied schemas even with strict:true.",
+    Rule("OC-07", I, "A parallel tool call may not match the supplied schemas even with strict:true.",
          "Set parallel_tool_calls:false when strict guarantees matter."),
     Rule("OC-08", E, "tool_choice must be none|auto|required or a nested {\"type\":\"function\",\"function\":"
          "{\"name\"}} (or allowed_tools/custom); other shapes are rejected.",
@@ -90,6 +91,22 @@ _RULES = [
     Rule("OC-23", I, "With stream_options.include_usage the last chunk has choices: [] and carries usage; "
          "clients that read choices[0] on every chunk crash.",
          "Guard choices[0] access when consuming the stream."),
+    # Response side, found on held-out translator cases (issue 8): the clients' SDKs read these
+    # fields without a guard ([S-OAI] CreateChatCompletionResponse, ChatCompletionResponseMessage,
+    # ChatCompletionRequestFunctionMessage).
+    Rule("OC-24", E, "A chat.completion has at least one choice; clients read choices[0] (IndexError) and an "
+         "agent loop gets no message.",
+         "Return one choice with the assistant message (an empty string content when there is no text)."),
+    Rule("OC-25", E, "An assistant message carries content, tool_calls, function_call, refusal or audio; "
+         "content is \"required unless tool_calls or function_call is specified\", so an empty turn gives the "
+         "agent nothing and is rejected when replayed.",
+         "Send content (\"\" when there is no text) or the tool calls the model made."),
+    Rule("OC-26", E, "A tool call in a response needs function.name: the client cannot dispatch it, and "
+         "replaying it is rejected (OC-14).",
+         "Carry the name of every call through (a translator restores the client's declared name)."),
+    Rule("OC-27", E, "A legacy role:\"function\" message's content is a string or null; parts or objects are "
+         "not accepted.",
+         "Serialise the result to a string (JSON text for structured results)."),
     # OpenAI Responses
     Rule("OR-01", E, "Each Responses tool type has required fields; unknown types are rejected.",
          "Fill the required fields of the tool type, or drop the tool with a warning."),
@@ -120,9 +137,12 @@ _RULES = [
          "inconsistent events corrupt the arguments a client rebuilds.",
          "Emit output_item.added, then deltas and done with the item's id, and a done text equal to the "
          "concatenated deltas."),
-    Rule("OR-11", I, "previous_response_id keeps the history server-side: calls and outputs in it cannot be "
-         "paired from this request alone.",
+    Rule("OR-11", I, "previous_response_id (or conversation) keeps the history server-side: calls and outputs "
+         "in it cannot be paired from this request alone.",
          "A proxy that bridges to Chat must rebuild the history, and with it the pairing."),
+    Rule("OR-12", E, "A function_call output item needs a name: a client cannot dispatch a nameless call, so a "
+         "response holding one is not a usable completed response.",
+         "Carry the name of every call through, or end the response as failed/incomplete."),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}})."),

@@ -4,6 +4,7 @@ camelCase and snake_case field names alike, so both are read. Streams are in `st
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..profiles import Profile
@@ -14,6 +15,13 @@ from .schema import check_genai_schema, check_json_schema
 _VERTEX_ONLY = ("enterpriseWebSearch",)
 _GEMINI_API_ONLY = ("fileSearch", "mcpServers")
 _MODES = ("AUTO", "ANY", "NONE", "VALIDATED", "MODE_UNSPECIFIED")
+# Model-dependent verdicts (contracts.md GM-11, GM-13): an error only for models known to reject.
+_REJECTS_CONFIG_WITHOUT_DECLARATIONS = re.compile(r"(models/)?gemini-[12]\.")  # Gemini 3 accepts it
+_REJECTS_TEXT_BESIDE_RESPONSE = re.compile(r"(models/)?(gemini-3\.1-flash-lite|gemma-4)")  # 2.5 accepts it
+
+
+def _known_to_reject(pattern: re.Pattern[str], profile: Profile) -> Severity:
+    return Severity.ERROR if pattern.match(profile.model) else Severity.WARNING
 
 
 def _snake(camel: str) -> str:
@@ -103,7 +111,10 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
     if mode is not None and upper not in _MODES:
         report.add("GM-13", ptr(base, "mode"), f"mode {short(mode)} is not AUTO|ANY|NONE|VALIDATED")
     if not names and upper != "NONE":
-        report.add("GM-13", base, "functionCallingConfig is set without function_declarations")
+        severity = _known_to_reject(_REJECTS_CONFIG_WITHOUT_DECLARATIONS, profile)
+        report.add("GM-13", base, "functionCallingConfig is set without function_declarations"
+                   + (f" ({profile.model} rejects it)" if severity is Severity.ERROR else
+                      " (Gemini 2.x rejects it, Gemini 3 accepts it beside built-in tools)"), severity)
     allowed_key, allowed = field(fcc, "allowedFunctionNames")
     if allowed is not None:
         if upper not in ("ANY", "VALIDATED"):
@@ -141,28 +152,39 @@ def check_call_part(report: Report, part: dict[str, Any], key: str, where: str) 
                                                        "not inside it")
 
 
+def _turns(contents: list[Any]) -> list[tuple[int, Any, list[tuple[str, dict[str, Any]]]]]:
+    """Consecutive contents of one role as the API merges them before checking the turn structure:
+    (index of the first content, role, [(pointer, part)])."""
+    turns: list[tuple[int, Any, list[tuple[str, dict[str, Any]]]]] = []
+    for index, content in enumerate(contents):
+        if not isinstance(content, dict):
+            continue
+        role = content.get("role", "user")
+        if not turns or turns[-1][1] != role:
+            turns.append((index, role, []))
+        turns[-1][2].extend((f"/contents/{index}/parts/{position}", part)
+                            for position, part in enumerate(_parts(content)) if isinstance(part, dict))
+    return turns
+
+
 def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
     if not isinstance(contents, list):
         return
+    for index, content in enumerate(contents):
+        role = as_dict(content).get("role", "user")
+        if isinstance(content, dict) and role not in ("user", "model"):
+            report.add("GM-07", f"/contents/{index}/role", f"role {short(role)} is not user|model")
     previous = ""  # kind of the previous turn: user | response | call | model
     pending: tuple[int, list[tuple[str, Any, str]]] | None = None  # (turn index, [(name, id, pointer)])
     call_ids: dict[str, str] = {}
     signed_turns, unsigned_turns = 0, []
-    for index, content in enumerate(contents):
+    for index, role, parts in _turns(contents):
         base = f"/contents/{index}"
-        if not isinstance(content, dict):
-            continue
-        role = content.get("role", "user")
-        if role not in ("user", "model"):
-            report.add("GM-07", ptr(base, "role"), f"role {short(role)} is not user|model")
         calls: list[tuple[str, Any, str]] = []
         responses: list[tuple[Any, Any, str]] = []
         texts: list[str] = []
         signed = False
-        for position, part in enumerate(_parts(content)):
-            if not isinstance(part, dict):
-                continue
-            where = f"{base}/parts/{position}"
+        for where, part in parts:
             call_key, call = field(part, "functionCall")
             response_key, response = field(part, "functionResponse")
             if call_key in part:
@@ -170,6 +192,8 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
                     report.add("GM-07", ptr(where, call_key), f"functionCall part in a {short(role)} turn; calls "
                                                               "belong in model turns")
                 check_call_part(report, part, call_key, where)
+                if role == "user":
+                    continue  # GM-07 said where it belongs; a user turn is no call turn
                 call = as_dict(call)
                 call_id = call.get("id")
                 if isinstance(call_id, str):
@@ -212,9 +236,12 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
             else:
                 _match(report, pending[1], responses, base)
                 pending = None
-            for where in texts:
+            severity = _known_to_reject(_REJECTS_TEXT_BESIDE_RESPONSE, profile)
+            # Per content: text in its own content after the responses is the documented remedy.
+            holders = {where.rsplit("/parts/", 1)[0] for _, _, where in responses}
+            for where in (t for t in texts if t.rsplit("/parts/", 1)[0] in holders):
                 report.add("GM-11", where, "text next to functionResponse parts in one turn; newer models "
-                                           "reject it")
+                                           "(gemini-3.1-flash-lite, gemma-4) reject it", severity)
             previous = "response"
         else:
             previous = "model" if role == "model" else "user"

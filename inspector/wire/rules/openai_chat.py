@@ -16,8 +16,13 @@ _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "functio
 _CHOICE_STRINGS = ("none", "auto", "required")
 
 
-def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
-    check_tool_name(report, profile, name, pointer, what, "OC-02", unnamed_tool_rule="XL-09")
+DEGRADED_TOOL = ("XL-09", "function tool has no name: a built-in tool degraded into a function?")
+
+
+def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str,
+               unnamed: tuple[str, str] | None = None) -> None:
+    check_tool_name(report, profile, name, pointer, what, "OC-02",
+                    unnamed=DEGRADED_TOOL if what == "tool" else unnamed)
 
 
 def check_arguments_text(report: Report, profile: Profile, value: Any, pointer: str, rule: str = "OC-15") -> None:
@@ -34,8 +39,10 @@ def check_arguments_text(report: Report, profile: Profile, value: Any, pointer: 
     report.add(rule, pointer, f"arguments is {decoded.describe()}: {short(value)}", severity)
 
 
-def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: dict[str, str]) -> str | None:
-    """One entry of tool_calls (request history or response). Returns its id when it has one."""
+def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: dict[str, str],
+               unnamed: tuple[str, str] | None = None) -> str | None:
+    """One entry of tool_calls (request history or response; `unnamed` is the response's rule for a
+    call without a name). Returns its id when it has one."""
     if not isinstance(call, dict):
         report.add("OC-14", pointer, f"tool call is {short(call)}, not an object")
         return None
@@ -60,7 +67,8 @@ def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: d
             report.add("OC-14", ptr(pointer, "custom"), "custom tool call needs custom.name and custom.input "
                                                         "(a string)")
         else:
-            check_name(report, profile, custom.get("name"), ptr(pointer, "custom", "name"), "custom tool call")
+            check_name(report, profile, custom.get("name"), ptr(pointer, "custom", "name"), "custom tool call",
+                       unnamed)
         return call_id
     if kind != "function":
         report.add("OC-14", ptr(pointer, "type"), f"tool call type is {short(kind)}, not 'function'")
@@ -68,7 +76,7 @@ def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: d
     if not isinstance(function, dict):
         report.add("OC-14", ptr(pointer, "function"), "tool call has no function object")
         return call_id
-    check_name(report, profile, function.get("name"), ptr(pointer, "function", "name"), "called function")
+    check_name(report, profile, function.get("name"), ptr(pointer, "function", "name"), "called function", unnamed)
     if "arguments" not in function:
         report.add("OC-14", ptr(pointer, "function", "arguments"), "tool call has no arguments")
     else:
@@ -118,9 +126,11 @@ def _check_function(report: Report, profile: Profile, function: dict[str, Any], 
     _remember(report, names, name, ptr(pointer, "name"))
     label = f"function {name!r}" if isinstance(name, str) else "function"
     description = function.get("description")
-    if isinstance(description, str) and len(description) > 1024:
-        report.add("OC-03", ptr(pointer, "description"), f"{label}: description is {len(description)} "
-                                                          "characters (max 1024)")
+    if isinstance(description, str) and len(description) > profile.description_max:
+        limit = (f"max {profile.description_max} on {profile.name}" if profile.description_severity is Severity.ERROR
+                 else f"{profile.name} accepts it; Azure stops at {profile.description_max}")
+        report.add("OC-03", ptr(pointer, "description"), f"{label}: description is {len(description)} characters "
+                                                          f"({limit})", profile.description_severity)
     if "parameters" not in function or function["parameters"] is None:
         return
     parameters = function["parameters"]
@@ -369,6 +379,9 @@ def _check_function_message(report: Report, message: dict[str, Any], base: str,
     name = message.get("name")
     if "content" not in message:
         report.add("OC-20", ptr(base, "content"), "function message has no content (required, may be null)")
+    elif message["content"] is not None and not isinstance(message["content"], str):
+        report.add("OC-27", ptr(base, "content"), f"function message content is {short(message['content'])}, not a "
+                                                  "string")
     if not isinstance(name, str) or not name:
         report.add("OC-20", ptr(base, "name"), "function message has no name: it cannot be paired with its call")
         return
@@ -380,11 +393,19 @@ def _check_function_message(report: Report, message: dict[str, Any], base: str,
                                             "of that name: an orphan once translated")
 
 
+_UNNAMED_CALL = ("OC-26", "the response's tool call has no function name")
+
+
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices:
+        report.add("OC-24", "/choices", f"the response has {'no choices' if not choices else short(choices)}: "
+                                        "there is no message to read")
+        return
     ids: dict[str, str] = {}
-    for index, choice in enumerate(as_list(payload.get("choices"))):
+    for index, choice in enumerate(choices):
         if not isinstance(choice, dict):
             continue
         base = f"/choices/{index}"
@@ -395,14 +416,22 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
             if not calls:
                 report.add("OC-13", ptr(base, "message", "tool_calls"), "tool_calls is an empty array")
             for position, call in enumerate(calls):
-                check_call(report, profile, call, f"{base}/message/tool_calls/{position}", ids)
+                check_call(report, profile, call, f"{base}/message/tool_calls/{position}", ids, _UNNAMED_CALL)
             count = len(calls)
         elif calls is not None and "tool_calls" in message:
             report.add("OC-14", ptr(base, "message", "tool_calls"), f"tool_calls is {short(calls)}, not an array")
         legacy = isinstance(message.get("function_call"), dict)
         if legacy:
-            check_arguments_text(report, profile, message["function_call"].get("arguments"),
+            call = message["function_call"]
+            check_name(report, profile, call.get("name"), ptr(base, "message", "function_call", "name"),
+                       "called function", _UNNAMED_CALL)
+            check_arguments_text(report, profile, call.get("arguments"),
                                  ptr(base, "message", "function_call", "arguments"))
+        # A filtered or truncated answer may be empty (Azure's content filter sends content null).
+        if not count and not legacy and message.get("content") is None and not any(
+                message.get(key) for key in ("refusal", "audio")) and choice.get("finish_reason") not in (
+                "content_filter", "length"):
+            report.add("OC-25", ptr(base, "message"), "the assistant message has neither content nor tool calls")
         check_finish_reason(report, choice.get("finish_reason"), count, legacy, ptr(base, "finish_reason"))
 
 

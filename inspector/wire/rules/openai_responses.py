@@ -7,7 +7,7 @@ from typing import Any
 
 from ..profiles import Profile
 from .base import Report, as_list, check_null_or_empty, check_tool_name, ptr, short
-from .openai_chat import check_arguments_text
+from .openai_chat import DEGRADED_TOOL, check_arguments_text
 from .schema import check_json_schema, check_strict
 
 # Built-in tool types and the fields each requires (OR-01).
@@ -36,8 +36,10 @@ _OUTPUT_PARTS = frozenset({"input_text", "input_image", "input_file"})
 MAX_OUTPUT_CHARS = 10_485_760
 
 
-def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
-    check_tool_name(report, profile, name, pointer, what, "OR-03", unnamed_tool_rule="XL-09")
+def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str,
+               unnamed: tuple[str, str] | None = None) -> None:
+    check_tool_name(report, profile, name, pointer, what, "OR-03",
+                    unnamed=DEGRADED_TOOL if what == "tool" else unnamed)
 
 
 def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names: dict[str, str]) -> None:
@@ -97,11 +99,13 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         for index, tool in enumerate(tools):
             _check_tool(report, profile, tool, f"/tools/{index}", names)
     _check_tool_choice(report, payload, names)
-    if "previous_response_id" in payload and payload["previous_response_id"] is not None:
-        report.add("OR-11", "/previous_response_id", "history is server-side: call/output pairing is checked "
-                                                     "only within this request")
-    _check_input(report, profile, payload.get("input"), server_history="previous_response_id" in payload
-                 and payload["previous_response_id"] is not None)
+    # Either keeps the history server-side: an output may answer a call this request does not hold.
+    server_history = next((key for key in ("previous_response_id", "conversation") if payload.get(key) is not None),
+                          None)
+    if server_history is not None:
+        report.add("OR-11", ptr("", server_history), "history is server-side: call/output pairing is checked only "
+                                                     "within this request")
+    _check_input(report, profile, payload.get("input"), server_history=server_history is not None)
 
 
 def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str, str]) -> None:
@@ -145,6 +149,7 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
     ids: dict[str, str] = {}
     pending: dict[str, str] = {}  # call_id -> pointer of the call, not yet answered
     interrupted: dict[str, str] = {}  # calls whose output has not come before another message item
+    searches: set[str] = set()  # call_ids of tool_search_call items
     for index, item in enumerate(items):
         base = f"/input/{index}"
         if not isinstance(item, dict):
@@ -154,8 +159,14 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
             call_id = check_call_item(report, profile, item, base, ids)
             if call_id is not None:
                 pending[call_id] = ptr(base, "call_id")
+        elif kind == "tool_search_call":
+            # A client-executed tool search may be answered by a function_call_output (contracts.md OR-08);
+            # a hosted one is not answered at all.
+            if isinstance(item.get("call_id"), str):
+                searches.add(item["call_id"])
         elif kind == "function_call_output":
-            _check_output_item(report, item, base, pending, interrupted, ids, server_history)
+            _check_output_item(report, item, base, pending, interrupted, ids,
+                               server_history or str(item.get("call_id")) in searches)
         elif kind in (None, "message") and "role" in item:
             role = item.get("role")
             if role == "tool":
@@ -170,8 +181,8 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
 
 
 def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base: str,
-                    ids: dict[str, str]) -> str | None:
-    """OR-06 for one function_call item (input or output). Returns its call_id."""
+                    ids: dict[str, str], unnamed: tuple[str, str] | None = None) -> str | None:
+    """OR-06 for one function_call item (input, or output with `unnamed` = OR-12). Returns its call_id."""
     call_id = item.get("call_id")
     if not isinstance(call_id, str) or not call_id:
         report.add("OR-06", ptr(base, "call_id"), "function_call has no call_id")
@@ -180,7 +191,7 @@ def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base
         report.add("XL-04", ptr(base, "call_id"), f"call_id {short(call_id)} is already used at {ids[call_id]}")
     else:
         ids[call_id] = ptr(base, "call_id")
-    check_name(report, profile, item.get("name"), ptr(base, "name"), "called function")
+    check_name(report, profile, item.get("name"), ptr(base, "name"), "called function", unnamed)
     if "arguments" not in item:
         report.add("OR-06", ptr(base, "arguments"), "function_call has no arguments")
     else:
@@ -229,4 +240,6 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
     ids: dict[str, str] = {}
     for index, item in enumerate(as_list(payload.get("output"))):
         if isinstance(item, dict) and item.get("type") == "function_call":
-            check_call_item(report, profile, item, f"/output/{index}", ids)
+            check_call_item(report, profile, item, f"/output/{index}", ids,
+                            ("OR-12", f"the response ({short(payload.get('status'))}) holds a function_call "
+                                      "without a name"))
