@@ -93,8 +93,8 @@ CREATE TABLE flows (
 );
 CREATE INDEX flows_session ON flows (session_id);
 """
-# Version 2: flow ids are handed out in blocks through `meta`, so that several processes on one
-# store (the TUI, `record`, `replay`) never give two flows the same id.
+# Version 2: flow ids are reserved through `meta`, so that several processes on one store (the
+# TUI, `record`, `replay`) never give two flows the same id.
 _SCHEMA_2 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
@@ -113,8 +113,10 @@ CREATE TABLE flow_chunks (
 """
 _MIGRATIONS = {0: _SCHEMA + _SCHEMA_2 + _SCHEMA_3, 1: _SCHEMA_2 + _SCHEMA_3, 2: _SCHEMA_3}
 READABLE_VERSIONS = (1, 2, 3)  # what a read-only open can list and show without migrating
-ID_BLOCK = 1024  # ids reserved at a time
-ID_LOW_WATER = 512  # the writer reserves the next block when fewer are left
+# Ids each store keeps reserved ahead, topped up by every write transaction. Few, so that two
+# processes recording on one store leave each other gaps of at most this many ids; a burst that
+# outruns them borrows ids (see next_flow_id) rather than wait for the file.
+ID_POOL = 8
 
 _FLOW_COLUMNS = (
     "id, session_id, started_at, method, path, query, request_headers, request_body, mode, translate, "
@@ -409,7 +411,7 @@ class Store:
         with self._read_lock:
             self._read.execute("BEGIN IMMEDIATE")
             try:
-                ids = self._reserve_ids(self._read, ID_BLOCK)
+                ids = self._reserve_ids(self._read, ID_POOL)
                 self._read.execute("COMMIT")
             except sqlite3.Error:
                 self._read.execute("ROLLBACK")
@@ -437,8 +439,8 @@ class Store:
 
     def next_flow_id(self) -> int:
         """A fresh flow id, unique in this store file whichever process asks. It never waits on the
-        file: ids come from a block the writer thread keeps reserved ahead, and when a burst (or a
-        locked, full file) has used the block up, the next ids are borrowed past its end for the
+        file: ids come from a pool the writer thread keeps reserved ahead, and when a burst (or a
+        locked, full file) has used the pool up, the next ids are borrowed past its end for the
         writer to claim, or replace, before it writes their flows."""
         self._refuse_if_read_only()
         with self._id_lock:
@@ -569,7 +571,9 @@ class Store:
         moved: list[tuple[Flow, int]] = []
         claim = progressed = None
         try:
-            conn.execute("BEGIN")
+            # IMMEDIATE: the transaction reads (ids, pending flows) before it writes, and a deferred one
+            # would fail at once, without waiting, when another process wrote in between.
+            conn.execute("BEGIN IMMEDIATE")
             if not self._recovered:
                 self._mark_interrupted(conn)
             claim = self._claim_ids(conn)
@@ -641,10 +645,10 @@ class Store:
 
     def _claim_ids(self, conn: sqlite3.Connection) -> tuple[dict[int, int], range] | None:
         """Inside the write transaction: make the borrowed ids ours, or choose new ids for their
-        flows when another process took them meanwhile, and reserve a block when ours runs low.
+        flows when another process took them meanwhile, and top the pool of reserved ids up.
         The ids become usable in `_after_commit`."""
         with self._id_lock:
-            if not self._borrowed and not (self._refill and len(self._ids) < ID_LOW_WATER):
+            if not self._borrowed and not (self._refill and len(self._ids) < ID_POOL):
                 return None
         start = self._next_free_id(conn)
         with self._id_lock:
@@ -657,10 +661,10 @@ class Store:
                 first = max(start, self._borrow_next)
                 targets = list(range(first, first + len(borrowed)))
                 first += len(borrowed)
-            block = range(first, first + (ID_BLOCK if self._refill else 0))
-            self._borrow_next = max(self._borrow_next, block.stop)
-        self._reserve_ids(conn, len(block), first)
-        return dict(zip(borrowed, targets)), block
+            reserved = range(first, first + (ID_POOL - len(self._ids) if self._refill else 0))
+            self._borrow_next = max(self._borrow_next, reserved.stop)
+        self._reserve_ids(conn, len(reserved), first)
+        return dict(zip(borrowed, targets)), reserved
 
     def _renumber_flows(self, writes: list[_Write], claim: tuple[dict[int, int], range] | None) -> list[tuple[Flow, int]]:
         """Give the flows whose borrowed id went to another process their new id (until the
@@ -681,10 +685,10 @@ class Store:
     def _after_commit(self, claim: tuple[dict[int, int], range] | None, moved: list[tuple[Flow, int]],
                       written: list[_Write], progressed: list[tuple[_Progress, int]]) -> None:
         if claim is not None:
-            ids, block = claim
+            ids, reserved = claim
             with self._id_lock:
                 del self._borrowed[: len(ids)]
-                self._ids.extend(block)
+                self._ids.extend(reserved)
             self._renumber.update((old, new) for old, new in ids.items() if old != new)
         for _, old in moved:
             self._renumber.pop(old, None)
@@ -792,12 +796,16 @@ class Store:
         )
 
     def _give_back_ids(self, conn: sqlite3.Connection) -> None:
-        """Return the unused tail of our last block, unless another process reserved after it,
-        so that the next launch goes on from the last flow instead of skipping a block."""
+        """Return the unused ids at the end of the reserved range, unless another process reserved
+        after them, so that the next flow, whoever records it, goes on from the last one."""
         with self._id_lock:
             if not self._ids:
                 return
-            first_unused, end = self._ids[0], self._ids[-1] + 1
+            end = first_unused = self._ids[-1] + 1
+            for flow_id in reversed(self._ids):  # the pool may span several top-ups: only the last run
+                if flow_id != first_unused - 1:
+                    break
+                first_unused = flow_id
             self._ids.clear()
         conn.execute("UPDATE meta SET value = ? WHERE key = 'next_flow_id' AND value = ?", (first_unused, end))
 
@@ -868,7 +876,7 @@ class Store:
             return
         if not self.read_only:
             with self._id_lock:
-                self._refill = False  # no new block now: it would only be given back
+                self._refill = False  # no top-up now: it would only be given back
             try:
                 self._call(self._give_back_ids)
             except StoreError:

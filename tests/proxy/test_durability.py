@@ -23,7 +23,7 @@ import pytest
 from inspector.cli import main
 from inspector.flow import Flow, FlowState
 from inspector.mock import Canned
-from inspector.store import ID_BLOCK, Store
+from inspector.store import ID_POOL, Store
 
 CHAT = "/v1/chat/completions"
 BODY = b'{"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}'
@@ -200,7 +200,7 @@ def test_next_flow_id_never_waits_on_a_locked_store(tmp_path):
         locker = sqlite3.connect(path, isolation_level=None)
         locker.execute("BEGIN EXCLUSIVE")
         started = time.monotonic()
-        ids = [store.next_flow_id() for _ in range(ID_BLOCK + 10)]
+        ids = [store.next_flow_id() for _ in range(ID_POOL + 10)]
         took = time.monotonic() - started
         flows = [Flow(id=i, session_id=1, started_at=1.0, method="GET", path="/v1/models", state=FlowState.COMPLETE)
                  for i in ids[-3:]]
@@ -214,32 +214,47 @@ def test_next_flow_id_never_waits_on_a_locked_store(tmp_path):
         assert store.last_error is None
         assert [row.id for row in store.rows()] == ids[-3:]
     assert took < 0.5, took
-    assert ids == list(range(1, ID_BLOCK + 11))
+    assert ids == list(range(1, ID_POOL + 11))
 
 
-def test_ids_borrowed_past_the_block_are_claimed_when_free_and_replaced_when_taken(tmp_path):
+def test_ids_borrowed_past_the_pool_are_claimed_when_free_and_replaced_when_taken(tmp_path):
     path = tmp_path / "s.db"
     with Store(path) as first:
-        used = [first.next_flow_id() for _ in range(ID_BLOCK)]
-        borrowed = first.next_flow_id()  # past the block, before the writer could reserve more
-        assert (used, borrowed) == (list(range(1, ID_BLOCK + 1)), ID_BLOCK + 1)
-        with Store(path) as second:  # reserves the next block: the borrowed id is its now
+        first.flush()  # its writer has settled: nothing tops its pool up until it writes
+        used = [first.next_flow_id() for _ in range(ID_POOL)]
+        borrowed = first.next_flow_id()  # past the pool, before the writer could reserve more
+        assert (used, borrowed) == (list(range(1, ID_POOL + 1)), ID_POOL + 1)
+        with Store(path) as second:  # reserves the next ids: the borrowed one is its now
             taken = second.next_flow_id()
-            assert taken == ID_BLOCK + 1
+            assert taken == ID_POOL + 1
+            second.flush()  # its pool topped up again: it holds up to 2 * ID_POOL + 1 now
             flow = Flow(id=borrowed, session_id=0, started_at=1.0, method="GET", path="/a", state=FlowState.COMPLETE)
             first.save(flow)
             second.save(Flow(id=taken, session_id=0, started_at=1.0, method="GET", path="/b",
                              state=FlowState.COMPLETE))
-        assert flow.id == 2 * ID_BLOCK + 1
+        assert flow.id == 2 * ID_POOL + 2
         assert flow.notes == [f"renumbered from #{borrowed}: another process took that id while this one could "
                               "not reach the store"]
-        assert [(row.id, row.path) for row in first.rows()] == [(ID_BLOCK + 1, "/b"), (2 * ID_BLOCK + 1, "/a")]
+        assert [(row.id, row.path) for row in first.rows()] == [(ID_POOL + 1, "/b"), (2 * ID_POOL + 2, "/a")]
     with Store(path) as alone:
-        ids = [alone.next_flow_id() for _ in range(ID_BLOCK + 2)]
+        ids = [alone.next_flow_id() for _ in range(ID_POOL + 2)]
         alone.save(Flow(id=ids[-1], session_id=0, started_at=1.0, method="GET", path="/c", state=FlowState.COMPLETE))
         # Nobody took the borrowed ids: they stay, and the ids go on from them.
-        assert alone.rows()[-1].id == ids[-1] == ids[0] + ID_BLOCK + 1
+        assert alone.rows()[-1].id == ids[-1] == ids[0] + ID_POOL + 1
         assert alone.next_flow_id() == ids[-1] + 1
+
+
+def test_two_stores_recording_on_one_file_keep_the_ids_dense(tmp_path):
+    path = tmp_path / "s.db"
+    with Store(path) as tui, Store(path) as cli:
+        for _ in range(10):
+            for store, name in ((tui, "/t"), (cli, "/c")):
+                store.save(Flow(id=store.next_flow_id(), session_id=0, started_at=1.0, method="GET", path=name,
+                                state=FlowState.COMPLETE))
+        # Each store's reserved pool is the widest jump the other one sees.
+        assert [(row.id, row.path) for row in tui.rows()] == [
+            *((i, "/t") for i in range(1, ID_POOL + 1)), *((i, "/c") for i in range(ID_POOL + 1, 2 * ID_POOL + 1)),
+            *((2 * ID_POOL + i, name) for i, name in ((1, "/t"), (2, "/c"), (3, "/t"), (4, "/c")))]
 
 
 # -- a locked store ------------------------------------------------------------------------------
