@@ -98,8 +98,9 @@ CREATE INDEX flows_session ON flows (session_id);
 _SCHEMA_2 = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
-# Version 3: the owner of each session (to tell a dead process's pending flows from a live one's), and
-# the chunks of in-flight streams, appended as they are relayed and folded into the flow at its end.
+# Version 3: the owner of each session (to tell a dead process's pending flows from a live one's),
+# the chunks of in-flight streams, appended as they are relayed and folded into the flow at its end,
+# and an index of the pending flows, which every open looks for.
 _SCHEMA_3 = """
 ALTER TABLE sessions ADD COLUMN owner_pid INTEGER;
 ALTER TABLE sessions ADD COLUMN owner_started TEXT;
@@ -110,6 +111,7 @@ CREATE TABLE flow_chunks (
     data BLOB NOT NULL,
     PRIMARY KEY (flow_id, seq)
 ) WITHOUT ROWID;
+CREATE INDEX flows_pending ON flows (session_id) WHERE state = 'pending';
 """
 _MIGRATIONS = {0: _SCHEMA + _SCHEMA_2 + _SCHEMA_3, 1: _SCHEMA_2 + _SCHEMA_3, 2: _SCHEMA_3}
 READABLE_VERSIONS = (1, 2, 3)  # what a read-only open can list and show without migrating
