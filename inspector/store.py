@@ -321,12 +321,7 @@ class Store:
         self._refill = True  # off once close() has given the unused ids back
         try:
             self._migrate(self._read)
-            with self._read_lock:
-                self._borrow_next = self._next_free_id(self._read)
-            try:
-                self._ids.extend(self._reserve_now())
-            except sqlite3.OperationalError as exc:  # locked or full: the writer reserves when it can
-                self._warn(f"cannot reserve flow ids yet: {exc}")
+            self._borrow_next = self._next_free_id(self._read)
         except (sqlite3.Error, StoreError) as exc:
             self._read.close()
             if isinstance(exc, StoreError):
@@ -340,6 +335,13 @@ class Store:
         self._analyser = _Analyser(analyse_apart)
         self._writer = threading.Thread(target=self._write_loop, name="toolwire-store-writer", daemon=True)
         self._writer.start()
+        try:
+            # The first transaction reserves this store's pool of ids (and closes the flows of dead
+            # processes). If the file is locked or full it fails after WRITE_TIMEOUT, reported,
+            # and the store opens anyway: ids are borrowed until the writer gets through.
+            self.flush()
+        except StoreError:
+            pass
 
     # -- connections -------------------------------------------------------------------------
 
@@ -401,27 +403,6 @@ class Store:
         (max_id,) = conn.execute("SELECT COALESCE(MAX(id), 0) FROM flows").fetchone()
         return max(found[0] if found else 1, max_id + 1)
 
-    @classmethod
-    def _reserve_ids(cls, conn: sqlite3.Connection, count: int, start: int | None = None) -> range:
-        """Take `count` fresh flow ids (from `start`, the next free one); call inside a write transaction."""
-        if start is None:
-            start = cls._next_free_id(conn)
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('next_flow_id', ?)", (start + count,))
-        return range(start, start + count)
-
-    def _reserve_now(self) -> range:
-        with self._read_lock:
-            self._read.execute("BEGIN IMMEDIATE")
-            try:
-                ids = self._reserve_ids(self._read, ID_POOL)
-                self._read.execute("COMMIT")
-            except sqlite3.Error:
-                self._read.execute("ROLLBACK")
-                raise
-        with self._id_lock:
-            self._borrow_next = ids.stop
-        return ids
-
     # -- writing -----------------------------------------------------------------------------
 
     def new_session(self, upstream: str, listen: str, mode: str = "passthrough") -> int:
@@ -436,7 +417,10 @@ class Store:
             )
             return int(cursor.lastrowid or 0)
 
-        self.session_id = int(self._call(run))  # type: ignore[arg-type]
+        try:
+            self.session_id = int(self._call(run))  # type: ignore[arg-type]
+        except StoreError as exc:
+            raise StoreError(f"cannot start a session in {self.path}: {exc}") from exc
         return self.session_id
 
     def next_flow_id(self) -> int:
@@ -665,7 +649,7 @@ class Store:
                 first += len(borrowed)
             reserved = range(first, first + (ID_POOL - len(self._ids) if self._refill else 0))
             self._borrow_next = max(self._borrow_next, reserved.stop)
-        self._reserve_ids(conn, len(reserved), first)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('next_flow_id', ?)", (reserved.stop,))
         return dict(zip(borrowed, targets)), reserved
 
     def _renumber_flows(self, writes: list[_Write], claim: tuple[dict[int, int], range] | None) -> list[tuple[Flow, int]]:

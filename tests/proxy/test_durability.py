@@ -217,6 +217,29 @@ def test_next_flow_id_never_waits_on_a_locked_store(tmp_path):
     assert ids == list(range(1, ID_POOL + 11))
 
 
+def test_a_store_opens_on_a_locked_file_and_its_ids_wait_for_the_writer(tmp_path):
+    path = tmp_path / "s.db"
+    with Store(path) as earlier:
+        earlier.save(Flow(id=earlier.next_flow_id(), session_id=0, started_at=1.0, method="GET", path="/a",
+                          state=FlowState.COMPLETE))
+    locker = sqlite3.connect(path, isolation_level=None)
+    locker.execute("BEGIN EXCLUSIVE")
+    started = time.monotonic()
+    with Store(path) as store:
+        opened_after = time.monotonic() - started
+        assert store.last_error == "cannot write (database is locked); flows are kept in memory and retried, " \
+                                   "forwarding goes on"
+        flow = Flow(id=store.next_flow_id(), session_id=0, started_at=1.0, method="GET", path="/b",
+                    state=FlowState.COMPLETE)
+        store.submit(flow)
+        locker.execute("ROLLBACK")
+        locker.close()
+        store.flush()
+        assert [(row.id, row.path) for row in store.rows()] == [(1, "/a"), (2, "/b")]
+        assert store.last_error is None
+    assert opened_after < 5, opened_after
+
+
 def test_ids_borrowed_past_the_pool_are_claimed_when_free_and_replaced_when_taken(tmp_path):
     path = tmp_path / "s.db"
     with Store(path) as first:
