@@ -595,8 +595,8 @@ class Store:
             for flow, old in moved:
                 flow.id = old
                 flow.notes.pop()
-            self._keep(writes)
             self._warn(f"cannot write ({exc}); flows are kept in memory and retried, forwarding goes on")
+            self._keep(writes)
             for job in jobs:
                 job.error = job.error or exc
                 job.done.set()

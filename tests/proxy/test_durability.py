@@ -23,6 +23,7 @@ import pytest
 from inspector.cli import main
 from inspector.flow import Flow, FlowState
 from inspector.mock import Canned
+from inspector import store as store_module
 from inspector.store import ID_POOL, Store
 
 CHAT = "/v1/chat/completions"
@@ -299,6 +300,32 @@ def test_a_locked_store_keeps_forwarding_and_writes_every_flow_once_unlocked(rig
     assert [(e.row.id, e.row.state) for e in events] == [(i, "complete") for i in range(1, 6)]
     assert [(r.id, r.state, r.status) for r in rig.store.rows()] == [(i, "complete", 200) for i in range(1, 6)]
     assert rig.store.last_error is None
+
+
+def test_the_flows_kept_for_a_locked_store_are_bounded_and_the_dropped_ones_named(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(store_module, "BACKLOG_FLOWS", 3)
+    monkeypatch.setattr(store_module, "WRITE_TIMEOUT", 0.1)
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        locker = sqlite3.connect(path, isolation_level=None)
+        locker.execute("BEGIN EXCLUSIVE")
+        try:
+            for _ in range(5):
+                store.submit(Flow(id=store.next_flow_id(), session_id=0, started_at=1.0, method="GET", path="/a",
+                                  state=FlowState.COMPLETE))
+            errors = []
+            wait_until(lambda: errors.append(capsys.readouterr().err) or "BACKLOG FULL" in "".join(errors))
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        store.flush()
+        assert [row.id for row in store.rows()] == [3, 4, 5]
+    assert "".join(errors).splitlines() == [
+        "toolwire-inspect: store: cannot write (database is locked); flows are kept in memory and retried, "
+        "forwarding goes on",
+        "toolwire-inspect: store: BACKLOG FULL, dropped 2 unwritten flow writes (#1..#2): the store has not "
+        "been writable for a while",
+    ]
 
 
 # -- a full disk ---------------------------------------------------------------------------------
