@@ -20,13 +20,13 @@ import sqlite3
 import struct
 import subprocess
 import sys
-from urllib.parse import quote
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import orjson
 import platformdirs

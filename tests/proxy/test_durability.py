@@ -411,7 +411,12 @@ def test_read_only_commands_refuse_a_foreign_sqlite_file_and_leave_it_as_it_was(
         assert main([*argv, "--store", str(path)]) == 2
         assert capsys.readouterr().err == f"toolwire-inspect: {path} is not a toolwire-inspect flow store\n"
     assert digest(path) == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["theirs.db"]
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a database at all, but long enough to have a header " * 4)
+    assert main(["flows", "--store", str(notes)]) == 2
+    assert capsys.readouterr().err == (f"toolwire-inspect: {notes} is not a toolwire-inspect flow store: "
+                                       "file is not a database\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "theirs.db"]
 
 
 def test_read_only_commands_work_on_a_read_only_store_and_change_nothing(recorded_store, capsys):
