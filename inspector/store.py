@@ -595,7 +595,7 @@ class Store:
             for flow, old in moved:
                 flow.id = old
                 flow.notes.pop()
-            self._warn(f"cannot write ({exc}); flows are kept in memory and retried, forwarding goes on")
+            self._warn(f"cannot write ({exc}); flows are kept in memory and retried")
             self._keep(writes)
             for job in jobs:
                 job.error = job.error or exc

@@ -14,7 +14,7 @@ from inspector.tui.widgets.connection import ConnectionBar
 from .conftest import make_app, settle
 from .test_live import Seen, completed, forwarding, post_chat, upstream  # noqa: F401 (fixtures)
 
-LOCKED = "store: cannot write (database is locked); flows are kept in memory and retried, forwarding goes on"
+LOCKED = "store: cannot write (database is locked); flows are kept in memory and retried"
 
 
 async def header_lines(app, pilot, wanted, timeout: float = 10.0) -> list[str]:
