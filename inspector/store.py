@@ -713,28 +713,27 @@ class Store:
         return progressed
 
     def _mark_interrupted(self, conn: sqlite3.Connection) -> None:
-        """Close the pending flows of processes that died mid-flow: state `error`, error text
-        `interrupted: ...`, with the chunks they had relayed. Flows of a live process (another
-        recorder on this file) are left alone: they are still going."""
-        owners = {sid: (pid, started) for sid, pid, started in conn.execute(
-            "SELECT id, owner_pid, owner_started FROM sessions WHERE id IN "
-            "(SELECT DISTINCT session_id FROM flows WHERE state = 'pending')")}
-        for session_id in {sid for (sid,) in conn.execute(
-                "SELECT DISTINCT session_id FROM flows WHERE state = 'pending'")}:
-            pid, started = owners.get(session_id, (None, None))
+        """Finish the pending flows of processes that died mid-flow: state `error`, error text
+        `interrupted: ...`, with the chunks they had relayed, analysed like any finished flow.
+        Flows of a live process (another recorder on this file) are left alone: they are going on."""
+        for session_id, pid, started in conn.execute(
+                "SELECT DISTINCT flows.session_id, owner_pid, owner_started FROM flows "
+                "LEFT JOIN sessions ON sessions.id = flows.session_id WHERE state = 'pending'").fetchall():
             if pid is not None and _process_alive(pid, started):
                 continue
             who = f"the recording process (pid {pid})" if pid is not None else "the recording process"
             for (flow_id,) in conn.execute("SELECT id FROM flows WHERE session_id = ? AND state = 'pending'",
                                            (session_id,)).fetchall():
-                chunks = [Chunk(t, bytes(data)) for t, data in conn.execute(
+                flow = _load(conn, flow_id)
+                assert flow is not None  # just listed, in this transaction
+                flow.chunks = [Chunk(t, bytes(data)) for t, data in conn.execute(
                     "SELECT t, data FROM flow_chunks WHERE flow_id = ? ORDER BY seq", (flow_id,))]
-                body = b"".join(chunk.data for chunk in chunks)
-                conn.execute(
-                    "UPDATE flows SET state = ?, error = ?, response_body = ?, chunks = ? WHERE id = ?",
-                    (FlowState.ERROR.value, f"interrupted: {who} ended before the response did; "
-                     f"{len(body)} bytes relayed by then are kept", body, pack_chunks(chunks, body), flow_id))
-                conn.execute("DELETE FROM flow_chunks WHERE flow_id = ?", (flow_id,))
+                flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
+                flow.state = FlowState.ERROR
+                flow.error = (f"interrupted: {who} ended before the response did; "
+                              f"{len(flow.response_body)} bytes relayed by then are kept")
+                # Analysed inside the transaction, unlike other flows: this happens once, at open.
+                self._write_flow(conn, flow, self._analyser.summary(flow))
 
     def _write_flow(self, conn: sqlite3.Connection, flow: Flow, summary: tuple | None) -> FlowRow:
         """Write a pending flow (no summary) or a finished one with its analysis summary."""
@@ -799,24 +798,7 @@ class Store:
 
     def get(self, flow_id: int) -> Flow | None:
         with self._read_lock:
-            row = self._read.execute(f"SELECT {_FLOW_COLUMNS} FROM flows WHERE id = ?", (flow_id,)).fetchone()
-        if row is None:
-            return None
-        (fid, session_id, started_at, method, path, query, req_headers, req_body, mode, translate,
-         upstream_url, up_headers, up_body, status, resp_headers, up_resp_body, resp_body, streamed,
-         chunks, ttfb_ms, latency_ms, state, error, replay_of, notes) = row
-        return Flow(
-            id=fid, session_id=session_id, started_at=started_at, method=method, path=path, query=query,
-            request_headers=_headers_from(req_headers), request_body=bytes(req_body), mode=Mode(mode),
-            upstream_url=upstream_url, upstream_request_body=None if up_body is None else bytes(up_body),
-            upstream_request_headers=_headers_from(up_headers), status=status,
-            response_headers=_headers_from(resp_headers),
-            upstream_response_body=None if up_resp_body is None else bytes(up_resp_body),
-            response_body=bytes(resp_body), streamed=bool(streamed),
-            chunks=unpack_chunks(bytes(chunks), bytes(resp_body)), ttfb_ms=ttfb_ms, latency_ms=latency_ms,
-            state=FlowState(state), error=error, replay_of=replay_of, translate=translate,
-            notes=list(orjson.loads(notes)),
-        )
+            return _load(self._read, flow_id)
 
     def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0) -> list[FlowRow]:
         """Flow rows, oldest first (newest last), optionally filtered by text."""
@@ -883,6 +865,27 @@ class Store:
 
 def _size(flow: Flow) -> int:
     return len(flow.request_body) + len(flow.response_body) + len(flow.upstream_request_body or b"")
+
+
+def _load(conn: sqlite3.Connection, flow_id: int) -> Flow | None:
+    row = conn.execute(f"SELECT {_FLOW_COLUMNS} FROM flows WHERE id = ?", (flow_id,)).fetchone()
+    if row is None:
+        return None
+    (fid, session_id, started_at, method, path, query, req_headers, req_body, mode, translate,
+     upstream_url, up_headers, up_body, status, resp_headers, up_resp_body, resp_body, streamed,
+     chunks, ttfb_ms, latency_ms, state, error, replay_of, notes) = row
+    return Flow(
+        id=fid, session_id=session_id, started_at=started_at, method=method, path=path, query=query,
+        request_headers=_headers_from(req_headers), request_body=bytes(req_body), mode=Mode(mode),
+        upstream_url=upstream_url, upstream_request_body=None if up_body is None else bytes(up_body),
+        upstream_request_headers=_headers_from(up_headers), status=status,
+        response_headers=_headers_from(resp_headers),
+        upstream_response_body=None if up_resp_body is None else bytes(up_resp_body),
+        response_body=bytes(resp_body), streamed=bool(streamed),
+        chunks=unpack_chunks(bytes(chunks), bytes(resp_body)), ttfb_ms=ttfb_ms, latency_ms=latency_ms,
+        state=FlowState(state), error=error, replay_of=replay_of, translate=translate,
+        notes=list(orjson.loads(notes)),
+    )
 
 
 def _mode(mode: Mode | str) -> str:

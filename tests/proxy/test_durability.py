@@ -113,8 +113,10 @@ def test_kill_9_mid_stream_keeps_the_relayed_bytes_and_the_next_open_marks_the_f
     # PROGRESS_INTERVAL is 50 ms; on a loaded 2-core machine, allow the scheduler some slack.
     assert persisted_after < 0.5, persisted_after
     with Store(store_path) as store:
-        store.flush()
         flow = store.get(1)
+        # Finished like any flow: analysed, so the list shows its dialect and model.
+        assert [(r.id, r.state, r.dialect, r.model, r.status) for r in store.rows()] == [
+            (1, "error", "openai-chat", "gpt-test", 200)]
     assert (flow.state, flow.status, flow.streamed, flow.response_body) == (FlowState.ERROR, 200, True, expected)
     assert flow.error == (f"interrupted: the recording process (pid {proc.pid}) ended before the response did; "
                           f"{len(expected)} bytes relayed by then are kept")
