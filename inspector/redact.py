@@ -154,7 +154,7 @@ def body_secrets(body: bytes | None) -> list[str]:
     return found
 
 
-class _Scrubber:
+class Scrubber:
     """Replaces every occurrence of the given values, longest first, by `[redacted]`."""
 
     def __init__(self, values: Iterable[str]) -> None:
@@ -205,11 +205,40 @@ class _Scrubber:
         return scrubbed
 
 
+    def fragment(self, data: bytes) -> bytes:
+        """`data` scrubbed on its own, when it is one piece of a longer text whose other pieces are
+        written apart (a stream's chunks persisted as they arrive): besides every whole secret, a
+        piece of a secret cut at either end of `data`, or a piece lying wholly inside a secret, goes
+        too. Pieces shorter than `_FRAGMENT` bytes are left: they tell nothing of the secret."""
+        data = self.data(data) or data
+        for secret in self.raw:
+            if len(data) >= _FRAGMENT and data in secret:
+                return _REDACTED_BYTES
+            for size in range(min(len(secret), len(data)) - 1, _FRAGMENT - 1, -1):
+                if data.endswith(secret[:size]):
+                    data = data[:-size] + _REDACTED_BYTES
+                    break
+            for size in range(min(len(secret), len(data)) - 1, _FRAGMENT - 1, -1):
+                if data.startswith(secret[-size:]):
+                    data = _REDACTED_BYTES + data[size:]
+                    break
+        return data
+
+
+_FRAGMENT = 4
+
+
+def scrubber(flow: Flow) -> Scrubber:
+    """The scrubber of every secret value `flow`'s request carried (its credentials and the key
+    fields of its JSON bodies)."""
+    return Scrubber([*flow.secrets, *body_secrets(flow.request_body), *body_secrets(flow.upstream_request_body)])
+
+
 def redacted(flow: Flow, *, request_only: bool = False) -> Flow:
     """A copy of `flow` fit to leave memory: secrets redacted by name and scrubbed by value, and
     `secrets` emptied. `request_only` leaves the response side as it is, unread (a pending flow's
     response is still being filled in by the forwarder)."""
-    scrub = _Scrubber([*flow.secrets, *body_secrets(flow.request_body), *body_secrets(flow.upstream_request_body)])
+    scrub = scrubber(flow)
     clean = replace(
         flow, path=scrub.text(flow.path), query=scrub.text(redact_query(flow.query)),
         request_headers=scrub.headers(flow.request_headers), request_body=scrub.data(flow.request_body),

@@ -149,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
 def _run_session(args: argparse.Namespace) -> int:
     """Session rules over the stored flows of one recording: `#flow:pointer: severity RULE message`."""
     from ..analysis import session_findings
-    store = open_store(args.store, create=False)
+    store = open_store(args.store, read_only=True)
     with store:
         sessions = store.sessions()
         if args.session == "latest":

@@ -34,16 +34,17 @@ def add_mode_arguments(parser: argparse.ArgumentParser) -> None:
                              "names come back to the client as it declared them")
 
 
-def open_store(path: str | Path | None, *, create: bool = True) -> Store:
+def open_store(path: str | Path | None, *, create: bool = True, read_only: bool = False) -> Store:
     """The store at `path` (None: the default one), or a CommandError saying why not.
 
     Commands that only read (`create=False`) refuse a missing file rather than leave an empty
-    store, and its folders, behind."""
+    store, and its folders, behind; with `read_only` they also leave the file as it is (no
+    migration, no WAL switch), so they work on a read-only file and on someone else's."""
     from ..store import Store, StoreError, default_path
 
-    if not create and not Path(path or default_path()).exists():
+    if (read_only or not create) and not Path(path or default_path()).exists():
         raise CommandError(f"no flow store at {path or default_path()} (record some flows first)")
     try:
-        return Store(path)
+        return Store(path, read_only=read_only)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc

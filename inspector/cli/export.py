@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..analysis import analyse
     from ..export import dumps, fixture, write_private
-    store = open_store(args.store, create=False)
+    store = open_store(args.store, read_only=True)
     try:
         flow = store.get(args.flow_id)
     finally:

@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    store = open_store(args.store, create=False)
+    store = open_store(args.store, read_only=True)
     try:
         rows = store.rows(text=args.filter)
     finally:

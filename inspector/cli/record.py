@@ -54,11 +54,17 @@ def wait_for_signal() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..console import Console
     from ..proxy import FlowEvent, Forwarder, ForwarderError
+    from ..store import StoreError
+
+    # `completed` comes once the flow is stored, on the store's writer thread: a stdout nobody
+    # reads must not stop it, so the lines go through a console that drops rather than waits.
+    console = Console(sys.stdout)
 
     def on_event(event: FlowEvent) -> None:
         if event.kind == "completed" and event.row is not None:
-            print(flow_line(event.row), flush=True)
+            console.put(flow_line(event.row))
 
     store = open_store(args.store)
     try:
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port, on_event=on_event,
                                   translate=args.translate, repair=args.repair, allow_remote=args.allow_remote, **limits)
             forwarder.start()
-        except ForwarderError as exc:
+        except (ForwarderError, StoreError) as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 2
         print(f"forwarding {forwarder.base_url} -> {forwarder.upstream_shown}  (session {store.session_id}, "
@@ -80,4 +86,7 @@ def run(args: argparse.Namespace) -> int:
             forwarder.stop()
     finally:
         store.close()
+        unwritten = console.close()
+        if unwritten:
+            print(f"toolwire-inspect: {unwritten} flow lines were not printed (stdout was not read)", file=sys.stderr)
     return 0

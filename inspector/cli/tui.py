@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     # Textual and the forwarder load only when the TUI actually starts, not for `--help`.
     from ..proxy.forwarder import Forwarder, ForwarderError
+    from ..store import StoreError
     from ..tui.app import InspectorApp
     from ..tui.bridge import EventBridge
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
                 forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port,
                                       on_event=bridge, allow_remote=args.allow_remote, translate=args.translate, repair=args.repair)
                 forwarder.start()
-            except ForwarderError as exc:
+            except (ForwarderError, StoreError) as exc:
                 print(f"toolwire-inspect: {exc}", file=sys.stderr)
                 return 2
         app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)

@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from ..app import InspectorApp
 
 
+STORE_CHECK_INTERVAL = 0.5  # seconds between looks at the store's health, for the header
+
+
 class FlowsScreen(Screen[None]):
     BINDINGS = [
         Binding("slash,f", "filter", "Filter", id="flows.filter", tooltip="Filter the list by text (path, model, …)"),
@@ -44,6 +47,10 @@ class FlowsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.flow_list.focus()
+        self.set_interval(STORE_CHECK_INTERVAL, self._show_store_problem)
+
+    def _show_store_problem(self) -> None:
+        self.query_one("#connection", ConnectionBar).problem = self.inspector.store.last_error
 
     def _update_filter_count(self) -> None:
         flows = self.flow_list

@@ -1,10 +1,12 @@
-"""The top bar: what to give the agent (base URLs per SDK), where traffic goes, and the mode."""
+"""The top bar: what to give the agent (base URLs per SDK), where traffic goes, the mode, and
+whether the store is failing (under the TUI nobody sees stderr)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widget import Widget
 
 
@@ -30,13 +32,17 @@ class ConnectionBar(Widget):
     DEFAULT_CSS = """
     ConnectionBar { height: auto; background: $panel; padding: 0 1; }
     """
-    COMPONENT_CLASSES = {"connection-bar--name", "connection-bar--key", "connection-bar--value", "connection-bar--mode"}
+    COMPONENT_CLASSES = {"connection-bar--name", "connection-bar--key", "connection-bar--value", "connection-bar--mode",
+                         "connection-bar--problem"}
     DEFAULT_CSS += """
     ConnectionBar > .connection-bar--name { color: $accent; text-style: bold; }
     ConnectionBar > .connection-bar--key { color: $text-muted; }
     ConnectionBar > .connection-bar--value { color: $text; text-style: bold; }
     ConnectionBar > .connection-bar--mode { color: $success; text-style: bold; }
+    ConnectionBar > .connection-bar--problem { color: $error; text-style: bold; }
     """
+    # The store's latest failure (Store.last_error), None while it writes fine.
+    problem: reactive[str | None] = reactive(None, layout=True)
 
     def __init__(self, listening: Listening | None, *, store_path: str, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -44,6 +50,13 @@ class ConnectionBar(Widget):
         self.store_path = store_path
 
     def render(self) -> Text:
+        text = self._connection()
+        if self.problem:
+            text.append("\n")
+            text.append(f"store: {self.problem}", self.get_component_rich_style("connection-bar--problem", partial=True))
+        return text
+
+    def _connection(self) -> Text:
         name = self.get_component_rich_style("connection-bar--name", partial=True)
         key = self.get_component_rich_style("connection-bar--key", partial=True)
         value = self.get_component_rich_style("connection-bar--value", partial=True)

@@ -1,0 +1,65 @@
+"""Lines for an output stream that nobody may be reading (`record | (sleep 1000)`).
+
+`put()` never blocks: lines go through a bounded queue drained by a thread of their own, and when
+the queue is full they are dropped and counted. Whoever calls `put()` (the store's writer thread,
+say) goes on while the reader of the stream sleeps."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from typing import TextIO
+
+CAPACITY = 256  # lines waiting to be written before new ones are dropped
+
+
+class Console:
+    def __init__(self, stream: TextIO, capacity: int = CAPACITY) -> None:
+        self._stream = stream
+        try:
+            # Written with os.write: a write blocked on a full pipe then holds no lock of the
+            # stream's buffer, which the interpreter takes to flush the stream at exit.
+            self._fd: int | None = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            self._fd = None  # a stream in memory (tests): it never blocks
+        self._lines: queue.Queue[str] = queue.Queue(capacity)
+        self._changed = threading.Condition()
+        self._put = self._dropped = self._handled = self._written = 0
+        threading.Thread(target=self._drain, name="toolwire-console", daemon=True).start()
+
+    def put(self, line: str) -> None:
+        with self._changed:
+            self._put += 1
+            try:
+                self._lines.put_nowait(line)
+            except queue.Full:
+                self._dropped += 1
+
+    def close(self, timeout: float = 2.0) -> int:
+        """Wait up to `timeout` for the queued lines to be written; how many never were."""
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            self._changed.wait_for(lambda: self._handled + self._dropped >= self._put,
+                                   max(0.0, deadline - time.monotonic()))
+            return self._put - self._written
+
+    def _drain(self) -> None:
+        while True:
+            line = self._lines.get()
+            written = True
+            try:
+                if self._fd is None:
+                    self._stream.write(line + "\n")
+                    self._stream.flush()
+                else:
+                    data = (line + "\n").encode("utf-8", "replace")
+                    while data:
+                        data = data[os.write(self._fd, data):]
+            except (OSError, ValueError):
+                written = False  # the reader has gone: counted as never written
+            with self._changed:
+                self._handled += 1
+                self._written += written
+                self._changed.notify_all()
