@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from ..dialect import Dialect
 
-LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised"]
+LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved"]
 
 
 @dataclass(frozen=True, slots=True)
