@@ -168,14 +168,16 @@ def to_genai(schema: Any, src: str, tgt: str, changes: list[Change], *, root: bo
 
 
 def _genai(schema: Any, src: str, tgt: str, changes: list[Change], root: bool = False,
-           respell: bool = True) -> dict[str, Any]:
+           respell: bool = True, typed: bool = True) -> dict[str, Any]:
+    """One node converted; with `typed` False (an anyOf branch) it is not yet given a type, since the
+    parent's keywords, its type among them, may still move into it."""
     if not isinstance(schema, dict):
         changes.append(Change(src, tgt, "converted", f"schema {short(schema)} is not a Schema object; written "
                                                      "as an untyped one", "GM-17"))
         schema = {}
     out: dict[str, Any] = {}
     nullable = False
-    union: list[dict[str, Any]] | None = None
+    union: list[tuple[dict[str, Any], str, str]] | None = None  # (branch, source, target)
     for key, value in schema.items():
         name = camel(key)
         here, there = join(src, key), join(tgt, name)
@@ -209,7 +211,9 @@ def _genai(schema: Any, src: str, tgt: str, changes: list[Change], root: bool = 
                     changes.append(Change(join(here, i), join(tgt, "nullable"), "converted",
                                           "a null branch of anyOf folded into nullable", "GM-17"))
                 else:
-                    union.append(_genai(sub, join(here, i), join(tgt, "anyOf", len(union)), changes, respell=respell))
+                    at = join(tgt, "anyOf", len(union))
+                    union.append((_genai(sub, join(here, i), at, changes, respell=respell, typed=False),
+                                  join(here, i), at))
             if name == "oneOf":
                 changes.append(Change(here, join(tgt, "anyOf"), "converted", "genai has no oneOf; written as anyOf"))
         elif name in ("$defs", "defs") and root and isinstance(value, dict):
@@ -223,8 +227,9 @@ def _genai(schema: Any, src: str, tgt: str, changes: list[Change], root: bool = 
         _genai_union(out, union, nullable, src, tgt, changes)
     elif nullable:
         out["nullable"] = True
-    _genai_enum(out, src, tgt, changes)
-    _genai_typed(out, src, tgt, changes)
+    if typed:
+        _genai_enum(out, src, tgt, changes)
+        _genai_typed(out, src, tgt, changes)
     return out
 
 
@@ -257,30 +262,42 @@ def _is_null(schema: Any) -> bool:
         and all(key == "type" or key in ANNOTATIONS for key in schema)
 
 
-def _genai_union(out: dict[str, Any], union: list[dict[str, Any]], nullable: bool, src: str, tgt: str,
-                 changes: list[Change]) -> None:
+def _genai_union(out: dict[str, Any], union: list[tuple[dict[str, Any], str, str]], nullable: bool, src: str,
+                 tgt: str, changes: list[Change]) -> None:
     """anyOf (after null branches were folded): one branch joins its parent; several keep the anyOf,
     and the parent's validation keywords move into every branch, since Vertex rejects anyOf beside
     them (GM-17). A ∧ (B ∨ C) = (A ∧ B) ∨ (A ∧ C), so the meaning is kept."""
     if "anyOf" in out:  # a type list already became anyOf: both must hold
-        union = [_conjoin(dict(kind), branch) for kind in out.pop("anyOf") for branch in union] or union
+        union = [(_conjoin(dict(kind), branch), at, to) for kind in out.pop("anyOf")
+                 for branch, at, to in union] or union
+    # A branch that is itself a union (its keywords already moved into its own branches) joins this one:
+    # A ∨ (B ∨ C) = A ∨ B ∨ C, and no anyOf is left beside the keywords moved below.
+    flat = []
+    for branch, at, to in union:
+        if isinstance(branch.get("anyOf"), list):
+            flat += [(sub, join(at, "anyOf", i), join(to, "anyOf", i)) for i, sub in enumerate(branch["anyOf"])]
+        else:
+            flat.append((branch, at, to))
+    union = flat
     if len(union) == 1:  # anyOf [A] is A: nothing to report
-        _conjoin(out, union[0])
+        _conjoin(out, union[0][0])
         if nullable:
             out["nullable"] = True
         return
     moved = [key for key in out if key not in ANNOTATIONS]
     for key in moved:
         value = out.pop(key)
-        for branch in union:
+        for branch, _, _ in union:
             _conjoin(branch, {key: value})
         changes.append(Change(join(src, key), join(tgt, "anyOf"), "moved",
                               f"{key!r} beside anyOf moved into every branch (Vertex rejects anyOf with sibling "
                               "keywords)", "GM-17"))
-    if nullable:
-        for branch in union:
+    for branch, at, to in union:
+        _genai_enum(branch, at, to, changes)
+        _genai_typed(branch, at, to, changes)
+        if nullable:
             branch["nullable"] = True
-    out["anyOf"] = union
+    out["anyOf"] = [branch for branch, _, _ in union]
 
 
 def _conjoin(into: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
@@ -343,12 +360,7 @@ def _object_root(schema: Any, out: dict[str, Any], src: str, tgt: str, changes: 
         properties: dict[str, Any] = {}
         for branch in branches:
             for name, sub in (branch.get("properties") or {}).items():
-                if name in properties and properties[name] != sub:
-                    previous = properties[name]
-                    properties[name] = {"anyOf": [*previous["anyOf"], sub]} if set(previous) == {"anyOf"} \
-                        else {"anyOf": [previous, sub]}
-                else:
-                    properties[name] = sub
+                properties[name] = _either(properties[name], sub) if name in properties else sub
         common = [name for name in branches[0].get("required") or []
                   if all(name in (b.get("required") or []) for b in branches[1:])]
         del out["anyOf"]
@@ -363,6 +375,19 @@ def _object_root(schema: Any, out: dict[str, Any], src: str, tgt: str, changes: 
     if out.pop("nullable", None):
         changes.append(Change(join(src, "nullable") if isinstance(schema, dict) and "nullable" in schema else src,
                               None, "dropped", "a nullable parameters root: arguments are always an object"))
+
+
+def _either(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """A schema admitting what `one` or `other` admits, in the subset: a NULL side becomes nullable."""
+    if one == other:
+        return one
+    for this, that in ((one, other), (other, one)):
+        if _kind(that) == "NULL" and set(that) <= {"type", *ANNOTATIONS}:
+            return {**this, "nullable": True} if "anyOf" not in this else \
+                {**this, "anyOf": [{**branch, "nullable": True} for branch in this["anyOf"]]}
+    left = one["anyOf"] if set(one) == {"anyOf"} else [one]
+    right = other["anyOf"] if set(other) == {"anyOf"} else [other]
+    return {"anyOf": [*left, *(branch for branch in right if branch not in left)]}
 
 
 # --- subset checks (GM-04, GM-17) ---------------------------------------------------------------
