@@ -21,10 +21,11 @@ import orjson
 
 from . import profiles
 from .dialect import Dialect
+from .pointer import split
 from .profiles import Profile
 from .rules import arguments
 from .rules.base import Report, ptr
-from .dialects.gemini.fields import field as gfield
+from .dialects.gemini.fields import doubled, field as gfield
 from .dialects.gemini.schema import Change, to_genai, to_json_schema
 from .rules.schema import check_strict
 
@@ -619,6 +620,17 @@ def _anthropic_unavailable(fixer: _Fixer, pending: list[str], before: str) -> li
 # Gemini --------------------------------------------------------------------------------------------
 
 def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
+    # A field in both spellings (GM-16): the camelCase one is what the bridge reads, so it stays.
+    for where, name in doubled(payload):
+        *path, key = split(where)
+        parent: Any = payload
+        for token in path:
+            parent = parent[int(token)] if isinstance(parent, list) else parent.get(token)
+            if not isinstance(parent, (dict, list)):
+                break
+        if isinstance(parent, dict) and key in parent:  # absent when an enclosing twin went first
+            del parent[key]
+            fixer.note("GM-16", where, "removed", f"the snake_case twin of {name!r} removed; the camelCase one stays")
     taken: set[str] = set()
     for index, tool in enumerate(payload.get("tools") if isinstance(payload.get("tools"), list) else []):
         if not isinstance(tool, dict):

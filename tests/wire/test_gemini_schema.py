@@ -334,6 +334,17 @@ def test_gm16_a_field_in_both_spellings_is_flagged() -> None:
     assert check.check_request(near, GEM) == []
 
 
+def test_the_fixer_keeps_the_camelcase_twin_of_a_doubled_field() -> None:
+    payload = gemini_with(OBJ)
+    payload["generation_config"] = {"temperature": 1, "top_p": 1, "topP": 0.5}
+    payload["generationConfig"] = {"temperature": 0}
+    payload["contents"][0]["parts"][0]["thought_signature"] = "c2ln"
+    result = fix(payload, "gemini")
+    assert [(r.rule, r.pointer, r.action) for r in result.repairs] == [("GM-16", "/generation_config", "removed")]
+    assert set(result.payload) == {"contents", "tools", "generationConfig"}
+    assert check.check_request(result.payload, GEM) == []
+
+
 # --- summaries -----------------------------------------------------------------------------------
 
 def test_summaries_count_declarations_and_calls_in_either_spelling() -> None:
