@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from ..dialect import Dialect
-from ..dialects.gemini.fields import spelled
+from ..dialects.gemini.fields import normalise, spelled
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import Emit
@@ -96,7 +96,8 @@ class Bridge:
                                    f"call cannot cross to {self.target.value}", "XL-14"))
         emit = Emit(state, names, ids, losses)
         out = self._dst.emit_request(req, emit)
-        if self.source is Dialect.GEMINI:  # read in camelCase (GM-16); reported in the client's spelling
+        if self.source is Dialect.GEMINI and normalise(payload) is not payload:
+            # Read in camelCase (GM-16); reported in the client's own spelling.
             losses[:] = [replace(loss, source=spelled(payload, loss.source)) for loss in losses]
         state.aliases = dict(names.reverse)
         state.ids = dict(ids.reverse)

@@ -41,24 +41,32 @@ def field(node: dict[str, Any], name: str) -> tuple[str, Any]:
 
 
 def normalise(value: Any) -> Any:
-    """A copy with every proto field name in lowerCamelCase. When a message carries a field in both
-    spellings the camelCase one wins (proto parsers reject the pair; the rules report it)."""
+    """`value` with every proto field name in lowerCamelCase; parts that need no respelling are
+    shared, and a value already in camelCase comes back as the very same object. When a message
+    carries a field in both spellings the camelCase one wins (the rules report the pair, GM-16)."""
     if isinstance(value, list):
-        return [normalise(item) for item in value]
+        items = [normalise(item) for item in value]
+        return value if all(new is old for new, old in zip(items, value, strict=True)) else items
     if not isinstance(value, dict):
         return value
     out: dict[str, Any] = {}
+    changed = False
     for key, item in value.items():
         name = camel(key)
-        if name in out and name != key:
-            continue
+        if name != key:
+            changed = True
+            if name in value:
+                continue
         if name in _DATA:
-            out[name] = item
+            new = item
         elif name in _MAPS and isinstance(item, dict):
-            out[name] = {sub: normalise(schema) for sub, schema in item.items()}
+            subs = {sub: normalise(schema) for sub, schema in item.items()}
+            new = item if all(subs[sub] is schema for sub, schema in item.items()) else subs
         else:
-            out[name] = normalise(item)
-    return out
+            new = normalise(item)
+        changed = changed or new is not item
+        out[name] = new
+    return out if changed else value
 
 
 def spelled(original: Any, pointer: str) -> str:
