@@ -78,6 +78,16 @@ def test_keywords_beside_anyof_move_into_every_branch() -> None:
                        "GM-17")]
 
 
+def test_a_type_list_becomes_anyof_and_its_keywords_move_into_the_branches() -> None:
+    decl, losses = to_gemini({"type": "object", "properties": {"x": {
+        "type": ["integer", "string", "null"], "minimum": 1, "description": "d"}}})
+    assert decl["parameters"]["properties"]["x"] == {"description": "d", "anyOf": [
+        {"type": "INTEGER", "minimum": 1, "nullable": True}, {"type": "STRING", "minimum": 1, "nullable": True}]}
+    P = "/tools/0/parameters/properties/x"
+    assert losses == [(f"{P}/type", f"{D}/parameters/properties/x/anyOf", "converted", "XL-01"),
+                      (f"{P}/minimum", f"{D}/parameters/properties/x/anyOf", "moved", "GM-17")]
+
+
 def test_a_root_object_with_required_alternatives_keeps_its_properties() -> None:
     # {"required": [a]} | {"required": [b]} beside the object: the branches become whole objects, merged.
     decl, losses = to_gemini({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},

@@ -80,6 +80,7 @@ _JSON_LEAF = st.one_of(
     st.sampled_from([{"type": t} for t in ("string", "number", "integer", "boolean", "null")]),
     st.sampled_from([{}, {"type": "array"}, {"type": "array", "items": {}}, {"const": "k"}, {"const": 3},
                      {"type": ["string", "null"]}, {"type": ["integer", "string"]}, {"enum": [1, "a", None]},
+                     {"type": ["integer", "string", "null"], "maxLength": 2, "description": "t"},
                      {"type": "string", "format": "email"}, {"type": "string", "format": "date-time"},
                      {"type": "number", "format": "float"}, {"description": "anything"}, True]))
 

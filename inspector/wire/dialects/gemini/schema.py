@@ -223,6 +223,8 @@ def _genai(schema: Any, src: str, tgt: str, changes: list[Change], root: bool = 
             out[name if respell else key] = value
         else:
             changes.append(Change(here, None, "dropped", f"Gemini's Schema rejects the keyword {key!r}"))
+    if union is None and "anyOf" in out:  # a type list, written as anyOf: keywords beside it move too
+        union = [(branch, src, join(tgt, "anyOf", i)) for i, branch in enumerate(out.pop("anyOf"))]
     if union is not None:
         _genai_union(out, union, nullable, src, tgt, changes)
     elif nullable:
