@@ -319,6 +319,23 @@ def test_snake_case_upstream_responses_are_read() -> None:
         {"name": "f", "arguments": '{"q":"x"}'}, "tool_calls", 3)
 
 
+def test_snake_case_upstream_stream_chunks_are_read() -> None:
+    bridge = get_bridge(CHAT, GEM)
+    request = chat_with({"type": "object", "properties": {"q": {"type": "string"}}})
+    sent = bridge.request({**request, "stream": True}, CHAT_PATH)
+    stream = bridge.stream(sent.state)
+    chunk = {"candidates": [{"content": {"role": "model", "parts": [
+        {"function_call": {"name": "f", "args": {"q": "x"}}}]}, "finish_reason": "STOP"}],
+        "usage_metadata": {"prompt_token_count": 3, "candidates_token_count": 2}}
+    out = (stream.feed(b"data: " + orjson.dumps(chunk) + b"\r\n\r\n") + stream.close()).decode()
+    events = [orjson.loads(line[6:]) for line in out.split("\n\n") if line.startswith("data: {")]
+    calls = [call for event in events for choice in event["choices"] for call in choice["delta"].get("tool_calls", [])]
+    assert [(call["function"].get("name"), call["function"]["arguments"]) for call in calls] == [
+        ("f", ""), (None, '{"q":"x"}')]
+    assert [choice["finish_reason"] for event in events for choice in event["choices"] if choice["finish_reason"]] \
+        == ["tool_calls"]
+
+
 def test_normalise_respells_messages_but_never_data() -> None:
     doc = {"tools": [{"function_declarations": [{"name": "f", "parameters": {"type": "OBJECT", "properties": {
         "snake_name": {"type": "STRING", "enum": ["a_b"], "max_length": 3}}}}]}],
