@@ -88,6 +88,25 @@ def test_a_type_list_becomes_anyof_and_its_keywords_move_into_the_branches() -> 
                       (f"{P}/minimum", f"{D}/parameters/properties/x/anyOf", "moved", "GM-17")]
 
 
+def test_allof_branches_merge_into_one_schema() -> None:
+    decl, losses = to_gemini({"type": "object", "properties": {"x": {"allOf": [
+        {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"properties": {"b": {"type": "integer"}}, "required": ["b"]}], "description": "both"}}})
+    assert decl["parameters"]["properties"]["x"] == {"type": "OBJECT", "description": "both", "properties": {
+        "b": {"type": "INTEGER"}, "a": {"type": "STRING"}}, "required": ["a", "b"]}
+    assert losses == [("/tools/0/parameters/properties/x/allOf", f"{D}/parameters/properties/x", "merged", "XL-01")]
+
+
+def test_object_keywords_moved_into_a_non_object_branch_are_dropped_as_vacuous() -> None:
+    decl, losses = to_gemini({"type": "object", "properties": {"x": {
+        "properties": {"k": {"type": "string"}}, "anyOf": [{"type": "string"}, {"type": "object"}]}}})
+    assert decl["parameters"]["properties"]["x"] == {"anyOf": [
+        {"type": "STRING"}, {"type": "OBJECT", "properties": {"k": {"type": "STRING"}}}]}
+    P = "/tools/0/parameters/properties/x"
+    assert losses == [(f"{P}/properties", f"{D}/parameters/properties/x/anyOf", "moved", "GM-17"),
+                      (f"{P}/anyOf/0/properties", None, "dropped", "XL-01")]
+
+
 def test_a_root_object_with_required_alternatives_keeps_its_properties() -> None:
     # {"required": [a]} | {"required": [b]} beside the object: the branches become whole objects, merged.
     decl, losses = to_gemini({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},

@@ -96,6 +96,7 @@ def _json_extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         st.lists(children, min_size=1, max_size=3).map(lambda branches: {"oneOf": branches, "description": "u"}),
         st.lists(children, min_size=2, max_size=3).map(lambda branches: {"anyOf": branches, "maxLength": 4}),
         st.lists(children, min_size=1, max_size=2).map(lambda branches: {"anyOf": [*branches, {"type": "null"}]}),
+        st.lists(children, min_size=1, max_size=2).map(lambda branches: {"allOf": branches}),
     )
 
 

@@ -206,16 +206,21 @@ def _genai(schema: Any, src: str, tgt: str, changes: list[Change], root: bool = 
         elif name in ("anyOf", "oneOf") and isinstance(value, list):
             union = union or []
             for i, sub in enumerate(value):
-                if _is_null(sub):
+                at = join(tgt, "anyOf", len(union))
+                branch = _genai(sub, join(here, i), at, changes, respell=respell, typed=False)
+                if _kind(branch) == "NULL":  # null, whatever else it says: only null is admitted
                     nullable = True
                     changes.append(Change(join(here, i), join(tgt, "nullable"), "converted",
                                           "a null branch of anyOf folded into nullable", "GM-17"))
                 else:
-                    at = join(tgt, "anyOf", len(union))
-                    union.append((_genai(sub, join(here, i), at, changes, respell=respell, typed=False),
-                                  join(here, i), at))
+                    union.append((branch, join(here, i), at))
             if name == "oneOf":
                 changes.append(Change(here, join(tgt, "anyOf"), "converted", "genai has no oneOf; written as anyOf"))
+        elif name == "allOf" and isinstance(value, list):
+            # A ∧ B in one schema: each branch's keywords join this node (required and properties add up).
+            for i, sub in enumerate(value):
+                _conjoin(out, _genai(sub, join(here, i), tgt, changes, respell=respell, typed=False))
+            changes.append(Change(here, tgt, "merged", "genai has no allOf; its branches are merged into the schema"))
         elif name in ("$defs", "defs") and root and isinstance(value, dict):
             out[name if respell else key] = {sub: _genai(child, join(here, sub), join(there, sub), changes,
                                                          respell=respell) for sub, child in value.items()}
@@ -257,11 +262,6 @@ def _genai_type(value: Any, out: dict[str, Any], here: str, tgt: str, changes: l
         out["type"] = "NULL"
         nullable = False
     return nullable
-
-
-def _is_null(schema: Any) -> bool:
-    return isinstance(schema, dict) and isinstance(schema.get("type"), str) and schema["type"].upper() == "NULL" \
-        and all(key == "type" or key in ANNOTATIONS for key in schema)
 
 
 def _genai_union(out: dict[str, Any], union: list[tuple[dict[str, Any], str, str]], nullable: bool, src: str,
@@ -337,6 +337,12 @@ def _genai_typed(out: dict[str, Any], src: str, tgt: str, changes: list[Change])
             out["type"] = "STRING"
             why = "an untyped schema (any value) is rejected by Gemini; written as STRING"
         changes.append(Change(src, join(tgt, "type"), "synthesised", why, "GM-17"))
+    if _kind(out) not in (None, "OBJECT"):
+        for key in ("properties", "required"):  # vacuous on other types in JSON Schema; refused by Gemini (GM-04)
+            if key in out:
+                del out[key]
+                changes.append(Change(join(src, key), None, "dropped", f"{key} applies only to objects and the "
+                                                                       f"schema is {_kind(out)}"))
     if _kind(out) == "ARRAY" and "items" not in out:
         out["items"] = {"type": "STRING"}
         changes.append(Change(src, join(tgt, "items"), "synthesised", "an ARRAY needs items with a type; items of "
@@ -384,7 +390,7 @@ def _either(one: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
     if one == other:
         return one
     for this, that in ((one, other), (other, one)):
-        if _kind(that) == "NULL" and set(that) <= {"type", *ANNOTATIONS}:
+        if _kind(that) == "NULL":
             return {**this, "nullable": True} if "anyOf" not in this else \
                 {**this, "anyOf": [{**branch, "nullable": True} for branch in this["anyOf"]]}
     left = one["anyOf"] if set(one) == {"anyOf"} else [one]
