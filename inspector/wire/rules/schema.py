@@ -15,7 +15,7 @@ GENAI_ONLY_KEYWORDS = ("nullable", "propertyOrdering")
 
 MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 ONE_KEYWORDS = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-                 "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+                "unevaluatedProperties", "unevaluatedItems", "additionalItems")
 LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 # Composition the strict (Structured Outputs) subset rejects.
 _STRICT_UNSUPPORTED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
