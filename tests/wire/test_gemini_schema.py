@@ -13,7 +13,7 @@ import pytest
 from inspector.wire import check
 from inspector.wire.dialect import Dialect
 from inspector.wire.dialects.gemini.fields import doubled, normalise, spelled
-from inspector.wire.dialects.gemini.schema import Change, to_genai, to_json_schema
+from inspector.wire.dialects.gemini.schema import Change, to_json_schema
 from inspector.wire.fix import fix
 from inspector.wire.summary import request_facts, response_tool_calls
 from inspector.wire.translate import get_bridge
@@ -121,6 +121,7 @@ def test_untyped_nodes_items_and_formats_are_rewritten_as_gemini_accepts() -> No
     decl, losses = to_gemini({"type": "object", "properties": {
         "list": {"type": "array", "items": {}}, "bare": {"type": "array"}, "any": {},
         "either": {"anyOf": [{}, {"type": "integer"}]}, "obj": {"properties": {"k": {"type": "string"}}},
+        "num": {"minimum": 0}, "many": {"minItems": 1},
         "mail": {"type": "string", "format": "email"}, "when": {"type": "string", "format": "date-time"},
         "big": {"type": "integer", "format": "int64"}, "id": {"type": "string", "format": "uuid"}}})
     P = "/tools/0/parameters/properties"
@@ -129,6 +130,7 @@ def test_untyped_nodes_items_and_formats_are_rewritten_as_gemini_accepts() -> No
         "list": {"type": "ARRAY", "items": {"type": "STRING"}}, "bare": {"type": "ARRAY", "items": {"type": "STRING"}},
         "any": {"type": "STRING"}, "either": {"anyOf": [{"type": "STRING"}, {"type": "INTEGER"}]},
         "obj": {"type": "OBJECT", "properties": {"k": {"type": "STRING"}}},
+        "num": {"type": "NUMBER", "minimum": 0}, "many": {"type": "ARRAY", "minItems": 1, "items": {"type": "STRING"}},
         "mail": {"type": "STRING"}, "when": {"type": "STRING", "format": "date-time"},
         "big": {"type": "INTEGER", "format": "int64"}, "id": {"type": "STRING"}}
     assert losses == [
@@ -137,6 +139,9 @@ def test_untyped_nodes_items_and_formats_are_rewritten_as_gemini_accepts() -> No
         (f"{P}/any", f"{T}/any/type", "synthesised", "GM-17"),
         (f"{P}/either/anyOf/0", f"{T}/either/anyOf/0/type", "synthesised", "GM-17"),
         (f"{P}/obj", f"{T}/obj/type", "synthesised", "GM-17"),
+        (f"{P}/num", f"{T}/num/type", "synthesised", "GM-17"),
+        (f"{P}/many", f"{T}/many/type", "synthesised", "GM-17"),
+        (f"{P}/many", f"{T}/many/items", "synthesised", "GM-17"),
         (f"{P}/mail/format", None, "dropped", "GM-17"),
         (f"{P}/id/format", None, "dropped", "GM-17"),
     ]

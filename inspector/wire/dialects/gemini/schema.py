@@ -38,6 +38,9 @@ FORMATS = {"STRING": frozenset({"enum", "date-time"}),
            "INTEGER": frozenset({"float", "double", "int32", "int64"})}
 # Keywords that only describe a schema; Vertex accepts them beside anyOf, not validation keywords.
 ANNOTATIONS = frozenset({"description", "title", "default", "example"})
+# The type an untyped node's keywords imply, first match wins (LiteLLM and ADK add OBJECT for properties).
+_IMPLIED = (("OBJECT", ("properties",)), ("ARRAY", ("items", "minItems", "maxItems")),
+            ("NUMBER", ("minimum", "maximum")), ("STRING", ("minLength", "maxLength", "pattern")))
 # What makes a schema node typed for Gemini without a `type` of its own.
 _TYPING = ("type", "anyOf", "$ref", "ref", "properties", "items", "enum")
 
@@ -330,12 +333,10 @@ def _genai_enum(out: dict[str, Any], src: str, tgt: str, changes: list[Change]) 
 def _genai_typed(out: dict[str, Any], src: str, tgt: str, changes: list[Change]) -> None:
     """Every node typed, every array with typed items, only formats Gemini accepts (GM-17)."""
     if "type" not in out and "anyOf" not in out and "$ref" not in out and "ref" not in out:
-        if "properties" in out or "items" in out:
-            out["type"] = "OBJECT" if "properties" in out else "ARRAY"
-            why = f"an untyped schema with {'properties' if 'properties' in out else 'items'} written as {out['type']}"
-        else:
-            out["type"] = "STRING"
-            why = "an untyped schema (any value) is rejected by Gemini; written as STRING"
+        implied = next((kind for kind, keys in _IMPLIED if any(key in out for key in keys)), None)
+        out["type"] = implied or "STRING"
+        why = f"an untyped schema whose keywords apply to {implied} written as {implied}" if implied else \
+            "an untyped schema (any value) is rejected by Gemini; written as STRING"
         changes.append(Change(src, join(tgt, "type"), "synthesised", why, "GM-17"))
     if _kind(out) not in (None, "OBJECT"):
         for key in ("properties", "required"):  # vacuous on other types in JSON Schema; refused by Gemini (GM-04)
