@@ -21,11 +21,13 @@ import orjson
 
 from . import profiles
 from .dialect import Dialect
+from .pointer import split
 from .profiles import Profile
 from .rules import arguments
 from .rules.base import Report, ptr
-from .rules.gemini import field as gfield
-from .rules.schema import JSON_TYPES, check_strict, subschemas
+from .dialects.gemini.fields import doubled, field as gfield
+from .dialects.gemini.schema import Change, to_genai, to_json_schema
+from .rules.schema import check_strict
 
 UNAVAILABLE = "result unavailable"
 _SAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -35,7 +37,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9_-]")
 class Repair:
     rule: str
     pointer: str  # where the defect was, in the original payload
-    action: str  # converted | set | unwrapped | wrapped | encoded | removed | aliased | rewritten | synthesised | dropped | reordered
+    action: str  # converted | set | unwrapped | wrapped | encoded | removed | aliased | rewritten | synthesised | dropped | reordered | merged | moved
     detail: str
 
 
@@ -132,49 +134,18 @@ def alias_for(name: str, profile: Profile) -> str:
 # schemas -------------------------------------------------------------------------------------------
 
 
-def json_schema_from_genai(fixer: _Fixer, schema: Any, pointer: str, rule: str) -> Any:
-    """genai Schema → JSON Schema in place: lower-case types on schema nodes only, nullable → a union
-    with null, propertyOrdering and format:"enum" dropped. Enum values and property names stay."""
-    if not isinstance(schema, dict):
-        return schema
-    stack = [(schema, pointer)]
-    while stack:
-        node, where = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        kind = node.get("type")
-        if isinstance(kind, str) and kind not in JSON_TYPES:
-            if kind.lower() in JSON_TYPES:
-                node["type"] = kind.lower()
-                fixer.note(rule, ptr(where, "type"), "converted", f"type {kind!r} → {kind.lower()!r}")
-            else:
-                del node["type"]
-                fixer.note(rule, ptr(where, "type"), "removed", f"type {kind!r} has no JSON Schema equivalent")
-        elif isinstance(kind, list):
-            lowered = [k.lower() if isinstance(k, str) and k.lower() in JSON_TYPES else k for k in kind]
-            if lowered != kind:
-                node["type"] = lowered
-                fixer.note(rule, ptr(where, "type"), "converted", "types lower-cased")
-        if "nullable" in node:
-            nullable = node.pop("nullable")
-            current = node.get("type")
-            if nullable is True and isinstance(current, str) and current != "null":
-                node["type"] = [current, "null"]
-                fixer.note(rule, ptr(where, "nullable"), "converted", f"nullable → type [{current!r}, 'null']")
-            elif nullable is True and isinstance(current, list) and "null" not in current:
-                node["type"] = [*current, "null"]
-                fixer.note(rule, ptr(where, "nullable"), "converted", "nullable → 'null' added to type")
-            else:
-                fixer.note(rule, ptr(where, "nullable"), "removed", "genai nullable removed")
-        if "propertyOrdering" in node:
-            del node["propertyOrdering"]
-            fixer.note(rule, ptr(where, "propertyOrdering"), "removed", "genai propertyOrdering dropped")
-        if node.get("format") == "enum":
-            del node["format"]
-            fixer.note(rule, ptr(where, "format"), "removed", "genai format 'enum' dropped (enum is kept)")
-        for child, child_where in subschemas(node, where):
-            stack.append((child, child_where))
-    return schema
+def _json_schema(fixer: _Fixer, schema: dict[str, Any], pointer: str, rule: str) -> dict[str, Any]:
+    """Function parameters as JSON Schema (a genai Schema converted; see dialects/gemini/schema.py)."""
+    changes: list[Change] = []
+    converted: dict[str, Any] = to_json_schema(schema, pointer, "", changes, root=True)
+    _note_changes(fixer, changes, rule)
+    return converted
+
+
+def _note_changes(fixer: _Fixer, changes: list[Change], rule: str) -> None:
+    for change in changes:
+        fixer.note(change.rule or rule, change.source, "removed" if change.kind == "dropped" else change.kind,
+                   change.why)
 
 
 def _strict_compliant(schema: Any) -> bool:
@@ -278,7 +249,7 @@ def _chat_function(fixer: _Fixer, function: dict[str, Any], where: str) -> None:
                                                              "by an empty object schema")
     parameters = function.get("parameters")
     if isinstance(parameters, dict):
-        json_schema_from_genai(fixer, parameters, ptr(where, "parameters"), "OC-05")
+        function["parameters"] = parameters = _json_schema(fixer, parameters, ptr(where, "parameters"), "OC-05")
         if function.get("strict") is True and not _strict_compliant(parameters):
             function["strict"] = False
             fixer.note("OC-06", ptr(where, "strict"), "set", "strict:true → false: the schema is not in the strict "
@@ -454,7 +425,7 @@ def _fix_responses(fixer: _Fixer, payload: dict[str, Any]) -> None:
                     continue
                 tool["name"] = fixer.name(tool["name"], "OR-03", ptr(where, "name"))
                 if isinstance(tool.get("parameters"), dict):
-                    json_schema_from_genai(fixer, tool["parameters"], ptr(where, "parameters"), "XL-01")
+                    tool["parameters"] = _json_schema(fixer, tool["parameters"], ptr(where, "parameters"), "XL-01")
                     if tool.get("strict") is True and not _strict_compliant(tool["parameters"]):
                         tool["strict"] = False
                         fixer.note("XL-13", ptr(where, "strict"), "set", "strict:true → false (schema not strict)")
@@ -556,7 +527,7 @@ def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
                     tool["input_schema"] = {"type": "object", "properties": {}}
                     fixer.note("AN-01", ptr(where, "input_schema"), "set", "missing input_schema set to an empty "
                                                                            "object schema")
-                json_schema_from_genai(fixer, tool["input_schema"], ptr(where, "input_schema"), "XL-01")
+                tool["input_schema"] = _json_schema(fixer, tool["input_schema"], ptr(where, "input_schema"), "XL-01")
             if fixer.keep_first(tool.get("name"), taken, "AN-03", where):
                 kept.append(tool)
         payload["tools"] = kept
@@ -648,11 +619,18 @@ def _anthropic_unavailable(fixer: _Fixer, pending: list[str], before: str) -> li
 
 # Gemini --------------------------------------------------------------------------------------------
 
-_GENAI_DROP = ("$schema", "$id", "const", "examples", "if", "then", "else", "not", "allOf", "oneOf",
-               "patternProperties", "dependentRequired", "dependentSchemas", "unevaluatedProperties")
-
-
 def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
+    # A field in both spellings (GM-16): the camelCase one is what the bridge reads, so it stays.
+    for where, name in doubled(payload):
+        *path, key = split(where)
+        parent: Any = payload
+        for token in path:
+            parent = parent[int(token)] if isinstance(parent, list) else parent.get(token)
+            if not isinstance(parent, (dict, list)):
+                break
+        if isinstance(parent, dict) and key in parent:  # absent when an enclosing twin went first
+            del parent[key]
+            fixer.note("GM-16", where, "removed", f"the snake_case twin of {name!r} removed; the camelCase one stays")
     taken: set[str] = set()
     for index, tool in enumerate(payload.get("tools") if isinstance(payload.get("tools"), list) else []):
         if not isinstance(tool, dict):
@@ -674,7 +652,9 @@ def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
                 fixer.note("GM-05", ptr(where, params_key), "removed", "parameters removed: parametersJsonSchema "
                                                                        "carries the schema")
             elif isinstance(parameters, dict):
-                _genai_schema(fixer, parameters, ptr(where, params_key))
+                changes: list[Change] = []
+                decl[params_key] = to_genai(parameters, ptr(where, params_key), "", changes, root=True, respell=False)
+                _note_changes(fixer, changes, "GM-04")
             if fixer.keep_first(decl["name"], taken, "GM-14", where, "declaration"):
                 kept.append(decl)
         tool[key] = kept
@@ -702,32 +682,6 @@ def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
                         fixer.note("GM-09", ptr(rwhere, "response"), "wrapped", "response wrapped as {\"output\": …}")
 
 
-def _genai_schema(fixer: _Fixer, schema: dict[str, Any], pointer: str) -> None:
-    """Gemini-strict rewrite: unknown keywords dropped (const → enum), type arrays → one type + nullable."""
-    stack = [(schema, pointer, True)]
-    while stack:
-        node, where, is_root = stack.pop()
-        if not isinstance(node, dict):
-            continue
-        if "const" in node and "enum" not in node:
-            node["enum"] = [node["const"]]
-            fixer.note("GM-04", ptr(where, "const"), "converted", "const → enum")
-        for key in list(node):
-            if key in _GENAI_DROP or (key in ("$defs", "definitions") and not is_root):
-                del node[key]
-                fixer.note("GM-04", ptr(where, key), "removed", f"{key!r} is unknown to Gemini")
-        kind = node.get("type")
-        if isinstance(kind, list):
-            types = [k for k in kind if k != "null"]
-            node["type"] = types[0] if types else "STRING"
-            if "null" in kind:
-                node["nullable"] = True
-            fixer.note("GM-04", ptr(where, "type"), "converted", f"type {kind} → {node['type']!r}"
-                       + (" + nullable" if "null" in kind else ""))
-        for child, child_where in subschemas(node, where):
-            stack.append((child, child_where, False))
-
-
 def _fix_mcp(fixer: _Fixer, payload: dict[str, Any]) -> None:
     params = payload.get("params")
     if payload.get("method") == "tools/call" and isinstance(params, dict) and "arguments" in params \
@@ -742,7 +696,8 @@ def _fix_mcp(fixer: _Fixer, payload: dict[str, Any]) -> None:
                 fixer.note("MCP-02", f"/result/tools/{index}/inputSchema", "set", "null inputSchema → the "
                                                                                   "recommended no-argument schema")
             elif isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict):
-                json_schema_from_genai(fixer, tool["inputSchema"], f"/result/tools/{index}/inputSchema", "XL-01")
+                tool["inputSchema"] = _json_schema(fixer, tool["inputSchema"], f"/result/tools/{index}/inputSchema",
+                                                   "XL-01")
 
 
 _FIXERS = {

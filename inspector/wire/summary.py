@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .dialect import Dialect
+from .dialects.gemini.fields import field
 
 
 def _list(value: Any) -> list[Any]:
@@ -19,8 +20,12 @@ def request_facts(payload: Any, dialect: Dialect | None, path: str = "") -> tupl
     if dialect is Dialect.GEMINI:
         if not model and "/models/" in path:
             model = path.split("/models/", 1)[1].split(":", 1)[0]
-        tools = sum(len(_list(t.get("functionDeclarations"))) + (0 if "functionDeclarations" in t else 1)
-                    for t in _list(payload.get("tools")) if isinstance(t, dict))
+        # A tool object holds many function declarations, or one built-in tool (googleSearch, …).
+        tools = 0
+        for tool in _list(payload.get("tools")):
+            if isinstance(tool, dict):
+                key, declarations = field(tool, "functionDeclarations")
+                tools += len(_list(declarations)) + (0 if key in tool else 1)
         return model, tools
     if dialect is Dialect.MCP:
         return "", 0
@@ -47,7 +52,7 @@ def response_tool_calls(payload: Any, dialect: Dialect | None) -> int:
     if dialect is Dialect.GEMINI:
         return sum(1 for cand in _list(payload.get("candidates")) if isinstance(cand, dict)
                    for part in _list((cand.get("content") or {}).get("parts"))
-                   if isinstance(part, dict) and "functionCall" in part)
+                   if isinstance(part, dict) and field(part, "functionCall")[0] in part)
     if dialect is Dialect.MCP:
         result = payload.get("result")
         return len(_list(result.get("tools"))) if isinstance(result, dict) else 0

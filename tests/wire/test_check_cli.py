@@ -101,7 +101,7 @@ def test_fix_writes_the_repaired_payload_and_lists_repairs(tmp_path, capsys):
     assert main(["check", "--fix", str(out), path]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[2:] == [
-        f"{path}:/tools/0/function/parameters/properties/city/type: fixed OC-05 converted: type 'STRING' → 'string'",
+        f"{path}:/tools/0/function/parameters/properties/city/type: fixed OC-05 converted: genai type 'STRING' written as JSON Schema 'string'",
         f"{path}:/messages/2/tool_calls/0/function/arguments: fixed OC-15 unwrapped: unwrapped 2 JSON encodings",
         "1 file checked: 1 error(s), 1 warning(s), 0 info; 2 repair(s), 0 error(s) left",
     ]

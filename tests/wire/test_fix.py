@@ -199,10 +199,9 @@ def test_gemini_repairs():
     payload["contents"][2]["parts"][1]["functionResponse"]["response"] = ["18°C"]
     result = fix(payload, "gemini")
     assert _repairs(result) == [
-        ("GM-04", "/tools/0/functionDeclarations/1/parameters/$schema", "removed"),
-        ("GM-04", "/tools/0/functionDeclarations/1/parameters/properties/mode/const", "converted"),
-        ("GM-04", "/tools/0/functionDeclarations/1/parameters/properties/mode/const", "removed"),
         ("GM-04", "/tools/0/functionDeclarations/1/parameters/properties/q/type", "converted"),
+        ("GM-04", "/tools/0/functionDeclarations/1/parameters/properties/mode/const", "converted"),
+        ("GM-04", "/tools/0/functionDeclarations/1/parameters/$schema", "removed"),
         ("GM-14", "/tools/0/functionDeclarations/2", "removed"),
         ("GM-08", "/contents/1/parts/0/functionCall/args", "converted"),
         ("GM-09", "/contents/2/parts/1/functionResponse/response", "wrapped"),

@@ -44,6 +44,15 @@ CALLS = ["contents", 1, "parts"]
 RESPONSES = ["contents", 2, "parts"]
 
 CASES = [
+    req("a field in both spellings", doing(setting(["generation_config"], {"temperature": 1}),
+                                           setting(["generationConfig"], {"temperature": 0})),
+        "GM-16", "/generation_config", "warning", setting(["generation_config"], {"max_output_tokens": 9})),
+    req("array without items", setting(PARAMS + ["properties", "city"], {"type": "ARRAY"}), "GM-17",
+        f"{P}/parameters/properties/city", "error",
+        setting(PARAMS + ["properties", "city"], {"type": "ARRAY", "items": {"type": "STRING"}})),
+    req("a format Gemini refuses", setting(PARAMS + ["properties", "city", "format"], "email"), "GM-17",
+        f"{P}/parameters/properties/city/format", "warning",
+        setting(PARAMS + ["properties", "city", "format"], "date-time")),
     req("129 declarations on Vertex", _declarations(129), "GM-01", "/tools", "error", _declarations(128),
         profile="vertex"),
     req("enterpriseWebSearch on the Gemini API", lambda doc: doc["tools"].append({"enterpriseWebSearch": {}}) or doc,

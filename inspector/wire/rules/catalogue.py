@@ -224,6 +224,14 @@ _RULES = [
     Rule("GM-15", W, "Each call arrives as a whole functionCall part, with no index; argument streaming "
          "(partialArgs/willContinue) is Vertex-only.",
          "Accumulate calls by part, never by \"current call\"."),
+    Rule("GM-16", W, "Gemini reads every field in lowerCamelCase and in snake_case (proto JSON); a field "
+         "written in both spellings in one message is ambiguous.",
+         "Write each field once, in one spelling."),
+    Rule("GM-17", E, "Gemini's Schema subset: an ARRAY needs typed items, every node a type, formats are "
+         "limited (STRING: enum, date-time), the parameters root must be an OBJECT (no object union), and "
+         "Vertex rejects validation keywords beside anyOf.",
+         "Give arrays typed items and nodes a type, drop other formats, merge a root object union, move "
+         "keywords beside anyOf into its branches."),
     # MCP
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "
          "cacheScope, ttlMs).",

@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..dialects.gemini.fields import doubled, field
+from ..dialects.gemini.schema import findings
 from ..profiles import Profile
 from ..violations import Severity
 from .base import Report, as_dict, as_list, check_tool_name, ptr, short
-from .schema import check_genai_schema, check_json_schema
+from .schema import check_json_schema
 
 _VERTEX_ONLY = ("enterpriseWebSearch",)
 _GEMINI_API_ONLY = ("fileSearch", "mcpServers")
@@ -24,20 +26,6 @@ def _known_to_reject(pattern: re.Pattern[str], profile: Profile) -> Severity:
     return Severity.ERROR if pattern.match(profile.model) else Severity.WARNING
 
 
-def _snake(camel: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in camel)
-
-
-def field(node: dict[str, Any], camel: str) -> tuple[str, Any]:
-    """(the key actually used, its value) for a camelCase field that may be written in snake_case."""
-    if camel in node:
-        return camel, node[camel]
-    snake = _snake(camel)
-    if snake in node:
-        return snake, node[snake]
-    return camel, None
-
-
 def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: str) -> None:
     check_tool_name(report, profile, name, pointer, what, "GM-02", verb="must")
 
@@ -45,6 +33,9 @@ def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    for where, name in doubled(payload):
+        report.add("GM-16", where, f"{name!r} is also written in snake_case here; Gemini reads one of the two, "
+                                   "so send each field once")
     names: dict[str, str] = {}
     declarations = 0
     declared_params: dict[str, bool] = {}
@@ -88,7 +79,9 @@ def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, n
     if isinstance(name, str):
         declared_params[name] = parameters is not None or json_schema is not None
     if parameters is not None:
-        check_genai_schema(report, parameters, ptr(base, params_key), what=label)
+        for rule, where, message, severity in findings(parameters, ptr(base, params_key), what=label,
+                                                       vertex=profile.vertex):
+            report.add(rule, where, message, severity)
         root = parameters.get("type") if isinstance(parameters, dict) else None
         if profile.vertex and not (isinstance(root, str) and root.upper() == "OBJECT"):
             report.add("GM-06", ptr(base, params_key, "type") if isinstance(parameters, dict) and "type" in parameters

@@ -1,6 +1,6 @@
 """Schema checks shared by the dialects: JSON Schema as OpenAI, Anthropic and MCP read it (lower-case
-types, no genai keywords, the strict-mode subset), and the genai `Schema` that Gemini parses
-proto-strictly. One iterative walk per schema, no copies."""
+types, no genai keywords, the strict-mode subset). Gemini's own `Schema` dialect lives in
+`dialects/gemini/schema.py`. One iterative walk per schema, no copies."""
 
 from __future__ import annotations
 
@@ -11,29 +11,28 @@ from ..violations import Severity
 from .base import Report, ptr, short
 
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
-GENAI_TYPES = frozenset({"TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
 GENAI_ONLY_KEYWORDS = ("nullable", "propertyOrdering")
 
-_MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
-_ONE_KEYWORDS = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-                 "unevaluatedProperties", "unevaluatedItems", "additionalItems")
-_LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+MAP_KEYWORDS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+ONE_KEYWORDS = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+                "unevaluatedProperties", "unevaluatedItems", "additionalItems")
+LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 # Composition the strict (Structured Outputs) subset rejects.
 _STRICT_UNSUPPORTED = ("allOf", "not", "if", "then", "else", "dependentRequired", "dependentSchemas")
 
 
 def subschemas(node: dict[str, Any], pointer: str) -> Iterator[tuple[Any, str]]:
     """The direct child schemas of a JSON Schema node, with their pointers."""
-    for key in _MAP_KEYWORDS:
+    for key in MAP_KEYWORDS:
         children = node.get(key)
         if isinstance(children, dict):
             for name, child in children.items():
                 yield child, ptr(pointer, key, name)
-    for key in _ONE_KEYWORDS:
+    for key in ONE_KEYWORDS:
         child = node.get(key)
         if isinstance(child, dict):
             yield child, ptr(pointer, key)
-    for key in _LIST_KEYWORDS:
+    for key in LIST_KEYWORDS:
         children = node.get(key)
         if isinstance(children, list):
             for index, child in enumerate(children):
@@ -126,72 +125,3 @@ def check_strict(report: Report, schema: Any, pointer: str, rule: str, *, what: 
         if missing:
             report.add(rule, ptr(where, "required"),
                        f"{what}: strict:true needs every property in required; missing {', '.join(missing)}")
-
-
-_GENAI_KEYS = frozenset({
-    "type", "format", "title", "description", "nullable", "enum", "items", "properties", "required", "anyOf",
-    "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "minProperties", "maxProperties",
-    "pattern", "default", "example", "propertyOrdering", "additionalProperties", "$ref", "ref",
-})
-
-
-def _camel(key: str) -> str:
-    if "_" not in key:
-        return key
-    head, *rest = key.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
-
-
-def check_genai_schema(report: Report, schema: Any, pointer: str, *, what: str) -> None:
-    """Gemini's proto-strict `Schema` (GM-03/GM-04): the keywords it knows, one type per node, no
-    "null" type, properties only on OBJECT, enum only on STRING."""
-    stack: list[tuple[Any, str, bool]] = [(schema, pointer, True)]
-    while stack:
-        node, where, is_root = stack.pop()
-        if not isinstance(node, dict):
-            report.add("GM-04", where, f"{what}: schema node is {short(node)}, not a Schema object")
-            continue
-        for key, value in node.items():
-            name = _camel(key)
-            if name in ("$defs", "defs") and is_root:
-                if isinstance(value, dict):
-                    stack.extend((child, ptr(where, key, sub), False) for sub, child in value.items())
-                continue
-            if name not in _GENAI_KEYS:
-                report.add("GM-04", ptr(where, key), f"{what}: Gemini rejects unknown schema field {key!r} "
-                                                    f"(\"Unknown name\")")
-        kind = node.get("type")
-        if isinstance(kind, list):
-            report.add("GM-04", ptr(where, "type"), f"{what}: type arrays are rejected (\"Proto field is not "
-                                                     f"repeating\"); use one type plus nullable")
-            kind = None
-        elif kind is not None and not (isinstance(kind, str) and kind.upper() in GENAI_TYPES):
-            report.add("GM-04", ptr(where, "type"), f"{what}: type {short(kind)} is not a genai Type")
-            kind = None
-        upper = kind.upper() if isinstance(kind, str) else None
-        if upper is not None and upper != "OBJECT":
-            for key in ("properties", "required"):
-                if key in node:
-                    report.add("GM-04", ptr(where, key), f"{what}: {key} is only allowed on OBJECT, not {kind}")
-        if "enum" in node and upper not in (None, "STRING"):
-            report.add("GM-04", ptr(where, "enum"), f"{what}: enum is only allowed on STRING, not {kind}")
-        properties = node.get("properties")
-        if isinstance(properties, dict):
-            for name, child in properties.items():
-                stack.append((child, ptr(where, "properties", name), False))
-        elif "properties" in node:
-            report.add("GM-04", ptr(where, "properties"), f"{what}: properties must be an object")
-        items = node.get("items")
-        if isinstance(items, dict):
-            stack.append((items, ptr(where, "items"), False))
-        elif "items" in node:
-            report.add("GM-04", ptr(where, "items"), f"{what}: items must be one Schema object")
-        any_of = node.get("anyOf", node.get("any_of"))
-        key = "anyOf" if "anyOf" in node else "any_of"
-        if isinstance(any_of, list):
-            for index, child in enumerate(any_of):
-                if isinstance(child, dict) and isinstance(child.get("type"), str) and child["type"].upper() == "NULL":
-                    report.add("GM-04", f"{where}/{key}/{index}/type",
-                               f"{what}: a \"null\" type inside anyOf is rejected; use nullable:true")
-                    continue
-                stack.append((child, f"{where}/{key}/{index}", False))

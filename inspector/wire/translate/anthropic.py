@@ -229,6 +229,7 @@ def content_blocks(parts: list[Part]) -> list[dict[str, Any]]:
 
 def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     out: dict[str, Any] = {"model": req.model}
+    wrapped = {tool.name for tool in req.tools if _wraps(tool)}
     system: list[Part] = []
     turns: list[tuple[str, list[dict[str, Any]], str]] = []  # (role, blocks, first source pointer)
     merged: list[str] = []  # the source message of each turn's latest item, to report merges
@@ -259,6 +260,10 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             block: dict[str, Any] = {"type": "tool_use", "id": emit.call_id(item.id or "", item.id_src or item.src, join(tgt, "id")),
                                      "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")),
                                      "input": item.arguments}
+            if item.name in wrapped:
+                block["input"] = {"value": item.arguments}
+                emit.losses.append(Loss(item.src, join(tgt, "input"), "converted", "the arguments of a tool whose "
+                                        "schema is nested under \"value\" are nested the same way", ""))
             blocks.append(block)
         elif isinstance(item, Result):
             result: dict[str, Any] = {"type": "tool_result",
@@ -339,15 +344,30 @@ def _emit_tool(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
         entry["input_schema"] = _CUSTOM_SCHEMA
     elif not tool.schema:
         entry["input_schema"] = {"type": "object", "properties": {}}
-    elif tool.schema.get("type") != "object":
+    elif _wraps(tool):
         emit.losses.append(Loss(tool.src, join(tgt, "input_schema"), "synthesised",
-                                "Anthropic requires an object input_schema; the schema is nested under \"value\"", ""))
+                                "Anthropic requires an object input_schema; the schema is nested under \"value\", "
+                                "and the model's arguments are taken out of it on the way back", ""))
         entry["input_schema"] = {"type": "object", "properties": {"value": tool.schema}, "required": ["value"]}
+        emit.state.wrapped.add(entry["name"])
     else:
         entry["input_schema"] = tool.schema
     if tool.strict:
         entry["strict"] = True
     return entry
+
+
+def _wraps(tool: Tool) -> bool:
+    """Whether the tool's schema (a root that is not an object, e.g. an anyOf) goes under "value"."""
+    return not tool.custom and bool(tool.schema) and tool.schema.get("type") != "object"
+
+
+def _unwrap(state: State, name: str, arguments: Any) -> Any:
+    """The arguments the client's tool declared: those of a tool nested under "value" come out of it."""
+    if name in state.wrapped and isinstance(arguments, dict) and set(arguments) == {"value"} \
+            and isinstance(arguments["value"], dict):
+        return arguments["value"]
+    return arguments
 
 
 def _emit_builtin(builtin: Builtin, emit: Emit) -> dict[str, Any] | None:
@@ -437,6 +457,9 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
         resp.error = payload.get("error") or {}
         return resp, losses
     _parse_assistant(payload.get("content") or [], "", resp.items)
+    for item in resp.items:
+        if isinstance(item, Call):
+            item.arguments = _unwrap(state, item.name, item.arguments)
     resp.stop = _STOP_IN.get(payload.get("stop_reason"), "stop")  # type: ignore[assignment]
     hollow(resp, losses, "/content")
     if payload.get("stop_reason") == "pause_turn":
@@ -506,8 +529,11 @@ class StreamParser:
             if btype == "text":
                 return [ev.TextDelta(str(block["text"]))] if block.get("text") else []
             if btype == "tool_use":
-                self.blocks[index] = {"args": False, "input": block.get("input")}
-                return [ev.CallStart(index, str(block.get("id") or ""), str(block.get("name") or ""))]
+                name = str(block.get("name") or "")
+                # A wrapped tool's arguments wait for the block's end, to be taken out of "value" whole.
+                self.blocks[index] = {"args": False, "input": block.get("input"),
+                                      "held": [] if name in self.state.wrapped else None, "name": name}
+                return [ev.CallStart(index, str(block.get("id") or ""), name)]
             return [ev.Dropped(f"{btype} block")]
         if kind == "content_block_delta":
             index, delta = data.get("index"), data.get("delta") or {}
@@ -515,18 +541,16 @@ class StreamParser:
                 return [ev.TextDelta(str(delta["text"]))]
             if delta.get("type") == "input_json_delta" and index in self.blocks and delta.get("partial_json"):
                 self.blocks[index]["args"] = True
+                if self.blocks[index]["held"] is not None:
+                    self.blocks[index]["held"].append(str(delta["partial_json"]))
+                    return []
                 return [ev.CallArgs(index, str(delta["partial_json"]))]
             return []
         if kind == "content_block_stop":
             index = data.get("index")
             if index not in self.blocks:
                 return []
-            block = self.blocks.pop(index)
-            out: list[ev.Event] = []
-            if not block["args"] and isinstance(block["input"], dict) and block["input"]:
-                out.append(ev.CallArgs(index, orjson.dumps(block["input"]).decode()))
-            out.append(ev.CallEnd(index))
-            return out
+            return self._end(index, self.blocks.pop(index))
         if kind == "message_delta":
             reason = (data.get("delta") or {}).get("stop_reason")
             if reason:
@@ -541,11 +565,27 @@ class StreamParser:
             return [ev.Failure(str(error.get("message", "")), error)]
         return []
 
+    def _end(self, index: Any, block: dict[str, Any]) -> list[ev.Event]:
+        out: list[ev.Event] = []
+        if block["held"] is not None and block["args"]:
+            text = "".join(block["held"])
+            try:
+                arguments = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                out.append(ev.CallArgs(index, text))  # cut short: passed on as it came
+            else:
+                out.append(ev.CallArgs(index, orjson.dumps(_unwrap(self.state, block["name"], arguments)).decode()))
+        elif not block["args"] and isinstance(block["input"], dict) and block["input"]:
+            arguments = _unwrap(self.state, block["name"], block["input"])
+            out.append(ev.CallArgs(index, orjson.dumps(arguments).decode()))
+        out.append(ev.CallEnd(index))
+        return out
+
     def close(self) -> list[ev.Event]:
         if self.done:
             return []
         self.done = True
-        out: list[ev.Event] = [ev.CallEnd(index) for index in self.blocks]
+        out: list[ev.Event] = [event for index, block in self.blocks.items() for event in self._end(index, block)]
         self.blocks.clear()
         out.append(ev.Finish(self.stop, self.usage[0], self.usage[1]))
         return out

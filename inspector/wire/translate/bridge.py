@@ -6,13 +6,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
 import orjson
 
 from ..dialect import Dialect
+from ..dialects.gemini.fields import normalise, spelled
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import NAMELESS, Emit, vet
@@ -99,6 +100,9 @@ class Bridge:
                                    f"call cannot cross to {self.target.value}", "XL-14"))
         emit = Emit(state, names, ids, losses)
         out = self._dst.emit_request(req, emit)
+        if self.source is Dialect.GEMINI and normalise(payload) is not payload:
+            # Read in camelCase (GM-16); reported in the client's own spelling.
+            losses[:] = [replace(loss, source=spelled(payload, loss.source)) for loss in losses]
         state.aliases = dict(names.reverse)
         state.ids = dict(ids.reverse)
         return RequestTranslation(out, _target_path(path, self.source, self.target, req.model, req.stream), losses,

@@ -9,6 +9,8 @@ from typing import Any
 import orjson
 
 from ..dialect import Dialect
+from ..dialects.gemini.fields import normalise
+from ..dialects.gemini.schema import Change, needs_json_schema, to_genai, to_json_schema
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
@@ -17,10 +19,9 @@ from .common import (RUN, Emit, back_id, back_name, dumps, google_error, hollow,
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
 from .names import decode_arguments
-from .schema import genai_to_json_schema, json_schema_to_genai, needs_json_schema
 
 _MODEL_IN_PATH = re.compile(r"/models/([^/:]+):")
-_PARAMS = ("contents", "systemInstruction", "system_instruction", "tools", "toolConfig", "generationConfig")
+_PARAMS = ("contents", "systemInstruction", "tools", "toolConfig", "generationConfig")
 _GEN_PARAMS = ("temperature", "topP", "maxOutputTokens", "stopSequences")
 _BUILTIN_IN = {"googleSearch": "web_search", "googleSearchRetrieval": "web_search", "codeExecution": "code_interpreter",
                "urlContext": "url_context"}
@@ -70,15 +71,18 @@ def _response_parts(response: Any, src: str, losses: list[Loss]) -> tuple[list[P
 
 
 def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Loss]]:
+    """Reads the camelCase form of `payload` (GM-16); the bridge writes pointers back in the client's
+    spelling."""
+    payload = normalise(payload)
     losses: list[Loss] = []
     req = Request(model=model_of(path) or str(payload.get("model") or ""))
     req.stream = ":streamGenerateContent" in path.split("?", 1)[0]
     for key in payload:
         if key not in _PARAMS and key != "model":
             req.leftovers.append((f"/{key}", f"Gemini field {key!r} has no counterpart"))
-    system = payload.get("systemInstruction", payload.get("system_instruction"))
+    system = payload.get("systemInstruction")
     if isinstance(system, dict):
-        key = "/systemInstruction" if "systemInstruction" in payload else "/system_instruction"
+        key = "/systemInstruction"
         parts = [Part("text", join(key, "parts", i), text=str(p.get("text", "")))
                  for i, p in enumerate(system.get("parts") or []) if isinstance(p, dict) and "text" in p]
         req.items.append(Message("system", parts, key))
@@ -197,7 +201,7 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
         if not isinstance(tool, dict):
             continue
         for key, value in tool.items():
-            if key in ("functionDeclarations", "function_declarations"):
+            if key == "functionDeclarations":
                 for k, decl in enumerate(value or []):
                     _parse_declaration(decl, join(here, key, k), req, seen, losses)
             elif key in _BUILTIN_IN:
@@ -217,8 +221,12 @@ def _parse_declaration(decl: Any, src: str, req: Request, seen: set[str], losses
     seen.add(name)
     if isinstance(decl.get("parametersJsonSchema"), dict):
         schema = decl["parametersJsonSchema"]
+    elif isinstance(decl.get("parameters"), dict):
+        changes: list[Change] = []
+        schema = to_json_schema(decl["parameters"], join(src, "parameters"), "", changes, root=True)
+        losses.extend(_losses(changes, targets=False))
     else:
-        schema = genai_to_json_schema(decl.get("parameters"), join(src, "parameters"), losses)
+        schema = {}
     for key in ("response", "responseJsonSchema"):
         if key in decl:
             losses.append(Loss(join(src, key), None, "dropped", "a declared response schema has no counterpart", ""))
@@ -392,11 +400,25 @@ def _emit_declaration(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
                                 "the schema uses $ref/$defs, which Gemini's Schema cannot carry; sent as "
                                 "parametersJsonSchema", "XL-01"))
         decl["parametersJsonSchema"] = tool.schema
-    elif tool.schema.get("properties") or tool.schema.get("type") not in (None, "object"):
+    elif tool.schema:
+        changes: list[Change] = []
+        parameters = to_genai(tool.schema, join(tool.src, "parameters"), join(tgt, "parameters"), changes, root=True)
+        if parameters.get("type") != "OBJECT":
+            emit.losses.append(Loss(tool.src, join(tgt, "parametersJsonSchema"), "converted",
+                                    "the parameters root is not an object (nor an object union), which Gemini's "
+                                    "Schema refuses (GM-06); sent as parametersJsonSchema", "XL-01"))
+            decl["parametersJsonSchema"] = tool.schema
+        elif parameters.get("properties"):
+            emit.losses.extend(_losses(changes))
+            decl["parameters"] = parameters
         # An OBJECT without properties is rejected by Gemini; a function without parameters is the same thing.
-        decl["parameters"] = json_schema_to_genai(tool.schema, join(tool.src, "parameters"), join(tgt, "parameters"),
-                                                  emit.losses)
     return decl
+
+
+def _losses(changes: list[Change], *, targets: bool = True) -> list[Loss]:
+    """Schema changes as losses: Gemini's subset rules keep their id, the rest are schema dialect
+    conversions (XL-01)."""
+    return [Loss(c.source, c.target if targets else None, c.kind, c.why, c.rule or "XL-01") for c in changes]
 
 
 # --- responses -----------------------------------------------------------------------------------
@@ -413,6 +435,7 @@ def _parse_candidate(payload: dict[str, Any], items: list[Any]) -> str | None:
 
 
 def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, list[Loss]]:
+    payload = normalise(payload)
     losses: list[Loss] = []
     resp = Response(id=str(payload.get("responseId") or ""), model=str(payload.get("modelVersion") or ""))
     if "error" in payload and not payload.get("candidates"):
@@ -483,6 +506,7 @@ class StreamParser:
         chunk = ev.decode(event, "chunk")
         if not isinstance(chunk, dict):
             return chunk
+        chunk = normalise(chunk)
         if "error" in chunk and not chunk.get("candidates"):
             self.done = True
             return [ev.Failure(str((chunk["error"] or {}).get("message", "")), chunk["error"])]

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from ..dialect import Dialect
 
-LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised"]
+LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +217,7 @@ class State:
     stream_usage: bool = False  # a Chat client asked for the usage chunk (stream_options.include_usage)
     json_array_stream: bool = False  # a Gemini client streaming without alt=sse reads one JSON array
     aliases: dict[str, str] = field(default_factory=dict)  # target name -> source name
+    wrapped: set[str] = field(default_factory=set)  # target tools whose arguments travel as {"value": …}
     ids: dict[str, str] = field(default_factory=dict)  # target call id -> source call id
     history_ids: set[str] = field(default_factory=set)  # every call id the client already holds
     seed: str = ""  # request digest: makes minted ids deterministic per request
