@@ -8,7 +8,8 @@ from urllib.parse import parse_qsl, urlencode
 REDACTED = "[redacted]"
 
 SECRET_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "set-cookie"}
+    {"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "set-cookie",
+     "x-toolwire-token", "x-toolwire-replay-auth"}  # the forwarder's own access token and replay proof
 )
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "api-key", "access_token"})
 

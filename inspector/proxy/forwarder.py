@@ -7,13 +7,16 @@ store's writer thread. aiohttp is the upstream client (measured in tests/bench/p
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import logging
+import secrets
 import socket
 import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -26,18 +29,25 @@ from ..flow import Chunk, Flow, FlowState, Mode
 from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query, redact_query_url
 from ..store import FlowRow, Store
 from ..wire.dialect import is_stream_path
-from .server import ListenError, ServerThread, is_loopback
+from .access import TOKEN_HEADER, AccessPolicy, target_problem
+from .access import error_body as _error_body
+from .server import ListenError, ServerThread, is_loopback, request_target
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
 REPLAY_HEADER = "x-toolwire-replay-of"
+REPLAY_AUTH_HEADER = "x-toolwire-replay-auth"  # proves REPLAY_HEADER comes from this process's replay
 FLOW_ID_HEADER = "x-toolwire-flow-id"  # answered only to replays, so replay() learns the new id
+# Ours alone: consumed here, never forwarded, never kept as a credential.
+_CONTROL_HEADERS = frozenset({REPLAY_HEADER, REPLAY_AUTH_HEADER, TOKEN_HEADER})
+# Known to no client: only replay_marker() in this process can sign a replay.
+_REPLAY_KEY = secrets.token_bytes(32)
 
 # RFC 9110 §7.6.1 connection-specific fields, plus what this hop recomputes itself.
 _HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
      "proxy-authenticate", "proxy-authorization"}
 )
-_NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "expect", REPLAY_HEADER}
+_NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "expect"} | _CONTROL_HEADERS
 # aiohttp would add these on its own; a passthrough sends only what the client sent.
 _SKIP_AUTO = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 
@@ -61,9 +71,13 @@ class ForwarderError(Exception):
     """The forwarder cannot start as configured (bad upstream, address, translate spec)."""
 
 
-def _error_body(kind: str, message: str, status: int) -> bytes:
-    # Shaped like the providers' own errors so SDK clients surface the message.
-    return orjson.dumps({"error": {"type": kind, "message": message, "code": status}})
+def replay_marker(flow_id: int) -> list[tuple[str, str]]:
+    """The headers that make a request through this process's forwarder a replay of `flow_id`."""
+    return [(REPLAY_HEADER, str(flow_id)), (REPLAY_AUTH_HEADER, _replay_tag(str(flow_id)))]
+
+
+def _replay_tag(flow_id: str) -> str:
+    return hmac.new(_REPLAY_KEY, flow_id.encode("latin-1"), hashlib.sha256).hexdigest()
 
 
 class Forwarder:
@@ -78,6 +92,8 @@ class Forwarder:
         translate: str | None = None,
         repair: bool = False,
         allow_remote: bool = False,
+        allow_hosts: Iterable[str] = (),
+        allow_origins: Iterable[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
         max_body: int = DEFAULT_MAX_BODY,
     ) -> None:
@@ -93,6 +109,10 @@ class Forwarder:
                 "relays your API keys; pass --allow-remote (allow_remote=True) if you mean it"
             )
         self.upstream = upstream.rstrip("/")
+        # Each upstream URL is built from these parts, so no request target can change its authority.
+        base = URL(self.upstream)
+        self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
+        self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
         self.store = store
         self.host = host
         self.on_event = on_event
@@ -125,6 +145,11 @@ class Forwarder:
     def base_url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
+
+    @property
+    def client_url(self) -> str:
+        """The base URL to give clients: with the access token in its path when one is needed."""
+        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "")
 
     def start(self) -> None:
         # Other threads of this process (the store writer, a UI rendering a big payload) hold the
@@ -183,14 +208,14 @@ class Forwarder:
             return list(self._credentials.get(flow_id, ()))
 
     def _keep_credentials(self, flow_id: int, headers: list[tuple[str, str]], query: str) -> None:
-        secrets = [(k, v) for k, v in headers if k.lower() in SECRET_HEADERS]
+        kept = [(k, v) for k, v in headers if k.lower() in SECRET_HEADERS and k.lower() not in _CONTROL_HEADERS]
         if query:
             # Gemini's `?key=` becomes its header twin, so replay needs no secret in a URL.
-            secrets += [("x-goog-api-key", v) for k, v in parse_qsl(query) if k == "key"]
-        if not secrets:
+            kept += [("x-goog-api-key", v) for k, v in parse_qsl(query) if k == "key"]
+        if not kept:
             return
         with self._credentials_lock:
-            self._credentials[flow_id] = secrets
+            self._credentials[flow_id] = kept
             if len(self._credentials) > _CREDENTIALS_KEPT:
                 self._credentials.popitem(last=False)
 
@@ -214,10 +239,14 @@ class Forwarder:
     async def _forward(self, scope: dict, receive: Callable, send: Callable) -> None:
         t0 = time.perf_counter()
         started_at = time.time()
+        raw_path, _, raw_query = request_target(scope).partition(b"?")
+        raw_path, refused = self.access.admit(scope["headers"], raw_path)
+        if refused is not None:
+            await refused.send(send)
+            return
         flow_id = self.store.next_flow_id()
-        raw_path = scope.get("raw_path") or scope["path"].encode()
         path = raw_path.decode("latin-1")
-        query = scope["query_string"].decode("latin-1")
+        query = raw_query.decode("latin-1")
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         flow = Flow(
             id=flow_id, session_id=self.store.session_id or 0, started_at=started_at, method=scope["method"],
@@ -237,10 +266,16 @@ class Forwarder:
                 await recorder.fail_before_response(send, status, "toolwire_bad_request", problem)
             return
         flow.request_body = body
+        problem = target_problem(path, query)
+        if problem is not None:
+            recorder.submit_started()
+            await recorder.fail_before_response(send, 400, "toolwire_bad_target", f"not forwarded: {problem}")
+            return
 
         upstream_headers: list[tuple[str, str]] = []
         connection_named = set()
         sent_length = False
+        replay_of = replay_tag = None
         for name, value in headers:
             lower = name.lower()
             if lower == "content-length":
@@ -248,10 +283,15 @@ class Forwarder:
             elif lower == "connection":
                 connection_named.update(v.strip().lower() for v in value.split(","))
             elif lower == REPLAY_HEADER:
-                try:
-                    flow.replay_of = int(value)
-                except ValueError:
-                    flow.notes.append(f"ignored {REPLAY_HEADER}: {value!r} is not a flow id")
+                replay_of = value
+            elif lower == REPLAY_AUTH_HEADER:
+                replay_tag = value
+        if replay_of is not None:
+            if replay_tag is not None and hmac.compare_digest(replay_tag.encode("latin-1"),
+                                                              _replay_tag(replay_of).encode()):
+                flow.replay_of = int(replay_of)
+            else:
+                flow.notes.append(f"ignored {REPLAY_HEADER}: {replay_of!r} was not sent by this process's replay")
         for name, value in headers:
             lower = name.lower()
             if lower not in _NOT_FORWARDED and lower not in connection_named:
@@ -273,13 +313,21 @@ class Forwarder:
                 target = _translated_target(target_path, query)
                 flow.upstream_request_body = upstream_body
 
-        url = self.upstream + target
+        target_path, _, target_query = target.partition("?")
+        # The bridge may build the path from the body (Gemini's model name): check it again.
+        if transform is not None and (problem := target_problem(target_path, target_query)) is not None:
+            recorder.submit_started()
+            await recorder.fail_before_response(send, 400, "toolwire_bad_target",
+                                                f"not forwarded after translation: {problem}")
+            return
+        url = URL.build(scheme=self._scheme, authority=self._authority, path=self._base_path + target_path,
+                        query_string=target_query, encoded=True)
         assert self._session is not None
         request = asyncio.ensure_future(
             self._session.request(
                 # No body and no length from the client: send none, as it did (aiohttp would
                 # otherwise add "content-length: 0" to a GET).
-                flow.method, URL(url, encoded=True), data=upstream_body if upstream_body or sent_length else None,
+                flow.method, url, data=upstream_body if upstream_body or sent_length else None,
                 headers=upstream_headers,
                 allow_redirects=False,
             )
