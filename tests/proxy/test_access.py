@@ -4,18 +4,26 @@ only this process's own replays are linked as replays."""
 
 from __future__ import annotations
 
+import re
+import select
+import signal
 import socket
+import time
 
 import orjson
 import pytest
 
+from inspector.cli import main
 from inspector.flow import Flow, FlowState
 from inspector.mock import MockUpstream, chat_completion, json_response
 from inspector.proxy import FLOW_ID_HEADER, REPLAY_HEADER, Forwarder
+from inspector.proxy.access import _NOT_A_PATH
 from inspector.redact import REDACTED
 from inspector.replay import ReplayError, replay
+from inspector.store import Store
 
 from .conftest import Events, Rig
+from .test_cli import start_command
 
 CHAT = "/v1/chat/completions"
 BODY = b'{"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}'
@@ -381,3 +389,96 @@ def test_the_mock_has_the_same_front_door():
         assert mock.access.token is None and mock.client_url == mock.base_url
         assert request(mock.port, CHAT, host="evil.example").status == 421
         assert mock.received == []
+
+
+# -- the commands ---------------------------------------------------------------------------------
+
+def read_line(stream, marker: str, timeout: float = 10.0) -> str:
+    """The next line of `stream` holding `marker` (a subprocess's pipe), within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        if select.select([stream], [], [], left)[0]:
+            line = stream.readline()
+            assert line, f"the stream ended before {marker!r}"
+            if marker in line:
+                return line.rstrip("\n")
+    raise AssertionError(f"no {marker!r} within {timeout} s")
+
+
+def test_record_beyond_loopback_prints_its_token_and_reports_refusals(mock, tmp_path):
+    store_path = tmp_path / "flows.sqlite3"
+    proc, url = start_command("record", "--upstream", mock.base_url, "--host", "0.0.0.0", "--allow-remote",
+                              "--port", "0", "--allow-host", "inspector.lan", "--store", str(store_path),
+                              marker="forwarding")
+    try:
+        port, token = re.fullmatch(r"http://0\.0\.0\.0:(\d+)/t/([\w-]{43})", url).groups()
+        port = int(port)
+        assert read_line(proc.stderr, "access token") == (
+            f"access token {token}: clients send it as the x-toolwire-token header or keep the /t/<token> "
+            "prefix of the URL above")
+        mock.push(json_response(chat_completion("ok")))
+        assert request(port, f"/t/{token}{CHAT}", host="inspector.lan:1").status == 200
+        assert read_line(proc.stdout, "#1 ").startswith("#1 POST /v1/chat/completions 200 ")
+        assert request(port, CHAT).status == 403
+        assert read_line(proc.stderr, "refused") == (
+            "toolwire-inspect: refused 1 request(s) so far; last: refused: this forwarder listens beyond loopback "
+            "and needs its access token, as the x-toolwire-token header or as the /t/<token> prefix of the "
+            "base URL it printed")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert token.encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert [(r.path, r.header("x-toolwire-token")) for r in mock.received] == [(CHAT, None)]
+
+
+def test_mock_command_beyond_loopback_prints_its_url_with_the_token():
+    proc, url = start_command("mock", "--host", "0.0.0.0", "--port", "0", marker="mock upstream on")
+    try:
+        port, token = re.fullmatch(r"http://0\.0\.0\.0:(\d+)/t/([\w-]{43})", url).groups()
+        assert request(int(port), f"/t/{token}{CHAT}").status == 200
+        assert request(int(port), CHAT).status == 403
+        assert read_line(proc.stderr, "refused").startswith("toolwire-inspect: refused 1 request(s) so far; ")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=10) == 0
+
+
+def recorded_store(path, upstream: str, flow: Flow) -> None:
+    with Store(path) as store:
+        store.new_session(upstream, "http://127.0.0.1:8787")
+        flow.session_id = store.session_id
+        store.save(flow)
+
+
+ELSEWHERE = ("it went to http://127.0.0.1:{port}, not to this forwarder's upstream {upstream}; its credentials "
+             "are not sent anywhere else")
+
+
+@pytest.mark.parametrize(("fields", "why"), [
+    ({"path": "*@127.0.0.1:{port}/v1/messages"}, "request target '*@127.0.0.1:{port}/v1/messages' " + _NOT_A_PATH),
+    ({"upstream_url": "{upstream}*@127.0.0.1:{port}/v1/messages"}, ELSEWHERE),
+    ({"upstream_url": "http://127.0.0.1:{port}/v1/messages"}, ELSEWHERE),
+])
+def test_replay_command_never_sends_the_environment_key_elsewhere(mock, elsewhere, tmp_path, capsys, monkeypatch,
+                                                                  fields, why):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    fields = {k: v.format(port=elsewhere.port, upstream=mock.base_url) for k, v in fields.items()}
+    recorded_store(tmp_path / "s.db", mock.base_url, stored(id=1, state=FlowState.COMPLETE, status=200, **fields))
+    assert main(["replay", "1", "--store", str(tmp_path / "s.db")]) == 1
+    assert capsys.readouterr().err == (
+        f"toolwire-inspect: flow #1 is not replayed: {why.format(port=elsewhere.port, upstream=mock.base_url)}\n")
+    assert (mock.received, elsewhere.received) == ([], [])
+
+
+def test_replay_command_to_an_upstream_named_on_the_command_line_goes_there(mock, elsewhere, tmp_path, capsys,
+                                                                          monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    recorded_store(tmp_path / "s.db", mock.base_url,
+                   stored(id=1, state=FlowState.COMPLETE, status=200, upstream_url=f"{mock.base_url}/v1/messages"))
+    elsewhere.push(json_response({"ok": True}))
+    assert main(["replay", "1", "--store", str(tmp_path / "s.db"), "--upstream", elsewhere.base_url]) == 0
+    assert capsys.readouterr().out == "#2 replay of #1: 200 complete\n"
+    assert [(r.path, r.header("x-api-key")) for r in elsewhere.received] == [("/v1/messages", KEY)]
+    assert mock.received == []
