@@ -202,6 +202,12 @@ class Forwarder:
         if self._session is not None:
             await self._session.close()
 
+    def _upstream_url(self, path: str, query: str) -> URL:
+        """The upstream URL of a checked target (see access.target_problem): the upstream's own
+        scheme and authority, its base path followed by `path`."""
+        return URL.build(scheme=self._scheme, authority=self._authority, path=self._base_path + path,
+                         query_string=query, encoded=True)
+
     def credentials(self, flow_id: int) -> list[tuple[str, str]]:
         """The secret headers the client sent with that flow (memory only, for replay)."""
         with self._credentials_lock:
@@ -320,8 +326,7 @@ class Forwarder:
             await recorder.fail_before_response(send, 400, "toolwire_bad_target",
                                                 f"not forwarded after translation: {problem}")
             return
-        url = URL.build(scheme=self._scheme, authority=self._authority, path=self._base_path + target_path,
-                        query_string=target_query, encoded=True)
+        url = self._upstream_url(target_path, target_query)
         assert self._session is not None
         request = asyncio.ensure_future(
             self._session.request(

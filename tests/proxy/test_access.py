@@ -4,20 +4,25 @@ only this process's own replays are linked as replays."""
 
 from __future__ import annotations
 
+import posixpath
 import re
 import select
 import signal
 import socket
 import time
 
+from urllib.parse import unquote
+
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from inspector.cli import main
 from inspector.flow import Flow, FlowState
 from inspector.mock import MockUpstream, chat_completion, json_response
 from inspector.proxy import FLOW_ID_HEADER, REPLAY_HEADER, Forwarder
-from inspector.proxy.access import _NOT_A_PATH
+from inspector.proxy.access import _NOT_A_PATH, target_problem
 from inspector.redact import REDACTED
 from inspector.replay import ReplayError, replay
 from inspector.store import Store
@@ -482,3 +487,30 @@ def test_replay_command_to_an_upstream_named_on_the_command_line_goes_there(mock
     assert capsys.readouterr().out == "#2 replay of #1: 200 complete\n"
     assert [(r.path, r.header("x-api-key")) for r in elsewhere.received] == [("/v1/messages", KEY)]
     assert mock.received == []
+
+
+# Characters that make URLs go elsewhere, and the ones around them.
+_TRICKY = st.lists(st.sampled_from(list("/.%25eEfFcC@:\\?#*a ;=\x00\t") +
+                                   ["%2e", "%2f", "%5c", "%2F", "%00", "//", ".."]), max_size=16).map("".join)
+
+
+@pytest.fixture(scope="module")
+def unstarted(tmp_path_factory):
+    """A forwarder that is never started: the property only asks it for upstream URLs."""
+    with Store(tmp_path_factory.mktemp("prop") / "flows.sqlite3") as flows:
+        yield Forwarder("https://user:pw@api.example:8443/base", store=flows, port=0)
+
+
+@settings(max_examples=400, deadline=None)
+@given(path=_TRICKY, query=_TRICKY, slash=st.booleans())
+def test_every_target_let_through_stays_below_the_upstreams_base_path(unstarted, path, query, slash):
+    """What target_problem lets pass reaches the upstream's own origin, under its base path even
+    after the upstream percent-decodes and normalises it."""
+    path = "/" + path if slash else path
+    if target_problem(path, query) is not None:
+        return
+    url = unstarted._upstream_url(path, query)
+    assert (url.scheme, url.raw_authority, url.raw_query_string) == ("https", "user:pw@api.example:8443", query)
+    assert url.raw_path == "/base" + path
+    normalised = posixpath.normpath(unquote(url.raw_path).replace("\\", "/"))
+    assert normalised == "/base" or normalised.startswith("/base/")
