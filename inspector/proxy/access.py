@@ -120,7 +120,7 @@ class AccessPolicy:
                 path = slash + rest or b"/"
             if not tokens:
                 refusal = Refusal(403, "toolwire_token_required",
-                                  "refused: this forwarder listens beyond loopback and needs its access token, as "
+                                  "refused: this server listens beyond loopback and needs its access token, as "
                                   f"the {TOKEN_HEADER} header or as the /t/<token> prefix of the base URL it printed")
             elif not all(hmac.compare_digest(given, self._token) for given in tokens):
                 refusal = Refusal(403, "toolwire_wrong_token", "refused: wrong access token")
@@ -139,9 +139,9 @@ class AccessPolicy:
             return None
         shown = hosts[0].decode("latin-1") if name is None else name
         return Refusal(421, "toolwire_host_not_allowed",
-                       f"refused: Host {shown!r} is not allowed (a web page reaching the forwarder through DNS "
-                       "rebinding sends its own name); the forwarder answers loopback names and those given with "
-                       "--allow-host NAME")
+                       f"refused: Host {shown!r} is not allowed (a web page reaching this port through DNS "
+                       "rebinding sends its own name); only loopback names and those given with "
+                       "--allow-host NAME are answered")
 
     def _check_origins(self, origins: list[bytes]) -> Refusal | None:
         for raw in origins:

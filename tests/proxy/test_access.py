@@ -5,10 +5,11 @@ only this process's own replays are linked as replays."""
 from __future__ import annotations
 
 import posixpath
+import queue
 import re
-import select
 import signal
 import socket
+import threading
 import time
 
 from urllib.parse import unquote
@@ -200,8 +201,8 @@ def test_other_host_names_are_refused_with_421_and_not_recorded(rig, host):
 def test_host_refusal_says_how_to_allow_it(rig):
     answer = request(rig.forwarder.port, CHAT, host="evil.example:8787")
     assert answer.json() == {"error": {"type": "toolwire_host_not_allowed", "code": 421, "message":
-        "refused: Host 'evil.example' is not allowed (a web page reaching the forwarder through DNS rebinding "
-        "sends its own name); the forwarder answers loopback names and those given with --allow-host NAME"}}
+        "refused: Host 'evil.example' is not allowed (a web page reaching this port through DNS rebinding "
+        "sends its own name); only loopback names and those given with --allow-host NAME are answered"}}
 
 
 def test_a_request_without_host_or_with_two_is_refused(rig):
@@ -265,7 +266,7 @@ def test_beyond_loopback_a_token_is_required(remote):
     missing = request(forwarder.port, CHAT)
     assert missing.status == 403
     assert missing.json()["error"] == {"type": "toolwire_token_required", "code": 403, "message":
-        "refused: this forwarder listens beyond loopback and needs its access token, as the "
+        "refused: this server listens beyond loopback and needs its access token, as the "
         "x-toolwire-token header or as the /t/<token> prefix of the base URL it printed"}
     for wrong in ([("x-toolwire-token", token[:-1] + "x")], [("x-toolwire-token", "")],
                   [("x-toolwire-token", "\xe9" * 43)], [("x-toolwire-token", token), ("x-toolwire-token", "x")]):
@@ -398,16 +399,25 @@ def test_the_mock_has_the_same_front_door():
 
 # -- the commands ---------------------------------------------------------------------------------
 
-def read_line(stream, marker: str, timeout: float = 10.0) -> str:
-    """The next line of `stream` holding `marker` (a subprocess's pipe), within `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while (left := deadline - time.monotonic()) > 0:
-        if select.select([stream], [], [], left)[0]:
-            line = stream.readline()
-            assert line, f"the stream ended before {marker!r}"
+class Lines:
+    """The lines of a subprocess's pipe, read on a thread so a test can wait for one with a
+    deadline (select() would miss lines already in the pipe object's buffer)."""
+
+    def __init__(self, stream) -> None:
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [self._lines.put(line) for line in stream], daemon=True).start()
+
+    def find(self, marker: str, timeout: float = 10.0) -> str:
+        """The next line holding `marker`."""
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._lines.get(timeout=left)
+            except queue.Empty:
+                break
             if marker in line:
                 return line.rstrip("\n")
-    raise AssertionError(f"no {marker!r} within {timeout} s")
+        raise AssertionError(f"no {marker!r} within {timeout} s")
 
 
 def test_record_beyond_loopback_prints_its_token_and_reports_refusals(mock, tmp_path):
@@ -415,18 +425,19 @@ def test_record_beyond_loopback_prints_its_token_and_reports_refusals(mock, tmp_
     proc, url = start_command("record", "--upstream", mock.base_url, "--host", "0.0.0.0", "--allow-remote",
                               "--port", "0", "--allow-host", "inspector.lan", "--store", str(store_path),
                               marker="forwarding")
+    stdout, stderr = Lines(proc.stdout), Lines(proc.stderr)
     try:
         port, token = re.fullmatch(r"http://0\.0\.0\.0:(\d+)/t/([\w-]{43})", url).groups()
         port = int(port)
-        assert read_line(proc.stderr, "access token") == (
+        assert stderr.find("access token") == (
             f"access token {token}: clients send it as the x-toolwire-token header or keep the /t/<token> "
             "prefix of the URL above")
         mock.push(json_response(chat_completion("ok")))
         assert request(port, f"/t/{token}{CHAT}", host="inspector.lan:1").status == 200
-        assert read_line(proc.stdout, "#1 ").startswith("#1 POST /v1/chat/completions 200 ")
+        assert stdout.find("#1 ").startswith("#1 POST /v1/chat/completions 200 ")
         assert request(port, CHAT).status == 403
-        assert read_line(proc.stderr, "refused") == (
-            "toolwire-inspect: refused 1 request(s) so far; last: refused: this forwarder listens beyond loopback "
+        assert stderr.find("refused") == (
+            "toolwire-inspect: refused 1 request(s) so far; last: refused: this server listens beyond loopback "
             "and needs its access token, as the x-toolwire-token header or as the /t/<token> prefix of the "
             "base URL it printed")
         proc.send_signal(signal.SIGTERM)
@@ -440,11 +451,15 @@ def test_record_beyond_loopback_prints_its_token_and_reports_refusals(mock, tmp_
 
 def test_mock_command_beyond_loopback_prints_its_url_with_the_token():
     proc, url = start_command("mock", "--host", "0.0.0.0", "--port", "0", marker="mock upstream on")
+    stderr = Lines(proc.stderr)
     try:
         port, token = re.fullmatch(r"http://0\.0\.0\.0:(\d+)/t/([\w-]{43})", url).groups()
         assert request(int(port), f"/t/{token}{CHAT}").status == 200
         assert request(int(port), CHAT).status == 403
-        assert read_line(proc.stderr, "refused").startswith("toolwire-inspect: refused 1 request(s) so far; ")
+        assert stderr.find("refused") == (
+            "toolwire-inspect: refused 1 request(s) so far; last: refused: this server listens beyond loopback and "
+            "needs its access token, as the x-toolwire-token header or as the /t/<token> prefix of the base URL it "
+            "printed")
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0
