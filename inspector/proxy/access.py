@@ -3,7 +3,8 @@ targets may be forwarded.
 
 A web page can reach a loopback port through DNS rebinding (its own name, resolved to 127.0.0.1):
 its requests carry that name as Host, and a browser adds Origin to them. So only loopback Host
-names (and those allowed by name) get in, no request with an Origin does (no SDK sends one), and
+names (and those allowed by name) get in, no request with an Origin does (no SDK sends one), nor
+one a browser marks as made by another site (an <img> or form GET carries no Origin), and
 a server listening beyond loopback wants its token besides. Refusals are counted, not recorded:
 a page that may not use the forwarder may not write flows either."""
 
@@ -103,6 +104,7 @@ class AccessPolicy:
         hosts: list[bytes] = []
         origins: list[bytes] = []
         tokens: list[bytes] = []
+        fetch_site = None
         for name, value in headers:
             name = name.lower()
             if name == b"host":
@@ -111,7 +113,9 @@ class AccessPolicy:
                 origins.append(value)
             elif name == b"x-toolwire-token":
                 tokens.append(value)
-        refusal = self._check_host(hosts) or self._check_origins(origins)
+            elif name == b"sec-fetch-site":
+                fetch_site = value
+        refusal = self._check_host(hosts) or self._check_origins(origins, fetch_site)
         path = raw_path
         if refusal is None and self._token is not None:
             if raw_path.startswith(TOKEN_PREFIX):
@@ -143,7 +147,12 @@ class AccessPolicy:
                        "rebinding sends its own name); only loopback names and those given with "
                        "--allow-host NAME are answered")
 
-    def _check_origins(self, origins: list[bytes]) -> Refusal | None:
+    def _check_origins(self, origins: list[bytes], fetch_site: bytes | None) -> Refusal | None:
+        if not origins and fetch_site in (b"cross-site", b"same-site"):
+            # A page's <img>, <script> or form GET carries no Origin; its browser still says who asked.
+            return Refusal(403, "toolwire_origin_not_allowed",
+                           f"refused: requests from web pages (Sec-Fetch-Site: {fetch_site.decode('latin-1')}, "
+                           "no Origin) are not answered")
         for raw in origins:
             origin = raw.decode("latin-1")
             if origin.lower().rstrip("/") not in self._origins:

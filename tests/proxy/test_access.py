@@ -133,9 +133,10 @@ def test_the_escape_quoted_in_the_issue_gets_a_clear_message(rig, elsewhere):
 
 def test_what_the_http_parser_refuses_reaches_nobody(rig, elsewhere):
     """uvicorn answers these 400 before any app runs: nothing is forwarded and nothing recorded."""
-    for target in (f"@127.0.0.1:{elsewhere.port}/x", f"\\\\127.0.0.1:{elsewhere.port}/x", "/a\x01b", "/\xe4",
-                   "/a b"):
-        assert request(rig.forwarder.port, target).status == 400, target
+    for method, target in (("POST", f"@127.0.0.1:{elsewhere.port}/x"), ("POST", f"\\\\127.0.0.1:{elsewhere.port}/x"),
+                           ("POST", "/a\x01b"), ("POST", "/\xe4"), ("POST", "/a b"), ("POST", "?x=1"),
+                           ("CONNECT", f"127.0.0.1:{elsewhere.port}"), ("GET", f"127.0.0.1:{elsewhere.port}")):
+        assert request(rig.forwarder.port, target, method=method).status == 400, target
     # A bare CR ends nothing for httptools; a bare LF ends the request line, so the smuggled Host
     # makes two and the front door refuses it.
     for head, status in ((f"POST /a\rHost: 127.0.0.1:{elsewhere.port} HTTP/1.1\r\nHost: localhost", 400),
@@ -229,13 +230,29 @@ def test_any_browser_origin_is_refused_with_403_and_not_recorded(rig, origin):
     assert (rig.mock.received, rig.store.count(), rig.forwarder.access.refused) == ([], 0, 1)
 
 
+@pytest.mark.parametrize("site", ["cross-site", "same-site"])
+def test_a_request_a_browser_made_for_another_site_is_refused_even_without_origin(rig, site):
+    answer = request(rig.forwarder.port, "/v1/models", method="GET", body=b"", headers=[("Sec-Fetch-Site", site)])
+    assert (answer.status, answer.json()["error"]) == (403, {"type": "toolwire_origin_not_allowed", "code": 403,
+        "message": f"refused: requests from web pages (Sec-Fetch-Site: {site}, no Origin) are not answered"})
+    assert (rig.mock.received, rig.store.count(), rig.forwarder.access.refused) == ([], 0, 1)
+
+
+def test_a_request_the_user_made_from_the_address_bar_is_let_in(rig):
+    for site in ("none", "same-origin"):
+        assert request(rig.forwarder.port, "/v1/models", method="GET", body=b"",
+                       headers=[("Sec-Fetch-Site", site)]).status == 404
+    assert [r.path for r in rig.mock.received] == ["/v1/models", "/v1/models"]
+
+
 def test_an_allowed_origin_is_let_in(store):
     # The header goes upstream as the client sent it: the mock, as upstream, must allow it too.
     with MockUpstream(allow_origins=["http://localhost:3000"]) as mock:
         rig = Rig(mock, store, allow_origins=["http://localhost:3000/"])
         try:
             mock.push(json_response(chat_completion("ok")))
-            assert request(rig.forwarder.port, CHAT, headers=[("Origin", "http://LOCALHOST:3000")]).status == 200
+            assert request(rig.forwarder.port, CHAT, headers=[("Origin", "http://LOCALHOST:3000"),
+                                                                ("Sec-Fetch-Site", "same-site")]).status == 200
             assert request(rig.forwarder.port, CHAT, headers=[("Origin", "http://localhost:3001")]).status == 403
             assert request(rig.forwarder.port, CHAT, headers=[("Origin", "http://localhost:3000"),
                                                                 ("Origin", "http://evil.example")]).status == 403
