@@ -94,7 +94,7 @@ class AccessPolicy:
         self.token = None if is_loopback(listen_host) else secrets.token_urlsafe(32)
         self._token = None if self.token is None else self.token.encode()
         # The listen address itself too: it is what a client (and our replay) uses to reach it.
-        self._hosts = {listen_host.strip("[]").lower(), *(name.lower() for name in allow_hosts)}
+        self._hosts = {name.strip("[]").lower() for name in (listen_host, *allow_hosts)}
         self._origins = {origin.lower().rstrip("/") for origin in allow_origins}
         self.refused = 0
         self.last_refusal: str | None = None

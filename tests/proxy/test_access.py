@@ -214,10 +214,12 @@ def test_a_request_without_host_or_with_two_is_refused(rig):
 
 
 def test_allowed_host_names_are_let_in(make_rig):
-    rig = make_rig(allow_hosts=["Inspector.LAN"])
-    rig.mock.push(json_response(chat_completion("ok")))
-    assert request(rig.forwarder.port, CHAT, host="inspector.lan:8787").status == 200
+    rig = make_rig(allow_hosts=["Inspector.LAN", "[fd00::1]", "fd00::2"])
+    rig.mock.push(*[json_response(chat_completion("ok"))] * 3)
+    for host in ("inspector.lan:8787", "[fd00::1]:8787", "[FD00::2]"):
+        assert request(rig.forwarder.port, CHAT, host=host).status == 200, host
     assert request(rig.forwarder.port, CHAT, host="other.lan").status == 421
+    assert request(rig.forwarder.port, CHAT, host="fd00::1").status == 421  # unbracketed: not a Host
 
 
 @pytest.mark.parametrize("origin", ["http://evil.example", "http://localhost:3000", "null", "http://127.0.0.1"])
