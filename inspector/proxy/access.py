@@ -46,7 +46,7 @@ def target_problem(path: str, query: str) -> str | None:
     """Why `path?query` may not be sent to an upstream, or None. Only an origin-form target whose
     path stays below the upstream's base path once the upstream decodes it passes: no authority
     (`*@host`, `//host`, `http://host/`), no dot segments, backslashes or control characters, even
-    percent-encoded."""
+    percent-encoded, even twice."""
     why = None
     if not path.startswith("/") or path.startswith("//"):
         why = _NOT_A_PATH
@@ -55,7 +55,12 @@ def target_problem(path: str, query: str) -> str | None:
     elif "%" in path and _BAD_ESCAPE.search(path):
         why = "has a malformed percent escape"
     else:
-        decoded = unquote(path) if "%" in path else path
+        decoded = path
+        while "%" in decoded:  # as often as it decodes: some servers decode twice
+            once = unquote(decoded)
+            if once == decoded:
+                break
+            decoded = once
         if decoded is not path and _UNSAFE_DECODED.search(decoded):
             why = "encodes a backslash, a control character or a leading //"
         elif "." in decoded and _DOT_SEGMENT.search(decoded):
