@@ -97,8 +97,14 @@ class Forwarder:
         timeout: float = DEFAULT_TIMEOUT,
         max_body: int = DEFAULT_MAX_BODY,
     ) -> None:
-        parts = urlsplit(upstream)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
+        try:
+            parts = urlsplit(upstream)
+            # Each upstream URL is built from these parts, so no request target can change its authority.
+            base = URL(upstream.rstrip("/"))
+            known = parts.scheme in ("http", "https") and base.raw_host and base.port
+        except ValueError:  # a bad port or IPv6 literal
+            known = False
+        if not known:
             raise ForwarderError(f"--upstream must be an http(s) URL such as https://api.openai.com; got {upstream!r}")
         if parts.query or parts.fragment:
             raise ForwarderError(f"--upstream is a base URL; the client's own path and query are appended to it: "
@@ -109,8 +115,6 @@ class Forwarder:
                 "relays your API keys; pass --allow-remote (allow_remote=True) if you mean it"
             )
         self.upstream = upstream.rstrip("/")
-        # Each upstream URL is built from these parts, so no request target can change its authority.
-        base = URL(self.upstream)
         self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
         self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
         self.store = store

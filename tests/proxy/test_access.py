@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from inspector.cli import main
 from inspector.flow import Flow, FlowState
 from inspector.mock import MockUpstream, chat_completion, json_response
-from inspector.proxy import FLOW_ID_HEADER, REPLAY_HEADER, Forwarder
+from inspector.proxy import FLOW_ID_HEADER, REPLAY_HEADER, Forwarder, ForwarderError
 from inspector.proxy.access import _NOT_A_PATH, target_problem
 from inspector.redact import REDACTED
 from inspector.replay import ReplayError, replay
@@ -552,3 +552,11 @@ def test_every_target_let_through_stays_below_the_upstreams_base_path(unstarted,
     for decoded in (url.raw_path, unquote(url.raw_path), twice):
         normalised = posixpath.normpath(decoded.replace("\\", "/"))
         assert normalised == "/base" or normalised.startswith("/base/"), decoded
+
+
+@pytest.mark.parametrize("upstream", ["http://[bad", "http://api.example:99999", "http://api.example:x", "http://:80",
+                                      "http://user@", "ftp://api.example"])
+def test_an_upstream_whose_parts_cannot_be_told_is_a_clear_error(store, upstream):
+    with pytest.raises(ForwarderError) as raised:
+        Forwarder(upstream, store=store)
+    assert str(raised.value) == f"--upstream must be an http(s) URL such as https://api.openai.com; got {upstream!r}"
