@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
 
 import orjson
 
-from .proxy.server import ServerThread
-from .redact import SECRET_QUERY_KEYS
+from .proxy.access import AccessPolicy
+from .proxy.server import ServerThread, request_target
+from .redact import SECRET_QUERY_KEYS, query_pairs
 from .wire.dialect import Dialect, from_path, is_stream_path
 
 JSON = "application/json"
@@ -373,7 +373,7 @@ class FixtureRoute:
 
 def _public_query(query: str) -> list[tuple[str, str]]:
     """A query without its secrets: fixtures hold them redacted, live requests hold the real ones."""
-    return [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k.lower() not in SECRET_QUERY_KEYS]
+    return [(k, v) for k, v in query_pairs(query) if k.lower() not in SECRET_QUERY_KEYS]
 
 
 # -- the server ----------------------------------------------------------------------------------
@@ -394,6 +394,8 @@ class MockUpstream:
         host: str = "127.0.0.1",
         port: int = 0,
         realtime: bool = True,
+        allow_hosts: Iterable[str] = (),
+        allow_origins: Iterable[str] = (),
     ) -> None:
         self._script: deque[Canned] = deque(script)
         self.fixtures = list(fixtures)
@@ -404,6 +406,8 @@ class MockUpstream:
         self._lock = threading.Lock()
         self._finished = threading.Condition(self._lock)
         self._answered = 0
+        # The forwarder's front door: it may serve recorded conversations.
+        self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
         self._server = ServerThread(self._app, host, port, name="toolwire-mock")
 
     @property
@@ -413,6 +417,11 @@ class MockUpstream:
     @property
     def base_url(self) -> str:
         return f"http://{self._server.host}:{self.port}"
+
+    @property
+    def client_url(self) -> str:
+        """The base URL to give clients: with the access token in its path when one is needed."""
+        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "")
 
     def start(self) -> MockUpstream:
         self._server.start()
@@ -454,6 +463,11 @@ class MockUpstream:
     async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             return
+        raw_path, _, query = request_target(scope).partition(b"?")
+        raw_path, refused = self.access.admit(scope["headers"], raw_path)
+        if refused is not None:
+            await refused.send(send)
+            return
         parts = []
         while True:
             message = await receive()
@@ -463,8 +477,7 @@ class MockUpstream:
             if not message.get("more_body", False):
                 break
         request = Received(
-            method=scope["method"], path=(scope.get("raw_path") or scope["path"].encode()).decode("latin-1"),
-            query=scope["query_string"].decode("latin-1"),
+            method=scope["method"], path=raw_path.decode("latin-1"), query=query.decode("latin-1"),
             headers=[(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]],
             body=b"".join(parts),
         )

@@ -30,6 +30,8 @@ SECRET_HEADERS = frozenset({
     # AI gateways' own keys, AWS session credentials, and MCP session ids (whoever holds one speaks
     # in that session).
     "helicone-auth", "cf-aig-authorization", "x-portkey-api-key", "x-amz-security-token", "mcp-session-id",
+    # The forwarder's own access token and replay proof.
+    "x-toolwire-token", "x-toolwire-replay-auth",
 })
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
 # JSON body fields that hold a key (proxies such as LiteLLM take `api_key` in the body). Their value

@@ -1,6 +1,8 @@
 """Replay a recorded flow through a running forwarder, so the replay is recorded like any flow
 and linked to its original. Credentials come from the forwarder's memory or the environment,
-never from disk (the store holds only redacted headers).
+never from disk (the store holds only redacted headers). Only a request that goes where it went
+when recorded is resent: a stored target that is not a plain path, or a flow recorded against
+another upstream, is refused rather than sent, with a key from the environment, somewhere else.
 
 The forwarder is on loopback and the request is already built, so the standard library's client
 is all this needs; httpx would drag rich into the core (its package imports its CLI module)."""
@@ -10,20 +12,25 @@ from __future__ import annotations
 import http.client
 import os
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit
 
 from .flow import Flow
-from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_HEADER
+from .proxy.access import origin, target_problem
+from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .wire.dialect import Dialect
 
+if TYPE_CHECKING:
+    from .proxy.forwarder import Forwarder
+
 # Recomputed by the HTTP client for the request it actually sends.
 _NOT_REPLAYED = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "expect",
-                           REPLAY_HEADER})
+                           REPLAY_HEADER, REPLAY_AUTH_HEADER})
 
 
 class ReplayError(Exception):
-    """The replay could not be sent or its answer carried no flow id."""
+    """The replay was refused, could not be sent, or its answer carried no flow id."""
 
 
 def credentials_from_env(dialect: Dialect | None, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
@@ -42,13 +49,17 @@ def credentials_from_env(dialect: Dialect | None, env: Mapping[str, str] | None 
 
 def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None) -> tuple[str, list[tuple[str, str]]]:
     """(path with query, headers) to resend `flow`: its recorded headers minus the redacted
-    secrets and the framing, plus `credentials` and the replay link."""
+    secrets and the framing, plus `credentials` and the replay link. A ReplayError if the recorded
+    target is not one the forwarder would send upstream."""
+    problem = target_problem(flow.path, flow.query)
+    if problem is not None:
+        raise ReplayError(f"flow #{flow.id} is not replayed: {problem}")
     headers = [(k, v) for k, v in flow.request_headers
                if k.lower() not in _NOT_REPLAYED and not (k.lower() in SECRET_HEADERS and v == REDACTED)]
     given = {k.lower() for k, _ in credentials or ()}
     headers = [(k, v) for k, v in headers if k.lower() not in given]
     headers += list(credentials or ())
-    headers.append((REPLAY_HEADER, str(flow.id)))
+    headers += replay_marker(flow.id)
     query = flow.query
     if query:
         # A redacted `?key=` is useless; the key travels as a header from `credentials` instead.
@@ -59,15 +70,22 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None) -> tup
     return flow.path + (f"?{query}" if query else ""), headers
 
 
-def replay(flow: Flow, *, via: str, credentials: list[tuple[str, str]] | None, body: bytes | None = None,
-           timeout: float = 600.0) -> int:
-    """Send the recorded request (or `body`) through the forwarder at `via`; the new flow's id."""
+def replay(flow: Flow, *, via: Forwarder, credentials: list[tuple[str, str]] | None, body: bytes | None = None,
+           timeout: float = 600.0, elsewhere: bool = False) -> int:
+    """Send the recorded request (or `body`) through `via`, a forwarder of this process; the new
+    flow's id. `elsewhere`: the caller chose `via`'s upstream knowing the flow went to another."""
+    if not elsewhere and flow.upstream_url:
+        went, going = origin(flow.upstream_url), origin(via.upstream)
+        if went is None or went != going:
+            raise ReplayError(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not to "
+                              f"this forwarder's upstream {going}; its credentials are not sent anywhere else")
     target, headers = replay_request(flow, credentials)
     content = flow.request_body if body is None else body
-    parts = urlsplit(via)
+    parts = urlsplit(via.client_url)
     connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=timeout)
     try:
-        connection.putrequest(flow.method, target, skip_host=False, skip_accept_encoding=True)
+        # The token prefix of the client URL, if any, goes first.
+        connection.putrequest(flow.method, parts.path + target, skip_host=False, skip_accept_encoding=True)
         for name, value in headers:
             connection.putheader(name, value)
         connection.putheader("Content-Length", str(len(content)))

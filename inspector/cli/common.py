@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..proxy.access import AccessPolicy
     from ..store import Store
 
 
@@ -32,6 +35,31 @@ def add_mode_arguments(parser: argparse.ArgumentParser) -> None:
                         help="fix on the way up what has a safe repair (genai schemas, missing tool content, "
                              "encoded arguments, invalid or duplicate tool names, unpaired calls); aliased "
                              "names come back to the client as it declared them")
+
+
+def add_access_arguments(parser: argparse.ArgumentParser) -> None:
+    """Who besides loopback clients may send requests (see proxy/access.py)."""
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="also answer requests whose Host is NAME (any port); repeatable. Only loopback "
+                             "names are answered otherwise, which stops DNS-rebinding web pages")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="answer browser requests from this Origin (e.g. http://localhost:3000); repeatable. "
+                             "Requests with any other Origin are refused")
+
+
+def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:
+    """A callable that prints a line on stderr when `access` has refused requests since its last call:
+    the server's loop never writes to the console itself."""
+    reported = 0
+
+    def report() -> None:
+        nonlocal reported
+        if access.refused != reported:
+            reported = access.refused
+            print(f"toolwire-inspect: refused {reported} request(s) so far; last: {access.last_refusal}",
+                  file=sys.stderr, flush=True)
+
+    return report
 
 
 def open_store(path: str | Path | None, *, create: bool = True, read_only: bool = False) -> Store:

@@ -7,12 +7,17 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import add_access_arguments, refusal_reporter
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("mock", help="serve exported fixtures (or scripted replies) as a fake upstream")
     parser.add_argument("fixtures", nargs="*", metavar="FIXTURE", help="fixture files written by `export`")
     parser.add_argument("--port", type=int, default=8788, help="port to listen on (default 8788; 0 picks one)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1); beyond loopback clients need the access "
+                             "token in the URL it prints")
+    add_access_arguments(parser)
     parser.add_argument("--no-delay", action="store_true", help="send stream chunks at once, not at their recorded times")
     parser.add_argument("--chunks", type=int, default=3, metavar="N", help="scripted replies: text pieces per stream")
     parser.add_argument("--interval-ms", type=float, default=0.0, metavar="MS",
@@ -34,16 +39,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     responder = partial(default_responder, interval=args.interval_ms / 1000.0, pieces=args.chunks)
     mock = MockUpstream(fixtures=routes, responder=responder, host=args.host, port=args.port,
-                        realtime=not args.no_delay)
+                        realtime=not args.no_delay, allow_hosts=args.allow_host, allow_origins=args.allow_origin)
     try:
         mock.start()
     except ListenError as exc:
         print(f"toolwire-inspect: {exc}", file=sys.stderr)
         return 2
     what = f"{len(routes)} fixture(s)" if routes else "scripted replies"
-    print(f"mock upstream on {mock.base_url} serving {what}", flush=True)
+    print(f"mock upstream on {mock.client_url} serving {what}", flush=True)
     try:
-        wait_for_signal()
+        wait_for_signal(refusal_reporter(mock.access))
     finally:
         mock.stop()
     return 0

@@ -6,8 +6,9 @@ import argparse
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
-from .common import add_mode_arguments, add_store_argument, open_store
+from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store, refusal_reporter
 from .tui import DEFAULT_PORT
 
 
@@ -18,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks one)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
-                        help="allow a --host other than loopback (the forwarder relays your API keys)")
+                        help="allow a --host other than loopback (the forwarder relays your API keys); "
+                             "clients then need the access token it prints")
+    add_access_arguments(parser)
     add_mode_arguments(parser)
     add_store_argument(parser)
     # Defaults live in the forwarder, which `--help` should not have to import.
@@ -41,13 +44,14 @@ def flow_line(row) -> str:
     return line
 
 
-def wait_for_signal() -> None:
-    """Block until Ctrl-C or SIGTERM."""
+def wait_for_signal(every_second: Callable[[], None] | None = None) -> None:
+    """Block until Ctrl-C or SIGTERM, calling `every_second` meanwhile."""
     done = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: done.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        while not done.wait(3600):
-            pass
+        while not done.wait(3600 if every_second is None else 1.0):
+            if every_second is not None:
+                every_second()
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -56,6 +60,7 @@ def wait_for_signal() -> None:
 def run(args: argparse.Namespace) -> int:
     from ..console import Console
     from ..proxy import FlowEvent, Forwarder, ForwarderError
+    from ..proxy.access import TOKEN_HEADER
     from ..store import StoreError
 
     # `completed` comes once the flow is stored, on the store's writer thread: a stdout nobody
@@ -72,16 +77,20 @@ def run(args: argparse.Namespace) -> int:
             limits = {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))
                       if value is not None}
             forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port, on_event=on_event,
-                                  translate=args.translate, repair=args.repair, allow_remote=args.allow_remote, **limits)
+                                  translate=args.translate, repair=args.repair, allow_remote=args.allow_remote,
+                                  allow_hosts=args.allow_host, allow_origins=args.allow_origin, **limits)
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 2
-        print(f"forwarding {forwarder.base_url} -> {forwarder.upstream_shown}  (session {store.session_id}, "
+        print(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  (session {store.session_id}, "
               f"store {store.path})", file=sys.stderr)
-        print(f"point the agent at it, e.g. OPENAI_BASE_URL={forwarder.base_url}/v1", file=sys.stderr, flush=True)
+        if forwarder.access.token:
+            print(f"access token {forwarder.access.token}: clients send it as the {TOKEN_HEADER} header or keep "
+                  "the /t/<token> prefix of the URL above", file=sys.stderr)
+        print(f"point the agent at it, e.g. OPENAI_BASE_URL={forwarder.client_url}/v1", file=sys.stderr, flush=True)
         try:
-            wait_for_signal()
+            wait_for_signal(refusal_reporter(forwarder.access))
         finally:
             forwarder.stop()
     finally:

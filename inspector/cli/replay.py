@@ -44,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 2
         try:
-            new_id = replay(flow, via=forwarder.base_url, credentials=credentials_from_env(from_path(flow.path)))
+            # An --upstream given here is the user's own choice of destination.
+            new_id = replay(flow, via=forwarder, credentials=credentials_from_env(from_path(flow.path)),
+                            elsewhere=args.upstream is not None)
         except ReplayError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 1

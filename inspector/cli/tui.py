@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_mode_arguments, add_store_argument, open_store
+from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store
 
 DEFAULT_PORT = 8787
 
@@ -18,7 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
-                        help="allow a --host other than loopback (the forwarder relays your API keys)")
+                        help="allow a --host other than loopback (the forwarder relays your API keys); "
+                             "clients then need the access token shown in the header")
+    add_access_arguments(parser)
     add_store_argument(parser)
     add_mode_arguments(parser)
 
@@ -37,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
         if args.upstream:
             try:
                 forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port,
-                                      on_event=bridge, allow_remote=args.allow_remote, translate=args.translate, repair=args.repair)
+                                      on_event=bridge, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
+                                      allow_origins=args.allow_origin, translate=args.translate, repair=args.repair)
                 forwarder.start()
             except (ForwarderError, StoreError) as exc:
                 print(f"toolwire-inspect: {exc}", file=sys.stderr)

@@ -1,5 +1,5 @@
 """The forwarder: relays an agent's requests to its upstream, live, and records every flow."""
 
-from .forwarder import FLOW_ID_HEADER, REPLAY_HEADER, FlowEvent, Forwarder, ForwarderError
+from .forwarder import FLOW_ID_HEADER, REPLAY_HEADER, FlowEvent, Forwarder, ForwarderError, replay_marker
 
-__all__ = ["FLOW_ID_HEADER", "REPLAY_HEADER", "FlowEvent", "Forwarder", "ForwarderError"]
+__all__ = ["FLOW_ID_HEADER", "REPLAY_HEADER", "FlowEvent", "Forwarder", "ForwarderError", "replay_marker"]

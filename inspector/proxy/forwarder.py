@@ -7,13 +7,16 @@ store's writer thread. aiohttp is the upstream client (measured in tests/bench/p
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import logging
+import secrets
 import socket
 import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlencode, urlsplit
@@ -27,18 +30,25 @@ from ..redact import (SECRET_HEADERS, SECRET_QUERY_KEYS, basic_auth, query_pairs
                       redact_url, secret_values, strip_userinfo)
 from ..store import FlowRow, Store
 from ..wire.dialect import is_stream_path
-from .server import ListenError, ServerThread, is_loopback
+from .access import TOKEN_HEADER, AccessPolicy, target_problem
+from .access import error_body as _error_body
+from .server import ListenError, ServerThread, is_loopback, request_target
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
 REPLAY_HEADER = "x-toolwire-replay-of"
+REPLAY_AUTH_HEADER = "x-toolwire-replay-auth"  # proves REPLAY_HEADER comes from this process's replay
 FLOW_ID_HEADER = "x-toolwire-flow-id"  # answered only to replays, so replay() learns the new id
+# Ours alone: consumed here, never forwarded, never kept as a credential.
+_CONTROL_HEADERS = frozenset({REPLAY_HEADER, REPLAY_AUTH_HEADER, TOKEN_HEADER})
+# Known to no client: only replay_marker() in this process can sign a replay.
+_REPLAY_KEY = secrets.token_bytes(32)
 
 # RFC 9110 §7.6.1 connection-specific fields, plus what this hop recomputes itself.
 _HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
      "proxy-authenticate", "proxy-authorization"}
 )
-_NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "expect", REPLAY_HEADER}
+_NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "expect"} | _CONTROL_HEADERS
 # aiohttp would add these on its own; a passthrough sends only what the client sent.
 _SKIP_AUTO = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 
@@ -62,9 +72,13 @@ class ForwarderError(Exception):
     """The forwarder cannot start as configured (bad upstream, address, translate spec)."""
 
 
-def _error_body(kind: str, message: str, status: int) -> bytes:
-    # Shaped like the providers' own errors so SDK clients surface the message.
-    return orjson.dumps({"error": {"type": kind, "message": message, "code": status}})
+def replay_marker(flow_id: int) -> list[tuple[str, str]]:
+    """The headers that make a request through this process's forwarder a replay of `flow_id`."""
+    return [(REPLAY_HEADER, str(flow_id)), (REPLAY_AUTH_HEADER, _replay_tag(str(flow_id)))]
+
+
+def _replay_tag(flow_id: str) -> str:
+    return hmac.new(_REPLAY_KEY, flow_id.encode("latin-1"), hashlib.sha256).hexdigest()
 
 
 class Forwarder:
@@ -79,12 +93,20 @@ class Forwarder:
         translate: str | None = None,
         repair: bool = False,
         allow_remote: bool = False,
+        allow_hosts: Iterable[str] = (),
+        allow_origins: Iterable[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
         max_body: int = DEFAULT_MAX_BODY,
     ) -> None:
-        parts = urlsplit(upstream)
         shown = redact_url(upstream)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
+        try:
+            parts = urlsplit(upstream)
+            # Each upstream URL is built from these parts, so no request target can change its authority.
+            base = URL(strip_userinfo(upstream.rstrip("/")))
+            known = parts.scheme in ("http", "https") and base.raw_host and base.port
+        except ValueError:  # a bad port or IPv6 literal
+            known = False
+        if not known:
             raise ForwarderError(f"--upstream must be an http(s) URL such as https://api.openai.com; got {shown!r}")
         if parts.query or parts.fragment:
             extra = redact_url('?' + parts.query) if parts.query else '#' + parts.fragment
@@ -99,10 +121,11 @@ class Forwarder:
         self.upstream_shown = redact_url(self.upstream)  # what may be printed, stored or put in an error
         # The userinfo of the upstream URL travels as a header, so that the client's own
         # Authorization, when it sends one, can win (aiohttp refuses the two together).
-        self._upstream_base = strip_userinfo(self.upstream)
         auth = basic_auth(self.upstream)
         self._upstream_auth = [] if auth is None else [("Authorization", auth)]
         self._upstream_secrets = secret_values(self._upstream_auth, url=self.upstream)
+        self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
+        self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
         self.store = store
         self.host = host
         self.on_event = on_event
@@ -135,6 +158,11 @@ class Forwarder:
     def base_url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
+
+    @property
+    def client_url(self) -> str:
+        """The base URL to give clients: with the access token in its path when one is needed."""
+        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "")
 
     def start(self) -> None:
         # Other threads of this process (the store writer, a UI rendering a big payload) hold the
@@ -187,6 +215,12 @@ class Forwarder:
         if self._session is not None:
             await self._session.close()
 
+    def _upstream_url(self, path: str, query: str) -> URL:
+        """The upstream URL of a checked target (see access.target_problem): the upstream's own
+        scheme and authority, its base path followed by `path`."""
+        return URL.build(scheme=self._scheme, authority=self._authority, path=self._base_path + path,
+                         query_string=query, encoded=True)
+
     def credentials(self, flow_id: int) -> list[tuple[str, str]]:
         """The secret headers the client sent with that flow (memory only, for replay)."""
         with self._credentials_lock:
@@ -196,7 +230,7 @@ class Forwarder:
         """Hand the request's credential values to the flow, for the store to scrub wherever they
         show up, and keep its secret headers for replay. Before the flow's first submit."""
         flow.secrets = secret_values(headers, query) + self._upstream_secrets
-        secrets = [(k, v) for k, v in headers if k.lower() in SECRET_HEADERS]
+        secrets = [(k, v) for k, v in headers if k.lower() in SECRET_HEADERS and k.lower() not in _CONTROL_HEADERS]
         if query:
             # Gemini's `?key=` becomes its header twin, so replay needs no secret in a URL.
             secrets += [("x-goog-api-key", v) for k, v in query_pairs(query) if k == "key"]
@@ -227,21 +261,26 @@ class Forwarder:
     async def _forward(self, scope: dict, receive: Callable, send: Callable) -> None:
         t0 = time.perf_counter()
         started_at = time.time()
+        raw_path, _, raw_query = request_target(scope).partition(b"?")
+        raw_path, refused = self.access.admit(scope["headers"], raw_path)
+        if refused is not None:
+            await refused.send(send)
+            return
         flow_id = self.store.next_flow_id()
-        raw_path = scope.get("raw_path") or scope["path"].encode()
         path = raw_path.decode("latin-1")
-        query = scope["query_string"].decode("latin-1")
+        query = raw_query.decode("latin-1")
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         flow = Flow(
             id=flow_id, session_id=self.store.session_id or 0, started_at=started_at, method=scope["method"],
             path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=self.mode,
             translate=self.translate,
         )
+        # Before any submit: every path below records the flow, and the store scrubs its secrets.
+        self._keep_credentials(flow, headers, query)
         recorder = _Recorder(self, flow, t0)
 
         body, refusal = await _read_body(receive, self.max_body)
         if refusal is not None:
-            self._keep_credentials(flow, headers, query)
             recorder.submit_started()
             status, problem = refusal
             flow.request_body = body
@@ -251,10 +290,16 @@ class Forwarder:
                 await recorder.fail_before_response(send, status, "toolwire_bad_request", problem)
             return
         flow.request_body = body
+        problem = target_problem(path, query)
+        if problem is not None:
+            recorder.submit_started()
+            await recorder.fail_before_response(send, 400, "toolwire_bad_target", f"not forwarded: {problem}")
+            return
 
         upstream_headers: list[tuple[str, str]] = []
         connection_named = set()
         sent_length = False
+        replay_of = replay_tag = None
         for name, value in headers:
             lower = name.lower()
             if lower == "content-length":
@@ -262,10 +307,15 @@ class Forwarder:
             elif lower == "connection":
                 connection_named.update(v.strip().lower() for v in value.split(","))
             elif lower == REPLAY_HEADER:
-                try:
-                    flow.replay_of = int(value)
-                except ValueError:
-                    flow.notes.append(f"ignored {REPLAY_HEADER}: {value!r} is not a flow id")
+                replay_of = value
+            elif lower == REPLAY_AUTH_HEADER:
+                replay_tag = value
+        if replay_of is not None:
+            if replay_tag is not None and hmac.compare_digest(replay_tag.encode("latin-1"),
+                                                              _replay_tag(replay_of).encode()):
+                flow.replay_of = int(replay_of)
+            else:
+                flow.notes.append(f"ignored {REPLAY_HEADER}: {replay_of!r} was not sent by this process's replay")
         for name, value in headers:
             lower = name.lower()
             if lower not in _NOT_FORWARDED and lower not in connection_named:
@@ -279,7 +329,6 @@ class Forwarder:
             try:
                 upstream_body, target_path = transform.request(body, target)
             except TransformError as exc:
-                self._keep_credentials(flow, headers, query)
                 recorder.submit_started()
                 await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc))
                 return
@@ -293,13 +342,20 @@ class Forwarder:
                 flow.notes.append("the upstream URL's credentials were not sent: the request has its own Authorization")
             else:
                 upstream_headers += self._upstream_auth
-        url = self._upstream_base + target
+        target_path, _, target_query = target.partition("?")
+        # The bridge may build the path from the body (Gemini's model name): check it again.
+        if transform is not None and (problem := target_problem(target_path, target_query)) is not None:
+            recorder.submit_started()
+            await recorder.fail_before_response(send, 400, "toolwire_bad_target",
+                                                f"not forwarded after translation: {problem}")
+            return
+        url = self._upstream_url(target_path, target_query)
         assert self._session is not None
         request = asyncio.ensure_future(
             self._session.request(
                 # No body and no length from the client: send none, as it did (aiohttp would
                 # otherwise add "content-length: 0" to a GET).
-                flow.method, URL(url, encoded=True), data=upstream_body if upstream_body or sent_length else None,
+                flow.method, url, data=upstream_body if upstream_body or sent_length else None,
                 headers=upstream_headers,
                 allow_redirects=False,
             )
@@ -311,7 +367,6 @@ class Forwarder:
             await asyncio.sleep(0)
             flow.upstream_url = self.upstream_shown + redact_url(target)
             flow.upstream_request_headers = redact_headers(upstream_headers)
-            self._keep_credentials(flow, headers, query)
             recorder.submit_started()
             await recorder.relay(request, watcher, send, transform)
         finally:

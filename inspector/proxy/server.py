@@ -13,11 +13,38 @@ from collections.abc import Awaitable, Callable
 
 import uvicorn
 
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # no httptools for this platform: h11 keeps the whole target in raw_path
+    HttpToolsProtocol = None
+
 ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
 
 
 class ListenError(Exception):
     """The server cannot listen where it was asked to."""
+
+
+TARGET_EXTENSION = "toolwire.request_target"
+
+
+def request_target(scope: dict) -> bytes:
+    """The request target exactly as the client sent it (path and query)."""
+    target = scope.get("extensions", {}).get(TARGET_EXTENSION)
+    if target is not None:
+        return target
+    raw_path = scope.get("raw_path") or scope["path"].encode()
+    return raw_path + b"?" + scope["query_string"] if scope["query_string"] else raw_path
+
+
+if HttpToolsProtocol is not None:
+    class _TargetKeepingProtocol(HttpToolsProtocol):
+        """httptools reduces an absolute-form target (`POST http://elsewhere/v1/x`) to its path; the
+        apps must see what the client sent in order to refuse it."""
+
+        def on_headers_complete(self) -> None:
+            self.scope.setdefault("extensions", {})[TARGET_EXTENSION] = bytes(self.url)
+            super().on_headers_complete()
 
 
 def is_loopback(host: str) -> bool:
@@ -67,6 +94,7 @@ class ServerThread:
         config = uvicorn.Config(
             self.app,
             interface="asgi3",  # bound methods fool uvicorn's guess
+            http=_TargetKeepingProtocol if HttpToolsProtocol is not None else "h11",
             lifespan="off",
             proxy_headers=False,  # relay X-Forwarded-* untouched; nothing here trusts them
             log_config=None,  # never reconfigure the host application's logging

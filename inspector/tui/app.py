@@ -58,7 +58,8 @@ class InspectorApp(App[None]):
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
             default_mode = f"translate {translate.replace(':', ' → ')}" if translate else "passthrough"
-            self.listening = Listening(forwarder.base_url, upstream or forwarder.upstream_shown, mode or default_mode)
+            self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
+                                       mode or default_mode, forwarder.access)
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()
@@ -119,7 +120,7 @@ class InspectorApp(App[None]):
                 return
         credentials = self.forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
         try:
-            new_id = replay(flow, via=self.forwarder.base_url, credentials=credentials, body=body)
+            new_id = replay(flow, via=self.forwarder, credentials=credentials, body=body)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return

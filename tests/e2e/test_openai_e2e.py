@@ -135,7 +135,7 @@ def test_replay_creates_a_linked_flow_with_credentials_from_memory(env):
     (original,) = completed.wait(1)
     flow = store.get(original.id)
 
-    new_id = replay(flow, via=forwarder.base_url, credentials=forwarder.credentials(flow.id))
+    new_id = replay(flow, via=forwarder, credentials=forwarder.credentials(flow.id))
     rows = completed.wait(2)
     assert new_id == rows[1].id == original.id + 1
     assert rows[1].replay_of == original.id

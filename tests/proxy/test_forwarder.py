@@ -13,7 +13,7 @@ import pytest
 from inspector.flow import FlowState, Mode
 from inspector.mock import Canned, chat_stream, json_response, sse_response
 from inspector.proxy import Forwarder, ForwarderError
-from inspector.proxy.forwarder import FLOW_ID_HEADER, REPLAY_HEADER
+from inspector.proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
 from inspector.redact import REDACTED
 
 CHAT = "/v1/chat/completions"
@@ -215,11 +215,12 @@ def test_client_disconnect_mid_stream_is_recorded_and_closes_the_upstream(rig):
     assert rig.client.post(CHAT, content=BODY).status_code == 200
 
 
-def test_replay_header_is_stripped_and_links_the_flow(rig):
-    response = rig.client.post(CHAT, content=BODY, headers={REPLAY_HEADER: "41"})
+def test_replay_marker_is_stripped_and_links_the_flow(rig):
+    response = rig.client.post(CHAT, content=BODY, headers=replay_marker(41))
     (event,) = rig.events.completed()
     assert response.headers[FLOW_ID_HEADER] == str(event.flow.id)
     assert rig.mock.received[0].header(REPLAY_HEADER) is None
+    assert rig.mock.received[0].header(REPLAY_AUTH_HEADER) is None
     assert event.row.replay_of == 41
     assert rig.store.get(event.flow.id).replay_of == 41
 
@@ -324,7 +325,7 @@ def test_upstream_dropping_the_connection_mid_stream_cuts_the_client_off(rig):
 
 def test_client_gone_while_sending_the_body_is_recorded(rig):
     with socket.create_connection(("127.0.0.1", rig.forwarder.port)) as raw:
-        raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + b'{"model": "m"')
+        raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n" + b'{"model": "m"')
     (event,) = rig.events.completed()
     assert (event.row.state, event.row.error, event.row.status) == (
         "error", "client disconnected before the request body was complete (13 bytes read)", None)
@@ -370,7 +371,7 @@ def test_stopping_while_the_upstream_thinks_records_the_flow_as_cut(rig):
 
 def test_no_header_is_added_on_the_way_up(rig):
     with socket.create_connection(("127.0.0.1", rig.forwarder.port)) as raw:
-        raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nX-Only: 1\r\nContent-Length: %d\r\n\r\n%s"
+        raw.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nX-Only: 1\r\nContent-Length: %d\r\n\r\n%s"
                     % (len(BODY), BODY))
         assert raw.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
     rig.events.completed()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from inspector.flow import Flow
+from inspector.proxy import replay_marker
 from inspector.redact import REDACTED
 from inspector.replay import credentials_from_env, replay_request
 from inspector.wire.dialect import Dialect
@@ -24,11 +25,11 @@ def test_replay_request_drops_redacted_secrets_and_framing():
     flow = Flow(id=4, session_id=1, started_at=0.0, method="POST",
                 path="/v1beta/models/gemini-2.5-flash:streamGenerateContent", query=f"key={REDACTED}&alt=sse",
                 request_headers=[("Host", "127.0.0.1:8787"), ("Content-Length", "12"), ("x-goog-api-key", REDACTED),
-                                 ("Content-Type", "application/json"), ("x-toolwire-replay-of", "2")])
+                                 ("Content-Type", "application/json"), ("x-toolwire-replay-of", "2"),
+                                 ("x-toolwire-replay-auth", REDACTED), ("x-toolwire-token", REDACTED)])
     target, headers = replay_request(flow, [("x-goog-api-key", "AIza-live")])
     assert target == "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
-    assert headers == [("Content-Type", "application/json"), ("x-goog-api-key", "AIza-live"),
-                       ("x-toolwire-replay-of", "4")]
+    assert headers == [("Content-Type", "application/json"), ("x-goog-api-key", "AIza-live"), *replay_marker(4)]
 
 
 def test_replay_request_keeps_the_query_untouched_without_secrets():
@@ -36,7 +37,7 @@ def test_replay_request_keeps_the_query_untouched_without_secrets():
                 query="api-version=2024-10-21&x=a%2Fb", request_headers=[("api-key", REDACTED)])
     target, headers = replay_request(flow, None)
     assert target == "/openai/deployments/d/chat/completions?api-version=2024-10-21&x=a%2Fb"
-    assert headers == [("x-toolwire-replay-of", "1")]
+    assert headers == replay_marker(1)
 
 
 def test_replay_request_drops_secrets_after_a_semicolon_and_session_ids():
@@ -44,5 +45,4 @@ def test_replay_request_drops_secrets_after_a_semicolon_and_session_ids():
                 request_headers=[("Mcp-Session-Id", REDACTED), ("Accept", "application/json")])
     target, headers = replay_request(flow, [("Mcp-Session-Id", "session-live-1")])
     assert target == "/mcp?alt=sse"
-    assert headers == [("Accept", "application/json"), ("Mcp-Session-Id", "session-live-1"),
-                       ("x-toolwire-replay-of", "2")]
+    assert headers == [("Accept", "application/json"), ("Mcp-Session-Id", "session-live-1"), *replay_marker(2)]

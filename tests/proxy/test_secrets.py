@@ -293,7 +293,7 @@ def test_a_replay_is_stored_scrubbed_of_the_credentials_it_was_given(rig):
     assert rig.client.post("/v1/messages", content=body, headers={"x-api-key": key}).status_code == 401
     (first,) = rig.events.completed()
     original = rig.store.get(first.flow.id)
-    new_id = replay(original, via=rig.url, credentials=rig.forwarder.credentials(original.id))
+    new_id = replay(original, via=rig.forwarder, credentials=rig.forwarder.credentials(original.id))
     rig.events.completed(2)
     replayed = rig.store.get(new_id)
     assert rig.mock.received[1].header("x-api-key") == key

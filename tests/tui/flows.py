@@ -54,13 +54,14 @@ def save_flow(
     status: int = 200,
     error: str | None = None,
     replay_of: int | None = None,
+    upstream: str = "http://127.0.0.1:9",
 ) -> int:
     """Write one finished flow through the real store and wait until it is committed."""
     assert store.session_id is not None
     flow = Flow(
         id=store.next_flow_id(), session_id=store.session_id, started_at=T0 + offset, method="POST", path=path,
         request_headers=[("content-type", "application/json"), ("authorization", "[redacted]")],
-        request_body=orjson.dumps(request), upstream_url="http://127.0.0.1:9" + path, status=status,
+        request_body=orjson.dumps(request), upstream_url=upstream + path, status=status,
         replay_of=replay_of,
     )
     if stream is not None:

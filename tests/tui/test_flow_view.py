@@ -146,8 +146,9 @@ async def test_F_shows_the_fixed_request_beside_the_original(store: Store, ids: 
         assert (tabs.active, str(tabs.get_tab("tab-repairs").label)) == ("tab-repairs", "Repairs (3)")
         repairs = screen.query_one("#repairs", LineViewer).lines
         assert repairs == [
-            "OC-05   converted   /tools/0/function/parameters/type  type 'OBJECT' → 'object'",
-            "OC-05   converted   /tools/0/function/parameters/properties/url/type  type 'STRING' → 'string'",
+            "OC-05   converted   /tools/0/function/parameters/type  genai type 'OBJECT' written as JSON Schema 'object'",
+            "OC-05   converted   /tools/0/function/parameters/properties/url/type  genai type 'STRING' written as "
+            "JSON Schema 'string'",
             'OC-17   set         /messages/2/content  missing tool content set to ""',
         ]
         await pilot.press("F")

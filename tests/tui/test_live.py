@@ -267,8 +267,8 @@ async def test_after_a_restart_replay_takes_the_key_from_the_environment(
     OPENAI_API_KEY from the environment."""
     from .flows import save_flow
 
-    store.new_session("http://earlier", "http://127.0.0.1:8787")
-    earlier = save_flow(store, clean_request())  # its Authorization header is stored redacted
+    store.new_session(upstream.base_url, "http://127.0.0.1:8787")
+    earlier = save_flow(store, clean_request(), upstream=upstream.base_url)  # Authorization is stored redacted
     store.session_id = None  # the next forwarder opens a new session, as a new launch does
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-42")
     bridge = EventBridge()
@@ -287,5 +287,53 @@ async def test_after_a_restart_replay_takes_the_key_from_the_environment(
             assert (flows.current.id, flows.current.replay_of, flows.current.session_id) == (
                 finished.new_id, earlier, store.session_id)
             assert store.session_id != 1
+    finally:
+        forwarder.stop()
+
+
+async def test_beyond_loopback_the_header_gives_the_url_with_the_token_and_counts_refusals(
+        store: Store, upstream: MockUpstream) -> None:
+    forwarder = Forwarder(upstream.base_url, store=store, host="0.0.0.0", allow_remote=True, port=0)
+    forwarder.start()
+    try:
+        app = make_app(store, forwarder=forwarder, upstream="http://up.example")
+        async with app.run_test(size=(200, 36)) as pilot:
+            bar = app.query_one(ConnectionBar)
+            base = f"http://0.0.0.0:{forwarder.port}/t/{forwarder.access.token}"
+            assert str(bar.render()).replace("\n", "  ") == (  # where it wraps is the other test's business
+                f"toolwire-inspect passthrough  listening {base} → http://up.example  OPENAI_BASE_URL={base}/v1  "
+                f"ANTHROPIC_BASE_URL={base}  GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp  store flows.sqlite3")
+            refused = await asyncio.to_thread(httpx.post, f"http://127.0.0.1:{forwarder.port}/v1/chat/completions")
+            assert refused.status_code == 403
+            deadline = time.monotonic() + 10
+            while "refused 1: " not in str(bar.render()) and time.monotonic() < deadline:
+                await pilot.pause(0.05)  # the bar looks at the count once a second
+            assert str(bar.render()).replace("\n", "  ").endswith(
+                f"store flows.sqlite3  refused 1: {forwarder.access.last_refusal}")
+    finally:
+        forwarder.stop()
+
+
+async def test_a_flow_recorded_against_another_upstream_is_not_replayed(
+        store: Store, upstream: MockUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The key from the environment goes only where the flow went when it was recorded."""
+    from .flows import save_flow
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    earlier = save_flow(store, clean_request())
+    store.session_id = None
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-42")
+    forwarder = Forwarder(upstream.base_url, store=store, port=0)
+    forwarder.start()
+    try:
+        seen = Seen()
+        app = make_app(store, forwarder=forwarder)
+        async with app.run_test(size=(120, 36), message_hook=seen):
+            app.replay_flow(earlier)
+            failed = await seen.wait_for(lambda m: isinstance(m, ReplayFailed))
+            assert (failed.original_id, failed.reason) == (earlier, (
+                f"flow #{earlier} is not replayed: it went to http://127.0.0.1:9, not to this forwarder's upstream "
+                f"{upstream.base_url}; its credentials are not sent anywhere else"))
+        assert upstream.received == []
     finally:
         forwarder.stop()

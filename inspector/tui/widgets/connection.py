@@ -1,20 +1,26 @@
-"""The top bar: what to give the agent (base URLs per SDK), where traffic goes, the mode, and
-whether the store is failing (under the TUI nobody sees stderr)."""
+"""The top bar: what to give the agent (base URLs per SDK, with the access token when one is
+needed), where traffic goes, the mode, how many requests the front door refused, and whether the
+store is failing (under the TUI nobody sees stderr)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+if TYPE_CHECKING:
+    from ...proxy.access import AccessPolicy
+
 
 @dataclass(frozen=True, slots=True)
 class Listening:
-    base_url: str  # "http://127.0.0.1:8787"
+    base_url: str  # "http://127.0.0.1:8787", or "http://0.0.0.0:8787/t/<token>" beyond loopback
     upstream: str
     mode: str  # "passthrough" or "translate SRC → DST"
+    access: AccessPolicy | None = None  # its refusal count is shown once there is one
 
 
 def agent_settings(base_url: str) -> list[tuple[str, str]]:
@@ -33,13 +39,14 @@ class ConnectionBar(Widget):
     ConnectionBar { height: auto; background: $panel; padding: 0 1; }
     """
     COMPONENT_CLASSES = {"connection-bar--name", "connection-bar--key", "connection-bar--value", "connection-bar--mode",
-                         "connection-bar--problem"}
+                         "connection-bar--problem", "connection-bar--refused"}
     DEFAULT_CSS += """
     ConnectionBar > .connection-bar--name { color: $accent; text-style: bold; }
     ConnectionBar > .connection-bar--key { color: $text-muted; }
     ConnectionBar > .connection-bar--value { color: $text; text-style: bold; }
     ConnectionBar > .connection-bar--mode { color: $success; text-style: bold; }
     ConnectionBar > .connection-bar--problem { color: $error; text-style: bold; }
+    ConnectionBar > .connection-bar--refused { color: $warning; text-style: bold; }
     """
     # The store's latest failure (Store.last_error), None while it writes fine.
     problem: reactive[str | None] = reactive(None, layout=True)
@@ -48,6 +55,17 @@ class ConnectionBar(Widget):
         super().__init__(id=id)
         self.listening = listening
         self.store_path = store_path
+        self._refused_shown = 0
+
+    def on_mount(self) -> None:
+        if self.listening is not None and self.listening.access is not None:
+            # The forwarder's loop only counts; the bar looks, at its own pace.
+            self.set_interval(1.0, self._check_refusals)
+
+    def _check_refusals(self) -> None:
+        assert self.listening is not None and self.listening.access is not None
+        if self.listening.access.refused != self._refused_shown:
+            self.refresh(layout=True)
 
     def render(self) -> Text:
         text = self._connection()
@@ -61,6 +79,7 @@ class ConnectionBar(Widget):
         key = self.get_component_rich_style("connection-bar--key", partial=True)
         value = self.get_component_rich_style("connection-bar--value", partial=True)
         mode = self.get_component_rich_style("connection-bar--mode", partial=True)
+        refused = self.get_component_rich_style("connection-bar--refused", partial=True)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("toolwire-inspect ", name)
         if self.listening is None:
@@ -75,6 +94,11 @@ class ConnectionBar(Widget):
         # The settings wrap between whole entries, never inside a URL someone will copy.
         entries = [(label, url, value) for label, url in agent_settings(self.listening.base_url)]
         entries.append(("store ", self.store_path, key))
+        access = self.listening.access
+        if access is not None:
+            self._refused_shown = access.refused
+            if self._refused_shown:
+                entries.append((f"refused {self._refused_shown}: ", access.last_refusal or "", refused))
         room = max(40, self.size.width)
         used = room
         for label, url, style in entries:
