@@ -26,7 +26,7 @@ from ..flow import Chunk, Flow, FlowState, Mode
 from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query, redact_query_url
 from ..store import FlowRow, Store
 from ..wire.dialect import is_stream_path
-from .server import ListenError, ServerThread, is_loopback
+from .server import ClientLimits, ListenError, ServerThread, is_loopback
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
 REPLAY_HEADER = "x-toolwire-replay-of"
@@ -80,6 +80,7 @@ class Forwarder:
         allow_remote: bool = False,
         timeout: float = DEFAULT_TIMEOUT,
         max_body: int = DEFAULT_MAX_BODY,
+        limits: ClientLimits = ClientLimits(),
     ) -> None:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -99,6 +100,7 @@ class Forwarder:
         self.translate = translate
         self.timeout = timeout
         self.max_body = max_body
+        self.limits = limits
         if translate and repair:
             raise ForwarderError("--translate and --repair are separate modes; choose one")
         try:
@@ -112,7 +114,8 @@ class Forwarder:
         self._credentials_lock = threading.Lock()
         self._session: aiohttp.ClientSession | None = None
         self._server = ServerThread(
-            self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client
+            self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client,
+            limits=limits,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -226,7 +229,7 @@ class Forwarder:
         )
         recorder = _Recorder(self, flow, t0)
 
-        body, refusal = await _read_body(receive, self.max_body)
+        body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
         if refusal is not None:
             recorder.submit_started()
             status, problem = refusal
@@ -311,12 +314,17 @@ def _translated_target(path: str, query: str) -> str:
     return path + (f"?{urlencode(kept)}" if kept else "")
 
 
-async def _read_body(receive: Callable, limit: int) -> tuple[bytes, tuple[int | None, str] | None]:
+async def _read_body(receive: Callable, limit: int, idle: float) -> tuple[bytes, tuple[int | None, str] | None]:
     """(body, None), or (what is kept of it, (status to answer or None, why it is not forwarded))."""
     parts: list[bytes] = []
     size = 0
     while True:
-        message = await receive()
+        try:
+            async with asyncio.timeout(idle):
+                message = await receive()
+        except TimeoutError:
+            why = f"client sent no body bytes for {idle:g} s ({size} bytes read); not forwarded"
+            return b"".join(parts), (408, why)
         if message["type"] == "http.disconnect":
             why = f"client disconnected before the request body was complete ({size} bytes read)"
             return b"".join(parts), (None, why)
