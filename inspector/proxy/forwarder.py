@@ -25,7 +25,8 @@ from yarl import URL
 from ..flow import Chunk, Flow, FlowState, Mode
 from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_query, redact_query_url
 from ..store import FlowRow, Store
-from ..wire.dialect import is_stream_path
+from ..wire.dialect import from_path, is_server_push, is_stream_path
+from ..wire.streams import ends_complete
 from .server import ClientLimits, ListenError, ServerThread, is_loopback
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
@@ -45,6 +46,7 @@ DEFAULT_MAX_BODY = 64 * 1024 * 1024
 DEFAULT_TIMEOUT = 600.0  # seconds of upstream silence before giving up (LLMs can think long)
 _CREDENTIALS_KEPT = 1024
 SWITCH_INTERVAL = 0.001
+MAX_CHUNK_TIMINGS = 100_000  # per flow: an endless stream's timings stay bounded too
 
 
 @dataclass(slots=True)
@@ -113,6 +115,7 @@ class Forwarder:
         self._credentials: OrderedDict[int, list[tuple[str, str]]] = OrderedDict()
         self._credentials_lock = threading.Lock()
         self._session: aiohttp.ClientSession | None = None
+        self._push_timeout: aiohttp.ClientTimeout | None = None
         self._server = ServerThread(
             self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client,
             limits=limits,
@@ -175,6 +178,7 @@ class Forwarder:
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
             cookie_jar=aiohttp.DummyCookieJar(),
         )
+        self._push_timeout = aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout))
 
     async def _close_client(self) -> None:
         if self._session is not None:
@@ -227,7 +231,8 @@ class Forwarder:
             path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=self.mode,
             translate=self.translate,
         )
-        recorder = _Recorder(self, flow, t0)
+        recorder = _Recorder(self, flow, t0, is_server_push(
+            flow.method, path, next((v for k, v in headers if k.lower() == "accept"), "")))
 
         body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
         if refusal is not None:
@@ -285,6 +290,7 @@ class Forwarder:
                 flow.method, URL(url, encoded=True), data=upstream_body if upstream_body or sent_length else None,
                 headers=upstream_headers,
                 allow_redirects=False,
+                timeout=self._push_timeout if recorder.server_push else self._session.timeout,
             )
         )
         watcher = asyncio.ensure_future(receive())  # completes with http.disconnect when the client leaves
@@ -342,12 +348,15 @@ async def _read_body(receive: Callable, limit: int, idle: float) -> tuple[bytes,
 class _Recorder:
     """Relays one upstream response and records it on the flow, then hands the flow to the store."""
 
-    __slots__ = ("forwarder", "flow", "t0")
+    __slots__ = ("forwarder", "flow", "t0", "server_push", "relayed", "started")
 
-    def __init__(self, forwarder: Forwarder, flow: Flow, t0: float) -> None:
+    def __init__(self, forwarder: Forwarder, flow: Flow, t0: float, server_push: bool = False) -> None:
         self.forwarder = forwarder
         self.flow = flow
         self.t0 = t0
+        self.server_push = server_push  # idle by design: no read timeout, and either side may end it
+        self.relayed = _Copy(forwarder.max_body)  # what the client got
+        self.started = False  # the status line went out
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.t0) * 1000.0
@@ -381,6 +390,7 @@ class _Recorder:
             flow.response_headers.append((FLOW_ID_HEADER, str(flow.id)))
         flow.response_body = body
         flow.ttfb_ms = self.elapsed_ms()
+        self.started = True
         await send({"type": "http.response.start", "status": status,
                     "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in flow.response_headers]})
         await send({"type": "http.response.body", "body": body, "more_body": False})
@@ -448,21 +458,27 @@ class _Recorder:
         stream_transform = None
         if translating:
             assert transform is not None
-            # The body changes, so its length does too; the chunked framing carries it instead.
+            # The body changes, so its length does too.
             relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-length"]
             if flow.streamed and not failed:
                 stream_transform = transform.stream()
                 if stream_transform.content_type is not None:
                     relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-type"]
                     relay_headers.append(("content-type", stream_transform.content_type))
+        # A body rewritten whole is rewritten before the status goes out: if that fails, the
+        # client gets an error status, not a 200 with an empty body.
+        whole = translating and stream_transform is None
         if flow.replay_of is not None:
             relay_headers.append((FLOW_ID_HEADER, str(flow.id)))
-        flow.response_headers = redact_headers(relay_headers)
-        await send({"type": "http.response.start", "status": response.status,
-                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
+        if not whole:
+            flow.response_headers = redact_headers(relay_headers)
+            self.started = True
+            await send({"type": "http.response.start", "status": response.status,
+                        "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
 
-        pieces: list[bytes] = []
-        relayed: list[bytes] = []
+        limit = self.forwarder.max_body
+        upstream = _Copy(limit)  # what the upstream sent, when it differs from what the client gets
+        relayed = self.relayed
         chunks = flow.chunks
         t0 = self.t0
         perf_counter = time.perf_counter
@@ -478,68 +494,145 @@ class _Recorder:
                 t = perf_counter() - t0
                 if flow.ttfb_ms is None:
                     flow.ttfb_ms = t * 1000.0
-                pieces.append(data)
                 if translating:
+                    upstream.add(data)
                     if stream_transform is None:
-                        continue  # a JSON body is translated whole, below
+                        if upstream.size > limit:
+                            raise _TooLarge(limit)
+                        continue  # translated whole, below
                     data = stream_transform.feed(data)
                     if not data:
                         continue
                 if watcher.done():
                     break
                 await send({"type": "http.response.body", "body": data, "more_body": True})
-                relayed.append(data)
-                if timed:
-                    chunks.append(Chunk(t, data))
+                kept = relayed.add(data)
+                if timed and len(chunks) < MAX_CHUNK_TIMINGS:
+                    chunks.append(Chunk(t, kept))
             if watcher.done():
-                self._client_gone(pieces, relayed, translating)
+                self._client_gone(upstream, translating)
                 return
             if flow.ttfb_ms is None:
                 flow.ttfb_ms = self.elapsed_ms()
             tail = b""
             if translating and transform is not None:
-                body = b"".join(pieces)
-                tail = (stream_transform.close() if stream_transform is not None
-                        else transform.error(body) if failed else transform.response(body))
+                if stream_transform is not None:
+                    tail = stream_transform.close()
+                else:
+                    body = b"".join(upstream.parts)
+                    tail = transform.error(body) if failed else transform.response(body)
+                    relay_headers.append(("content-length", str(len(tail))))
+                    flow.response_headers = redact_headers(relay_headers)
+                    self.started = True
+                    await send({"type": "http.response.start", "status": response.status,
+                                "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
                 flow.notes.extend(transform.take_notes())
             if tail:
-                relayed.append(tail)
-                if timed:
-                    chunks.append(Chunk(perf_counter() - t0, tail))
+                kept = relayed.add(tail)
+                if timed and len(chunks) < MAX_CHUNK_TIMINGS:
+                    chunks.append(Chunk(perf_counter() - t0, kept))
             # Once the response is complete, receive() reports a disconnect too: not a hang-up.
             watcher.remove_done_callback(client_gone)
             await send({"type": "http.response.body", "body": tail, "more_body": False})
         except asyncio.TimeoutError:
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"upstream went silent for {self.forwarder.timeout:g} s after {len(relayed)} chunks")
-            raise _AbortResponse() from None
+            await self._broken(send, upstream, translating, 504, "toolwire_upstream_timeout",
+                               f"upstream went silent for {self.forwarder.timeout:g} s after {relayed.count} chunks")
+            return
         except (aiohttp.ClientError, OSError) as exc:
             if watcher.done():
-                self._client_gone(pieces, relayed, translating)
+                self._client_gone(upstream, translating)
                 return
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"upstream broke off after {len(relayed)} chunks: {_break_reason(exc)}")
-            raise _AbortResponse() from None
-        except TransformError as exc:
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, str(exc))
-            raise _AbortResponse() from None
+            if self.server_push:  # the server ended its push stream: nothing is missing
+                self._store_bodies(upstream, translating)
+                self.finish(FlowState.COMPLETE)
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            await self._broken(send, upstream, translating, 502, "toolwire_upstream_error",
+                               f"upstream broke off after {relayed.count} chunks: {_break_reason(exc)}")
+            return
+        except (TransformError, _TooLarge) as exc:
+            if transform is not None:
+                flow.notes.extend(transform.take_notes())
+            await self._broken(send, upstream, translating, 502, "toolwire_translate_error", str(exc))
+            return
         except asyncio.CancelledError:
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"forwarder stopped after {len(relayed)} chunks")
+            self._store_bodies(upstream, translating)
+            self.finish(FlowState.ERROR, f"forwarder stopped after {relayed.count} chunks")
             raise
-        self._store_bodies(pieces, relayed, translating)
+        finally:
+            watcher.remove_done_callback(client_gone)
+        self._store_bodies(upstream, translating)
         self.finish(FlowState.COMPLETE)
 
-    def _client_gone(self, pieces: list[bytes], relayed: list[bytes], translating: bool) -> None:
-        self._store_bodies(pieces, relayed, translating)
-        self.finish(FlowState.ERROR, f"client disconnected after {len(relayed)} chunks")
-
-    def _store_bodies(self, pieces: list[bytes], relayed: list[bytes], translating: bool) -> None:
-        flow = self.flow
-        flow.response_body = b"".join(relayed)
+    async def _broken(self, send: Callable, upstream: _Copy, translating: bool, status: int, kind: str,
+                      message: str) -> None:
+        """End a response that cannot be completed: with an error status while the client has
+        had none yet (a body rewritten whole), else by cutting the connection mid-body."""
+        if self.started:
+            self._store_bodies(upstream, translating)
+            self.finish(FlowState.ERROR, message)
+            raise _AbortResponse() from None
         if translating:
-            flow.upstream_response_body = b"".join(pieces)
+            self.flow.upstream_response_body = b"".join(upstream.parts)
+        await self.fail_before_response(send, status, kind, message)
+
+    def _client_gone(self, upstream: _Copy, translating: bool) -> None:
+        self._store_bodies(upstream, translating)
+        relayed = self.relayed
+        flow = self.flow
+        # A client may hang up once it has the final event, before the upstream closes: the
+        # answer is whole. When the copy is cut, the last piece sent stands for the stream's end.
+        end = flow.response_body if relayed.size <= relayed.limit else relayed.last
+        if self.server_push or (flow.streamed and ends_complete(end, from_path(flow.path))):
+            self.finish(FlowState.COMPLETE)
+        else:
+            self.finish(FlowState.ERROR, f"client disconnected after {relayed.count} chunks")
+
+    def _store_bodies(self, upstream: _Copy, translating: bool) -> None:
+        flow = self.flow
+        relayed = self.relayed
+        flow.response_body = b"".join(relayed.parts)
+        if translating:
+            flow.upstream_response_body = b"".join(upstream.parts)
+        for copy, what in ((relayed, "response"), (upstream, "upstream response")):
+            if copy.size > copy.limit:
+                flow.notes.append(f"{what} of {copy.size} bytes: only its first {copy.limit} bytes are recorded "
+                                  "(all of it was relayed)")
+        if len(flow.chunks) >= MAX_CHUNK_TIMINGS:
+            flow.notes.append(f"only the first {MAX_CHUNK_TIMINGS} chunk timings are recorded")
+
+
+class _Copy:
+    """The recorded copy of a body: its first `limit` bytes, in the pieces they came in. Beyond
+    that the bytes are only counted, so an endless stream holds bounded memory."""
+
+    __slots__ = ("parts", "size", "count", "limit", "last")
+
+    def __init__(self, limit: int) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0  # every byte, kept or not
+        self.count = 0  # pieces
+        self.limit = limit
+        self.last = b""
+
+    def add(self, data: bytes) -> bytes:
+        """What is kept of `data`."""
+        room = self.limit - self.size
+        self.size += len(data)
+        self.count += 1
+        self.last = data
+        if len(data) <= room:
+            self.parts.append(data)
+            return data
+        kept = data[:room] if room > 0 else b""
+        if kept:
+            self.parts.append(kept)
+        return kept
+
+
+class _TooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"upstream response larger than {limit} bytes: too large to translate whole")
 
 
 def _connect_timeout(timeout: float) -> float:
