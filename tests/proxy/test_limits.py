@@ -3,12 +3,18 @@ heads, deadlines for slow clients, a cap on connections, bounded recorded bodies
 
 from __future__ import annotations
 
+import gzip
 import socket
 import threading
 import time
 
+import brotli
+import orjson
 import pytest
+import zstandard
 
+from inspector.analysis import MAX_DECODED
+from inspector.mock import Call, Canned, chat_completion
 from inspector.proxy.server import ClientLimits
 
 from .conftest import Rig
@@ -117,3 +123,29 @@ def test_connections_beyond_the_cap_are_refused_and_the_others_served(make_rig):
             sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n%s"
                          % (len(BODY), BODY))
             assert sock.recv(65536).startswith(b"HTTP/1.1 200 OK\r\n")
+
+
+CALLS = orjson.dumps(chat_completion(None, [Call("a", "{}", "c1"), Call("b", "{}", "c2")]))
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br", "zstd"])
+def test_a_compressed_response_is_relayed_as_sent_and_analysed_decoded(rig, encoding):
+    packed = {"gzip": lambda: gzip.compress(CALLS, mtime=0), "br": lambda: brotli.compress(CALLS),
+              "zstd": lambda: zstandard.ZstdCompressor().compress(CALLS)}[encoding]()
+    rig.mock.push(Canned(headers=[("content-type", "application/json"), ("content-encoding", encoding)], body=packed))
+    with rig.client.stream("POST", CHAT, content=BODY, headers={"accept-encoding": encoding}) as response:
+        assert b"".join(response.iter_raw()) == packed
+    (event,) = rig.events.completed()
+    assert (event.row.state, event.row.tool_calls, event.row.error) == ("complete", 2, None)
+    assert rig.store.get(event.flow.id).response_body == packed
+
+
+def test_a_gzip_bomb_is_relayed_as_sent_and_analysis_says_it_is_too_large(rig):
+    bomb = gzip.compress(b"\0" * (MAX_DECODED + (16 << 20)), compresslevel=1, mtime=0)
+    rig.mock.push(Canned(headers=[("content-type", "application/json"), ("content-encoding", "gzip")], body=bomb))
+    with rig.client.stream("POST", CHAT, content=BODY, headers={"accept-encoding": "gzip"}) as response:
+        assert b"".join(response.iter_raw()) == bomb
+    (event,) = rig.events.completed()
+    message = f"response body too large to analyse after decompression (over {MAX_DECODED} bytes)"
+    assert (event.row.state, event.row.error) == ("complete", message)
+    assert rig.store.get(event.flow.id).response_body == bomb
