@@ -115,7 +115,6 @@ class Forwarder:
         self._credentials: OrderedDict[int, list[tuple[str, str]]] = OrderedDict()
         self._credentials_lock = threading.Lock()
         self._session: aiohttp.ClientSession | None = None
-        self._push_timeout: aiohttp.ClientTimeout | None = None
         self._server = ServerThread(
             self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client,
             limits=limits,
@@ -174,11 +173,11 @@ class Forwarder:
             # Relay the bytes as they came: the client asked for that encoding and decodes it.
             auto_decompress=False,
             skip_auto_headers=_SKIP_AUTO,
-            timeout=aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout), sock_read=self.timeout),
+            # Upstream silence is measured by _Silence, not sock_read: see there why.
+            timeout=aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout)),
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
             cookie_jar=aiohttp.DummyCookieJar(),
         )
-        self._push_timeout = aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout))
 
     async def _close_client(self) -> None:
         if self._session is not None:
@@ -290,7 +289,6 @@ class Forwarder:
                 flow.method, URL(url, encoded=True), data=upstream_body if upstream_body or sent_length else None,
                 headers=upstream_headers,
                 allow_redirects=False,
-                timeout=self._push_timeout if recorder.server_push else self._session.timeout,
             )
         )
         watcher = asyncio.ensure_future(receive())  # completes with http.disconnect when the client leaves
@@ -399,52 +397,60 @@ class _Recorder:
     async def relay(self, request: asyncio.Future, watcher: asyncio.Future, send: Callable,
                     transform: Transform | None) -> None:
         timeout = self.forwarder.timeout
+        # Until the head comes, the connect time counts on top: a slow connect has its own error.
+        silence = _Silence(None if self.server_push else timeout, _connect_timeout(timeout), request.cancel)
 
         def client_gone(_: asyncio.Future) -> None:
             request.cancel()  # the upstream sees its connection close
 
         watcher.add_done_callback(client_gone)
         try:
-            response = await request
-        except asyncio.CancelledError:
-            if not watcher.done():  # this task itself is cancelled: stop() cuts it
-                await self.fail_before_response(send, 503, "toolwire_forwarder_stopped",
-                                                "forwarder stopped before the upstream answered")
+            try:
+                response = await request
+            except asyncio.CancelledError:
+                if silence.fired:
+                    await self.fail_before_response(
+                        send, 504, "toolwire_upstream_timeout",
+                        f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream})")
+                    return
+                if not watcher.done():  # this task itself is cancelled: stop() cuts it
+                    await self.fail_before_response(send, 503, "toolwire_forwarder_stopped",
+                                                    "forwarder stopped before the upstream answered")
+                    return
+                self.finish(FlowState.ERROR, "client disconnected before the upstream answered")
                 return
-            self.finish(FlowState.ERROR, "client disconnected before the upstream answered")
-            return
-        except aiohttp.ConnectionTimeoutError:
-            await self.fail_before_response(
-                send, 504, "toolwire_upstream_timeout",
-                f"upstream did not accept a connection within {_connect_timeout(timeout):g} s ({self.forwarder.upstream})",
-            )
-            return
-        except asyncio.TimeoutError:
-            await self.fail_before_response(
-                send, 504, "toolwire_upstream_timeout", f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream})"
-            )
-            return
-        except aiohttp.ClientConnectorError as exc:
-            await self.fail_before_response(
-                send, 502, "toolwire_upstream_unreachable",
-                f"upstream unreachable: {self.forwarder.upstream}: {_connect_reason(exc.os_error)}",
-            )
-            return
-        except (aiohttp.ClientError, OSError) as exc:
-            await self.fail_before_response(
-                send, 502, "toolwire_upstream_error", f"upstream failed before answering: {type(exc).__name__}: {exc}"
-            )
-            return
-        finally:
-            watcher.remove_done_callback(client_gone)
+            except aiohttp.ConnectionTimeoutError:
+                await self.fail_before_response(
+                    send, 504, "toolwire_upstream_timeout",
+                    f"upstream did not accept a connection within {_connect_timeout(timeout):g} s "
+                    f"({self.forwarder.upstream})",
+                )
+                return
+            except aiohttp.ClientConnectorError as exc:
+                await self.fail_before_response(
+                    send, 502, "toolwire_upstream_unreachable",
+                    f"upstream unreachable: {self.forwarder.upstream}: {_connect_reason(exc.os_error)}",
+                )
+                return
+            except (aiohttp.ClientError, OSError) as exc:
+                await self.fail_before_response(
+                    send, 502, "toolwire_upstream_error",
+                    f"upstream failed before answering: {type(exc).__name__}: {exc}"
+                )
+                return
+            finally:
+                watcher.remove_done_callback(client_gone)
 
-        try:
-            await self._relay_response(response, watcher, send, transform)
+            silence.arrived(response.close)
+            try:
+                await self._relay_response(response, watcher, send, transform, silence)
+            finally:
+                response.release()
         finally:
-            response.release()
+            silence.cancel()
 
     async def _relay_response(self, response: aiohttp.ClientResponse, watcher: asyncio.Future, send: Callable,
-                              transform: Transform | None) -> None:
+                              transform: Transform | None, silence: _Silence) -> None:
         flow = self.flow
         flow.status = response.status
         raw_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
@@ -491,7 +497,9 @@ class _Recorder:
         watcher.add_done_callback(client_gone)
         try:
             async for data in response.content.iter_any():
-                t = perf_counter() - t0
+                now = perf_counter()
+                silence.last = now
+                t = now - t0
                 if flow.ttfb_ms is None:
                     flow.ttfb_ms = t * 1000.0
                 if translating:
@@ -505,7 +513,10 @@ class _Recorder:
                         continue
                 if watcher.done():
                     break
+                silence.waiting = False  # a slow client is not a silent upstream
                 await send({"type": "http.response.body", "body": data, "more_body": True})
+                silence.last = perf_counter()
+                silence.waiting = True
                 kept = relayed.add(data)
                 if timed and len(chunks) < MAX_CHUNK_TIMINGS:
                     chunks.append(Chunk(t, kept))
@@ -534,11 +545,12 @@ class _Recorder:
             # Once the response is complete, receive() reports a disconnect too: not a hang-up.
             watcher.remove_done_callback(client_gone)
             await send({"type": "http.response.body", "body": tail, "more_body": False})
-        except asyncio.TimeoutError:
-            await self._broken(send, upstream, translating, 504, "toolwire_upstream_timeout",
-                               f"upstream went silent for {self.forwarder.timeout:g} s after {relayed.count} chunks")
-            return
         except (aiohttp.ClientError, OSError) as exc:
+            if silence.fired:
+                await self._broken(send, upstream, translating, 504, "toolwire_upstream_timeout",
+                                   f"upstream went silent for {self.forwarder.timeout:g} s after "
+                                   f"{relayed.count} chunks")
+                return
             if watcher.done():
                 self._client_gone(upstream, translating)
                 return
@@ -600,6 +612,48 @@ class _Recorder:
                                   "(all of it was relayed)")
         if len(flow.chunks) >= MAX_CHUNK_TIMINGS:
             flow.notes.append(f"only the first {MAX_CHUNK_TIMINGS} chunk timings are recorded")
+
+
+class _Silence:
+    """Upstream silence, measured here rather than by aiohttp's sock_read: aiohttp 3.14 re-arms
+    that timer when a paused read resumes and finds the body's end, after the connection went
+    back to its pool; it fires there, and the next request on that connection fails at once (a
+    false "504 upstream sent nothing", seen whenever the timeout is shorter than the pool's 15 s
+    keep-alive). One timer per request, moved only when it fires; the relay writes two fields
+    per chunk. `timeout` None: never fires (a push stream is idle by design)."""
+
+    __slots__ = ("timeout", "last", "waiting", "fired", "_cut", "_handle")
+
+    def __init__(self, timeout: float | None, grace: float, cut: Callable[[], object]) -> None:
+        self.timeout = timeout
+        self.last = time.perf_counter() + grace
+        self.waiting = True  # on the upstream (not on a slow client)
+        self.fired = False
+        self._cut = cut
+        self._handle: asyncio.TimerHandle | None = None
+        if timeout is not None:
+            self._handle = asyncio.get_running_loop().call_later(timeout + grace, self._check)
+
+    def arrived(self, cut: Callable[[], object]) -> None:
+        """The head came: silence is counted from now, and ends by `cut` (closing the body)."""
+        self.last = time.perf_counter()
+        self._cut = cut
+
+    def _check(self) -> None:
+        assert self.timeout is not None
+        now = time.perf_counter()
+        if self.waiting and now - self.last >= self.timeout:
+            self.fired = True
+            self._handle = None
+            self._cut()
+            return
+        due = (self.last if self.waiting else now) + self.timeout
+        self._handle = asyncio.get_running_loop().call_later(max(due - now, 0.0), self._check)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
 
 
 class _Copy:

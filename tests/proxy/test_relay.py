@@ -229,3 +229,23 @@ def test_chunk_timings_of_an_endless_stream_are_bounded(make_rig, monkeypatch):
     flow = rig.store.get(event.flow.id)
     assert len(flow.chunks) == 5
     assert flow.notes == ["only the first 5 chunk timings are recorded"]
+
+
+@pytest.mark.parametrize("kind", ["json", "stream"])
+def test_a_large_response_leaves_no_read_timeout_armed_on_its_pooled_connection(make_rig, kind):
+    """aiohttp 3.14.0-3.14.x re-armed the read timeout while the relay drained a body already
+    buffered whole, after the connection went back to the pool: the timer fired there, and the
+    next request on that connection got '504 upstream sent nothing' within milliseconds."""
+    rig = make_rig(timeout=0.3)
+    big = {"choices": [{"message": {"content": "x" * (8 << 20)}}]}
+    for _ in range(3):
+        rig.mock.push(json_response(big) if kind == "json" else sse_response(["x" * (1 << 20)] * 8))
+        rig.mock.push(json_response({"choices": []}))
+        assert rig.client.post(CHAT, content=BODY).status_code == 200
+        # The connection idles in the pool for longer than the read timeout: that idle time is
+        # the condition under test, not a wait for something to happen.
+        threading.Event().wait(0.6)
+        response = rig.client.post(CHAT, content=BODY)
+        assert (response.status_code, response.content) == (200, b'{"choices":[]}')
+    rows = [event.row for event in rig.events.completed(6)]
+    assert [(r.state, r.error) for r in rows] == [("complete", None)] * 6
