@@ -398,7 +398,8 @@ class _Recorder:
                     transform: Transform | None) -> None:
         timeout = self.forwarder.timeout
         # Until the head comes, the connect time counts on top: a slow connect has its own error.
-        silence = _Silence(None if self.server_push else timeout, _connect_timeout(timeout), request.cancel)
+        silence = _Silence(None if self.server_push else timeout, _connect_timeout(timeout),
+                           self.forwarder.limits.client_timeout, request.cancel)
 
         def client_gone(_: asyncio.Future) -> None:
             request.cancel()  # the upstream sees its connection close
@@ -544,6 +545,8 @@ class _Recorder:
                     chunks.append(Chunk(perf_counter() - t0, kept))
             # Once the response is complete, receive() reports a disconnect too: not a hang-up.
             watcher.remove_done_callback(client_gone)
+            silence.last = perf_counter()
+            silence.waiting = False
             await send({"type": "http.response.body", "body": tail, "more_body": False})
         except (aiohttp.ClientError, OSError) as exc:
             if silence.fired:
@@ -569,7 +572,11 @@ class _Recorder:
             return
         except asyncio.CancelledError:
             self._store_bodies(upstream, translating)
-            self.finish(FlowState.ERROR, f"forwarder stopped after {relayed.count} chunks")
+            if silence.stalled:
+                self.finish(FlowState.ERROR, f"client stopped reading for {silence.stall:g} s after "
+                                             f"{relayed.count} chunks")
+            else:
+                self.finish(FlowState.ERROR, f"forwarder stopped after {relayed.count} chunks")
             raise
         finally:
             watcher.remove_done_callback(client_gone)
@@ -615,24 +622,28 @@ class _Recorder:
 
 
 class _Silence:
-    """Upstream silence, measured here rather than by aiohttp's sock_read: aiohttp 3.14 re-arms
-    that timer when a paused read resumes and finds the body's end, after the connection went
-    back to its pool; it fires there, and the next request on that connection fails at once (a
-    false "504 upstream sent nothing", seen whenever the timeout is shorter than the pool's 15 s
-    keep-alive). One timer per request, moved only when it fires; the relay writes two fields
-    per chunk. `timeout` None: never fires (a push stream is idle by design)."""
+    """Upstream silence and client stalls, measured here rather than by aiohttp's sock_read:
+    aiohttp 3.14 re-arms that timer when a paused read resumes and finds the body's end, after
+    the connection went back to its pool; it fires there, and the next request on that
+    connection fails at once (a false "504 upstream sent nothing", seen whenever the timeout is
+    shorter than the pool's 15 s keep-alive). One timer per request, moved only when it fires;
+    the relay writes two fields per chunk. `timeout` None: the upstream may stay silent (a push
+    stream is idle by design). A client that reads nothing for `stall` seconds while a chunk
+    waits for it gets its request task cancelled, `stalled` telling why."""
 
-    __slots__ = ("timeout", "last", "waiting", "fired", "_cut", "_handle")
+    __slots__ = ("timeout", "stall", "last", "waiting", "fired", "stalled", "_cut", "_task", "_handle")
 
-    def __init__(self, timeout: float | None, grace: float, cut: Callable[[], object]) -> None:
+    def __init__(self, timeout: float | None, grace: float, stall: float, cut: Callable[[], object]) -> None:
         self.timeout = timeout
+        self.stall = stall
         self.last = time.perf_counter() + grace
-        self.waiting = True  # on the upstream (not on a slow client)
+        self.waiting = True  # on the upstream (not on the client)
         self.fired = False
+        self.stalled = False
         self._cut = cut
-        self._handle: asyncio.TimerHandle | None = None
-        if timeout is not None:
-            self._handle = asyncio.get_running_loop().call_later(timeout + grace, self._check)
+        self._task = asyncio.current_task()
+        first = stall if timeout is None else min(timeout + grace, stall)
+        self._handle: asyncio.TimerHandle | None = asyncio.get_running_loop().call_later(first, self._check)
 
     def arrived(self, cut: Callable[[], object]) -> None:
         """The head came: silence is counted from now, and ends by `cut` (closing the body)."""
@@ -640,14 +651,19 @@ class _Silence:
         self._cut = cut
 
     def _check(self) -> None:
-        assert self.timeout is not None
+        self._handle = None
         now = time.perf_counter()
-        if self.waiting and now - self.last >= self.timeout:
-            self.fired = True
-            self._handle = None
-            self._cut()
+        limit = self.timeout if self.waiting else self.stall
+        if limit is not None and now - self.last >= limit:
+            if self.waiting:
+                self.fired = True
+                self._cut()
+            elif self._task is not None:
+                self.stalled = True
+                self._task.cancel()
             return
-        due = (self.last if self.waiting else now) + self.timeout
+        # At least every `stall` seconds: a send that blocks may begin at any moment.
+        due = min(self.last + limit, now + self.stall) if limit is not None else now + self.stall
         self._handle = asyncio.get_running_loop().call_later(max(due - now, 0.0), self._check)
 
     def cancel(self) -> None:

@@ -4,6 +4,7 @@ heads, deadlines for slow clients, a cap on connections, bounded recorded bodies
 from __future__ import annotations
 
 import gzip
+import re
 import socket
 import threading
 import time
@@ -14,7 +15,7 @@ import pytest
 import zstandard
 
 from inspector.analysis import MAX_DECODED
-from inspector.mock import Call, Canned, chat_completion
+from inspector.mock import Call, Canned, chat_completion, sse_response
 from inspector.proxy.server import ClientLimits
 
 from .conftest import Rig
@@ -149,3 +150,18 @@ def test_a_gzip_bomb_is_relayed_as_sent_and_analysis_says_it_is_too_large(rig):
     message = f"response body too large to analyse after decompression (over {MAX_DECODED} bytes)"
     assert (event.row.state, event.row.error) == ("complete", message)
     assert rig.store.get(event.flow.id).response_body == bomb
+
+
+def test_a_client_that_stops_reading_is_cut_and_its_flow_recorded(make_rig):
+    rig = make_rig(limits=ClientLimits(client_timeout=0.5))
+    canned = sse_response(["x" * 65536] * 2000)  # 128 MiB: far more than the socket buffers hold
+    rig.mock.push(canned)
+    with _connect(rig) as sock:
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-length: %d\r\n\r\n%s"
+                     % (len(BODY), BODY))
+        (event,) = rig.events.completed()  # while the client reads nothing at all
+    assert event.row.state == "error"
+    assert re.fullmatch(r"client stopped reading for 0\.5 s after \d+ chunks", event.row.error)
+    assert rig.mock.wait_answered(1)
+    assert rig.mock.disconnects == 1
+    assert rig.client.post(CHAT, content=BODY).status_code == 200
