@@ -3,6 +3,7 @@ contract violations. Pure and total: bad bodies become `parse_error`, never an e
 
 from __future__ import annotations
 
+import io
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -123,8 +124,6 @@ def _brotli(body: bytes) -> bytes:
 
 
 def _zstd(body: bytes) -> bytes:
-    import io
-
     import zstandard  # only a zstd body needs it
 
     with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(body), read_across_frames=True) as reader:
