@@ -4,6 +4,7 @@ heads, deadlines for slow clients, a cap on connections, bounded recorded bodies
 from __future__ import annotations
 
 import gzip
+import os
 import re
 import socket
 import threading
@@ -165,3 +166,27 @@ def test_a_client_that_stops_reading_is_cut_and_its_flow_recorded(make_rig):
     assert rig.mock.wait_answered(1)
     assert rig.mock.disconnects == 1
     assert rig.client.post(CHAT, content=BODY).status_code == 200
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors through /proc")
+def test_many_slow_clients_are_all_cut_and_leave_no_descriptor_behind(make_rig):
+    rig = make_rig(limits=ClientLimits(client_timeout=0.5))
+    assert rig.client.post(CHAT, content=BODY).status_code == 200
+    before = _open_descriptors()
+    sockets = [_connect(rig) for _ in range(300)]
+    try:
+        for n, sock in enumerate(sockets):
+            sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\n"[: n % 30])
+        assert [_read_until_closed(sock) for sock in sockets] == [b""] * 300
+    finally:
+        for sock in sockets:
+            sock.close()
+    assert rig.client.post(CHAT, content=BODY).status_code == 200
+    deadline = time.monotonic() + 5
+    while _open_descriptors() > before and time.monotonic() < deadline:
+        threading.Event().wait(0.05)  # polling the descriptor table with a deadline
+    assert _open_descriptors() == before
