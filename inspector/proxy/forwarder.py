@@ -617,7 +617,7 @@ class _Recorder:
             if copy.size > copy.limit:
                 flow.notes.append(f"{what} of {copy.size} bytes: only its first {copy.limit} bytes are recorded "
                                   "(all of it was relayed)")
-        if len(flow.chunks) >= MAX_CHUNK_TIMINGS:
+        if relayed.count > len(flow.chunks) >= MAX_CHUNK_TIMINGS:
             flow.notes.append(f"only the first {MAX_CHUNK_TIMINGS} chunk timings are recorded")
 
 
