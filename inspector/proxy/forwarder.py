@@ -241,7 +241,7 @@ class Forwarder:
             if status is None:  # nobody is left to answer
                 recorder.finish(FlowState.ERROR, problem)
             else:
-                await recorder.fail_before_response(send, status, "toolwire_bad_request", problem)
+                await recorder.fail_before_response(send, status, "toolwire_bad_request", problem, close=True)
             return
         flow.request_body = body
 
@@ -379,11 +379,15 @@ class _Recorder:
         else:
             self.forwarder.store.submit(flow, lambda row: on_event(FlowEvent("completed", flow, row)))
 
-    async def fail_before_response(self, send: Callable, status: int, kind: str, message: str) -> None:
+    async def fail_before_response(self, send: Callable, status: int, kind: str, message: str,
+                                   close: bool = False) -> None:
+        """`close`: the request body was left unread, so the connection cannot carry another."""
         body = _error_body(kind, message, status)
         flow = self.flow
         flow.status = status
         flow.response_headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
+        if close:
+            flow.response_headers.append(("connection", "close"))
         if flow.replay_of is not None:
             flow.response_headers.append((FLOW_ID_HEADER, str(flow.id)))
         flow.response_body = body
