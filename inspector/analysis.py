@@ -3,7 +3,7 @@ contract violations. Pure and total: bad bodies become `parse_error`, never an e
 
 from __future__ import annotations
 
-import gzip
+import io
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -41,17 +41,104 @@ class Analysis:
     parse_error: str | None = None
 
 
+MAX_DECODED = 64 * 1024 * 1024  # a few KiB of gzip can claim gigabytes: decode no further than this
+_STEP = 1 << 20  # bytes decoded per step, so a bomb is caught within a MiB of the bound
+
+
+class BodyTooLarge(ValueError):
+    """The body decodes to more than MAX_DECODED bytes."""
+
+    def __init__(self) -> None:
+        super().__init__(f"too large to analyse after decompression (over {MAX_DECODED} bytes)")
+
+
 def decode_body(body: bytes, headers: list[tuple[str, str]]) -> bytes:
-    """The body with its content-encoding undone (gzip/deflate); unchanged if it cannot be."""
-    encoding = (header(headers, "content-encoding") or "").lower().strip()
+    """The body with its content-encoding undone (gzip, deflate, br, zstd, stacked in the order
+    they were applied); as received where it cannot be. Raises BodyTooLarge past MAX_DECODED.
+    The one home of "the readable body of a flow": analysis and the UI both go through it."""
+    encodings = [e.strip().lower() for e in (header(headers, "content-encoding") or "").split(",") if e.strip()]
+    if not encodings and body[:2] == b"\x1f\x8b":
+        encodings = ["gzip"]  # compressed by a client that did not say so
+    decoded = body
+    for encoding in reversed(encodings):
+        decoder = _DECODERS.get(encoding)
+        if decoder is None:
+            return body  # identity, or an encoding nobody decodes: the bytes as they came
+        try:
+            decoded = decoder(decoded)
+        except BodyTooLarge:
+            raise
+        except Exception:  # noqa: BLE001 - each codec has its own error types; any means "not really encoded"
+            return body
+    return decoded
+
+
+def _zlib(body: bytes, wbits: int) -> bytes:
+    parts: list[bytes] = []
+    size = 0
+    data = body
+    while data:  # one pass per gzip member
+        decoder = zlib.decompressobj(wbits)
+        while not decoder.eof:
+            part = decoder.decompress(data, _STEP)
+            data = decoder.unconsumed_tail
+            if not part and not data:
+                raise zlib.error("truncated stream")
+            size += len(part)
+            if size > MAX_DECODED:
+                raise BodyTooLarge()
+            parts.append(part)
+        data = decoder.unused_data
+        if wbits != _GZIP:
+            break
+    return b"".join(parts)
+
+
+_GZIP = 16 + zlib.MAX_WBITS
+
+
+def _gzip(body: bytes) -> bytes:
+    return _zlib(body, _GZIP)
+
+
+def _deflate(body: bytes) -> bytes:
+    # HTTP's deflate is zlib-wrapped, but some servers send the raw stream.
     try:
-        if encoding == "gzip" or (not encoding and body[:2] == b"\x1f\x8b"):
-            return gzip.decompress(body)
-        if encoding == "deflate":
-            return zlib.decompress(body)
-    except (OSError, EOFError, zlib.error):
-        return body
-    return body
+        return _zlib(body, zlib.MAX_WBITS)
+    except zlib.error:
+        return _zlib(body, -zlib.MAX_WBITS)
+
+
+def _brotli(body: bytes) -> bytes:
+    import brotli  # only a br body needs it
+
+    decoder = brotli.Decompressor()
+    parts = [decoder.process(body, output_buffer_limit=_STEP)]
+    size = len(parts[0])
+    while not decoder.is_finished():
+        if size > MAX_DECODED:
+            raise BodyTooLarge()
+        part = decoder.process(b"", output_buffer_limit=_STEP)
+        if not part:
+            raise brotli.error("truncated stream")
+        size += len(part)
+        parts.append(part)
+    if size > MAX_DECODED:
+        raise BodyTooLarge()
+    return b"".join(parts)
+
+
+def _zstd(body: bytes) -> bytes:
+    import zstandard  # only a zstd body needs it
+
+    with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(body), read_across_frames=True) as reader:
+        decoded = reader.read(MAX_DECODED + 1)
+        if len(decoded) > MAX_DECODED:
+            raise BodyTooLarge()
+    return decoded
+
+
+_DECODERS = {"gzip": _gzip, "x-gzip": _gzip, "deflate": _deflate, "br": _brotli, "zstd": _zstd}
 
 
 def parse_json(body: bytes) -> tuple[Any | None, str | None]:
@@ -79,8 +166,10 @@ def _is_stream(flow: Flow) -> bool:
 
 def analyse(flow: Flow) -> Analysis:
     result = Analysis()
-    request_body = decode_body(flow.request_body, flow.request_headers)
-    result.request, request_error = parse_json(request_body)
+    try:
+        result.request, request_error = parse_json(decode_body(flow.request_body, flow.request_headers))
+    except BodyTooLarge as exc:
+        result.request, request_error = None, f"body {exc}"
     dialect = from_path(flow.path) or from_shape(result.request)
     result.dialect = dialect
     if request_error and flow.method.upper() not in ("GET", "HEAD", "DELETE", "OPTIONS"):
@@ -88,7 +177,11 @@ def analyse(flow: Flow) -> Analysis:
     result.model, result.tools = request_facts(result.request, dialect, flow.path)
 
     if flow.upstream_request_body is not None:
-        result.upstream_request, _ = parse_json(decode_body(flow.upstream_request_body, flow.upstream_request_headers))
+        try:
+            result.upstream_request, _ = parse_json(decode_body(flow.upstream_request_body,
+                                                                flow.upstream_request_headers))
+        except BodyTooLarge:
+            pass  # what the client sent is analysed; the rewritten copy adds nothing judgeable
     result.upstream_dialect = _translate_target(flow) or dialect
 
     if dialect is not None:
@@ -122,7 +215,11 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
                         for v in check.check_request(result.request, dialect, client_profile)])
     if result.upstream_request is not None:
         add("upstream", check.check_request(result.upstream_request, upstream_dialect, upstream_profile))
-    response_body = decode_body(flow.response_body, flow.response_headers)
+    try:
+        response_body = decode_body(flow.response_body, flow.response_headers)
+    except BodyTooLarge as exc:
+        result.parse_error = result.parse_error or f"response body {exc}"
+        return found
     if not response_body:
         return found
     response_profile = replace(client_profile, restored_names=restored) if restored else client_profile

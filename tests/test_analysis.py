@@ -1,10 +1,15 @@
 """analyse() is total: whatever crossed the wire, it returns facts, never raises."""
 
 import gzip
+import tracemalloc
+import zlib
 
+import brotli
 import orjson
+import pytest
+import zstandard
 
-from inspector.analysis import analyse
+from inspector.analysis import MAX_DECODED, BodyTooLarge, analyse, decode_body
 from inspector.flow import Flow
 from inspector.wire.dialect import Dialect
 
@@ -104,3 +109,78 @@ def test_gemini_model_from_the_path_decides_model_dependent_rules():
     verdicts = {model: [(v.rule, v.severity.value) for v in analyse(_flow(
         f"/v1beta/models/{model}:generateContent", body)).violations] for model in ("gemini-2.5-flash", "gemini-3-pro")}
     assert verdicts == {"gemini-2.5-flash": [("GM-13", "error")], "gemini-3-pro": [("GM-13", "warning")]}
+
+
+# -- compressed bodies: decoded (bounded) for analysis, whatever the encoding ---------------------
+
+CALLS_RESPONSE = orjson.dumps({"choices": [{"message": {"role": "assistant", "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+    {"id": "c2", "type": "function", "function": {"name": "b", "arguments": "{}"}}]}}]})
+
+
+def _zlib_deflate(data: bytes) -> bytes:
+    return zlib.compress(data)
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    packer = zlib.compressobj(wbits=-15)
+    return packer.compress(data) + packer.flush()
+
+
+ENCODERS = {
+    "gzip": lambda d: gzip.compress(d, mtime=0),
+    "deflate": _zlib_deflate,
+    "br": lambda d: brotli.compress(d, quality=1),
+    "zstd": lambda d: zstandard.ZstdCompressor(level=1).compress(d),
+}
+
+
+@pytest.mark.parametrize("encoding", [*ENCODERS, "x-gzip", "raw deflate", "gzip, br", "zstd,gzip", "two gzip members"])
+def test_compressed_responses_are_decoded_for_analysis(encoding):
+    if encoding == "raw deflate":
+        body, header = _raw_deflate(CALLS_RESPONSE), "deflate"
+    elif encoding == "two gzip members":
+        half = len(CALLS_RESPONSE) // 2
+        body = gzip.compress(CALLS_RESPONSE[:half], mtime=0) + gzip.compress(CALLS_RESPONSE[half:], mtime=0)
+        header = "gzip"
+    else:
+        body, header = CALLS_RESPONSE, encoding
+        for name in (n.strip() for n in encoding.split(",")):
+            body = ENCODERS["gzip" if name == "x-gzip" else name](body)
+    headers = [("content-type", "application/json"), ("content-encoding", header)]
+    assert decode_body(body, headers) == CALLS_RESPONSE
+    result = analyse(_flow("/v1/chat/completions", b'{"model":"m"}', status=200, response_body=body,
+                           response_headers=headers))
+    assert (result.tool_calls, result.parse_error) == (2, None)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "zstd"])
+def test_a_decompression_bomb_is_refused_with_bounded_memory(encoding):
+    bomb = ENCODERS[encoding](b"\0" * (MAX_DECODED + (16 << 20)))
+    headers = [("content-type", "application/json"), ("content-encoding", encoding)]
+    tracemalloc.start()
+    try:
+        with pytest.raises(BodyTooLarge):
+            decode_body(bomb, headers)
+        result = analyse(_flow("/v1/chat/completions", b'{"model":"m"}', status=200, response_body=bomb,
+                               response_headers=headers))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * MAX_DECODED
+    assert result.parse_error == f"response body too large to analyse after decompression (over {MAX_DECODED} bytes)"
+    assert result.response is None
+
+
+def test_a_body_that_is_not_what_its_encoding_says_is_analysed_as_received():
+    headers = [("content-type", "application/json"), ("content-encoding", "br")]
+    assert decode_body(CALLS_RESPONSE, headers) == CALLS_RESPONSE
+    result = analyse(_flow("/v1/chat/completions", b'{"model":"m"}', status=200, response_body=CALLS_RESPONSE,
+                           response_headers=headers))
+    assert result.tool_calls == 2
+
+
+def test_a_compressed_request_too_large_to_decode_is_a_parse_error():
+    bomb = gzip.compress(b"\0" * (MAX_DECODED + 1))
+    result = analyse(_flow("/v1/messages", bomb, request_headers=[("content-encoding", "gzip")]))
+    assert result.parse_error == f"request body too large to analyse after decompression (over {MAX_DECODED} bytes)"

@@ -29,10 +29,11 @@ from ..flow import Chunk, Flow, FlowState, Mode
 from ..redact import (SECRET_HEADERS, SECRET_QUERY_KEYS, basic_auth, query_pairs, redact_headers, redact_query,
                       redact_url, secret_values, strip_userinfo)
 from ..store import FlowRow, Store
-from ..wire.dialect import is_stream_path
+from ..wire.dialect import from_path, is_server_push, is_stream_path
+from ..wire.streams import ends_complete
 from .access import TOKEN_HEADER, AccessPolicy, target_problem
 from .access import error_body as _error_body
-from .server import ListenError, ServerThread, is_loopback, request_target
+from .server import ClientLimits, ListenError, ServerThread, is_loopback, request_target
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
 REPLAY_HEADER = "x-toolwire-replay-of"
@@ -56,6 +57,7 @@ DEFAULT_MAX_BODY = 64 * 1024 * 1024
 DEFAULT_TIMEOUT = 600.0  # seconds of upstream silence before giving up (LLMs can think long)
 _CREDENTIALS_KEPT = 1024
 SWITCH_INTERVAL = 0.001
+MAX_CHUNK_TIMINGS = 100_000  # per flow: an endless stream's timings stay bounded too
 
 
 @dataclass(slots=True)
@@ -97,6 +99,7 @@ class Forwarder:
         allow_origins: Iterable[str] = (),
         timeout: float = DEFAULT_TIMEOUT,
         max_body: int = DEFAULT_MAX_BODY,
+        limits: ClientLimits = ClientLimits(),
     ) -> None:
         shown = redact_url(upstream)
         try:
@@ -132,6 +135,7 @@ class Forwarder:
         self.translate = translate
         self.timeout = timeout
         self.max_body = max_body
+        self.limits = limits
         if translate and repair:
             raise ForwarderError("--translate and --repair are separate modes; choose one")
         try:
@@ -145,7 +149,8 @@ class Forwarder:
         self._credentials_lock = threading.Lock()
         self._session: aiohttp.ClientSession | None = None
         self._server = ServerThread(
-            self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client
+            self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client,
+            limits=limits,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -206,7 +211,8 @@ class Forwarder:
             # Relay the bytes as they came: the client asked for that encoding and decodes it.
             auto_decompress=False,
             skip_auto_headers=_SKIP_AUTO,
-            timeout=aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout), sock_read=self.timeout),
+            # Upstream silence is measured by _Silence, not sock_read: see there why.
+            timeout=aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout)),
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
             cookie_jar=aiohttp.DummyCookieJar(),
         )
@@ -277,9 +283,10 @@ class Forwarder:
         )
         # Before any submit: every path below records the flow, and the store scrubs its secrets.
         self._keep_credentials(flow, headers, query)
-        recorder = _Recorder(self, flow, t0)
+        recorder = _Recorder(self, flow, t0, is_server_push(
+            flow.method, path, next((v for k, v in headers if k.lower() == "accept"), "")))
 
-        body, refusal = await _read_body(receive, self.max_body)
+        body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
         if refusal is not None:
             recorder.submit_started()
             status, problem = refusal
@@ -287,7 +294,7 @@ class Forwarder:
             if status is None:  # nobody is left to answer
                 recorder.finish(FlowState.ERROR, problem)
             else:
-                await recorder.fail_before_response(send, status, "toolwire_bad_request", problem)
+                await recorder.fail_before_response(send, status, "toolwire_bad_request", problem, close=True)
             return
         flow.request_body = body
         problem = target_problem(path, query)
@@ -385,12 +392,17 @@ def _translated_target(path: str, query: str) -> str:
     return path + (f"?{urlencode(kept)}" if kept else "")
 
 
-async def _read_body(receive: Callable, limit: int) -> tuple[bytes, tuple[int | None, str] | None]:
+async def _read_body(receive: Callable, limit: int, idle: float) -> tuple[bytes, tuple[int | None, str] | None]:
     """(body, None), or (what is kept of it, (status to answer or None, why it is not forwarded))."""
     parts: list[bytes] = []
     size = 0
     while True:
-        message = await receive()
+        try:
+            async with asyncio.timeout(idle):
+                message = await receive()
+        except TimeoutError:
+            why = f"client sent no body bytes for {idle:g} s ({size} bytes read); not forwarded"
+            return b"".join(parts), (408, why)
         if message["type"] == "http.disconnect":
             why = f"client disconnected before the request body was complete ({size} bytes read)"
             return b"".join(parts), (None, why)
@@ -408,12 +420,15 @@ async def _read_body(receive: Callable, limit: int) -> tuple[bytes, tuple[int | 
 class _Recorder:
     """Relays one upstream response and records it on the flow, then hands the flow to the store."""
 
-    __slots__ = ("forwarder", "flow", "t0")
+    __slots__ = ("forwarder", "flow", "t0", "server_push", "relayed", "started")
 
-    def __init__(self, forwarder: Forwarder, flow: Flow, t0: float) -> None:
+    def __init__(self, forwarder: Forwarder, flow: Flow, t0: float, server_push: bool = False) -> None:
         self.forwarder = forwarder
         self.flow = flow
         self.t0 = t0
+        self.server_push = server_push  # idle by design: no read timeout, and either side may end it
+        self.relayed = _Copy(forwarder.max_body)  # what the client got
+        self.started = False  # the status line went out
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.t0) * 1000.0
@@ -438,15 +453,20 @@ class _Recorder:
         else:
             self.forwarder.store.submit(flow, lambda row: on_event(FlowEvent("completed", flow, row)))
 
-    async def fail_before_response(self, send: Callable, status: int, kind: str, message: str) -> None:
+    async def fail_before_response(self, send: Callable, status: int, kind: str, message: str,
+                                   close: bool = False) -> None:
+        """`close`: the request body was left unread, so the connection cannot carry another."""
         body = _error_body(kind, message, status)
         flow = self.flow
         flow.status = status
         flow.response_headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
+        if close:
+            flow.response_headers.append(("connection", "close"))
         if flow.replay_of is not None:
             flow.response_headers.append((FLOW_ID_HEADER, str(flow.id)))
         flow.response_body = body
         flow.ttfb_ms = self.elapsed_ms()
+        self.started = True
         await send({"type": "http.response.start", "status": status,
                     "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in flow.response_headers]})
         await send({"type": "http.response.body", "body": body, "more_body": False})
@@ -455,52 +475,61 @@ class _Recorder:
     async def relay(self, request: asyncio.Future, watcher: asyncio.Future, send: Callable,
                     transform: Transform | None) -> None:
         timeout = self.forwarder.timeout
+        # Until the head comes, the connect time counts on top: a slow connect has its own error.
+        silence = _Silence(None if self.server_push else timeout, _connect_timeout(timeout),
+                           self.forwarder.limits.client_timeout, request.cancel)
 
         def client_gone(_: asyncio.Future) -> None:
             request.cancel()  # the upstream sees its connection close
 
         watcher.add_done_callback(client_gone)
         try:
-            response = await request
-        except asyncio.CancelledError:
-            if not watcher.done():  # this task itself is cancelled: stop() cuts it
-                await self.fail_before_response(send, 503, "toolwire_forwarder_stopped",
-                                                "forwarder stopped before the upstream answered")
+            try:
+                response = await request
+            except asyncio.CancelledError:
+                if silence.fired:
+                    await self.fail_before_response(
+                        send, 504, "toolwire_upstream_timeout",
+                        f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream_shown})")
+                    return
+                if not watcher.done():  # this task itself is cancelled: stop() cuts it
+                    await self.fail_before_response(send, 503, "toolwire_forwarder_stopped",
+                                                    "forwarder stopped before the upstream answered")
+                    return
+                self.finish(FlowState.ERROR, "client disconnected before the upstream answered")
                 return
-            self.finish(FlowState.ERROR, "client disconnected before the upstream answered")
-            return
-        except aiohttp.ConnectionTimeoutError:
-            await self.fail_before_response(
-                send, 504, "toolwire_upstream_timeout",
-                f"upstream did not accept a connection within {_connect_timeout(timeout):g} s ({self.forwarder.upstream_shown})",
-            )
-            return
-        except asyncio.TimeoutError:
-            await self.fail_before_response(
-                send, 504, "toolwire_upstream_timeout", f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream_shown})"
-            )
-            return
-        except aiohttp.ClientConnectorError as exc:
-            await self.fail_before_response(
-                send, 502, "toolwire_upstream_unreachable",
-                f"upstream unreachable: {self.forwarder.upstream_shown}: {_connect_reason(exc.os_error)}",
-            )
-            return
-        except (aiohttp.ClientError, OSError) as exc:
-            await self.fail_before_response(
-                send, 502, "toolwire_upstream_error", f"upstream failed before answering: {type(exc).__name__}: {exc}"
-            )
-            return
-        finally:
-            watcher.remove_done_callback(client_gone)
+            except aiohttp.ConnectionTimeoutError:
+                await self.fail_before_response(
+                    send, 504, "toolwire_upstream_timeout",
+                    f"upstream did not accept a connection within {_connect_timeout(timeout):g} s "
+                    f"({self.forwarder.upstream_shown})",
+                )
+                return
+            except aiohttp.ClientConnectorError as exc:
+                await self.fail_before_response(
+                    send, 502, "toolwire_upstream_unreachable",
+                    f"upstream unreachable: {self.forwarder.upstream_shown}: {_connect_reason(exc.os_error)}",
+                )
+                return
+            except (aiohttp.ClientError, OSError) as exc:
+                await self.fail_before_response(
+                    send, 502, "toolwire_upstream_error",
+                    f"upstream failed before answering: {type(exc).__name__}: {exc}"
+                )
+                return
+            finally:
+                watcher.remove_done_callback(client_gone)
 
-        try:
-            await self._relay_response(response, watcher, send, transform)
+            silence.arrived(response.close)
+            try:
+                await self._relay_response(response, watcher, send, transform, silence)
+            finally:
+                response.release()
         finally:
-            response.release()
+            silence.cancel()
 
     async def _relay_response(self, response: aiohttp.ClientResponse, watcher: asyncio.Future, send: Callable,
-                              transform: Transform | None) -> None:
+                              transform: Transform | None, silence: _Silence) -> None:
         flow = self.flow
         flow.status = response.status
         raw_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
@@ -514,21 +543,27 @@ class _Recorder:
         stream_transform = None
         if translating:
             assert transform is not None
-            # The body changes, so its length does too; the chunked framing carries it instead.
+            # The body changes, so its length does too.
             relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-length"]
             if flow.streamed and not failed:
                 stream_transform = transform.stream()
                 if stream_transform.content_type is not None:
                     relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-type"]
                     relay_headers.append(("content-type", stream_transform.content_type))
+        # A body rewritten whole is rewritten before the status goes out: if that fails, the
+        # client gets an error status, not a 200 with an empty body.
+        whole = translating and stream_transform is None
         if flow.replay_of is not None:
             relay_headers.append((FLOW_ID_HEADER, str(flow.id)))
-        flow.response_headers = redact_headers(relay_headers)
-        await send({"type": "http.response.start", "status": response.status,
-                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
+        if not whole:
+            flow.response_headers = redact_headers(relay_headers)
+            self.started = True
+            await send({"type": "http.response.start", "status": response.status,
+                        "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
 
-        pieces: list[bytes] = []
-        relayed: list[bytes] = []
+        limit = self.forwarder.max_body
+        upstream = _Copy(limit)  # what the upstream sent, when it differs from what the client gets
+        relayed = self.relayed
         chunks = flow.chunks
         t0 = self.t0
         perf_counter = time.perf_counter
@@ -541,71 +576,211 @@ class _Recorder:
         watcher.add_done_callback(client_gone)
         try:
             async for data in response.content.iter_any():
-                t = perf_counter() - t0
+                now = perf_counter()
+                silence.last = now
+                t = now - t0
                 if flow.ttfb_ms is None:
                     flow.ttfb_ms = t * 1000.0
-                pieces.append(data)
                 if translating:
+                    upstream.add(data)
                     if stream_transform is None:
-                        continue  # a JSON body is translated whole, below
+                        if upstream.size > limit:
+                            raise _TooLarge(limit)
+                        continue  # translated whole, below
                     data = stream_transform.feed(data)
                     if not data:
                         continue
                 if watcher.done():
                     break
+                silence.waiting = False  # a slow client is not a silent upstream
                 await send({"type": "http.response.body", "body": data, "more_body": True})
-                relayed.append(data)
-                if timed:
-                    chunks.append(Chunk(t, data))
+                silence.last = perf_counter()
+                silence.waiting = True
+                kept = relayed.add(data)
+                if timed and len(chunks) < MAX_CHUNK_TIMINGS:
+                    chunks.append(Chunk(t, kept))
             if watcher.done():
-                self._client_gone(pieces, relayed, translating)
+                self._client_gone(upstream, translating)
                 return
             if flow.ttfb_ms is None:
                 flow.ttfb_ms = self.elapsed_ms()
             tail = b""
             if translating and transform is not None:
-                body = b"".join(pieces)
-                tail = (stream_transform.close() if stream_transform is not None
-                        else transform.error(body) if failed else transform.response(body))
+                if stream_transform is not None:
+                    tail = stream_transform.close()
+                else:
+                    body = b"".join(upstream.parts)
+                    tail = transform.error(body) if failed else transform.response(body)
+                    relay_headers.append(("content-length", str(len(tail))))
+                    flow.response_headers = redact_headers(relay_headers)
+                    self.started = True
+                    await send({"type": "http.response.start", "status": response.status,
+                                "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
                 flow.notes.extend(transform.take_notes())
             if tail:
-                relayed.append(tail)
-                if timed:
-                    chunks.append(Chunk(perf_counter() - t0, tail))
+                kept = relayed.add(tail)
+                if timed and len(chunks) < MAX_CHUNK_TIMINGS:
+                    chunks.append(Chunk(perf_counter() - t0, kept))
             # Once the response is complete, receive() reports a disconnect too: not a hang-up.
             watcher.remove_done_callback(client_gone)
+            silence.last = perf_counter()
+            silence.waiting = False
             await send({"type": "http.response.body", "body": tail, "more_body": False})
-        except asyncio.TimeoutError:
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"upstream went silent for {self.forwarder.timeout:g} s after {len(relayed)} chunks")
-            raise _AbortResponse() from None
         except (aiohttp.ClientError, OSError) as exc:
-            if watcher.done():
-                self._client_gone(pieces, relayed, translating)
+            if silence.fired:
+                await self._broken(send, upstream, translating, 504, "toolwire_upstream_timeout",
+                                   f"upstream went silent for {self.forwarder.timeout:g} s after "
+                                   f"{relayed.count} chunks")
                 return
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"upstream broke off after {len(relayed)} chunks: {_break_reason(exc)}")
-            raise _AbortResponse() from None
-        except TransformError as exc:
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, str(exc))
-            raise _AbortResponse() from None
+            if watcher.done():
+                self._client_gone(upstream, translating)
+                return
+            if self.server_push:  # the server ended its push stream: nothing is missing
+                self._store_bodies(upstream, translating)
+                self.finish(FlowState.COMPLETE)
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return
+            await self._broken(send, upstream, translating, 502, "toolwire_upstream_error",
+                               f"upstream broke off after {relayed.count} chunks: {_break_reason(exc)}")
+            return
+        except (TransformError, _TooLarge) as exc:
+            if transform is not None:
+                flow.notes.extend(transform.take_notes())
+            await self._broken(send, upstream, translating, 502, "toolwire_translate_error", str(exc))
+            return
         except asyncio.CancelledError:
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"forwarder stopped after {len(relayed)} chunks")
+            self._store_bodies(upstream, translating)
+            if silence.stalled:
+                self.finish(FlowState.ERROR, f"client stopped reading for {silence.stall:g} s after "
+                                             f"{relayed.count} chunks")
+            else:
+                self.finish(FlowState.ERROR, f"forwarder stopped after {relayed.count} chunks")
             raise
-        self._store_bodies(pieces, relayed, translating)
+        finally:
+            watcher.remove_done_callback(client_gone)
+        self._store_bodies(upstream, translating)
         self.finish(FlowState.COMPLETE)
 
-    def _client_gone(self, pieces: list[bytes], relayed: list[bytes], translating: bool) -> None:
-        self._store_bodies(pieces, relayed, translating)
-        self.finish(FlowState.ERROR, f"client disconnected after {len(relayed)} chunks")
-
-    def _store_bodies(self, pieces: list[bytes], relayed: list[bytes], translating: bool) -> None:
-        flow = self.flow
-        flow.response_body = b"".join(relayed)
+    async def _broken(self, send: Callable, upstream: _Copy, translating: bool, status: int, kind: str,
+                      message: str) -> None:
+        """End a response that cannot be completed: with an error status while the client has
+        had none yet (a body rewritten whole), else by cutting the connection mid-body."""
+        if self.started:
+            self._store_bodies(upstream, translating)
+            self.finish(FlowState.ERROR, message)
+            raise _AbortResponse() from None
         if translating:
-            flow.upstream_response_body = b"".join(pieces)
+            self.flow.upstream_response_body = b"".join(upstream.parts)
+        await self.fail_before_response(send, status, kind, message)
+
+    def _client_gone(self, upstream: _Copy, translating: bool) -> None:
+        self._store_bodies(upstream, translating)
+        relayed = self.relayed
+        flow = self.flow
+        # A client may hang up once it has the final event, before the upstream closes: the
+        # answer is whole. When the copy is cut, the last piece sent stands for the stream's end.
+        end = flow.response_body if relayed.size <= relayed.limit else relayed.last
+        if self.server_push or (flow.streamed and ends_complete(end, from_path(flow.path))):
+            self.finish(FlowState.COMPLETE)
+        else:
+            self.finish(FlowState.ERROR, f"client disconnected after {relayed.count} chunks")
+
+    def _store_bodies(self, upstream: _Copy, translating: bool) -> None:
+        flow = self.flow
+        relayed = self.relayed
+        flow.response_body = b"".join(relayed.parts)
+        if translating:
+            flow.upstream_response_body = b"".join(upstream.parts)
+        for copy, what in ((relayed, "response"), (upstream, "upstream response")):
+            if copy.size > copy.limit:
+                flow.notes.append(f"{what} of {copy.size} bytes: only its first {copy.limit} bytes are recorded "
+                                  "(all of it was relayed)")
+        if relayed.count > len(flow.chunks) >= MAX_CHUNK_TIMINGS:
+            flow.notes.append(f"only the first {MAX_CHUNK_TIMINGS} chunk timings are recorded")
+
+
+class _Silence:
+    """Upstream silence and client stalls, measured here rather than by aiohttp's sock_read:
+    aiohttp 3.14 re-arms that timer when a paused read resumes and finds the body's end, after
+    the connection went back to its pool; it fires there, and the next request on that
+    connection fails at once (a false "504 upstream sent nothing", seen whenever the timeout is
+    shorter than the pool's 15 s keep-alive). One timer per request, moved only when it fires;
+    the relay writes two fields per chunk. `timeout` None: the upstream may stay silent (a push
+    stream is idle by design). A client that reads nothing for `stall` seconds while a chunk
+    waits for it gets its request task cancelled, `stalled` telling why."""
+
+    __slots__ = ("timeout", "stall", "last", "waiting", "fired", "stalled", "_cut", "_task", "_handle")
+
+    def __init__(self, timeout: float | None, grace: float, stall: float, cut: Callable[[], object]) -> None:
+        self.timeout = timeout
+        self.stall = stall
+        self.last = time.perf_counter() + grace
+        self.waiting = True  # on the upstream (not on the client)
+        self.fired = False
+        self.stalled = False
+        self._cut = cut
+        self._task = asyncio.current_task()
+        first = stall if timeout is None else min(timeout + grace, stall)
+        self._handle: asyncio.TimerHandle | None = asyncio.get_running_loop().call_later(first, self._check)
+
+    def arrived(self, cut: Callable[[], object]) -> None:
+        """The head came: silence is counted from now, and ends by `cut` (closing the body)."""
+        self.last = time.perf_counter()
+        self._cut = cut
+
+    def _check(self) -> None:
+        self._handle = None
+        now = time.perf_counter()
+        limit = self.timeout if self.waiting else self.stall
+        if limit is not None and now - self.last >= limit:
+            if self.waiting:
+                self.fired = True
+                self._cut()
+            elif self._task is not None:
+                self.stalled = True
+                self._task.cancel()
+            return
+        # At least every `stall` seconds: a send that blocks may begin at any moment.
+        due = min(self.last + limit, now + self.stall) if limit is not None else now + self.stall
+        self._handle = asyncio.get_running_loop().call_later(max(due - now, 0.0), self._check)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
+class _Copy:
+    """The recorded copy of a body: its first `limit` bytes, in the pieces they came in. Beyond
+    that the bytes are only counted, so an endless stream holds bounded memory."""
+
+    __slots__ = ("parts", "size", "count", "limit", "last")
+
+    def __init__(self, limit: int) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0  # every byte, kept or not
+        self.count = 0  # pieces
+        self.limit = limit
+        self.last = b""
+
+    def add(self, data: bytes) -> bytes:
+        """What is kept of `data`."""
+        room = self.limit - self.size
+        self.size += len(data)
+        self.count += 1
+        self.last = data
+        if len(data) <= room:
+            self.parts.append(data)
+            return data
+        kept = data[:room] if room > 0 else b""
+        if kept:
+            self.parts.append(kept)
+        return kept
+
+
+class _TooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"upstream response larger than {limit} bytes: too large to translate whole")
 
 
 def _connect_timeout(timeout: float) -> float:

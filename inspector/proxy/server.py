@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import resource
 import socket
 import threading
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import uvicorn
-
-try:
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-except ImportError:  # no httptools for this platform: h11 keeps the whole target in raw_path
-    HttpToolsProtocol = None
+# httptools comes with uvicorn[standard], a dependency: the protocol below builds on it.
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
 
@@ -37,16 +36,6 @@ def request_target(scope: dict) -> bytes:
     return raw_path + b"?" + scope["query_string"] if scope["query_string"] else raw_path
 
 
-if HttpToolsProtocol is not None:
-    class _TargetKeepingProtocol(HttpToolsProtocol):
-        """httptools reduces an absolute-form target (`POST http://elsewhere/v1/x`) to its path; the
-        apps must see what the client sent in order to refuse it."""
-
-        def on_headers_complete(self) -> None:
-            self.scope.setdefault("extensions", {})[TARGET_EXTENSION] = bytes(self.url)
-            super().on_headers_complete()
-
-
 def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -64,6 +53,85 @@ def _new_loop() -> asyncio.AbstractEventLoop:
     return uvloop.new_event_loop()
 
 
+@dataclass(frozen=True, slots=True)
+class ClientLimits:
+    """What one client may hold of the server. uvicorn bounds neither the request head under
+    httptools (it only bounds h11's, and httptools joins a header's pieces without limit) nor
+    the time a client takes to send it, so `_BoundedHttpTools` does both."""
+
+    max_head: int = 64 * 1024  # request line and headers; real clients send a few KiB
+    # Seconds a client may take to send a whole request head (from connecting, or from the first
+    # byte of a next request), and may stay silent in the middle of a request body.
+    client_timeout: float = 10.0
+    keep_alive: int = 5  # idle seconds between two requests on one connection
+    # Each relayed request holds two descriptors (client and upstream): refusing connections
+    # beyond this keeps descriptors free for the upstream side and the store.
+    max_connections: int = max(64, min(10_000, (resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 256) // 2))
+
+
+_HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                   b"connection: close\r\ncontent-length: %d\r\n\r\n%s")
+
+
+class _BoundedHttpTools(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a bounded request head, a deadline to send it and a
+    cap on open connections. Nothing is recorded for what it refuses: no request exists yet.
+
+    It also keeps the request target as sent: httptools reduces an absolute-form target
+    (`POST http://elsewhere/v1/x`) to its path, and the apps must see it in order to refuse it."""
+
+    limits = ClientLimits()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._head_bytes = 0
+        self._in_head = True  # awaiting a request head: the first one, or the next on this connection
+        self._head_timer: asyncio.TimerHandle | None = None
+        super().connection_made(transport)
+        if len(self.connections) > self.limits.max_connections:
+            transport.abort()
+            return
+        self._head_timer = self.loop.call_later(self.limits.client_timeout, self._head_timed_out)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_timer()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._in_head:
+            self._head_bytes += len(data)
+            if self._head_timer is None:  # a new request on a kept-alive connection
+                self._head_timer = self.loop.call_later(self.limits.client_timeout, self._head_timed_out)
+        super().data_received(data)
+        # Checked after feeding: one read (at most a few hundred KiB) past the limit is held
+        # at most, and a read that holds the head's end and the body's start is never refused.
+        if self._in_head and self._head_bytes > self.limits.max_head and not self.transport.is_closing():
+            message = f"request head larger than {self.limits.max_head} bytes".encode()
+            self.transport.write(_HEAD_TOO_LARGE % (len(message), message))
+            self.transport.close()
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._stop_head_timer()
+        self.scope.setdefault("extensions", {})[TARGET_EXTENSION] = bytes(self.url)
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        # The request is read whole: what comes next on this connection is the next head.
+        self._in_head = True
+        self._head_bytes = 0
+        super().on_message_complete()
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self._in_head:
+            self.transport.close()
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+
 class ServerThread:
     """Serve `app` on (host, port); `setup`/`teardown` run on the server's loop around serving."""
 
@@ -76,6 +144,7 @@ class ServerThread:
         name: str,
         setup: Callable[[], Awaitable[None]] | None = None,
         teardown: Callable[[], Awaitable[None]] | None = None,
+        limits: ClientLimits = ClientLimits(),
     ) -> None:
         self.app = app
         self.host = host
@@ -83,6 +152,7 @@ class ServerThread:
         self.name = name
         self._setup = setup
         self._teardown = teardown
+        self.limits = limits
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -94,8 +164,9 @@ class ServerThread:
         config = uvicorn.Config(
             self.app,
             interface="asgi3",  # bound methods fool uvicorn's guess
-            http=_TargetKeepingProtocol if HttpToolsProtocol is not None else "h11",
             lifespan="off",
+            http=type("BoundedHttpTools", (_BoundedHttpTools,), {"limits": self.limits}),
+            timeout_keep_alive=self.limits.keep_alive,
             proxy_headers=False,  # relay X-Forwarded-* untouched; nothing here trusts them
             log_config=None,  # never reconfigure the host application's logging
             log_level="warning",

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from ..analysis import Analysis, analyse, decode_body, parse_json
+from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json
 from ..flow import Flow, Mode
 from ..wire import check
 from ..wire.fix import fix
@@ -68,14 +68,19 @@ class FlowView:
 
 def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None = None) -> Pane:
     """Pretty JSON when the body (or an already parsed `document`) is JSON, else the text as is."""
+    decoded = b""
     if document is None and body:
-        document, _ = parse_json(decode_body(body, headers))
+        try:
+            decoded = decode_body(body, headers)
+        except BodyTooLarge as exc:
+            return Pane("", note=f"body {exc}: export the flow to get its bytes")
+        document, _ = parse_json(decoded)
     if document is not None:
         located = pretty(document)
         return Pane(located.text, located)
     if not body:
         return Pane("", note="empty body")
-    return Pane(decode_body(body, headers).decode("utf-8", "replace"), note="not JSON: shown as received")
+    return Pane(decoded.decode("utf-8", "replace"), note="not JSON: shown as received")
 
 
 def chunk_lines(flow: Flow) -> list[str]:

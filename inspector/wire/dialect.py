@@ -40,6 +40,12 @@ def is_stream_path(path: str) -> bool:
     return ":streamGenerateContent" in path.split("?", 1)[0]
 
 
+def is_server_push(method: str, path: str, accept: str) -> bool:
+    """MCP's GET stream, on which the server may send requests and notifications at any time:
+    idle by design, kept open for as long as the session lives."""
+    return method == "GET" and from_path(path) is Dialect.MCP and "text/event-stream" in accept.lower()
+
+
 def from_shape(payload: Any) -> Dialect | None:
     """Best guess from a request or response body alone (for files given to `check`)."""
     if isinstance(payload, list):

@@ -1,0 +1,159 @@
+"""Soak: many concurrent streaming clients for a while, direct to the mock upstream and then through
+`toolwire-inspect record` (recording and checking on), each server in its own process, loopback only.
+
+    .venv/bin/python tests/bench/soak.py [--clients 200] [--seconds 60]
+
+Each client loops: one streamed chat completion (the mock's chunks, 5 ms apart), read to the end,
+then the next. Prints per phase: requests, errors, TTFB and total p50/p99 (and what the forwarder
+adds), then the flows recorded against requests answered, the recorder's RSS over time and the
+store's size on disk."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sqlite3
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import aiohttp
+
+from proxy_overhead import CHAT, PYTHON, STREAM, pct, start, stop
+
+CHUNKS, INTERVAL_MS = 20, 5.0
+
+
+async def soak(url: str, clients: int, seconds: float) -> tuple[list[float], list[float], int, list[str]]:
+    """(TTFB ms, total ms, requests answered, errors) of `clients` looping clients for `seconds`."""
+    ttfb: list[float] = []
+    total: list[float] = []
+    errors: list[str] = []
+    deadline = time.perf_counter() + seconds
+    connector = aiohttp.TCPConnector(limit=clients)
+    timeout = aiohttp.ClientTimeout(total=60)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        async def client() -> None:
+            while time.perf_counter() < deadline:
+                start_at = time.perf_counter()
+                try:
+                    async with session.post(url, data=STREAM, headers={"content-type": "application/json",
+                                                                        "authorization": "Bearer sk-soak"}) as r:
+                        first = None
+                        events = 0
+                        async for piece in r.content.iter_any():
+                            if first is None:
+                                first = time.perf_counter()
+                            events += piece.count(b"\n\n")
+                        if r.status != 200 or events != CHUNKS:
+                            errors.append(f"status {r.status}, {events} events")
+                            continue
+                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                    errors.append(f"{type(exc).__name__}: {exc}")
+                    continue
+                end = time.perf_counter()
+                ttfb.append((first - start_at) * 1000.0)
+                total.append((end - start_at) * 1000.0)
+
+        await asyncio.gather(*(client() for _ in range(clients)))
+    return ttfb, total, len(total), errors
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sample_rss(pid: int, every: float, stop_sampling: threading.Event, into: list[tuple[float, float]]) -> None:
+    started = time.perf_counter()
+    while not stop_sampling.wait(every):
+        into.append((time.perf_counter() - started, rss_mib(pid)))
+
+
+def recorded(store: Path) -> tuple[int, int]:
+    """(flows complete, flows in any other state) in the store."""
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        complete = db.execute("SELECT count(*) FROM flows WHERE state = 'complete'").fetchone()[0]
+        other = db.execute("SELECT count(*) FROM flows WHERE state != 'complete'").fetchone()[0]
+    return complete, other
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=60.0, help="per phase (direct, then forwarded)")
+    args = parser.parse_args()
+
+    mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0", "--chunks", str(CHUNKS - 3),
+                            "--interval-ms", str(INTERVAL_MS)], "mock upstream on")
+    store_dir = Path(tempfile.mkdtemp(prefix="toolwire-soak-"))
+    store = store_dir / "flows.sqlite3"
+    forwarder, forward_url = start([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
+                                    "--store", str(store)], "forwarding")
+    rss: list[tuple[float, float]] = [(0.0, rss_mib(forwarder.pid))]
+    cpu: dict[str, float] = {}
+    try:
+        mock_cpu = cpu_seconds(mock.pid)
+        direct = asyncio.run(soak(mock_url + CHAT, args.clients, args.seconds))
+        cpu["mock, direct phase"] = cpu_seconds(mock.pid) - mock_cpu
+        mock_cpu, forwarder_cpu = cpu_seconds(mock.pid), cpu_seconds(forwarder.pid)
+        stop_sampling = threading.Event()
+        sampler = threading.Thread(target=sample_rss, args=(forwarder.pid, max(1.0, args.seconds / 12),
+                                                            stop_sampling, rss))
+        sampler.start()
+        through = asyncio.run(soak(forward_url + CHAT, args.clients, args.seconds))
+        cpu["mock, forwarded phase"] = cpu_seconds(mock.pid) - mock_cpu
+        cpu["forwarder, forwarded phase"] = cpu_seconds(forwarder.pid) - forwarder_cpu
+        stop_sampling.set()
+        sampler.join()
+        rss.append((args.seconds, rss_mib(forwarder.pid)))
+    finally:
+        stop(forwarder)  # the recorder commits what it holds before it exits
+        stop(mock)
+    complete, other = recorded(store)
+    size = sum(f.stat().st_size for f in store_dir.iterdir()) / (1 << 20)
+
+    load_avg = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\nsoak: {args.clients} streaming clients for {args.seconds:g} s per phase, {CHUNKS} events "
+          f"{INTERVAL_MS:g} ms apart per stream")
+    print(f"machine: {os.cpu_count()} cores, load average {load_avg} at the end (other work skews every figure)\n")
+    print(f"| {'measure':<28} | {'direct':>9} | {'forwarder':>9} | {'added':>8} |")
+    print(f"|{'-' * 30}|{'-' * 11}|{'-' * 11}|{'-' * 10}|")
+    d_ttfb, d_total, d_n, d_errors = direct
+    f_ttfb, f_total, f_n, f_errors = through
+    rows = [
+        ("requests answered", d_n, f_n),
+        ("requests/s", d_n / args.seconds, f_n / args.seconds),
+        ("errors", len(d_errors), len(f_errors)),
+        ("TTFB p50 (ms)", pct(d_ttfb, 50), pct(f_ttfb, 50)),
+        ("TTFB p99 (ms)", pct(d_ttfb, 99), pct(f_ttfb, 99)),
+        ("total p50 (ms)", pct(d_total, 50), pct(f_total, 50)),
+        ("total p99 (ms)", pct(d_total, 99), pct(f_total, 99)),
+    ]
+    for name, a, b in rows:
+        print(f"| {name:<28} | {a:>9.1f} | {b:>9.1f} | {b - a:>+8.1f} |")
+    print(f"\nthroughput through the forwarder: {100.0 * (f_n / d_n - 1):+.1f} % of direct")
+    print(f"flows recorded: {complete} complete of {f_n} answered ({other} in another state)")
+    print("recorder RSS (MiB) over time: " + ", ".join(f"{t:.0f}s {m:.0f}" for t, m in rss))
+    print(f"store on disk: {size:.1f} MiB for {complete + other} flows")
+    # What bounds throughput: on a small machine the load generator, the mock and the forwarder
+    # share the cores, so the forwarder's CPU per request is the figure to watch.
+    print("CPU used: " + ", ".join(f"{name} {used:.1f} s" for name, used in cpu.items())
+          + f"; forwarder {1000.0 * cpu['forwarder, forwarded phase'] / max(f_n, 1):.2f} ms CPU per request")
+    for errors, where in ((d_errors, "direct"), (f_errors, "forwarder")):
+        if errors:
+            print(f"first errors {where}: {errors[:3]}")
+
+
+if __name__ == "__main__":
+    main()
