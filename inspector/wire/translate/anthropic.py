@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
@@ -461,7 +460,7 @@ class StreamParser:
             block = self.blocks.pop(index)
             out: list[ev.Event] = []
             if not block["args"] and isinstance(block["input"], dict) and block["input"]:
-                out.append(ev.CallArgs(index, orjson.dumps(block["input"]).decode()))
+                out.append(ev.CallArgs(index, jsonsafe.dumps(block["input"]).decode()))
             out.append(ev.CallEnd(index))
             return out
         if kind == "message_delta":
@@ -505,7 +504,7 @@ class StreamEmitter:
 
     @staticmethod
     def _event(kind: str, body: dict[str, Any]) -> bytes:
-        return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **body}) + b"\n\n"
+        return b"event: " + kind.encode() + b"\ndata: " + jsonsafe.dumps({"type": kind, **body}) + b"\n\n"
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):

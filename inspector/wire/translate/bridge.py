@@ -9,8 +9,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
@@ -70,6 +69,8 @@ class Bridge:
             raise TranslationError("the request body must be a JSON object", "")
         try:
             return self._request(payload, path)
+        except jsonsafe.Unfaithful as exc:
+            raise TranslationError(f"cannot translate faithfully: {exc}", "") from None
         except _MALFORMED as exc:
             raise TranslationError(f"malformed {self.source.value} request ({_describe(exc)})", "") from None
 
@@ -84,7 +85,7 @@ class Bridge:
         state.json_array_stream = self.source is Dialect.GEMINI and req.stream and bool(query) and \
             "alt=sse" not in query.split("&")
         state.history_ids = {i for item in req.items for i in _ids(item)}
-        state.seed = hashlib.sha256(orjson.dumps(payload)).hexdigest()[:32]
+        state.seed = hashlib.sha256(jsonsafe.dumps(payload)).hexdigest()[:32]
         state.created = int(time.time())
         names = NameMap(self.target, {n for n in _names(req) if name_ok(n, self.target)})
         ids = IdMap(self.target, state.history_ids, state.seed)
@@ -106,6 +107,8 @@ class Bridge:
         try:
             resp, losses = self._dst.parse_response(payload, state)
             return ResponseTranslation(self._src.emit_response(resp, state, losses), losses)
+        except jsonsafe.Unfaithful as exc:
+            raise TranslationError(f"cannot translate faithfully: {exc}", "") from None
         except _MALFORMED as exc:
             raise TranslationError(f"malformed {self.target.value} response ({_describe(exc)})", "") from None
 

@@ -7,8 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from .model import Call, Loss, Message, Opaque, Part, Result, State
 from .names import IdMap, NameMap, id_ok
@@ -55,7 +54,7 @@ class Emit:
 
 
 def dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    return jsonsafe.dumps(value).decode()
 
 
 def result_text(result: Result) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..pointer import join
 from .model import Loss
 
@@ -149,5 +148,5 @@ def json_schema_to_genai(schema: Any, src: str, target: str, losses: list[Loss])
 
 
 def _text(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    return jsonsafe.dumps(value).decode()
 
