@@ -450,8 +450,13 @@ class _Recorder:
         if flow.replay_of is not None:
             relay_headers.append((FLOW_ID_HEADER, str(flow.id)))
         flow.response_headers = redact_headers(relay_headers)
-        await send({"type": "http.response.start", "status": response.status,
-                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
+        start = {"type": "http.response.start", "status": response.status,
+                 "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]}
+        # A body translated whole starts its answer only once translated: a translation that fails
+        # then answers with its reason instead of a cut connection.
+        whole = translating and stream_transform is None
+        if not whole:
+            await send(start)
 
         pieces: list[bytes] = []
         relayed: list[bytes] = []
@@ -500,6 +505,8 @@ class _Recorder:
                     chunks.append(Chunk(perf_counter() - t0, tail))
             # Once the response is complete, receive() reports a disconnect too: not a hang-up.
             watcher.remove_done_callback(client_gone)
+            if whole:
+                await send(start)
             await send({"type": "http.response.body", "body": tail, "more_body": False})
         except asyncio.TimeoutError:
             self._store_bodies(pieces, relayed, translating)
@@ -514,6 +521,9 @@ class _Recorder:
             raise _AbortResponse() from None
         except TransformError as exc:
             self._store_bodies(pieces, relayed, translating)
+            if whole:
+                await self.fail_before_response(send, 502, "toolwire_translate_error", str(exc))
+                return
             self.finish(FlowState.ERROR, str(exc))
             raise _AbortResponse() from None
         except asyncio.CancelledError:

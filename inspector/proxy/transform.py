@@ -11,6 +11,8 @@ from urllib.parse import parse_qsl
 
 import orjson
 
+from ..wire import jsonsafe
+
 
 class TransformError(Exception):
     """The request (or response) cannot be transformed; the message says why."""
@@ -118,25 +120,32 @@ class Translation:
 
     def request(self, body: bytes, path: str) -> tuple[bytes, str]:
         try:
-            payload = orjson.loads(body)
+            payload = jsonsafe.loads(body)
         except orjson.JSONDecodeError as exc:
             raise TransformError(f"cannot translate a request body that is not JSON: {exc}") from exc
+        except jsonsafe.Unfaithful as exc:
+            raise TransformError(f"cannot translate the request faithfully: {exc}") from exc
         try:
             result = self._bridge.request(payload, path)
         except Exception as exc:  # the bridge rejects untranslatable input (orphans, media) by raising
             raise TransformError(f"cannot translate request: {exc}") from exc
+        try:
+            translated = jsonsafe.dumps(result.payload)
+        except jsonsafe.Unfaithful as exc:  # e.g. arguments decoded into an object, now too deep
+            raise TransformError(f"cannot translate the request faithfully: {exc}") from exc
         self._state = result.state
         self.notes.extend(str(loss) for loss in result.losses)
-        return orjson.dumps(result.payload), result.path
+        return translated, result.path
 
     def response(self, body: bytes) -> bytes:
         try:
-            payload = orjson.loads(body)
+            payload = jsonsafe.loads(body)
             result = self._bridge.response(payload, self._state)
+            translated = jsonsafe.dumps(result.payload)
         except Exception as exc:
             raise TransformError(f"cannot translate response: {exc}") from exc
         self.notes.extend(str(loss) for loss in result.losses)
-        return orjson.dumps(result.payload)
+        return translated
 
     def error(self, body: bytes) -> bytes:
         """An upstream error body in the client's dialect; as the upstream sent it when unreadable."""
@@ -210,17 +219,21 @@ class Repairing:
         if dialect is None:
             return body, path
         try:
-            payload = orjson.loads(body)
+            payload = jsonsafe.loads(body)
+            result = fix(payload, dialect, profiles.for_upstream(self.upstream, dialect))
+            repaired = jsonsafe.dumps(result.payload) if result.repairs else body
         except orjson.JSONDecodeError:
             self.notes.append("repair: the request is not JSON; forwarded unchanged")
             return body, path
-        result = fix(payload, dialect, profiles.for_upstream(self.upstream, dialect))
+        except jsonsafe.Unfaithful as exc:
+            self.notes.append(f"repair: cannot repair the request faithfully ({exc}); forwarded unchanged")
+            return body, path
         if not result.repairs:
             return body, path
         self.notes.extend(f"repaired {r.rule} ({r.action}) at {r.pointer or '/'}: {r.detail}" for r in result.repairs)
         self._names = {orjson.dumps(alias): orjson.dumps(name) for alias, name in result.aliases.items()}
         self.rewrites_response = bool(self._names)
-        return orjson.dumps(result.payload), path
+        return repaired, path
 
     def _restore(self, data: bytes) -> bytes:
         # An alias is `<sanitised>_<8 hex of sha256>`: as a whole JSON string it names nothing else.

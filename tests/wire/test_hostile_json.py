@@ -144,8 +144,8 @@ def test_chat_arguments_with_a_wide_integer_are_refused_not_rounded(target):
     payload["messages"][2]["tool_calls"][0]["function"]["arguments"] = '{"n": 18446744073709551616}'
     with pytest.raises(TranslationError) as refused:
         translate_document(payload, "openai-chat", target)
-    assert str(refused.value) == ("/: cannot translate faithfully: the integer 18446744073709551616 does not fit in "
-                                  "64 bits and would be rounded")
+    assert str(refused.value) == ("/: cannot translate faithfully: arguments: the integer 18446744073709551616 does "
+                                  "not fit in 64 bits and would be rounded")
 
 
 # --- the property: nothing hostile makes the core raise anything but its documented refusals -----

@@ -141,6 +141,8 @@ def decode_arguments(text: Any, pointer: str, losses: list[Loss]) -> tuple[dict[
     while isinstance(value, str) and depth < _UNWRAP_DEPTH:
         try:
             value = jsonsafe.loads(value)
+        except jsonsafe.Unfaithful as exc:
+            raise jsonsafe.Unfaithful(f"arguments: {exc}") from None
         except orjson.JSONDecodeError as exc:
             if jsonsafe.too_deep_to_read(exc):  # valid JSON: keeping it as text would change it
                 raise jsonsafe.Unfaithful(f"arguments: {jsonsafe.TOO_DEEP_TO_READ}") from None
