@@ -15,7 +15,7 @@ from inspector.wire.dialect import DIALECT_NAMES
 from inspector.wire.fix import fix
 from inspector.wire.jsonsafe import Unfaithful
 from inspector.wire.rules import arguments
-from inspector.wire.translate import PAIRS, TranslationError, translate_document
+from inspector.wire.translate import PAIRS, TranslationError, get_bridge, translate_document
 
 from .wire_payloads import anthropic_request, chat_request, gemini_request, mcp_list_result, responses_request
 
@@ -146,6 +146,20 @@ def test_chat_arguments_with_a_wide_integer_are_refused_not_rounded(target):
         translate_document(payload, "openai-chat", target)
     assert str(refused.value) == ("/: cannot translate faithfully: arguments: the integer 18446744073709551616 does "
                                   "not fit in 64 bits and would be rounded")
+
+
+def test_a_streamed_event_with_a_wide_integer_becomes_an_error_event_not_a_rounded_call():
+    # A stream in flight is never cut (the bridge's policy): the event is answered with an error event.
+    bridge = get_bridge("openai-chat", "gemini")
+    sent = bridge.request({"model": "gemini-x", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
+                          "/v1/chat/completions")
+    relay = bridge.stream(sent.state)
+    out = relay.feed(b'data: {"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f",'
+                     b'"args":{"n":18446744073709551616}}}]},"finishReason":"STOP"}]}\r\n\r\n') + relay.close()
+    events = [orjson.loads(line[6:]) for line in out.split(b"\n") if line.startswith(b"data: {")]
+    assert [e.get("error") for e in events] == [None, {
+        "message": "upstream sent a chunk that cannot be translated faithfully: the integer 18446744073709551616 "
+                   "does not fit in 64 bits and would be rounded", "type": "error", "code": None}]
 
 
 # --- the property: nothing hostile makes the core raise anything but its documented refusals -----
