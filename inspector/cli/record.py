@@ -7,7 +7,7 @@ import signal
 import sys
 import threading
 
-from .common import add_mode_arguments, add_store_argument, open_store
+from .common import add_mode_arguments, add_store_argument, open_store, port
 from .tui import DEFAULT_PORT
 
 
@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("record", help="run the forwarder headless and print each finished flow")
     parser.add_argument("--upstream", metavar="URL", required=True,
                         help="forward every request to this base URL (e.g. https://api.openai.com)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks one)")
+    parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks one)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --host other than loopback (the forwarder relays your API keys)")

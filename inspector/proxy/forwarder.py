@@ -84,6 +84,10 @@ class Forwarder:
         parts = urlsplit(upstream)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ForwarderError(f"--upstream must be an http(s) URL such as https://api.openai.com; got {upstream!r}")
+        try:
+            parts.port  # reading it checks its range, which aiohttp would otherwise refuse on every request
+        except ValueError:
+            raise ForwarderError(f"--upstream {upstream!r}: its port is out of range (0 to 65535)") from None
         if parts.query or parts.fragment:
             raise ForwarderError(f"--upstream is a base URL; the client's own path and query are appended to it: "
                                  f"drop {'?' + parts.query if parts.query else '#' + parts.fragment!r} from {upstream!r}")

@@ -50,22 +50,27 @@ def wide_integer(text: bytes | str) -> str | None:
     return None
 
 
-def loads(text: bytes | str) -> Any:
-    """orjson.loads, refusing (Unfaithful) a text whose integers it would round.
-    Invalid JSON raises orjson.JSONDecodeError as usual."""
-    value = orjson.loads(text)
+def refuse_wide_integers(text: bytes | str) -> None:
+    """Raise Unfaithful when orjson would round an integer of this (valid) JSON text."""
     wide = wide_integer(text)
     if wide is not None:
         shown = wide if len(wide) <= 30 else f"{wide[:12]}…{wide[-6:]} ({len(wide.lstrip('-'))} digits)"
         raise Unfaithful(f"the integer {shown} does not fit in 64 bits and would be rounded")
+
+
+def loads(text: bytes | str) -> Any:
+    """orjson.loads, refusing (Unfaithful) a text whose integers it would round.
+    Invalid JSON raises orjson.JSONDecodeError as usual."""
+    value = orjson.loads(text)
+    refuse_wide_integers(text)
     return value
 
 
-def dumps(value: Any) -> bytes:
+def dumps(value: Any, option: int | None = None) -> bytes:
     """orjson.dumps, with what it cannot write (too deep, an int beyond 64 bits, a lone surrogate)
     raised as Unfaithful with a readable reason."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, option=option)
     except orjson.JSONEncodeError as exc:
         raise Unfaithful(_reason(str(exc))) from None
 
