@@ -76,6 +76,14 @@ def test_request_targets_that_are_not_paths_analyse_by_shape(method, path):
         "openai-chat", [("OC-15", ARGUMENTS_5000)])
 
 
+def test_a_tool_schema_nested_a_thousand_levels_is_analysed_by_shape():
+    schema = '{"type":"object","properties":{"a":' * 499 + '{"type":"string"}' + "}}" * 499
+    body = ('{"model":"m","max_tokens":5,"system":"s","messages":[{"role":"user","content":"x"}],'
+            '"tools":[{"name":"f","input_schema":' + schema + "}]}").encode()
+    analysis = analyse(flow_of(body, path="/"))  # no dialect in the path: told from the body's shape
+    assert (analysis.dialect.value, analysis.parse_error, analysis.tools) == ("anthropic", None, 1)
+
+
 def test_the_store_writer_records_every_hostile_flow(tmp_path):
     with Store(tmp_path / "flows.sqlite3") as store:
         store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8", "passthrough")

@@ -52,7 +52,9 @@ def from_shape(payload: Any) -> Dialect | None:
         isinstance(t, dict) and "inputSchema" in t for t in payload["tools"]
     ):
         return Dialect.MCP
-    if "contents" in payload or "candidates" in payload or "functionDeclarations" in str(payload.get("tools", ""))[:2000]:
+    tools = payload.get("tools")
+    if "contents" in payload or "candidates" in payload or (
+            isinstance(tools, list) and any(isinstance(t, dict) and "functionDeclarations" in t for t in tools)):
         return Dialect.GEMINI
     obj = payload.get("object")
     if "messages" in payload:

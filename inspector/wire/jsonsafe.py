@@ -75,6 +75,13 @@ def dumps(value: Any, option: int | None = None) -> bytes:
         raise Unfaithful(_reason(str(exc))) from None
 
 
+def check_writable(value: Any) -> None:
+    """Raise Unfaithful unless `value` can be written back. Also the cheap bound on nesting that
+    makes a recursive walk of a parsed payload safe: orjson reads 1024 levels, Python recurses ~1000
+    frames, and every level a walker recurses into costs it one or more."""
+    dumps(value)
+
+
 def _reason(message: str) -> str:
     if "Recursion limit" in message:
         return "nested more than 254 levels deep, deeper than can be written back"

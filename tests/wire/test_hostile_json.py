@@ -162,6 +162,51 @@ def test_a_streamed_event_with_a_wide_integer_becomes_an_error_event_not_a_round
                    "does not fit in 64 bits and would be rounded", "type": "error", "code": None}]
 
 
+SCHEMA_HOLDERS = {  # a body per dialect with one tool whose schema is written exactly as given
+    "openai-chat": '{"model":"m","messages":[{"role":"user","content":"x"}],"tools":[{"type":"function",'
+                   '"function":{"name":"f","parameters":%s}}]}',
+    "openai-responses": '{"model":"m","input":"x","tools":[{"type":"function","name":"f","parameters":%s}]}',
+    "anthropic": '{"model":"m","max_tokens":5,"system":"s","messages":[{"role":"user","content":"x"}],'
+                 '"tools":[{"name":"f","input_schema":%s}]}',
+    "gemini": '{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"functionDeclarations":'
+              '[{"name":"f","parameters":%s}]}]}',
+    "mcp": '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"f","inputSchema":%s}]}}',
+}
+DEEP_SCHEMAS = {  # ~1000 levels of JSON: every walk that recurses per level would exhaust the stack
+    "properties": '{"type":"object","properties":{"a":' * 499 + '{"type":"string"}' + "}}" * 499,
+    "items": '{"type":"array","items":' * 999 + '{"type":"string"}' + "}" * 999,
+    "anyOf": '{"anyOf":[' * 499 + '{"type":"string"}' + "]}" * 499,
+}
+TOO_DEEP = "nested more than 254 levels deep, deeper than can be written back"
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP_SCHEMAS))
+@pytest.mark.parametrize("dialect", sorted(SCHEMA_HOLDERS))
+def test_a_tool_schema_nested_a_thousand_levels_is_checked_and_refused_not_a_recursion_error(dialect, shape):
+    body = (SCHEMA_HOLDERS[dialect] % DEEP_SCHEMAS[shape]).encode()
+    assert check.check_bytes(body).dialect.value == dialect  # detected by shape, without repr() of the tools
+    assert check.check_bytes(body, dialect).error is None
+    payload = orjson.loads(body)
+    with pytest.raises(Unfaithful) as refused:
+        fix(payload, dialect)
+    assert str(refused.value) == TOO_DEEP
+    for source, target in PAIRS:
+        if source.value == dialect:
+            with pytest.raises(TranslationError) as untranslated:
+                translate_document(payload, source, target)
+            assert str(untranslated.value) == f"/: cannot translate faithfully: {TOO_DEEP}"
+    if dialect == "mcp":
+        for target in ("openai-chat", "anthropic", "gemini"):
+            with pytest.raises(Unfaithful) as unwritable:
+                translate_document(payload, "mcp", target)
+            assert str(unwritable.value) == TOO_DEEP
+
+
+@pytest.mark.parametrize("dialect", ["openai-chat", "anthropic", "gemini", "openai-responses"])
+def test_a_deep_list_read_as_a_stream_is_an_error_not_a_raise(dialect):
+    assert check.check_bytes(nested(300).encode(), dialect).error == f"cannot check as a stream: {TOO_DEEP}"
+
+
 # --- the property: nothing hostile makes the core raise anything but its documented refusals -----
 
 BASES = {"openai-chat": chat_request, "openai-responses": responses_request, "anthropic": anthropic_request,

@@ -75,6 +75,7 @@ class Bridge:
             raise TranslationError(f"malformed {self.source.value} request ({_describe(exc)})", "") from None
 
     def _request(self, payload: dict[str, Any], path: str) -> RequestTranslation:
+        encoded = jsonsafe.dumps(payload)  # first: it refuses nesting too deep for the walks below
         req, losses = self._src.parse_request(payload, path)
         state = State(self.source, self.target, model=req.model, stream=req.stream)
         options = payload.get("stream_options")
@@ -85,7 +86,7 @@ class Bridge:
         state.json_array_stream = self.source is Dialect.GEMINI and req.stream and bool(query) and \
             "alt=sse" not in query.split("&")
         state.history_ids = {i for item in req.items for i in _ids(item)}
-        state.seed = hashlib.sha256(jsonsafe.dumps(payload)).hexdigest()[:32]
+        state.seed = hashlib.sha256(encoded).hexdigest()[:32]
         state.created = int(time.time())
         names = NameMap(self.target, {n for n in _names(req) if name_ok(n, self.target)})
         ids = IdMap(self.target, state.history_ids, state.seed)
@@ -105,6 +106,7 @@ class Bridge:
         if not isinstance(payload, dict):
             raise TranslationError("the response body must be a JSON object", "")
         try:
+            jsonsafe.check_writable(payload)
             resp, losses = self._dst.parse_response(payload, state)
             return ResponseTranslation(self._src.emit_response(resp, state, losses), losses)
         except jsonsafe.Unfaithful as exc:
