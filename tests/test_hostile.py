@@ -11,7 +11,7 @@ import sys
 import orjson
 import pytest
 
-from inspector.analysis import analyse
+from inspector.analysis import analyse, session_findings
 from inspector.cli import main
 from inspector.export import body_value, dumps, fixture
 from inspector.flow import Flow, FlowState
@@ -36,7 +36,8 @@ def nested(depth: int) -> str:
 
 
 def flow_of(body: bytes, path: str = "/v1/chat/completions", method: str = "POST", **fields) -> Flow:
-    return Flow(id=1, session_id=1, started_at=1.0, method=method, path=path, request_body=body,
+    fields.setdefault("id", 1)
+    return Flow(session_id=1, started_at=1.0, method=method, path=path, request_body=body,
                 response_body=body, status=200, state=FlowState.COMPLETE, **fields)
 
 
@@ -69,6 +70,12 @@ def test_the_analysis_of_a_hostile_flow_is_total(case):
     assert (analysis.dialect.value, analysis.parse_error, found) == (dialect, parse_error, violations)
 
 
+@pytest.mark.parametrize("key", ["method", "model", "type", "tools", "messages", "contents", "stop_reason"])
+def test_a_member_nested_a_thousand_levels_where_the_dialect_is_told_by_shape(key):
+    analysis = analyse(flow_of(('{"%s":%s}' % (key, nested(1000))).encode(), path="/"))
+    assert (analysis.parse_error, analysis.violations) == (None, [])
+
+
 @pytest.mark.parametrize(("method", "path"), [("OPTIONS", "*"), ("POST", "*"), ("GET", "*foo"), ("POST", "*foo")])
 def test_request_targets_that_are_not_paths_analyse_by_shape(method, path):
     analysis = analyse(flow_of(chat_request(nested(5000)), path=path, method=method))
@@ -82,6 +89,27 @@ def test_a_tool_schema_nested_a_thousand_levels_is_analysed_by_shape():
             '"tools":[{"name":"f","input_schema":' + schema + "}]}").encode()
     analysis = analyse(flow_of(body, path="/"))  # no dialect in the path: told from the body's shape
     assert (analysis.dialect.value, analysis.parse_error, analysis.tools) == ("anthropic", None, 1)
+
+
+def test_the_session_rules_read_mcp_flows_nested_a_thousand_levels():
+    schema = '{"type":"object","properties":{"a":' * 499 + '{"type":"string"}' + "}}" * 499
+    exchanges = [
+        (b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+         '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"f","inputSchema":%s,"outputSchema":%s}]}}'
+         % (schema, schema)),
+        (b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"f","arguments":{}}}',
+         '{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":{"a":%s}}}' % nested(1000)),
+        (b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"f","arguments":{"a":' + WIDE.encode()
+         + b"}}}", '{"jsonrpc":"2.0","id":3,"result":{"content":[],"structuredContent":{"a":1e400}}}'),
+    ]
+    flows = [flow_of(request, path="/mcp", id=n, response_headers=[("content-type", "application/json")])
+             for n, (request, response) in enumerate(exchanges, 1)]
+    for flow, (_, response) in zip(flows, exchanges):
+        flow.response_body = response.encode()
+    found = {n: [(v.rule, v.pointer, v.message) for v in violations]
+             for n, violations in session_findings(flows).items()}
+    assert found == {2: [("MCP-06", "/result/structuredContent", "structuredContent of 'f' does not match its "
+                          "outputSchema: /a is '[… nested too deeply to show', not object")]}
 
 
 def test_the_store_writer_records_every_hostile_flow(tmp_path):

@@ -46,7 +46,8 @@ def from_shape(payload: Any) -> Dialect | None:
         payload = next((p for p in payload if isinstance(p, dict)), None)
     if not isinstance(payload, dict):
         return None
-    if payload.get("jsonrpc") == "2.0" or ("method" in payload and str(payload.get("method", "")).startswith("tools/")):
+    method = payload.get("method")
+    if payload.get("jsonrpc") == "2.0" or (isinstance(method, str) and method.startswith("tools/")):
         return Dialect.MCP
     if "tools" in payload and isinstance(payload.get("tools"), list) and payload.get("tools") and all(
         isinstance(t, dict) and "inputSchema" in t for t in payload["tools"]
