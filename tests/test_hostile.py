@@ -112,6 +112,16 @@ def test_the_session_rules_read_mcp_flows_nested_a_thousand_levels():
                           "outputSchema: /a is '[… nested too deeply to show', not object")]}
 
 
+@pytest.mark.parametrize(("path", "response"), [
+    ("/v1beta/models/gemini-x:generateContent", b'{"candidates":[{"content":[1]},{"content":"text"}]}'),
+    ("/v1/responses", b'{"object":"response","output":[{"type":' + nested(1000).encode() + b'}]}'),
+], ids=["gemini-content-not-an-object", "responses-type-nested-1000"])
+def test_the_tool_call_count_of_a_malformed_response_is_zero_not_a_crash(path, response):
+    flow = flow_of(b'{"model":"m"}', path=path)
+    flow.response_body = response
+    assert analyse(flow).tool_calls == 0
+
+
 def test_the_store_writer_records_every_hostile_flow(tmp_path):
     with Store(tmp_path / "flows.sqlite3") as store:
         store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8", "passthrough")

@@ -5,11 +5,15 @@ checker reads anything and never raises."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inspector.analysis import analyse
+from inspector.flow import Flow, FlowState
 from inspector.wire import check, jsonsafe
 from inspector.wire.dialect import DIALECT_NAMES
 from inspector.wire.fix import fix
@@ -17,7 +21,8 @@ from inspector.wire.jsonsafe import Unfaithful
 from inspector.wire.rules import arguments
 from inspector.wire.translate import PAIRS, TranslationError, get_bridge, translate_document
 
-from .wire_payloads import anthropic_request, chat_request, gemini_request, mcp_list_result, responses_request
+from .wire_payloads import (anthropic_request, anthropic_response, chat_request, chat_response, gemini_request,
+                            gemini_response, mcp_call_result, mcp_list_result, responses_request, responses_response)
 
 WIDE = 2**64  # the first integer orjson.loads rounds (to 1.8446744073709552e+19)
 
@@ -218,25 +223,60 @@ HOSTILE_VALUES = st.one_of(
                      "Infinity", "-Infinity", '"\\ud800"', '"\\udfff x"', '"a\\u0000b"',
                      '{"k": 1, "k": 2}', "1.0000000000000000000001", "12345678901234567890.0"]),
 )
-HOSTILE = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+HOSTILE = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
-def _argument_text(raw: str) -> str:
-    return raw if raw.startswith(("{", "[")) else '{"v": ' + raw + "}"
+SENTINEL = "@@hostile@@"
+PATHS = {  # request paths that name each dialect, and one that names none (told by shape)
+    "openai-chat": "/v1/chat/completions", "openai-responses": "/v1/responses", "anthropic": "/v1/messages",
+    "gemini": "/v1beta/models/gemini-x:generateContent", "mcp": "/mcp"}
+
+
+def _places(document: Any, path: tuple = ()) -> list[tuple]:
+    found = [path]
+    if isinstance(document, dict):
+        for key, value in document.items():
+            found += _places(value, path + (key,))
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            found += _places(value, path + (index,))
+    return found
+
+
+def _hostile_body(document: Any, place: tuple, raw: str, as_text: bool) -> bytes:
+    """The document's JSON with the value at `place` replaced by `raw`, written exactly as given, or
+    (as_text) by a JSON string holding it, as tool-call arguments do."""
+    parent = document
+    for token in place[:-1]:
+        parent = parent[token]
+    parent[place[-1]] = SENTINEL
+    value = orjson.dumps(raw).decode() if as_text else raw
+    return orjson.dumps(document).replace(orjson.dumps(SENTINEL), value.encode())
+
+
+DOCUMENTS = [(builder, dialect) for dialect, builder in BASES.items()] + [
+    (chat_response, "openai-chat"), (responses_response, "openai-responses"), (anthropic_response, "anthropic"),
+    (gemini_response, "gemini"), (mcp_call_result, "mcp")]
 
 
 @HOSTILE
-@given(st.sampled_from(sorted(BASES)), HOSTILE_VALUES, st.booleans())
-def test_hostile_values_never_raise_out_of_check_fix_or_translate(dialect, raw, in_arguments):
-    base = BASES[dialect]()
-    if in_arguments and dialect == "openai-chat":
-        base["messages"][2]["tool_calls"][0]["function"]["arguments"] = _argument_text(raw)
-        body = orjson.dumps(base)
-    else:
-        body = with_extra(base, raw)
+@given(st.sampled_from(range(len(DOCUMENTS))), st.data(), HOSTILE_VALUES, st.booleans())
+def test_hostile_values_anywhere_never_raise_out_of_check_fix_translate_or_analysis(which, data, raw, as_text):
+    builder, dialect = DOCUMENTS[which]
+    base = builder()
+    place = data.draw(st.sampled_from([p for p in _places(base) if p]))
+    body = _hostile_body(base, place, raw, as_text)
     for kind in (None, "request", "response", "stream"):
         result = check.check_bytes(body, dialect, kind)
-        assert (result.error is None) or result.error.startswith("not valid JSON")
+        assert (result.error is None) or result.error.startswith(("not valid JSON", "cannot check as a stream"))
+    for path in (PATHS[dialect], "/"):
+        for flow in (Flow(id=1, session_id=1, started_at=1.0, method="POST", path=path, request_body=body,
+                          response_body=body, status=200, state=FlowState.COMPLETE),
+                     Flow(id=1, session_id=1, started_at=1.0, method="POST", path=path, request_body=body,
+                          response_body=b"data: " + body + b"\n\n", status=200, state=FlowState.COMPLETE,
+                          streamed=True)):
+            analysis = analyse(flow)
+            assert analysis.parse_error is None or analysis.parse_error.startswith("request not valid JSON")
     try:
         payload = jsonsafe.loads(body)
     except (orjson.JSONDecodeError, Unfaithful):
@@ -245,13 +285,19 @@ def test_hostile_values_never_raise_out_of_check_fix_or_translate(dialect, raw, 
         jsonsafe.dumps(fix(payload, dialect).payload)
     except Unfaithful:
         pass
-    for source, target in PAIRS:
-        if source.value != dialect:
-            continue
-        try:
-            jsonsafe.dumps(translate_document(payload, source, target)[0])
-        except (TranslationError, Unfaithful):
-            pass
+    for source, target in PAIRS:  # as a request going up, and as a response coming back
+        for kind, frm, to in (("request", source, target), ("response", target, source)):
+            if frm.value == dialect:
+                try:
+                    jsonsafe.dumps(translate_document(payload, frm, to, kind)[0])
+                except (TranslationError, Unfaithful):
+                    pass
+    if dialect == "mcp":
+        for target in ("openai-chat", "anthropic", "gemini"):
+            try:
+                jsonsafe.dumps(translate_document(payload, "mcp", target)[0])
+            except (TranslationError, Unfaithful):
+                pass
 
 
 @pytest.mark.parametrize("dialect", DIALECT_NAMES)
