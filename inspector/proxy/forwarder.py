@@ -19,7 +19,6 @@ from typing import Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import aiohttp
-import orjson
 from yarl import URL
 
 from ..flow import Chunk, Flow, FlowState, Mode
@@ -27,7 +26,7 @@ from ..redact import SECRET_HEADERS, SECRET_QUERY_KEYS, redact_headers, redact_q
 from ..store import FlowRow, Store
 from ..wire.dialect import is_stream_path
 from .server import ListenError, ServerThread, is_loopback
-from .transform import RepairFactory, Transform, TransformError, TransformFactory
+from .transform import RepairFactory, Transform, TransformError, TransformFactory, error_body
 
 REPLAY_HEADER = "x-toolwire-replay-of"
 FLOW_ID_HEADER = "x-toolwire-flow-id"  # answered only to replays, so replay() learns the new id
@@ -59,11 +58,6 @@ class FlowEvent:
 
 class ForwarderError(Exception):
     """The forwarder cannot start as configured (bad upstream, address, translate spec)."""
-
-
-def _error_body(kind: str, message: str, status: int) -> bytes:
-    # Shaped like the providers' own errors so SDK clients surface the message.
-    return orjson.dumps({"error": {"type": kind, "message": message, "code": status}})
 
 
 class Forwarder:
@@ -270,7 +264,7 @@ class Forwarder:
                 upstream_body, target_path = transform.request(body, target)
             except TransformError as exc:
                 recorder.submit_started()
-                await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc))
+                await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc), transform)
                 return
             flow.notes.extend(transform.take_notes())
             if upstream_body is not body:
@@ -368,8 +362,9 @@ class _Recorder:
         else:
             self.forwarder.store.submit(flow, lambda row: on_event(FlowEvent("completed", flow, row)))
 
-    async def fail_before_response(self, send: Callable, status: int, kind: str, message: str) -> None:
-        body = _error_body(kind, message, status)
+    async def fail_before_response(self, send: Callable, status: int, kind: str, message: str,
+                                   transform: Transform | None = None) -> None:
+        body = transform.refusal(kind, message, status) if transform is not None else error_body(kind, message, status)
         flow = self.flow
         flow.status = status
         flow.response_headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
@@ -526,7 +521,7 @@ class _Recorder:
         except TransformError as exc:
             self._store_bodies(pieces, relayed, translating)
             if whole:
-                await self.fail_before_response(send, 502, "toolwire_translate_error", str(exc))
+                await self.fail_before_response(send, 502, "toolwire_translate_error", str(exc), transform)
                 return
             self.finish(FlowState.ERROR, str(exc))
             raise _AbortResponse() from None

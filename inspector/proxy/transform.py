@@ -18,6 +18,11 @@ class TransformError(Exception):
     """The request (or response) cannot be transformed; the message says why."""
 
 
+def error_body(kind: str, message: str, status: int) -> bytes:
+    """An error of the forwarder's own, shaped like the providers' errors so SDK clients surface the message."""
+    return orjson.dumps({"error": {"type": kind, "message": message, "code": status}})
+
+
 class StreamTransform(Protocol):
     # The media type of the rewritten stream, or None to keep the upstream's.
     @property
@@ -33,6 +38,7 @@ class Transform(Protocol):
     rewrites_response: bool
 
     def take_notes(self) -> list[str]: ...
+    def refusal(self, kind: str, message: str, status: int) -> bytes: ...  # an error of our own, client-shaped
     def request(self, body: bytes, path: str) -> tuple[bytes, str]: ...
     def response(self, body: bytes) -> bytes: ...
     def error(self, body: bytes) -> bytes: ...  # an upstream error body (status >= 400)
@@ -117,6 +123,10 @@ class Translation:
         """The loss report lines gathered since the last call."""
         notes, self.notes = self.notes, []
         return notes
+
+    def refusal(self, kind: str, message: str, status: int) -> bytes:
+        """An error of the forwarder's own in the client's dialect, as its SDK expects errors."""
+        return jsonsafe.dumps(self._bridge.refusal(kind, message, status))
 
     def request(self, body: bytes, path: str) -> tuple[bytes, str]:
         try:
@@ -209,6 +219,8 @@ class Repairing:
     def take_notes(self) -> list[str]:
         notes, self.notes = self.notes, []
         return notes
+
+    refusal = staticmethod(error_body)  # the client speaks the upstream's dialect
 
     def request(self, body: bytes, path: str) -> tuple[bytes, str]:
         from ..wire import profiles

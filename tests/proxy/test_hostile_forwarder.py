@@ -207,3 +207,41 @@ def test_hostile_upstream_answers_always_reach_the_client_and_a_finished_flow(ri
         assert event.row.status == status
         if status == 502:
             assert (event.row.state, response.json()["error"]["message"]) == ("error", event.row.error)
+
+
+WIDE_MESSAGE = (f"cannot translate the request faithfully: the integer {WIDE} does not fit in 64 bits and would "
+                "be rounded")
+
+
+@pytest.mark.parametrize(("spec", "path", "answer"), [
+    ("openai-chat:anthropic", CHAT,
+     {"error": {"type": "toolwire_translate_error", "message": WIDE_MESSAGE, "code": 400}}),
+    ("openai-responses:openai-chat", "/v1/responses",
+     {"error": {"type": "toolwire_translate_error", "message": WIDE_MESSAGE, "code": 400}}),
+    ("anthropic:openai-chat", "/v1/messages",
+     {"type": "error", "error": {"type": "toolwire_translate_error", "message": WIDE_MESSAGE}}),
+    ("gemini:openai-chat", "/v1beta/models/gemini-x:generateContent",
+     {"error": {"code": 400, "message": WIDE_MESSAGE, "status": "INVALID_ARGUMENT"}}),
+], ids=["chat", "responses", "anthropic", "gemini"])
+def test_a_translate_refusal_is_answered_in_the_clients_own_error_shape(make_rig, mock, store, spec, path, answer):
+    rig = make_rig(translate=spec)
+    body = b'{"model": "m", "n": ' + WIDE.encode() + b"}"
+    response = rig.client.post(path, content=body, headers=JSON)
+    assert (response.status_code, response.json()) == (400, answer)
+    assert mock.received == []
+    flow = _flow(rig, store)
+    assert (flow.state, flow.error, flow.response_body) == (FlowState.ERROR, WIDE_MESSAGE, response.content)
+
+
+def test_an_untranslatable_answer_reaches_a_gemini_client_as_a_gemini_error(make_rig, mock, store):
+    rig = make_rig(translate="gemini:openai-chat")
+    mock.push(Canned(status=200, headers=[("content-type", "application/json")],
+                     body=b'{"id":"c1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":' +
+                     WIDE.encode() + b"}}"))
+    response = rig.client.post("/v1beta/models/gemini-x:generateContent", headers=JSON,
+                               content=b'{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}')
+    message = f"cannot translate response: the integer {WIDE} does not fit in 64 bits and would be rounded"
+    assert (response.status_code, response.json()) == (
+        502, {"error": {"code": 502, "message": message, "status": "UNAVAILABLE"}})
+    flow = _flow(rig, store)
+    assert (flow.state, flow.error) == (FlowState.ERROR, message)

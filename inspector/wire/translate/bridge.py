@@ -14,7 +14,7 @@ from ..dialect import Dialect
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import Emit
-from .model import Call, Loss, Request, Result, State, TranslationError, UnsupportedPair
+from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
 from .names import IdMap, NameMap, name_ok
 
 _MODULES: dict[Dialect, ModuleType] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
@@ -27,6 +27,8 @@ PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
     (Dialect.ANTHROPIC, Dialect.OPENAI_RESPONSES),
     (Dialect.GEMINI, Dialect.OPENAI_CHAT), (Dialect.OPENAI_CHAT, Dialect.GEMINI),
 )
+# The HTTP statuses of the inspector's own refusals as Google names them (a Gemini SDK shows the name).
+_GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 502: "UNAVAILABLE"}
 _SUFFIX = {Dialect.OPENAI_CHAT: "/chat/completions", Dialect.OPENAI_RESPONSES: "/responses",
            Dialect.ANTHROPIC: "/messages"}
 
@@ -113,6 +115,11 @@ class Bridge:
             raise TranslationError(f"cannot translate faithfully: {exc}", "") from None
         except _MALFORMED as exc:
             raise TranslationError(f"malformed {self.target.value} response ({_describe(exc)})", "") from None
+
+    def refusal(self, kind: str, message: str, status: int) -> dict[str, Any]:
+        """An error of the inspector's own (type `kind`, HTTP `status`) as the client's dialect writes errors."""
+        error = {"type": kind, "message": message, "code": status, "status": _GOOGLE_STATUS.get(status, "INTERNAL")}
+        return self._src.emit_response(Response(error=error), State(self.source, self.target), [])
 
     def stream(self, state: State) -> StreamTranslator:
         return StreamTranslator(self._dst.StreamParser(state), self._src.StreamEmitter(state, []), state)
