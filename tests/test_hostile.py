@@ -15,6 +15,7 @@ from inspector.analysis import analyse, session_findings
 from inspector.cli import main
 from inspector.export import body_value, dumps, fixture
 from inspector.flow import Flow, FlowState
+from inspector.proxy.transform import Repairing, TransformError, TransformFactory
 from inspector.store import Store
 
 WIDE = "18446744073709551616"  # 2**64: orjson reads it as a rounded float
@@ -267,3 +268,22 @@ def test_replay_to_an_upstream_port_out_of_range_is_refused(tmp_path, capsys):
         store.flush()
     assert _run(capsys, "replay", str(flow.id), "--store", str(store_path), "--upstream", "http://127.0.0.1:70000") == (
         2, [], ["toolwire-inspect: --upstream 'http://127.0.0.1:70000': its port is out of range (0 to 65535)"])
+
+
+# --- request targets that are not paths (`OPTIONS *`, `*foo`): the front door decides whether they are
+# forwarded; the transforms must take them without raising ----------------------------------------
+
+CHAT_BODY = b'{"model":"m","messages":[{"role":"user","content":"x"}]}'
+
+
+@pytest.mark.parametrize("target", ["*", "*foo", "", "//", "*?x=1"])
+def test_the_transforms_take_any_request_target(target):
+    repairing = Repairing("http://127.0.0.1:9")
+    assert (repairing.request(CHAT_BODY, target), repairing.take_notes()) == ((CHAT_BODY, target), [])
+    assert [TransformFactory(spec)().request(CHAT_BODY, target)[1]
+            for spec in ("openai-chat:anthropic", "openai-chat:openai-responses", "openai-chat:gemini")] == [
+        "/v1/messages", "/v1/responses", "/v1beta/models/m:generateContent"]
+    with pytest.raises(TransformError) as refused:
+        TransformFactory("openai-chat:anthropic")().request(b"", target)  # `OPTIONS *` carries no body
+    assert str(refused.value) == ("cannot translate a request body that is not JSON: Input is a zero-length, empty "
+                                  "document: line 1 column 1 (char 0)")
