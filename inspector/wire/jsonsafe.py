@@ -14,11 +14,11 @@ from typing import Any
 import orjson
 
 _INT_MIN, _INT_MAX = -(2**63), 2**64 - 1  # what orjson.loads keeps as int; beyond it, a rounded float
-# 19 digits: the shortest integer that can fall outside that range (-9223372036854775809). A body
-# without such a run is cleared by a byte translation and one substring search (~1 ms per MB,
-# several times faster than a regex over it).
-_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
-_LONG_RUN = b"0" * 19
+# Outside that range lie only integers of 20+ digits and negative ones of 19 (-9223372036854775809).
+# A body without such a run (19-digit nanosecond timestamps and ids are common; they fit) is cleared
+# by a byte translation and two substring searches, ~1 ms per MB; the exact scan costs ~8.
+_DIGITS_AND_MINUS = bytes(0x30 if 0x30 <= b <= 0x39 else b if b == 0x2D else 0x20 for b in range(256))
+_LONG_RUNS = (b"0" * 20, b"-" + b"0" * 19)
 # A whole JSON string (skipped: digits inside it are text), or an integer literal of 19+ digits that
 # is not part of a fraction or an exponent.
 _STRING_OR_LONG_INT = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"|(?<![\d.eE+-])(-?\d{19,})(?![\d.eE])')
@@ -40,7 +40,8 @@ def wide_integer(text: bytes | str) -> str | None:
     """The first integer literal in a JSON text that does not fit in 64 bits (orjson would round
     it), or None. The text must be valid JSON (parse it first)."""
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    if _LONG_RUN not in data.translate(_DIGITS_AS_ZERO):
+    shape = data.translate(_DIGITS_AND_MINUS)
+    if not any(run in shape for run in _LONG_RUNS):
         return None
     for match in _STRING_OR_LONG_INT.finditer(data):
         digits = match.group(1)
