@@ -287,3 +287,17 @@ def test_the_transforms_take_any_request_target(target):
         TransformFactory("openai-chat:anthropic")().request(b"", target)  # `OPTIONS *` carries no body
     assert str(refused.value) == ("cannot translate a request body that is not JSON: Input is a zero-length, empty "
                                   "document: line 1 column 1 (char 0)")
+
+
+@pytest.mark.parametrize(("body", "reason"), [
+    (nested(300), "nested more than 254 levels deep, deeper than can be written back"),
+    (WIDE, f"the integer {WIDE} does not fit in 64 bits and would be rounded"),
+], ids=["nested-300", "wide-integer"])
+def test_mock_refuses_in_one_line_a_hand_written_fixture_it_would_replay_changed(tmp_path, body, reason):
+    fixture_path = tmp_path / "turn.json"
+    fixture_path.write_text(
+        '{"format": "toolwire-fixture", "version": 1, "request": {"method": "POST", "path": "/v1/chat/completions",'
+        ' "body": {"json": {"n": 1}}}, "upstream_request": {"url": "{upstream}/v1/chat/completions"}, "response": '
+        '{"status": 200, "headers": ["content-type: application/json"], "body": {"json": {"x": ' + body + "}}}}")
+    assert _run_apart("mock", "--port", "0", str(fixture_path)) == (
+        2, [], [f"toolwire-inspect: cannot load fixture: {reason}"])
