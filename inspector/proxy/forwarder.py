@@ -508,29 +508,31 @@ class _Recorder:
                 await send(start)
             await send({"type": "http.response.body", "body": tail, "more_body": False})
         except asyncio.TimeoutError:
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"upstream went silent for {self.forwarder.timeout:g} s after {len(relayed)} chunks")
-            raise _AbortResponse() from None
+            failure = (504, "toolwire_upstream_timeout",
+                       f"upstream went silent for {self.forwarder.timeout:g} s after {len(relayed)} chunks")
         except (aiohttp.ClientError, OSError) as exc:
             if watcher.done():
                 self._client_gone(pieces, relayed, translating)
                 return
-            self._store_bodies(pieces, relayed, translating)
-            self.finish(FlowState.ERROR, f"upstream broke off after {len(relayed)} chunks: {_break_reason(exc)}")
-            raise _AbortResponse() from None
+            failure = (502, "toolwire_upstream_error",
+                       f"upstream broke off after {len(relayed)} chunks: {_break_reason(exc)}")
         except TransformError as exc:
-            self._store_bodies(pieces, relayed, translating)
-            if whole:
-                await self.fail_before_response(send, 502, "toolwire_translate_error", str(exc), transform)
-                return
-            self.finish(FlowState.ERROR, str(exc))
-            raise _AbortResponse() from None
+            failure = (502, "toolwire_translate_error", str(exc))
         except asyncio.CancelledError:
             self._store_bodies(pieces, relayed, translating)
             self.finish(FlowState.ERROR, f"forwarder stopped after {len(relayed)} chunks")
             raise
+        else:
+            self._store_bodies(pieces, relayed, translating)
+            self.finish(FlowState.COMPLETE)
+            return
         self._store_bodies(pieces, relayed, translating)
-        self.finish(FlowState.COMPLETE)
+        status, kind, message = failure
+        if whole:  # nothing went to the client yet: it gets the reason instead of a cut connection
+            await self.fail_before_response(send, status, kind, message, transform)
+            return
+        self.finish(FlowState.ERROR, message)
+        raise _AbortResponse() from None
 
     def _client_gone(self, pieces: list[bytes], relayed: list[bytes], translating: bool) -> None:
         self._store_bodies(pieces, relayed, translating)

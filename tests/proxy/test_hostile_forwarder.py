@@ -245,3 +245,29 @@ def test_an_untranslatable_answer_reaches_a_gemini_client_as_a_gemini_error(make
         502, {"error": {"code": 502, "message": message, "status": "UNAVAILABLE"}})
     flow = _flow(rig, store)
     assert (flow.state, flow.error) == (FlowState.ERROR, message)
+
+
+def test_an_answer_cut_before_its_translation_gets_a_clear_502_not_a_bare_500(make_rig, mock, store):
+    rig = make_rig(translate="openai-chat:anthropic")
+    answer = anthropic_call('{"city": "Oslo"}')
+    mock.push(Canned(status=200, headers=[("content-type", "application/json")],
+                     chunks=[(0.0, answer[:40]), (0.0, answer[40:])], cut_after=1))
+    response = rig.client.post(CHAT, content=chat_request(), headers=JSON)
+    message = "upstream broke off after 0 chunks: the response body was cut short"
+    assert (response.status_code, response.json()) == (
+        502, {"error": {"type": "toolwire_upstream_error", "message": message, "code": 502}})
+    flow = _flow(rig, store)
+    assert (flow.state, flow.error, flow.upstream_response_body) == (FlowState.ERROR, message, answer[:40])
+
+
+def test_an_answer_gone_silent_before_its_translation_gets_a_clear_504(make_rig, mock, store):
+    rig = make_rig(translate="openai-chat:anthropic", timeout=0.2)
+    answer = anthropic_call('{"city": "Oslo"}')
+    mock.push(Canned(status=200, headers=[("content-type", "application/json")],
+                     chunks=[(0.0, answer[:40]), (1.0, answer[40:])]))
+    response = rig.client.post(CHAT, content=chat_request(), headers=JSON)
+    message = "upstream went silent for 0.2 s after 0 chunks"
+    assert (response.status_code, response.json()) == (
+        504, {"error": {"type": "toolwire_upstream_timeout", "message": message, "code": 504}})
+    flow = _flow(rig, store)
+    assert (flow.state, flow.error, flow.upstream_response_body) == (FlowState.ERROR, message, answer[:40])
