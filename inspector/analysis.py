@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from .flow import Flow, Mode, header
-from .wire import check
+from .wire import check, jsonsafe
 from .wire import profiles
 from .wire.fix import fix
 from .wire.translate import RequestTranslation, TranslationError, UnsupportedPair, get_bridge
@@ -148,7 +148,7 @@ def parse_json(body: bytes) -> tuple[Any | None, str | None]:
     try:
         return orjson.loads(body), None
     except orjson.JSONDecodeError as exc:
-        return None, f"not valid JSON: {exc}"
+        return None, f"not valid JSON: {jsonsafe.TOO_DEEP_TO_READ if jsonsafe.too_deep_to_read(exc) else exc}"
 
 
 def _translate_target(flow: Flow) -> Dialect | None:

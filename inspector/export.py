@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
+
 from .analysis import Analysis, analyse
 from .flow import Flow
 from .redact import redacted
+from .wire import jsonsafe
 
 FORMAT = "toolwire-fixture"
 VERSION = 1
@@ -28,7 +31,9 @@ _VOLATILE_HEADERS = frozenset({"date"})
 
 
 def body_value(body: bytes) -> dict[str, Any] | None:
-    """{"json": value} when the bytes are JSON, {"text": str} when UTF-8, else {"base64": str}."""
+    """{"json": value} when the bytes are JSON that survives being read and written back exactly,
+    {"text": str} when UTF-8 (JSON too deep, with integers that would be rounded, or with lone
+    surrogates stays text: still exact), else {"base64": str}."""
     if not body:
         return None
     try:
@@ -36,9 +41,11 @@ def body_value(body: bytes) -> dict[str, Any] | None:
     except UnicodeDecodeError:
         return {"base64": base64.b64encode(body).decode("ascii")}
     try:
-        return {"json": json.loads(text)}
-    except ValueError:
+        value = jsonsafe.loads(body)
+        jsonsafe.dumps(value)  # nesting orjson cannot write is too deep for the fixture's writer too
+    except (orjson.JSONDecodeError, jsonsafe.Unfaithful):
         return {"text": text}
+    return {"json": value}
 
 
 def _headers(headers: list[tuple[str, str]], *, host: str | None = None) -> list[str]:

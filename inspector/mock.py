@@ -21,6 +21,7 @@ import orjson
 from .proxy.access import AccessPolicy
 from .proxy.server import ServerThread, request_target
 from .redact import SECRET_QUERY_KEYS, query_pairs
+from .wire import jsonsafe
 from .wire.dialect import Dialect, from_path, is_stream_path
 
 JSON = "application/json"
@@ -305,7 +306,7 @@ def _body_bytes(body: Any) -> bytes:
     if body is None:
         return b""
     if "json" in body:
-        return orjson.dumps(body["json"])
+        return jsonsafe.dumps(body["json"])
     if "text" in body:
         return body["text"].encode()
     return base64.b64decode(body["base64"])
@@ -330,7 +331,7 @@ class FixtureRoute:
 
     @classmethod
     def load(cls, path: str | Path) -> FixtureRoute:
-        data = orjson.loads(Path(path).read_bytes())
+        data = jsonsafe.loads(Path(path).read_bytes())  # a body replayed rounded would not be the recording
         if not isinstance(data, dict) or data.get("format") != "toolwire-fixture":
             raise ValueError(f"{path}: not a toolwire fixture (no \"format\": \"toolwire-fixture\")")
         return cls.from_fixture(data, str(path))

@@ -16,13 +16,14 @@ from typing import Any
 
 import orjson
 
+from ..wire import jsonsafe
 from ..wire.check import DocumentCheck, check_bytes, check_document
 from ..wire.dialect import DIALECT_NAMES
 from ..wire.fix import fix
 from ..wire.locate import pretty
 from ..wire.profiles import PROFILES
 from ..wire.violations import Violation, count_by_severity
-from .common import add_store_argument, open_store
+from .common import add_store_argument, open_store, stored_id
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -121,7 +122,14 @@ def _run(args: argparse.Namespace) -> int:
             print(f"toolwire-inspect: {name}: streams cannot be fixed (fix the producer)", file=sys.stderr)
             remaining_errors += errors
             continue
-        fixed = fix(result.document, result.dialect, args.profile)
+        try:
+            jsonsafe.refuse_wide_integers(body)  # the document was read by orjson, which rounded them
+            fixed = fix(result.document, result.dialect, args.profile)
+            data = jsonsafe.dumps(fixed.payload, option=orjson.OPT_INDENT_2) + b"\n"
+        except jsonsafe.Unfaithful as exc:
+            print(f"toolwire-inspect: {name}: cannot fix faithfully: {exc}", file=sys.stderr)
+            unreadable = True
+            continue
         for repair in fixed.repairs:
             repairs.append({"file": name, "rule": repair.rule, "pointer": repair.pointer, "action": repair.action,
                             "detail": repair.detail})
@@ -129,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
                 print(f"{name}:{repair.pointer}: fixed {repair.rule} {repair.action}: {repair.detail}", file=out)
         after = check_document(fixed.payload, result.dialect, result.kind, args.profile)
         remaining_errors += count_by_severity(after.violations)[0]
-        _write_fixed(args.fix, name, len(args.files), fixed.payload)
+        _write_fixed(args.fix, name, len(args.files), data)
     if args.json:
         out.write(orjson.dumps(records).decode() + "\n")
         if args.fix:
@@ -155,7 +163,7 @@ def _run_session(args: argparse.Namespace) -> int:
         if args.session == "latest":
             session_id = sessions[-1].id if sessions else None
         else:
-            session_id = int(args.session) if args.session.isdigit() else None
+            session_id = stored_id(args.session)
         if session_id is None or store.session(session_id) is None:
             print(f"toolwire-inspect: no session {args.session} in {store.path}", file=sys.stderr)
             return 2
@@ -176,8 +184,7 @@ def _run_session(args: argparse.Namespace) -> int:
     return 1 if any(record["severity"] == "error" for record in records) else 0
 
 
-def _write_fixed(target: str, name: str, count: int, payload: Any) -> None:
-    data = orjson.dumps(payload, option=orjson.OPT_INDENT_2) + b"\n"
+def _write_fixed(target: str, name: str, count: int, data: bytes) -> None:
     if target == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()

@@ -21,6 +21,31 @@ class CommandError(Exception):
         self.status = status
 
 
+MAX_ID = 2**63 - 1  # SQLite's largest integer: no stored flow or session has a larger id
+
+
+def stored_id(text: str) -> int | None:
+    """The flow or session id `text` names, or None when no stored row can have it."""
+    value = int(text) if text.isdecimal() else 0
+    return value if 1 <= value <= MAX_ID else None
+
+
+def flow_id(text: str) -> int:
+    """argparse type of a FLOW_ID."""
+    value = stored_id(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a flow id (1 to {MAX_ID})")
+    return value
+
+
+def port(text: str) -> int:
+    """argparse type of a --port to listen on: out of range, the OS would silently take it modulo 65536."""
+    value = int(text) if text.isdecimal() else -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
+    return value
+
+
 def add_store_argument(parser: argparse.ArgumentParser,
                        help: str = "SQLite flow store (default: the user data dir)") -> None:
     parser.add_argument("--store", metavar="PATH", help=help)

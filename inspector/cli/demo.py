@@ -6,7 +6,7 @@ import argparse
 import sys
 import threading
 
-from .common import add_store_argument, open_store
+from .common import add_store_argument, open_store, port
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,7 +14,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "demo", help="the TUI on a built-in fake upstream and scripted agent (no API key, no network)")
     add_store_argument(parser, help="SQLite flow store (default: demo.sqlite3 in the user data dir, apart from "
                                     "real recordings)")
-    parser.add_argument("--port", type=int, default=0, help="forwarder port (default: any free port)")
+    parser.add_argument("--port", type=port, default=0, help="forwarder port (default: any free port)")
     parser.add_argument("--headless", action="store_true",
                         help="no TUI: run the scripted agent once, print each flow, exit")
     parser.add_argument("--pause", type=float, default=0.6, help="seconds between the agent's turns (default 0.6)")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_store_argument, open_store
+from .common import add_store_argument, flow_id, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("export", help="write a stored flow as a redacted, deterministic JSON fixture")
-    parser.add_argument("flow_id", type=int, metavar="FLOW_ID")
+    parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     add_store_argument(parser)
     parser.set_defaults(handler=run)

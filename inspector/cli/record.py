@@ -8,7 +8,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store, refusal_reporter
+from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store, port, refusal_reporter
 from .tui import DEFAULT_PORT
 
 
@@ -16,7 +16,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("record", help="run the forwarder headless and print each finished flow")
     parser.add_argument("--upstream", metavar="URL", required=True,
                         help="forward every request to this base URL (e.g. https://api.openai.com)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks one)")
+    parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks one)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --host other than loopback (the forwarder relays your API keys); "

@@ -8,12 +8,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_store_argument, open_store
+from .common import add_store_argument, flow_id, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("replay", help="replay a stored flow upstream; prints the new flow id and status")
-    parser.add_argument("flow_id", type=int, metavar="FLOW_ID")
+    parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID")
     add_store_argument(parser)
     parser.add_argument("--upstream", metavar="URL", help="send it here instead of the recording session's upstream")
     parser.set_defaults(handler=run)

@@ -8,6 +8,7 @@ import sys
 
 import orjson
 
+from ..wire import jsonsafe
 from ..wire.dialect import DIALECT_NAMES
 
 
@@ -36,15 +37,22 @@ def run(args: argparse.Namespace) -> int:
     from ..wire.translate import TranslationError, UnsupportedPair, translate_document
 
     try:
-        payload = orjson.loads(_read(args.file))
+        payload = jsonsafe.loads(_read(args.file))
     except OSError as exc:
         print(f"toolwire-inspect: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2
     except orjson.JSONDecodeError as exc:
         print(f"toolwire-inspect: {args.file} is not valid JSON: {exc}", file=sys.stderr)
         return 2
+    except jsonsafe.Unfaithful as exc:
+        print(f"toolwire-inspect: {args.file} cannot be translated faithfully: {exc}", file=sys.stderr)
+        return 2
     try:
         translated, losses = translate_document(payload, args.source, args.target, args.kind)
+        data = jsonsafe.dumps(translated, option=orjson.OPT_INDENT_2) + b"\n"
+    except jsonsafe.Unfaithful as exc:
+        print(f"toolwire-inspect: {args.file} cannot be translated faithfully: {exc}", file=sys.stderr)
+        return 2
     except UnsupportedPair as exc:
         print(f"toolwire-inspect: {exc}", file=sys.stderr)
         return 2
@@ -54,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"toolwire-inspect: cannot translate {args.file}: {exc}", file=sys.stderr)
         return 1
-    sys.stdout.buffer.write(orjson.dumps(translated, option=orjson.OPT_INDENT_2) + b"\n")
+    sys.stdout.buffer.write(data)
     sys.stdout.flush()
     if args.json:
         sys.stderr.write(orjson.dumps([loss.to_dict() for loss in losses]).decode() + "\n")

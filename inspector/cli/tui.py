@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store
+from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store, port
 
 DEFAULT_PORT = 8787
 
@@ -15,7 +15,7 @@ DEFAULT_PORT = 8787
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--upstream", metavar="URL",
                         help="forward every request to this base URL (e.g. https://api.openai.com)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
+    parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
                         help="allow a --host other than loopback (the forwarder relays your API keys); "

@@ -22,7 +22,6 @@ from typing import Literal
 from urllib.parse import urlencode, urlsplit
 
 import aiohttp
-import orjson
 from yarl import URL
 
 from ..flow import Chunk, Flow, FlowState, Mode
@@ -104,10 +103,13 @@ class Forwarder:
         shown = redact_url(upstream)
         try:
             parts = urlsplit(upstream)
+            parts.port  # reading it checks its range, which aiohttp would otherwise refuse on every request
             # Each upstream URL is built from these parts, so no request target can change its authority.
             base = URL(strip_userinfo(upstream.rstrip("/")))
             known = parts.scheme in ("http", "https") and base.raw_host and base.port
-        except ValueError:  # a bad port or IPv6 literal
+        except ValueError as exc:  # a bad port or IPv6 literal
+            if "out of range" in str(exc):
+                raise ForwarderError(f"--upstream {shown!r}: its port is out of range (0 to 65535)") from None
             known = False
         if not known:
             raise ForwarderError(f"--upstream must be an http(s) URL such as https://api.openai.com; got {shown!r}")
@@ -337,7 +339,7 @@ class Forwarder:
                 upstream_body, target_path = transform.request(body, target)
             except TransformError as exc:
                 recorder.submit_started()
-                await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc))
+                await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc), transform=transform)
                 return
             flow.notes.extend(transform.take_notes())
             if upstream_body is not body:
@@ -454,9 +456,10 @@ class _Recorder:
             self.forwarder.store.submit(flow, lambda row: on_event(FlowEvent("completed", flow, row)))
 
     async def fail_before_response(self, send: Callable, status: int, kind: str, message: str,
-                                   close: bool = False) -> None:
-        """`close`: the request body was left unread, so the connection cannot carry another."""
-        body = _error_body(kind, message, status)
+                                   close: bool = False, transform: Transform | None = None) -> None:
+        """`close`: the request body was left unread, so the connection cannot carry another.
+        `transform`: a translation is on, so the error takes the client dialect's own shape."""
+        body = transform.refusal(kind, message, status) if transform is not None else _error_body(kind, message, status)
         flow = self.flow
         flow.status = status
         flow.response_headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
@@ -628,7 +631,7 @@ class _Recorder:
             await send({"type": "http.response.body", "body": tail, "more_body": False})
         except (aiohttp.ClientError, OSError) as exc:
             if silence.fired:
-                await self._broken(send, upstream, translating, 504, "toolwire_upstream_timeout",
+                await self._broken(send, upstream, transform, 504, "toolwire_upstream_timeout",
                                    f"upstream went silent for {self.forwarder.timeout:g} s after "
                                    f"{relayed.count} chunks")
                 return
@@ -640,13 +643,13 @@ class _Recorder:
                 self.finish(FlowState.COMPLETE)
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
-            await self._broken(send, upstream, translating, 502, "toolwire_upstream_error",
+            await self._broken(send, upstream, transform, 502, "toolwire_upstream_error",
                                f"upstream broke off after {relayed.count} chunks: {_break_reason(exc)}")
             return
         except (TransformError, _TooLarge) as exc:
             if transform is not None:
                 flow.notes.extend(transform.take_notes())
-            await self._broken(send, upstream, translating, 502, "toolwire_translate_error", str(exc))
+            await self._broken(send, upstream, transform, 502, "toolwire_translate_error", str(exc))
             return
         except asyncio.CancelledError:
             self._store_bodies(upstream, translating)
@@ -661,17 +664,18 @@ class _Recorder:
         self._store_bodies(upstream, translating)
         self.finish(FlowState.COMPLETE)
 
-    async def _broken(self, send: Callable, upstream: _Copy, translating: bool, status: int, kind: str,
+    async def _broken(self, send: Callable, upstream: _Copy, transform: Transform | None, status: int, kind: str,
                       message: str) -> None:
         """End a response that cannot be completed: with an error status while the client has
         had none yet (a body rewritten whole), else by cutting the connection mid-body."""
+        translating = transform is not None and transform.rewrites_response
         if self.started:
             self._store_bodies(upstream, translating)
             self.finish(FlowState.ERROR, message)
             raise _AbortResponse() from None
         if translating:
             self.flow.upstream_response_body = b"".join(upstream.parts)
-        await self.fail_before_response(send, status, kind, message)
+        await self.fail_before_response(send, status, kind, message, transform=transform)
 
     def _client_gone(self, upstream: _Copy, translating: bool) -> None:
         self._store_bodies(upstream, translating)

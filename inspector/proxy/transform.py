@@ -7,13 +7,18 @@ owns every rule of the translation; this module only moves bytes in and out of i
 from __future__ import annotations
 
 from typing import Any, Protocol
-from urllib.parse import parse_qsl
 
 import orjson
+
+from ..redact import query_pairs
+from ..wire import jsonsafe
+from .access import error_body
 
 
 class TransformError(Exception):
     """The request (or response) cannot be transformed; the message says why."""
+
+
 
 
 class StreamTransform(Protocol):
@@ -31,6 +36,7 @@ class Transform(Protocol):
     rewrites_response: bool
 
     def take_notes(self) -> list[str]: ...
+    def refusal(self, kind: str, message: str, status: int) -> bytes: ...  # an error of our own, client-shaped
     def request(self, body: bytes, path: str) -> tuple[bytes, str]: ...
     def response(self, body: bytes) -> bytes: ...
     def error(self, body: bytes) -> bytes: ...  # an upstream error body (status >= 400)
@@ -91,7 +97,7 @@ class TransformFactory:
                 continue
             kept.append((name, value))
         if moving and key is None:
-            key = next((v for k, v in parse_qsl(query) if k == "key"), None)
+            key = next((v for k, v in query_pairs(query) if k == "key"), None)
         if moving and key is not None and self.target in _KEY_HEADER:
             header = _KEY_HEADER[self.target]
             kept.append((header, f"Bearer {key}" if header == "Authorization" else key))
@@ -116,27 +122,38 @@ class Translation:
         notes, self.notes = self.notes, []
         return notes
 
+    def refusal(self, kind: str, message: str, status: int) -> bytes:
+        """An error of the forwarder's own in the client's dialect, as its SDK expects errors."""
+        return jsonsafe.dumps(self._bridge.refusal(kind, message, status))
+
     def request(self, body: bytes, path: str) -> tuple[bytes, str]:
         try:
-            payload = orjson.loads(body)
+            payload = jsonsafe.loads(body)
         except orjson.JSONDecodeError as exc:
             raise TransformError(f"cannot translate a request body that is not JSON: {exc}") from exc
+        except jsonsafe.Unfaithful as exc:
+            raise TransformError(f"cannot translate the request faithfully: {exc}") from exc
         try:
             result = self._bridge.request(payload, path)
         except Exception as exc:  # the bridge rejects untranslatable input (orphans, media) by raising
             raise TransformError(f"cannot translate request: {exc}") from exc
+        try:
+            translated = jsonsafe.dumps(result.payload)
+        except jsonsafe.Unfaithful as exc:  # e.g. arguments decoded into an object, now too deep
+            raise TransformError(f"cannot translate the request faithfully: {exc}") from exc
         self._state = result.state
         self.notes.extend(str(loss) for loss in result.losses)
-        return orjson.dumps(result.payload), result.path
+        return translated, result.path
 
     def response(self, body: bytes) -> bytes:
         try:
-            payload = orjson.loads(body)
+            payload = jsonsafe.loads(body)
             result = self._bridge.response(payload, self._state)
+            translated = jsonsafe.dumps(result.payload)
         except Exception as exc:
             raise TransformError(f"cannot translate response: {exc}") from exc
         self.notes.extend(str(loss) for loss in result.losses)
-        return orjson.dumps(result.payload)
+        return translated
 
     def error(self, body: bytes) -> bytes:
         """An upstream error body in the client's dialect; as the upstream sent it when unreadable."""
@@ -201,6 +218,8 @@ class Repairing:
         notes, self.notes = self.notes, []
         return notes
 
+    refusal = staticmethod(error_body)  # the client speaks the upstream's dialect
+
     def request(self, body: bytes, path: str) -> tuple[bytes, str]:
         from ..wire import profiles
         from ..wire.dialect import from_path
@@ -210,17 +229,21 @@ class Repairing:
         if dialect is None:
             return body, path
         try:
-            payload = orjson.loads(body)
+            payload = jsonsafe.loads(body)
+            result = fix(payload, dialect, profiles.for_upstream(self.upstream, dialect))
+            repaired = jsonsafe.dumps(result.payload) if result.repairs else body
         except orjson.JSONDecodeError:
             self.notes.append("repair: the request is not JSON; forwarded unchanged")
             return body, path
-        result = fix(payload, dialect, profiles.for_upstream(self.upstream, dialect))
+        except jsonsafe.Unfaithful as exc:
+            self.notes.append(f"repair: cannot repair the request faithfully ({exc}); forwarded unchanged")
+            return body, path
         if not result.repairs:
             return body, path
         self.notes.extend(f"repaired {r.rule} ({r.action}) at {r.pointer or '/'}: {r.detail}" for r in result.repairs)
         self._names = {orjson.dumps(alias): orjson.dumps(name) for alias, name in result.aliases.items()}
         self.rewrites_response = bool(self._names)
-        return orjson.dumps(result.payload), path
+        return repaired, path
 
     def _restore(self, data: bytes) -> bytes:
         # An alias is `<sanitised>_<8 hex of sha256>`: as a whole JSON string it names nothing else.

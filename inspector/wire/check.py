@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import orjson
 
-from . import profiles, streams
+from . import jsonsafe, profiles, streams
 from .dialect import Dialect, from_shape
 from .profiles import Profile
 from .rules import anthropic, gemini, mcp, openai_chat, openai_responses
@@ -148,7 +148,10 @@ def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kin
         return DocumentCheck(None, kind, payload, error="cannot tell the dialect from the shape; pass a dialect")
     kind = kind or detect_kind(payload, chosen)
     if kind == "stream":
-        body = orjson.dumps(payload) if not isinstance(payload, (bytes, str)) else payload
+        try:
+            body = jsonsafe.dumps(payload) if not isinstance(payload, (bytes, str)) else payload
+        except jsonsafe.Unfaithful as exc:
+            return DocumentCheck(chosen, kind, payload, error=f"cannot check as a stream: {exc}")
         body = body.encode() if isinstance(body, str) else body
         return check_bytes(body, chosen, "stream", profile)
     check = check_request if kind == "request" else check_response

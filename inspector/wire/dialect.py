@@ -52,13 +52,16 @@ def from_shape(payload: Any) -> Dialect | None:
         payload = next((p for p in payload if isinstance(p, dict)), None)
     if not isinstance(payload, dict):
         return None
-    if payload.get("jsonrpc") == "2.0" or ("method" in payload and str(payload.get("method", "")).startswith("tools/")):
+    method = payload.get("method")
+    if payload.get("jsonrpc") == "2.0" or (isinstance(method, str) and method.startswith("tools/")):
         return Dialect.MCP
     if "tools" in payload and isinstance(payload.get("tools"), list) and payload.get("tools") and all(
         isinstance(t, dict) and "inputSchema" in t for t in payload["tools"]
     ):
         return Dialect.MCP
-    if "contents" in payload or "candidates" in payload or "functionDeclarations" in str(payload.get("tools", ""))[:2000]:
+    tools = payload.get("tools")
+    if "contents" in payload or "candidates" in payload or (
+            isinstance(tools, list) and any(isinstance(t, dict) and "functionDeclarations" in t for t in tools)):
         return Dialect.GEMINI
     obj = payload.get("object")
     if "messages" in payload:

@@ -11,7 +11,6 @@ Repair pointers point into the *original* payload. Choices that a reader needs t
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from . import profiles
+from . import jsonsafe, profiles
 from .dialect import Dialect
 from .pointer import split
 from .profiles import Profile
@@ -49,13 +48,11 @@ class FixResult:
 
 
 def fix(payload: Any, dialect: Dialect | str, profile: str | Profile | None = None) -> FixResult:
-    """The repaired payload (a copy) and what was repaired."""
+    """The repaired payload (a copy) and what was repaired. Raises jsonsafe.Unfaithful when the
+    repaired payload could not be written back exactly as read (see `inspector.wire.jsonsafe`)."""
     dialect = Dialect(dialect)
     chosen = profiles.get(profile, dialect)
-    try:
-        document = orjson.loads(orjson.dumps(payload))
-    except (orjson.JSONEncodeError, TypeError):
-        document = copy.deepcopy(payload)
+    document = orjson.loads(jsonsafe.dumps(payload))
     fixer = _Fixer(chosen)
     if isinstance(document, dict):
         _FIXERS[dialect](fixer, document)

@@ -27,7 +27,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
 from ..flow import Flow
-from . import profiles
+from . import jsonsafe, profiles
 from .dialect import Dialect, from_path
 from .pointer import join
 from .rules.base import Report, as_dict
@@ -176,6 +176,12 @@ def _conformance(value: Any, schema: dict[str, Any]) -> list[tuple[tuple[str | i
     """(path into the value, why) for each way `value` breaks `schema`, validated as JSON Schema
     2020-12 (MCP's default dialect) unless the schema names another in `$schema`. A schema that
     cannot be applied is one finding at the root."""
+    try:
+        # The validator recurses per level: past what can be written back it would hit Python's limit.
+        jsonsafe.check_writable(value)
+        jsonsafe.check_writable(schema)
+    except jsonsafe.Unfaithful as exc:
+        return [((), f"it cannot be validated: {exc}")]
     cls = validator_for(schema, default=Draft202012Validator)
     try:
         cls.check_schema(schema)

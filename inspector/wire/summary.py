@@ -45,13 +45,13 @@ def response_tool_calls(payload: Any, dialect: Dialect | None) -> int:
         return count
     if dialect is Dialect.OPENAI_RESPONSES:
         return sum(1 for item in _list(payload.get("output"))
-                   if isinstance(item, dict) and str(item.get("type", "")).endswith("_call"))
+                   if isinstance(item, dict) and isinstance(item.get("type"), str) and item["type"].endswith("_call"))
     if dialect is Dialect.ANTHROPIC:
         return sum(1 for block in _list(payload.get("content"))
                    if isinstance(block, dict) and block.get("type") in ("tool_use", "server_tool_use"))
     if dialect is Dialect.GEMINI:
         return sum(1 for cand in _list(payload.get("candidates")) if isinstance(cand, dict)
-                   for part in _list((cand.get("content") or {}).get("parts"))
+                   and isinstance(cand.get("content"), dict) for part in _list(cand["content"].get("parts"))
                    if isinstance(part, dict) and field(part, "functionCall")[0] in part)
     if dialect is Dialect.MCP:
         result = payload.get("result")

@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from .. import jsonsafe
+
 # How many nested JSON-in-a-string layers are unwrapped before giving up (the seed runtime's bound).
 MAX_DEPTH = 4
 # Where a fixer puts arguments that are not an object (the seed runtime's choice): {"value": …}.
@@ -23,6 +25,9 @@ class Decoded:
     kind: str
     value: Any  # the innermost decoded value (the raw text for invalid / concatenated / empty)
     layers: int  # JSON decodes it took to reach `value`
+    # Why `value` is not what the text holds ("" when it is): a wide integer came out rounded, or
+    # the text is nested deeper than orjson reads. Checking may go on; rewriting must not.
+    unfaithful: str = ""
 
     @property
     def ok(self) -> bool:
@@ -51,29 +56,34 @@ def decode(text: str) -> Decoded:
         return Decoded(EMPTY, text, 0)
     value: Any = text
     layers = 0
+    unfaithful = ""
     while isinstance(value, str):
         if layers == MAX_DEPTH:
-            return Decoded(TOO_DEEP, value, layers)
+            return Decoded(TOO_DEEP, value, layers, unfaithful)
         try:
-            inner = orjson.loads(value)
-        except orjson.JSONDecodeError:
+            inner = jsonsafe.loads(value)
+        except jsonsafe.Unfaithful as exc:
+            inner, unfaithful = orjson.loads(value), unfaithful or str(exc)
+        except orjson.JSONDecodeError as exc:
             if layers == 0:
+                if jsonsafe.too_deep_to_read(exc):
+                    return Decoded(INVALID, value, 0, jsonsafe.TOO_DEEP_TO_READ)
                 return Decoded(CONCATENATED if _concatenated(value) else INVALID, value, 0)
             # A JSON string whose content is not JSON: a string argument, encoded `layers` times.
-            return Decoded(EMPTY if not value.strip() else SCALAR, value, layers)
+            return Decoded(EMPTY if not value.strip() else SCALAR, value, layers, unfaithful)
         layers += 1
         value = inner
     if isinstance(value, dict):
-        return Decoded(OBJECT, value, layers)
+        return Decoded(OBJECT, value, layers, unfaithful)
     if isinstance(value, list):
-        return Decoded(ARRAY, value, layers)
-    return Decoded(NULL if value is None else SCALAR, value, layers)
+        return Decoded(ARRAY, value, layers, unfaithful)
+    return Decoded(NULL if value is None else SCALAR, value, layers, unfaithful)
 
 
 def _concatenated(text: str) -> bool:
     try:
         _, end = json.JSONDecoder().raw_decode(text.lstrip())
-    except ValueError:
+    except (ValueError, RecursionError):  # the standard library's parser recurses once per level
         return False
     rest = text.lstrip()[end:].strip()
     return bool(rest) and rest[0] in "{[\""
@@ -81,12 +91,15 @@ def _concatenated(text: str) -> bool:
 
 def as_object(value: Any) -> tuple[dict[str, Any], str]:
     """The arguments as an object, whatever they were, and a note of what was done ("" if nothing).
-    Strings are decoded (repeated encodings unwrapped); anything else lands under WRAP_KEY."""
+    Strings are decoded (repeated encodings unwrapped); anything else lands under WRAP_KEY.
+    Raises jsonsafe.Unfaithful for a string whose decoded object would not be what it holds."""
     if isinstance(value, dict):
         return value, ""
     if not isinstance(value, str):
         return {WRAP_KEY: value}, f"non-object arguments wrapped under {WRAP_KEY!r}"
     decoded = decode(value)
+    if decoded.unfaithful:
+        raise jsonsafe.Unfaithful(f"arguments: {decoded.unfaithful}")
     if decoded.kind == OBJECT:
         note = "" if decoded.layers == 1 else f"unwrapped {decoded.layers} JSON encodings"
         return decoded.value, note
@@ -99,4 +112,4 @@ def as_object(value: Any) -> tuple[dict[str, Any], str]:
 
 def encode(arguments: dict[str, Any]) -> str:
     """One JSON text, the form Chat and Responses carry."""
-    return orjson.dumps(arguments).decode()
+    return jsonsafe.dumps(arguments).decode()

@@ -44,7 +44,10 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 def short(value: Any, limit: int = 60) -> str:
     """A value quoted for a one-line message, cut to `limit` characters."""
-    text = value if isinstance(value, str) else repr(value)
+    try:
+        text = value if isinstance(value, str) else repr(value)
+    except RecursionError:  # repr recurses once per level; orjson reads values 1024 levels deep
+        text = f"{'[' if isinstance(value, list) else '{'}… nested too deeply to show"
     text = text.replace("\n", "\\n")
     return repr(text[:limit] + "…") if len(text) > limit else repr(text)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
+from .. import jsonsafe
 from ..dialect import Dialect
 from . import mcp
 from .bridge import PAIRS, Bridge, RequestTranslation, ResponseTranslation, StreamTranslator, get_bridge
@@ -27,11 +28,13 @@ def translate_document(payload: Any, source: Dialect | str, target: Dialect | st
                        kind: Literal["request", "response"] = "request") -> tuple[dict[str, Any], list[Loss]]:
     """One document from `source` into `target`. A request goes through the bridge source->target;
     a response through the bridge target->source (the way a response travels). From MCP, a
-    tools/list result becomes `{"tools": [...]}` and a tools/call result the target's result item."""
+    tools/list result becomes `{"tools": [...]}` and a tools/call result the target's result item.
+    An MCP document nested deeper than can be written back raises jsonsafe.Unfaithful."""
     source, target = Dialect(source), Dialect(target)
     if source is Dialect.MCP:
         if target is Dialect.MCP:
             raise UnsupportedPair("MCP to MCP is not a translation")
+        jsonsafe.check_writable(payload)  # the schema walks recurse: refuse nesting they cannot take
         return mcp.tools(payload, target) if mcp.kind_of(payload) == "tools" else mcp.result_item(payload, target)
     if kind == "response":
         bridge = get_bridge(target, source)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
@@ -570,14 +569,14 @@ class StreamParser:
         if block["held"] is not None and block["args"]:
             text = "".join(block["held"])
             try:
-                arguments = orjson.loads(text)
+                arguments = jsonsafe.loads(text)
             except orjson.JSONDecodeError:
                 out.append(ev.CallArgs(index, text))  # cut short: passed on as it came
             else:
-                out.append(ev.CallArgs(index, orjson.dumps(_unwrap(self.state, block["name"], arguments)).decode()))
+                out.append(ev.CallArgs(index, jsonsafe.dumps(_unwrap(self.state, block["name"], arguments)).decode()))
         elif not block["args"] and isinstance(block["input"], dict) and block["input"]:
             arguments = _unwrap(self.state, block["name"], block["input"])
-            out.append(ev.CallArgs(index, orjson.dumps(arguments).decode()))
+            out.append(ev.CallArgs(index, jsonsafe.dumps(arguments).decode()))
         out.append(ev.CallEnd(index))
         return out
 
@@ -609,7 +608,7 @@ class StreamEmitter:
 
     @staticmethod
     def _event(kind: str, body: dict[str, Any]) -> bytes:
-        return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **body}) + b"\n\n"
+        return b"event: " + kind.encode() + b"\ndata: " + jsonsafe.dumps({"type": kind, **body}) + b"\n\n"
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):

@@ -10,14 +10,13 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from ..dialects.gemini.fields import normalise, spelled
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import NAMELESS, Emit, vet
-from .model import Call, Loss, Request, Result, State, TranslationError, UnsupportedPair
+from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
 from .names import IdMap, NameMap, name_ok
 
 _MODULES: dict[Dialect, ModuleType] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
@@ -30,6 +29,8 @@ PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
     (Dialect.ANTHROPIC, Dialect.OPENAI_RESPONSES),
     (Dialect.GEMINI, Dialect.OPENAI_CHAT), (Dialect.OPENAI_CHAT, Dialect.GEMINI),
 )
+# The HTTP statuses of the inspector's own refusals as Google names them (a Gemini SDK shows the name).
+_GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 502: "UNAVAILABLE"}
 _SUFFIX = {Dialect.OPENAI_CHAT: "/chat/completions", Dialect.OPENAI_RESPONSES: "/responses",
            Dialect.ANTHROPIC: "/messages"}
 
@@ -72,10 +73,13 @@ class Bridge:
             raise TranslationError("the request body must be a JSON object", "")
         try:
             return self._request(payload, path)
+        except jsonsafe.Unfaithful as exc:
+            raise TranslationError(f"cannot translate faithfully: {exc}", "") from None
         except _MALFORMED as exc:
             raise TranslationError(f"malformed {self.source.value} request ({_describe(exc)})", "") from None
 
     def _request(self, payload: dict[str, Any], path: str) -> RequestTranslation:
+        encoded = jsonsafe.dumps(payload)  # first: it refuses nesting too deep for the walks below
         req, losses = self._src.parse_request(payload, path)
         state = State(self.source, self.target, model=req.model, stream=req.stream)
         options = payload.get("stream_options")
@@ -89,7 +93,7 @@ class Bridge:
         state.json_array_stream = self.source is Dialect.GEMINI and req.stream and bool(query) and \
             "alt=sse" not in query.split("&")
         state.history_ids = {i for item in req.items for i in _ids(item)}
-        state.seed = hashlib.sha256(orjson.dumps(payload)).hexdigest()[:32]
+        state.seed = hashlib.sha256(encoded).hexdigest()[:32]
         state.created = int(time.time())
         names = NameMap(self.target, {n for n in _names(req) if name_ok(n, self.target)})
         ids = IdMap(self.target, state.history_ids, state.seed)
@@ -112,11 +116,19 @@ class Bridge:
         if not isinstance(payload, dict):
             raise TranslationError("the response body must be a JSON object", "")
         try:
+            jsonsafe.check_writable(payload)
             resp, losses = self._dst.parse_response(payload, state)
             vet(resp, losses)
             return ResponseTranslation(self._src.emit_response(resp, state, losses), losses)
+        except jsonsafe.Unfaithful as exc:
+            raise TranslationError(f"cannot translate faithfully: {exc}", "") from None
         except _MALFORMED as exc:
             raise TranslationError(f"malformed {self.target.value} response ({_describe(exc)})", "") from None
+
+    def refusal(self, kind: str, message: str, status: int) -> dict[str, Any]:
+        """An error of the inspector's own (type `kind`, HTTP `status`) as the client's dialect writes errors."""
+        error = {"type": kind, "message": message, "code": status, "status": _GOOGLE_STATUS.get(status, "INTERNAL")}
+        return self._src.emit_response(Response(error=error), State(self.source, self.target), [])
 
     def stream(self, state: State) -> StreamTranslator:
         return StreamTranslator(self._dst.StreamParser(state), self._src.StreamEmitter(state, []), state)

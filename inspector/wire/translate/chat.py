@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
@@ -621,7 +620,7 @@ class StreamEmitter:
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
         body = {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
-        return b"data: " + orjson.dumps(body) + b"\n\n"
+        return b"data: " + jsonsafe.dumps(body) + b"\n\n"
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):
@@ -649,7 +648,7 @@ class StreamEmitter:
             if self.state.stream_usage:
                 usage = {"prompt_tokens": event.input_tokens, "completion_tokens": event.output_tokens,
                          "total_tokens": event.input_tokens + event.output_tokens}
-                out += b"data: " + orjson.dumps({"id": self.id, "object": "chat.completion.chunk",
+                out += b"data: " + jsonsafe.dumps({"id": self.id, "object": "chat.completion.chunk",
                                                  "created": self.created, "model": self.model, "choices": [],
                                                  "usage": usage}) + b"\n\n"
             return out + b"data: [DONE]\n\n"
@@ -658,5 +657,5 @@ class StreamEmitter:
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
-            return b"data: " + orjson.dumps({"error": openai_error(event.raw if event.raw is not None else event.message)}) + b"\n\n"
+            return b"data: " + jsonsafe.dumps({"error": openai_error(event.raw if event.raw is not None else event.message)}) + b"\n\n"
         return b""

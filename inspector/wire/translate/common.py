@@ -8,8 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
 from .names import IdMap, NameMap, id_ok
@@ -115,7 +114,7 @@ def message_of(src: str) -> str:
 
 
 def dumps(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    return jsonsafe.dumps(value).decode()
 
 
 # Separate blocks (Anthropic system blocks, a tool result's text parts, the system messages of a
@@ -233,17 +232,27 @@ def error_status(error: Any) -> int:
     return code if isinstance(code, int) and code in _ROW else 500
 
 
+def _own_kind(error: Any) -> str | None:
+    """The type of an error the inspector itself answers (`toolwire_…`): it names what went wrong
+    better than any provider kind, so every dialect keeps it."""
+    kind = error.get("type") if isinstance(error, dict) else None
+    return kind if isinstance(kind, str) and kind.startswith("toolwire_") else None
+
+
 def anthropic_error(error: Any) -> dict[str, Any]:
-    return {"type": _ROW[error_status(error)][1], "message": _message(error)}
+    return {"type": _own_kind(error) or _ROW[error_status(error)][1], "message": _message(error)}
 
 
 def openai_error(error: Any) -> dict[str, Any]:
     kind, code = _ROW[error_status(error)][2]
-    return {"message": _message(error), "type": kind, "param": None, "code": code}
+    own = _own_kind(error)
+    return {"message": _message(error), "type": own or kind, "param": None, "code": error["code"] if own else code}
 
 
 def google_error(error: Any) -> dict[str, Any]:
     code, status = _ROW[error_status(error)][3]
+    if _own_kind(error):
+        code = error["code"]  # the inspector's own answer: its HTTP status
     return {"code": code, "message": _message(error), "status": status}
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 
+from .. import jsonsafe
 from ..sse import SSEEvent
 from .model import StopReason
 
@@ -74,7 +75,10 @@ def decode(event: SSEEvent, what: str = "event") -> dict[str, Any] | list[Event]
     Failure when it is not JSON (the stream goes on, the flow records it), none for JSON that is
     not an object."""
     try:
-        data = orjson.loads(event.data)
+        data = jsonsafe.loads(event.data)
+    except jsonsafe.Unfaithful as exc:
+        return [Failure(f"upstream sent {'a chunk' if what == 'chunk' else 'an event'} that cannot be translated "
+                        f"faithfully: {exc}")]
     except orjson.JSONDecodeError:
         return [Failure(f"upstream sent {'a chunk' if what == 'chunk' else 'an event'} that is not JSON: "
                         f"{event.data[:80]!r}")]

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from ..dialects.gemini.fields import normalise
 from ..dialects.gemini.schema import Change, needs_json_schema, to_genai, to_json_schema
@@ -570,10 +569,10 @@ class StreamEmitter:
         """One chunk as SSE, or as the next element of the JSON array a client without
         alt=sse reads; the array is closed by `close`."""
         if not self.state.json_array_stream:
-            return b"data: " + orjson.dumps(body) + b"\r\n\r\n"
+            return b"data: " + jsonsafe.dumps(body) + b"\r\n\r\n"
         lead = b"[" if not self.opened else b",\r\n"
         self.opened = True
-        return lead + orjson.dumps(body)
+        return lead + jsonsafe.dumps(body)
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):

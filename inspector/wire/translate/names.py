@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 
+from .. import jsonsafe
 from ..dialect import Dialect
 from .model import Loss
 
@@ -139,8 +140,12 @@ def decode_arguments(text: Any, pointer: str, losses: list[Loss]) -> tuple[dict[
     depth = 0
     while isinstance(value, str) and depth < _UNWRAP_DEPTH:
         try:
-            value = orjson.loads(value)
-        except orjson.JSONDecodeError:
+            value = jsonsafe.loads(value)
+        except jsonsafe.Unfaithful as exc:
+            raise jsonsafe.Unfaithful(f"arguments: {exc}") from None
+        except orjson.JSONDecodeError as exc:
+            if jsonsafe.too_deep_to_read(exc):  # valid JSON: keeping it as text would change it
+                raise jsonsafe.Unfaithful(f"arguments: {jsonsafe.TOO_DEEP_TO_READ}") from None
             break
         depth += 1
     if isinstance(value, dict):
@@ -170,4 +175,4 @@ def _json_kind(value: Any) -> str:
 
 
 def encode_arguments(arguments: dict[str, Any], raw: str | None) -> str:
-    return raw if raw is not None else orjson.dumps(arguments).decode()
+    return raw if raw is not None else jsonsafe.dumps(arguments).decode()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-import orjson
-
+from .. import jsonsafe
 from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
@@ -565,7 +564,7 @@ class StreamEmitter:
     def _event(self, kind: str, **fields: Any) -> bytes:
         body = {"type": kind, "sequence_number": self.seq, **fields}
         self.seq += 1
-        return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps(body) + b"\n\n"
+        return b"event: " + kind.encode() + b"\ndata: " + jsonsafe.dumps(body) + b"\n\n"
 
     def _snapshot(self, status: str, stop: StopReason = "stop", usage: tuple[int, int] = (0, 0)) -> dict[str, Any]:
         return _response_object(self.id, self.model, self.created, list(self.output), stop, *usage, status=status)

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import orjson
-
+from ... import jsonsafe
 from ...pointer import join
 from ...rules.base import short
 from ...rules.schema import JSON_TYPES, LIST_KEYWORDS, MAP_KEYWORDS, ONE_KEYWORDS
@@ -327,7 +326,7 @@ def _genai_enum(out: dict[str, Any], src: str, tgt: str, changes: list[Change]) 
                               "Gemini allows enum only on STRING; values written as strings"))
     if _kind(out) != "STRING":
         out["type"] = "STRING"
-    out["enum"] = [v if isinstance(v, str) else orjson.dumps(v).decode() for v in out["enum"]]
+    out["enum"] = [v if isinstance(v, str) else jsonsafe.dumps(v).decode() for v in out["enum"]]
 
 
 def _genai_typed(out: dict[str, Any], src: str, tgt: str, changes: list[Change]) -> None:
