@@ -213,6 +213,8 @@ class ServerThread:
                 await self._teardown()
 
     def _bind(self) -> socket.socket:
+        if not 0 <= self.port <= 65535:  # getaddrinfo would wrap 70000 to 4464 and listen there
+            raise ListenError(f"cannot listen on port {self.port}: ports go from 0 to 65535")
         try:
             infos = socket.getaddrinfo(self.host, self.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
         except socket.gaierror as exc:

@@ -465,3 +465,11 @@ def test_translate_moves_the_key_to_the_target_providers_header(make_rig, spec, 
             if k in ("authorization", "x-api-key", "x-goog-api-key", "api-key", "anthropic-version", "anthropic-beta")]
     assert sent == [(k.lower(), v) for k, v in expected]
     assert rig.mock.received[0].header("x-trace") == "t"
+
+
+@pytest.mark.parametrize("port", [70000, 65536, -1])
+def test_a_library_caller_listening_on_a_port_out_of_range_gets_a_clear_error(store, port):
+    # getaddrinfo takes the port modulo 65536: 70000 would listen on 4464 without a word.
+    with pytest.raises(ForwarderError) as raised:
+        Forwarder("http://127.0.0.1:9", store=store, port=port).start()
+    assert str(raised.value) == f"cannot listen on port {port}: ports go from 0 to 65535"

@@ -164,7 +164,7 @@ def test_a_streamed_event_with_a_wide_integer_becomes_an_error_event_not_a_round
     events = [orjson.loads(line[6:]) for line in out.split(b"\n") if line.startswith(b"data: {")]
     assert [e.get("error") for e in events] == [None, {
         "message": "upstream sent a chunk that cannot be translated faithfully: the integer 18446744073709551616 "
-                   "does not fit in 64 bits and would be rounded", "type": "error", "code": None}]
+                   "does not fit in 64 bits and would be rounded", "type": "server_error", "param": None, "code": None}]
 
 
 SCHEMA_HOLDERS = {  # a body per dialect with one tool whose schema is written exactly as given
