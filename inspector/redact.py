@@ -183,13 +183,18 @@ class Scrubber:
         return self._bytes.sub(_REDACTED_BYTES, data)
 
     def headers(self, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        return [(name, self.text(value)) for name, value in redact_headers(headers)]  # type: ignore[misc]
+        named = redact_headers(headers)
+        if self._text is None:  # most flows: nothing to look for by value
+            return named
+        return [(name, self.text(value)) for name, value in named]  # type: ignore[misc]
 
     def chunks(self, chunks: list[Chunk]) -> list[Chunk]:
         """Chunks scrubbed as one text, so that a secret cut across chunks goes too: its marker
         lands in the chunk where it began. The chunks still add up to the scrubbed body."""
+        if self._bytes is None:
+            return chunks
         joined = b"".join(chunk.data for chunk in chunks)
-        if self._bytes is None or not any(secret in joined for secret in self.raw):
+        if not any(secret in joined for secret in self.raw):
             return chunks
         spans = [match.span() for match in self._bytes.finditer(joined)]
         scrubbed, end, consumed, index = [], 0, 0, 0
@@ -206,12 +211,13 @@ class Scrubber:
             scrubbed.append(Chunk(chunk.t, b"".join(parts)))
         return scrubbed
 
-
     def fragment(self, data: bytes) -> bytes:
         """`data` scrubbed on its own, when it is one piece of a longer text whose other pieces are
         written apart (a stream's chunks persisted as they arrive): besides every whole secret, a
         piece of a secret cut at either end of `data`, or a piece lying wholly inside a secret, goes
         too. Pieces shorter than `_FRAGMENT` bytes are left: they tell nothing of the secret."""
+        if self._bytes is None:
+            return data
         data = self.data(data) or data
         for secret in self.raw:
             if len(data) >= _FRAGMENT and data in secret:
