@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
 import sqlite3
 
 import orjson
@@ -217,6 +220,38 @@ def test_big_flows_are_analysed_in_a_helper_process(tmp_path):
         store.save(finish(make_flow(store)))  # a small one, in the writer thread
         assert [(r.dialect, r.model, r.state) for r in store.rows()] == [
             ("openai-chat", "gpt-big", "complete"), ("openai-chat", "gpt-test", "complete")]
+
+
+BIG_BODY = orjson.dumps({"model": "gpt-big", "messages": [{"role": "user", "content": "x" * 1000}] * 300})
+APART = len(BIG_BODY) + len(b'{"choices": []}')  # a finished BIG_BODY flow is just big enough
+
+
+def test_the_analysis_worker_runs_at_a_lower_priority_and_only_for_big_flows(tmp_path):
+    with Store(tmp_path / "s.db", analyse_apart=APART) as store:
+        store.save(finish(make_flow(store, request_body=BIG_BODY.replace(b"x", b"", 1))))  # one byte short
+        assert multiprocessing.active_children() == []
+        store.save(finish(make_flow(store, request_body=BIG_BODY)))
+        [worker] = multiprocessing.active_children()
+        assert os.getpriority(os.PRIO_PROCESS, worker.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
+        assert [(r.id, r.dialect, r.model, r.state) for r in store.rows()] == [
+            (1, "openai-chat", "gpt-big", "complete"), (2, "openai-chat", "gpt-big", "complete")]
+    assert multiprocessing.active_children() == []  # close() ends the worker
+
+
+def test_a_killed_analysis_worker_is_survived_and_its_flow_analysed_in_the_writer(tmp_path, capsys):
+    with Store(tmp_path / "s.db", analyse_apart=APART) as store:
+        store.save(finish(make_flow(store, request_body=BIG_BODY)))
+        [worker] = multiprocessing.active_children()
+        os.kill(worker.pid, signal.SIGKILL)
+        store.save(finish(make_flow(store, request_body=BIG_BODY, status=201)))
+        store.save(finish(make_flow(store, request_body=BIG_BODY, status=202)))  # in the writer from now on
+        assert multiprocessing.active_children() == []
+        assert [(r.id, r.dialect, r.model, r.status, r.state, r.errors) for r in store.rows()] == [
+            (1, "openai-chat", "gpt-big", 200, "complete", 0), (2, "openai-chat", "gpt-big", 201, "complete", 0),
+            (3, "openai-chat", "gpt-big", 202, "complete", 0)]
+        assert store.last_error is None
+    assert capsys.readouterr().err == ("toolwire-inspect: analysis worker process died; "
+                                       "analysing in the writer thread from now on\n")
 
 
 def test_a_flow_that_cannot_be_written_is_reported_and_the_writer_keeps_going(tmp_path, capsys):
