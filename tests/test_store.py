@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
 
 import orjson
 import pytest
 
 from inspector.flow import Chunk, Flow, FlowState, Mode
 from inspector.redact import REDACTED
-from inspector import store as store_module
-from inspector.store import SCHEMA_VERSION, Store, StoreError, pack_chunks, unpack_chunks
+from inspector.store import SCHEMA_VERSION, analysis_worker, schema, Store, StoreError, pack_chunks, unpack_chunks
 
 BODY = orjson.dumps({"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}],
                      "tools": [{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]})
@@ -45,7 +51,7 @@ def test_schema_is_versioned_and_wal(tmp_path):
 
 def test_version_1_store_is_migrated(tmp_path):
     conn = sqlite3.connect(tmp_path / "s.db")
-    conn.executescript(store_module._SCHEMA + "PRAGMA user_version = 1;")
+    conn.executescript(schema.SCHEMA_1 + "PRAGMA user_version = 1;")
     conn.execute("INSERT INTO flows (id, session_id, started_at, method, path, query, request_headers, request_body, "
                  "mode, upstream_url, upstream_request_headers, response_headers, response_body, streamed, chunks, "
                  "state, notes) VALUES (7, 1, 0, 'POST', '/x', '', '[]', '', 'passthrough', '', '[]', '[]', '', 0, '', "
@@ -217,6 +223,86 @@ def test_big_flows_are_analysed_in_a_helper_process(tmp_path):
         store.save(finish(make_flow(store)))  # a small one, in the writer thread
         assert [(r.dialect, r.model, r.state) for r in store.rows()] == [
             ("openai-chat", "gpt-big", "complete"), ("openai-chat", "gpt-test", "complete")]
+
+
+BIG_BODY = orjson.dumps({"model": "gpt-big", "messages": [{"role": "user", "content": "x" * 1000}] * 300})
+APART = len(BIG_BODY) + len(b'{"choices": []}')  # a finished BIG_BODY flow is just big enough
+
+
+def test_the_analysis_worker_runs_at_a_lower_priority_and_only_for_big_flows(tmp_path):
+    with Store(tmp_path / "s.db", analyse_apart=APART) as store:
+        store.save(finish(make_flow(store, request_body=BIG_BODY.replace(b"x", b"", 1))))  # one byte short
+        assert multiprocessing.active_children() == []
+        store.save(finish(make_flow(store, request_body=BIG_BODY)))
+        [worker] = multiprocessing.active_children()
+        assert os.getpriority(os.PRIO_PROCESS, worker.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
+        assert [(r.id, r.dialect, r.model, r.state) for r in store.rows()] == [
+            (1, "openai-chat", "gpt-big", "complete"), (2, "openai-chat", "gpt-big", "complete")]
+    assert multiprocessing.active_children() == []  # close() ends the worker
+
+
+def test_a_killed_analysis_worker_is_survived_and_its_flow_analysed_in_the_writer(tmp_path, capsys):
+    with Store(tmp_path / "s.db", analyse_apart=APART) as store:
+        store.save(finish(make_flow(store, request_body=BIG_BODY)))
+        [worker] = multiprocessing.active_children()
+        os.kill(worker.pid, signal.SIGKILL)
+        store.save(finish(make_flow(store, request_body=BIG_BODY), status=201))
+        store.save(finish(make_flow(store, request_body=BIG_BODY), status=202))  # in the writer from now on
+        assert multiprocessing.active_children() == []
+        assert [(r.id, r.dialect, r.model, r.status, r.state, r.errors) for r in store.rows()] == [
+            (1, "openai-chat", "gpt-big", 200, "complete", 1), (2, "openai-chat", "gpt-big", 201, "complete", 1),
+            (3, "openai-chat", "gpt-big", 202, "complete", 1)]  # `choices` empty: one error
+        assert store.last_error is None
+    assert capsys.readouterr().err == ("toolwire-inspect: analysis worker process died; "
+                                       "analysing in the writer thread from now on\n")
+
+
+@pytest.mark.parametrize("failure", [OSError(24, "Too many open files"), RuntimeError("bootstrapping")])
+def test_an_analysis_worker_that_cannot_start_leaves_the_analysis_to_the_writer(tmp_path, capsys, monkeypatch,
+                                                                                failure):
+    def refuse(*args, **kwargs):
+        raise failure
+
+    monkeypatch.setattr(analysis_worker, "ProcessPoolExecutor", refuse)
+    with Store(tmp_path / "s.db", analyse_apart=APART) as store:
+        store.save(finish(make_flow(store, request_body=BIG_BODY)))
+        store.save(finish(make_flow(store, request_body=BIG_BODY), status=201))
+        assert [(r.id, r.dialect, r.model, r.status, r.state, r.errors) for r in store.rows()] == [
+            (1, "openai-chat", "gpt-big", 200, "complete", 1), (2, "openai-chat", "gpt-big", 201, "complete", 1)]
+        assert store.last_error is None
+    assert capsys.readouterr().err == (f"toolwire-inspect: analysis worker process failed to start ({failure}); "
+                                       "analysing in the writer thread from now on\n")
+
+
+def test_the_analysis_worker_ends_with_its_parent_even_one_killed_outright(tmp_path):
+    recorder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import multiprocessing, time
+        from inspector.flow import Flow, FlowState
+        from inspector.store import Store
+        store = Store({str(tmp_path / "s.db")!r}, analyse_apart=1)
+        store.save(Flow(id=store.next_flow_id(), session_id=0, started_at=1.0, method="POST",
+                        path="/v1/chat/completions", request_body=b'{{"model": "m", "messages": []}}',
+                        state=FlowState.COMPLETE))
+        print(*(child.pid for child in multiprocessing.active_children()), flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        worker = int(recorder.stdout.readline())
+    finally:
+        recorder.kill()
+        recorder.wait()
+
+    def alive(pid: int) -> bool:  # a zombie nobody reaps has ended too
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 10
+    while alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(worker)
 
 
 def test_a_flow_that_cannot_be_written_is_reported_and_the_writer_keeps_going(tmp_path, capsys):

@@ -1,0 +1,187 @@
+"""`Store`: the one object callers hold. It opens the file (see schema), reads it on any thread,
+and hands everything that writes to its writer thread (see writer)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
+from ..flow import Flow
+from ..redact import redact_url
+from . import rows, schema
+from .rows import FlowRow, SessionRow
+from .schema import StoreError
+from .writer import Writer, process_started
+
+# What the list filter matches against: the columns a user sees in the list.
+_TEXT_FILTER = (
+    "(method || ' ' || path || ' ' || dialect || ' ' || model || ' ' || state || ' ' || "
+    "COALESCE(status, '') || ' ' || COALESCE(error, '') || ' ' || COALESCE(parse_error, '') || ' #' || id) "
+    "LIKE ? ESCAPE '\\'"
+)
+_SESSIONS = f"SELECT {', '.join(rows.SESSION_COLUMNS)} FROM sessions"
+
+
+class Store:
+    def __init__(self, path: str | Path | None = None, *, analyse_apart: int | None = None,
+                 read_only: bool = False) -> None:
+        """Open (creating or migrating) the store at `path`. `analyse_apart`: body bytes from which a
+        flow is analysed in the worker process (default ANALYSE_APART). `read_only`: open the file as
+        it is and never write to it (no migration, no WAL switch, no ids); a file that is not a flow
+        store is refused with a StoreError."""
+        self.path = Path(path) if path is not None else schema.default_path()
+        self.read_only = read_only
+        self.session_id: int | None = None
+        self._read_lock = threading.Lock()
+        self._closed = False
+        self._writer: Writer | None = None
+        if read_only:
+            self._read = schema.open_read_only(self.path)
+            return
+        try:
+            schema.make_private(self.path, own_folder=path is None)
+            self._read = schema.connect(self.path, timeout=30)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        try:
+            schema.migrate(self._read, self.path)
+            first_free_id = schema.next_free_id(self._read)
+        except (sqlite3.Error, StoreError) as exc:
+            self._read.close()
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        self._writer = Writer(self.path, first_free_id=first_free_id,
+                              analyse_apart=tuning.ANALYSE_APART if analyse_apart is None else analyse_apart)
+        try:
+            # The first transaction reserves this store's pool of ids (and closes the flows of dead
+            # processes). If the file is locked or full it fails after WRITE_TIMEOUT, reported,
+            # and the store opens anyway: ids are borrowed until the writer gets through.
+            self.flush()
+        except StoreError:
+            pass
+
+    @property
+    def last_error(self) -> str | None:
+        """The writer's latest failure, None once writing works again (and on a read-only store)."""
+        return None if self._writer is None else self._writer.last_error
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def new_session(self, upstream: str, listen: str, mode: str = "passthrough") -> int:
+        pid = os.getpid()
+        started = process_started(pid)
+
+        def run(conn: sqlite3.Connection) -> int:
+            cursor = conn.execute(
+                "INSERT INTO sessions (started_at, upstream, listen, mode, owner_pid, owner_started) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (time.time(), redact_url(upstream), listen, mode, pid, started),
+            )
+            return int(cursor.lastrowid or 0)
+
+        try:
+            self.session_id = int(self._call(run))  # type: ignore[arg-type]
+        except StoreError as exc:
+            raise StoreError(f"cannot start a session in {self.path}: {exc}") from exc
+        return self.session_id
+
+    def next_flow_id(self) -> int:
+        """A fresh flow id, unique in this store file whichever process asks. It never waits on the
+        file: ids come from a pool the writer thread keeps reserved ahead, and when a burst (or a
+        locked, full file) has used the pool up, the next ids are borrowed past its end for the
+        writer to claim, or replace, before it writes their flows."""
+        return self._writable().next_flow_id()
+
+    def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None = None) -> None:
+        """Queue a flow for writing and return at once. A pending flow gets its request row; a
+        finished one is analysed and written whole. `on_saved(row)` runs on the writer thread
+        once the row is committed; it must be quick and must not call flush() or save()."""
+        writer = self._writable()
+        if self._closed:
+            return
+        writer.submit(flow, on_saved)
+
+    def save(self, flow: Flow) -> None:
+        """Write a flow (analysing it when finished) and wait until it is committed."""
+        self.submit(flow)
+        self.flush()
+
+    def flush(self) -> None:
+        """Block until everything submitted so far is committed (a StoreError if it cannot be)."""
+        self._call(lambda conn: None)
+
+    def _writable(self) -> Writer:
+        if self._writer is None:
+            raise StoreError(f"store {self.path} is open read-only")
+        return self._writer
+
+    def _call(self, run: Callable[[sqlite3.Connection], object]) -> object:
+        writer = self._writable()
+        if self._closed:
+            raise StoreError("store is closed")
+        return writer.call(run)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def get(self, flow_id: int) -> Flow | None:
+        with self._read_lock:
+            return rows.load(self._read, flow_id)
+
+    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0) -> list[FlowRow]:
+        """Flow rows, oldest first (newest last), optionally filtered by text."""
+        where, params = _text_where(text)
+        sql = f"SELECT {rows.LIST_COLUMNS} FROM flows{where} ORDER BY id LIMIT ? OFFSET ?"
+        with self._read_lock:
+            found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
+        return [rows.listed_row(values) for values in found]
+
+    def flow_ids(self, session_id: int, *, dialect: str) -> list[int]:
+        """Ids of one session's flows of one dialect, oldest first (what session rules read)."""
+        with self._read_lock:
+            found = self._read.execute("SELECT id FROM flows WHERE session_id = ? AND dialect = ? ORDER BY id",
+                                       (session_id, dialect)).fetchall()
+        return [r[0] for r in found]
+
+    def count(self, *, text: str = "") -> int:
+        where, params = _text_where(text)
+        with self._read_lock:
+            (n,) = self._read.execute(f"SELECT COUNT(*) FROM flows{where}", params).fetchone()
+        return int(n)
+
+    def sessions(self) -> list[SessionRow]:
+        with self._read_lock:
+            found = self._read.execute(f"{_SESSIONS} ORDER BY id").fetchall()
+        return [SessionRow(*r) for r in found]
+
+    def session(self, session_id: int) -> SessionRow | None:
+        with self._read_lock:
+            r = self._read.execute(f"{_SESSIONS} WHERE id = ?", (session_id,)).fetchone()
+        return None if r is None else SessionRow(*r)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True  # what is submitted from now on is not written
+        if self._writer is not None:
+            self._writer.stop()
+        with self._read_lock:
+            self._read.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _text_where(text: str) -> tuple[str, tuple[str, ...]]:
+    if not text:
+        return "", ()
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f" WHERE {_TEXT_FILTER}", (f"%{escaped}%",)

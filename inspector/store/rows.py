@@ -1,0 +1,167 @@
+"""The columns of the flows and sessions tables, named once, and the typed rows read from them:
+every statement that writes or reads a whole flow, and every mapping between a Flow and its row,
+is built from the column tuples here."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+
+import orjson
+
+from ..flow import Flow, FlowState, Mode
+from .chunks import pack_chunks, unpack_chunks
+
+
+@dataclass(slots=True)
+class FlowRow:
+    id: int
+    session_id: int
+    started_at: float
+    method: str
+    path: str
+    dialect: str  # "" when unknown
+    model: str
+    status: int | None
+    state: str
+    latency_ms: float | None
+    ttfb_ms: float | None
+    tools: int
+    tool_calls: int
+    errors: int
+    warnings: int
+    replay_of: int | None
+    streamed: bool
+    mode: str
+    error: str | None  # the transport error, else the body's parse error
+
+
+@dataclass(slots=True)
+class SessionRow:
+    id: int
+    started_at: float
+    upstream: str
+    listen: str
+    mode: str
+
+
+@dataclass(slots=True, frozen=True)
+class Summary:
+    """What analysis says of a finished flow: the summary columns of its row (a pending flow has
+    the defaults)."""
+
+    dialect: str = ""  # "" when unknown
+    model: str = ""
+    tools: int = 0
+    tool_calls: int = 0
+    errors: int = 0
+    warnings: int = 0
+    parse_error: str | None = None
+
+
+# Flow columns are named as the Flow attributes they hold. The request side is complete when the
+# request arrives; the response side is written when the response ends.
+REQUEST_COLUMNS = (
+    "id", "session_id", "started_at", "method", "path", "query", "request_headers", "request_body", "mode",
+    "translate", "upstream_url", "upstream_request_headers", "upstream_request_body",
+)
+RESPONSE_COLUMNS = (
+    "status", "response_headers", "upstream_response_body", "response_body", "streamed", "chunks", "ttfb_ms",
+    "latency_ms", "state", "error", "replay_of", "notes",
+)
+FLOW_COLUMNS = REQUEST_COLUMNS + RESPONSE_COLUMNS
+SUMMARY_COLUMNS = tuple(f.name for f in fields(Summary))
+SESSION_COLUMNS = tuple(f.name for f in fields(SessionRow))
+# What the list shows as a row's error: the transport error, else the body's parse error.
+_LISTED = {"error": "COALESCE(error, parse_error)"}
+LIST_COLUMNS = ", ".join(_LISTED.get(f.name, f.name) for f in fields(FlowRow))
+
+
+def insert(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT OR REPLACE INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+
+
+def update(table: str, columns: tuple[str, ...]) -> str:
+    """An UPDATE of `columns` of the row whose id is the last parameter."""
+    return f"UPDATE {table} SET {', '.join(f'{name} = ?' for name in columns)} WHERE id = ?"
+
+
+def mode_value(mode: Mode | str) -> str:
+    return mode.value if isinstance(mode, Mode) else str(mode)
+
+
+def headers_blob(headers: list[tuple[str, str]]) -> bytes:
+    return orjson.dumps(headers)
+
+
+def _headers_from(blob: bytes) -> list[tuple[str, str]]:
+    return [(k, v) for k, v in orjson.loads(blob)]
+
+
+def _optional_bytes(value: bytes | None) -> bytes | None:
+    return None if value is None else bytes(value)
+
+
+# How a Flow attribute is stored, where not as it is (`chunks` needs the body too: see below).
+_TO_SQL: dict[str, Callable[[object], object]] = {
+    "request_headers": headers_blob, "upstream_request_headers": headers_blob, "response_headers": headers_blob,
+    "mode": mode_value, "streamed": int, "state": lambda state: state.value, "notes": orjson.dumps,
+}
+_FROM_SQL: dict[str, Callable[[object], object]] = {
+    "request_headers": _headers_from, "upstream_request_headers": _headers_from, "response_headers": _headers_from,
+    "request_body": bytes, "upstream_request_body": _optional_bytes, "upstream_response_body": _optional_bytes,
+    "response_body": bytes, "mode": Mode, "streamed": bool, "state": FlowState,
+    "notes": lambda notes: list(orjson.loads(notes)),
+}
+
+
+def flow_values(flow: Flow, columns: tuple[str, ...]) -> tuple:
+    """The values of `columns` for `flow`, in that order."""
+    values = []
+    for name in columns:
+        if name == "chunks":
+            values.append(pack_chunks(flow.chunks, flow.response_body))
+            continue
+        value = getattr(flow, name)
+        encode = _TO_SQL.get(name)
+        values.append(value if encode is None else encode(value))
+    return tuple(values)
+
+
+def as_pending(flow: Flow) -> Flow:
+    """The flow as its pending row holds it: the request, the replay link and notes, no response yet
+    (the forwarder goes on filling that in)."""
+    return replace(flow, status=None, response_headers=[], upstream_response_body=None, response_body=b"",
+                   streamed=False, chunks=[], ttfb_ms=None, latency_ms=None, state=FlowState.PENDING, error=None)
+
+
+def flow_row(flow: Flow, summary: Summary) -> FlowRow:
+    """The list row of a flow just written."""
+    return FlowRow(
+        id=flow.id, session_id=flow.session_id, started_at=flow.started_at, method=flow.method, path=flow.path,
+        dialect=summary.dialect, model=summary.model, status=flow.status, state=flow.state.value,
+        latency_ms=flow.latency_ms, ttfb_ms=flow.ttfb_ms, tools=summary.tools, tool_calls=summary.tool_calls,
+        errors=summary.errors, warnings=summary.warnings, replay_of=flow.replay_of, streamed=flow.streamed,
+        mode=mode_value(flow.mode), error=flow.error or summary.parse_error,
+    )
+
+
+def listed_row(values: tuple) -> FlowRow:
+    """A FlowRow from the values of LIST_COLUMNS."""
+    row = FlowRow(*values)
+    row.streamed = bool(row.streamed)  # SQLite keeps booleans as integers
+    return row
+
+
+def load(conn: sqlite3.Connection, flow_id: int) -> Flow | None:
+    found = conn.execute(f"SELECT {', '.join(FLOW_COLUMNS)} FROM flows WHERE id = ?", (flow_id,)).fetchone()
+    if found is None:
+        return None
+    values = {name: _FROM_SQL.get(name, _same)(value) for name, value in zip(FLOW_COLUMNS, found)}
+    chunks = values.pop("chunks")
+    return Flow(**values, chunks=unpack_chunks(bytes(chunks), values["response_body"]))
+
+
+def _same(value: object) -> object:
+    return value

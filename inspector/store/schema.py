@@ -1,0 +1,167 @@
+"""The store file: where it lives, who may read it, its tables and their versions, and how it is
+opened (read-write, migrating it to this build's schema, or read-only, changing nothing)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from urllib.parse import quote
+
+import platformdirs
+
+SCHEMA_VERSION = 3
+
+# Version 1, as first shipped: a file at any version is brought forward by the steps after it.
+SCHEMA_1 = """
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    started_at REAL NOT NULL,
+    upstream TEXT NOT NULL,
+    listen TEXT NOT NULL,
+    mode TEXT NOT NULL
+);
+CREATE TABLE flows (
+    id INTEGER PRIMARY KEY,
+    session_id INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    method TEXT NOT NULL,
+    path TEXT NOT NULL,
+    query TEXT NOT NULL,
+    request_headers BLOB NOT NULL,
+    request_body BLOB NOT NULL,
+    mode TEXT NOT NULL,
+    translate TEXT,
+    upstream_url TEXT NOT NULL,
+    upstream_request_headers BLOB NOT NULL,
+    upstream_request_body BLOB,
+    status INTEGER,
+    response_headers BLOB NOT NULL,
+    upstream_response_body BLOB,
+    response_body BLOB NOT NULL,
+    streamed INTEGER NOT NULL,
+    chunks BLOB NOT NULL,
+    ttfb_ms REAL,
+    latency_ms REAL,
+    state TEXT NOT NULL,
+    error TEXT,
+    replay_of INTEGER,
+    notes BLOB NOT NULL,
+    dialect TEXT NOT NULL DEFAULT '',
+    model TEXT NOT NULL DEFAULT '',
+    tools INTEGER NOT NULL DEFAULT 0,
+    tool_calls INTEGER NOT NULL DEFAULT 0,
+    errors INTEGER NOT NULL DEFAULT 0,
+    warnings INTEGER NOT NULL DEFAULT 0,
+    parse_error TEXT
+);
+CREATE INDEX flows_session ON flows (session_id);
+"""
+# Version 2: flow ids are reserved through `meta`, so that several processes on one store (the
+# TUI, `record`, `replay`) never give two flows the same id.
+SCHEMA_2 = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+"""
+# Version 3: the owner of each session (to tell a dead process's pending flows from a live one's),
+# the chunks of in-flight streams, appended as they are relayed and folded into the flow at its end,
+# and an index of the pending flows, which every open looks for.
+SCHEMA_3 = """
+ALTER TABLE sessions ADD COLUMN owner_pid INTEGER;
+ALTER TABLE sessions ADD COLUMN owner_started TEXT;
+CREATE TABLE flow_chunks (
+    flow_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    t REAL NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (flow_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX flows_pending ON flows (session_id) WHERE state = 'pending';
+"""
+_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3, 1: SCHEMA_2 + SCHEMA_3, 2: SCHEMA_3}
+READABLE_VERSIONS = (1, 2, 3)  # what a read-only open can list and show without migrating
+
+
+class StoreError(Exception):
+    """The store file cannot be opened or has a schema this version does not know."""
+
+
+def default_path() -> Path:
+    return Path(platformdirs.user_data_dir("toolwire-inspect")) / "flows.sqlite3"
+
+
+def make_private(path: Path, *, own_folder: bool) -> None:
+    """Create the store file readable by its owner only, before SQLite opens it: SQLite gives the
+    -wal and -shm files it creates later the main file's mode. A store left readable by an older
+    version is tightened too. A new folder is private; so is the default one (ours) even if it exists."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if own_folder:
+        os.chmod(path.parent, 0o700)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            if os.stat(f"{path}{suffix}").st_mode & 0o077:
+                os.chmod(f"{path}{suffix}", 0o600)
+        except FileNotFoundError:
+            pass  # no -wal or -shm while nobody has the store open
+
+
+def connect(path: Path, timeout: float) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=timeout)
+    conn.execute("PRAGMA journal_mode=WAL")
+    # WAL + NORMAL: a committed flow survives a crash of the process (not of the OS), and
+    # commits cost no fsync on the writer thread.
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def open_read_only(path: Path) -> sqlite3.Connection:
+    if not path.is_file():
+        raise StoreError(f"no flow store at {path}")
+    # A WAL file opened read-only gets its -wal and -shm created (and left behind). With neither
+    # there, no process has the file open, and reading it as immutable creates nothing.
+    quiet = not any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro{'&immutable=1' if quiet else ''}"
+    try:
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=30)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open store {path}: {exc}") from exc
+    try:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:  # not SQLite at all, or unreadable
+        conn.close()
+        raise StoreError(f"{path} is not a toolwire-inspect flow store: {exc}") from exc
+    if version not in READABLE_VERSIONS or not {"flows", "sessions"} <= tables:
+        conn.close()
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{path} has schema version {version}; this build knows {SCHEMA_VERSION}")
+        raise StoreError(f"{path} is not a toolwire-inspect flow store")
+    return conn
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    if version == SCHEMA_VERSION:
+        return
+    if version not in _MIGRATIONS:
+        raise StoreError(f"{path} has schema version {version}; this build knows {SCHEMA_VERSION}")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        (version,) = conn.execute("PRAGMA user_version").fetchone()  # another process may have won
+        if version in _MIGRATIONS:
+            for statement in _MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def next_free_id(conn: sqlite3.Connection) -> int:
+    """The first flow id no process has reserved or used in this file."""
+    found = conn.execute("SELECT value FROM meta WHERE key = 'next_flow_id'").fetchone()
+    (max_id,) = conn.execute("SELECT COALESCE(MAX(id), 0) FROM flows").fetchone()
+    return max(found[0] if found else 1, max_id + 1)

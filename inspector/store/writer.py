@@ -1,0 +1,444 @@
+"""The writer thread: the only one that writes the store file. It takes flows and jobs from a
+queue, writes a burst of them in one transaction, appends the chunks of in-flight streams every
+PROGRESS_INTERVAL, keeps what it cannot write (file locked, disk full) in a bounded backlog that it
+retries, hands out flow ids without ever waiting on the file, and finishes the pending flows of
+dead processes. Secrets are scrubbed here, off the forwarding path."""
+
+from __future__ import annotations
+
+import os
+import queue
+import sqlite3
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import astuple, dataclass
+from pathlib import Path
+
+from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
+from ..flow import Chunk, Flow, FlowState
+from ..redact import Scrubber, redacted, scrubber
+from . import rows, schema
+from .analysis_worker import Analyser, body_size
+from .rows import FlowRow, Summary
+from .schema import StoreError
+
+
+class _Job:
+    """One unit of work for the writer thread."""
+
+    __slots__ = ("run", "done", "result", "error")
+
+    def __init__(self, run: Callable[[sqlite3.Connection], object]) -> None:
+        self.run = run
+        self.done = threading.Event()
+        self.result: object = None
+        self.error: BaseException | None = None
+
+
+@dataclass(slots=True)
+class _Write:
+    """A flow to write: its request row (`final` False) or the whole finished flow."""
+
+    flow: Flow
+    final: bool
+    on_saved: Callable[[FlowRow], None] | None
+    summary: Summary | None = None  # analysed once, kept while the write waits to be retried
+
+
+@dataclass(slots=True)
+class _Progress:
+    """An in-flight flow whose request row is on disk: how much of its stream is on disk too."""
+
+    flow: Flow
+    # The flow's secrets, scrubbed from each chunk as it is persisted (the final write scrubs the whole body).
+    scrub: Scrubber
+    chunks: int = 0  # flow.chunks[:chunks] are rows of flow_chunks
+    response_started: bool = False  # status and headers written onto the pending row
+
+
+_TICK = object()  # the writer woke up on its own, to write stream progress or retry the backlog
+_COMPLETION = rows.update("flows", rows.RESPONSE_COLUMNS + rows.SUMMARY_COLUMNS)
+_WHOLE_FLOW = rows.insert("flows", rows.FLOW_COLUMNS + rows.SUMMARY_COLUMNS)
+_REQUEST_ROW = rows.insert("flows", rows.FLOW_COLUMNS)
+_RESPONSE_START = rows.update("flows", ("status", "response_headers", "streamed", "ttfb_ms"))
+_CHUNK_ROW = rows.insert("flow_chunks", ("flow_id", "seq", "t", "data"))
+
+
+def process_started(pid: int) -> str | None:
+    """When process `pid` started, as the kernel tells it (None: no such process, or no way to ask).
+    With the pid it names one process for good: a reused pid has a different start time."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return fields[19].decode()  # starttime, field 22 of proc(5); [0] here is field 3
+    except (OSError, IndexError):
+        return None
+
+
+def _process_alive(pid: int, started: str | None) -> bool:
+    if started is not None and Path("/proc/self/stat").exists():
+        return process_started(pid) == started
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
+class Writer:
+    def __init__(self, path: Path, *, first_free_id: int, analyse_apart: int) -> None:
+        self.path = path
+        self.last_error: str | None = None  # the latest failure, None once writing works again
+        self._id_lock = threading.Lock()
+        self._ids: deque[int] = deque()  # reserved in the file for this store
+        # Handed out while no reserved id was left (the file locked or full): the writer claims them,
+        # or gives the flows new ids, before it writes them.
+        self._borrowed: list[int] = []
+        self._borrow_next = first_free_id
+        self._renumber: dict[int, int] = {}  # borrowed id -> the id its flow is written under
+        self._refill = True  # off once stop() gives the unused ids back
+        self._queue: queue.SimpleQueue[_Job | _Write | None] = queue.SimpleQueue()
+        self._pending_rows: set[int] = set()  # written as pending by this writer
+        self._live: dict[int, _Progress] = {}  # pending rows whose stream progress the writer persists
+        self._backlog: list[_Write] = []  # written in the next transaction that succeeds
+        self._recovered = False  # dead processes' pending flows marked interrupted
+        self._analyser = Analyser(analyse_apart)
+        self._thread = threading.Thread(target=self._write_loop, name="toolwire-store-writer", daemon=True)
+        self._thread.start()
+
+    # -- what other threads call -------------------------------------------------------------
+
+    def next_flow_id(self) -> int:
+        with self._id_lock:
+            if self._ids:
+                return self._ids.popleft()
+            flow_id = self._borrow_next
+            self._borrow_next += 1
+            self._borrowed.append(flow_id)
+            return flow_id
+
+    def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None) -> None:
+        # What to write is decided now: the forwarder goes on filling in the flow after a pending submit.
+        self._queue.put(_Write(flow, flow.state is not FlowState.PENDING, on_saved))
+
+    def call(self, run: Callable[[sqlite3.Connection], object]) -> object:
+        """Run `run` in the writer's next transaction and return its result (a StoreError if it fails)."""
+        job = _Job(run)
+        self._queue.put(job)
+        job.done.wait()
+        if job.error is not None:
+            raise StoreError(str(job.error)) from job.error
+        return job.result
+
+    def stop(self) -> None:
+        """Give the unused ids back, write what can be written, and end the thread."""
+        with self._id_lock:
+            self._refill = False  # no top-up now: it would only be given back
+        try:
+            self.call(self._give_back_ids)
+        except StoreError:
+            pass  # reported by the writer; the last attempt below reports what is lost
+        self._queue.put(None)
+        self._thread.join()
+
+    # -- the thread ----------------------------------------------------------------------------
+
+    def _warn(self, problem: str) -> None:
+        # Once per kind of failure, not once per retry: a full disk must not flood the terminal.
+        if problem != self.last_error:
+            print(f"toolwire-inspect: store: {problem}", file=sys.stderr)
+        self.last_error = problem
+
+    def _write_loop(self) -> None:
+        try:
+            conn = schema.connect(self.path, timeout=tuning.WRITE_TIMEOUT)
+        except sqlite3.Error as exc:  # the read connection opened a moment ago: only a vanished file
+            self._warn(f"cannot open a writer: {exc}; nothing more will be recorded")
+            self._fail_forever(exc)
+            return
+        next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
+        next_retry = 0.0
+        try:
+            while True:
+                now = time.monotonic()
+                due = [next_progress] if self._live else []
+                if self._backlog or not self._recovered:
+                    due.append(next_retry)
+                try:
+                    item = self._queue.get(timeout=max(0.0, min(due) - now)) if due else self._queue.get()
+                except queue.Empty:
+                    if self._recovered and not self._backlog and not self._progress_due():
+                        next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
+                        continue
+                    item = _TICK
+                if isinstance(item, _Write):
+                    # Let a burst of flows gather: one wake-up and one transaction for many,
+                    # instead of a wake-up per flow competing with the forwarder for the GIL.
+                    time.sleep(tuning.BATCH_WINDOW)
+                batch = [item]
+                while True:
+                    try:
+                        batch.append(self._queue.get_nowait())
+                    except queue.Empty:
+                        break
+                progress = time.monotonic() >= next_progress
+                if progress:
+                    next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
+                if not self._write_batch(conn, batch, progress):
+                    next_retry = time.monotonic() + tuning.RETRY_INTERVAL
+                if None in batch:
+                    self._give_up_backlog()
+                    return
+        finally:
+            conn.close()
+            self._analyser.close()
+
+    def _progress_due(self) -> bool:
+        return any(len(state.flow.chunks) != state.chunks for state in self._live.values())
+
+    def _fail_forever(self, exc: Exception) -> None:
+        """No writer: answer every job with the error until stop() ends the thread."""
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if isinstance(item, _Job):
+                item.error = exc
+                item.done.set()
+
+    def _give_up_backlog(self) -> None:
+        if self._backlog:
+            lost = ", ".join(f"#{write.flow.id}" for write in self._backlog if write.final)
+            print(f"toolwire-inspect: store: closed with {len(self._backlog)} writes never stored "
+                  f"(finished flows {lost or 'none'}): {self.last_error}", file=sys.stderr)
+            self._backlog.clear()
+
+    def _write_batch(self, conn: sqlite3.Connection, batch: list, progress: bool) -> bool:
+        """Write the backlog and a batch in one transaction; False when the store could not be
+        written (the flows wait in the backlog for the next attempt)."""
+        jobs = [item for item in batch if isinstance(item, _Job)]
+        writes = self._backlog + [item for item in batch if isinstance(item, _Write)]
+        self._backlog = []
+        # Analyse before the transaction: a write lock held through a long check would stall
+        # every other process on this store (and this one's id reservations).
+        for write in writes:
+            if write.final and write.summary is None:
+                write.summary = self._analyser.summary(write.flow)
+        saved: list[tuple[Callable[[FlowRow], None], FlowRow]] = []
+        written: list[_Write] = []
+        moved: list[tuple[Flow, int]] = []
+        claim = progressed = None
+        try:
+            # IMMEDIATE: the transaction reads (ids, pending flows) before it writes, and a deferred one
+            # would fail at once, without waiting, when another process wrote in between.
+            conn.execute("BEGIN IMMEDIATE")
+            if not self._recovered:
+                self._mark_interrupted(conn)
+            claim = self._claim_ids(conn)
+            moved = self._renumber_flows(writes, claim)
+            # A flow that finished while its pending row was still queued gets only its final row.
+            finished = {write.flow.id for write in writes if write.final}
+            for write in writes:
+                if not write.final and write.flow.id in finished:
+                    continue
+                try:
+                    # Secrets go here, on the writer thread, into a copy: the flow itself may be live still
+                    # (its stream progress is read below) and keeps its id for a renumbering.
+                    clean = redacted(write.flow, request_only=not write.final)
+                    row = self._write_flow(conn, clean, write.summary if write.final else None)
+                except sqlite3.OperationalError:
+                    raise  # the file, not the flow: the whole transaction is retried
+                except Exception as exc:  # a flow that cannot be written must not stop the writer
+                    self._warn(f"flow #{write.flow.id}: {exc}")
+                    continue
+                written.append(write)
+                if write.on_saved is not None:
+                    saved.append((write.on_saved, row))
+            if progress:
+                progressed = self._write_progress(conn, finished)
+            for job in jobs:
+                try:
+                    job.result = job.run(conn)
+                except sqlite3.OperationalError:
+                    raise
+                except Exception as exc:  # reported to the caller waiting on the job
+                    job.error = exc
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:  # locked, full, read-only, I/O: keep everything for the next try
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            for flow, old in moved:
+                flow.id = old
+                flow.notes.pop()
+            self._warn(f"cannot write ({exc}); flows are kept in memory and retried")
+            self._keep(writes)
+            for job in jobs:
+                job.error = job.error or exc
+                job.done.set()
+            return False
+        self._after_commit(claim, moved, written, progressed or [])
+        if self.last_error is not None and self.last_error.startswith("cannot write"):
+            print("toolwire-inspect: store: writing again; the flows kept in memory are stored", file=sys.stderr)
+            self.last_error = None
+        for on_saved, row in saved:
+            try:
+                on_saved(row)
+            except Exception as exc:  # a listener's bug must not stop the writer
+                print(f"toolwire-inspect: store listener failed: {exc!r}", file=sys.stderr)
+        # Last, so that flush() also waits for the listeners of what it flushed.
+        for job in jobs:
+            job.done.set()
+        return True
+
+    def _keep(self, writes: list[_Write]) -> None:
+        """Keep failed writes for the next attempt, within BACKLOG_FLOWS and BACKLOG_BYTES."""
+        self._backlog = writes
+        size = sum(body_size(write.flow) for write in writes)
+        dropped = []
+        while self._backlog and (len(self._backlog) > tuning.BACKLOG_FLOWS or size > tuning.BACKLOG_BYTES):
+            write = self._backlog.pop(0)
+            size -= body_size(write.flow)
+            dropped.append(write.flow.id)
+        if dropped:
+            print(f"toolwire-inspect: store: BACKLOG FULL, dropped {len(dropped)} unwritten flow writes "
+                  f"(#{dropped[0]}..#{dropped[-1]}): the store has not been writable for a while",
+                  file=sys.stderr)
+
+    def _claim_ids(self, conn: sqlite3.Connection) -> tuple[dict[int, int], range] | None:
+        """Inside the write transaction: make the borrowed ids ours, or choose new ids for their
+        flows when another process took them meanwhile, and top the pool of reserved ids up.
+        The ids become usable in `_after_commit`."""
+        with self._id_lock:
+            if not self._borrowed and not (self._refill and len(self._ids) < tuning.ID_POOL):
+                return None
+        start = schema.next_free_id(conn)
+        with self._id_lock:
+            borrowed = list(self._borrowed)
+            if borrowed == list(range(start, start + len(borrowed))):
+                targets, first = borrowed, start + len(borrowed)
+            else:
+                # New ids above any id this store ever handed out, so that an id given to a moved
+                # flow is never one a flow still holds.
+                first = max(start, self._borrow_next)
+                targets = list(range(first, first + len(borrowed)))
+                first += len(borrowed)
+            reserved = range(first, first + (tuning.ID_POOL - len(self._ids) if self._refill else 0))
+            self._borrow_next = max(self._borrow_next, reserved.stop)
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('next_flow_id', ?)", (reserved.stop,))
+        return dict(zip(borrowed, targets)), reserved
+
+    def _renumber_flows(self, writes: list[_Write], claim: tuple[dict[int, int], range] | None) -> list[tuple[Flow, int]]:
+        """Give the flows whose borrowed id went to another process their new id (until the
+        transaction commits: on failure they get their old one back). Returns (flow, old id)."""
+        renumber = dict(self._renumber)  # popped per flow here: a flow's second write has its new id
+        if claim is not None:
+            renumber.update((old, new) for old, new in claim[0].items() if old != new)
+        moved = []
+        for write in writes:
+            new = renumber.pop(write.flow.id, None)
+            if new is not None:
+                moved.append((write.flow, write.flow.id))
+                write.flow.id = new
+                write.flow.notes.append(f"renumbered from #{moved[-1][1]}: another process took that id "
+                                        "while this one could not reach the store")
+        return moved
+
+    def _after_commit(self, claim: tuple[dict[int, int], range] | None, moved: list[tuple[Flow, int]],
+                      written: list[_Write], progressed: list[tuple[_Progress, int]]) -> None:
+        if claim is not None:
+            ids, reserved = claim
+            with self._id_lock:
+                del self._borrowed[: len(ids)]
+                self._ids.extend(reserved)
+            self._renumber.update((old, new) for old, new in ids.items() if old != new)
+        for _, old in moved:
+            self._renumber.pop(old, None)
+        for write in written:
+            flow_id = write.flow.id
+            if write.final:
+                self._pending_rows.discard(flow_id)
+                self._live.pop(flow_id, None)
+            else:
+                self._pending_rows.add(flow_id)
+                self._live[flow_id] = _Progress(write.flow, scrubber(write.flow))
+        for state, count in progressed:
+            state.chunks = count
+            state.response_started = True
+        self._recovered = True
+
+    def _write_progress(self, conn: sqlite3.Connection, finished: set[int]) -> list[tuple[_Progress, int]]:
+        """Append the chunks relayed since the last time to `flow_chunks`: each chunk is written
+        once, so a long stream costs what it relays, not its length at every tick."""
+        progressed = []
+        for flow_id, state in self._live.items():
+            flow = state.flow
+            chunks = flow.chunks
+            count = len(chunks)  # the forwarder only appends: the first `count` are settled
+            if count == state.chunks or flow_id in finished:
+                continue
+            if not state.response_started:
+                # Set by the forwarder before its first chunk is relayed.
+                headers = rows.headers_blob(state.scrub.headers(flow.response_headers))
+                conn.execute(_RESPONSE_START, (flow.status, headers, int(flow.streamed), flow.ttfb_ms, flow_id))
+            conn.executemany(_CHUNK_ROW,
+                             [(flow_id, seq, chunk.t, state.scrub.fragment(chunk.data))
+                              for seq, chunk in enumerate(chunks[state.chunks : count], state.chunks)])
+            progressed.append((state, count))
+        return progressed
+
+    def _mark_interrupted(self, conn: sqlite3.Connection) -> None:
+        """Finish the pending flows of processes that died mid-flow: state `error`, error text
+        `interrupted: ...`, with the chunks they had relayed, analysed like any finished flow.
+        Flows of a live process (another recorder on this file) are left alone: they are going on."""
+        for session_id, pid, started in conn.execute(
+                "SELECT DISTINCT flows.session_id, owner_pid, owner_started FROM flows "
+                "LEFT JOIN sessions ON sessions.id = flows.session_id WHERE state = 'pending'").fetchall():
+            if pid is not None and _process_alive(pid, started):
+                continue
+            who = f"the recording process (pid {pid})" if pid is not None else "the recording process"
+            for (flow_id,) in conn.execute("SELECT id FROM flows WHERE session_id = ? AND state = 'pending'",
+                                           (session_id,)).fetchall():
+                flow = rows.load(conn, flow_id)
+                assert flow is not None  # just listed, in this transaction
+                flow.chunks = [Chunk(t, bytes(data)) for t, data in conn.execute(
+                    "SELECT t, data FROM flow_chunks WHERE flow_id = ? ORDER BY seq", (flow_id,))]
+                flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
+                flow.state = FlowState.ERROR
+                flow.error = (f"interrupted: {who} ended before the response did; "
+                              f"{len(flow.response_body)} bytes relayed by then are kept")
+                # Analysed inside the transaction, unlike other flows: this happens once, at open.
+                self._write_flow(conn, flow, self._analyser.summary(flow))
+
+    def _write_flow(self, conn: sqlite3.Connection, flow: Flow, summary: Summary | None) -> FlowRow:
+        """Write a pending flow (no summary) or a finished one with its analysis summary."""
+        if summary is None:
+            # Only the request side: it is complete on arrival, the rest is still being filled in.
+            pending = rows.as_pending(flow)
+            conn.execute(_REQUEST_ROW, rows.flow_values(pending, rows.FLOW_COLUMNS))
+            return rows.flow_row(pending, Summary())
+        completion = (*rows.flow_values(flow, rows.RESPONSE_COLUMNS), *astuple(summary))  # SUMMARY_COLUMNS
+        # The chunks relayed so far are in the flow now.
+        conn.execute("DELETE FROM flow_chunks WHERE flow_id = ?", (flow.id,))
+        # The request columns (a 1 MB body, say) of a pending row are already on disk: write only the rest.
+        if flow.id not in self._pending_rows or conn.execute(_COMPLETION, (*completion, flow.id)).rowcount == 0:
+            conn.execute(_WHOLE_FLOW, (*rows.flow_values(flow, rows.REQUEST_COLUMNS), *completion))
+        return rows.flow_row(flow, summary)
+
+    def _give_back_ids(self, conn: sqlite3.Connection) -> None:
+        """Return the unused ids at the end of the reserved range, unless another process reserved
+        after them, so that the next flow, whoever records it, goes on from the last one."""
+        with self._id_lock:
+            if not self._ids:
+                return
+            end = first_unused = self._ids[-1] + 1
+            for flow_id in reversed(self._ids):  # the pool may span several top-ups: only the last run
+                if flow_id != first_unused - 1:
+                    break
+                first_unused = flow_id
+            self._ids.clear()
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'next_flow_id' AND value = ?", (first_unused, end))
