@@ -15,8 +15,8 @@ from ..flow import Flow
 from ..redact import redact_url
 from . import rows, schema
 from .rows import FlowRow, SessionRow
-from .schema import StoreError
-from .writer import Writer, process_started
+from .schema import StoreError, process_started
+from .writer import Writer
 
 # What the list filter matches against: the columns a user sees in the list.
 _TEXT_FILTER = (
@@ -50,7 +50,7 @@ class Store:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
         try:
             schema.migrate(self._read, self.path)
-            first_free_id = schema.next_free_id(self._read)
+            first_free_id = schema.next_free_id(self._read, reclaim=True)
         except (sqlite3.Error, StoreError) as exc:
             self._read.close()
             if isinstance(exc, StoreError):

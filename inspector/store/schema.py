@@ -160,8 +160,57 @@ def migrate(conn: sqlite3.Connection, path: Path) -> None:
         raise
 
 
-def next_free_id(conn: sqlite3.Connection) -> int:
-    """The first flow id no process has reserved or used in this file."""
+def next_free_id(conn: sqlite3.Connection, *, reclaim: bool = False) -> int:
+    """The first flow id no process has reserved or used in this file. `reclaim`: the ids held by
+    processes that have ended are free again (a killed process never gave its pool back), so the ids
+    go on from the last flow or from what a live process still holds."""
     found = conn.execute("SELECT value FROM meta WHERE key = 'next_flow_id'").fetchone()
     (max_id,) = conn.execute("SELECT COALESCE(MAX(id), 0) FROM flows").fetchone()
+    if reclaim:
+        held = [stop for key, stop in conn.execute("SELECT key, value FROM meta WHERE key LIKE 'pool:%'")
+                if _holder_alive(key)]
+        return max([max_id + 1, *held])
     return max(found[0] if found else 1, max_id + 1)
+
+
+def pool_key(token: str) -> str:
+    """The `meta` key under which one store of this process records the end of its reserved ids
+    (deleted when it gives them back), so that the ids of a killed process can be taken back."""
+    pid = os.getpid()
+    return f"pool:{pid}:{process_started(pid) or ''}:{token}"
+
+
+def forget_ended_pools(conn: sqlite3.Connection) -> None:
+    """Delete the pool keys of processes that have ended (inside a write transaction)."""
+    conn.executemany("DELETE FROM meta WHERE key = ?", [
+        (key,) for (key,) in conn.execute("SELECT key FROM meta WHERE key LIKE 'pool:%'").fetchall()
+        if not _holder_alive(key)])
+
+
+def _holder_alive(key: str) -> bool:
+    _, pid, started, _ = key.split(":", 3)
+    return process_alive(int(pid), started or None)
+
+
+def process_started(pid: int) -> str | None:
+    """When process `pid` started, as the kernel tells it (None: no such process, or no way to ask).
+    With the pid it names one process for good: a reused pid has a different start time."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return fields[19].decode()  # starttime, field 22 of proc(5); [0] here is field 3
+    except (OSError, IndexError):
+        return None
+
+
+def process_alive(pid: int, started: str | None) -> bool:
+    """Whether the process that owned a session (pid, start time) still runs."""
+    if started is not None and Path("/proc/self/stat").exists():
+        return process_started(pid) == started
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import queue
+import secrets
 import sqlite3
 import sys
 import threading
@@ -67,29 +68,6 @@ _RESPONSE_START = rows.update("flows", ("status", "response_headers", "streamed"
 _CHUNK_ROW = rows.insert("flow_chunks", ("flow_id", "seq", "t", "data"))
 
 
-def process_started(pid: int) -> str | None:
-    """When process `pid` started, as the kernel tells it (None: no such process, or no way to ask).
-    With the pid it names one process for good: a reused pid has a different start time."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-        return fields[19].decode()  # starttime, field 22 of proc(5); [0] here is field 3
-    except (OSError, IndexError):
-        return None
-
-
-def _process_alive(pid: int, started: str | None) -> bool:
-    if started is not None and Path("/proc/self/stat").exists():
-        return process_started(pid) == started
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: alive
-    return True
-
-
 class Writer:
     def __init__(self, path: Path, *, first_free_id: int, analyse_apart: int) -> None:
         self.path = path
@@ -102,6 +80,7 @@ class Writer:
         self._borrow_next = first_free_id
         self._renumber: dict[int, int] = {}  # borrowed id -> the id its flow is written under
         self._refill = True  # off once stop() gives the unused ids back
+        self._pool_key = schema.pool_key(secrets.token_hex(4))
         self._queue: queue.SimpleQueue[_Job | _Write | None] = queue.SimpleQueue()
         self._pending_rows: set[int] = set()  # written as pending by this writer
         self._live: dict[int, _Progress] = {}  # pending rows whose stream progress the writer persists
@@ -316,7 +295,9 @@ class Writer:
         with self._id_lock:
             if not self._borrowed and not (self._refill and len(self._ids) < tuning.ID_POOL):
                 return None
-        start = schema.next_free_id(conn)
+        if not self._recovered:  # the first transaction takes back the ids of processes that have ended
+            schema.forget_ended_pools(conn)
+        start = schema.next_free_id(conn, reclaim=not self._recovered)
         with self._id_lock:
             borrowed = list(self._borrowed)
             if borrowed == list(range(start, start + len(borrowed))):
@@ -329,7 +310,8 @@ class Writer:
                 first += len(borrowed)
             reserved = range(first, first + (tuning.ID_POOL - len(self._ids) if self._refill else 0))
             self._borrow_next = max(self._borrow_next, reserved.stop)
-        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('next_flow_id', ?)", (reserved.stop,))
+        conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                         [("next_flow_id", reserved.stop), (self._pool_key, reserved.stop)])
         return dict(zip(borrowed, targets)), reserved
 
     def _renumber_flows(self, writes: list[_Write], claim: tuple[dict[int, int], range] | None) -> list[tuple[Flow, int]]:
@@ -398,7 +380,7 @@ class Writer:
         for session_id, pid, started in conn.execute(
                 "SELECT DISTINCT flows.session_id, owner_pid, owner_started FROM flows "
                 "LEFT JOIN sessions ON sessions.id = flows.session_id WHERE state = 'pending'").fetchall():
-            if pid is not None and _process_alive(pid, started):
+            if pid is not None and schema.process_alive(pid, started):
                 continue
             who = f"the recording process (pid {pid})" if pid is not None else "the recording process"
             for (flow_id,) in conn.execute("SELECT id FROM flows WHERE session_id = ? AND state = 'pending'",
@@ -432,6 +414,7 @@ class Writer:
     def _give_back_ids(self, conn: sqlite3.Connection) -> None:
         """Return the unused ids at the end of the reserved range, unless another process reserved
         after them, so that the next flow, whoever records it, goes on from the last one."""
+        conn.execute("DELETE FROM meta WHERE key = ?", (self._pool_key,))
         with self._id_lock:
             if not self._ids:
                 return

@@ -22,7 +22,7 @@ import pytest
 
 from inspector.cli import main
 from inspector.flow import Flow, FlowState
-from inspector.mock import Canned
+from inspector.mock import Canned, json_response
 from inspector import store as store_module
 from inspector.store import ID_POOL, Store
 
@@ -312,6 +312,27 @@ def test_two_stores_recording_on_one_file_keep_the_ids_dense(tmp_path):
         assert [(row.id, row.path) for row in tui.rows()] == [
             *((i, "/t") for i in range(1, ID_POOL + 1)), *((i, "/c") for i in range(ID_POOL + 1, 2 * ID_POOL + 1)),
             *((2 * ID_POOL + i, name) for i, name in ((1, "/t"), (2, "/c"), (3, "/t"), (4, "/c")))]
+
+
+def test_the_ids_a_killed_recorder_held_go_to_the_next_flow_and_a_live_ones_do_not(mock, tmp_path):
+    path = tmp_path / "s.db"
+    mock.push(json_response({"ok": True}))
+    killed, url, _ = start_record(path, mock.base_url)
+    live, live_url, _ = start_record(path, mock.base_url)
+    try:
+        assert httpx.post(url + CHAT, content=b"{}", timeout=10).status_code == 200
+        wait_until(lambda: read_only(path).execute("SELECT COUNT(*) FROM flows WHERE state = 'complete'"
+                                                   ).fetchone() == (1,))
+        # Both hold a pool of ids: the killed one never gives its pool back.
+        killed.send_signal(signal.SIGKILL)
+        killed.wait()
+        with Store(path) as store:
+            assert store.next_flow_id() == 2 * ID_POOL + 1  # past the live recorder's pool
+    finally:
+        live.send_signal(signal.SIGTERM)
+        live.wait()
+    with Store(path) as store:  # both gone: the ids go on from the last flow
+        assert store.next_flow_id() == 2
 
 
 # -- a locked store ------------------------------------------------------------------------------
