@@ -4,14 +4,14 @@
 repairs; the repaired payload passes the checker without errors for every defect repaired here.
 Repair pointers point into the *original* payload. Choices that a reader needs to know:
 - arguments that are not an object are wrapped as {"value": …} (arguments.WRAP_KEY);
-- an invalid name becomes `<sanitised, ≤55 chars>_<sha256[:8]>`: injective, and reversible through
-  `FixResult.aliases` (alias → original), applied to tools, tool_choice and every call in history;
+- an invalid name becomes `<sanitised stem>_<sha256 prefix>` (naming.NameMap, as the bridges alias):
+  injective, and reversible through `FixResult.aliases` (alias → original), applied to tools,
+  tool_choice and every call in history;
 - a call left unanswered gets a synthesised result "result unavailable" (flagged as an error where the
   dialect has a flag); a result that answers no pending call is dropped."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +20,7 @@ import orjson
 
 from . import jsonsafe, profiles
 from .dialect import Dialect
+from .naming import NameMap, mint_id
 from .pointer import split
 from .profiles import Profile
 from .rules import arguments
@@ -29,7 +30,6 @@ from .dialects.gemini.schema import Change, to_genai, to_json_schema
 from .rules.schema import check_strict
 
 UNAVAILABLE = "result unavailable"
-_SAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,17 +53,17 @@ def fix(payload: Any, dialect: Dialect | str, profile: str | Profile | None = No
     dialect = Dialect(dialect)
     chosen = profiles.get(profile, dialect)
     document = orjson.loads(jsonsafe.dumps(payload))
-    fixer = _Fixer(chosen)
+    fixer = _Fixer(chosen, document)
     if isinstance(document, dict):
         _FIXERS[dialect](fixer, document)
-    return FixResult(document, fixer.repairs, {alias: name for name, alias in fixer.aliases.items()})
+    return FixResult(document, fixer.repairs, {alias: name for name, alias in fixer.names.forward.items()})
 
 
 class _Fixer:
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, document: Any) -> None:
         self.profile = profile
         self.repairs: list[Repair] = []
-        self.aliases: dict[str, str] = {}  # original -> alias
+        self.names = NameMap(profile.names, _valid_names(document, profile))
         self.ids: dict[str, str] = {}  # rewritten call id: original -> new
 
     def note(self, rule: str, pointer: str, action: str, detail: str) -> None:
@@ -74,13 +74,11 @@ class _Fixer:
         """The name to use for `name`: itself when valid, else its alias (made once, then reused)."""
         if not isinstance(name, str) or not name or self.profile.name_ok(name):
             return name
-        if name not in self.aliases:
-            alias = alias_for(name, self.profile)
-            self.aliases[name] = alias
-            if taken is not None:
-                taken.add(alias)
-        self.note(rule, pointer, "aliased", f"{name!r} → {self.aliases[name]!r}")
-        return self.aliases[name]
+        alias = self.names.alias(name)
+        if taken is not None:
+            taken.add(alias)
+        self.note(rule, pointer, "aliased", f"{name!r} → {alias!r}")
+        return alias
 
     def keep_first(self, name: Any, taken: set[str], rule: str, pointer: str, what: str = "tool") -> bool:
         """False, with the removal noted, when `name` was declared already (the first one stays)."""
@@ -94,7 +92,7 @@ class _Fixer:
 
     def renamed(self, name: Any) -> str | None:
         """The alias already given to `name`, if any."""
-        return self.aliases.get(name) if isinstance(name, str) else None
+        return self.names.forward.get(name) if isinstance(name, str) else None
 
     # call ids ------------------------------------------------------------------------------------
     def call_id(self, call_id: Any, seen: set[str], rule_pointer: tuple[str, str], limit: int | None,
@@ -107,25 +105,28 @@ class _Fixer:
         if fits and call_id not in seen:
             seen.add(call_id)
             return call_id
-        salt = 0
-        new = call_id
-        while new in seen or new == call_id:
-            digest = hashlib.sha256(f"{call_id}#{salt}".encode()).hexdigest()[:24]
-            new = f"call_{digest}"
-            salt += 1
+        new = mint_id(call_id, seen, {call_id}, limit=limit or 64)
         seen.add(new)
         reason = "repeats an earlier id" if fits else "does not fit the id limit"
         self.note(rule, pointer, "rewritten", f"call id {call_id!r} {reason} → {new!r}")
         return new
 
 
-def alias_for(name: str, profile: Profile) -> str:
-    """`<sanitised, ≤55 chars>_<sha256[:8]>`: valid for every dialect, injective in practice (the hash
-    covers the whole original), stable across requests."""
-    sanitised = _SAFE.sub("_", name)[:55]
-    if not sanitised or not (sanitised[0].isalpha() or sanitised[0] == "_"):
-        sanitised = "_" + sanitised[:54]
-    return f"{sanitised}_{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+def _valid_names(document: Any, profile: Profile) -> set[str]:
+    """Every valid name the payload holds (tools, calls, choices, and more): an alias must never
+    equal one of them."""
+    found: set[str] = set()
+    stack = [document]
+    while stack:  # iterative: payloads may nest deeper than Python recurses
+        value = stack.pop()
+        if isinstance(value, dict):
+            name = value.get("name")
+            if isinstance(name, str) and profile.name_ok(name):
+                found.add(name)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return found
 
 
 # schemas -------------------------------------------------------------------------------------------
@@ -384,7 +385,7 @@ def _chat_assistant(fixer: _Fixer, message: dict[str, Any], base: str, pending: 
         call["type"] = "function" if call.get("type") != "function" else call["type"]
         original = call.get("id")
         if not isinstance(original, str) or not original:
-            original = f"call_{hashlib.sha256(f'{where}'.encode()).hexdigest()[:24]}"
+            original = mint_id(where)
             fixer.note("OC-14", ptr(where, "id"), "set", f"missing call id set to {original!r}")
         new = fixer.call_id(original, seen_ids, ("OC-16" if limit and len(original) > limit else "XL-04",
                                                  ptr(where, "id")), limit)

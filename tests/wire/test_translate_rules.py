@@ -9,7 +9,7 @@ import pytest
 
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import TranslationError, UnsupportedPair, get_bridge, translate_document
-from inspector.wire.translate.names import IdMap, NameMap
+from inspector.wire.naming import NAME_RULES, IdMap, NameMap
 
 from . import translate_cases as cases
 
@@ -108,16 +108,16 @@ def test_xl02_replayed_history_gets_the_same_alias_as_the_declaration() -> None:
 
 def test_xl02_long_names_are_cut_injectively_and_gemini_keeps_dots() -> None:
     long_a, long_b = "x" * 70 + "a", "x" * 70 + "b"
-    names = NameMap(CHAT, set())
+    names = NameMap(NAME_RULES[CHAT], set())
     assert len(names.alias(long_a)) == 64 and len(names.alias(long_b)) == 64
     assert names.alias(long_a) != names.alias(long_b)
-    gemini = NameMap(GEM, set())
+    gemini = NameMap(NAME_RULES[GEM], set())
     assert gemini.alias("weather.get") == "weather.get"
     assert re.fullmatch(r"_9lives_[0-9a-f]{8}", gemini.alias("9lives"))
 
 
 def test_xl03_an_alias_never_takes_a_name_already_in_use() -> None:
-    names = NameMap(CHAT, {"a_b"})
+    names = NameMap(NAME_RULES[CHAT], {"a_b"})
     alias = names.alias("a.b")
     assert alias not in ("a_b", "a.b") and names.alias("a_b") == "a_b"
 

@@ -84,8 +84,8 @@ def check_tool_name(report: Report, profile: Profile, name: Any, pointer: str, w
             report.add(rule, pointer, f"{what} has no name")
         return False
     if not profile.name_ok(name):
-        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
-                  else f"{verb} {profile.name_pattern_text}")
+        reason = (f"is {len(name)} characters (max {profile.names.max})" if len(name) > profile.names.max
+                  else f"{verb} {profile.names.text}")
         report.add(rule, pointer, f"{what} name {short(name)} {reason}")
         return False
     return True

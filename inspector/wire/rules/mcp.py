@@ -94,8 +94,8 @@ def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: di
         report.add("MCP-02", ptr(base, "name"), "tool has no name")
     else:
         if not profile.name_ok(name):
-            report.add("MCP-03", ptr(base, "name"), f"tool name {short(name)} should be 1–{profile.name_max} "
-                                                    f"characters of {profile.name_pattern_text}")
+            report.add("MCP-03", ptr(base, "name"), f"tool name {short(name)} should be 1–{profile.names.max} "
+                                                    f"characters of {profile.names.text}")
         elif not _PORTABLE.fullmatch(name):
             report.add("MCP-03", ptr(base, "name"), f"tool name {short(name)} is valid MCP but invalid for OpenAI "
                                                     "and Anthropic: it needs an alias there", Severity.INFO)

@@ -17,7 +17,7 @@ from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
-from .names import IdMap, NameMap, name_ok
+from ..naming import NAME_RULES, IdMap, NameMap
 
 _MODULES: dict[Dialect, ModuleType] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
                                        Dialect.ANTHROPIC: anthropic, Dialect.GEMINI: gemini}
@@ -95,7 +95,8 @@ class Bridge:
         state.history_ids = {i for item in req.items for i in _ids(item)}
         state.seed = hashlib.sha256(encoded).hexdigest()[:32]
         state.created = int(time.time())
-        names = NameMap(self.target, {n for n in _names(req) if name_ok(n, self.target)})
+        rule = NAME_RULES[self.target]
+        names = NameMap(rule, {n for n in _names(req) if rule.ok(n)})
         ids = IdMap(self.target, state.history_ids, state.seed)
         _pair(req, ids, losses, self.source)
         for item in req.items:

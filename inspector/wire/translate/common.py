@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -11,7 +10,7 @@ from typing import Any
 from .. import jsonsafe
 from ..dialect import Dialect
 from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
-from .names import IdMap, NameMap, id_ok
+from ..naming import IdMap, NameMap, id_ok, mint_id
 
 
 @dataclass(slots=True)
@@ -297,12 +296,7 @@ def back_id(state: State, call_id: str | None, basis: str, losses: list[Loss], s
     taken = call_id is not None and (call_id in state.ids or call_id in state.history_ids)
     if call_id and id_ok(call_id, state.source) and not taken:
         return call_id
-    salt = 0
-    while True:
-        minted = "call_" + hashlib.sha256(f"{state.seed}:{basis}:{call_id}:{salt}".encode()).hexdigest()[:24]
-        if minted not in state.ids and minted not in state.history_ids:
-            break
-        salt += 1
+    minted = mint_id(f"{state.seed}:{basis}:{call_id}", state.ids, state.history_ids)
     if taken:
         why = f"upstream call id {call_id!r} repeats an id already in the history; sent as {minted!r}"
     elif call_id:

@@ -1,0 +1,45 @@
+"""naming: the one rule table for tool names and the one way names and call ids are minted, which
+the checker, the fixer and every bridge share."""
+
+from __future__ import annotations
+
+import hashlib
+
+from inspector.wire.dialect import Dialect
+from inspector.wire.fix import fix
+from inspector.wire.naming import NAME_RULES, mint_id
+from inspector.wire.profiles import PROFILES
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_minted_id_is_deterministic_salted_past_every_taken_id_and_within_the_limit():
+    first = "call_" + _sha("basis")[:24]
+    second = "call_" + _sha("basis#1")[:24]
+    third = "call_" + _sha("basis#2")[:24]
+    assert [mint_id("basis"), mint_id("basis", {first}), mint_id("basis", {first}, {second})] == [first, second, third]
+    assert mint_id("basis", limit=12) == "call_" + _sha("basis")[:7]
+
+
+def test_the_profiles_read_the_dialect_table():
+    assert [PROFILES[p].names for p in ("openai", "anthropic", "gemini", "vertex", "mcp")] == [
+        NAME_RULES[Dialect.OPENAI_CHAT], NAME_RULES[Dialect.ANTHROPIC], NAME_RULES[Dialect.GEMINI],
+        NAME_RULES[Dialect.GEMINI], NAME_RULES[Dialect.MCP]]
+    gemini = NAME_RULES[Dialect.GEMINI]
+    assert [gemini.ok(n) for n in ("_a.b:c", "a" * 64, "a" * 65, "1a", "")] == [True, True, False, False, False]
+    assert [NAME_RULES[Dialect.ANTHROPIC].ok(n) for n in ("a" * 128, "a" * 129, "1-a")] == [True, False, True]
+
+
+def test_the_fixer_mints_a_repeated_call_id_as_the_bridges_do():
+    call = {"id": "dup", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    payload = {"model": "m", "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+               "messages": [{"role": "user", "content": "hi"},
+                            {"role": "assistant", "content": None, "tool_calls": [call, dict(call)]},
+                            {"role": "tool", "tool_call_id": "dup", "content": "a"},
+                            {"role": "tool", "tool_call_id": "dup", "content": "b"}]}
+    result = fix(payload, "openai-chat")
+    ids = [c["id"] for c in result.payload["messages"][1]["tool_calls"]]
+    # the old fixer salted even its first try ("dup#0"); the shared minting hashes the id unsalted first
+    assert ids == ["dup", mint_id("dup", {"dup"})] == ["dup", "call_" + _sha("dup")[:24]]
