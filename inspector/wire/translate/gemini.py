@@ -17,7 +17,7 @@ from .common import (RUN, Emit, back_id, back_name, dumps, google_error, hollow,
                      refusal_as_text)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
-from .names import decode_arguments
+from .arguments import decode_arguments
 
 _MODEL_IN_PATH = re.compile(r"/models/([^/:]+):")
 _PARAMS = ("contents", "systemInstruction", "tools", "toolConfig", "generationConfig")

@@ -14,7 +14,7 @@ from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, holl
                      openai_reasoning, split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
-from .names import decode_arguments, encode_arguments
+from .arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
            "max_output_tokens", "temperature", "top_p", "store", "reasoning")
