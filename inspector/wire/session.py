@@ -140,7 +140,7 @@ def _revision_fields(entry: SessionEntry, method: Any, result: dict[str, Any], b
     report = Report(str(entry.flow_id))
     for key in fields:
         if key not in result:
-            report.add(rule, f"{base}/{key}", f"the request declared protocol 2026-07-28, whose {method} result "
+            report.add(rule, join(base, key), f"the request declared protocol 2026-07-28, whose {method} result "
                                               f"requires {key}")
     return report.violations
 

@@ -17,7 +17,8 @@ from .dialect import Dialect
 from .profiles import Profile
 from .rules import anthropic, gemini, mcp, openai_chat
 from .rules.arguments import decode
-from .rules.base import Report, as_dict, as_list, ptr, short
+from .pointer import join
+from .rules.base import Report, as_dict, as_list, short
 from .sse import parse_all
 from .violations import Severity, Violation
 
@@ -255,10 +256,10 @@ def _chat_call_delta(report: Report, state: _Choice, delta: Any, slot: _Slot, id
         return
     index = delta.get("index")
     if not isinstance(index, int) or isinstance(index, bool):
-        report.add("OC-21", ptr(_where(slot), "index"), "tool call delta has no index (the only required field)")
+        report.add("OC-21", join(_where(slot), "index"), "tool call delta has no index (the only required field)")
         return
     if index < 0:
-        report.add("XL-12", ptr(_where(slot), "index"), f"tool call delta has index {index}")
+        report.add("XL-12", join(_where(slot), "index"), f"tool call delta has index {index}")
         return
     function = delta.get("function")
     if not isinstance(function, dict):
@@ -269,17 +270,17 @@ def _chat_call_delta(report: Report, state: _Choice, delta: Any, slot: _Slot, id
     if call is None:
         where = _where(slot)
         if not isinstance(call_id, str) or not call_id:
-            report.add("OC-21", ptr(where, "id"), f"first delta of call index {index} has no id: the call "
+            report.add("OC-21", join(where, "id"), f"first delta of call index {index} has no id: the call "
                                                   "cannot be routed")
         elif call_id in ids:
-            report.add("XL-04", ptr(where, "id"), f"call id {short(call_id)} is reused (first at {ids[call_id]})")
+            report.add("XL-04", join(where, "id"), f"call id {short(call_id)} is reused (first at {ids[call_id]})")
         else:
-            ids[call_id] = ptr(where, "id")
+            ids[call_id] = join(where, "id")
         if not isinstance(name, str) or not name:
-            report.add("OC-21", ptr(where, "function", "name"), f"first delta of call index {index} has no "
+            report.add("OC-21", join(where, "function", "name"), f"first delta of call index {index} has no "
                                                                 "function.name")
         if "type" not in delta:
-            report.add("OC-21", ptr(where, "type"), f"first delta of call index {index} has no type",
+            report.add("OC-21", join(where, "type"), f"first delta of call index {index} has no type",
                        Severity.WARNING)
         call = state.calls[index] = _Call(index, call_id, name, delta.get("type"))
     else:
@@ -361,7 +362,7 @@ def _responses(events: list[Any], profile: Profile, report: Report) -> dict[str,
         where = f"/{number}"
         if not isinstance(item_id, str) or item_id not in items:
             keyed_by_call = isinstance(item_id, str) and item_id in by_call_id
-            report.add("OR-10", ptr(where, "item_id"),
+            report.add("OR-10", join(where, "item_id"),
                        f"{kind} is keyed by call_id {short(item_id)}; deltas are keyed by the item id" if keyed_by_call
                        else f"{kind} names item {short(item_id)}, which no output_item.added opened")
             if not keyed_by_call:
@@ -375,12 +376,12 @@ def _responses(events: list[Any], profile: Profile, report: Report) -> dict[str,
             text = event.get(field_name)
             joined = "".join(deltas[item_id])
             if deltas[item_id] and isinstance(text, str) and text != joined:
-                report.add("OR-10", ptr(where, field_name), f"done {field_name} differ from the concatenated deltas "
+                report.add("OR-10", join(where, field_name), f"done {field_name} differ from the concatenated deltas "
                                                             f"({short(text, 30)} vs {short(joined, 30)})")
             if isinstance(text, str):
                 items[item_id][field_name] = text
                 deltas[item_id] = [text]
-                done_where[item_id] = ptr(where, field_name)
+                done_where[item_id] = join(where, field_name)
     if final is not None:
         for position, item in enumerate(as_list(final.get("output"))):
             if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"] in items:
@@ -404,10 +405,10 @@ def _compare(report: Report, started: dict[str, Any], item: dict[str, Any], part
         return
     joined = "".join(parts)
     if isinstance(item.get("arguments"), str) and item["arguments"] != joined:
-        report.add("OR-10", ptr(where, "arguments"), "final arguments differ from the streamed ones "
+        report.add("OR-10", join(where, "arguments"), "final arguments differ from the streamed ones "
                                                      f"({short(item['arguments'], 30)} vs {short(joined, 30)})")
     if started.get("call_id") is not None and item.get("call_id") != started.get("call_id"):
-        report.add("OR-10", ptr(where, "call_id"), "call_id changed between output_item.added and the end")
+        report.add("OR-10", join(where, "call_id"), "call_id changed between output_item.added and the end")
 
 
 # --- Anthropic ----------------------------------------------------------------------------------------
@@ -443,7 +444,7 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
             for key in ("stop_reason", "stop_sequence"):
                 if key in delta:
                     message[key] = delta[key]
-                    stop_where = ptr(where, "delta", "stop_reason") if key == "stop_reason" else stop_where
+                    stop_where = join(where, "delta", "stop_reason") if key == "stop_reason" else stop_where
             if isinstance(event.get("usage"), dict):
                 message["usage"] = {**as_dict(message.get("usage")), **event["usage"]}
             continue
@@ -456,17 +457,17 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
             continue
         index = event.get("index")
         if not isinstance(index, int) or isinstance(index, bool):
-            report.add("AN-13", ptr(where, "index"), f"{kind} has no content-block index")
+            report.add("AN-13", join(where, "index"), f"{kind} has no content-block index")
             continue
         state = blocks.get(index)
         if kind == "content_block_start":
             if state is not None:
-                report.add("AN-13", ptr(where, "index"), f"content block {index} is started twice")
+                report.add("AN-13", join(where, "index"), f"content block {index} is started twice")
             block = dict(as_dict(event.get("content_block")))
             blocks[index] = _Block(block, where)
             continue
         if state is None or not state.open:
-            report.add("AN-13", ptr(where, "index"), f"{kind} for content block {index}, which is "
+            report.add("AN-13", join(where, "index"), f"{kind} for content block {index}, which is "
                        + ("not open" if state is not None else "never started"))
             continue
         if kind == "content_block_stop":
@@ -478,12 +479,12 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
         block_type = state.block.get("type")
         if delta_type == "input_json_delta":
             if block_type not in ("tool_use", "server_tool_use", "mcp_tool_use"):
-                report.add("AN-13", ptr(where, "delta", "type"), f"input_json_delta for a {short(block_type)} block")
+                report.add("AN-13", join(where, "delta", "type"), f"input_json_delta for a {short(block_type)} block")
             elif isinstance(delta.get("partial_json"), str):
                 state.parts.append(delta["partial_json"])
         elif delta_type == "text_delta":
             if block_type != "text":
-                report.add("AN-13", ptr(where, "delta", "type"), f"text_delta for a {short(block_type)} block")
+                report.add("AN-13", join(where, "delta", "type"), f"text_delta for a {short(block_type)} block")
             elif isinstance(delta.get("text"), str):
                 state.block["text"] = str(state.block.get("text", "")) + delta["text"]
         elif delta_type == "thinking_delta" and isinstance(delta.get("thinking"), str):
@@ -563,7 +564,7 @@ def _gemini(events: list[Any], profile: Profile, report: Report) -> dict[str, An
                 if isinstance(call, dict) and not profile.vertex:
                     for streaming in ("partialArgs", "willContinue", "partial_args", "will_continue"):
                         if streaming in call:
-                            report.add("GM-15", f"{base}/{slot}/{key}/{streaming}", f"{streaming} is Vertex-only; "
+                            report.add("GM-15", join(base, slot, key, streaming), f"{streaming} is Vertex-only; "
                                                                                     "the Gemini API sends whole calls")
                 _merge_part(merged["content"]["parts"], part)
     if not candidates and not result:

@@ -493,3 +493,21 @@ def test_a_gemini_client_streaming_without_sse_reads_one_json_array() -> None:
         {"functionCall": {"id": "call_b", "name": "get_time", "args": {"tz": "CET"}}}]
     assert chunks[-1]["candidates"][0]["finishReason"] == "STOP"
     assert out.startswith(b"[{") and any(b"Checking both." in piece for piece in pieces[:-1])
+
+
+def test_every_loss_pointer_escapes_the_key_it_names() -> None:
+    # Pointers are built one way (pointer.join); a key holding "/" or "~" is escaped (RFC 6901).
+    for source, body, path in [
+        (CHAT, chat([{"role": "user", "content": "hi"}], **{"x-vendor/flag": 1, "a~b": 2}), CHAT_PATH),
+        (ANT, {"model": "m", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}],
+               "x-vendor/flag": 1, "a~b": 2}, "/v1/messages"),
+        (RESP, {"model": "m", "input": "hi", "x-vendor/flag": 1, "a~b": 2}, "/v1/responses"),
+        (GEM, {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "x-vendor/flag": 1, "a~b": 2,
+               "generationConfig": {"x/y": 1}}, "/v1beta/models/g:generateContent"),
+    ]:
+        target = CHAT if source is not CHAT else ANT
+        sent = get_bridge(source, target).request(body, path)
+        named = sorted(loss.source for loss in sent.losses if "~" in loss.source or "flag" in loss.source
+                       or "x/y" in loss.source or "x~1y" in loss.source)
+        assert named == (["/a~0b", "/generationConfig/x~1y", "/x-vendor~1flag"] if source is GEM
+                         else ["/a~0b", "/x-vendor~1flag"]), source

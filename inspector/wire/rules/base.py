@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..pointer import escape
+from ..pointer import join
 from ..profiles import Profile
 from ..violations import Severity, Violation
 from .catalogue import RULES
@@ -25,13 +25,6 @@ class Report:
         info = RULES[rule]
         self.violations.append(Violation(rule, severity or info.severity, pointer, message,
                                          why or info.why, hint or info.hint, self.where))
-
-
-def ptr(base: str, *tokens: str | int) -> str:
-    """`ptr("/messages/2", "tool_calls", 0)`; integers need no escaping, strings are escaped."""
-    for token in tokens:
-        base = f"{base}/{token}" if isinstance(token, int) else f"{base}/{escape(token)}"
-    return base
 
 
 def as_list(value: Any) -> list[Any]:
@@ -60,14 +53,14 @@ def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base:
         return False
     value = payload[key]
     if value is None:
-        report.add(rule, ptr(base, key), f"{key} is null; treated as absent", Severity.INFO)
+        report.add(rule, join(base, key), f"{key} is null; treated as absent", Severity.INFO)
         return False
     if isinstance(value, list) and not value:
         if empty_is_error:
-            report.add(rule, ptr(base, key), f"{key} is an empty array; the API needs at least one item",
+            report.add(rule, join(base, key), f"{key} is an empty array; the API needs at least one item",
                        Severity.ERROR)
         else:
-            report.add(rule, ptr(base, key), f"{key} is an empty array; omit it instead", Severity.WARNING)
+            report.add(rule, join(base, key), f"{key} is an empty array; omit it instead", Severity.WARNING)
         return False
     return True
 

@@ -79,11 +79,11 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req = Request(model=str(payload.get("model") or ""))
     for key, value in payload.items():
         if value is None and key in ("tools", "tool_choice", "system"):
-            losses.append(Loss(f"/{key}", None, "dropped", "null means absent", "XL-10"))
+            losses.append(Loss(join("", key), None, "dropped", "null means absent", "XL-10"))
         elif key == "thinking" and isinstance(value, dict) and value.get("type") == "disabled":
             req.reasoning = Reasoning("none", "/thinking")
         elif key not in _PARAMS:
-            req.leftovers.append((f"/{key}", f"Anthropic parameter {key!r} has no counterpart"))
+            req.leftovers.append((join("", key), f"Anthropic parameter {key!r} has no counterpart"))
     system = payload.get("system")
     if system:
         parts = [Part("text", here, text=str(block.get("text", ""))) for here, block in _parse_blocks(system, "/system")
@@ -311,7 +311,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         else _DEFAULT_MAX_TOKENS
     for key in ("temperature", "top_p"):
         if getattr(req, key) is not None:
-            out[key] = emit.ranged(req, key, f"/{key}", RANGES)
+            out[key] = emit.ranged(req, key, join("", key), RANGES)
     if req.reasoning is not None:
         # Claude thinks only when asked (`thinking: enabled` with a token budget); no effort maps onto that.
         emit.drop(req.reasoning.src, f"reasoning effort {req.reasoning.effort!r} has no Anthropic counterpart"

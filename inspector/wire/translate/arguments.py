@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonsafe
 from ..rules import arguments
 from .model import Loss
 

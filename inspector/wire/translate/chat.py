@@ -65,7 +65,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req = Request(model=str(payload.get("model") or ""))
     for key, value in payload.items():
         if value is None and key in _NULLABLE:
-            losses.append(Loss(f"/{key}", None, "dropped", "null means absent", "XL-10"))
+            losses.append(Loss(join("", key), None, "dropped", "null means absent", "XL-10"))
         elif key not in _PARAMS:
             req.leftovers.append((join("", key), f"Chat parameter {key!r} has no counterpart"))
     messages = payload.get("messages")
@@ -82,7 +82,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     limit_key = "max_completion_tokens" if "max_completion_tokens" in payload else "max_tokens"
     limit = payload.get(limit_key)
     req.max_tokens = limit if isinstance(limit, int) else None
-    req.sources["max_tokens"] = f"/{limit_key}"
+    req.sources["max_tokens"] = join("", limit_key)
     if isinstance(payload.get("reasoning_effort"), str):
         req.reasoning = Reasoning(payload["reasoning_effort"], "/reasoning_effort")
     req.temperature = payload.get("temperature")
@@ -303,7 +303,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             emit.drop(req.parallel_src, "parallel_tool_calls without function tools is rejected", "XL-11")
     for key, name in (("max_tokens", "max_tokens"), ("temperature", "temperature"), ("top_p", "top_p")):
         if getattr(req, key) is not None:
-            out[name] = emit.ranged(req, key, f"/{name}", RANGES)
+            out[name] = emit.ranged(req, key, join("", name), RANGES)
     effort = openai_reasoning(req, emit, "/reasoning_effort")
     if effort is not None:
         out["reasoning_effort"] = effort

@@ -11,6 +11,7 @@ from .. import jsonsafe
 from ..dialect import Dialect
 from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
 from ..naming import IdMap, NameMap, id_ok, mint_id
+from ..pointer import join
 
 
 @dataclass(slots=True)
@@ -62,7 +63,7 @@ class Emit:
         if bounds.high is not None and fitted > bounds.high:
             fitted = type(value)(bounds.high)
         if fitted != value:
-            self.convert(req.sources.get(field, f"/{field}"), tgt,
+            self.convert(req.sources.get(field, join("", field)), tgt,
                          f"{value!r} is outside {self.target.value}'s range for this field "
                          f"({_bounds(bounds)}); sent as {fitted!r}")
         return fitted

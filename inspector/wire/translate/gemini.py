@@ -78,7 +78,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req.stream = ":streamGenerateContent" in path.split("?", 1)[0]
     for key in payload:
         if key not in _PARAMS and key != "model":
-            req.leftovers.append((f"/{key}", f"Gemini field {key!r} has no counterpart"))
+            req.leftovers.append((join("", key), f"Gemini field {key!r} has no counterpart"))
     system = payload.get("systemInstruction")
     if isinstance(system, dict):
         key = "/systemInstruction"
@@ -120,7 +120,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     generation = payload.get("generationConfig") or {}
     for key in generation:
         if key not in _GEN_PARAMS:
-            req.leftovers.append((f"/generationConfig/{key}", f"generationConfig.{key} has no counterpart"))
+            req.leftovers.append((join("/generationConfig", key), f"generationConfig.{key} has no counterpart"))
     req.temperature = generation.get("temperature")
     req.top_p = generation.get("topP")
     req.sources.update(max_tokens="/generationConfig/maxOutputTokens", temperature="/generationConfig/temperature",
@@ -347,7 +347,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     generation: dict[str, Any] = {}
     for key, name in (("temperature", "temperature"), ("top_p", "topP"), ("max_tokens", "maxOutputTokens")):
         if getattr(req, key) is not None:
-            generation[name] = emit.ranged(req, key, f"/generationConfig/{name}", RANGES)
+            generation[name] = emit.ranged(req, key, join("/generationConfig", name), RANGES)
     if req.stop:
         generation["stopSequences"] = req.stop
     if generation:

@@ -73,12 +73,12 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req = Request(model=str(payload.get("model") or ""))
     for key, value in payload.items():
         if value is None and key in _NULLABLE:
-            losses.append(Loss(f"/{key}", None, "dropped", "null means absent", "XL-10"))
+            losses.append(Loss(join("", key), None, "dropped", "null means absent", "XL-10"))
         elif key in ("previous_response_id", "conversation"):
             raise TranslationError(f"{key} points at history held by the Responses server; the target cannot see it",
-                                   f"/{key}")
+                                   join("", key))
         elif key not in _PARAMS:
-            req.leftovers.append((f"/{key}", f"Responses parameter {key!r} has no counterpart"))
+            req.leftovers.append((join("", key), f"Responses parameter {key!r} has no counterpart"))
     if isinstance(payload.get("instructions"), str) and payload["instructions"]:
         req.items.append(Message("system", [Part("text", "/instructions", text=payload["instructions"])], "/instructions"))
     items = payload.get("input")
@@ -282,7 +282,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             emit.convert(req.parallel_src, "/parallel_tool_calls", "Responses states parallel calls at the top level")
     for key, name in (("max_tokens", "max_output_tokens"), ("temperature", "temperature"), ("top_p", "top_p")):
         if getattr(req, key) is not None:
-            out[name] = emit.ranged(req, key, f"/{name}", RANGES)
+            out[name] = emit.ranged(req, key, join("", name), RANGES)
     effort = openai_reasoning(req, emit, "/reasoning/effort")
     if effort is not None:
         out["reasoning"] = {"effort": effort}
@@ -581,7 +581,7 @@ class StreamEmitter:
             out = self._close_message()
             index = len(self.output)
             call_id = back_id(self.state, event.id or None, f"{self.id}:{len(self.calls)}", self.losses,
-                              f"/stream/{event.key}", join("/output", index, "call_id"))
+                              join("/stream", event.key), join("/output", index, "call_id"))
             item = {"type": "function_call", "id": _item_id("fc_", self.id, index), "call_id": call_id,
                     "name": back_name(self.state, event.name), "arguments": "", "status": "in_progress"}
             self.output.append(item)
