@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from .. import jsonsafe
 from ..dialect import Dialect
 from ..pointer import join
