@@ -1,0 +1,29 @@
+"""sse.py: the one SSE parser (the checker's whole bodies, the bridges' chunks)."""
+
+from __future__ import annotations
+
+from inspector.wire.sse import SSEEvent, SSEParser, parse_all
+
+
+def test_a_stream_ending_in_a_lone_carriage_return_ends_its_line_there():
+    # The old close() read the held "\r" as part of the value ("x\r").
+    assert parse_all(b"event: e\rdata: x\r") == [SSEEvent("x", "e")]
+
+
+def test_a_carriage_return_split_from_its_line_feed_is_one_line_end():
+    parser = SSEParser()
+    assert parser.feed(b"data: a\r") == []
+    assert parser.feed(b"\n\r\n") == [SSEEvent("a")]
+    assert parser.feed(b"data: b\r\rdata: c\n\n") == [SSEEvent("b"), SSEEvent("c")]
+    assert parser.close() == []
+
+
+def test_fields_follow_the_spec():
+    body = b": keepalive\nid: 7\nevent: delta\ndata:one\ndata:  two\nretry: 5\ndataX: no\n\ndata\n\n"
+    assert parse_all(body) == [SSEEvent("one\n two", "delta", "7"), SSEEvent("", "", "7")]
+
+
+def test_a_character_split_across_chunks_is_decoded_whole():
+    parser = SSEParser()
+    encoded = "data: é\n\n".encode()
+    assert parser.feed(encoded[:7]) + parser.feed(encoded[7:]) == [SSEEvent("é")]
