@@ -28,6 +28,7 @@ from .rules.base import Report
 from .dialects.gemini.fields import doubled, field as gfield
 from .dialects.gemini.schema import Change, to_genai, to_json_schema
 from .rules.schema import check_strict
+from .violations import Severity
 
 UNAVAILABLE = "result unavailable"
 
@@ -374,7 +375,7 @@ def _chat_assistant(fixer: _Fixer, message: dict[str, Any], base: str, pending: 
     if "content" not in message and fixer.profile.content_key_required:
         message["content"] = None
         fixer.note("OC-12", join(base, "content"), "set", "content: null added (this profile needs the key)")
-    limit = fixer.profile.call_id_max if fixer.profile.call_id_severity.value == "error" else None
+    limit = fixer.profile.call_id_max if fixer.profile.call_id_severity is Severity.ERROR else None
     kept = []
     for position, call in enumerate(calls):
         where = f"{base}/tool_calls/{position}"

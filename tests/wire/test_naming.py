@@ -43,3 +43,17 @@ def test_the_fixer_mints_a_repeated_call_id_as_the_bridges_do():
     ids = [c["id"] for c in result.payload["messages"][1]["tool_calls"]]
     # the old fixer salted even its first try ("dup#0"); the shared minting hashes the id unsalted first
     assert ids == ["dup", mint_id("dup", {"dup"})] == ["dup", "call_" + _sha("dup")[:24]]
+
+
+def test_every_dialect_module_provides_what_its_table_is_typed_by():
+    # check._RULES and bridge._MODULES are typed by Protocols (mypy checks the modules against them);
+    # this keeps a new or renamed dialect module honest at run time as well.
+    from inspector.wire import check
+    from inspector.wire.rules.base import DialectRules
+    from inspector.wire.translate import bridge
+    from inspector.wire.translate.bridge import DialectBridge
+
+    assert set(check._RULES) == set(Dialect)
+    assert [d for d, rules in check._RULES.items() if not isinstance(rules, DialectRules)] == []
+    assert set(bridge._MODULES) == {d for pair in bridge.PAIRS for d in pair}
+    assert [d for d, module in bridge._MODULES.items() if not isinstance(module, DialectBridge)] == []

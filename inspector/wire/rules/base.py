@@ -3,7 +3,7 @@ and small accessors that never raise on a payload of the wrong shape."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ..pointer import join
 from ..profiles import Profile
@@ -25,6 +25,15 @@ class Report:
         info = RULES[rule]
         self.violations.append(Violation(rule, severity or info.severity, pointer, message,
                                          why or info.why, hint or info.hint, self.where))
+
+
+@runtime_checkable
+class DialectRules(Protocol):
+    """What each dialect's rule module provides (rules/<dialect>.py); check.py dispatches on it."""
+
+    def check_request(self, payload: Any, profile: Profile, report: Report) -> None: ...
+
+    def check_response(self, payload: Any, profile: Profile, report: Report) -> None: ...
 
 
 def as_list(value: Any) -> list[Any]:

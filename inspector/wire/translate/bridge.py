@@ -7,8 +7,8 @@ import dataclasses
 import hashlib
 import time
 from dataclasses import dataclass, field, replace
-from types import ModuleType
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 from .. import jsonsafe
 from ..dialect import Dialect
@@ -19,8 +19,45 @@ from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
 from ..naming import NAME_RULES, IdMap, NameMap
 
-_MODULES: dict[Dialect, ModuleType] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
-                                       Dialect.ANTHROPIC: anthropic, Dialect.GEMINI: gemini}
+
+
+class EventParser(Protocol):
+    """A target's stream events in, neutral events out (<dialect>.StreamParser)."""
+
+    def feed(self, event: SSEEvent) -> list[ev.Event]: ...
+
+    def close(self) -> list[ev.Event]: ...
+
+
+class EventEmitter(Protocol):
+    """Neutral events in, the source's stream bytes out (<dialect>.StreamEmitter)."""
+
+    losses: list[Loss]
+
+    def emit(self, event: ev.Event) -> bytes: ...
+
+
+@runtime_checkable
+class DialectBridge(Protocol):
+    """What each dialect's translate module provides (translate/<dialect>.py)."""
+
+    @property
+    def StreamParser(self) -> Callable[[State], EventParser]: ...  # noqa: N802 (the module's class)
+
+    @property
+    def StreamEmitter(self) -> Callable[[State, list[Loss]], EventEmitter]: ...  # noqa: N802
+
+    def parse_request(self, payload: dict[str, Any], path: str) -> tuple[Request, list[Loss]]: ...
+
+    def emit_request(self, req: Request, emit: Emit) -> dict[str, Any]: ...
+
+    def parse_response(self, payload: dict[str, Any], state: State) -> tuple[Response, list[Loss]]: ...
+
+    def emit_response(self, resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]: ...
+
+
+_MODULES: dict[Dialect, DialectBridge] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
+                                          Dialect.ANTHROPIC: anthropic, Dialect.GEMINI: gemini}
 
 # (source, target) pairs offered: the client speaks the first, the upstream the second.
 PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
@@ -140,8 +177,8 @@ class StreamTranslator:
     """Target-dialect stream bytes in, source-dialect stream bytes out, event by event: nothing
     waits for the end of the stream (a Gemini-bound call waits only for its own arguments)."""
 
-    parser: Any
-    emitter: Any
+    parser: EventParser
+    emitter: EventEmitter
     state: State
     _sse: SSEParser = field(default_factory=SSEParser)
     _started: bool = False
@@ -154,8 +191,7 @@ class StreamTranslator:
 
     @property
     def losses(self) -> list[Loss]:
-        losses: list[Loss] = self.emitter.losses
-        return losses
+        return self.emitter.losses
 
     def feed(self, chunk: bytes) -> bytes:
         return b"".join(self._relay(event) for event in self._sse.feed(chunk))
