@@ -57,3 +57,33 @@ def test_every_dialect_module_provides_what_its_table_is_typed_by():
     assert [d for d, rules in check._RULES.items() if not isinstance(rules, DialectRules)] == []
     assert set(bridge._MODULES) == {d for pair in bridge.PAIRS for d in pair}
     assert [d for d, module in bridge._MODULES.items() if not isinstance(module, DialectBridge)] == []
+
+
+def test_a_name_declared_twice_is_reported_the_same_way_in_every_dialect():
+    # One check (rules.base.remember_name) replaces five copies; Gemini quoted a long name uncut and
+    # MCP said "by this server": the checker's one wording is kept.
+    from inspector.wire import check
+
+    long = "g" * 70
+    cut = repr("g" * 60 + "…")
+    fn = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    found = [
+        check.check_request({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [fn, fn]},
+                            "openai-chat"),
+        check.check_request({"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "hi"}],
+                             "tools": [{"name": "f", "input_schema": {"type": "object"}}] * 2}, "anthropic"),
+        check.check_request({"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                             "tools": [{"functionDeclarations": [{"name": long}, {"name": long}]}]}, "gemini",
+                            "vertex"),
+        check.check_response({"jsonrpc": "2.0", "id": 1, "result": {
+            "tools": [{"name": "f", "inputSchema": {"type": "object"}}] * 2}}, "mcp"),
+    ]
+    assert [[(v.rule, v.severity.value, v.pointer, v.message) for v in violations] for violations in found] == [
+        [("XL-03", "error", "/tools/1/function/name", "tool name 'f' is declared twice (first at /tools/0/function/name)")],
+        [("AN-03", "error", "/tools/1/name", "tool name 'f' is declared twice (first at /tools/0/name)")],
+        [("GM-02", "error", "/tools/0/functionDeclarations/0/name", f"function name {cut} is 70 characters (max 64)"),
+         ("GM-02", "error", "/tools/0/functionDeclarations/1/name", f"function name {cut} is 70 characters (max 64)"),
+         ("GM-14", "error", "/tools/0/functionDeclarations/1/name",
+          f"function {cut} is declared twice (first at /tools/0/functionDeclarations/0/name)")],
+        [("MCP-03", "warning", "/result/tools/1/name", "tool name 'f' is listed twice (first at /result/tools/0/name)")],
+    ]

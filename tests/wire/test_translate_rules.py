@@ -511,3 +511,28 @@ def test_every_loss_pointer_escapes_the_key_it_names() -> None:
                        or "x/y" in loss.source or "x~1y" in loss.source)
         assert named == (["/a~0b", "/generationConfig/x~1y", "/x-vendor~1flag"] if source is GEM
                          else ["/a~0b", "/x-vendor~1flag"]), source
+
+
+def test_xl03_xl09_every_bridge_drops_nameless_and_repeated_tools_alike() -> None:
+    # One helper (common.declared_once) for what five parsers did each their own way.
+    fn = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    cases = [
+        (CHAT, ANT, chat([{"role": "user", "content": "hi"}], tools=[fn, {"type": "function", "function": {}}, fn]),
+         CHAT_PATH, "/tools", "function tool"),
+        (RESP, CHAT, {"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f"},
+                                                             {"type": "function"}, {"type": "function", "name": "f"}]},
+         "/v1/responses", "/tools", "function tool"),
+        (ANT, CHAT, {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}],
+                     "tools": [{"name": "f", "input_schema": {}}, {"input_schema": {}},
+                               {"name": "f", "input_schema": {}}]}, "/v1/messages", "/tools", "tool"),
+        (GEM, CHAT, {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                     "tools": [{"functionDeclarations": [{"name": "f"}, {}, {"name": "f"}]}]},
+         "/v1beta/models/g:generateContent", "/tools/0/functionDeclarations", "function declaration"),
+    ]
+    for source, target, body, path, base, what in cases:
+        sent = get_bridge(source, target).request(body, path)
+        assert [(loss.source, loss.kind, loss.why, loss.rule) for loss in sent.losses
+                if loss.rule in ("XL-03", "XL-09")] == [
+            (f"{base}/1", "dropped", f"a {what} without a name cannot be declared", "XL-09"),
+            (f"{base}/2", "dropped", f"{what} 'f' is declared twice; the first is kept", "XL-03"),
+        ], source

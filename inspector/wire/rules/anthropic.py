@@ -9,7 +9,7 @@ from typing import Any
 from ..profiles import Profile
 from ..violations import Severity
 from ..pointer import join
-from .base import Report, as_dict, as_list, check_tool_name, short
+from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
 from .schema import check_json_schema
 
 _TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
@@ -94,12 +94,7 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
         if "allowed_domains" in tool and "blocked_domains" in tool and tool["allowed_domains"] is not None \
                 and tool["blocked_domains"] is not None:
             report.add("AN-04", join(pointer, "blocked_domains"), "allowed_domains and blocked_domains are exclusive")
-    if isinstance(name, str) and name:
-        if name in names:
-            report.add("AN-03", join(pointer, "name"), f"tool name {short(name)} is declared twice (first at "
-                                                      f"{names[name]})")
-        else:
-            names[name] = join(pointer, "name")
+    remember_name(report, "AN-03", names, name, join(pointer, "name"))
 
 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:

@@ -54,6 +54,17 @@ def short(value: Any, limit: int = 60) -> str:
     return repr(text[:limit] + "…") if len(text) > limit else repr(text)
 
 
+def remember_name(report: Report, rule: str, names: dict[str, str], name: Any, pointer: str,
+                  what: str = "tool name", verb: str = "declared") -> None:
+    """Note where `name` is declared; a second declaration is reported with the first's place."""
+    if not isinstance(name, str) or not name:
+        return
+    if name in names:
+        report.add(rule, pointer, f"{what} {short(name)} is {verb} twice (first at {names[name]})")
+    else:
+        names[name] = pointer
+
+
 def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base: str, rule: str,
                         *, empty_is_error: bool = True) -> bool:
     """Null (absent: info) and empty-list (error) handling for an optional list field. Returns True

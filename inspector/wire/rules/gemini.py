@@ -12,7 +12,7 @@ from ..dialects.gemini.schema import findings
 from ..profiles import Profile
 from ..violations import Severity
 from ..pointer import join
-from .base import Report, as_dict, as_list, check_tool_name, short
+from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
 from .schema import check_json_schema
 
 _VERTEX_ONLY = ("enterpriseWebSearch",)
@@ -68,11 +68,7 @@ def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, n
     name = decl.get("name")
     check_name(report, profile, name, join(base, "name"), "function")
     label = f"function {name!r}" if isinstance(name, str) else "function"
-    if isinstance(name, str) and name:
-        if name in names:
-            report.add("GM-14", join(base, "name"), f"function {name!r} is declared twice (first at {names[name]})")
-        else:
-            names[name] = join(base, "name")
+    remember_name(report, "GM-14", names, name, join(base, "name"), "function")
     params_key, parameters = field(decl, "parameters")
     json_key, json_schema = field(decl, "parametersJsonSchema")
     if parameters is not None and json_schema is not None:

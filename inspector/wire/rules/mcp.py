@@ -10,7 +10,7 @@ from typing import Any
 from ..profiles import Profile
 from ..violations import Severity
 from ..pointer import join
-from .base import Report, short
+from .base import Report, remember_name, short
 from .schema import check_json_schema
 
 _PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
@@ -100,11 +100,7 @@ def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: di
         elif not _PORTABLE.fullmatch(name):
             report.add("MCP-03", join(base, "name"), f"tool name {short(name)} is valid MCP but invalid for OpenAI "
                                                     "and Anthropic: it needs an alias there", Severity.INFO)
-        if name in names:
-            report.add("MCP-03", join(base, "name"), f"tool name {short(name)} is listed twice by this server "
-                                                    f"(first at {names[name]})")
-        else:
-            names[name] = join(base, "name")
+        remember_name(report, "MCP-03", names, name, join(base, "name"), verb="listed")
     schema = tool.get("inputSchema")
     if schema is None:
         report.add("MCP-02", join(base, "inputSchema"), f"{label} has no inputSchema (it must not be null)")

@@ -9,7 +9,7 @@ from ..profiles import Profile
 from ..violations import Severity
 from . import arguments
 from ..pointer import join
-from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, short
+from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, remember_name, short
 from .schema import check_json_schema, check_strict
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
@@ -94,7 +94,7 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
         custom = tool.get("custom")
         name = custom.get("name") if isinstance(custom, dict) else None
         check_name(report, profile, name, join(pointer, "custom", "name"), "tool")
-        _remember(report, names, name, join(pointer, "custom", "name"))
+        remember_name(report, "XL-03", names, name, join(pointer, "custom", "name"))
         return
     if kind != "function":
         hint = ("use the top-level web_search_options" if isinstance(kind, str) and "web_search" in kind
@@ -111,20 +111,11 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
     _check_function(report, profile, function, join(pointer, "function"), "tool", names)
 
 
-def _remember(report: Report, names: dict[str, str], name: Any, pointer: str) -> None:
-    if not isinstance(name, str) or not name:
-        return
-    if name in names:
-        report.add("XL-03", pointer, f"tool name {short(name)} is declared twice (first at {names[name]})")
-    else:
-        names[name] = pointer
-
-
 def _check_function(report: Report, profile: Profile, function: dict[str, Any], pointer: str, what: str,
                     names: dict[str, str]) -> None:
     name = function.get("name")
     check_name(report, profile, name, join(pointer, "name"), what)
-    _remember(report, names, name, join(pointer, "name"))
+    remember_name(report, "XL-03", names, name, join(pointer, "name"))
     label = f"function {name!r}" if isinstance(name, str) else "function"
     description = function.get("description")
     if isinstance(description, str) and len(description) > profile.description_max:

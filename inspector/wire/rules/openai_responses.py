@@ -7,7 +7,7 @@ from typing import Any
 
 from ..profiles import Profile
 from ..pointer import join
-from .base import Report, as_list, check_null_or_empty, check_tool_name, short
+from .base import Report, as_list, check_null_or_empty, check_tool_name, remember_name, short
 from .openai_chat import DEGRADED_TOOL, check_arguments_text
 from .schema import check_json_schema, check_strict
 
@@ -55,7 +55,7 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
             return
         name = tool.get("name")
         check_name(report, profile, name, join(pointer, "name"), "tool")
-        _remember(report, names, name, join(pointer, "name"))
+        remember_name(report, "XL-03", names, name, join(pointer, "name"))
         label = f"function {name!r}" if isinstance(name, str) else "function"
         parameters = tool.get("parameters")
         if parameters is None:
@@ -76,16 +76,7 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
             report.add("OR-01", join(pointer, field), f"{kind} tool needs {field}")
     if kind in ("custom", "namespace"):
         check_name(report, profile, tool.get("name"), join(pointer, "name"), f"{kind} tool")
-        _remember(report, names, tool.get("name"), join(pointer, "name"))
-
-
-def _remember(report: Report, names: dict[str, str], name: Any, pointer: str) -> None:
-    if not isinstance(name, str) or not name:
-        return
-    if name in names:
-        report.add("XL-03", pointer, f"tool name {short(name)} is declared twice (first at {names[name]})")
-    else:
-        names[name] = pointer
+        remember_name(report, "XL-03", names, tool.get("name"), join(pointer, "name"))
 
 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:

@@ -11,8 +11,8 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (RUN, Emit, anthropic_error, back_id, back_name, hollow, join_text, message_of, plain,
-                     refusal_as_text)
+from .common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
+                     plain, refusal_as_text)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 
@@ -183,13 +183,8 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
         kind = str(tool.get("type") or "custom")
         if kind == "custom":
             name = tool.get("name")
-            if not isinstance(name, str) or not name:
-                losses.append(Loss(here, None, "dropped", "a tool without a name cannot be declared", "XL-09"))
+            if not declared_once(name, here, seen, losses):
                 continue
-            if name in seen:
-                losses.append(Loss(here, None, "dropped", f"tool {name!r} is declared twice; the first is kept", "XL-03"))
-                continue
-            seen.add(name)
             schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
                                   name_src=join(here, "name")))

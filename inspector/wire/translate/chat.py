@@ -10,8 +10,8 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, flagged_text, hollow,
-                     join_text, openai_error, openai_reasoning, split_data_url)
+from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
+                     hollow, join_text, openai_error, openai_reasoning, split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .arguments import decode_arguments, encode_arguments
@@ -164,13 +164,8 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
         if kind == "function" and isinstance(tool.get("function"), dict):
             fn = tool["function"]
             name = fn.get("name")
-            if not isinstance(name, str) or not name:
-                losses.append(Loss(here, None, "dropped", "a function tool without a name cannot be declared", "XL-09"))
+            if not declared_once(name, here, seen, losses, "function tool"):
                 continue
-            if name in seen:
-                losses.append(Loss(here, None, "dropped", f"tool {name!r} is declared twice; the first is kept", "XL-03"))
-                continue
-            seen.add(name)
             schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
             req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict"),
                                   name_src=join(here, "function", "name")))

@@ -286,6 +286,20 @@ def vet(resp: Response, losses: list[Loss]) -> None:
     resp.items = kept
 
 
+def declared_once(name: Any, src: str, seen: set[str], losses: list[Loss], what: str = "tool",
+                  verb: str = "declared") -> bool:
+    """Whether the tool `name` at `src` crosses: one without a name (XL-09) and a repeat (XL-03,
+    the first is kept) are dropped with a report."""
+    if not isinstance(name, str) or not name:
+        losses.append(Loss(src, None, "dropped", f"a {what} without a name cannot be declared", "XL-09"))
+        return False
+    if name in seen:
+        losses.append(Loss(src, None, "dropped", f"{what} {name!r} is {verb} twice; the first is kept", "XL-03"))
+        return False
+    seen.add(name)
+    return True
+
+
 def back_name(state: State, name: str) -> str:
     return state.aliases.get(name, name)
 

@@ -13,8 +13,8 @@ from ..dialects.gemini.schema import Change, needs_json_schema, to_genai, to_jso
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, dumps, google_error, hollow, join_text, message_of, plain,
-                     refusal_as_text)
+from .common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
+                     plain, refusal_as_text)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
 from .arguments import decode_arguments
@@ -211,13 +211,8 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
 
 def _parse_declaration(decl: Any, src: str, req: Request, seen: set[str], losses: list[Loss]) -> None:
     name = decl.get("name") if isinstance(decl, dict) else None
-    if not isinstance(name, str) or not name:
-        losses.append(Loss(src, None, "dropped", "a function declaration without a name cannot be declared", "XL-09"))
+    if not declared_once(name, src, seen, losses, "function declaration"):
         return
-    if name in seen:
-        losses.append(Loss(src, None, "dropped", f"function {name!r} is declared twice; the first is kept", "XL-03"))
-        return
-    seen.add(name)
     if isinstance(decl.get("parametersJsonSchema"), dict):
         schema = decl["parametersJsonSchema"]
     elif isinstance(decl.get("parameters"), dict):

@@ -7,7 +7,7 @@ from typing import Any
 from ..dialect import Dialect
 from ..pointer import join
 from . import anthropic, chat, gemini, responses
-from .common import Emit, dumps, flagged_text, join_text
+from .common import Emit, declared_once, dumps, flagged_text, join_text
 from .model import Loss, Part, Result, State, Tool, TranslationError
 from ..naming import NAME_RULES, IdMap, NameMap, mint_id
 
@@ -55,13 +55,8 @@ def tools(document: Any, target: Dialect) -> tuple[dict[str, Any], list[Loss]]:
     for i, tool in enumerate(result.get("tools") or []):
         here = join(base, "tools", i)
         name = tool.get("name") if isinstance(tool, dict) else None
-        if not isinstance(name, str) or not name:
-            losses.append(Loss(here, None, "dropped", "a tool without a name cannot be declared", "XL-09"))
+        if not declared_once(name, here, seen, losses, verb="listed"):
             continue
-        if name in seen:
-            losses.append(Loss(here, None, "dropped", f"tool {name!r} is listed twice; the first is kept", "XL-03"))
-            continue
-        seen.add(name)
         schema = tool.get("inputSchema")
         if not isinstance(schema, dict):
             raise TranslationError("inputSchema must be an object (MCP-02)", join(here, "inputSchema"))

@@ -10,8 +10,8 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, hollow, join_text, openai_error,
-                     openai_reasoning, split_data_url)
+from .common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
+                     openai_error, openai_reasoning, split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .arguments import decode_arguments, encode_arguments
@@ -173,13 +173,8 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
         kind = tool.get("type") if isinstance(tool, dict) else None
         if kind in ("function", "custom"):
             name = tool.get("name")
-            if not isinstance(name, str) or not name:
-                losses.append(Loss(here, None, "dropped", f"a {kind} tool without a name cannot be declared", "XL-09"))
+            if not declared_once(name, here, seen, losses, f"{kind} tool"):
                 continue
-            if name in seen:
-                losses.append(Loss(here, None, "dropped", f"tool {name!r} is declared twice; the first is kept", "XL-03"))
-                continue
-            seen.add(name)
             schema = tool.get("parameters") if isinstance(tool.get("parameters"), dict) else {}
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
                                   custom=kind == "custom", name_src=join(here, "name")))
