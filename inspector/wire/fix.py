@@ -170,7 +170,7 @@ def _fix_chat(fixer: _Fixer, payload: dict[str, Any]) -> None:
     if isinstance(payload.get("tools"), list):
         kept = []
         for index, tool in enumerate(payload["tools"]):
-            where = f"/tools/{index}"
+            where = join("/tools", index)
             fixed = _chat_tool(fixer, tool, where)
             if fixed is None:
                 continue
@@ -183,7 +183,7 @@ def _fix_chat(fixer: _Fixer, payload: dict[str, Any]) -> None:
     if isinstance(payload.get("functions"), list):
         kept = []
         for index, function in enumerate(payload["functions"]):
-            where = f"/functions/{index}"
+            where = join("/functions", index)
             if not isinstance(function, dict) or not isinstance(function.get("name"), str) or not function["name"]:
                 fixer.note("OC-20", where, "dropped", "function without a name dropped")
                 continue
@@ -241,18 +241,18 @@ def _chat_function(fixer: _Fixer, function: dict[str, Any], where: str) -> None:
     if isinstance(description, str) and len(description) > 1024:
         function["description"] = description[:1024]
         fixer.note("OC-03", join(where, "description"), "set", f"description cut from {len(description)} to 1024 "
-                                                              "characters")
+                                                        "characters")
     if "parameters" in function and not isinstance(function["parameters"], dict):
         function["parameters"] = {"type": "object", "properties": {}}
         fixer.note("OC-05", join(where, "parameters"), "set", "parameters that were not a schema object replaced "
-                                                             "by an empty object schema")
+                                                       "by an empty object schema")
     parameters = function.get("parameters")
     if isinstance(parameters, dict):
         function["parameters"] = parameters = _json_schema(fixer, parameters, join(where, "parameters"), "OC-05")
         if function.get("strict") is True and not _strict_compliant(parameters):
             function["strict"] = False
             fixer.note("OC-06", join(where, "strict"), "set", "strict:true → false: the schema is not in the strict "
-                                                             "subset (transforming it would change optional fields)")
+                                                       "subset (transforming it would change optional fields)")
 
 
 def _chat_tool_choice(fixer: _Fixer, payload: dict[str, Any], taken: set[str]) -> None:
@@ -292,7 +292,7 @@ def _chat_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
     seen_ids: set[str] = set()
     rewritten: dict[str, str] = {}
     for index, message in enumerate(messages):
-        base = f"/messages/{index}"
+        base = join("/messages", index)
         if not isinstance(message, dict):
             out.append(message)
             continue
@@ -317,7 +317,7 @@ def _chat_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
             fixer.note("OC-20", join(base, "content"), "set", "missing function message content set to \"\"")
         out.append(message)
     if pending:
-        out.extend(_synthesised(fixer, pending, f"/messages/{len(messages)}"))
+        out.extend(_synthesised(fixer, pending, join("/messages", len(messages))))
     return out
 
 
@@ -378,7 +378,7 @@ def _chat_assistant(fixer: _Fixer, message: dict[str, Any], base: str, pending: 
     limit = fixer.profile.call_id_max if fixer.profile.call_id_severity is Severity.ERROR else None
     kept = []
     for position, call in enumerate(calls):
-        where = f"{base}/tool_calls/{position}"
+        where = join(base, "tool_calls", position)
         if not isinstance(call, dict) or not isinstance(call.get("function"), dict) \
                 or not isinstance(call["function"].get("name"), str) or not call["function"]["name"]:
             fixer.note("OC-14", where, "dropped", "tool call without a function name dropped")
@@ -414,7 +414,7 @@ def _fix_responses(fixer: _Fixer, payload: dict[str, Any]) -> None:
     if isinstance(payload.get("tools"), list):
         kept = []
         for index, tool in enumerate(payload["tools"]):
-            where = f"/tools/{index}"
+            where = join("/tools", index)
             if isinstance(tool, dict) and tool.get("type") == "function" and isinstance(tool.get("function"), dict):
                 tool = {"type": "function", **tool["function"]}
                 fixer.note("OR-02", join(where, "function"), "converted", "nested Chat tool flattened")
@@ -450,7 +450,7 @@ def _responses_input(fixer: _Fixer, items: list[Any], server_history: bool) -> l
     seen: set[str] = set()
     answered: set[str] = set()
     for index, item in enumerate(items):
-        base = f"/input/{index}"
+        base = join("/input", index)
         if not isinstance(item, dict):
             out.append(item)
             continue
@@ -490,7 +490,7 @@ def _responses_input(fixer: _Fixer, items: list[Any], server_history: bool) -> l
                 out.extend(_responses_unavailable(fixer, pending, base))
             out.append(item)
     if pending:
-        out.extend(_responses_unavailable(fixer, pending, f"/input/{len(items)}"))
+        out.extend(_responses_unavailable(fixer, pending, join("/input", len(items))))
     return out
 
 
@@ -513,7 +513,7 @@ def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
     if isinstance(payload.get("tools"), list):
         kept = []
         for index, tool in enumerate(payload["tools"]):
-            where = f"/tools/{index}"
+            where = join("/tools", index)
             if not isinstance(tool, dict):
                 fixer.note("AN-01", where, "dropped", "tool that is not an object dropped")
                 continue
@@ -525,7 +525,7 @@ def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
                 if not isinstance(tool.get("input_schema"), dict):
                     tool["input_schema"] = {"type": "object", "properties": {}}
                     fixer.note("AN-01", join(where, "input_schema"), "set", "missing input_schema set to an empty "
-                                                                           "object schema")
+                                                                     "object schema")
                 tool["input_schema"] = _json_schema(fixer, tool["input_schema"], join(where, "input_schema"), "XL-01")
             if fixer.keep_first(tool.get("name"), taken, "AN-03", where):
                 kept.append(tool)
@@ -549,7 +549,7 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
     seen: set[str] = set()
     rewritten: dict[str, str] = {}
     for index, message in enumerate(messages):
-        base = f"/messages/{index}"
+        base = join("/messages", index)
         if not isinstance(message, dict):
             out.append(message)
             continue
@@ -566,7 +566,7 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
                         pending.remove(tool_use_id)
                         results.append(block)
                     else:
-                        fixer.note("AN-08", f"{base}/content/{position}", "dropped",
+                        fixer.note("AN-08", join(base, "content", position), "dropped",
                                    f"tool_result for {block.get('tool_use_id')!r} dropped: no pending tool_use")
                 else:
                     others.append(block)
@@ -585,7 +585,7 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
             if role == "assistant":
                 for position, block in enumerate(blocks or []):
                     if isinstance(block, dict) and block.get("type") == "tool_use":
-                        where = f"{base}/content/{position}"
+                        where = join(base, "content", position)
                         if isinstance(block.get("name"), str):
                             block["name"] = fixer.name(block["name"], "AN-02", join(where, "name"))
                         if not isinstance(block.get("input"), dict):
@@ -603,7 +603,8 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
             continue
         out.append(message)
     if pending:
-        out.append({"role": "user", "content": _anthropic_unavailable(fixer, pending, f"/messages/{len(messages)}")})
+        out.append({"role": "user",
+                    "content": _anthropic_unavailable(fixer, pending, join("/messages", len(messages)))})
     return out
 
 
@@ -639,7 +640,7 @@ def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
             continue
         kept = []
         for position, decl in enumerate(decls):
-            where = f"/tools/{index}/{key}/{position}"
+            where = join("/tools", index, key, position)
             if not isinstance(decl, dict) or not isinstance(decl.get("name"), str) or not decl["name"]:
                 fixer.note("GM-02", where, "dropped", "declaration without a name dropped")
                 continue
@@ -664,7 +665,7 @@ def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
                 if not isinstance(part, dict):
                     continue
                 key, call = gfield(part, "functionCall")
-                where = f"/contents/{index}/parts/{position}/{key}"
+                where = join("/contents", index, "parts", position, key)
                 if isinstance(call, dict):
                     if isinstance(call.get("name"), str):
                         call["name"] = fixer.name(call["name"], "GM-02", join(where, "name"))
@@ -673,7 +674,7 @@ def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
                         fixer.note("GM-08", join(where, "args"), "converted", note or "args decoded")
                 rkey, response = gfield(part, "functionResponse")
                 if isinstance(response, dict):
-                    rwhere = f"/contents/{index}/parts/{position}/{rkey}"
+                    rwhere = join("/contents", index, "parts", position, rkey)
                     if isinstance(response.get("name"), str):
                         response["name"] = fixer.name(response["name"], "GM-02", join(rwhere, "name"))
                     if not isinstance(response.get("response"), dict):
@@ -692,11 +693,11 @@ def _fix_mcp(fixer: _Fixer, payload: dict[str, Any]) -> None:
         for index, tool in enumerate(result["tools"]):
             if isinstance(tool, dict) and tool.get("inputSchema") is None:
                 tool["inputSchema"] = {"type": "object", "additionalProperties": False}
-                fixer.note("MCP-02", f"/result/tools/{index}/inputSchema", "set", "null inputSchema → the "
-                                                                                  "recommended no-argument schema")
+                fixer.note("MCP-02", join("/result/tools", index, "inputSchema"), "set",
+                           "null inputSchema → the recommended no-argument schema")
             elif isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict):
-                tool["inputSchema"] = _json_schema(fixer, tool["inputSchema"], f"/result/tools/{index}/inputSchema",
-                                                   "XL-01")
+                tool["inputSchema"] = _json_schema(fixer, tool["inputSchema"],
+                                                   join("/result/tools", index, "inputSchema"), "XL-01")
 
 
 _FIXERS = {

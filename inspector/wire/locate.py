@@ -64,7 +64,7 @@ def pretty(document: Any) -> LocatedText:
             out.append(f"{pad}{prefix}[")
             stack.append(("close", f"{pad}]{suffix}"))
             last = len(value) - 1
-            stack.extend(reversed([("value", child, f"{pointer}/{i}", depth + 1, "", "," if i < last else "")
+            stack.extend(reversed([("value", child, join(pointer, i), depth + 1, "", "," if i < last else "")
                                    for i, child in enumerate(value)]))
         elif isinstance(value, dict):
             out.append(f"{pad}{prefix}{{}}{suffix}")

@@ -107,7 +107,7 @@ _Slot = tuple[int, int, int]
 
 
 def _where(slot: _Slot) -> str:
-    return f"/{slot[0]}/choices/{slot[1]}/delta/tool_calls/{slot[2]}"
+    return join("", slot[0], "choices", slot[1], "delta", "tool_calls", slot[2])
 
 
 @dataclass(slots=True)
@@ -156,7 +156,7 @@ def _chat(events: list[Any], profile: Profile, report: Report) -> dict[str, Any]
         if not isinstance(raw_choices, list):
             continue
         if not raw_choices and event_usage is None:
-            report.add("OC-23", f"/{number}/choices", "chunk with choices: [] and no usage")
+            report.add("OC-23", join("", number, "choices"), "chunk with choices: [] and no usage")
         for position, raw in enumerate(raw_choices):
             if not isinstance(raw, dict):
                 continue
@@ -169,7 +169,7 @@ def _chat(events: list[Any], profile: Profile, report: Report) -> dict[str, Any]
                 _chat_delta(report, state, delta, number, position, ids)
             if raw.get("finish_reason") is not None:
                 state.finish_reason = raw["finish_reason"]
-                state.finish_where = f"/{number}/choices/{position}/finish_reason"
+                state.finish_where = join("", number, "choices", position, "finish_reason")
     out_choices = []
     for index in sorted(choices):
         state = choices[index]
@@ -251,14 +251,14 @@ def _chat_call_delta(report: Report, state: _Choice, delta: Any, slot: _Slot, id
         where = _where(slot)
         if not isinstance(call_id, str) or not call_id:
             report.add("OC-21", join(where, "id"), f"first delta of call index {index} has no id: the call "
-                                                  "cannot be routed")
+                                                   "cannot be routed")
         elif call_id in ids:
             report.add("XL-04", join(where, "id"), f"call id {short(call_id)} is reused (first at {ids[call_id]})")
         else:
             ids[call_id] = join(where, "id")
         if not isinstance(name, str) or not name:
             report.add("OC-21", join(where, "function", "name"), f"first delta of call index {index} has no "
-                                                                "function.name")
+                                                                 "function.name")
         if "type" not in delta:
             report.add("OC-21", join(where, "type"), f"first delta of call index {index} has no type",
                        Severity.WARNING)
@@ -309,8 +309,8 @@ def _responses(events: list[Any], profile: Profile, report: Report) -> dict[str,
         sequence = event.get("sequence_number")
         if isinstance(sequence, int):
             if last_sequence is not None and sequence <= last_sequence:
-                report.add("OR-10", f"/{number}/sequence_number", f"sequence_number {sequence} does not increase "
-                                                                  f"(previous {last_sequence})", Severity.WARNING)
+                report.add("OR-10", join("", number, "sequence_number"),
+                           f"sequence_number {sequence} does not increase (previous {last_sequence})", Severity.WARNING)
             last_sequence = sequence
         if kind in ("response.output_item.added", "response.output_item.done"):
             item = event.get("item")
@@ -325,21 +325,21 @@ def _responses(events: list[Any], profile: Profile, report: Report) -> dict[str,
                         by_call_id[item["call_id"]] = item_id
             else:
                 if isinstance(item_id, str) and item_id in items:
-                    _compare(report, items[item_id], item, deltas.get(item_id), f"/{number}/item")
+                    _compare(report, items[item_id], item, deltas.get(item_id), join("", number, "item"))
                 if isinstance(event.get("output_index"), int):
                     outputs[event["output_index"]] = item
                 if item.get("type") == "function_call":
-                    done_where.setdefault(str(item_id), f"/{number}/item/arguments")
+                    done_where.setdefault(str(item_id), join("", number, "item", "arguments"))
             continue
         if kind in ("response.completed", "response.incomplete", "response.failed"):
             if isinstance(event.get("response"), dict):
-                final, final_where = event["response"], f"/{number}/response"
+                final, final_where = event["response"], join("", number, "response")
             continue
         stem, _, phase = kind.rpartition(".")
         if stem not in _ARGUMENT_EVENTS or phase not in ("delta", "done"):
             continue
         item_id = event.get("item_id")
-        where = f"/{number}"
+        where = join("", number)
         if not isinstance(item_id, str) or item_id not in items:
             keyed_by_call = isinstance(item_id, str) and item_id in by_call_id
             report.add("OR-10", join(where, "item_id"),
@@ -357,7 +357,7 @@ def _responses(events: list[Any], profile: Profile, report: Report) -> dict[str,
             joined = "".join(deltas[item_id])
             if deltas[item_id] and isinstance(text, str) and text != joined:
                 report.add("OR-10", join(where, field_name), f"done {field_name} differ from the concatenated deltas "
-                                                            f"({short(text, 30)} vs {short(joined, 30)})")
+                                                             f"({short(text, 30)} vs {short(joined, 30)})")
             if isinstance(text, str):
                 items[item_id][field_name] = text
                 deltas[item_id] = [text]
@@ -365,7 +365,7 @@ def _responses(events: list[Any], profile: Profile, report: Report) -> dict[str,
     if final is not None:
         for position, item in enumerate(as_list(final.get("output"))):
             if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"] in items:
-                _compare(report, items[item["id"]], item, deltas.get(item["id"]), f"{final_where}/output/{position}")
+                _compare(report, items[item["id"]], item, deltas.get(item["id"]), join(final_where, "output", position))
     for item_id, item in items.items():
         if item.get("type") == "function_call":
             arguments = "".join(deltas.get(item_id, [])) if deltas.get(item_id) else item.get("arguments", "")
@@ -386,7 +386,7 @@ def _compare(report: Report, started: dict[str, Any], item: dict[str, Any], part
     joined = "".join(parts)
     if isinstance(item.get("arguments"), str) and item["arguments"] != joined:
         report.add("OR-10", join(where, "arguments"), "final arguments differ from the streamed ones "
-                                                     f"({short(item['arguments'], 30)} vs {short(joined, 30)})")
+                                                      f"({short(item['arguments'], 30)} vs {short(joined, 30)})")
     if started.get("call_id") is not None and item.get("call_id") != started.get("call_id"):
         report.add("OR-10", join(where, "call_id"), "call_id changed between output_item.added and the end")
 
@@ -412,7 +412,7 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
         if not isinstance(event, dict):
             continue
         kind = event.get("type")
-        where = f"/{number}"
+        where = join("", number)
         if kind == "message_start":
             message = dict(as_dict(event.get("message")))
             message["content"] = []
@@ -535,7 +535,7 @@ def _gemini(events: list[Any], profile: Profile, report: Report) -> dict[str, An
                 if key not in ("content", "index"):
                     merged[key] = value
             parts = as_list(as_dict(candidate.get("content")).get("parts"))
-            base = f"/{number}/candidates/{position}/content/parts"
+            base = join("", number, "candidates", position, "content", "parts")
             gemini.check_candidate_parts(report, parts, base)
             for slot, part in enumerate(parts):
                 if not isinstance(part, dict):
@@ -545,7 +545,7 @@ def _gemini(events: list[Any], profile: Profile, report: Report) -> dict[str, An
                     for streaming in ("partialArgs", "willContinue", "partial_args", "will_continue"):
                         if streaming in call:
                             report.add("GM-15", join(base, slot, key, streaming), f"{streaming} is Vertex-only; "
-                                                                                    "the Gemini API sends whole calls")
+                                                                                  "the Gemini API sends whole calls")
                 _merge_part(merged["content"]["parts"], part)
     if not candidates and not result:
         return None
@@ -572,7 +572,7 @@ def _mcp(events: list[Any], profile: Profile, report: Report) -> Any | None:
     for number, event in enumerate(events):
         inner = Report("stream")
         mcp.check_response(event, profile, inner)
-        report.violations.extend(_prefixed(v, f"/{number}") for v in inner.violations)
+        report.violations.extend(_prefixed(v, join("", number)) for v in inner.violations)
         if isinstance(event, dict) and ("result" in event or "error" in event):
             responses.append(event)
     if not responses:

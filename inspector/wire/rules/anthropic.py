@@ -45,21 +45,21 @@ def check_tool_use(report: Report, profile: Profile, block: dict[str, Any], poin
         value = block.get("input")
         detail = "a JSON string; send the decoded object" if isinstance(value, str) else short(value)
         report.add("AN-05", join(pointer, "input"), f"tool_use input is {detail}, not an object "
-                                                   "(\"Input should be a valid dictionary\")")
+                                                    "(\"Input should be a valid dictionary\")")
     if not isinstance(block_id, str) or not block_id:
         report.add("AN-05", join(pointer, "id"), "tool_use has no id")
         return None
     if not _TOOL_ID.fullmatch(block_id) or len(block_id) > 64:
         report.add("AN-05", join(pointer, "id"), f"tool_use id {short(block_id)} must match ^[a-zA-Z0-9_-]+$ and "
-                                                "be at most 64 characters")
+                                                 "be at most 64 characters")
     if block_id in ids:
         report.add("AN-05", join(pointer, "id"), f"tool_use id {short(block_id)} is already used at {ids[block_id]} "
-                                                "(\"tool_use ids must be unique\")")
+                                                 "(\"tool_use ids must be unique\")")
         return block_id
     ids[block_id] = join(pointer, "id")
     if earlier is not None and block_id in earlier:
         report.add("AN-05", join(pointer, "id"), f"tool_use id {short(block_id)} was already used by an earlier turn "
-                                                f"at {earlier[block_id]}: accepted, but its results pair ambiguously",
+                                                 f"at {earlier[block_id]}: accepted, but its results pair ambiguously",
                    Severity.WARNING)
     return block_id
 
@@ -86,7 +86,7 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
         match = _VERSIONED.fullmatch(kind) if isinstance(kind, str) else None
         if match is None:
             report.add("AN-01", join(pointer, "type"), f"tool type {short(kind)} is neither custom nor a versioned "
-                                                      "Anthropic tool type")
+                                                       "Anthropic tool type")
             return
         fixed = _FIXED_NAMES.get(match.group(1))
         if fixed is not None and name != fixed:
@@ -105,7 +105,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         report.add("XL-10", "/tools", "tools is null; treated as absent")
     tools = as_list(payload.get("tools"))
     for index, tool in enumerate(tools):
-        _check_tool(report, profile, tool, f"/tools/{index}", names)
+        _check_tool(report, profile, tool, join("/tools", index), names)
     _check_tool_choice(report, payload, names, bool(tools))
     turns = _turns(report, payload.get("messages"))
     _check_messages(report, profile, turns)
@@ -158,7 +158,7 @@ def _turns(report: Report, messages: Any) -> list[_Turn]:
     turns: list[_Turn] = []
     last = len(messages) - 1
     for index, message in enumerate(messages):
-        base = f"/messages/{index}"
+        base = join("/messages", index)
         if not isinstance(message, dict):
             continue
         role = message.get("role")
@@ -171,7 +171,7 @@ def _turns(report: Report, messages: Any) -> list[_Turn]:
             turns[-1].blocks.append((join(base, "content"), {"type": "text", "text": content}))
         for position, block in enumerate(as_list(content)):
             if isinstance(block, dict):
-                turns[-1].blocks.append((f"{base}/content/{position}", block))
+                turns[-1].blocks.append((join(base, "content", position), block))
     return turns
 
 
@@ -252,10 +252,10 @@ def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], ans
             report.add("AN-08", join(where, "tool_use_id"), f"tool_use {short(tool_use_id)} is answered twice")
         elif tool_use_id in server_all:
             report.add("AN-04", join(where, "tool_use_id"), f"tool_result answers server tool call "
-                                                           f"{short(tool_use_id)}; server tools get no client result")
+                                                            f"{short(tool_use_id)}; server tools get no client result")
         else:
             report.add("AN-08", join(where, "tool_use_id"), f"tool_result answers {short(tool_use_id)}, which the "
-                                                           "previous message did not call")
+                                                            "previous message did not call")
     _unanswered(report, pending, turn.base)
 
 
@@ -271,8 +271,8 @@ def _check_result_content(report: Report, block: dict[str, Any], where: str) -> 
     for position, part in enumerate(content):
         kind = part.get("type") if isinstance(part, dict) else None
         if not isinstance(kind, str) or kind not in _RESULT_BLOCKS:
-            report.add("AN-06", f"{where}/content/{position}", f"tool_result content block {short(kind or part)} is "
-                                                              "not text|image|document|search_result|tool_reference")
+            report.add("AN-06", join(where, "content", position), f"tool_result content block {short(kind or part)} "
+                                                                  "is not text|image|document|search_result|tool_reference")
 
 
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
@@ -282,7 +282,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
     calls = 0
     for position, block in enumerate(as_list(payload.get("content"))):
         if isinstance(block, dict) and block.get("type") == "tool_use":
-            check_tool_use(report, profile, block, f"/content/{position}", ids)
+            check_tool_use(report, profile, block, join("/content", position), ids)
             calls += 1
     check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
 

@@ -41,7 +41,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     declarations = 0
     declared_params: dict[str, bool] = {}
     for index, tool in enumerate(as_list(payload.get("tools"))):
-        base = f"/tools/{index}"
+        base = join("/tools", index)
         if not isinstance(tool, dict):
             report.add("GM-01", base, f"tool is {short(tool)}, not an object")
             continue
@@ -109,11 +109,11 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
     if allowed is not None:
         if upper not in ("ANY", "VALIDATED"):
             report.add("GM-13", join(base, allowed_key), f"allowedFunctionNames is only valid with mode ANY, not "
-                                                        f"{short(mode)}")
+                                                         f"{short(mode)}")
         for position, allowed_name in enumerate(as_list(allowed)):
             if names and not (isinstance(allowed_name, str) and allowed_name in names):
                 report.add("GM-13", join(base, allowed_key, position), f"allowedFunctionNames names "
-                                                                      f"{short(allowed_name)}, which is not declared")
+                                                                       f"{short(allowed_name)}, which is not declared")
     if profile.vertex and upper == "ANY":
         for name, has_params in declared_params.items():
             if not has_params:
@@ -139,7 +139,7 @@ def check_call_part(report: Report, part: dict[str, Any], key: str, where: str) 
     for inner in ("thoughtSignature", "thought_signature"):
         if inner in call:
             report.add("GM-08", join(where, key, inner), "thoughtSignature belongs beside functionCall in the part, "
-                                                       "not inside it")
+                                                         "not inside it")
 
 
 def _turns(contents: list[Any]) -> list[tuple[int, Any, list[tuple[str, dict[str, Any]]]]]:
@@ -152,7 +152,7 @@ def _turns(contents: list[Any]) -> list[tuple[int, Any, list[tuple[str, dict[str
         role = content.get("role", "user")
         if not turns or turns[-1][1] != role:
             turns.append((index, role, []))
-        turns[-1][2].extend((f"/contents/{index}/parts/{position}", part)
+        turns[-1][2].extend((join("/contents", index, "parts", position), part)
                             for position, part in enumerate(_parts(content)) if isinstance(part, dict))
     return turns
 
@@ -163,13 +163,13 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
     for index, content in enumerate(contents):
         role = as_dict(content).get("role", "user")
         if isinstance(content, dict) and role not in ("user", "model"):
-            report.add("GM-07", f"/contents/{index}/role", f"role {short(role)} is not user|model")
+            report.add("GM-07", join("/contents", index, "role"), f"role {short(role)} is not user|model")
     previous = ""  # kind of the previous turn: user | response | call | model
     pending: tuple[int, list[tuple[str, Any, str]]] | None = None  # (turn index, [(name, id, pointer)])
     call_ids: dict[str, str] = {}
     signed_turns, unsigned_turns = 0, []
     for index, role, parts in _turns(contents):
-        base = f"/contents/{index}"
+        base = join("/contents", index)
         calls: list[tuple[str, Any, str]] = []
         responses: list[tuple[Any, Any, str]] = []
         texts: list[str] = []
@@ -180,7 +180,7 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
             if call_key in part:
                 if role != "model":
                     report.add("GM-07", join(where, call_key), f"functionCall part in a {short(role)} turn; calls "
-                                                              "belong in model turns")
+                                                               "belong in model turns")
                 check_call_part(report, part, call_key, where)
                 if role == "user":
                     continue  # GM-07 said where it belongs; a user turn is no call turn
@@ -189,7 +189,7 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
                 if isinstance(call_id, str):
                     if call_id in call_ids:
                         report.add("GM-12", join(where, call_key, "id"), f"functionCall id {short(call_id)} is "
-                                                                       f"already used at {call_ids[call_id]}")
+                                                                         f"already used at {call_ids[call_id]}")
                     else:
                         call_ids[call_id] = join(where, call_key, "id")
                 calls.append((call.get("name"), call_id, where))
@@ -197,7 +197,7 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
             elif response_key in part:
                 if role == "model":
                     report.add("GM-07", join(where, response_key), "functionResponse part in a model turn; "
-                                                                  "responses belong in user turns")
+                                                                   "responses belong in user turns")
                 _check_response_part(report, response, join(where, response_key))
                 response = as_dict(response)
                 responses.append((response.get("name"), response.get("id"), where))
@@ -246,7 +246,7 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
 def _unanswered(report: Report, pending: tuple[int, list[tuple[str, Any, str]]]) -> None:
     index, calls = pending
     names = ", ".join(repr(name) for name, _, _ in calls)
-    report.add("GM-10", f"/contents/{index}", f"function-call turn ({names}) is not answered by the next turn")
+    report.add("GM-10", join("/contents", index), f"function-call turn ({names}) is not answered by the next turn")
 
 
 def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tuple[Any, Any, str]],
@@ -261,8 +261,8 @@ def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tu
     ids = {call_id for _, call_id, _ in calls if isinstance(call_id, str)}
     for _, response_id, where in responses:
         if isinstance(response_id, str) and ids and response_id not in ids:
-            report.add("GM-12", f"{where}/functionResponse/id", f"functionResponse id {short(response_id)} echoes "
-                                                                "no functionCall id of the call turn")
+            report.add("GM-12", join(where, "functionResponse", "id"),
+                       f"functionResponse id {short(response_id)} echoes no functionCall id of the call turn")
 
 
 def _check_response_part(report: Report, response: Any, where: str) -> None:
@@ -283,7 +283,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         return
     for index, candidate in enumerate(as_list(payload.get("candidates"))):
         content = as_dict(as_dict(candidate).get("content"))
-        check_candidate_parts(report, _parts(content), f"/candidates/{index}/content/parts")
+        check_candidate_parts(report, _parts(content), join("/candidates", index, "content", "parts"))
 
 
 def check_candidate_parts(report: Report, parts: list[Any], base: str) -> None:
@@ -295,7 +295,7 @@ def check_candidate_parts(report: Report, parts: list[Any], base: str) -> None:
     for position, part in enumerate(parts):
         if not isinstance(part, dict):
             continue
-        where = f"{base}/{position}"
+        where = join(base, position)
         key, call = field(part, "functionCall")
         if key in part:
             calls += 1
@@ -304,7 +304,7 @@ def check_candidate_parts(report: Report, parts: list[Any], base: str) -> None:
             if isinstance(call_id, str):
                 if call_id in ids:
                     report.add("GM-12", join(where, key, "id"), f"functionCall id {short(call_id)} repeats "
-                                                               f"{ids[call_id]}")
+                                                                f"{ids[call_id]}")
                 ids[call_id] = join(where, key, "id")
             else:
                 without_id.append(where)

@@ -24,7 +24,7 @@ _PROTOCOL_ERRORS = (-32700, -32600, -32601, -32602)
 
 def _messages(payload: Any) -> list[tuple[Any, str]]:
     if isinstance(payload, list):
-        return [(message, f"/{index}") for index, message in enumerate(payload)]
+        return [(message, join("", index)) for index, message in enumerate(payload)]
     return [(payload, "")]
 
 
@@ -59,7 +59,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
             check_call_result(report, result, join(base, "result"))
         elif isinstance(error, dict) and error.get("code") not in _PROTOCOL_ERRORS:
             report.add("MCP-07", join(base, "error"), f"JSON-RPC error {short(error.get('code'))}: a tool execution "
-                                                     "failure belongs in a result with isError:true")
+                                                      "failure belongs in a result with isError:true")
 
 
 def check_list_result(report: Report, profile: Profile, result: dict[str, Any], base: str) -> None:
@@ -73,10 +73,10 @@ def check_list_result(report: Report, profile: Profile, result: dict[str, Any], 
         for key in ("resultType", "cacheScope", "ttlMs"):
             if key not in result:
                 report.add("MCP-01", join(base, key), f"2026-07-28 tools/list result has {revision_fields[0]} but "
-                                                     f"no {key}")
+                                                      f"no {key}")
         if "cacheScope" in result and result["cacheScope"] not in ("public", "private"):
             report.add("MCP-01", join(base, "cacheScope"), f"cacheScope {short(result['cacheScope'])} is not "
-                                                          "public|private")
+                                                           "public|private")
         ttl = result.get("ttlMs")
         if "ttlMs" in result and not (isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0):
             report.add("MCP-01", join(base, "ttlMs"), f"ttlMs {short(ttl)} is not an integer ≥ 0")
@@ -96,10 +96,10 @@ def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: di
     else:
         if not profile.name_ok(name):
             report.add("MCP-03", join(base, "name"), f"tool name {short(name)} should be 1–{profile.names.max} "
-                                                    f"characters of {profile.names.text}")
+                                                     f"characters of {profile.names.text}")
         elif not _PORTABLE.fullmatch(name):
             report.add("MCP-03", join(base, "name"), f"tool name {short(name)} is valid MCP but invalid for OpenAI "
-                                                    "and Anthropic: it needs an alias there", Severity.INFO)
+                                                     "and Anthropic: it needs an alias there", Severity.INFO)
         remember_name(report, "MCP-03", names, name, join(base, "name"), verb="listed")
     schema = tool.get("inputSchema")
     if schema is None:
@@ -116,7 +116,7 @@ def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: di
         output = tool["outputSchema"]
         if not isinstance(output, dict) or output.get("type") != "object":
             report.add("MCP-02", join(base, "outputSchema"), f"{label}: outputSchema must be an object schema "
-                                                            "with type 'object'")
+                                                             "with type 'object'")
         else:
             check_json_schema(report, output, join(base, "outputSchema"), "XL-01", what=label)
     annotations = tool.get("annotations")
@@ -148,7 +148,7 @@ def check_call_result(report: Report, result: dict[str, Any], base: str) -> None
         report.add("MCP-05", join(base, "isError"), f"isError is {short(is_error)}, not a boolean")
     if is_error is True:
         report.add("MCP-07", join(base, "isError"), "the tool failed (isError:true): feed the result back to the "
-                                                   "model rather than raising")
+                                                    "model rather than raising")
     if "structuredContent" in result and result["structuredContent"] is not None and not has_text:
         report.add("MCP-06", join(base, "structuredContent"), "structuredContent without its serialised JSON in a "
-                                                             "text block (older clients see nothing)")
+                                                              "text block (older clients see nothing)")

@@ -66,7 +66,7 @@ def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: d
         custom = call.get("custom")
         if not isinstance(custom, dict) or not isinstance(custom.get("input"), str):
             report.add("OC-14", join(pointer, "custom"), "custom tool call needs custom.name and custom.input "
-                                                        "(a string)")
+                                                         "(a string)")
         else:
             check_name(report, profile, custom.get("name"), join(pointer, "custom", "name"), "custom tool call",
                        unnamed)
@@ -100,13 +100,13 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
         hint = ("use the top-level web_search_options" if isinstance(kind, str) and "web_search" in kind
                 else "map it to a function tool or drop it with a warning")
         report.add("OC-01", join(pointer, "type"), f"tool type {short(kind)} is not accepted by Chat "
-                                                  f"(only 'function' and 'custom')", hint=f"Built-in tools: {hint}.")
+                                                   f"(only 'function' and 'custom')", hint=f"Built-in tools: {hint}.")
         return
     function = tool.get("function")
     if not isinstance(function, dict):
         flat = " (the flat {type, name, parameters} is the Responses shape)" if "name" in tool else ""
         report.add("OC-01", join(pointer, "function"), "function tool has no function definition (\"expected a "
-                                                      f"function definition, but got null\"){flat}")
+                                                       f"function definition, but got null\"){flat}")
         return
     _check_function(report, profile, function, join(pointer, "function"), "tool", names)
 
@@ -151,20 +151,20 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         elif profile.max_tools is not None and len(tools) > profile.max_tools:
             report.add("OC-04", "/tools", f"{len(tools)} tools; {profile.name} accepts at most {profile.max_tools}")
         for index, tool in enumerate(tools):
-            _check_tool(report, profile, tool, f"/tools/{index}", names)
+            _check_tool(report, profile, tool, join("/tools", index), names)
     functions = as_list(payload.get("functions"))
     if check_null_or_empty(report, payload, "functions", "", "OC-09"):
         if len(functions) > 128:
             report.add("OC-04", "/functions", f"{len(functions)} functions; at most 128")
         for index, function in enumerate(functions):
             if isinstance(function, dict):
-                _check_function(report, profile, function, f"/functions/{index}", "function", names)
+                _check_function(report, profile, function, join("/functions", index), "function", names)
             else:
-                report.add("OC-20", f"/functions/{index}", f"function is {short(function)}, not an object")
+                report.add("OC-20", join("/functions", index), f"function is {short(function)}, not an object")
     strict = next((i for i, t in enumerate(tools) if as_dict(as_dict(t).get("function")).get("strict") is True), None)
     if strict is not None and payload.get("parallel_tool_calls") is not False:
         report.add("OC-07", "/parallel_tool_calls" if "parallel_tool_calls" in payload else
-                   f"/tools/{strict}/function/strict",
+                   join("/tools", strict, "function", "strict"),
                    "strict tools with parallel calls allowed: parallel calls may not match the schemas")
     if "parallel_tool_calls" in payload:
         value = payload["parallel_tool_calls"]
@@ -252,7 +252,7 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
     answered: set[str] = set()
     legacy: list[tuple[str, str]] = []  # (name, pointer) of unanswered legacy function_calls, FIFO
     for index, message in enumerate(messages):
-        base = f"/messages/{index}"
+        base = join("/messages", index)
         if not isinstance(message, dict):
             continue
         role = message.get("role")
@@ -304,9 +304,9 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
             report.add("OC-12", join(base, "content"), "assistant message with tool_calls has no content key",
                        Severity.WARNING if profile.content_key_required else Severity.INFO)
         for position, call in enumerate(calls):
-            call_id = check_call(report, profile, call, f"{base}/tool_calls/{position}", ids)
+            call_id = check_call(report, profile, call, join(base, "tool_calls", position), ids)
             if call_id is not None:
-                pending[call_id] = f"{base}/tool_calls/{position}/id"
+                pending[call_id] = join(base, "tool_calls", position, "id")
     if pending:
         _unanswered(report, pending)
 
@@ -319,7 +319,7 @@ def _check_assistant_parts(report: Report, parts: list[Any], pointer: str) -> No
     kinds = [part.get("type") if isinstance(part, dict) else None for part in parts]
     for position, kind in enumerate(kinds):
         if kind not in ("text", "refusal"):
-            report.add("OC-12", f"{pointer}/{position}", f"assistant content part {short(kind or parts[position])} is "
+            report.add("OC-12", join(pointer, position), f"assistant content part {short(kind or parts[position])} is "
                                                          "not text or refusal", Severity.ERROR)
     if "refusal" in kinds and len(parts) > 1:
         report.add("OC-12", pointer, "a refusal part must be the only assistant content part", Severity.ERROR)
@@ -344,7 +344,7 @@ def _check_tool_message(report: Report, message: dict[str, Any], base: str, pend
             for position, part in enumerate(content):
                 if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
                     kind = part.get("type") if isinstance(part, dict) else None
-                    report.add("OC-17", f"{base}/content/{position}",
+                    report.add("OC-17", join(base, "content", position),
                                f"tool message content part is {short(kind or part)}; only text parts are allowed",
                                hint="Move images to a following user message (XL-15).")
         elif not isinstance(content, str):
@@ -360,10 +360,10 @@ def _check_tool_message(report: Report, message: dict[str, Any], base: str, pend
         report.add("OC-18", join(base, "tool_call_id"), f"tool message answers {short(call_id)} a second time")
     elif call_id in ids:
         report.add("OC-18", join(base, "tool_call_id"), f"tool message answers {short(call_id)}, a call of an "
-                                                       "earlier turn: other messages came between")
+                                                        "earlier turn: other messages came between")
     else:
         report.add("OC-18", join(base, "tool_call_id"), f"tool message answers {short(call_id)}, which no "
-                                                       "preceding assistant message called")
+                                                        "preceding assistant message called")
 
 
 def _check_function_message(report: Report, message: dict[str, Any], base: str,
@@ -373,7 +373,7 @@ def _check_function_message(report: Report, message: dict[str, Any], base: str,
         report.add("OC-20", join(base, "content"), "function message has no content (required, may be null)")
     elif message["content"] is not None and not isinstance(message["content"], str):
         report.add("OC-27", join(base, "content"), f"function message content is {short(message['content'])}, not a "
-                                                  "string")
+                                                   "string")
     if not isinstance(name, str) or not name:
         report.add("OC-20", join(base, "name"), "function message has no name: it cannot be paired with its call")
         return
@@ -400,7 +400,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
     for index, choice in enumerate(choices):
         if not isinstance(choice, dict):
             continue
-        base = f"/choices/{index}"
+        base = join("/choices", index)
         message = as_dict(choice.get("message"))
         calls = message.get("tool_calls")
         count = 0
@@ -408,7 +408,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
             if not calls:
                 report.add("OC-13", join(base, "message", "tool_calls"), "tool_calls is an empty array")
             for position, call in enumerate(calls):
-                check_call(report, profile, call, f"{base}/message/tool_calls/{position}", ids, _UNNAMED_CALL)
+                check_call(report, profile, call, join(base, "message", "tool_calls", position), ids, _UNNAMED_CALL)
             count = len(calls)
         elif calls is not None and "tool_calls" in message:
             report.add("OC-14", join(base, "message", "tool_calls"), f"tool_calls is {short(calls)}, not an array")

@@ -51,7 +51,7 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
     if kind == "function":
         if isinstance(tool.get("function"), dict):
             report.add("OR-02", join(pointer, "function"), "nested Chat tool shape {type, function:{…}}; "
-                                                          "Responses function tools are flat")
+                                                           "Responses function tools are flat")
             return
         name = tool.get("name")
         check_name(report, profile, name, join(pointer, "name"), "tool")
@@ -89,14 +89,14 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         if not isinstance(payload["tools"], list):
             report.add("OR-01", "/tools", "tools must be an array")
         for index, tool in enumerate(tools):
-            _check_tool(report, profile, tool, f"/tools/{index}", names)
+            _check_tool(report, profile, tool, join("/tools", index), names)
     _check_tool_choice(report, payload, names)
     # Either keeps the history server-side: an output may answer a call this request does not hold.
     server_history = next((key for key in ("previous_response_id", "conversation") if payload.get(key) is not None),
                           None)
     if server_history is not None:
         report.add("OR-11", join("", server_history), "history is server-side: call/output pairing is checked only "
-                                                     "within this request")
+                                                      "within this request")
     _check_input(report, profile, payload.get("input"), server_history=server_history is not None)
 
 
@@ -143,7 +143,7 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
     interrupted: dict[str, str] = {}  # calls whose output has not come before another message item
     searches: set[str] = set()  # call_ids of tool_search_call items
     for index, item in enumerate(items):
-        base = f"/input/{index}"
+        base = join("/input", index)
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
@@ -191,7 +191,7 @@ def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base
     item_id = item.get("id")
     if item_id is not None and not (isinstance(item_id, str) and item_id.startswith("fc")):
         report.add("OR-06", join(base, "id"), f"function_call id {short(item_id)} does not begin with 'fc' "
-                                             "(\"Expected an ID that begins with 'fc'\")")
+                                              "(\"Expected an ID that begins with 'fc'\")")
     return call_id
 
 
@@ -205,8 +205,8 @@ def _check_output_item(report: Report, item: dict[str, Any], base: str, pending:
         for position, part in enumerate(output):
             if not (isinstance(part, dict) and isinstance(part.get("type"), str) and part["type"] in _OUTPUT_PARTS):
                 kind = part.get("type") if isinstance(part, dict) else part
-                report.add("OR-07", f"{base}/output/{position}", f"output part {short(kind)} is not "
-                                                                 "input_text|input_image|input_file")
+                report.add("OR-07", join(base, "output", position), f"output part {short(kind)} is not "
+                                                                    "input_text|input_image|input_file")
     else:
         report.add("OR-07", join(base, "output"), "function_call_output needs output (a string or input parts)")
     call_id = item.get("call_id")
@@ -218,12 +218,12 @@ def _check_output_item(report: Report, item: dict[str, Any], base: str, pending:
     elif call_id in interrupted:
         del interrupted[call_id]
         report.add("OR-08", join(base, "call_id"), f"output for {short(call_id)} comes after other message items; "
-                                                  "it must follow its call")
+                                                   "it must follow its call")
     elif call_id in ids:
         report.add("OR-08", join(base, "call_id"), f"call {short(call_id)} is answered twice")
     elif not server_history:
         report.add("OR-08", join(base, "call_id"), f"no function_call with call_id {short(call_id)} precedes this "
-                                                  "output (\"No tool call found\")")
+                                                   "output (\"No tool call found\")")
 
 
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
@@ -232,6 +232,6 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
     ids: dict[str, str] = {}
     for index, item in enumerate(as_list(payload.get("output"))):
         if isinstance(item, dict) and item.get("type") == "function_call":
-            check_call_item(report, profile, item, f"/output/{index}", ids,
+            check_call_item(report, profile, item, join("/output", index), ids,
                             ("OR-12", f"the response ({short(payload.get('status'))}) holds a function_call "
                                       "without a name"))

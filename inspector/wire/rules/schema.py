@@ -37,7 +37,7 @@ def subschemas(node: dict[str, Any], pointer: str) -> Iterator[tuple[Any, str]]:
         children = node.get(key)
         if isinstance(children, list):
             for index, child in enumerate(children):
-                yield child, f"{pointer}/{key}/{index}"
+                yield child, join(pointer, key, index)
 
 
 def walk(schema: Any, pointer: str) -> Iterator[tuple[Any, str]]:
@@ -85,7 +85,7 @@ def check_json_schema(report: Report, schema: Any, pointer: str, rule: str, *, w
 def _check_json_type(report: Report, value: Any, where: str, rule: str, what: str) -> None:
     values = value if isinstance(value, list) else [value]
     for index, item in enumerate(values):
-        at = f"{where}/{index}" if isinstance(value, list) else where
+        at = join(where, index) if isinstance(value, list) else where
         if isinstance(item, str) and item in JSON_TYPES:
             continue
         if isinstance(item, str) and item.lower() in JSON_TYPES:

@@ -631,7 +631,7 @@ class StreamEmitter:
             index = self.calls[event.key] = self._open()
             self.saw_call = True
             call_id = back_id(self.state, event.id or None, f"{self.id}:{index}", self.losses,
-                              f"/stream/{event.key}", f"/content/{index}/id")
+                              join("/stream", event.key), join("/content", index, "id"))
             return out + self._event("content_block_start", {"index": index, "content_block": {
                 "type": "tool_use", "id": call_id, "name": back_name(self.state, event.name), "input": {}}})
         if isinstance(event, ev.CallArgs):

@@ -626,7 +626,7 @@ class StreamEmitter:
             return self._chunk({"refusal" if event.refusal else "content": event.text})
         if isinstance(event, ev.CallStart):
             index = self.index[event.key] = len(self.index)
-            here = f"/stream/tool_calls/{index}"
+            here = join("/stream/tool_calls", index)
             call_id = back_id(self.state, event.id or None, f"{self.id}:{index}", self.losses, here, here)
             return self._chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
                                                 "function": {"name": back_name(self.state, event.name),

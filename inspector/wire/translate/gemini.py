@@ -612,7 +612,7 @@ class StreamEmitter:
         if key not in self.calls:
             return b""
         call_id, name, pieces = self.calls.pop(key)
-        here = f"/stream/functionCall/{self.count}"
+        here = join("/stream/functionCall", self.count)
         arguments, _ = decode_arguments("".join(pieces), join(here, "args"), self.losses)
         call_id = back_id(self.state, call_id or None, f"{self.id}:{self.count}", self.losses, here, join(here, "id"))
         self.count += 1

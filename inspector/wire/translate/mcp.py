@@ -25,7 +25,7 @@ def _unwrap(document: Any) -> tuple[Any, str, dict[str, Any] | None]:
         if response is None:
             raise TranslationError("no JSON-RPC result in the document", "")
         index = document.index(response)
-        return response["result"], f"/{index}/result", request
+        return response["result"], join("", index, "result"), request
     if isinstance(document, dict) and "result" in document and "jsonrpc" in document:
         return document["result"], "/result", None
     return document, "", None
