@@ -6,18 +6,18 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
-from dataclasses import dataclass, field, replace
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from .. import jsonsafe
 from ..dialect import Dialect
 from ..dialects.gemini.fields import normalise, spelled
+from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
-from ..naming import NAME_RULES, IdMap, NameMap
 
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from .. import jsonsafe
 from ..dialect import Dialect
-from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
 from ..naming import IdMap, NameMap, id_ok, mint_id
 from ..pointer import join
+from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
 
 
 @dataclass(slots=True)

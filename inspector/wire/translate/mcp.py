@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..dialect import Dialect
+from ..naming import NAME_RULES, IdMap, NameMap, mint_id
 from ..pointer import join
 from . import anthropic, chat, gemini, responses
 from .common import Emit, declared_once, dumps, flagged_text, join_text
 from .model import Loss, Part, Result, State, Tool, TranslationError
-from ..naming import NAME_RULES, IdMap, NameMap, mint_id
 
 _EMIT_TOOLS = {Dialect.OPENAI_CHAT: chat.emit_tools, Dialect.OPENAI_RESPONSES: responses.emit_tools,
                Dialect.ANTHROPIC: anthropic.emit_tools, Dialect.GEMINI: gemini.emit_tools}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from .. import jsonsafe
 from ..dialect import Dialect
+from ..naming import digest
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
@@ -389,7 +389,7 @@ def _stop(payload: dict[str, Any], has_calls: bool) -> StopReason:
 
 
 def _item_id(prefix: str, *basis: Any) -> str:
-    return prefix + hashlib.sha256(repr(basis).encode()).hexdigest()[:32]
+    return prefix + digest(repr(basis))[:32]
 
 
 def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
