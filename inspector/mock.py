@@ -23,6 +23,7 @@ from .proxy.server import ServerThread, request_target
 from .redact import SECRET_QUERY_KEYS, query_pairs
 from .wire import jsonsafe
 from .wire.dialect import Dialect, from_path, is_stream_path
+from .wire.sse import encode as sse_event
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -73,7 +74,7 @@ def sse_response(events: Iterable[Any], *, interval: float = 0.0, status: int = 
     for event in events:
         name, data = event if isinstance(event, tuple) else ("", event)
         text = data if isinstance(data, str) else orjson.dumps(data).decode()
-        chunks.append((interval, (f"event: {name}\n" if name else "").encode() + f"data: {text}\n\n".encode()))
+        chunks.append((interval, sse_event(text.encode(), name)))
     return Canned(status=status, headers=[("content-type", SSE), ("cache-control", "no-cache")], chunks=chunks)
 
 

@@ -89,6 +89,13 @@ def _split(text: str) -> list[str]:
     return _LINE_END.split(text) if "\r" in text else text.split("\n")
 
 
+def encode(data: bytes, event: str = "", end: bytes = b"\n") -> bytes:
+    """One event as providers write it: `event:` when named, a `data:` line per line of data, a
+    blank line. `end` is the line end (Gemini writes \\r\\n)."""
+    head = b"event: " + event.encode() + end if event else b""
+    return head + b"".join(b"data: " + line + end for line in data.split(b"\n")) + end
+
+
 def parse_all(body: bytes) -> list[SSEEvent]:
     parser = SSEParser()
     return parser.feed(body) + parser.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.wire.sse import SSEEvent, SSEParser, parse_all
+from inspector.wire.sse import SSEEvent, SSEParser, encode, parse_all
 
 
 def test_a_stream_ending_in_a_lone_carriage_return_ends_its_line_there():
@@ -27,3 +27,11 @@ def test_a_character_split_across_chunks_is_decoded_whole():
     parser = SSEParser()
     encoded = "data: é\n\n".encode()
     assert parser.feed(encoded[:7]) + parser.feed(encoded[7:]) == [SSEEvent("é")]
+
+
+def test_an_encoded_event_parses_back_whatever_its_line_end():
+    # sse.encode writes every stream the bridges and the mock send; sse.parse_all reads them back.
+    for end in (b"\n", b"\r\n"):
+        body = encode(b'{"a":1}', "delta", end) + encode(b"two\nlines", end=end) + encode(b"[DONE]", end=end)
+        assert parse_all(body) == [SSEEvent('{"a":1}', "delta"), SSEEvent("two\nlines"), SSEEvent("[DONE]")]
+    assert encode(b"x", "e") == b"event: e\ndata: x\n\n"

@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from .. import jsonsafe
+from .. import jsonsafe, sse
 from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
@@ -605,7 +605,7 @@ class StreamEmitter:
 
     @staticmethod
     def _event(kind: str, body: dict[str, Any]) -> bytes:
-        return b"event: " + kind.encode() + b"\ndata: " + jsonsafe.dumps({"type": kind, **body}) + b"\n\n"
+        return sse.encode(jsonsafe.dumps({"type": kind, **body}), kind)
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):

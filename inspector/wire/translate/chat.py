@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonsafe
+from .. import jsonsafe, sse
 from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
@@ -615,7 +615,7 @@ class StreamEmitter:
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
         body = {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
-        return b"data: " + jsonsafe.dumps(body) + b"\n\n"
+        return sse.encode(jsonsafe.dumps(body))
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):
@@ -643,14 +643,15 @@ class StreamEmitter:
             if self.state.stream_usage:
                 usage = {"prompt_tokens": event.input_tokens, "completion_tokens": event.output_tokens,
                          "total_tokens": event.input_tokens + event.output_tokens}
-                out += b"data: " + jsonsafe.dumps({"id": self.id, "object": "chat.completion.chunk",
-                                                 "created": self.created, "model": self.model, "choices": [],
-                                                 "usage": usage}) + b"\n\n"
-            return out + b"data: [DONE]\n\n"
+                out += sse.encode(jsonsafe.dumps({"id": self.id, "object": "chat.completion.chunk",
+                                                  "created": self.created, "model": self.model, "choices": [],
+                                                  "usage": usage}))
+            return out + sse.encode(b"[DONE]")
         if isinstance(event, ev.Dropped):
             self.losses.append(Loss("/stream", None, "dropped", f"{event.what} cannot cross to Chat", event.rule))
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
-            return b"data: " + jsonsafe.dumps({"error": openai_error(event.raw if event.raw is not None else event.message)}) + b"\n\n"
+            error = openai_error(event.raw if event.raw is not None else event.message)
+            return sse.encode(jsonsafe.dumps({"error": error}))
         return b""

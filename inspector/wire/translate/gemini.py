@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import jsonsafe
+from .. import jsonsafe, sse
 from ..dialect import Dialect
 from ..dialects.gemini.fields import normalise
 from ..dialects.gemini.schema import Change, needs_json_schema, to_genai, to_json_schema
@@ -564,7 +564,7 @@ class StreamEmitter:
         """One chunk as SSE, or as the next element of the JSON array a client without
         alt=sse reads; the array is closed by `close`."""
         if not self.state.json_array_stream:
-            return b"data: " + jsonsafe.dumps(body) + b"\r\n\r\n"
+            return sse.encode(jsonsafe.dumps(body), end=b"\r\n")
         lead = b"[" if not self.opened else b",\r\n"
         self.opened = True
         return lead + jsonsafe.dumps(body)

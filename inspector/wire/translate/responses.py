@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonsafe
+from .. import jsonsafe, sse
 from ..dialect import Dialect
 from ..naming import digest
 from ..pointer import join
@@ -559,7 +559,7 @@ class StreamEmitter:
     def _event(self, kind: str, **fields: Any) -> bytes:
         body = {"type": kind, "sequence_number": self.seq, **fields}
         self.seq += 1
-        return b"event: " + kind.encode() + b"\ndata: " + jsonsafe.dumps(body) + b"\n\n"
+        return sse.encode(jsonsafe.dumps(body), kind)
 
     def _snapshot(self, status: str, stop: StopReason = "stop", usage: tuple[int, int] = (0, 0)) -> dict[str, Any]:
         return _response_object(self.id, self.model, self.created, list(self.output), stop, *usage, status=status)
