@@ -20,7 +20,7 @@ import orjson
 
 from . import jsonsafe, profiles
 from .dialect import Dialect
-from .naming import NameMap, mint_id
+from .naming import ID_RULES, NameMap, mint_id
 from .pointer import join, split
 from .profiles import Profile
 from .rules import arguments
@@ -504,7 +504,7 @@ def _responses_unavailable(fixer: _Fixer, pending: list[str], before: str) -> li
 
 # Anthropic -----------------------------------------------------------------------------------------
 
-_ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_ANTHROPIC_ID = ID_RULES[Dialect.ANTHROPIC]  # (pattern, max length) of a tool_use id
 
 
 def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
@@ -593,7 +593,8 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
                             fixer.note("AN-05", join(where, "input"), "converted", note or "input decoded")
                         original = block.get("id")
                         if isinstance(original, str):
-                            new = fixer.call_id(original, seen, ("AN-05", join(where, "id")), 64, _ANTHROPIC_ID)
+                            new = fixer.call_id(original, seen, ("AN-05", join(where, "id")), _ANTHROPIC_ID[1],
+                                                _ANTHROPIC_ID[0])
                             rewritten[original] = new
                             block["id"] = new
                             pending.append(new)

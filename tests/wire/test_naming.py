@@ -87,3 +87,22 @@ def test_a_name_declared_twice_is_reported_the_same_way_in_every_dialect():
           f"function {cut} is declared twice (first at /tools/0/functionDeclarations/0/name)")],
         [("MCP-03", "warning", "/result/tools/1/name", "tool name 'f' is listed twice (first at /result/tools/0/name)")],
     ]
+
+
+def test_the_checker_the_fixer_and_the_bridges_read_one_anthropic_id_rule():
+    from inspector.wire import check
+    from inspector.wire.naming import id_ok
+
+    def request(call_id):
+        return {"model": "m", "max_tokens": 50, "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+                "messages": [{"role": "user", "content": "hi"},
+                             {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": "f",
+                                                                "input": {}}]},
+                             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
+                                                           "content": "ok"}]}]}
+
+    for call_id, ok in [("a" * 64, True), ("toolu_01-x", True), ("a" * 65, False), ("call.1", False)]:
+        found = [(v.rule, v.pointer) for v in check.check_request(request(call_id), "anthropic")]
+        fixed = fix(request(call_id), "anthropic").payload["messages"][1]["content"][0]["id"]
+        assert (id_ok(call_id, Dialect.ANTHROPIC), found, fixed == call_id) == \
+            (ok, [] if ok else [("AN-05", "/messages/1/content/0/id")], ok), call_id

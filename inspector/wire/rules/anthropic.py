@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..dialect import Dialect
+from ..naming import id_ok
+from ..pointer import join
 from ..profiles import Profile
 from ..violations import Severity
-from ..pointer import join
 from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
 from .schema import check_json_schema
 
-_TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
 # Versioned client/server tool types: web_search_20250305, bash_20250124, tool_search_tool_bm25_20251119, …
 _VERSIONED = re.compile(r"([a-z_0-9]+?)_(\d{8})")
 # Server tools whose type fixes the name they must carry (AN-04).
@@ -49,7 +50,7 @@ def check_tool_use(report: Report, profile: Profile, block: dict[str, Any], poin
     if not isinstance(block_id, str) or not block_id:
         report.add("AN-05", join(pointer, "id"), "tool_use has no id")
         return None
-    if not _TOOL_ID.fullmatch(block_id) or len(block_id) > 64:
+    if not id_ok(block_id, Dialect.ANTHROPIC):
         report.add("AN-05", join(pointer, "id"), f"tool_use id {short(block_id)} must match ^[a-zA-Z0-9_-]+$ and "
                                                  "be at most 64 characters")
     if block_id in ids:
