@@ -106,3 +106,16 @@ def test_the_checker_the_fixer_and_the_bridges_read_one_anthropic_id_rule():
         fixed = fix(request(call_id), "anthropic").payload["messages"][1]["content"][0]["id"]
         assert (id_ok(call_id, Dialect.ANTHROPIC), found, fixed == call_id) == \
             (ok, [] if ok else [("AN-05", "/messages/1/content/0/id")], ok), call_id
+
+
+def test_mcp_names_are_called_portable_by_the_rules_the_bridges_alias_by():
+    # MCP-03's info used its own pattern, which wanted a letter first: "1st_tool" crosses to OpenAI
+    # and Anthropic unaliased (NameMap keeps it), so it is portable; "a.b" is not.
+    from inspector.wire import check
+
+    def listing(name):
+        return {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": name, "inputSchema": {"type": "object"}}]}}
+
+    assert [[(v.rule, v.severity.value, v.pointer) for v in check.check_response(listing(n), "mcp")]
+            for n in ("1st_tool", "a.b", "a" * 65)] == [
+        [], [("MCP-03", "info", "/result/tools/0/name")], [("MCP-03", "info", "/result/tools/0/name")]]

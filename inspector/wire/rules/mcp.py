@@ -4,16 +4,18 @@ Rules spanning several flows (the same tool from two servers) live in `session.p
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ..dialect import Dialect
+from ..naming import NAME_RULES
+from ..pointer import join
 from ..profiles import Profile
 from ..violations import Severity
-from ..pointer import join
 from .base import Report, remember_name, short
 from .schema import check_json_schema
 
-_PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+# The name rules a tool name must meet to cross to OpenAI and Anthropic without an alias.
+_PORTABLE = (NAME_RULES[Dialect.OPENAI_CHAT], NAME_RULES[Dialect.ANTHROPIC])
 _BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
     "resource_link": ("uri", "name"), "resource": ("resource",),
@@ -97,7 +99,7 @@ def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: di
         if not profile.name_ok(name):
             report.add("MCP-03", join(base, "name"), f"tool name {short(name)} should be 1–{profile.names.max} "
                                                      f"characters of {profile.names.text}")
-        elif not _PORTABLE.fullmatch(name):
+        elif not all(rule.ok(name) for rule in _PORTABLE):
             report.add("MCP-03", join(base, "name"), f"tool name {short(name)} is valid MCP but invalid for OpenAI "
                                                      "and Anthropic: it needs an alias there", Severity.INFO)
         remember_name(report, "MCP-03", names, name, join(base, "name"), verb="listed")
