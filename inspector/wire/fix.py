@@ -71,13 +71,11 @@ class _Fixer:
         self.repairs.append(Repair(rule, pointer, action, detail))
 
     # names ---------------------------------------------------------------------------------------
-    def name(self, name: Any, rule: str, pointer: str, taken: set[str] | None = None) -> Any:
+    def name(self, name: Any, rule: str, pointer: str) -> Any:
         """The name to use for `name`: itself when valid, else its alias (made once, then reused)."""
         if not isinstance(name, str) or not name or self.profile.name_ok(name):
             return name
         alias = self.names.alias(name)
-        if taken is not None:
-            taken.add(alias)
         self.note(rule, pointer, "aliased", f"{name!r} → {alias!r}")
         return alias
 
