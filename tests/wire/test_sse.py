@@ -35,3 +35,15 @@ def test_an_encoded_event_parses_back_whatever_its_line_end():
         body = encode(b'{"a":1}', "delta", end) + encode(b"two\nlines", end=end) + encode(b"[DONE]", end=end)
         assert parse_all(body) == [SSEEvent('{"a":1}', "delta"), SSEEvent("two\nlines"), SSEEvent("[DONE]")]
     assert encode(b"x", "e") == b"event: e\ndata: x\n\n"
+
+
+def test_one_reading_of_alt_sse_for_the_bridge_and_the_mock():
+    from inspector.wire.dialect import asks_for_sse
+    from inspector.wire.translate import get_bridge
+
+    assert [asks_for_sse(q) for q in ("alt=sse", "key=k&alt=sse", "key=k;alt=sse", "salt=sse", "alt=json", "")] == [
+        True, True, True, False, False, False]
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    arrays = [get_bridge("gemini", "openai-chat").request(body, f"/v1beta/models/g:streamGenerateContent{q}")
+              .state.json_array_stream for q in ("?key=k;alt=sse", "?key=k&alt=sse", "?key=k", "")]
+    assert arrays == [False, False, True, False]  # a path without its query is taken as the SDKs' SSE

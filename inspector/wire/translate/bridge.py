@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from .. import jsonsafe
-from ..dialect import Dialect
+from ..dialect import Dialect, asks_for_sse
 from ..dialects.gemini.fields import normalise, spelled
 from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
@@ -128,7 +128,7 @@ class Bridge:
         # without its query is taken to be the SSE stream every SDK asks for.
         query = path.partition("?")[2]
         state.json_array_stream = self.source is Dialect.GEMINI and req.stream and bool(query) and \
-            "alt=sse" not in query.split("&")
+            not asks_for_sse(query)
         state.history_ids = {i for item in req.items for i in _ids(item)}
         state.seed = hashlib.sha256(encoded).hexdigest()[:32]
         state.created = int(time.time())

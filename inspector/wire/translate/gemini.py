@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from .. import jsonsafe, sse
-from ..dialect import Dialect
+from ..dialect import Dialect, is_stream_path
 from ..dialects.gemini.fields import normalise
 from ..dialects.gemini.schema import Change, needs_json_schema, to_genai, to_json_schema
 from ..pointer import join
@@ -75,7 +75,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     payload = normalise(payload)
     losses: list[Loss] = []
     req = Request(model=model_of(path) or str(payload.get("model") or ""))
-    req.stream = ":streamGenerateContent" in path.split("?", 1)[0]
+    req.stream = is_stream_path(path)
     for key in payload:
         if key not in _PARAMS and key != "model":
             req.leftovers.append((join("", key), f"Gemini field {key!r} has no counterpart"))
