@@ -22,7 +22,8 @@ from .proxy.access import AccessPolicy
 from .proxy.server import ServerThread, request_target
 from .redact import SECRET_QUERY_KEYS, query_pairs
 from .wire import jsonsafe
-from .wire.dialect import Dialect, from_path, is_stream_path
+from .wire.dialect import Dialect, asks_for_sse, from_path, is_stream_path
+from .wire.sse import encode as sse_event
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -73,7 +74,7 @@ def sse_response(events: Iterable[Any], *, interval: float = 0.0, status: int = 
     for event in events:
         name, data = event if isinstance(event, tuple) else ("", event)
         text = data if isinstance(data, str) else orjson.dumps(data).decode()
-        chunks.append((interval, (f"event: {name}\n" if name else "").encode() + f"data: {text}\n\n".encode()))
+        chunks.append((interval, sse_event(text.encode(), name)))
     return Canned(status=status, headers=[("content-type", SSE), ("cache-control", "no-cache")], chunks=chunks)
 
 
@@ -294,7 +295,7 @@ def default_responder(request: Received, *, interval: float = 0.0, pieces: int =
             return json_response({"error": {"message": "We could not parse the JSON body of your request.",
                                             "type": "invalid_request_error", "param": None, "code": None}}, 400)
         stream = is_stream_path(request.path) or (isinstance(payload, dict) and payload.get("stream") is True)
-        return reply(dialect, stream=stream, interval=interval, pieces=pieces, sse="alt=sse" in request.query)
+        return reply(dialect, stream=stream, interval=interval, pieces=pieces, sse=asks_for_sse(request.query))
     return json_response({"error": {"message": f"mock upstream: no route for {request.method} {request.path}",
                                     "type": "not_found"}}, 404)
 

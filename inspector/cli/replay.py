@@ -20,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
     from ..replay import ReplayError, credentials_from_env, replay
     from ..wire.dialect import from_path
@@ -57,6 +58,6 @@ def run(args: argparse.Namespace) -> int:
         assert new is not None  # the forwarder recorded it before answering
         detail = f" {new.error}" if new.error else ""
         print(f"#{new.id} replay of #{flow.id}: {new.status if new.status is not None else '-'} {new.state.value}{detail}")
-        return 0 if new.state.value == "complete" else 1
+        return 0 if new.state is FlowState.COMPLETE else 1
     finally:
         store.close()

@@ -14,10 +14,10 @@ from . import jsonsafe, profiles, streams
 from .dialect import Dialect, from_shape
 from .profiles import Profile
 from .rules import anthropic, gemini, mcp, openai_chat, openai_responses
-from .rules.base import Report
+from .rules.base import DialectRules, Report
 from .violations import Violation
 
-_RULES = {
+_RULES: dict[Dialect, DialectRules] = {
     Dialect.OPENAI_CHAT: openai_chat,
     Dialect.OPENAI_RESPONSES: openai_responses,
     Dialect.ANTHROPIC: anthropic,
@@ -175,7 +175,7 @@ def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | 
             payload = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
             return DocumentCheck(Dialect(dialect) if dialect else None, kind, error=f"not valid JSON: {exc}")
-        if not (isinstance(payload, list) and (dialect in (None, Dialect.GEMINI, "gemini")) and kind is None
+        if not (isinstance(payload, list) and (dialect is None or Dialect(dialect) is Dialect.GEMINI) and kind is None
                 and _looks_like_gemini_stream(payload)):
             return check_document(payload, dialect, kind, profile)
     chosen = Dialect(dialect) if dialect is not None else None

@@ -40,6 +40,12 @@ def is_stream_path(path: str) -> bool:
     return ":streamGenerateContent" in path.split("?", 1)[0]
 
 
+def asks_for_sse(query: str) -> bool:
+    """Whether a Gemini stream request's query has `alt=sse` (servers split on & and ;); without
+    it the stream is one JSON array."""
+    return "alt=sse" in re.split("[&;]", query)
+
+
 def is_server_push(method: str, path: str, accept: str) -> bool:
     """MCP's GET stream, on which the server may send requests and notifications at any time:
     idle by design, kept open for as long as the session lives."""

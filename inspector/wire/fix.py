@@ -4,14 +4,14 @@
 repairs; the repaired payload passes the checker without errors for every defect repaired here.
 Repair pointers point into the *original* payload. Choices that a reader needs to know:
 - arguments that are not an object are wrapped as {"value": …} (arguments.WRAP_KEY);
-- an invalid name becomes `<sanitised, ≤55 chars>_<sha256[:8]>`: injective, and reversible through
-  `FixResult.aliases` (alias → original), applied to tools, tool_choice and every call in history;
+- an invalid name becomes `<sanitised stem>_<sha256 prefix>` (naming.NameMap, as the bridges alias):
+  injective, and reversible through `FixResult.aliases` (alias → original), applied to tools,
+  tool_choice and every call in history;
 - a call left unanswered gets a synthesised result "result unavailable" (flagged as an error where the
   dialect has a flag); a result that answers no pending call is dropped."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,16 +20,17 @@ import orjson
 
 from . import jsonsafe, profiles
 from .dialect import Dialect
-from .pointer import split
+from .naming import ID_RULES, NameMap, mint_id
+from .pointer import join, split
 from .profiles import Profile
 from .rules import arguments
-from .rules.base import Report, ptr
+from .rules.base import Report
 from .dialects.gemini.fields import doubled, field as gfield
 from .dialects.gemini.schema import Change, to_genai, to_json_schema
 from .rules.schema import check_strict
+from .violations import Severity
 
 UNAVAILABLE = "result unavailable"
-_SAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,34 +54,30 @@ def fix(payload: Any, dialect: Dialect | str, profile: str | Profile | None = No
     dialect = Dialect(dialect)
     chosen = profiles.get(profile, dialect)
     document = orjson.loads(jsonsafe.dumps(payload))
-    fixer = _Fixer(chosen)
+    fixer = _Fixer(chosen, document)
     if isinstance(document, dict):
         _FIXERS[dialect](fixer, document)
-    return FixResult(document, fixer.repairs, {alias: name for name, alias in fixer.aliases.items()})
+    return FixResult(document, fixer.repairs, {alias: name for name, alias in fixer.names.forward.items()})
 
 
 class _Fixer:
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, document: Any) -> None:
         self.profile = profile
         self.repairs: list[Repair] = []
-        self.aliases: dict[str, str] = {}  # original -> alias
+        self.names = NameMap(profile.names, _valid_names(document, profile))
         self.ids: dict[str, str] = {}  # rewritten call id: original -> new
 
     def note(self, rule: str, pointer: str, action: str, detail: str) -> None:
         self.repairs.append(Repair(rule, pointer, action, detail))
 
     # names ---------------------------------------------------------------------------------------
-    def name(self, name: Any, rule: str, pointer: str, taken: set[str] | None = None) -> Any:
+    def name(self, name: Any, rule: str, pointer: str) -> Any:
         """The name to use for `name`: itself when valid, else its alias (made once, then reused)."""
         if not isinstance(name, str) or not name or self.profile.name_ok(name):
             return name
-        if name not in self.aliases:
-            alias = alias_for(name, self.profile)
-            self.aliases[name] = alias
-            if taken is not None:
-                taken.add(alias)
-        self.note(rule, pointer, "aliased", f"{name!r} → {self.aliases[name]!r}")
-        return self.aliases[name]
+        alias = self.names.alias(name)
+        self.note(rule, pointer, "aliased", f"{name!r} → {alias!r}")
+        return alias
 
     def keep_first(self, name: Any, taken: set[str], rule: str, pointer: str, what: str = "tool") -> bool:
         """False, with the removal noted, when `name` was declared already (the first one stays)."""
@@ -94,7 +91,7 @@ class _Fixer:
 
     def renamed(self, name: Any) -> str | None:
         """The alias already given to `name`, if any."""
-        return self.aliases.get(name) if isinstance(name, str) else None
+        return self.names.forward.get(name) if isinstance(name, str) else None
 
     # call ids ------------------------------------------------------------------------------------
     def call_id(self, call_id: Any, seen: set[str], rule_pointer: tuple[str, str], limit: int | None,
@@ -107,25 +104,28 @@ class _Fixer:
         if fits and call_id not in seen:
             seen.add(call_id)
             return call_id
-        salt = 0
-        new = call_id
-        while new in seen or new == call_id:
-            digest = hashlib.sha256(f"{call_id}#{salt}".encode()).hexdigest()[:24]
-            new = f"call_{digest}"
-            salt += 1
+        new = mint_id(call_id, seen, {call_id}, limit=limit or 64)
         seen.add(new)
         reason = "repeats an earlier id" if fits else "does not fit the id limit"
         self.note(rule, pointer, "rewritten", f"call id {call_id!r} {reason} → {new!r}")
         return new
 
 
-def alias_for(name: str, profile: Profile) -> str:
-    """`<sanitised, ≤55 chars>_<sha256[:8]>`: valid for every dialect, injective in practice (the hash
-    covers the whole original), stable across requests."""
-    sanitised = _SAFE.sub("_", name)[:55]
-    if not sanitised or not (sanitised[0].isalpha() or sanitised[0] == "_"):
-        sanitised = "_" + sanitised[:54]
-    return f"{sanitised}_{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+def _valid_names(document: Any, profile: Profile) -> set[str]:
+    """Every valid name the payload holds (tools, calls, choices, and more): an alias must never
+    equal one of them."""
+    found: set[str] = set()
+    stack = [document]
+    while stack:  # iterative: payloads may nest deeper than Python recurses
+        value = stack.pop()
+        if isinstance(value, dict):
+            name = value.get("name")
+            if isinstance(name, str) and profile.name_ok(name):
+                found.add(name)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    return found
 
 
 # schemas -------------------------------------------------------------------------------------------
@@ -158,7 +158,7 @@ def _drop_nulls(fixer: _Fixer, payload: dict[str, Any], keys: tuple[str, ...], r
     for key in keys:
         if key in payload and payload[key] is None:
             del payload[key]
-            fixer.note(rule, f"/{key}", "removed", f"{key}: null removed (null means absent)")
+            fixer.note(rule, join("", key), "removed", f"{key}: null removed (null means absent)")
 
 
 def _fix_chat(fixer: _Fixer, payload: dict[str, Any]) -> None:
@@ -168,7 +168,7 @@ def _fix_chat(fixer: _Fixer, payload: dict[str, Any]) -> None:
     if isinstance(payload.get("tools"), list):
         kept = []
         for index, tool in enumerate(payload["tools"]):
-            where = f"/tools/{index}"
+            where = join("/tools", index)
             fixed = _chat_tool(fixer, tool, where)
             if fixed is None:
                 continue
@@ -181,7 +181,7 @@ def _fix_chat(fixer: _Fixer, payload: dict[str, Any]) -> None:
     if isinstance(payload.get("functions"), list):
         kept = []
         for index, function in enumerate(payload["functions"]):
-            where = f"/functions/{index}"
+            where = join("/functions", index)
             if not isinstance(function, dict) or not isinstance(function.get("name"), str) or not function["name"]:
                 fixer.note("OC-20", where, "dropped", "function without a name dropped")
                 continue
@@ -213,7 +213,7 @@ def _chat_tool(fixer: _Fixer, tool: Any, where: str) -> dict[str, Any] | None:
         if not isinstance(custom, dict) or not isinstance(custom.get("name"), str) or not custom["name"]:
             fixer.note("OC-02", where, "dropped", "custom tool without a name dropped")
             return None
-        custom["name"] = fixer.name(custom["name"], "OC-02", ptr(where, "custom", "name"))
+        custom["name"] = fixer.name(custom["name"], "OC-02", join(where, "custom", "name"))
         return tool
     if kind == "function" and not isinstance(tool.get("function"), dict) and isinstance(tool.get("name"), str):
         nested = {key: tool[key] for key in ("name", "description", "parameters", "strict") if key in tool}
@@ -229,28 +229,28 @@ def _chat_tool(fixer: _Fixer, tool: Any, where: str) -> dict[str, Any] | None:
     if not isinstance(function.get("name"), str) or not function["name"]:
         fixer.note("XL-09", where, "dropped", "function tool with an empty name dropped")
         return None
-    _chat_function(fixer, function, ptr(where, "function"))
+    _chat_function(fixer, function, join(where, "function"))
     return tool
 
 
 def _chat_function(fixer: _Fixer, function: dict[str, Any], where: str) -> None:
-    function["name"] = fixer.name(function["name"], "OC-02", ptr(where, "name"))
+    function["name"] = fixer.name(function["name"], "OC-02", join(where, "name"))
     description = function.get("description")
     if isinstance(description, str) and len(description) > 1024:
         function["description"] = description[:1024]
-        fixer.note("OC-03", ptr(where, "description"), "set", f"description cut from {len(description)} to 1024 "
-                                                              "characters")
+        fixer.note("OC-03", join(where, "description"), "set", f"description cut from {len(description)} to 1024 "
+                                                        "characters")
     if "parameters" in function and not isinstance(function["parameters"], dict):
         function["parameters"] = {"type": "object", "properties": {}}
-        fixer.note("OC-05", ptr(where, "parameters"), "set", "parameters that were not a schema object replaced "
-                                                             "by an empty object schema")
+        fixer.note("OC-05", join(where, "parameters"), "set", "parameters that were not a schema object replaced "
+                                                       "by an empty object schema")
     parameters = function.get("parameters")
     if isinstance(parameters, dict):
-        function["parameters"] = parameters = _json_schema(fixer, parameters, ptr(where, "parameters"), "OC-05")
+        function["parameters"] = parameters = _json_schema(fixer, parameters, join(where, "parameters"), "OC-05")
         if function.get("strict") is True and not _strict_compliant(parameters):
             function["strict"] = False
-            fixer.note("OC-06", ptr(where, "strict"), "set", "strict:true → false: the schema is not in the strict "
-                                                             "subset (transforming it would change optional fields)")
+            fixer.note("OC-06", join(where, "strict"), "set", "strict:true → false: the schema is not in the strict "
+                                                       "subset (transforming it would change optional fields)")
 
 
 def _chat_tool_choice(fixer: _Fixer, payload: dict[str, Any], taken: set[str]) -> None:
@@ -290,7 +290,7 @@ def _chat_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
     seen_ids: set[str] = set()
     rewritten: dict[str, str] = {}
     for index, message in enumerate(messages):
-        base = f"/messages/{index}"
+        base = join("/messages", index)
         if not isinstance(message, dict):
             out.append(message)
             continue
@@ -312,10 +312,10 @@ def _chat_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
             _chat_assistant(fixer, message, base, pending, seen_ids, rewritten)
         elif role == "function" and "content" not in message:
             message["content"] = ""
-            fixer.note("OC-20", ptr(base, "content"), "set", "missing function message content set to \"\"")
+            fixer.note("OC-20", join(base, "content"), "set", "missing function message content set to \"\"")
         out.append(message)
     if pending:
-        out.extend(_synthesised(fixer, pending, f"/messages/{len(messages)}"))
+        out.extend(_synthesised(fixer, pending, join("/messages", len(messages))))
     return out
 
 
@@ -332,51 +332,51 @@ def _chat_tool_message(fixer: _Fixer, message: dict[str, Any], base: str) -> Non
     content = message.get("content")
     if content is None:
         message["content"] = ""
-        fixer.note("OC-17", ptr(base, "content"), "set", "missing tool content set to \"\"")
+        fixer.note("OC-17", join(base, "content"), "set", "missing tool content set to \"\"")
     elif isinstance(content, list):
         texts = [part for part in content if isinstance(part, dict) and part.get("type") == "text"
                  and isinstance(part.get("text"), str)]
         if len(texts) != len(content):
-            fixer.note("XL-15", ptr(base, "content"), "dropped", f"{len(content) - len(texts)} non-text part(s) "
+            fixer.note("XL-15", join(base, "content"), "dropped", f"{len(content) - len(texts)} non-text part(s) "
                                                                  "dropped: Chat tool messages carry text only")
         message["content"] = texts if texts else ""
         if not texts:
-            fixer.note("OC-17", ptr(base, "content"), "set", "tool content without text parts set to \"\"")
+            fixer.note("OC-17", join(base, "content"), "set", "tool content without text parts set to \"\"")
     elif not isinstance(content, str):
         message["content"] = arguments.encode(content) if isinstance(content, dict) else str(content)
-        fixer.note("OC-17", ptr(base, "content"), "encoded", "non-string tool content serialised to text")
+        fixer.note("OC-17", join(base, "content"), "encoded", "non-string tool content serialised to text")
 
 
 def _chat_assistant(fixer: _Fixer, message: dict[str, Any], base: str, pending: dict[str, str],
                     seen_ids: set[str], rewritten: dict[str, str]) -> None:
     if message.get("content") == []:
         message["content"] = None if message.get("tool_calls") else ""
-        fixer.note("OC-12", ptr(base, "content"), "set", "empty assistant content array replaced")
+        fixer.note("OC-12", join(base, "content"), "set", "empty assistant content array replaced")
     if "function_call" in message:
         call = message["function_call"]
         if call is None:
             del message["function_call"]
-            fixer.note("XL-10", ptr(base, "function_call"), "removed", "function_call: null removed")
+            fixer.note("XL-10", join(base, "function_call"), "removed", "function_call: null removed")
         elif isinstance(call, dict):
             if "name" in call:
-                call["name"] = fixer.name(call["name"], "OC-02", ptr(base, "function_call", "name"))
+                call["name"] = fixer.name(call["name"], "OC-02", join(base, "function_call", "name"))
             call["arguments"] = _fixed_arguments(fixer, call.get("arguments", "{}"), "OC-15",
-                                                 ptr(base, "function_call", "arguments"))
+                                                 join(base, "function_call", "arguments"))
     if "tool_calls" not in message:
         return
     calls = message["tool_calls"]
     if not isinstance(calls, list) or not calls:
         del message["tool_calls"]
-        fixer.note("OC-13" if calls == [] else "XL-10", ptr(base, "tool_calls"), "removed",
+        fixer.note("OC-13" if calls == [] else "XL-10", join(base, "tool_calls"), "removed",
                    "tool_calls: [] removed" if calls == [] else "tool_calls that is not a list removed")
         return
     if "content" not in message and fixer.profile.content_key_required:
         message["content"] = None
-        fixer.note("OC-12", ptr(base, "content"), "set", "content: null added (this profile needs the key)")
-    limit = fixer.profile.call_id_max if fixer.profile.call_id_severity.value == "error" else None
+        fixer.note("OC-12", join(base, "content"), "set", "content: null added (this profile needs the key)")
+    limit = fixer.profile.call_id_max if fixer.profile.call_id_severity is Severity.ERROR else None
     kept = []
     for position, call in enumerate(calls):
-        where = f"{base}/tool_calls/{position}"
+        where = join(base, "tool_calls", position)
         if not isinstance(call, dict) or not isinstance(call.get("function"), dict) \
                 or not isinstance(call["function"].get("name"), str) or not call["function"]["name"]:
             fixer.note("OC-14", where, "dropped", "tool call without a function name dropped")
@@ -384,17 +384,17 @@ def _chat_assistant(fixer: _Fixer, message: dict[str, Any], base: str, pending: 
         call["type"] = "function" if call.get("type") != "function" else call["type"]
         original = call.get("id")
         if not isinstance(original, str) or not original:
-            original = f"call_{hashlib.sha256(f'{where}'.encode()).hexdigest()[:24]}"
-            fixer.note("OC-14", ptr(where, "id"), "set", f"missing call id set to {original!r}")
+            original = mint_id(where)
+            fixer.note("OC-14", join(where, "id"), "set", f"missing call id set to {original!r}")
         new = fixer.call_id(original, seen_ids, ("OC-16" if limit and len(original) > limit else "XL-04",
-                                                 ptr(where, "id")), limit)
+                                                 join(where, "id")), limit)
         if new != original:
             rewritten[original] = new
         call["id"] = new
         function = call["function"]
-        function["name"] = fixer.name(function["name"], "OC-02", ptr(where, "function", "name"))
+        function["name"] = fixer.name(function["name"], "OC-02", join(where, "function", "name"))
         function["arguments"] = _fixed_arguments(fixer, function.get("arguments", "{}"), "OC-15",
-                                                 ptr(where, "function", "arguments"))
+                                                 join(where, "function", "arguments"))
         pending[new] = function["name"]
         kept.append(call)
     if kept:
@@ -412,20 +412,20 @@ def _fix_responses(fixer: _Fixer, payload: dict[str, Any]) -> None:
     if isinstance(payload.get("tools"), list):
         kept = []
         for index, tool in enumerate(payload["tools"]):
-            where = f"/tools/{index}"
+            where = join("/tools", index)
             if isinstance(tool, dict) and tool.get("type") == "function" and isinstance(tool.get("function"), dict):
                 tool = {"type": "function", **tool["function"]}
-                fixer.note("OR-02", ptr(where, "function"), "converted", "nested Chat tool flattened")
+                fixer.note("OR-02", join(where, "function"), "converted", "nested Chat tool flattened")
             if isinstance(tool, dict) and tool.get("type") == "function":
                 if not isinstance(tool.get("name"), str) or not tool["name"]:
                     fixer.note("XL-09", where, "dropped", "function tool with an empty name dropped")
                     continue
-                tool["name"] = fixer.name(tool["name"], "OR-03", ptr(where, "name"))
+                tool["name"] = fixer.name(tool["name"], "OR-03", join(where, "name"))
                 if isinstance(tool.get("parameters"), dict):
-                    tool["parameters"] = _json_schema(fixer, tool["parameters"], ptr(where, "parameters"), "XL-01")
+                    tool["parameters"] = _json_schema(fixer, tool["parameters"], join(where, "parameters"), "XL-01")
                     if tool.get("strict") is True and not _strict_compliant(tool["parameters"]):
                         tool["strict"] = False
-                        fixer.note("XL-13", ptr(where, "strict"), "set", "strict:true → false (schema not strict)")
+                        fixer.note("XL-13", join(where, "strict"), "set", "strict:true → false (schema not strict)")
                 if not fixer.keep_first(tool["name"], taken, "XL-03", where):
                     continue
             kept.append(tool)
@@ -448,7 +448,7 @@ def _responses_input(fixer: _Fixer, items: list[Any], server_history: bool) -> l
     seen: set[str] = set()
     answered: set[str] = set()
     for index, item in enumerate(items):
-        base = f"/input/{index}"
+        base = join("/input", index)
         if not isinstance(item, dict):
             out.append(item)
             continue
@@ -460,21 +460,21 @@ def _responses_input(fixer: _Fixer, items: list[Any], server_history: bool) -> l
             kind = "function_call_output"
         if kind == "function_call":
             if isinstance(item.get("name"), str):
-                item["name"] = fixer.name(item["name"], "OR-03", ptr(base, "name"))
-            item["arguments"] = _fixed_arguments(fixer, item.get("arguments", "{}"), "XL-08", ptr(base, "arguments"))
+                item["name"] = fixer.name(item["name"], "OR-03", join(base, "name"))
+            item["arguments"] = _fixed_arguments(fixer, item.get("arguments", "{}"), "XL-08", join(base, "arguments"))
             if item.get("id") is not None and not (isinstance(item["id"], str) and item["id"].startswith("fc")):
-                fixer.note("OR-06", ptr(base, "id"), "removed", f"id {item['id']!r} is not an fc_ id")
+                fixer.note("OR-06", join(base, "id"), "removed", f"id {item['id']!r} is not an fc_ id")
                 del item["id"]
             call_id = item.get("call_id")
             if isinstance(call_id, str):
-                item["call_id"] = call_id = fixer.call_id(call_id, seen, ("XL-04", ptr(base, "call_id")), 64)
+                item["call_id"] = call_id = fixer.call_id(call_id, seen, ("XL-04", join(base, "call_id")), 64)
                 pending.append(call_id)
             out.append(item)
         elif kind == "function_call_output":
             call_id = item.get("call_id")
             if not isinstance(item.get("output"), (str, list)):
                 item["output"] = ""
-                fixer.note("OR-07", ptr(base, "output"), "set", "missing output set to \"\"")
+                fixer.note("OR-07", join(base, "output"), "set", "missing output set to \"\"")
             if isinstance(call_id, str) and call_id in pending:
                 pending.remove(call_id)
                 answered.add(call_id)
@@ -488,7 +488,7 @@ def _responses_input(fixer: _Fixer, items: list[Any], server_history: bool) -> l
                 out.extend(_responses_unavailable(fixer, pending, base))
             out.append(item)
     if pending:
-        out.extend(_responses_unavailable(fixer, pending, f"/input/{len(items)}"))
+        out.extend(_responses_unavailable(fixer, pending, join("/input", len(items))))
     return out
 
 
@@ -502,7 +502,7 @@ def _responses_unavailable(fixer: _Fixer, pending: list[str], before: str) -> li
 
 # Anthropic -----------------------------------------------------------------------------------------
 
-_ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+")
+_ANTHROPIC_ID = ID_RULES[Dialect.ANTHROPIC]  # (pattern, max length) of a tool_use id
 
 
 def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
@@ -511,7 +511,7 @@ def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
     if isinstance(payload.get("tools"), list):
         kept = []
         for index, tool in enumerate(payload["tools"]):
-            where = f"/tools/{index}"
+            where = join("/tools", index)
             if not isinstance(tool, dict):
                 fixer.note("AN-01", where, "dropped", "tool that is not an object dropped")
                 continue
@@ -519,12 +519,12 @@ def _fix_anthropic(fixer: _Fixer, payload: dict[str, Any]) -> None:
                 if not isinstance(tool.get("name"), str) or not tool["name"]:
                     fixer.note("AN-02", where, "dropped", "tool without a name dropped")
                     continue
-                tool["name"] = fixer.name(tool["name"], "AN-02", ptr(where, "name"))
+                tool["name"] = fixer.name(tool["name"], "AN-02", join(where, "name"))
                 if not isinstance(tool.get("input_schema"), dict):
                     tool["input_schema"] = {"type": "object", "properties": {}}
-                    fixer.note("AN-01", ptr(where, "input_schema"), "set", "missing input_schema set to an empty "
-                                                                           "object schema")
-                tool["input_schema"] = _json_schema(fixer, tool["input_schema"], ptr(where, "input_schema"), "XL-01")
+                    fixer.note("AN-01", join(where, "input_schema"), "set", "missing input_schema set to an empty "
+                                                                     "object schema")
+                tool["input_schema"] = _json_schema(fixer, tool["input_schema"], join(where, "input_schema"), "XL-01")
             if fixer.keep_first(tool.get("name"), taken, "AN-03", where):
                 kept.append(tool)
         payload["tools"] = kept
@@ -547,7 +547,7 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
     seen: set[str] = set()
     rewritten: dict[str, str] = {}
     for index, message in enumerate(messages):
-        base = f"/messages/{index}"
+        base = join("/messages", index)
         if not isinstance(message, dict):
             out.append(message)
             continue
@@ -564,12 +564,12 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
                         pending.remove(tool_use_id)
                         results.append(block)
                     else:
-                        fixer.note("AN-08", f"{base}/content/{position}", "dropped",
+                        fixer.note("AN-08", join(base, "content", position), "dropped",
                                    f"tool_result for {block.get('tool_use_id')!r} dropped: no pending tool_use")
                 else:
                     others.append(block)
             if results and others and blocks is not None and blocks[: len(results)] != results:
-                fixer.note("AN-09", ptr(base, "content"), "reordered", "tool_result blocks moved before the text")
+                fixer.note("AN-09", join(base, "content"), "reordered", "tool_result blocks moved before the text")
             results.extend(_anthropic_unavailable(fixer, pending, base))
             if blocks is not None:
                 message["content"] = results + others
@@ -583,15 +583,16 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
             if role == "assistant":
                 for position, block in enumerate(blocks or []):
                     if isinstance(block, dict) and block.get("type") == "tool_use":
-                        where = f"{base}/content/{position}"
+                        where = join(base, "content", position)
                         if isinstance(block.get("name"), str):
-                            block["name"] = fixer.name(block["name"], "AN-02", ptr(where, "name"))
+                            block["name"] = fixer.name(block["name"], "AN-02", join(where, "name"))
                         if not isinstance(block.get("input"), dict):
                             block["input"], note = arguments.as_object(block.get("input", {}))
-                            fixer.note("AN-05", ptr(where, "input"), "converted", note or "input decoded")
+                            fixer.note("AN-05", join(where, "input"), "converted", note or "input decoded")
                         original = block.get("id")
                         if isinstance(original, str):
-                            new = fixer.call_id(original, seen, ("AN-05", ptr(where, "id")), 64, _ANTHROPIC_ID)
+                            new = fixer.call_id(original, seen, ("AN-05", join(where, "id")), _ANTHROPIC_ID[1],
+                                                _ANTHROPIC_ID[0])
                             rewritten[original] = new
                             block["id"] = new
                             pending.append(new)
@@ -601,7 +602,8 @@ def _anthropic_messages(fixer: _Fixer, messages: list[Any]) -> list[Any]:
             continue
         out.append(message)
     if pending:
-        out.append({"role": "user", "content": _anthropic_unavailable(fixer, pending, f"/messages/{len(messages)}")})
+        out.append({"role": "user",
+                    "content": _anthropic_unavailable(fixer, pending, join("/messages", len(messages)))})
     return out
 
 
@@ -637,20 +639,20 @@ def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
             continue
         kept = []
         for position, decl in enumerate(decls):
-            where = f"/tools/{index}/{key}/{position}"
+            where = join("/tools", index, key, position)
             if not isinstance(decl, dict) or not isinstance(decl.get("name"), str) or not decl["name"]:
                 fixer.note("GM-02", where, "dropped", "declaration without a name dropped")
                 continue
-            decl["name"] = fixer.name(decl["name"], "GM-02", ptr(where, "name"))
+            decl["name"] = fixer.name(decl["name"], "GM-02", join(where, "name"))
             params_key, parameters = gfield(decl, "parameters")
             json_key, json_schema = gfield(decl, "parametersJsonSchema")
             if parameters is not None and json_schema is not None:
                 del decl[params_key]
-                fixer.note("GM-05", ptr(where, params_key), "removed", "parameters removed: parametersJsonSchema "
+                fixer.note("GM-05", join(where, params_key), "removed", "parameters removed: parametersJsonSchema "
                                                                        "carries the schema")
             elif isinstance(parameters, dict):
                 changes: list[Change] = []
-                decl[params_key] = to_genai(parameters, ptr(where, params_key), "", changes, root=True, respell=False)
+                decl[params_key] = to_genai(parameters, join(where, params_key), "", changes, root=True, respell=False)
                 _note_changes(fixer, changes, "GM-04")
             if fixer.keep_first(decl["name"], taken, "GM-14", where, "declaration"):
                 kept.append(decl)
@@ -662,21 +664,21 @@ def _fix_gemini(fixer: _Fixer, payload: dict[str, Any]) -> None:
                 if not isinstance(part, dict):
                     continue
                 key, call = gfield(part, "functionCall")
-                where = f"/contents/{index}/parts/{position}/{key}"
+                where = join("/contents", index, "parts", position, key)
                 if isinstance(call, dict):
                     if isinstance(call.get("name"), str):
-                        call["name"] = fixer.name(call["name"], "GM-02", ptr(where, "name"))
+                        call["name"] = fixer.name(call["name"], "GM-02", join(where, "name"))
                     if "args" in call and call["args"] is not None and not isinstance(call["args"], dict):
                         call["args"], note = arguments.as_object(call["args"])
-                        fixer.note("GM-08", ptr(where, "args"), "converted", note or "args decoded")
+                        fixer.note("GM-08", join(where, "args"), "converted", note or "args decoded")
                 rkey, response = gfield(part, "functionResponse")
                 if isinstance(response, dict):
-                    rwhere = f"/contents/{index}/parts/{position}/{rkey}"
+                    rwhere = join("/contents", index, "parts", position, rkey)
                     if isinstance(response.get("name"), str):
-                        response["name"] = fixer.name(response["name"], "GM-02", ptr(rwhere, "name"))
+                        response["name"] = fixer.name(response["name"], "GM-02", join(rwhere, "name"))
                     if not isinstance(response.get("response"), dict):
                         response["response"] = {"output": response.get("response")}
-                        fixer.note("GM-09", ptr(rwhere, "response"), "wrapped", "response wrapped as {\"output\": …}")
+                        fixer.note("GM-09", join(rwhere, "response"), "wrapped", "response wrapped as {\"output\": …}")
 
 
 def _fix_mcp(fixer: _Fixer, payload: dict[str, Any]) -> None:
@@ -690,11 +692,11 @@ def _fix_mcp(fixer: _Fixer, payload: dict[str, Any]) -> None:
         for index, tool in enumerate(result["tools"]):
             if isinstance(tool, dict) and tool.get("inputSchema") is None:
                 tool["inputSchema"] = {"type": "object", "additionalProperties": False}
-                fixer.note("MCP-02", f"/result/tools/{index}/inputSchema", "set", "null inputSchema → the "
-                                                                                  "recommended no-argument schema")
+                fixer.note("MCP-02", join("/result/tools", index, "inputSchema"), "set",
+                           "null inputSchema → the recommended no-argument schema")
             elif isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict):
-                tool["inputSchema"] = _json_schema(fixer, tool["inputSchema"], f"/result/tools/{index}/inputSchema",
-                                                   "XL-01")
+                tool["inputSchema"] = _json_schema(fixer, tool["inputSchema"],
+                                                   join("/result/tools", index, "inputSchema"), "XL-01")
 
 
 _FIXERS = {

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from .pointer import escape, split
+from .pointer import join, split
 
 INDENT = "  "
 
@@ -25,7 +25,7 @@ class LocatedText:
         the object that should have held it)."""
         tokens = split(pointer)
         while True:
-            candidate = "".join("/" + escape(t) for t in tokens)
+            candidate = join("", *tokens)
             if candidate in self.lines:
                 return self.lines[candidate]
             if not tokens:
@@ -57,14 +57,14 @@ def pretty(document: Any) -> LocatedText:
             out.append(f"{pad}{prefix}{{")
             stack.append(("close", f"{pad}}}{suffix}"))
             last = len(value) - 1
-            children = [("value", child, f"{pointer}/{escape(key)}", depth + 1, f"{_scalar(str(key))}: ",
+            children = [("value", child, join(pointer, key), depth + 1, f"{_scalar(str(key))}: ",
                          "," if i < last else "") for i, (key, child) in enumerate(value.items())]
             stack.extend(reversed(children))
         elif isinstance(value, list) and value:
             out.append(f"{pad}{prefix}[")
             stack.append(("close", f"{pad}]{suffix}"))
             last = len(value) - 1
-            stack.extend(reversed([("value", child, f"{pointer}/{i}", depth + 1, "", "," if i < last else "")
+            stack.extend(reversed([("value", child, join(pointer, i), depth + 1, "", "," if i < last else "")
                                    for i, child in enumerate(value)]))
         elif isinstance(value, dict):
             out.append(f"{pad}{prefix}{{}}{suffix}")

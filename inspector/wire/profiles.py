@@ -9,12 +9,11 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from .dialect import Dialect
+from .naming import NAME_RULES, NameRule
 from .violations import Severity
 
-_OPENAI_NAME = re.compile(r"[a-zA-Z0-9_-]+")
-_DOTTED_NAME = re.compile(r"[a-zA-Z0-9_.-]+")
-_GEMINI_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_.:-]*")
-_MCP_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_OPENAI_NAME = NAME_RULES[Dialect.OPENAI_CHAT]
+_DOTTED_NAME = _OPENAI_NAME.widened("a-zA-Z0-9_.-", "^[a-zA-Z0-9_.-]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +21,7 @@ class Profile:
     name: str
     dialect: Dialect
     description: str
-    name_pattern: re.Pattern[str]  # full match required
-    name_pattern_text: str  # as the provider's error quotes it
-    name_max: int
+    names: NameRule
     call_id_max: int | None = None  # Chat tool-call id length limit (OC-16)
     call_id_severity: Severity = Severity.WARNING
     max_tools: int | None = None
@@ -49,32 +46,27 @@ class Profile:
     restored_names: frozenset[str] = frozenset()
 
     def name_ok(self, name: str) -> bool:
-        return name in self.restored_names or (0 < len(name) <= self.name_max
-                                               and self.name_pattern.fullmatch(name) is not None)
+        return name in self.restored_names or self.names.ok(name)
 
 
 PROFILES: dict[str, Profile] = {p.name: p for p in [
     Profile("openai", Dialect.OPENAI_CHAT, "api.openai.com (Chat Completions and Responses)",
-            _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, max_tools=128),
+            _OPENAI_NAME, call_id_max=40, max_tools=128),
     Profile("azure-openai", Dialect.OPENAI_CHAT, "Azure OpenAI: 40-char tool-call ids enforced; some "
-            "deployments accept dots in names", _DOTTED_NAME, "^[a-zA-Z0-9_.-]+$", 64, call_id_max=40,
+            "deployments accept dots in names", _DOTTED_NAME, call_id_max=40,
             call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR),
     Profile("openrouter", Dialect.OPENAI_CHAT, "OpenRouter: 40-char tool-call ids enforced",
-            _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, call_id_severity=Severity.ERROR,
+            _OPENAI_NAME, call_id_max=40, call_id_severity=Severity.ERROR,
             max_tools=128),
     Profile("openai-compatible", Dialect.OPENAI_CHAT, "strict compatible servers (DeepSeek, DashScope, "
             "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
-            _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, max_tools=128, strict_arguments=True,
+            _OPENAI_NAME, call_id_max=40, max_tools=128, strict_arguments=True,
             content_key_required=True, tool_choice_needs_tools=True),
-    # The API accepts up to 128 since mid-2025; 64 stays the portable bound (contracts.md §10.4).
-    Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", _OPENAI_NAME, "^[a-zA-Z0-9_-]{1,128}$", 128),
-    # Gemini API error text says 64, the 2026 SDK docstring 128: default to 64 (contracts.md §10.3).
-    Profile("gemini", Dialect.GEMINI, "Gemini API (generativelanguage.googleapis.com)", _GEMINI_NAME,
-            "starts with a letter or _, then a-z A-Z 0-9 _ . : -", 64),
+    Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", NAME_RULES[Dialect.ANTHROPIC]),
+    Profile("gemini", Dialect.GEMINI, "Gemini API (generativelanguage.googleapis.com)", NAME_RULES[Dialect.GEMINI]),
     Profile("vertex", Dialect.GEMINI, "Vertex AI: at most 128 declarations, OBJECT parameters root",
-            _GEMINI_NAME, "starts with a letter or _, then a-z A-Z 0-9 _ . : -", 64, max_tools=128, vertex=True),
-    Profile("mcp", Dialect.MCP, "Model Context Protocol (2026-07-28, 2025-11-25)", _MCP_NAME,
-            "A-Z a-z 0-9 _ - .", 128),
+            NAME_RULES[Dialect.GEMINI], max_tools=128, vertex=True),
+    Profile("mcp", Dialect.MCP, "Model Context Protocol (2026-07-28, 2025-11-25)", NAME_RULES[Dialect.MCP]),
 ]}
 
 DEFAULTS: dict[Dialect, str] = {

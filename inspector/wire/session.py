@@ -90,25 +90,25 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
         for position, message in enumerate(_messages(entry.response)):
             if not isinstance(message, dict):
                 continue
-            base = f"/{position}" if isinstance(entry.response, list) else ""
+            base = join("", position) if isinstance(entry.response, list) else ""
             result = as_dict(message.get("result"))
             request_id = message.get("id")
             request = requests.get(request_id) if isinstance(request_id, (str, int)) else None
             if request is not None and _revision(request) == "2026-07-28" and result:
-                found.extend(_revision_fields(entry, request.get("method"), result, f"{base}/result"))
+                found.extend(_revision_fields(entry, request.get("method"), result, join(base, "result")))
             if isinstance(result.get("tools"), list):
                 for index, tool in enumerate(result["tools"]):
                     name = as_dict(tool).get("name")
                     if not isinstance(name, str):
                         continue
                     origins.setdefault(name, {}).setdefault(entry.url, (entry.flow_id,
-                                                                        f"{base}/result/tools/{index}/name"))
+                                                                        join(base, "result", "tools", index, "name")))
                     if isinstance(tool.get("outputSchema"), dict):
                         schemas[(endpoint(entry.url), name)] = tool["outputSchema"]
             elif "structuredContent" in result and request is not None:
                 tool = as_dict(request.get("params")).get("name")
                 if isinstance(tool, str):
-                    calls.append((entry, tool, f"{base}/result/structuredContent", result["structuredContent"]))
+                    calls.append((entry, tool, join(base, "result", "structuredContent"), result["structuredContent"]))
     for name, by_url in origins.items():
         if len(by_url) > 1:
             found.extend(_duplicate(name, by_url))
@@ -140,7 +140,7 @@ def _revision_fields(entry: SessionEntry, method: Any, result: dict[str, Any], b
     report = Report(str(entry.flow_id))
     for key in fields:
         if key not in result:
-            report.add(rule, f"{base}/{key}", f"the request declared protocol 2026-07-28, whose {method} result "
+            report.add(rule, join(base, key), f"the request declared protocol 2026-07-28, whose {method} result "
                                               f"requires {key}")
     return report.violations
 

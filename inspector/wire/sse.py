@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -36,59 +37,63 @@ class SSEParser:
                 text = raw.decode("utf-8", "replace")
                 self._decoder_pending = b""
         buffer = self._buffer + text
+        # Whole lines only; a trailing \r stays behind, as it may be half of \r\n.
+        complete = buffer[:-1] if buffer.endswith("\r") else buffer
+        last = max(complete.rfind("\n"), complete.rfind("\r"))
+        self._buffer = buffer[last + 1 :]
         events: list[SSEEvent] = []
-        start = 0
-        while True:
-            cut = _line_end(buffer, start)
-            if cut is None:
-                break
-            end, sep_len = cut
-            self._line(buffer[start:end], events)
-            start = end + sep_len
-        self._buffer = buffer[start:]
+        if last != -1:
+            self._lines(_split(complete[: last + 1])[:-1], events)
         return events
 
     def close(self) -> list[SSEEvent]:
         """Flush: an event not closed by a blank line still counts at end of stream."""
         events: list[SSEEvent] = []
-        if self._buffer:
-            self._line(self._buffer, events)
-            self._buffer = ""
-        self._dispatch(events)
+        self._lines([*_split(self._buffer), ""] if self._buffer else [""], events)
+        self._buffer = ""
         return events
 
-    def _line(self, line: str, events: list[SSEEvent]) -> None:
-        if line == "":
-            self._dispatch(events)
-            return
-        if line.startswith(":"):
-            return
-        field, _, value = line.partition(":")
-        if value.startswith(" "):
-            value = value[1:]
-        if field == "data":
-            self._data.append(value)
-        elif field == "event":
-            self._event = value
-        elif field == "id":
-            self._id = value
+    def _lines(self, lines: list[str], events: list[SSEEvent]) -> None:
+        # One loop over locals: the checker parses every relayed stream with it (≤ 50 ms/MB).
+        data, event, last_id = self._data, self._event, self._id
+        for line in lines:
+            if line[:6] == "data: ":  # nearly every line a provider sends
+                data.append(line[6:])
+                continue
+            if not line:
+                if data:
+                    events.append(SSEEvent("\n".join(data), event, last_id))
+                    data = []
+                event = ""
+                continue
+            if line[0] == ":":
+                continue
+            field, _, value = line.partition(":")
+            if value[:1] == " ":
+                value = value[1:]
+            if field == "data":
+                data.append(value)
+            elif field == "event":
+                event = value
+            elif field == "id":
+                last_id = value
+        self._data, self._event, self._id = data, event, last_id
 
-    def _dispatch(self, events: list[SSEEvent]) -> None:
-        if self._data:
-            events.append(SSEEvent("\n".join(self._data), self._event, self._id))
-        self._data = []
-        self._event = ""
+
+# Line ends per the SSE spec: \r\n, \n or \r (str.splitlines would also split on \x0b, \x1c, \u2028…).
+_LINE_END = re.compile("\r\n|\r|\n")
 
 
-def _line_end(buffer: str, start: int) -> tuple[int, int] | None:
-    """(index of the line end, length of the separator) from `start`, or None."""
-    newline = buffer.find("\n", start)
-    carriage = buffer.find("\r", start, newline if newline != -1 else len(buffer))
-    if carriage == -1:
-        return (newline, 1) if newline != -1 else None
-    if carriage + 1 < len(buffer):
-        return carriage, 2 if buffer[carriage + 1] == "\n" else 1
-    return None  # a lone \r at the end may be half of \r\n
+def _split(text: str) -> list[str]:
+    # str.split is several times faster than the regex, and gives the same lines without a \r.
+    return _LINE_END.split(text) if "\r" in text else text.split("\n")
+
+
+def encode(data: bytes, event: str = "", end: bytes = b"\n") -> bytes:
+    """One event as providers write it: `event:` when named, a `data:` line per line of data, a
+    blank line. `end` is the line end (Gemini writes \\r\\n)."""
+    head = b"event: " + event.encode() + end if event else b""
+    return head + b"".join(b"data: " + line + end for line in data.split(b"\n")) + end
 
 
 def parse_all(body: bytes) -> list[SSEEvent]:

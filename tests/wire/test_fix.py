@@ -4,11 +4,12 @@ input is never changed, and a repaired payload passes the checker without errors
 from __future__ import annotations
 
 import copy
+import hashlib
 
 import orjson
 
 from inspector.wire import check
-from inspector.wire.fix import UNAVAILABLE, alias_for, fix
+from inspector.wire.fix import UNAVAILABLE, fix
 from inspector.wire.profiles import PROFILES
 
 from .wire_payloads import anthropic_request, chat_request, gemini_request, mcp_call_request, mcp_list_result, \
@@ -91,13 +92,45 @@ def test_chat_every_fixable_defect_at_once():
     assert orjson.loads(result.payload["messages"][2]["tool_calls"][1]["function"]["arguments"]) == {"value": [1, 2]}
 
 
+def _aliased(names, dialect=CHAT, profile=None):
+    """The names a fixer gives the tools `names` declare (Chat tools, or Gemini declarations)."""
+    if dialect == "gemini":
+        payload = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                   "tools": [{"functionDeclarations": [{"name": n, "description": "d"} for n in names]}]}
+        result = fix(payload, dialect, profile)
+        return [d["name"] for d in result.payload["tools"][0]["functionDeclarations"]], result
+    payload = {"model": "m", "messages": [{"role": "user", "content": "hi"}],
+               "tools": [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+                         for n in names]}
+    result = fix(payload, dialect, profile)
+    return [t["function"]["name"] for t in result.payload["tools"]], result
+
+
+def _sha(name, width=8):
+    return hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:width]
+
+
 def test_aliases_are_injective_where_sanitising_collides():
-    profile = PROFILES["openai"]
-    assert alias_for("a.b", profile) != alias_for("a/b", profile)
-    assert alias_for("a.b", profile) == alias_for("a.b", profile)
-    long = alias_for("x" * 200, profile)
-    assert (len(long), profile.name_ok(long)) == (64, True)
-    assert alias_for("1st.tool", profile).startswith("_1st_tool_")
+    (dot, slash, long), result = _aliased(["a.b", "a/b", "x" * 200])
+    assert (dot, slash, long) == (f"a_b_{_sha('a.b')}", f"a_b_{_sha('a/b')}", "x" * 55 + f"_{_sha('x' * 200)}")
+    assert result.aliases == {dot: "a.b", slash: "a/b", long: "x" * 200}
+    assert _aliased(["a.b"])[0] == [dot]  # stable across requests
+
+
+def test_an_alias_follows_the_targets_own_name_rule():
+    # The fixer and the bridges alias alike (naming.NameMap). Where the fixer's old copy disagreed,
+    # the rule-driven behaviour is kept: a digit may start an OpenAI name, so no "_" is prepended;
+    # Gemini accepts "." and ":" and needs a letter or "_" first.
+    assert _aliased(["1st.tool"])[0] == [f"1st_tool_{_sha('1st.tool')}"]
+    assert _aliased(["9 lives.get:v1"], "gemini")[0] == [f"_9_lives.get:v1_{_sha('9 lives.get:v1')}"]
+    assert _aliased(["weather.get"], "gemini")[0] == ["weather.get"]  # near miss: valid on Gemini
+
+
+def test_an_alias_never_takes_a_name_declared_in_the_payload():
+    taken = f"a_b_{_sha('a.b')}"  # the 8-digit alias of "a.b", already a tool of its own
+    names, result = _aliased(["a.b", taken])
+    assert names == [f"a_b_{_sha('a.b', 12)}", taken]
+    assert result.aliases == {names[0]: "a.b"}
 
 
 def test_long_call_ids_are_rewritten_in_the_call_and_its_result_on_azure():

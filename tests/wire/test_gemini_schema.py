@@ -448,8 +448,11 @@ def _events(*pairs: tuple[str, dict[str, Any]]) -> bytes:
     return b"".join(f"event: {name}\ndata: {orjson.dumps(data).decode()}\n\n".encode() for name, data in pairs)
 
 
-@pytest.mark.parametrize("pieces", [['{"value": {"b"', ': 3}}'], ['{"val', 'ue": {"b": 3}', "}"]])
-def test_a_value_wrapped_call_comes_back_unwrapped_in_a_stream(pieces: list[str]) -> None:
+@pytest.mark.parametrize(("pieces", "expected"), [
+    (['{"value": {"b"', ': 3}}'], '{"b":3}'), (['{"val', 'ue": {"b": 3}', "}"], '{"b":3}'),
+    (['{"value": {"b"'], '{"value": {"b"'),  # cut short: passed on as it came, not a crash
+])
+def test_a_value_wrapped_call_comes_back_unwrapped_in_a_stream(pieces: list[str], expected: str) -> None:
     bridge, sent = _to_anthropic()
     stream = bridge.stream(sent.state)
     body = _events(
@@ -465,7 +468,7 @@ def test_a_value_wrapped_call_comes_back_unwrapped_in_a_stream(pieces: list[str]
     chunks = [orjson.loads(line[6:]) for line in out.decode().split("\n\n") if line.startswith("data: {")]
     arguments = "".join(call["function"].get("arguments", "") for chunk in chunks for choice in chunk["choices"]
                         for call in choice["delta"].get("tool_calls", []))
-    assert orjson.loads(arguments) == {"b": 3}
+    assert arguments == expected
 
 
 def test_an_object_tool_is_not_wrapped_near_miss() -> None:

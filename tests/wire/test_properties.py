@@ -296,13 +296,20 @@ SSE_LINES = st.sampled_from(["data: {\"a\": 1}", "data:{}", "data:  x", "data", 
 
 
 @FAST
-@given(st.lists(SSE_LINES, max_size=12), st.booleans())
-def test_the_fast_sse_path_equals_the_incremental_parser(lines, closed):
-    from inspector.wire.sse import parse_all
-    from inspector.wire.streams import _sse_data
+@given(st.lists(SSE_LINES, max_size=12), st.booleans(), st.sampled_from(["\n", "\r\n", "\r"]),
+       st.lists(st.integers(0, 200), max_size=6))
+def test_sse_events_do_not_depend_on_line_ends_or_chunk_boundaries(lines, closed, end, cuts):
+    # One parser (sse.py) serves the checker's whole bodies and the bridges' chunks alike.
+    from inspector.wire.sse import SSEParser, parse_all
 
-    body = ("\n".join(lines) + ("\n\n" if closed else "")).encode()
-    assert [d.decode() for d in _sse_data(body)] == [event.data for event in parse_all(body)]
+    body = (end.join(lines) + (end * 2 if closed else "")).encode()
+    whole = parse_all(body)
+    parser, events, start = SSEParser(), [], 0
+    for cut in sorted(cuts):
+        events += parser.feed(body[start:cut])
+        start = max(start, cut)
+    assert events + parser.feed(body[start:]) + parser.close() == whole
+    assert whole == parse_all(("\n".join(lines) + ("\n\n" if closed else "")).encode())
 
 
 @FAST

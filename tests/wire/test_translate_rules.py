@@ -9,7 +9,7 @@ import pytest
 
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import TranslationError, UnsupportedPair, get_bridge, translate_document
-from inspector.wire.translate.names import IdMap, NameMap
+from inspector.wire.naming import NAME_RULES, IdMap, NameMap
 
 from . import translate_cases as cases
 
@@ -108,16 +108,16 @@ def test_xl02_replayed_history_gets_the_same_alias_as_the_declaration() -> None:
 
 def test_xl02_long_names_are_cut_injectively_and_gemini_keeps_dots() -> None:
     long_a, long_b = "x" * 70 + "a", "x" * 70 + "b"
-    names = NameMap(CHAT, set())
+    names = NameMap(NAME_RULES[CHAT], set())
     assert len(names.alias(long_a)) == 64 and len(names.alias(long_b)) == 64
     assert names.alias(long_a) != names.alias(long_b)
-    gemini = NameMap(GEM, set())
+    gemini = NameMap(NAME_RULES[GEM], set())
     assert gemini.alias("weather.get") == "weather.get"
     assert re.fullmatch(r"_9lives_[0-9a-f]{8}", gemini.alias("9lives"))
 
 
 def test_xl03_an_alias_never_takes_a_name_already_in_use() -> None:
-    names = NameMap(CHAT, {"a_b"})
+    names = NameMap(NAME_RULES[CHAT], {"a_b"})
     alias = names.alias("a.b")
     assert alias not in ("a_b", "a.b") and names.alias("a_b") == "a_b"
 
@@ -225,16 +225,22 @@ def test_xl07_gemini_text_beside_function_responses_gets_its_own_turn() -> None:
 
 # --- XL-08 arguments -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("arguments", "expected", "converted"), [
-    ("{\"a\":1}", {"a": 1}, False),
-    ("\"{\\\"a\\\":1}\"", {"a": 1}, True),
-    (orjson.dumps(orjson.dumps(orjson.dumps({"a": 1}).decode()).decode()).decode(), {"a": 1}, True),
-    ("[1,2]", {"value": [1, 2]}, True),
-    ("42", {"value": 42}, True),
-    ("{'a': 1}", {"value": "{'a': 1}"}, True),
-    ("", {}, False),
+@pytest.mark.parametrize(("arguments", "expected", "why"), [
+    ("{\"a\":1}", {"a": 1}, None),
+    ("\"{\\\"a\\\":1}\"", {"a": 1}, "unwrapped 2 JSON encodings"),
+    (orjson.dumps(orjson.dumps(orjson.dumps({"a": 1}).decode()).decode()).decode(), {"a": 1},
+     "unwrapped 3 JSON encodings"),
+    ("[1,2]", {"value": [1, 2]}, "a JSON array, not an object wrapped under 'value'"),
+    ("42", {"value": 42}, "a JSON scalar, not an object wrapped under 'value'"),
+    ("{'a': 1}", {"value": "{'a': 1}"}, "unparseable arguments kept as text under 'value'"),
+    ("{\"a\":1}{\"b\":2}", {"value": "{\"a\":1}{\"b\":2}"}, "unparseable arguments kept as text under 'value'"),
+    ("", {}, None),  # a call of a tool that takes no arguments: nothing to report
+    # The bridges' old copy kept blank text as {"value": "  "}; the checker and the fixer read it as
+    # empty, and the one decoder (rules.arguments) now serves all three.
+    ("  ", {}, "empty arguments replaced by {}"),
+    ([1, 2], {"value": [1, 2]}, "non-object arguments wrapped under 'value'"),
 ])
-def test_xl08_arguments_become_exactly_one_object(arguments: str, expected: dict, converted: bool) -> None:
+def test_xl08_arguments_become_exactly_one_object(arguments, expected: dict, why: str | None) -> None:
     body = chat([{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
                                                        "function": {"name": "f", "arguments": arguments}}]},
                  {"role": "tool", "tool_call_id": "c1", "content": "ok"}])
@@ -242,7 +248,9 @@ def test_xl08_arguments_become_exactly_one_object(arguments: str, expected: dict
     assert to_anthropic.payload["messages"][0]["content"][0]["input"] == expected
     to_responses = get_bridge(CHAT, RESP).request(body, CHAT_PATH)
     assert orjson.loads(to_responses.payload["input"][0]["arguments"]) == expected
-    assert any(loss.rule == "XL-08" for loss in to_anthropic.losses) is converted
+    assert [(loss.source, loss.target, loss.kind, loss.why) for loss in to_anthropic.losses if loss.rule == "XL-08"] \
+        == ([] if why is None else [("/messages/0/tool_calls/0/function/arguments", None, "converted",
+                                     f"arguments: {why}")])
 
 
 # --- XL-09 built-in tools ------------------------------------------------------------------------
@@ -485,3 +493,46 @@ def test_a_gemini_client_streaming_without_sse_reads_one_json_array() -> None:
         {"functionCall": {"id": "call_b", "name": "get_time", "args": {"tz": "CET"}}}]
     assert chunks[-1]["candidates"][0]["finishReason"] == "STOP"
     assert out.startswith(b"[{") and any(b"Checking both." in piece for piece in pieces[:-1])
+
+
+def test_every_loss_pointer_escapes_the_key_it_names() -> None:
+    # Pointers are built one way (pointer.join); a key holding "/" or "~" is escaped (RFC 6901).
+    for source, body, path in [
+        (CHAT, chat([{"role": "user", "content": "hi"}], **{"x-vendor/flag": 1, "a~b": 2}), CHAT_PATH),
+        (ANT, {"model": "m", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}],
+               "x-vendor/flag": 1, "a~b": 2}, "/v1/messages"),
+        (RESP, {"model": "m", "input": "hi", "x-vendor/flag": 1, "a~b": 2}, "/v1/responses"),
+        (GEM, {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], "x-vendor/flag": 1, "a~b": 2,
+               "generationConfig": {"x/y": 1}}, "/v1beta/models/g:generateContent"),
+    ]:
+        target = CHAT if source is not CHAT else ANT
+        sent = get_bridge(source, target).request(body, path)
+        named = sorted(loss.source for loss in sent.losses if "~" in loss.source or "flag" in loss.source
+                       or "x/y" in loss.source or "x~1y" in loss.source)
+        assert named == (["/a~0b", "/generationConfig/x~1y", "/x-vendor~1flag"] if source is GEM
+                         else ["/a~0b", "/x-vendor~1flag"]), source
+
+
+def test_xl03_xl09_every_bridge_drops_nameless_and_repeated_tools_alike() -> None:
+    # One helper (common.declared_once) for what five parsers did each their own way.
+    fn = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    cases = [
+        (CHAT, ANT, chat([{"role": "user", "content": "hi"}], tools=[fn, {"type": "function", "function": {}}, fn]),
+         CHAT_PATH, "/tools", "function tool"),
+        (RESP, CHAT, {"model": "m", "input": "hi", "tools": [{"type": "function", "name": "f"},
+                                                             {"type": "function"}, {"type": "function", "name": "f"}]},
+         "/v1/responses", "/tools", "function tool"),
+        (ANT, CHAT, {"model": "m", "max_tokens": 50, "messages": [{"role": "user", "content": "hi"}],
+                     "tools": [{"name": "f", "input_schema": {}}, {"input_schema": {}},
+                               {"name": "f", "input_schema": {}}]}, "/v1/messages", "/tools", "tool"),
+        (GEM, CHAT, {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                     "tools": [{"functionDeclarations": [{"name": "f"}, {}, {"name": "f"}]}]},
+         "/v1beta/models/g:generateContent", "/tools/0/functionDeclarations", "function declaration"),
+    ]
+    for source, target, body, path, base, what in cases:
+        sent = get_bridge(source, target).request(body, path)
+        assert [(loss.source, loss.kind, loss.why, loss.rule) for loss in sent.losses
+                if loss.rule in ("XL-03", "XL-09")] == [
+            (f"{base}/1", "dropped", f"a {what} without a name cannot be declared", "XL-09"),
+            (f"{base}/2", "dropped", f"{what} 'f' is declared twice; the first is kept", "XL-03"),
+        ], source

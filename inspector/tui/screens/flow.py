@@ -21,7 +21,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ...analysis import session_findings
-from ...flow import Flow
+from ...flow import Flow, FlowState
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
@@ -43,7 +43,7 @@ def flow_title(view: FlowView) -> Content:
     ]
     if analysis.model:
         parts.append(f"  {analysis.model}")
-    failed = flow.state.value == "error" or (flow.status or 0) >= 400
+    failed = flow.state is FlowState.ERROR or (flow.status or 0) >= 400
     parts.append((f"  {fmt.status(flow.status, flow.state.value)}", "bold $error" if failed else "bold $success"))
     # Most telling first: the title is one line and a long path pushes the tail off screen.
     if analysis.errors or analysis.warnings:

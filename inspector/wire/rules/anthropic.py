@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..dialect import Dialect
+from ..naming import id_ok
+from ..pointer import join
 from ..profiles import Profile
 from ..violations import Severity
-from .base import Report, as_dict, as_list, check_tool_name, ptr, short
+from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
 from .schema import check_json_schema
 
-_TOOL_ID = re.compile(r"[a-zA-Z0-9_-]+")
 # Versioned client/server tool types: web_search_20250305, bash_20250124, tool_search_tool_bm25_20251119, …
 _VERSIONED = re.compile(r"([a-z_0-9]+?)_(\d{8})")
 # Server tools whose type fixes the name they must carry (AN-04).
@@ -39,26 +41,26 @@ def check_tool_use(report: Report, profile: Profile, block: dict[str, Any], poin
     must be unique; `earlier`: those of earlier turns, where a repeat was accepted (contracts.md AN-05)
     but still pairs results ambiguously."""
     block_id = block.get("id")
-    check_name(report, profile, block.get("name"), ptr(pointer, "name"), "tool_use")
+    check_name(report, profile, block.get("name"), join(pointer, "name"), "tool_use")
     if "input" not in block or not isinstance(block["input"], dict):
         value = block.get("input")
         detail = "a JSON string; send the decoded object" if isinstance(value, str) else short(value)
-        report.add("AN-05", ptr(pointer, "input"), f"tool_use input is {detail}, not an object "
-                                                   "(\"Input should be a valid dictionary\")")
+        report.add("AN-05", join(pointer, "input"), f"tool_use input is {detail}, not an object "
+                                                    "(\"Input should be a valid dictionary\")")
     if not isinstance(block_id, str) or not block_id:
-        report.add("AN-05", ptr(pointer, "id"), "tool_use has no id")
+        report.add("AN-05", join(pointer, "id"), "tool_use has no id")
         return None
-    if not _TOOL_ID.fullmatch(block_id) or len(block_id) > 64:
-        report.add("AN-05", ptr(pointer, "id"), f"tool_use id {short(block_id)} must match ^[a-zA-Z0-9_-]+$ and "
-                                                "be at most 64 characters")
+    if not id_ok(block_id, Dialect.ANTHROPIC):
+        report.add("AN-05", join(pointer, "id"), f"tool_use id {short(block_id)} must match ^[a-zA-Z0-9_-]+$ and "
+                                                 "be at most 64 characters")
     if block_id in ids:
-        report.add("AN-05", ptr(pointer, "id"), f"tool_use id {short(block_id)} is already used at {ids[block_id]} "
-                                                "(\"tool_use ids must be unique\")")
+        report.add("AN-05", join(pointer, "id"), f"tool_use id {short(block_id)} is already used at {ids[block_id]} "
+                                                 "(\"tool_use ids must be unique\")")
         return block_id
-    ids[block_id] = ptr(pointer, "id")
+    ids[block_id] = join(pointer, "id")
     if earlier is not None and block_id in earlier:
-        report.add("AN-05", ptr(pointer, "id"), f"tool_use id {short(block_id)} was already used by an earlier turn "
-                                                f"at {earlier[block_id]}: accepted, but its results pair ambiguously",
+        report.add("AN-05", join(pointer, "id"), f"tool_use id {short(block_id)} was already used by an earlier turn "
+                                                 f"at {earlier[block_id]}: accepted, but its results pair ambiguously",
                    Severity.WARNING)
     return block_id
 
@@ -70,35 +72,30 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
     kind = tool.get("type")
     name = tool.get("name")
     if kind in (None, "custom"):
-        check_name(report, profile, name, ptr(pointer, "name"), "tool")
+        check_name(report, profile, name, join(pointer, "name"), "tool")
         schema = tool.get("input_schema")
         label = f"tool {name!r}" if isinstance(name, str) else "tool"
         if not isinstance(schema, dict):
-            report.add("AN-01", ptr(pointer, "input_schema"), f"{label} needs input_schema (a JSON Schema object)")
+            report.add("AN-01", join(pointer, "input_schema"), f"{label} needs input_schema (a JSON Schema object)")
         else:
             root = schema.get("type")
             if not (isinstance(root, str) and root.lower() == "object"):
-                report.add("AN-01", ptr(pointer, "input_schema", "type") if "type" in schema
-                           else ptr(pointer, "input_schema"), f"{label}: input_schema must have type 'object'")
-            check_json_schema(report, schema, ptr(pointer, "input_schema"), "XL-01", what=label)
+                report.add("AN-01", join(pointer, "input_schema", "type") if "type" in schema
+                           else join(pointer, "input_schema"), f"{label}: input_schema must have type 'object'")
+            check_json_schema(report, schema, join(pointer, "input_schema"), "XL-01", what=label)
     else:
         match = _VERSIONED.fullmatch(kind) if isinstance(kind, str) else None
         if match is None:
-            report.add("AN-01", ptr(pointer, "type"), f"tool type {short(kind)} is neither custom nor a versioned "
-                                                      "Anthropic tool type")
+            report.add("AN-01", join(pointer, "type"), f"tool type {short(kind)} is neither custom nor a versioned "
+                                                       "Anthropic tool type")
             return
         fixed = _FIXED_NAMES.get(match.group(1))
         if fixed is not None and name != fixed:
-            report.add("AN-04", ptr(pointer, "name"), f"{kind} must be named {fixed!r}, not {short(name)}")
+            report.add("AN-04", join(pointer, "name"), f"{kind} must be named {fixed!r}, not {short(name)}")
         if "allowed_domains" in tool and "blocked_domains" in tool and tool["allowed_domains"] is not None \
                 and tool["blocked_domains"] is not None:
-            report.add("AN-04", ptr(pointer, "blocked_domains"), "allowed_domains and blocked_domains are exclusive")
-    if isinstance(name, str) and name:
-        if name in names:
-            report.add("AN-03", ptr(pointer, "name"), f"tool name {short(name)} is declared twice (first at "
-                                                      f"{names[name]})")
-        else:
-            names[name] = ptr(pointer, "name")
+            report.add("AN-04", join(pointer, "blocked_domains"), "allowed_domains and blocked_domains are exclusive")
+    remember_name(report, "AN-03", names, name, join(pointer, "name"))
 
 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
@@ -109,7 +106,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         report.add("XL-10", "/tools", "tools is null; treated as absent")
     tools = as_list(payload.get("tools"))
     for index, tool in enumerate(tools):
-        _check_tool(report, profile, tool, f"/tools/{index}", names)
+        _check_tool(report, profile, tool, join("/tools", index), names)
     _check_tool_choice(report, payload, names, bool(tools))
     turns = _turns(report, payload.get("messages"))
     _check_messages(report, profile, turns)
@@ -162,20 +159,20 @@ def _turns(report: Report, messages: Any) -> list[_Turn]:
     turns: list[_Turn] = []
     last = len(messages) - 1
     for index, message in enumerate(messages):
-        base = f"/messages/{index}"
+        base = join("/messages", index)
         if not isinstance(message, dict):
             continue
         role = message.get("role")
         content = message.get("content")
         if (content == "" or content == []) and not (role == "assistant" and index == last):
-            report.add("AN-12", ptr(base, "content"), "message content is empty")
+            report.add("AN-12", join(base, "content"), "message content is empty")
         if not turns or turns[-1].role != role:
             turns.append(_Turn(role, base))
         if isinstance(content, str) and content:
-            turns[-1].blocks.append((ptr(base, "content"), {"type": "text", "text": content}))
+            turns[-1].blocks.append((join(base, "content"), {"type": "text", "text": content}))
         for position, block in enumerate(as_list(content)):
             if isinstance(block, dict):
-                turns[-1].blocks.append((f"{base}/content/{position}", block))
+                turns[-1].blocks.append((join(base, "content", position), block))
     return turns
 
 
@@ -194,13 +191,13 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn]) -> Non
                 if kind == "tool_use":
                     block_id = check_tool_use(report, profile, block, where, turn_ids, ids)
                     if block_id is not None:
-                        pending[block_id] = ptr(where, "id")
+                        pending[block_id] = join(where, "id")
                 elif isinstance(kind, str) and kind.endswith("_tool_use"):  # server_tool_use, mcp_tool_use
                     if isinstance(block.get("id"), str):
                         server_ids.add(block["id"])
                 elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
                     if not isinstance(block.get("tool_use_id"), str) or block["tool_use_id"] not in server_ids:
-                        report.add("AN-04", ptr(where, "tool_use_id"), f"{kind} answers "
+                        report.add("AN-04", join(where, "tool_use_id"), f"{kind} answers "
                                    f"{short(block.get('tool_use_id'))}, no server_tool_use before it in this message")
                 elif kind == "tool_result":
                     report.add("AN-08", where, "tool_result block in an assistant message")
@@ -248,35 +245,35 @@ def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], ans
         _check_result_content(report, block, where)
         tool_use_id = block.get("tool_use_id")
         if not isinstance(tool_use_id, str):
-            report.add("AN-06", ptr(where, "tool_use_id"), "tool_result has no tool_use_id")
+            report.add("AN-06", join(where, "tool_use_id"), "tool_result has no tool_use_id")
         elif tool_use_id in pending:
             del pending[tool_use_id]
             answered.add(tool_use_id)
         elif tool_use_id in answered:
-            report.add("AN-08", ptr(where, "tool_use_id"), f"tool_use {short(tool_use_id)} is answered twice")
+            report.add("AN-08", join(where, "tool_use_id"), f"tool_use {short(tool_use_id)} is answered twice")
         elif tool_use_id in server_all:
-            report.add("AN-04", ptr(where, "tool_use_id"), f"tool_result answers server tool call "
-                                                           f"{short(tool_use_id)}; server tools get no client result")
+            report.add("AN-04", join(where, "tool_use_id"), f"tool_result answers server tool call "
+                                                            f"{short(tool_use_id)}; server tools get no client result")
         else:
-            report.add("AN-08", ptr(where, "tool_use_id"), f"tool_result answers {short(tool_use_id)}, which the "
-                                                           "previous message did not call")
+            report.add("AN-08", join(where, "tool_use_id"), f"tool_result answers {short(tool_use_id)}, which the "
+                                                            "previous message did not call")
     _unanswered(report, pending, turn.base)
 
 
 def _check_result_content(report: Report, block: dict[str, Any], where: str) -> None:
     if "is_error" in block and block["is_error"] is not None and not isinstance(block["is_error"], bool):
-        report.add("AN-06", ptr(where, "is_error"), "is_error must be a boolean")
+        report.add("AN-06", join(where, "is_error"), "is_error must be a boolean")
     if "content" not in block or block["content"] is None or isinstance(block["content"], str):
         return
     content = block["content"]
     if not isinstance(content, list):
-        report.add("AN-06", ptr(where, "content"), f"tool_result content is {short(content)}")
+        report.add("AN-06", join(where, "content"), f"tool_result content is {short(content)}")
         return
     for position, part in enumerate(content):
         kind = part.get("type") if isinstance(part, dict) else None
         if not isinstance(kind, str) or kind not in _RESULT_BLOCKS:
-            report.add("AN-06", f"{where}/content/{position}", f"tool_result content block {short(kind or part)} is "
-                                                              "not text|image|document|search_result|tool_reference")
+            report.add("AN-06", join(where, "content", position), f"tool_result content block {short(kind or part)} "
+                                                                  "is not text|image|document|search_result|tool_reference")
 
 
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
@@ -286,7 +283,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
     calls = 0
     for position, block in enumerate(as_list(payload.get("content"))):
         if isinstance(block, dict) and block.get("type") == "tool_use":
-            check_tool_use(report, profile, block, f"/content/{position}", ids)
+            check_tool_use(report, profile, block, join("/content", position), ids)
             calls += 1
     check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
 

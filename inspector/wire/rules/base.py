@@ -3,9 +3,9 @@ and small accessors that never raise on a payload of the wrong shape."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from ..pointer import escape
+from ..pointer import join
 from ..profiles import Profile
 from ..violations import Severity, Violation
 from .catalogue import RULES
@@ -27,11 +27,13 @@ class Report:
                                          why or info.why, hint or info.hint, self.where))
 
 
-def ptr(base: str, *tokens: str | int) -> str:
-    """`ptr("/messages/2", "tool_calls", 0)`; integers need no escaping, strings are escaped."""
-    for token in tokens:
-        base = f"{base}/{token}" if isinstance(token, int) else f"{base}/{escape(token)}"
-    return base
+@runtime_checkable
+class DialectRules(Protocol):
+    """What each dialect's rule module provides (rules/<dialect>.py); check.py dispatches on it."""
+
+    def check_request(self, payload: Any, profile: Profile, report: Report) -> None: ...
+
+    def check_response(self, payload: Any, profile: Profile, report: Report) -> None: ...
 
 
 def as_list(value: Any) -> list[Any]:
@@ -52,6 +54,17 @@ def short(value: Any, limit: int = 60) -> str:
     return repr(text[:limit] + "…") if len(text) > limit else repr(text)
 
 
+def remember_name(report: Report, rule: str, names: dict[str, str], name: Any, pointer: str,
+                  what: str = "tool name", verb: str = "declared") -> None:
+    """Note where `name` is declared; a second declaration is reported with the first's place."""
+    if not isinstance(name, str) or not name:
+        return
+    if name in names:
+        report.add(rule, pointer, f"{what} {short(name)} is {verb} twice (first at {names[name]})")
+    else:
+        names[name] = pointer
+
+
 def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base: str, rule: str,
                         *, empty_is_error: bool = True) -> bool:
     """Null (absent: info) and empty-list (error) handling for an optional list field. Returns True
@@ -60,14 +73,14 @@ def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base:
         return False
     value = payload[key]
     if value is None:
-        report.add(rule, ptr(base, key), f"{key} is null; treated as absent", Severity.INFO)
+        report.add(rule, join(base, key), f"{key} is null; treated as absent", Severity.INFO)
         return False
     if isinstance(value, list) and not value:
         if empty_is_error:
-            report.add(rule, ptr(base, key), f"{key} is an empty array; the API needs at least one item",
+            report.add(rule, join(base, key), f"{key} is an empty array; the API needs at least one item",
                        Severity.ERROR)
         else:
-            report.add(rule, ptr(base, key), f"{key} is an empty array; omit it instead", Severity.WARNING)
+            report.add(rule, join(base, key), f"{key} is an empty array; omit it instead", Severity.WARNING)
         return False
     return True
 
@@ -84,8 +97,8 @@ def check_tool_name(report: Report, profile: Profile, name: Any, pointer: str, w
             report.add(rule, pointer, f"{what} has no name")
         return False
     if not profile.name_ok(name):
-        reason = (f"is {len(name)} characters (max {profile.name_max})" if len(name) > profile.name_max
-                  else f"{verb} {profile.name_pattern_text}")
+        reason = (f"is {len(name)} characters (max {profile.names.max})" if len(name) > profile.names.max
+                  else f"{verb} {profile.names.text}")
         report.add(rule, pointer, f"{what} name {short(name)} {reason}")
         return False
     return True

@@ -11,7 +11,8 @@ from ..dialects.gemini.fields import doubled, field
 from ..dialects.gemini.schema import findings
 from ..profiles import Profile
 from ..violations import Severity
-from .base import Report, as_dict, as_list, check_tool_name, ptr, short
+from ..pointer import join
+from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
 from .schema import check_json_schema
 
 _VERTEX_ONLY = ("enterpriseWebSearch",)
@@ -40,18 +41,18 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     declarations = 0
     declared_params: dict[str, bool] = {}
     for index, tool in enumerate(as_list(payload.get("tools"))):
-        base = f"/tools/{index}"
+        base = join("/tools", index)
         if not isinstance(tool, dict):
             report.add("GM-01", base, f"tool is {short(tool)}, not an object")
             continue
         for kind in tool:
             if profile.vertex and kind in _GEMINI_API_ONLY or not profile.vertex and kind in _VERTEX_ONLY:
                 where = "Vertex" if kind in _VERTEX_ONLY else "the Gemini API"
-                report.add("GM-01", ptr(base, kind), f"tool kind {kind!r} exists only on {where}")
+                report.add("GM-01", join(base, kind), f"tool kind {kind!r} exists only on {where}")
         key, decls = field(tool, "functionDeclarations")
         for position, decl in enumerate(as_list(decls)):
             declarations += 1
-            _check_declaration(report, profile, decl, ptr(base, key, position), names, declared_params)
+            _check_declaration(report, profile, decl, join(base, key, position), names, declared_params)
     if profile.max_tools is not None and declarations > profile.max_tools:
         report.add("GM-01", "/tools", f"{declarations} function declarations; {profile.name} accepts at most "
                                       f"{profile.max_tools}")
@@ -65,29 +66,25 @@ def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, n
         report.add("GM-02", base, f"function declaration is {short(decl)}, not an object")
         return
     name = decl.get("name")
-    check_name(report, profile, name, ptr(base, "name"), "function")
+    check_name(report, profile, name, join(base, "name"), "function")
     label = f"function {name!r}" if isinstance(name, str) else "function"
-    if isinstance(name, str) and name:
-        if name in names:
-            report.add("GM-14", ptr(base, "name"), f"function {name!r} is declared twice (first at {names[name]})")
-        else:
-            names[name] = ptr(base, "name")
+    remember_name(report, "GM-14", names, name, join(base, "name"), "function")
     params_key, parameters = field(decl, "parameters")
     json_key, json_schema = field(decl, "parametersJsonSchema")
     if parameters is not None and json_schema is not None:
-        report.add("GM-05", ptr(base, json_key), f"{label}: parametersJsonSchema and parameters are both set")
+        report.add("GM-05", join(base, json_key), f"{label}: parametersJsonSchema and parameters are both set")
     if isinstance(name, str):
         declared_params[name] = parameters is not None or json_schema is not None
     if parameters is not None:
-        for rule, where, message, severity in findings(parameters, ptr(base, params_key), what=label,
+        for rule, where, message, severity in findings(parameters, join(base, params_key), what=label,
                                                        vertex=profile.vertex):
             report.add(rule, where, message, severity)
         root = parameters.get("type") if isinstance(parameters, dict) else None
         if profile.vertex and not (isinstance(root, str) and root.upper() == "OBJECT"):
-            report.add("GM-06", ptr(base, params_key, "type") if isinstance(parameters, dict) and "type" in parameters
-                       else ptr(base, params_key), f"{label}: Vertex needs the parameters root to be OBJECT")
+            report.add("GM-06", join(base, params_key, "type") if isinstance(parameters, dict) and "type" in parameters
+                       else join(base, params_key), f"{label}: Vertex needs the parameters root to be OBJECT")
     if json_schema is not None:
-        check_json_schema(report, json_schema, ptr(base, json_key), "XL-01", what=label)
+        check_json_schema(report, json_schema, join(base, json_key), "XL-01", what=label)
 
 
 def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any], names: dict[str, str],
@@ -98,11 +95,11 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
     fcc_key, fcc = field(as_dict(config), "functionCallingConfig")
     if not isinstance(fcc, dict):
         return
-    base = ptr("", config_key, fcc_key)
+    base = join("", config_key, fcc_key)
     mode = fcc.get("mode")
     upper = mode.upper() if isinstance(mode, str) else None
     if mode is not None and upper not in _MODES:
-        report.add("GM-13", ptr(base, "mode"), f"mode {short(mode)} is not AUTO|ANY|NONE|VALIDATED")
+        report.add("GM-13", join(base, "mode"), f"mode {short(mode)} is not AUTO|ANY|NONE|VALIDATED")
     if not names and upper != "NONE":
         severity = _known_to_reject(_REJECTS_CONFIG_WITHOUT_DECLARATIONS, profile)
         report.add("GM-13", base, "functionCallingConfig is set without function_declarations"
@@ -111,12 +108,12 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
     allowed_key, allowed = field(fcc, "allowedFunctionNames")
     if allowed is not None:
         if upper not in ("ANY", "VALIDATED"):
-            report.add("GM-13", ptr(base, allowed_key), f"allowedFunctionNames is only valid with mode ANY, not "
-                                                        f"{short(mode)}")
+            report.add("GM-13", join(base, allowed_key), f"allowedFunctionNames is only valid with mode ANY, not "
+                                                         f"{short(mode)}")
         for position, allowed_name in enumerate(as_list(allowed)):
             if names and not (isinstance(allowed_name, str) and allowed_name in names):
-                report.add("GM-13", ptr(base, allowed_key, position), f"allowedFunctionNames names "
-                                                                      f"{short(allowed_name)}, which is not declared")
+                report.add("GM-13", join(base, allowed_key, position), f"allowedFunctionNames names "
+                                                                       f"{short(allowed_name)}, which is not declared")
     if profile.vertex and upper == "ANY":
         for name, has_params in declared_params.items():
             if not has_params:
@@ -132,17 +129,17 @@ def check_call_part(report: Report, part: dict[str, Any], key: str, where: str) 
     """GM-08 for one functionCall part (request history or response)."""
     call = part[key]
     if not isinstance(call, dict):
-        report.add("GM-08", ptr(where, key), f"functionCall is {short(call)}, not an object")
+        report.add("GM-08", join(where, key), f"functionCall is {short(call)}, not an object")
         return
     if not isinstance(call.get("name"), str) or not call["name"]:
-        report.add("GM-08", ptr(where, key, "name"), "functionCall has no name")
+        report.add("GM-08", join(where, key, "name"), "functionCall has no name")
     if "args" in call and call["args"] is not None and not isinstance(call["args"], dict):
         detail = "a JSON string; send the decoded object" if isinstance(call["args"], str) else short(call["args"])
-        report.add("GM-08", ptr(where, key, "args"), f"functionCall args is {detail}, not an object")
+        report.add("GM-08", join(where, key, "args"), f"functionCall args is {detail}, not an object")
     for inner in ("thoughtSignature", "thought_signature"):
         if inner in call:
-            report.add("GM-08", ptr(where, key, inner), "thoughtSignature belongs beside functionCall in the part, "
-                                                       "not inside it")
+            report.add("GM-08", join(where, key, inner), "thoughtSignature belongs beside functionCall in the part, "
+                                                         "not inside it")
 
 
 def _turns(contents: list[Any]) -> list[tuple[int, Any, list[tuple[str, dict[str, Any]]]]]:
@@ -155,7 +152,7 @@ def _turns(contents: list[Any]) -> list[tuple[int, Any, list[tuple[str, dict[str
         role = content.get("role", "user")
         if not turns or turns[-1][1] != role:
             turns.append((index, role, []))
-        turns[-1][2].extend((f"/contents/{index}/parts/{position}", part)
+        turns[-1][2].extend((join("/contents", index, "parts", position), part)
                             for position, part in enumerate(_parts(content)) if isinstance(part, dict))
     return turns
 
@@ -166,13 +163,13 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
     for index, content in enumerate(contents):
         role = as_dict(content).get("role", "user")
         if isinstance(content, dict) and role not in ("user", "model"):
-            report.add("GM-07", f"/contents/{index}/role", f"role {short(role)} is not user|model")
+            report.add("GM-07", join("/contents", index, "role"), f"role {short(role)} is not user|model")
     previous = ""  # kind of the previous turn: user | response | call | model
     pending: tuple[int, list[tuple[str, Any, str]]] | None = None  # (turn index, [(name, id, pointer)])
     call_ids: dict[str, str] = {}
     signed_turns, unsigned_turns = 0, []
     for index, role, parts in _turns(contents):
-        base = f"/contents/{index}"
+        base = join("/contents", index)
         calls: list[tuple[str, Any, str]] = []
         responses: list[tuple[Any, Any, str]] = []
         texts: list[str] = []
@@ -182,8 +179,8 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
             response_key, response = field(part, "functionResponse")
             if call_key in part:
                 if role != "model":
-                    report.add("GM-07", ptr(where, call_key), f"functionCall part in a {short(role)} turn; calls "
-                                                              "belong in model turns")
+                    report.add("GM-07", join(where, call_key), f"functionCall part in a {short(role)} turn; calls "
+                                                               "belong in model turns")
                 check_call_part(report, part, call_key, where)
                 if role == "user":
                     continue  # GM-07 said where it belongs; a user turn is no call turn
@@ -191,17 +188,17 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
                 call_id = call.get("id")
                 if isinstance(call_id, str):
                     if call_id in call_ids:
-                        report.add("GM-12", ptr(where, call_key, "id"), f"functionCall id {short(call_id)} is "
-                                                                       f"already used at {call_ids[call_id]}")
+                        report.add("GM-12", join(where, call_key, "id"), f"functionCall id {short(call_id)} is "
+                                                                         f"already used at {call_ids[call_id]}")
                     else:
-                        call_ids[call_id] = ptr(where, call_key, "id")
+                        call_ids[call_id] = join(where, call_key, "id")
                 calls.append((call.get("name"), call_id, where))
                 signed = signed or field(part, "thoughtSignature")[1] is not None
             elif response_key in part:
                 if role == "model":
-                    report.add("GM-07", ptr(where, response_key), "functionResponse part in a model turn; "
-                                                                  "responses belong in user turns")
-                _check_response_part(report, response, ptr(where, response_key))
+                    report.add("GM-07", join(where, response_key), "functionResponse part in a model turn; "
+                                                                   "responses belong in user turns")
+                _check_response_part(report, response, join(where, response_key))
                 response = as_dict(response)
                 responses.append((response.get("name"), response.get("id"), where))
             elif "text" in part:
@@ -249,7 +246,7 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
 def _unanswered(report: Report, pending: tuple[int, list[tuple[str, Any, str]]]) -> None:
     index, calls = pending
     names = ", ".join(repr(name) for name, _, _ in calls)
-    report.add("GM-10", f"/contents/{index}", f"function-call turn ({names}) is not answered by the next turn")
+    report.add("GM-10", join("/contents", index), f"function-call turn ({names}) is not answered by the next turn")
 
 
 def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tuple[Any, Any, str]],
@@ -264,8 +261,8 @@ def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tu
     ids = {call_id for _, call_id, _ in calls if isinstance(call_id, str)}
     for _, response_id, where in responses:
         if isinstance(response_id, str) and ids and response_id not in ids:
-            report.add("GM-12", f"{where}/functionResponse/id", f"functionResponse id {short(response_id)} echoes "
-                                                                "no functionCall id of the call turn")
+            report.add("GM-12", join(where, "functionResponse", "id"),
+                       f"functionResponse id {short(response_id)} echoes no functionCall id of the call turn")
 
 
 def _check_response_part(report: Report, response: Any, where: str) -> None:
@@ -273,11 +270,11 @@ def _check_response_part(report: Report, response: Any, where: str) -> None:
         report.add("GM-09", where, f"functionResponse is {short(response)}, not an object")
         return
     if not isinstance(response.get("name"), str) or not response["name"]:
-        report.add("GM-09", ptr(where, "name"), "functionResponse has no name")
+        report.add("GM-09", join(where, "name"), "functionResponse has no name")
     if "response" not in response:
-        report.add("GM-09", ptr(where, "response"), "functionResponse has no response object")
+        report.add("GM-09", join(where, "response"), "functionResponse has no response object")
     elif not isinstance(response["response"], dict):
-        report.add("GM-09", ptr(where, "response"), f"functionResponse.response is {short(response['response'])}, "
+        report.add("GM-09", join(where, "response"), f"functionResponse.response is {short(response['response'])}, "
                                                      "not an object; wrap it as {\"output\": …}")
 
 
@@ -286,7 +283,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         return
     for index, candidate in enumerate(as_list(payload.get("candidates"))):
         content = as_dict(as_dict(candidate).get("content"))
-        check_candidate_parts(report, _parts(content), f"/candidates/{index}/content/parts")
+        check_candidate_parts(report, _parts(content), join("/candidates", index, "content", "parts"))
 
 
 def check_candidate_parts(report: Report, parts: list[Any], base: str) -> None:
@@ -298,7 +295,7 @@ def check_candidate_parts(report: Report, parts: list[Any], base: str) -> None:
     for position, part in enumerate(parts):
         if not isinstance(part, dict):
             continue
-        where = f"{base}/{position}"
+        where = join(base, position)
         key, call = field(part, "functionCall")
         if key in part:
             calls += 1
@@ -306,9 +303,9 @@ def check_candidate_parts(report: Report, parts: list[Any], base: str) -> None:
             call_id = as_dict(call).get("id")
             if isinstance(call_id, str):
                 if call_id in ids:
-                    report.add("GM-12", ptr(where, key, "id"), f"functionCall id {short(call_id)} repeats "
-                                                               f"{ids[call_id]}")
-                ids[call_id] = ptr(where, key, "id")
+                    report.add("GM-12", join(where, key, "id"), f"functionCall id {short(call_id)} repeats "
+                                                                f"{ids[call_id]}")
+                ids[call_id] = join(where, key, "id")
             else:
                 without_id.append(where)
         elif isinstance(part.get("text"), str) and not part.get("thought"):

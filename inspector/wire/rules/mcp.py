@@ -4,15 +4,18 @@ Rules spanning several flows (the same tool from two servers) live in `session.p
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from ..dialect import Dialect
+from ..naming import NAME_RULES
+from ..pointer import join
 from ..profiles import Profile
 from ..violations import Severity
-from .base import Report, ptr, short
+from .base import Report, remember_name, short
 from .schema import check_json_schema
 
-_PORTABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+# The name rules a tool name must meet to cross to OpenAI and Anthropic without an alias.
+_PORTABLE = (NAME_RULES[Dialect.OPENAI_CHAT], NAME_RULES[Dialect.ANTHROPIC])
 _BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
     "resource_link": ("uri", "name"), "resource": ("resource",),
@@ -23,14 +26,14 @@ _PROTOCOL_ERRORS = (-32700, -32600, -32601, -32602)
 
 def _messages(payload: Any) -> list[tuple[Any, str]]:
     if isinstance(payload, list):
-        return [(message, f"/{index}") for index, message in enumerate(payload)]
+        return [(message, join("", index)) for index, message in enumerate(payload)]
     return [(payload, "")]
 
 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     for message, base in _messages(payload):
         if isinstance(message, dict) and message.get("method") == "tools/call":
-            check_call_params(report, message.get("params"), ptr(base, "params"))
+            check_call_params(report, message.get("params"), join(base, "params"))
 
 
 def check_call_params(report: Report, params: Any, base: str) -> None:
@@ -38,11 +41,11 @@ def check_call_params(report: Report, params: Any, base: str) -> None:
         report.add("MCP-04", base, "tools/call needs params {name, arguments?}")
         return
     if not isinstance(params.get("name"), str) or not params["name"]:
-        report.add("MCP-04", ptr(base, "name"), "tools/call params have no name")
+        report.add("MCP-04", join(base, "name"), "tools/call params have no name")
     if "arguments" in params and params["arguments"] is not None and not isinstance(params["arguments"], dict):
         value = params["arguments"]
         detail = "a JSON string; send the decoded object" if isinstance(value, str) else short(value)
-        report.add("MCP-04", ptr(base, "arguments"), f"arguments is {detail}, not an object")
+        report.add("MCP-04", join(base, "arguments"), f"arguments is {detail}, not an object")
 
 
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
@@ -52,36 +55,36 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         result = message.get("result")
         error = message.get("error")
         if isinstance(result, dict) and "tools" in result:
-            check_list_result(report, profile, result, ptr(base, "result"))
+            check_list_result(report, profile, result, join(base, "result"))
         elif isinstance(result, dict) and ("content" in result or "structuredContent" in result
                                            or "isError" in result):
-            check_call_result(report, result, ptr(base, "result"))
+            check_call_result(report, result, join(base, "result"))
         elif isinstance(error, dict) and error.get("code") not in _PROTOCOL_ERRORS:
-            report.add("MCP-07", ptr(base, "error"), f"JSON-RPC error {short(error.get('code'))}: a tool execution "
-                                                     "failure belongs in a result with isError:true")
+            report.add("MCP-07", join(base, "error"), f"JSON-RPC error {short(error.get('code'))}: a tool execution "
+                                                      "failure belongs in a result with isError:true")
 
 
 def check_list_result(report: Report, profile: Profile, result: dict[str, Any], base: str) -> None:
     tools = result.get("tools")
     if not isinstance(tools, list):
-        report.add("MCP-01", ptr(base, "tools"), f"tools is {short(tools)}, not an array")
+        report.add("MCP-01", join(base, "tools"), f"tools is {short(tools)}, not an array")
         return
     revision_fields = [key for key in ("resultType", "cacheScope", "ttlMs") if key in result]
     if revision_fields:
         # Any of the 2026-07-28 fields marks that revision, which requires all three.
         for key in ("resultType", "cacheScope", "ttlMs"):
             if key not in result:
-                report.add("MCP-01", ptr(base, key), f"2026-07-28 tools/list result has {revision_fields[0]} but "
-                                                     f"no {key}")
+                report.add("MCP-01", join(base, key), f"2026-07-28 tools/list result has {revision_fields[0]} but "
+                                                      f"no {key}")
         if "cacheScope" in result and result["cacheScope"] not in ("public", "private"):
-            report.add("MCP-01", ptr(base, "cacheScope"), f"cacheScope {short(result['cacheScope'])} is not "
-                                                          "public|private")
+            report.add("MCP-01", join(base, "cacheScope"), f"cacheScope {short(result['cacheScope'])} is not "
+                                                           "public|private")
         ttl = result.get("ttlMs")
         if "ttlMs" in result and not (isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0):
-            report.add("MCP-01", ptr(base, "ttlMs"), f"ttlMs {short(ttl)} is not an integer ≥ 0")
+            report.add("MCP-01", join(base, "ttlMs"), f"ttlMs {short(ttl)} is not an integer ≥ 0")
     names: dict[str, str] = {}
     for index, tool in enumerate(tools):
-        check_tool(report, profile, tool, ptr(base, "tools", index), names)
+        check_tool(report, profile, tool, join(base, "tools", index), names)
 
 
 def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: dict[str, str]) -> None:
@@ -91,52 +94,48 @@ def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: di
     name = tool.get("name")
     label = f"tool {name!r}" if isinstance(name, str) else "tool"
     if not isinstance(name, str) or not name:
-        report.add("MCP-02", ptr(base, "name"), "tool has no name")
+        report.add("MCP-02", join(base, "name"), "tool has no name")
     else:
         if not profile.name_ok(name):
-            report.add("MCP-03", ptr(base, "name"), f"tool name {short(name)} should be 1–{profile.name_max} "
-                                                    f"characters of {profile.name_pattern_text}")
-        elif not _PORTABLE.fullmatch(name):
-            report.add("MCP-03", ptr(base, "name"), f"tool name {short(name)} is valid MCP but invalid for OpenAI "
-                                                    "and Anthropic: it needs an alias there", Severity.INFO)
-        if name in names:
-            report.add("MCP-03", ptr(base, "name"), f"tool name {short(name)} is listed twice by this server "
-                                                    f"(first at {names[name]})")
-        else:
-            names[name] = ptr(base, "name")
+            report.add("MCP-03", join(base, "name"), f"tool name {short(name)} should be 1–{profile.names.max} "
+                                                     f"characters of {profile.names.text}")
+        elif not all(rule.ok(name) for rule in _PORTABLE):
+            report.add("MCP-03", join(base, "name"), f"tool name {short(name)} is valid MCP but invalid for OpenAI "
+                                                     "and Anthropic: it needs an alias there", Severity.INFO)
+        remember_name(report, "MCP-03", names, name, join(base, "name"), verb="listed")
     schema = tool.get("inputSchema")
     if schema is None:
-        report.add("MCP-02", ptr(base, "inputSchema"), f"{label} has no inputSchema (it must not be null)")
+        report.add("MCP-02", join(base, "inputSchema"), f"{label} has no inputSchema (it must not be null)")
     elif not isinstance(schema, dict):
-        report.add("MCP-02", ptr(base, "inputSchema"), f"{label}: inputSchema is {short(schema)}, not an object")
+        report.add("MCP-02", join(base, "inputSchema"), f"{label}: inputSchema is {short(schema)}, not an object")
     else:
         root = schema.get("type")
         if not (isinstance(root, str) and root.lower() == "object"):
-            report.add("MCP-02", ptr(base, "inputSchema", "type") if "type" in schema else ptr(base, "inputSchema"),
+            report.add("MCP-02", join(base, "inputSchema", "type") if "type" in schema else join(base, "inputSchema"),
                        f"{label}: inputSchema must have type 'object'")
-        check_json_schema(report, schema, ptr(base, "inputSchema"), "XL-01", what=label)
+        check_json_schema(report, schema, join(base, "inputSchema"), "XL-01", what=label)
     if "outputSchema" in tool and tool["outputSchema"] is not None:
         output = tool["outputSchema"]
         if not isinstance(output, dict) or output.get("type") != "object":
-            report.add("MCP-02", ptr(base, "outputSchema"), f"{label}: outputSchema must be an object schema "
-                                                            "with type 'object'")
+            report.add("MCP-02", join(base, "outputSchema"), f"{label}: outputSchema must be an object schema "
+                                                             "with type 'object'")
         else:
-            check_json_schema(report, output, ptr(base, "outputSchema"), "XL-01", what=label)
+            check_json_schema(report, output, join(base, "outputSchema"), "XL-01", what=label)
     annotations = tool.get("annotations")
     if isinstance(annotations, dict):
         for hint in _HINTS:
             if hint in annotations and not isinstance(annotations[hint], bool):
-                report.add("MCP-02", ptr(base, "annotations", hint), f"{label}: {hint} must be a boolean")
+                report.add("MCP-02", join(base, "annotations", hint), f"{label}: {hint} must be a boolean")
 
 
 def check_call_result(report: Report, result: dict[str, Any], base: str) -> None:
     content = result.get("content")
     has_text = False
     if not isinstance(content, list):
-        report.add("MCP-05", ptr(base, "content"), f"CallToolResult content is {short(content)}, not an array")
+        report.add("MCP-05", join(base, "content"), f"CallToolResult content is {short(content)}, not an array")
     else:
         for index, block in enumerate(content):
-            where = ptr(base, "content", index)
+            where = join(base, "content", index)
             kind = block.get("type") if isinstance(block, dict) else None
             if not isinstance(kind, str) or kind not in _BLOCK_FIELDS:
                 report.add("MCP-05", where, f"content block type {short(kind)} is not "
@@ -144,14 +143,14 @@ def check_call_result(report: Report, result: dict[str, Any], base: str) -> None
                 continue
             for required in _BLOCK_FIELDS[kind]:
                 if required not in block:
-                    report.add("MCP-05", ptr(where, required), f"{kind} block needs {required}")
+                    report.add("MCP-05", join(where, required), f"{kind} block needs {required}")
             has_text = has_text or kind == "text"
     is_error = result.get("isError")
     if "isError" in result and is_error is not None and not isinstance(is_error, bool):
-        report.add("MCP-05", ptr(base, "isError"), f"isError is {short(is_error)}, not a boolean")
+        report.add("MCP-05", join(base, "isError"), f"isError is {short(is_error)}, not a boolean")
     if is_error is True:
-        report.add("MCP-07", ptr(base, "isError"), "the tool failed (isError:true): feed the result back to the "
-                                                   "model rather than raising")
+        report.add("MCP-07", join(base, "isError"), "the tool failed (isError:true): feed the result back to the "
+                                                    "model rather than raising")
     if "structuredContent" in result and result["structuredContent"] is not None and not has_text:
-        report.add("MCP-06", ptr(base, "structuredContent"), "structuredContent without its serialised JSON in a "
-                                                             "text block (older clients see nothing)")
+        report.add("MCP-06", join(base, "structuredContent"), "structuredContent without its serialised JSON in a "
+                                                              "text block (older clients see nothing)")

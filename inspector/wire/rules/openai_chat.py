@@ -8,7 +8,8 @@ from typing import Any
 from ..profiles import Profile
 from ..violations import Severity
 from . import arguments
-from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, ptr, short
+from ..pointer import join
+from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, remember_name, short
 from .schema import check_json_schema, check_strict
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
@@ -48,39 +49,39 @@ def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: d
         return None
     call_id = call.get("id")
     if not isinstance(call_id, str) or not call_id:
-        report.add("OC-14", ptr(pointer, "id"), "tool call has no id")
+        report.add("OC-14", join(pointer, "id"), "tool call has no id")
         call_id = None
     else:
         if profile.call_id_max is not None and len(call_id) > profile.call_id_max:
-            report.add("OC-16", ptr(pointer, "id"), f"tool call id is {len(call_id)} characters; "
+            report.add("OC-16", join(pointer, "id"), f"tool call id is {len(call_id)} characters; "
                                                      f"{profile.name} allows {profile.call_id_max}",
                        profile.call_id_severity)
         if call_id in ids:
-            report.add("XL-04", ptr(pointer, "id"), f"tool call id {short(call_id)} is already used at "
+            report.add("XL-04", join(pointer, "id"), f"tool call id {short(call_id)} is already used at "
                                                      f"{ids[call_id]}")
         else:
-            ids[call_id] = ptr(pointer, "id")
+            ids[call_id] = join(pointer, "id")
     kind = call.get("type")
     if kind == "custom":
         custom = call.get("custom")
         if not isinstance(custom, dict) or not isinstance(custom.get("input"), str):
-            report.add("OC-14", ptr(pointer, "custom"), "custom tool call needs custom.name and custom.input "
-                                                        "(a string)")
+            report.add("OC-14", join(pointer, "custom"), "custom tool call needs custom.name and custom.input "
+                                                         "(a string)")
         else:
-            check_name(report, profile, custom.get("name"), ptr(pointer, "custom", "name"), "custom tool call",
+            check_name(report, profile, custom.get("name"), join(pointer, "custom", "name"), "custom tool call",
                        unnamed)
         return call_id
     if kind != "function":
-        report.add("OC-14", ptr(pointer, "type"), f"tool call type is {short(kind)}, not 'function'")
+        report.add("OC-14", join(pointer, "type"), f"tool call type is {short(kind)}, not 'function'")
     function = call.get("function")
     if not isinstance(function, dict):
-        report.add("OC-14", ptr(pointer, "function"), "tool call has no function object")
+        report.add("OC-14", join(pointer, "function"), "tool call has no function object")
         return call_id
-    check_name(report, profile, function.get("name"), ptr(pointer, "function", "name"), "called function", unnamed)
+    check_name(report, profile, function.get("name"), join(pointer, "function", "name"), "called function", unnamed)
     if "arguments" not in function:
-        report.add("OC-14", ptr(pointer, "function", "arguments"), "tool call has no arguments")
+        report.add("OC-14", join(pointer, "function", "arguments"), "tool call has no arguments")
     else:
-        check_arguments_text(report, profile, function["arguments"], ptr(pointer, "function", "arguments"))
+        check_arguments_text(report, profile, function["arguments"], join(pointer, "function", "arguments"))
     return call_id
 
 
@@ -92,56 +93,47 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
     if kind == "custom":
         custom = tool.get("custom")
         name = custom.get("name") if isinstance(custom, dict) else None
-        check_name(report, profile, name, ptr(pointer, "custom", "name"), "tool")
-        _remember(report, names, name, ptr(pointer, "custom", "name"))
+        check_name(report, profile, name, join(pointer, "custom", "name"), "tool")
+        remember_name(report, "XL-03", names, name, join(pointer, "custom", "name"))
         return
     if kind != "function":
         hint = ("use the top-level web_search_options" if isinstance(kind, str) and "web_search" in kind
                 else "map it to a function tool or drop it with a warning")
-        report.add("OC-01", ptr(pointer, "type"), f"tool type {short(kind)} is not accepted by Chat "
-                                                  f"(only 'function' and 'custom')", hint=f"Built-in tools: {hint}.")
+        report.add("OC-01", join(pointer, "type"), f"tool type {short(kind)} is not accepted by Chat "
+                                                   f"(only 'function' and 'custom')", hint=f"Built-in tools: {hint}.")
         return
     function = tool.get("function")
     if not isinstance(function, dict):
         flat = " (the flat {type, name, parameters} is the Responses shape)" if "name" in tool else ""
-        report.add("OC-01", ptr(pointer, "function"), "function tool has no function definition (\"expected a "
-                                                      f"function definition, but got null\"){flat}")
+        report.add("OC-01", join(pointer, "function"), "function tool has no function definition (\"expected a "
+                                                       f"function definition, but got null\"){flat}")
         return
-    _check_function(report, profile, function, ptr(pointer, "function"), "tool", names)
-
-
-def _remember(report: Report, names: dict[str, str], name: Any, pointer: str) -> None:
-    if not isinstance(name, str) or not name:
-        return
-    if name in names:
-        report.add("XL-03", pointer, f"tool name {short(name)} is declared twice (first at {names[name]})")
-    else:
-        names[name] = pointer
+    _check_function(report, profile, function, join(pointer, "function"), "tool", names)
 
 
 def _check_function(report: Report, profile: Profile, function: dict[str, Any], pointer: str, what: str,
                     names: dict[str, str]) -> None:
     name = function.get("name")
-    check_name(report, profile, name, ptr(pointer, "name"), what)
-    _remember(report, names, name, ptr(pointer, "name"))
+    check_name(report, profile, name, join(pointer, "name"), what)
+    remember_name(report, "XL-03", names, name, join(pointer, "name"))
     label = f"function {name!r}" if isinstance(name, str) else "function"
     description = function.get("description")
     if isinstance(description, str) and len(description) > profile.description_max:
         limit = (f"max {profile.description_max} on {profile.name}" if profile.description_severity is Severity.ERROR
                  else f"{profile.name} accepts it; Azure stops at {profile.description_max}")
-        report.add("OC-03", ptr(pointer, "description"), f"{label}: description is {len(description)} characters "
+        report.add("OC-03", join(pointer, "description"), f"{label}: description is {len(description)} characters "
                                                           f"({limit})", profile.description_severity)
     if "parameters" not in function or function["parameters"] is None:
         return
     parameters = function["parameters"]
-    where = ptr(pointer, "parameters")
+    where = join(pointer, "parameters")
     if not isinstance(parameters, dict):
         report.add("OC-05", where, f"{label}: parameters is {short(parameters)}, not a JSON Schema object")
         return
     root_type = parameters.get("type")
     # An upper-case "OBJECT" is reported once, by the schema walk.
     if root_type is not None and not (isinstance(root_type, str) and root_type.lower() == "object"):
-        report.add("OC-05", ptr(where, "type"), f"{label}: parameters must be type 'object', not {short(root_type)}")
+        report.add("OC-05", join(where, "type"), f"{label}: parameters must be type 'object', not {short(root_type)}")
     check_json_schema(report, parameters, where, "OC-05", what=label)
     if function.get("strict") is True:
         check_strict(report, parameters, where, "OC-06", what=label)
@@ -159,20 +151,20 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         elif profile.max_tools is not None and len(tools) > profile.max_tools:
             report.add("OC-04", "/tools", f"{len(tools)} tools; {profile.name} accepts at most {profile.max_tools}")
         for index, tool in enumerate(tools):
-            _check_tool(report, profile, tool, f"/tools/{index}", names)
+            _check_tool(report, profile, tool, join("/tools", index), names)
     functions = as_list(payload.get("functions"))
     if check_null_or_empty(report, payload, "functions", "", "OC-09"):
         if len(functions) > 128:
             report.add("OC-04", "/functions", f"{len(functions)} functions; at most 128")
         for index, function in enumerate(functions):
             if isinstance(function, dict):
-                _check_function(report, profile, function, f"/functions/{index}", "function", names)
+                _check_function(report, profile, function, join("/functions", index), "function", names)
             else:
-                report.add("OC-20", f"/functions/{index}", f"function is {short(function)}, not an object")
+                report.add("OC-20", join("/functions", index), f"function is {short(function)}, not an object")
     strict = next((i for i, t in enumerate(tools) if as_dict(as_dict(t).get("function")).get("strict") is True), None)
     if strict is not None and payload.get("parallel_tool_calls") is not False:
         report.add("OC-07", "/parallel_tool_calls" if "parallel_tool_calls" in payload else
-                   f"/tools/{strict}/function/strict",
+                   join("/tools", strict, "function", "strict"),
                    "strict tools with parallel calls allowed: parallel calls may not match the schemas")
     if "parallel_tool_calls" in payload:
         value = payload["parallel_tool_calls"]
@@ -260,7 +252,7 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
     answered: set[str] = set()
     legacy: list[tuple[str, str]] = []  # (name, pointer) of unanswered legacy function_calls, FIFO
     for index, message in enumerate(messages):
-        base = f"/messages/{index}"
+        base = join("/messages", index)
         if not isinstance(message, dict):
             continue
         role = message.get("role")
@@ -278,43 +270,43 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
             continue
         answered = set()
         if isinstance(message.get("content"), list):
-            _check_assistant_parts(report, message["content"], ptr(base, "content"))
+            _check_assistant_parts(report, message["content"], join(base, "content"))
         if "function_call" in message:
             call = message["function_call"]
             if call is None:
-                report.add("XL-10", ptr(base, "function_call"), "function_call is null; treated as absent")
+                report.add("XL-10", join(base, "function_call"), "function_call is null; treated as absent")
             elif not isinstance(call, dict):
-                report.add("OC-20", ptr(base, "function_call"), f"function_call is {short(call)}")
+                report.add("OC-20", join(base, "function_call"), f"function_call is {short(call)}")
             else:
                 name = call.get("name")
                 if not isinstance(name, str) or not name:
-                    report.add("OC-20", ptr(base, "function_call", "name"), "function_call has no name")
+                    report.add("OC-20", join(base, "function_call", "name"), "function_call has no name")
                 else:
-                    check_name(report, profile, name, ptr(base, "function_call", "name"), "called function")
-                    legacy.append((name, ptr(base, "function_call")))
+                    check_name(report, profile, name, join(base, "function_call", "name"), "called function")
+                    legacy.append((name, join(base, "function_call")))
                 if "arguments" in call:
-                    check_arguments_text(report, profile, call["arguments"], ptr(base, "function_call", "arguments"))
+                    check_arguments_text(report, profile, call["arguments"], join(base, "function_call", "arguments"))
                 else:
-                    report.add("OC-14", ptr(base, "function_call", "arguments"), "function_call has no arguments")
+                    report.add("OC-14", join(base, "function_call", "arguments"), "function_call has no arguments")
         if "tool_calls" not in message:
             continue
         calls = message["tool_calls"]
         if calls is None:
-            report.add("XL-10", ptr(base, "tool_calls"), "tool_calls is null; treated as absent")
+            report.add("XL-10", join(base, "tool_calls"), "tool_calls is null; treated as absent")
             continue
         if not isinstance(calls, list):
-            report.add("OC-14", ptr(base, "tool_calls"), f"tool_calls is {short(calls)}, not an array")
+            report.add("OC-14", join(base, "tool_calls"), f"tool_calls is {short(calls)}, not an array")
             continue
         if not calls:
-            report.add("OC-13", ptr(base, "tool_calls"), "tool_calls is an empty array")
+            report.add("OC-13", join(base, "tool_calls"), "tool_calls is an empty array")
             continue
         if "content" not in message:
-            report.add("OC-12", ptr(base, "content"), "assistant message with tool_calls has no content key",
+            report.add("OC-12", join(base, "content"), "assistant message with tool_calls has no content key",
                        Severity.WARNING if profile.content_key_required else Severity.INFO)
         for position, call in enumerate(calls):
-            call_id = check_call(report, profile, call, f"{base}/tool_calls/{position}", ids)
+            call_id = check_call(report, profile, call, join(base, "tool_calls", position), ids)
             if call_id is not None:
-                pending[call_id] = f"{base}/tool_calls/{position}/id"
+                pending[call_id] = join(base, "tool_calls", position, "id")
     if pending:
         _unanswered(report, pending)
 
@@ -327,7 +319,7 @@ def _check_assistant_parts(report: Report, parts: list[Any], pointer: str) -> No
     kinds = [part.get("type") if isinstance(part, dict) else None for part in parts]
     for position, kind in enumerate(kinds):
         if kind not in ("text", "refusal"):
-            report.add("OC-12", f"{pointer}/{position}", f"assistant content part {short(kind or parts[position])} is "
+            report.add("OC-12", join(pointer, position), f"assistant content part {short(kind or parts[position])} is "
                                                          "not text or refusal", Severity.ERROR)
     if "refusal" in kinds and len(parts) > 1:
         report.add("OC-12", pointer, "a refusal part must be the only assistant content part", Severity.ERROR)
@@ -343,53 +335,53 @@ def _check_tool_message(report: Report, message: dict[str, Any], base: str, pend
                         answered: set[str], ids: dict[str, str]) -> None:
     if "content" not in message or message["content"] is None:
         state = "null" if "content" in message else "missing"
-        report.add("OC-17", ptr(base, "content"), f"tool message content is {state}")
+        report.add("OC-17", join(base, "content"), f"tool message content is {state}")
     else:
         content = message["content"]
         if isinstance(content, list):
             if not content:
-                report.add("OC-17", ptr(base, "content"), "tool message content is an empty array")
+                report.add("OC-17", join(base, "content"), "tool message content is an empty array")
             for position, part in enumerate(content):
                 if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
                     kind = part.get("type") if isinstance(part, dict) else None
-                    report.add("OC-17", f"{base}/content/{position}",
+                    report.add("OC-17", join(base, "content", position),
                                f"tool message content part is {short(kind or part)}; only text parts are allowed",
                                hint="Move images to a following user message (XL-15).")
         elif not isinstance(content, str):
-            report.add("OC-17", ptr(base, "content"), f"tool message content is {short(content)}, not a string")
+            report.add("OC-17", join(base, "content"), f"tool message content is {short(content)}, not a string")
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
-        report.add("OC-17", ptr(base, "tool_call_id"), "tool message has no tool_call_id")
+        report.add("OC-17", join(base, "tool_call_id"), "tool message has no tool_call_id")
         return
     if call_id in pending:
         del pending[call_id]
         answered.add(call_id)
     elif call_id in answered:
-        report.add("OC-18", ptr(base, "tool_call_id"), f"tool message answers {short(call_id)} a second time")
+        report.add("OC-18", join(base, "tool_call_id"), f"tool message answers {short(call_id)} a second time")
     elif call_id in ids:
-        report.add("OC-18", ptr(base, "tool_call_id"), f"tool message answers {short(call_id)}, a call of an "
-                                                       "earlier turn: other messages came between")
+        report.add("OC-18", join(base, "tool_call_id"), f"tool message answers {short(call_id)}, a call of an "
+                                                        "earlier turn: other messages came between")
     else:
-        report.add("OC-18", ptr(base, "tool_call_id"), f"tool message answers {short(call_id)}, which no "
-                                                       "preceding assistant message called")
+        report.add("OC-18", join(base, "tool_call_id"), f"tool message answers {short(call_id)}, which no "
+                                                        "preceding assistant message called")
 
 
 def _check_function_message(report: Report, message: dict[str, Any], base: str,
                             legacy: list[tuple[str, str]]) -> None:
     name = message.get("name")
     if "content" not in message:
-        report.add("OC-20", ptr(base, "content"), "function message has no content (required, may be null)")
+        report.add("OC-20", join(base, "content"), "function message has no content (required, may be null)")
     elif message["content"] is not None and not isinstance(message["content"], str):
-        report.add("OC-27", ptr(base, "content"), f"function message content is {short(message['content'])}, not a "
-                                                  "string")
+        report.add("OC-27", join(base, "content"), f"function message content is {short(message['content'])}, not a "
+                                                   "string")
     if not isinstance(name, str) or not name:
-        report.add("OC-20", ptr(base, "name"), "function message has no name: it cannot be paired with its call")
+        report.add("OC-20", join(base, "name"), "function message has no name: it cannot be paired with its call")
         return
     for position, (called, _) in enumerate(legacy):
         if called == name:
             del legacy[position]
             return
-    report.add("XL-05", ptr(base, "name"), f"function message {short(name)} answers no pending function_call "
+    report.add("XL-05", join(base, "name"), f"function message {short(name)} answers no pending function_call "
                                             "of that name: an orphan once translated")
 
 
@@ -408,31 +400,31 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
     for index, choice in enumerate(choices):
         if not isinstance(choice, dict):
             continue
-        base = f"/choices/{index}"
+        base = join("/choices", index)
         message = as_dict(choice.get("message"))
         calls = message.get("tool_calls")
         count = 0
         if isinstance(calls, list):
             if not calls:
-                report.add("OC-13", ptr(base, "message", "tool_calls"), "tool_calls is an empty array")
+                report.add("OC-13", join(base, "message", "tool_calls"), "tool_calls is an empty array")
             for position, call in enumerate(calls):
-                check_call(report, profile, call, f"{base}/message/tool_calls/{position}", ids, _UNNAMED_CALL)
+                check_call(report, profile, call, join(base, "message", "tool_calls", position), ids, _UNNAMED_CALL)
             count = len(calls)
         elif calls is not None and "tool_calls" in message:
-            report.add("OC-14", ptr(base, "message", "tool_calls"), f"tool_calls is {short(calls)}, not an array")
+            report.add("OC-14", join(base, "message", "tool_calls"), f"tool_calls is {short(calls)}, not an array")
         legacy = isinstance(message.get("function_call"), dict)
         if legacy:
             call = message["function_call"]
-            check_name(report, profile, call.get("name"), ptr(base, "message", "function_call", "name"),
+            check_name(report, profile, call.get("name"), join(base, "message", "function_call", "name"),
                        "called function", _UNNAMED_CALL)
             check_arguments_text(report, profile, call.get("arguments"),
-                                 ptr(base, "message", "function_call", "arguments"))
+                                 join(base, "message", "function_call", "arguments"))
         # A filtered or truncated answer may be empty (Azure's content filter sends content null).
         if not count and not legacy and message.get("content") is None and not any(
                 message.get(key) for key in ("refusal", "audio")) and choice.get("finish_reason") not in (
                 "content_filter", "length"):
-            report.add("OC-25", ptr(base, "message"), "the assistant message has neither content nor tool calls")
-        check_finish_reason(report, choice.get("finish_reason"), count, legacy, ptr(base, "finish_reason"))
+            report.add("OC-25", join(base, "message"), "the assistant message has neither content nor tool calls")
+        check_finish_reason(report, choice.get("finish_reason"), count, legacy, join(base, "finish_reason"))
 
 
 def check_finish_reason(report: Report, reason: Any, calls: int, legacy: bool, pointer: str) -> None:

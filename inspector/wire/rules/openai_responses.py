@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..profiles import Profile
-from .base import Report, as_list, check_null_or_empty, check_tool_name, ptr, short
+from ..pointer import join
+from .base import Report, as_list, check_null_or_empty, check_tool_name, remember_name, short
 from .openai_chat import DEGRADED_TOOL, check_arguments_text
 from .schema import check_json_schema, check_strict
 
@@ -49,17 +50,17 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
     kind = tool.get("type")
     if kind == "function":
         if isinstance(tool.get("function"), dict):
-            report.add("OR-02", ptr(pointer, "function"), "nested Chat tool shape {type, function:{…}}; "
-                                                          "Responses function tools are flat")
+            report.add("OR-02", join(pointer, "function"), "nested Chat tool shape {type, function:{…}}; "
+                                                           "Responses function tools are flat")
             return
         name = tool.get("name")
-        check_name(report, profile, name, ptr(pointer, "name"), "tool")
-        _remember(report, names, name, ptr(pointer, "name"))
+        check_name(report, profile, name, join(pointer, "name"), "tool")
+        remember_name(report, "XL-03", names, name, join(pointer, "name"))
         label = f"function {name!r}" if isinstance(name, str) else "function"
         parameters = tool.get("parameters")
         if parameters is None:
             return
-        where = ptr(pointer, "parameters")
+        where = join(pointer, "parameters")
         if not isinstance(parameters, dict):
             report.add("OR-02", where, f"{label}: parameters is {short(parameters)}, not a JSON Schema object")
             return
@@ -68,23 +69,14 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
             check_strict(report, parameters, where, "XL-13", what=label)
         return
     if not isinstance(kind, str) or kind not in BUILTIN_REQUIRED:
-        report.add("OR-01", ptr(pointer, "type"), f"tool type {short(kind)} is not a Responses tool type")
+        report.add("OR-01", join(pointer, "type"), f"tool type {short(kind)} is not a Responses tool type")
         return
     for field in BUILTIN_REQUIRED[kind]:
         if tool.get(field) is None:
-            report.add("OR-01", ptr(pointer, field), f"{kind} tool needs {field}")
+            report.add("OR-01", join(pointer, field), f"{kind} tool needs {field}")
     if kind in ("custom", "namespace"):
-        check_name(report, profile, tool.get("name"), ptr(pointer, "name"), f"{kind} tool")
-        _remember(report, names, tool.get("name"), ptr(pointer, "name"))
-
-
-def _remember(report: Report, names: dict[str, str], name: Any, pointer: str) -> None:
-    if not isinstance(name, str) or not name:
-        return
-    if name in names:
-        report.add("XL-03", pointer, f"tool name {short(name)} is declared twice (first at {names[name]})")
-    else:
-        names[name] = pointer
+        check_name(report, profile, tool.get("name"), join(pointer, "name"), f"{kind} tool")
+        remember_name(report, "XL-03", names, tool.get("name"), join(pointer, "name"))
 
 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
@@ -97,14 +89,14 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         if not isinstance(payload["tools"], list):
             report.add("OR-01", "/tools", "tools must be an array")
         for index, tool in enumerate(tools):
-            _check_tool(report, profile, tool, f"/tools/{index}", names)
+            _check_tool(report, profile, tool, join("/tools", index), names)
     _check_tool_choice(report, payload, names)
     # Either keeps the history server-side: an output may answer a call this request does not hold.
     server_history = next((key for key in ("previous_response_id", "conversation") if payload.get(key) is not None),
                           None)
     if server_history is not None:
-        report.add("OR-11", ptr("", server_history), "history is server-side: call/output pairing is checked only "
-                                                     "within this request")
+        report.add("OR-11", join("", server_history), "history is server-side: call/output pairing is checked only "
+                                                      "within this request")
     _check_input(report, profile, payload.get("input"), server_history=server_history is not None)
 
 
@@ -151,14 +143,14 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
     interrupted: dict[str, str] = {}  # calls whose output has not come before another message item
     searches: set[str] = set()  # call_ids of tool_search_call items
     for index, item in enumerate(items):
-        base = f"/input/{index}"
+        base = join("/input", index)
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
         if kind == "function_call":
             call_id = check_call_item(report, profile, item, base, ids)
             if call_id is not None:
-                pending[call_id] = ptr(base, "call_id")
+                pending[call_id] = join(base, "call_id")
         elif kind == "tool_search_call":
             # A client-executed tool search may be answered by a function_call_output (contracts.md OR-08);
             # a hosted one is not answered at all.
@@ -170,9 +162,9 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
         elif kind in (None, "message") and "role" in item:
             role = item.get("role")
             if role == "tool":
-                report.add("OR-05", ptr(base, "role"), "role 'tool' does not exist in Responses input")
+                report.add("OR-05", join(base, "role"), "role 'tool' does not exist in Responses input")
             elif not isinstance(role, str) or role not in _INPUT_ROLES:
-                report.add("OR-05", ptr(base, "role"), f"role {short(role)} is not user|assistant|system|developer")
+                report.add("OR-05", join(base, "role"), f"role {short(role)} is not user|assistant|system|developer")
             interrupted.update(pending)
             pending.clear()
     for call_id, pointer in {**interrupted, **pending}.items():
@@ -185,21 +177,21 @@ def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base
     """OR-06 for one function_call item (input, or output with `unnamed` = OR-12). Returns its call_id."""
     call_id = item.get("call_id")
     if not isinstance(call_id, str) or not call_id:
-        report.add("OR-06", ptr(base, "call_id"), "function_call has no call_id")
+        report.add("OR-06", join(base, "call_id"), "function_call has no call_id")
         call_id = None
     elif call_id in ids:
-        report.add("XL-04", ptr(base, "call_id"), f"call_id {short(call_id)} is already used at {ids[call_id]}")
+        report.add("XL-04", join(base, "call_id"), f"call_id {short(call_id)} is already used at {ids[call_id]}")
     else:
-        ids[call_id] = ptr(base, "call_id")
-    check_name(report, profile, item.get("name"), ptr(base, "name"), "called function", unnamed)
+        ids[call_id] = join(base, "call_id")
+    check_name(report, profile, item.get("name"), join(base, "name"), "called function", unnamed)
     if "arguments" not in item:
-        report.add("OR-06", ptr(base, "arguments"), "function_call has no arguments")
+        report.add("OR-06", join(base, "arguments"), "function_call has no arguments")
     else:
-        check_arguments_text(report, profile, item["arguments"], ptr(base, "arguments"), rule="XL-08")
+        check_arguments_text(report, profile, item["arguments"], join(base, "arguments"), rule="XL-08")
     item_id = item.get("id")
     if item_id is not None and not (isinstance(item_id, str) and item_id.startswith("fc")):
-        report.add("OR-06", ptr(base, "id"), f"function_call id {short(item_id)} does not begin with 'fc' "
-                                             "(\"Expected an ID that begins with 'fc'\")")
+        report.add("OR-06", join(base, "id"), f"function_call id {short(item_id)} does not begin with 'fc' "
+                                              "(\"Expected an ID that begins with 'fc'\")")
     return call_id
 
 
@@ -208,30 +200,30 @@ def _check_output_item(report: Report, item: dict[str, Any], base: str, pending:
     output = item.get("output")
     if isinstance(output, str):
         if len(output) > MAX_OUTPUT_CHARS:
-            report.add("OR-07", ptr(base, "output"), f"output is {len(output)} characters (max {MAX_OUTPUT_CHARS})")
+            report.add("OR-07", join(base, "output"), f"output is {len(output)} characters (max {MAX_OUTPUT_CHARS})")
     elif isinstance(output, list):
         for position, part in enumerate(output):
             if not (isinstance(part, dict) and isinstance(part.get("type"), str) and part["type"] in _OUTPUT_PARTS):
                 kind = part.get("type") if isinstance(part, dict) else part
-                report.add("OR-07", f"{base}/output/{position}", f"output part {short(kind)} is not "
-                                                                 "input_text|input_image|input_file")
+                report.add("OR-07", join(base, "output", position), f"output part {short(kind)} is not "
+                                                                    "input_text|input_image|input_file")
     else:
-        report.add("OR-07", ptr(base, "output"), "function_call_output needs output (a string or input parts)")
+        report.add("OR-07", join(base, "output"), "function_call_output needs output (a string or input parts)")
     call_id = item.get("call_id")
     if not isinstance(call_id, str) or not 1 <= len(call_id) <= 64:
-        report.add("OR-07", ptr(base, "call_id"), "function_call_output needs a call_id of 1..64 characters")
+        report.add("OR-07", join(base, "call_id"), "function_call_output needs a call_id of 1..64 characters")
         return
     if call_id in pending:
         del pending[call_id]
     elif call_id in interrupted:
         del interrupted[call_id]
-        report.add("OR-08", ptr(base, "call_id"), f"output for {short(call_id)} comes after other message items; "
-                                                  "it must follow its call")
+        report.add("OR-08", join(base, "call_id"), f"output for {short(call_id)} comes after other message items; "
+                                                   "it must follow its call")
     elif call_id in ids:
-        report.add("OR-08", ptr(base, "call_id"), f"call {short(call_id)} is answered twice")
+        report.add("OR-08", join(base, "call_id"), f"call {short(call_id)} is answered twice")
     elif not server_history:
-        report.add("OR-08", ptr(base, "call_id"), f"no function_call with call_id {short(call_id)} precedes this "
-                                                  "output (\"No tool call found\")")
+        report.add("OR-08", join(base, "call_id"), f"no function_call with call_id {short(call_id)} precedes this "
+                                                   "output (\"No tool call found\")")
 
 
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
@@ -240,6 +232,6 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
     ids: dict[str, str] = {}
     for index, item in enumerate(as_list(payload.get("output"))):
         if isinstance(item, dict) and item.get("type") == "function_call":
-            check_call_item(report, profile, item, f"/output/{index}", ids,
+            check_call_item(report, profile, item, join("/output", index), ids,
                             ("OR-12", f"the response ({short(payload.get('status'))}) holds a function_call "
                                       "without a name"))

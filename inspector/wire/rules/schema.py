@@ -8,7 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..violations import Severity
-from .base import Report, ptr, short
+from ..pointer import join
+from .base import Report, short
 
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 GENAI_ONLY_KEYWORDS = ("nullable", "propertyOrdering")
@@ -27,16 +28,16 @@ def subschemas(node: dict[str, Any], pointer: str) -> Iterator[tuple[Any, str]]:
         children = node.get(key)
         if isinstance(children, dict):
             for name, child in children.items():
-                yield child, ptr(pointer, key, name)
+                yield child, join(pointer, key, name)
     for key in ONE_KEYWORDS:
         child = node.get(key)
         if isinstance(child, dict):
-            yield child, ptr(pointer, key)
+            yield child, join(pointer, key)
     for key in LIST_KEYWORDS:
         children = node.get(key)
         if isinstance(children, list):
             for index, child in enumerate(children):
-                yield child, f"{pointer}/{key}/{index}"
+                yield child, join(pointer, key, index)
 
 
 def walk(schema: Any, pointer: str) -> Iterator[tuple[Any, str]]:
@@ -62,29 +63,29 @@ def check_json_schema(report: Report, schema: Any, pointer: str, rule: str, *, w
                        Severity.ERROR)
             continue
         if "type" in node:
-            _check_json_type(report, node["type"], ptr(where, "type"), rule, what)
+            _check_json_type(report, node["type"], join(where, "type"), rule, what)
         for keyword in GENAI_ONLY_KEYWORDS:
             if keyword in node:
-                report.add(rule, ptr(where, keyword),
+                report.add(rule, join(where, keyword),
                            f"{what}: genai keyword {keyword!r} is not JSON Schema and is ignored",
                            Severity.WARNING)
         if node.get("format") == "enum":
-            report.add(rule, ptr(where, "format"), f"{what}: genai format 'enum' is not a JSON Schema format",
+            report.add(rule, join(where, "format"), f"{what}: genai format 'enum' is not a JSON Schema format",
                        Severity.WARNING)
         properties = node.get("properties")
         if "properties" in node and not isinstance(properties, dict):
-            report.add(rule, ptr(where, "properties"), f"{what}: properties must be an object",
+            report.add(rule, join(where, "properties"), f"{what}: properties must be an object",
                        Severity.ERROR)
         required = node.get("required")
         if "required" in node and not (isinstance(required, list) and all(isinstance(r, str) for r in required)):
-            report.add(rule, ptr(where, "required"), f"{what}: required must be a list of property names",
+            report.add(rule, join(where, "required"), f"{what}: required must be a list of property names",
                        Severity.ERROR)
 
 
 def _check_json_type(report: Report, value: Any, where: str, rule: str, what: str) -> None:
     values = value if isinstance(value, list) else [value]
     for index, item in enumerate(values):
-        at = f"{where}/{index}" if isinstance(value, list) else where
+        at = join(where, index) if isinstance(value, list) else where
         if isinstance(item, str) and item in JSON_TYPES:
             continue
         if isinstance(item, str) and item.lower() in JSON_TYPES:
@@ -104,24 +105,24 @@ def check_strict(report: Report, schema: Any, pointer: str, rule: str, *, what: 
     if not isinstance(schema, dict):
         return
     if schema.get("type") != "object":
-        report.add(rule, pointer if "type" not in schema else ptr(pointer, "type"),
+        report.add(rule, pointer if "type" not in schema else join(pointer, "type"),
                    f"{what}: with strict:true the root must be type 'object' (not anyOf or another type)")
     for node, where in walk(schema, pointer):
         if not isinstance(node, dict):
             continue
         for keyword in _STRICT_UNSUPPORTED:
             if keyword in node:
-                report.add(rule, ptr(where, keyword), f"{what}: {keyword!r} is not supported with strict:true")
+                report.add(rule, join(where, keyword), f"{what}: {keyword!r} is not supported with strict:true")
         is_object = node.get("type") == "object" or (
             isinstance(node.get("type"), list) and "object" in node["type"]) or "properties" in node
         if not is_object:
             continue
         if node.get("additionalProperties") is not False:
-            report.add(rule, ptr(where, "additionalProperties"),
+            report.add(rule, join(where, "additionalProperties"),
                        f"{what}: strict:true needs additionalProperties:false on every object")
         properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
         required = node.get("required") if isinstance(node.get("required"), list) else []
         missing = [name for name in properties if name not in required]
         if missing:
-            report.add(rule, ptr(where, "required"),
+            report.add(rule, join(where, "required"),
                        f"{what}: strict:true needs every property in required; missing {', '.join(missing)}")

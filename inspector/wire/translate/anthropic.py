@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonsafe
+import orjson
+
+from .. import jsonsafe, sse
 from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (RUN, Emit, anthropic_error, back_id, back_name, hollow, join_text, message_of, plain,
-                     refusal_as_text)
+from .common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
+                     plain, refusal_as_text)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 
@@ -79,11 +81,11 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req = Request(model=str(payload.get("model") or ""))
     for key, value in payload.items():
         if value is None and key in ("tools", "tool_choice", "system"):
-            losses.append(Loss(f"/{key}", None, "dropped", "null means absent", "XL-10"))
+            losses.append(Loss(join("", key), None, "dropped", "null means absent", "XL-10"))
         elif key == "thinking" and isinstance(value, dict) and value.get("type") == "disabled":
             req.reasoning = Reasoning("none", "/thinking")
         elif key not in _PARAMS:
-            req.leftovers.append((f"/{key}", f"Anthropic parameter {key!r} has no counterpart"))
+            req.leftovers.append((join("", key), f"Anthropic parameter {key!r} has no counterpart"))
     system = payload.get("system")
     if system:
         parts = [Part("text", here, text=str(block.get("text", ""))) for here, block in _parse_blocks(system, "/system")
@@ -181,13 +183,8 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
         kind = str(tool.get("type") or "custom")
         if kind == "custom":
             name = tool.get("name")
-            if not isinstance(name, str) or not name:
-                losses.append(Loss(here, None, "dropped", "a tool without a name cannot be declared", "XL-09"))
+            if not declared_once(name, here, seen, losses):
                 continue
-            if name in seen:
-                losses.append(Loss(here, None, "dropped", f"tool {name!r} is declared twice; the first is kept", "XL-03"))
-                continue
-            seen.add(name)
             schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
                                   name_src=join(here, "name")))
@@ -311,7 +308,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         else _DEFAULT_MAX_TOKENS
     for key in ("temperature", "top_p"):
         if getattr(req, key) is not None:
-            out[key] = emit.ranged(req, key, f"/{key}", RANGES)
+            out[key] = emit.ranged(req, key, join("", key), RANGES)
     if req.reasoning is not None:
         # Claude thinks only when asked (`thinking: enabled` with a token budget); no effort maps onto that.
         emit.drop(req.reasoning.src, f"reasoning effort {req.reasoning.effort!r} has no Anthropic counterpart"
@@ -608,7 +605,7 @@ class StreamEmitter:
 
     @staticmethod
     def _event(kind: str, body: dict[str, Any]) -> bytes:
-        return b"event: " + kind.encode() + b"\ndata: " + jsonsafe.dumps({"type": kind, **body}) + b"\n\n"
+        return sse.encode(jsonsafe.dumps({"type": kind, **body}), kind)
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):
@@ -634,7 +631,7 @@ class StreamEmitter:
             index = self.calls[event.key] = self._open()
             self.saw_call = True
             call_id = back_id(self.state, event.id or None, f"{self.id}:{index}", self.losses,
-                              f"/stream/{event.key}", f"/content/{index}/id")
+                              join("/stream", event.key), join("/content", index, "id"))
             return out + self._event("content_block_start", {"index": index, "content_block": {
                 "type": "tool_use", "id": call_id, "name": back_name(self.state, event.name), "input": {}}})
         if isinstance(event, ev.CallArgs):

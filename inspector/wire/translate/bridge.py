@@ -6,21 +6,58 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from types import ModuleType
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .. import jsonsafe
-from ..dialect import Dialect
+from ..dialect import Dialect, asks_for_sse
 from ..dialects.gemini.fields import normalise, spelled
+from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
-from .names import IdMap, NameMap, name_ok
 
-_MODULES: dict[Dialect, ModuleType] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
-                                       Dialect.ANTHROPIC: anthropic, Dialect.GEMINI: gemini}
+
+
+class EventParser(Protocol):
+    """A target's stream events in, neutral events out (<dialect>.StreamParser)."""
+
+    def feed(self, event: SSEEvent) -> list[ev.Event]: ...
+
+    def close(self) -> list[ev.Event]: ...
+
+
+class EventEmitter(Protocol):
+    """Neutral events in, the source's stream bytes out (<dialect>.StreamEmitter)."""
+
+    losses: list[Loss]
+
+    def emit(self, event: ev.Event) -> bytes: ...
+
+
+@runtime_checkable
+class DialectBridge(Protocol):
+    """What each dialect's translate module provides (translate/<dialect>.py)."""
+
+    @property
+    def StreamParser(self) -> Callable[[State], EventParser]: ...  # noqa: N802 (the module's class)
+
+    @property
+    def StreamEmitter(self) -> Callable[[State, list[Loss]], EventEmitter]: ...  # noqa: N802
+
+    def parse_request(self, payload: dict[str, Any], path: str) -> tuple[Request, list[Loss]]: ...
+
+    def emit_request(self, req: Request, emit: Emit) -> dict[str, Any]: ...
+
+    def parse_response(self, payload: dict[str, Any], state: State) -> tuple[Response, list[Loss]]: ...
+
+    def emit_response(self, resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]: ...
+
+
+_MODULES: dict[Dialect, DialectBridge] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
+                                          Dialect.ANTHROPIC: anthropic, Dialect.GEMINI: gemini}
 
 # (source, target) pairs offered: the client speaks the first, the upstream the second.
 PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
@@ -91,11 +128,12 @@ class Bridge:
         # without its query is taken to be the SSE stream every SDK asks for.
         query = path.partition("?")[2]
         state.json_array_stream = self.source is Dialect.GEMINI and req.stream and bool(query) and \
-            "alt=sse" not in query.split("&")
+            not asks_for_sse(query)
         state.history_ids = {i for item in req.items for i in _ids(item)}
         state.seed = hashlib.sha256(encoded).hexdigest()[:32]
         state.created = int(time.time())
-        names = NameMap(self.target, {n for n in _names(req) if name_ok(n, self.target)})
+        rule = NAME_RULES[self.target]
+        names = NameMap(rule, {n for n in _names(req) if rule.ok(n)})
         ids = IdMap(self.target, state.history_ids, state.seed)
         _pair(req, ids, losses, self.source)
         for item in req.items:
@@ -139,8 +177,8 @@ class StreamTranslator:
     """Target-dialect stream bytes in, source-dialect stream bytes out, event by event: nothing
     waits for the end of the stream (a Gemini-bound call waits only for its own arguments)."""
 
-    parser: Any
-    emitter: Any
+    parser: EventParser
+    emitter: EventEmitter
     state: State
     _sse: SSEParser = field(default_factory=SSEParser)
     _started: bool = False
@@ -153,8 +191,7 @@ class StreamTranslator:
 
     @property
     def losses(self) -> list[Loss]:
-        losses: list[Loss] = self.emitter.losses
-        return losses
+        return self.emitter.losses
 
     def feed(self, chunk: bytes) -> bytes:
         return b"".join(self._relay(event) for event in self._sse.feed(chunk))

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonsafe
+from .. import jsonsafe, sse
 from ..dialect import Dialect
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, flagged_text, hollow,
-                     join_text, openai_error, openai_reasoning, split_data_url)
+from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
+                     hollow, join_text, openai_error, openai_reasoning, split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
-from .names import decode_arguments, encode_arguments
+from .arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",
@@ -65,7 +65,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req = Request(model=str(payload.get("model") or ""))
     for key, value in payload.items():
         if value is None and key in _NULLABLE:
-            losses.append(Loss(f"/{key}", None, "dropped", "null means absent", "XL-10"))
+            losses.append(Loss(join("", key), None, "dropped", "null means absent", "XL-10"))
         elif key not in _PARAMS:
             req.leftovers.append((join("", key), f"Chat parameter {key!r} has no counterpart"))
     messages = payload.get("messages")
@@ -82,7 +82,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     limit_key = "max_completion_tokens" if "max_completion_tokens" in payload else "max_tokens"
     limit = payload.get(limit_key)
     req.max_tokens = limit if isinstance(limit, int) else None
-    req.sources["max_tokens"] = f"/{limit_key}"
+    req.sources["max_tokens"] = join("", limit_key)
     if isinstance(payload.get("reasoning_effort"), str):
         req.reasoning = Reasoning(payload["reasoning_effort"], "/reasoning_effort")
     req.temperature = payload.get("temperature")
@@ -164,13 +164,8 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
         if kind == "function" and isinstance(tool.get("function"), dict):
             fn = tool["function"]
             name = fn.get("name")
-            if not isinstance(name, str) or not name:
-                losses.append(Loss(here, None, "dropped", "a function tool without a name cannot be declared", "XL-09"))
+            if not declared_once(name, here, seen, losses, "function tool"):
                 continue
-            if name in seen:
-                losses.append(Loss(here, None, "dropped", f"tool {name!r} is declared twice; the first is kept", "XL-03"))
-                continue
-            seen.add(name)
             schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
             req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict"),
                                   name_src=join(here, "function", "name")))
@@ -303,7 +298,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             emit.drop(req.parallel_src, "parallel_tool_calls without function tools is rejected", "XL-11")
     for key, name in (("max_tokens", "max_tokens"), ("temperature", "temperature"), ("top_p", "top_p")):
         if getattr(req, key) is not None:
-            out[name] = emit.ranged(req, key, f"/{name}", RANGES)
+            out[name] = emit.ranged(req, key, join("", name), RANGES)
     effort = openai_reasoning(req, emit, "/reasoning_effort")
     if effort is not None:
         out["reasoning_effort"] = effort
@@ -620,7 +615,7 @@ class StreamEmitter:
     def _chunk(self, delta: dict[str, Any], finish: str | None = None) -> bytes:
         body = {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
-        return b"data: " + jsonsafe.dumps(body) + b"\n\n"
+        return sse.encode(jsonsafe.dumps(body))
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):
@@ -631,7 +626,7 @@ class StreamEmitter:
             return self._chunk({"refusal" if event.refusal else "content": event.text})
         if isinstance(event, ev.CallStart):
             index = self.index[event.key] = len(self.index)
-            here = f"/stream/tool_calls/{index}"
+            here = join("/stream/tool_calls", index)
             call_id = back_id(self.state, event.id or None, f"{self.id}:{index}", self.losses, here, here)
             return self._chunk({"tool_calls": [{"index": index, "id": call_id, "type": "function",
                                                 "function": {"name": back_name(self.state, event.name),
@@ -648,14 +643,15 @@ class StreamEmitter:
             if self.state.stream_usage:
                 usage = {"prompt_tokens": event.input_tokens, "completion_tokens": event.output_tokens,
                          "total_tokens": event.input_tokens + event.output_tokens}
-                out += b"data: " + jsonsafe.dumps({"id": self.id, "object": "chat.completion.chunk",
-                                                 "created": self.created, "model": self.model, "choices": [],
-                                                 "usage": usage}) + b"\n\n"
-            return out + b"data: [DONE]\n\n"
+                out += sse.encode(jsonsafe.dumps({"id": self.id, "object": "chat.completion.chunk",
+                                                  "created": self.created, "model": self.model, "choices": [],
+                                                  "usage": usage}))
+            return out + sse.encode(b"[DONE]")
         if isinstance(event, ev.Dropped):
             self.losses.append(Loss("/stream", None, "dropped", f"{event.what} cannot cross to Chat", event.rule))
             return b""
         if isinstance(event, ev.Failure):
             self.finished = True
-            return b"data: " + jsonsafe.dumps({"error": openai_error(event.raw if event.raw is not None else event.message)}) + b"\n\n"
+            error = openai_error(event.raw if event.raw is not None else event.message)
+            return sse.encode(jsonsafe.dumps({"error": error}))
         return b""

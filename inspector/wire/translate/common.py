@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -10,8 +9,9 @@ from typing import Any
 
 from .. import jsonsafe
 from ..dialect import Dialect
+from ..naming import IdMap, NameMap, id_ok, mint_id
+from ..pointer import join
 from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
-from .names import IdMap, NameMap, id_ok
 
 
 @dataclass(slots=True)
@@ -63,7 +63,7 @@ class Emit:
         if bounds.high is not None and fitted > bounds.high:
             fitted = type(value)(bounds.high)
         if fitted != value:
-            self.convert(req.sources.get(field, f"/{field}"), tgt,
+            self.convert(req.sources.get(field, join("", field)), tgt,
                          f"{value!r} is outside {self.target.value}'s range for this field "
                          f"({_bounds(bounds)}); sent as {fitted!r}")
         return fitted
@@ -286,6 +286,20 @@ def vet(resp: Response, losses: list[Loss]) -> None:
     resp.items = kept
 
 
+def declared_once(name: Any, src: str, seen: set[str], losses: list[Loss], what: str = "tool",
+                  verb: str = "declared") -> bool:
+    """Whether the tool `name` at `src` crosses: one without a name (XL-09) and a repeat (XL-03,
+    the first is kept) are dropped with a report."""
+    if not isinstance(name, str) or not name:
+        losses.append(Loss(src, None, "dropped", f"a {what} without a name cannot be declared", "XL-09"))
+        return False
+    if name in seen:
+        losses.append(Loss(src, None, "dropped", f"{what} {name!r} is {verb} twice; the first is kept", "XL-03"))
+        return False
+    seen.add(name)
+    return True
+
+
 def back_name(state: State, name: str) -> str:
     return state.aliases.get(name, name)
 
@@ -297,12 +311,7 @@ def back_id(state: State, call_id: str | None, basis: str, losses: list[Loss], s
     taken = call_id is not None and (call_id in state.ids or call_id in state.history_ids)
     if call_id and id_ok(call_id, state.source) and not taken:
         return call_id
-    salt = 0
-    while True:
-        minted = "call_" + hashlib.sha256(f"{state.seed}:{basis}:{call_id}:{salt}".encode()).hexdigest()[:24]
-        if minted not in state.ids and minted not in state.history_ids:
-            break
-        salt += 1
+    minted = mint_id(f"{state.seed}:{basis}:{call_id}", state.ids, state.history_ids)
     if taken:
         why = f"upstream call id {call_id!r} repeats an id already in the history; sent as {minted!r}"
     elif call_id:

@@ -6,18 +6,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import jsonsafe
-from ..dialect import Dialect
+from .. import jsonsafe, sse
+from ..dialect import Dialect, is_stream_path
 from ..dialects.gemini.fields import normalise
 from ..dialects.gemini.schema import Change, needs_json_schema, to_genai, to_json_schema
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, dumps, google_error, hollow, join_text, message_of, plain,
-                     refusal_as_text)
+from .common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
+                     plain, refusal_as_text)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
-from .names import decode_arguments
+from .arguments import decode_arguments
 
 _MODEL_IN_PATH = re.compile(r"/models/([^/:]+):")
 _PARAMS = ("contents", "systemInstruction", "tools", "toolConfig", "generationConfig")
@@ -75,10 +75,10 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     payload = normalise(payload)
     losses: list[Loss] = []
     req = Request(model=model_of(path) or str(payload.get("model") or ""))
-    req.stream = ":streamGenerateContent" in path.split("?", 1)[0]
+    req.stream = is_stream_path(path)
     for key in payload:
         if key not in _PARAMS and key != "model":
-            req.leftovers.append((f"/{key}", f"Gemini field {key!r} has no counterpart"))
+            req.leftovers.append((join("", key), f"Gemini field {key!r} has no counterpart"))
     system = payload.get("systemInstruction")
     if isinstance(system, dict):
         key = "/systemInstruction"
@@ -120,7 +120,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     generation = payload.get("generationConfig") or {}
     for key in generation:
         if key not in _GEN_PARAMS:
-            req.leftovers.append((f"/generationConfig/{key}", f"generationConfig.{key} has no counterpart"))
+            req.leftovers.append((join("/generationConfig", key), f"generationConfig.{key} has no counterpart"))
     req.temperature = generation.get("temperature")
     req.top_p = generation.get("topP")
     req.sources.update(max_tokens="/generationConfig/maxOutputTokens", temperature="/generationConfig/temperature",
@@ -211,13 +211,8 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
 
 def _parse_declaration(decl: Any, src: str, req: Request, seen: set[str], losses: list[Loss]) -> None:
     name = decl.get("name") if isinstance(decl, dict) else None
-    if not isinstance(name, str) or not name:
-        losses.append(Loss(src, None, "dropped", "a function declaration without a name cannot be declared", "XL-09"))
+    if not declared_once(name, src, seen, losses, "function declaration"):
         return
-    if name in seen:
-        losses.append(Loss(src, None, "dropped", f"function {name!r} is declared twice; the first is kept", "XL-03"))
-        return
-    seen.add(name)
     if isinstance(decl.get("parametersJsonSchema"), dict):
         schema = decl["parametersJsonSchema"]
     elif isinstance(decl.get("parameters"), dict):
@@ -347,7 +342,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     generation: dict[str, Any] = {}
     for key, name in (("temperature", "temperature"), ("top_p", "topP"), ("max_tokens", "maxOutputTokens")):
         if getattr(req, key) is not None:
-            generation[name] = emit.ranged(req, key, f"/generationConfig/{name}", RANGES)
+            generation[name] = emit.ranged(req, key, join("/generationConfig", name), RANGES)
     if req.stop:
         generation["stopSequences"] = req.stop
     if generation:
@@ -569,7 +564,7 @@ class StreamEmitter:
         """One chunk as SSE, or as the next element of the JSON array a client without
         alt=sse reads; the array is closed by `close`."""
         if not self.state.json_array_stream:
-            return b"data: " + jsonsafe.dumps(body) + b"\r\n\r\n"
+            return sse.encode(jsonsafe.dumps(body), end=b"\r\n")
         lead = b"[" if not self.opened else b",\r\n"
         self.opened = True
         return lead + jsonsafe.dumps(body)
@@ -617,7 +612,7 @@ class StreamEmitter:
         if key not in self.calls:
             return b""
         call_id, name, pieces = self.calls.pop(key)
-        here = f"/stream/functionCall/{self.count}"
+        here = join("/stream/functionCall", self.count)
         arguments, _ = decode_arguments("".join(pieces), join(here, "args"), self.losses)
         call_id = back_id(self.state, call_id or None, f"{self.id}:{self.count}", self.losses, here, join(here, "id"))
         self.count += 1

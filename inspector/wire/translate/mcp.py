@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from ..dialect import Dialect
+from ..naming import NAME_RULES, IdMap, NameMap, mint_id
 from ..pointer import join
 from . import anthropic, chat, gemini, responses
-from .common import Emit, dumps, flagged_text, join_text
+from .common import Emit, declared_once, dumps, flagged_text, join_text
 from .model import Loss, Part, Result, State, Tool, TranslationError
-from .names import IdMap, NameMap, name_ok
 
 _EMIT_TOOLS = {Dialect.OPENAI_CHAT: chat.emit_tools, Dialect.OPENAI_RESPONSES: responses.emit_tools,
                Dialect.ANTHROPIC: anthropic.emit_tools, Dialect.GEMINI: gemini.emit_tools}
@@ -26,7 +25,7 @@ def _unwrap(document: Any) -> tuple[Any, str, dict[str, Any] | None]:
         if response is None:
             raise TranslationError("no JSON-RPC result in the document", "")
         index = document.index(response)
-        return response["result"], f"/{index}/result", request
+        return response["result"], join("", index, "result"), request
     if isinstance(document, dict) and "result" in document and "jsonrpc" in document:
         return document["result"], "/result", None
     return document, "", None
@@ -44,8 +43,8 @@ def kind_of(document: Any) -> str:
 
 def _emit(target: Dialect, names: set[str]) -> Emit:
     state = State(Dialect.MCP, target)
-    reserved = {n for n in names if name_ok(n, target)}
-    return Emit(state, NameMap(target, reserved), IdMap(target, set(), ""), [])
+    reserved = {n for n in names if NAME_RULES[target].ok(n)}
+    return Emit(state, NameMap(NAME_RULES[target], reserved), IdMap(target, set(), ""), [])
 
 
 def tools(document: Any, target: Dialect) -> tuple[dict[str, Any], list[Loss]]:
@@ -56,13 +55,8 @@ def tools(document: Any, target: Dialect) -> tuple[dict[str, Any], list[Loss]]:
     for i, tool in enumerate(result.get("tools") or []):
         here = join(base, "tools", i)
         name = tool.get("name") if isinstance(tool, dict) else None
-        if not isinstance(name, str) or not name:
-            losses.append(Loss(here, None, "dropped", "a tool without a name cannot be declared", "XL-09"))
+        if not declared_once(name, here, seen, losses, verb="listed"):
             continue
-        if name in seen:
-            losses.append(Loss(here, None, "dropped", f"tool {name!r} is listed twice; the first is kept", "XL-03"))
-            continue
-        seen.add(name)
         schema = tool.get("inputSchema")
         if not isinstance(schema, dict):
             raise TranslationError("inputSchema must be an object (MCP-02)", join(here, "inputSchema"))
@@ -116,7 +110,7 @@ def result_item(document: Any, target: Dialect) -> tuple[dict[str, Any], list[Lo
     params = (request or {}).get("params") or {}
     name = params.get("name") if isinstance(params.get("name"), str) else None
     rpc_id = (request or {}).get("id", "")
-    call_id = "call_" + hashlib.sha256(f"mcp:{rpc_id}:{name}".encode()).hexdigest()[:24]
+    call_id = mint_id(f"mcp:{rpc_id}:{name}")
     losses.append(Loss(base, None, "synthesised", f"an MCP result carries no tool-call id; {call_id!r} stands in for "
                        "the id of the call it answers", "XL-04"))
     item = Result(call_id, name, parts, base, is_error=result.get("isError") is True)

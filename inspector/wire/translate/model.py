@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..dialect import Dialect
+from ..pointer import join
 
 LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved"]
 
@@ -137,7 +138,7 @@ class Builtin:
     pointers: dict[str, str] = field(default_factory=dict)  # option -> its source pointer, when not src/option
 
     def pointer(self, option: str) -> str:
-        return self.pointers.get(option, f"{self.src}/{option}")
+        return self.pointers.get(option, join(self.src, option))
 
 
 @dataclass(frozen=True, slots=True)

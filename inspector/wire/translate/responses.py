@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-from .. import jsonsafe
+from .. import jsonsafe, sse
 from ..dialect import Dialect
+from ..naming import digest
 from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, data_url, flagged_text, hollow, join_text, openai_error,
-                     openai_reasoning, split_data_url)
+from .common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
+                     openai_error, openai_reasoning, split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
-from .names import decode_arguments, encode_arguments
+from .arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
            "max_output_tokens", "temperature", "top_p", "store", "reasoning")
@@ -73,12 +73,12 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req = Request(model=str(payload.get("model") or ""))
     for key, value in payload.items():
         if value is None and key in _NULLABLE:
-            losses.append(Loss(f"/{key}", None, "dropped", "null means absent", "XL-10"))
+            losses.append(Loss(join("", key), None, "dropped", "null means absent", "XL-10"))
         elif key in ("previous_response_id", "conversation"):
             raise TranslationError(f"{key} points at history held by the Responses server; the target cannot see it",
-                                   f"/{key}")
+                                   join("", key))
         elif key not in _PARAMS:
-            req.leftovers.append((f"/{key}", f"Responses parameter {key!r} has no counterpart"))
+            req.leftovers.append((join("", key), f"Responses parameter {key!r} has no counterpart"))
     if isinstance(payload.get("instructions"), str) and payload["instructions"]:
         req.items.append(Message("system", [Part("text", "/instructions", text=payload["instructions"])], "/instructions"))
     items = payload.get("input")
@@ -173,13 +173,8 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
         kind = tool.get("type") if isinstance(tool, dict) else None
         if kind in ("function", "custom"):
             name = tool.get("name")
-            if not isinstance(name, str) or not name:
-                losses.append(Loss(here, None, "dropped", f"a {kind} tool without a name cannot be declared", "XL-09"))
+            if not declared_once(name, here, seen, losses, f"{kind} tool"):
                 continue
-            if name in seen:
-                losses.append(Loss(here, None, "dropped", f"tool {name!r} is declared twice; the first is kept", "XL-03"))
-                continue
-            seen.add(name)
             schema = tool.get("parameters") if isinstance(tool.get("parameters"), dict) else {}
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
                                   custom=kind == "custom", name_src=join(here, "name")))
@@ -282,7 +277,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             emit.convert(req.parallel_src, "/parallel_tool_calls", "Responses states parallel calls at the top level")
     for key, name in (("max_tokens", "max_output_tokens"), ("temperature", "temperature"), ("top_p", "top_p")):
         if getattr(req, key) is not None:
-            out[name] = emit.ranged(req, key, f"/{name}", RANGES)
+            out[name] = emit.ranged(req, key, join("", name), RANGES)
     effort = openai_reasoning(req, emit, "/reasoning/effort")
     if effort is not None:
         out["reasoning"] = {"effort": effort}
@@ -394,7 +389,7 @@ def _stop(payload: dict[str, Any], has_calls: bool) -> StopReason:
 
 
 def _item_id(prefix: str, *basis: Any) -> str:
-    return prefix + hashlib.sha256(repr(basis).encode()).hexdigest()[:32]
+    return prefix + digest(repr(basis))[:32]
 
 
 def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
@@ -564,7 +559,7 @@ class StreamEmitter:
     def _event(self, kind: str, **fields: Any) -> bytes:
         body = {"type": kind, "sequence_number": self.seq, **fields}
         self.seq += 1
-        return b"event: " + kind.encode() + b"\ndata: " + jsonsafe.dumps(body) + b"\n\n"
+        return sse.encode(jsonsafe.dumps(body), kind)
 
     def _snapshot(self, status: str, stop: StopReason = "stop", usage: tuple[int, int] = (0, 0)) -> dict[str, Any]:
         return _response_object(self.id, self.model, self.created, list(self.output), stop, *usage, status=status)
@@ -581,7 +576,7 @@ class StreamEmitter:
             out = self._close_message()
             index = len(self.output)
             call_id = back_id(self.state, event.id or None, f"{self.id}:{len(self.calls)}", self.losses,
-                              f"/stream/{event.key}", join("/output", index, "call_id"))
+                              join("/stream", event.key), join("/output", index, "call_id"))
             item = {"type": "function_call", "id": _item_id("fc_", self.id, index), "call_id": call_id,
                     "name": back_name(self.state, event.name), "arguments": "", "status": "in_progress"}
             self.output.append(item)
