@@ -35,6 +35,10 @@ class Profile:
     # vLLM-style servers reject tool_choice without tools (OC-11).
     tool_choice_needs_tools: bool = False
     vertex: bool = False
+    # Mistral's own chat API (same path as Chat, its own schema; recorded traffic 2025-12): tool and
+    # tool-call `type` may be left out (it defaults to function), tool_choice 'any' means required,
+    # assistant content is a list of chunks that may be empty or hold thinking, tool_calls may be [].
+    mistral: bool = False
     # The 1024-character description cap (OC-03): api.openai.com stopped enforcing it (accepted
     # 15,664 characters in 2025-12), Azure still does.
     description_max: int = 1024
@@ -66,6 +70,8 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
             _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, max_tools=128, strict_arguments=True,
             content_key_required=True, tool_choice_needs_tools=True),
+    Profile("mistral", Dialect.OPENAI_CHAT, "Mistral's chat API (api.mistral.ai): type defaults to "
+            "function, tool_choice 'any', content chunks", _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, mistral=True),
     # The API accepts up to 128 since mid-2025; 64 stays the portable bound (contracts.md §10.4).
     Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", _OPENAI_NAME, "^[a-zA-Z0-9_-]{1,128}$", 128),
     # Gemini API error text says 64, the 2026 SDK docstring 128: default to 64 (contracts.md §10.3).
@@ -115,6 +121,7 @@ def with_model(profile: Profile, model: str) -> Profile:
 _HOSTS = [
     (re.compile(r"(.+\.)?openrouter\.ai"), "openrouter"),
     (re.compile(r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com"), "azure-openai"),
+    (re.compile(r"api\.mistral\.ai"), "mistral"),
     (re.compile(r"api\.deepseek\.com|dashscope(-intl)?\.aliyuncs\.com"), "openai-compatible"),
     (re.compile(r"([a-z0-9-]+-)?aiplatform\.googleapis\.com"), "vertex"),  # us-central1-aiplatform…
 ]

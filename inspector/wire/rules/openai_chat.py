@@ -70,7 +70,7 @@ def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: d
             check_name(report, profile, custom.get("name"), ptr(pointer, "custom", "name"), "custom tool call",
                        unnamed)
         return call_id
-    if kind != "function":
+    if kind != "function" and not (kind is None and profile.mistral):
         report.add("OC-14", ptr(pointer, "type"), f"tool call type is {short(kind)}, not 'function'")
     function = call.get("function")
     if not isinstance(function, dict):
@@ -95,7 +95,7 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
         check_name(report, profile, name, ptr(pointer, "custom", "name"), "tool")
         _remember(report, names, name, ptr(pointer, "custom", "name"))
         return
-    if kind != "function":
+    if kind != "function" and not (kind is None and profile.mistral):
         hint = ("use the top-level web_search_options" if isinstance(kind, str) and "web_search" in kind
                 else "map it to a function tool or drop it with a warning")
         report.add("OC-01", ptr(pointer, "type"), f"tool type {short(kind)} is not accepted by Chat "
@@ -195,7 +195,7 @@ def _check_tool_choice(report: Report, profile: Profile, payload: dict[str, Any]
         return
     named: str | None = None
     if isinstance(choice, str):
-        if choice not in _CHOICE_STRINGS:
+        if choice not in _CHOICE_STRINGS and not (choice == "any" and profile.mistral):
             report.add("OC-08", "/tool_choice", f"tool_choice {short(choice)} is not none|auto|required")
             return
     elif isinstance(choice, dict):
@@ -278,7 +278,7 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
             continue
         answered = set()
         if isinstance(message.get("content"), list):
-            _check_assistant_parts(report, message["content"], ptr(base, "content"))
+            _check_assistant_parts(report, profile, message["content"], ptr(base, "content"))
         if "function_call" in message:
             call = message["function_call"]
             if call is None:
@@ -306,7 +306,8 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
             report.add("OC-14", ptr(base, "tool_calls"), f"tool_calls is {short(calls)}, not an array")
             continue
         if not calls:
-            report.add("OC-13", ptr(base, "tool_calls"), "tool_calls is an empty array")
+            if not profile.mistral:
+                report.add("OC-13", ptr(base, "tool_calls"), "tool_calls is an empty array")
             continue
         if "content" not in message:
             report.add("OC-12", ptr(base, "content"), "assistant message with tool_calls has no content key",
@@ -319,16 +320,18 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         _unanswered(report, pending)
 
 
-def _check_assistant_parts(report: Report, parts: list[Any], pointer: str) -> None:
-    """OC-12: an assistant content array holds text parts or exactly one refusal, at least one."""
-    if not parts:
+def _check_assistant_parts(report: Report, profile: Profile, parts: list[Any], pointer: str) -> None:
+    """OC-12: an assistant content array holds text parts or exactly one refusal, at least one
+    (Mistral: any number of text and thinking chunks)."""
+    allowed = ("text", "thinking") if profile.mistral else ("text", "refusal")
+    if not parts and not profile.mistral:
         report.add("OC-12", pointer, "assistant content is an empty array (send null or omit it)", Severity.ERROR)
         return
     kinds = [part.get("type") if isinstance(part, dict) else None for part in parts]
     for position, kind in enumerate(kinds):
-        if kind not in ("text", "refusal"):
+        if kind not in allowed:
             report.add("OC-12", f"{pointer}/{position}", f"assistant content part {short(kind or parts[position])} is "
-                                                         "not text or refusal", Severity.ERROR)
+                                                         f"not {' or '.join(allowed)}", Severity.ERROR)
     if "refusal" in kinds and len(parts) > 1:
         report.add("OC-12", pointer, "a refusal part must be the only assistant content part", Severity.ERROR)
 

@@ -1,0 +1,75 @@
+"""Shapes that providers accepted in recorded traffic (tests/bench/real_traffic.py) and the checker
+had flagged as errors: each is judged by the profile of the host that accepted it, and the same
+payload still trips where the contract holds (the near miss runs the other way)."""
+
+from __future__ import annotations
+
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect
+
+from .rule_cases import found
+
+CHAT = "openai-chat"
+
+
+def _mistral_request() -> dict:
+    """Mistral's own chat API as its SDK speaks it: tool type left out (it defaults to function),
+    'any' for required, content chunks on assistant turns (empty, or thinking beside text), an empty
+    tool_calls list on a turn without calls."""
+    return {
+        "model": "mistral-large-latest",
+        "messages": [
+            {"role": "user", "content": "Which file is newest?"},
+            {"role": "assistant", "content": [], "prefix": False, "tool_calls": [
+                {"id": "Qm3kT8aLz", "type": "function", "index": 0,
+                 "function": {"name": "list_files", "arguments": "{\"dir\": \"/srv\"}"}}]},
+            {"role": "tool", "tool_call_id": "Qm3kT8aLz", "name": "list_files", "content": "a.txt b.txt"},
+            {"role": "assistant", "prefix": False, "tool_calls": [], "content": [
+                {"type": "thinking", "thinking": [{"type": "text", "text": "b.txt was written last."}]},
+                {"type": "text", "text": "b.txt"}]},
+            {"role": "user", "content": "Open it."},
+        ],
+        "tools": [{"function": {"name": "list_files", "description": "",
+                                "parameters": {"type": "object", "properties": {"dir": {"type": "string"}},
+                                               "required": ["dir"], "additionalProperties": False}}}],
+        "tool_choice": "any",
+    }
+
+
+def test_mistral_accepts_its_own_chat_shapes():
+    profile = profiles.for_upstream("https://api.mistral.ai/v1", Dialect.OPENAI_CHAT)
+    assert profile.name == "mistral"
+    assert check.check_request(_mistral_request(), CHAT, profile) == []
+
+
+def test_the_same_mistral_shapes_are_errors_for_openai():
+    assert found(check.check_request(_mistral_request(), CHAT)) == {
+        ("OC-01", "/tools/0/type", "error"),
+        ("OC-08", "/tool_choice", "error"),
+        ("OC-12", "/messages/1/content", "error"),
+        ("OC-12", "/messages/3/content/0", "error"),
+        ("OC-13", "/messages/3/tool_calls", "error"),
+    }
+
+
+def test_mistral_still_rejects_what_it_does_not_know():
+    payload = _mistral_request()
+    payload["tools"][0]["type"] = "retrieval"
+    payload["tool_choice"] = "always"
+    payload["messages"][3]["content"][0] = {"type": "image_url", "image_url": "data:,"}
+    assert found(check.check_request(payload, CHAT, "mistral")) == {
+        ("OC-01", "/tools/0/type", "error"),
+        ("OC-08", "/tool_choice", "error"),
+        ("OC-12", "/messages/3/content/0", "error"),
+    }
+
+
+def test_mistral_response_tool_calls_leave_out_the_type():
+    response = {"id": "5d0c", "object": "chat.completion", "model": "mistral-large-latest", "created": 1766496000,
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": "", "tool_calls": [
+                        {"id": "Qm3kT8aLz", "index": 0, "function": {"name": "list_files", "arguments": "{}"}}]}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    assert check.check_response(response, CHAT, "mistral") == []
+    assert found(check.check_response(response, CHAT)) == {
+        ("OC-14", "/choices/0/message/tool_calls/0/type", "error")}
