@@ -39,6 +39,12 @@ class Profile:
     # tool-call `type` may be left out (it defaults to function), tool_choice 'any' means required,
     # assistant content is a list of chunks that may be empty or hold thinking, tool_calls may be [].
     mistral: bool = False
+    # A router (OpenRouter) hands the request to the provider its model id names ("openai/gpt-4.1",
+    # "google/gemini-2.5-flash"): OpenAI's own limits (40-char ids, the strict schema subset) are
+    # errors only for openai/ models; recorded traffic shows others accepting both.
+    routes_by_model: bool = False
+    # Tool types the host runs itself beside function tools ("openrouter:web_search").
+    server_tool_prefix: str = ""
     # The 1024-character description cap (OC-03): api.openai.com stopped enforcing it (accepted
     # 15,664 characters in 2025-12), Azure still does.
     description_max: int = 1024
@@ -51,6 +57,11 @@ class Profile:
     # Names the client declared that the forwarder aliased on the way up and restores on the way
     # back (repair and translate modes): in the response the client gets, they are its own names.
     restored_names: frozenset[str] = frozenset()
+
+    @property
+    def openai_limits(self) -> bool:
+        """Whether OpenAI's own endpoint, with its limits, answers this request."""
+        return not self.routes_by_model or self.model.startswith("openai/")
 
     def name_ok(self, name: str) -> bool:
         return name in self.restored_names or (0 < len(name) <= self.name_max
@@ -65,7 +76,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR),
     Profile("openrouter", Dialect.OPENAI_CHAT, "OpenRouter: 40-char tool-call ids enforced",
             _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, call_id_severity=Severity.ERROR,
-            max_tools=128),
+            max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:"),
     Profile("openai-compatible", Dialect.OPENAI_CHAT, "strict compatible servers (DeepSeek, DashScope, "
             "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
             _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, max_tools=128, strict_arguments=True,

@@ -73,3 +73,65 @@ def test_mistral_response_tool_calls_leave_out_the_type():
     assert check.check_response(response, CHAT, "mistral") == []
     assert found(check.check_response(response, CHAT)) == {
         ("OC-14", "/choices/0/message/tool_calls/0/type", "error")}
+
+
+def _openrouter_request(model: str) -> dict:
+    """OpenRouter: its own server tools beside functions, a strict function whose schema OpenAI's
+    Structured Outputs would refuse, and a replayed 50-character call id (a Responses-style id)."""
+    call_id = "tool_get_forecast_" + "k" * 32
+    return {
+        "model": model,
+        "messages": [
+            {"role": "user", "content": "Weather in Lyon, then search the news."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function",
+                 "function": {"name": "get_forecast", "arguments": "{\"city\": \"Lyon\"}"}}]},
+            {"role": "tool", "tool_call_id": call_id, "content": "sunny"},
+        ],
+        "tools": [
+            {"type": "function", "function": {
+                "name": "get_forecast", "strict": True,
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                               "required": ["city"]}}},
+            {"type": "openrouter:web_search", "parameters": {"max_results": 3}},
+        ],
+    }
+
+
+def test_openrouter_judges_openai_limits_by_the_model_it_routes_to():
+    assert found(check.check_request(_openrouter_request("google/gemini-2.5-flash"), CHAT, "openrouter")) == {
+        ("OC-06", "/tools/0/function/parameters/additionalProperties", "warning"),
+        ("OC-07", "/tools/0/function/strict", "info"),
+        ("OC-16", "/messages/1/tool_calls/0/id", "warning"),
+    }
+    assert found(check.check_request(_openrouter_request("openai/gpt-4.1-mini"), CHAT, "openrouter")) == {
+        ("OC-06", "/tools/0/function/parameters/additionalProperties", "error"),
+        ("OC-07", "/tools/0/function/strict", "info"),
+        ("OC-16", "/messages/1/tool_calls/0/id", "error"),
+    }
+
+
+def test_openrouter_server_tools_are_openrouters_only():
+    assert found(check.check_request(_openrouter_request("openai/gpt-4.1-mini"), CHAT)) == {
+        ("OC-01", "/tools/1/type", "error"),
+        ("OC-06", "/tools/0/function/parameters/additionalProperties", "error"),
+        ("OC-07", "/tools/0/function/strict", "info"),
+        ("OC-16", "/messages/1/tool_calls/0/id", "warning"),
+    }
+    payload = _openrouter_request("openai/gpt-4.1-mini")
+    payload["tools"][1]["type"] = "web_search"
+    assert ("OC-01", "/tools/1/type", "error") in found(check.check_request(payload, CHAT, "openrouter"))
+
+
+def test_openrouter_response_ids_follow_the_model_too():
+    response = {"id": "gen-1766", "object": "chat.completion", "model": "google/gemini-2.5-flash",
+                "created": 1766000000,
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": "", "tool_calls": [
+                        {"id": "tool_get_forecast_" + "k" * 32, "type": "function",
+                         "function": {"name": "get_forecast", "arguments": "{\"city\": \"Lyon\"}"}}]}}]}
+    assert found(check.check_response(response, CHAT, "openrouter")) == {
+        ("OC-16", "/choices/0/message/tool_calls/0/id", "warning")}
+    response["model"] = "openai/gpt-4.1-mini"
+    assert found(check.check_response(response, CHAT, "openrouter")) == {
+        ("OC-16", "/choices/0/message/tool_calls/0/id", "error")}

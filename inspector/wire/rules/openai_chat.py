@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..profiles import Profile
+from ..profiles import Profile, with_model
 from ..violations import Severity
 from . import arguments
 from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, ptr, short
@@ -53,8 +53,10 @@ def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: d
     else:
         if profile.call_id_max is not None and len(call_id) > profile.call_id_max:
             report.add("OC-16", ptr(pointer, "id"), f"tool call id is {len(call_id)} characters; "
-                                                     f"{profile.name} allows {profile.call_id_max}",
-                       profile.call_id_severity)
+                                                     f"{profile.name} allows {profile.call_id_max}"
+                                                     + ("" if profile.openai_limits else
+                                                        f" for openai/ models, not {profile.model or 'this one'}"),
+                       profile.call_id_severity if profile.openai_limits else Severity.WARNING)
         if call_id in ids:
             report.add("XL-04", ptr(pointer, "id"), f"tool call id {short(call_id)} is already used at "
                                                      f"{ids[call_id]}")
@@ -94,6 +96,8 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
         name = custom.get("name") if isinstance(custom, dict) else None
         check_name(report, profile, name, ptr(pointer, "custom", "name"), "tool")
         _remember(report, names, name, ptr(pointer, "custom", "name"))
+        return
+    if profile.server_tool_prefix and isinstance(kind, str) and kind.startswith(profile.server_tool_prefix):
         return
     if kind != "function" and not (kind is None and profile.mistral):
         hint = ("use the top-level web_search_options" if isinstance(kind, str) and "web_search" in kind
@@ -144,12 +148,20 @@ def _check_function(report: Report, profile: Profile, function: dict[str, Any], 
         report.add("OC-05", ptr(where, "type"), f"{label}: parameters must be type 'object', not {short(root_type)}")
     check_json_schema(report, parameters, where, "OC-05", what=label)
     if function.get("strict") is True:
-        check_strict(report, parameters, where, "OC-06", what=label)
+        check_strict(report, parameters, where, "OC-06", what=label,
+                     severity=None if profile.openai_limits else Severity.WARNING)
+
+
+def _routed(profile: Profile, payload: dict[str, Any]) -> Profile:
+    """A router's profile with the model the body names (the verdict of some rules follows it)."""
+    model = payload.get("model")
+    return with_model(profile, model) if profile.routes_by_model and isinstance(model, str) else profile
 
 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    profile = _routed(profile, payload)
     names: dict[str, str] = {}
     tools = as_list(payload.get("tools"))
     if check_null_or_empty(report, payload, "tools", "", "OC-09", empty_is_error="tool_choice" in payload
@@ -402,6 +414,7 @@ _UNNAMED_CALL = ("OC-26", "the response's tool call has no function name")
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    profile = _routed(profile, payload)
     choices = payload.get("choices")
     if not isinstance(choices, list) or not choices:
         report.add("OC-24", "/choices", f"the response has {'no choices' if not choices else short(choices)}: "
