@@ -8,6 +8,7 @@ from inspector.wire import check, profiles
 from inspector.wire.dialect import Dialect
 
 from .rule_cases import found
+from .wire_payloads import named_sse
 
 CHAT = "openai-chat"
 
@@ -135,3 +136,37 @@ def test_openrouter_response_ids_follow_the_model_too():
     response["model"] = "openai/gpt-4.1-mini"
     assert found(check.check_response(response, CHAT, "openrouter")) == {
         ("OC-16", "/choices/0/message/tool_calls/0/id", "error")}
+
+
+def _anthropic_empty_input_stream(partial: str) -> bytes:
+    """Anthropic streams a tool without arguments as one input_json_delta with partial_json "" (the
+    SDK keeps the block's input {} when nothing was joined): here a server tool and a client tool."""
+    events = [
+        {"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant",
+                                              "model": "claude-sonnet-4-5", "content": [], "stop_reason": None,
+                                              "usage": {"input_tokens": 12, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "server_tool_use", "id": "srvtoolu_01", "name": "advisor", "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ""}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {
+            "type": "tool_use", "id": "toolu_01", "name": "list_files", "input": {}}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": partial}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+         "usage": {"output_tokens": 20}},
+        {"type": "message_stop"},
+    ]
+    return named_sse(events)
+
+
+def test_an_empty_partial_json_stream_is_an_empty_input():
+    violations, message = check.check_and_reassemble(_anthropic_empty_input_stream(""), "anthropic")
+    assert violations == []
+    assert [block["input"] for block in message["content"]] == [{}, {}]
+
+
+def test_a_truncated_partial_json_stream_still_trips():
+    assert found(check.check_stream(_anthropic_empty_input_stream("{\"dir\":"), "anthropic")) == {
+        ("AN-13", "/7", "error")}
