@@ -32,16 +32,27 @@ from inspector.wire.violations import Severity, Violation
 
 DEFAULT_CORPUS = Path.home() / ".cache" / "toolwire-inspect" / "corpus" / "corpus.jsonl"
 
-# Rejections that say nothing about the request's own shape or values: authentication, a missing
-# model or file, quota, the account, the provider's own failure, or content the checker cannot read
-# (what is inside a PDF or an image at a URL). Matched on the provider's message.
-_NOT_ABOUT_SHAPE = re.compile(
-    r"credit balance|quota|billing|rate limit|api key|permission|not found|does not exist|"
-    r"model_not_found|overloaded|internal error|try again later|unsupported_file|file type you uploaded|"
-    r"could not (be )?download|failed to download|unable to download|cannot fetch content|"
-    r"url_not_accessible|invalid image|could not process image|timed? ?out|"
-    r"organization must be verified|deprecated|decommissioned|no longer (available|supported)",
-    re.IGNORECASE)
+# Rejections that say nothing about the request's own shape or values, by why, matched on the
+# provider's message; each is listed by the report, so the set-aside stays visible.
+_SET_ASIDE = [
+    # authentication, a missing model or file, quota, the provider's own failure, content behind a
+    # URL or inside a file that the checker cannot read
+    ("not about the request", re.compile(
+        r"credit balance|quota|billing|rate limit|api key|permission|not found|does not exist|"
+        r"model_not_found|overloaded|internal error|try again later|unsupported_file|file type you uploaded|"
+        r"could not (be )?download|failed to download|unable to download|cannot fetch content|"
+        r"url_not_accessible|invalid image|could not process image|timed? ?out|"
+        r"organization must be verified|deprecated|decommissioned|no longer (available|supported)",
+        re.IGNORECASE)),
+    # valid for other models of the same API: which model supports what is not a contract rule
+    # (audio parts are refused with "text or image_url" by models without audio input)
+    ("a model capability", re.compile(
+        r"with this model|this model does not support|not supported (by|for) (this|the) model|"
+        r"content blocks are expected to be either text or image_url", re.IGNORECASE)),
+    # Groq validates the call the model generated and answers 400 when the model got it wrong
+    ("the model's own output", re.compile(r"tool call validation failed|model did not call a tool",
+                                          re.IGNORECASE)),
+]
 _IGNORED_STATUS = {401, 403, 404, 429}
 
 
@@ -99,7 +110,7 @@ def run(corpus: Path) -> None:
     accepted_errors, accepted_warnings = Tally(), Tally()
     response_errors, response_warnings = Tally(), Tally()
     rejected = Tally()
-    not_shape: list[tuple[dict, int, str]] = []
+    set_aside: dict[str, list[tuple[dict, int, str]]] = defaultdict(list)
     unflagged: list[tuple[dict, int, str]] = []
     per_dialect_accepted: dict[Dialect, Tally] = defaultdict(Tally)
 
@@ -126,8 +137,9 @@ def run(corpus: Path) -> None:
                 _check_response(exchange, dialect, profile, response_errors, response_warnings)
             elif status is not None and 400 <= status < 500 and status not in _IGNORED_STATUS:
                 message = _provider_message(exchange["response"], exchange["response_text"])
-                if _NOT_ABOUT_SHAPE.search(message):
-                    not_shape.append((provenance, status, message))
+                why = next((why for why, pattern in _SET_ASIDE if pattern.search(message)), None)
+                if why is not None:
+                    set_aside[why].append((provenance, status, message))
                     continue
                 errors = _severities(found, Severity.ERROR)
                 rejected.add(provenance, errors)
@@ -155,9 +167,10 @@ def run(corpus: Path) -> None:
     rejected.print("flagged with >= 1 error")
     for provenance, status, message in unflagged:
         print(f"    not flagged: {status} {_where(provenance)}: {message[:200]}")
-    print(f"  set aside, not about the request's shape ({len(not_shape)}):")
-    for provenance, status, message in not_shape:
-        print(f"    {status} {_where(provenance)}: {message[:160]}")
+    for why, rejections in set_aside.items():
+        print(f"  set aside, {why} ({len(rejections)}):")
+        for provenance, status, message in rejections:
+            print(f"    {status} {_where(provenance)}: {message[:160]}")
 
 
 def _check_response(exchange: dict, dialect: Dialect, profile: profiles.Profile,
