@@ -45,6 +45,9 @@ class Profile:
     routes_by_model: bool = False
     # Tool types the host runs itself beside function tools ("openrouter:web_search").
     server_tool_prefix: str = ""
+    # The server mints its own Responses item ids (DeepSeek: UUIDs), so OpenAI's 'fc' prefix (OR-06)
+    # only matters if the items are replayed to OpenAI.
+    own_item_ids: bool = False
     # The 1024-character description cap (OC-03): api.openai.com stopped enforcing it (accepted
     # 15,664 characters in 2025-12), Azure still does.
     description_max: int = 1024
@@ -80,7 +83,7 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
     Profile("openai-compatible", Dialect.OPENAI_CHAT, "strict compatible servers (DeepSeek, DashScope, "
             "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
             _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, call_id_max=40, max_tools=128, strict_arguments=True,
-            content_key_required=True, tool_choice_needs_tools=True),
+            content_key_required=True, tool_choice_needs_tools=True, own_item_ids=True),
     Profile("mistral", Dialect.OPENAI_CHAT, "Mistral's chat API (api.mistral.ai): type defaults to "
             "function, tool_choice 'any', content chunks", _OPENAI_NAME, "^[a-zA-Z0-9_-]+$", 64, mistral=True),
     # The API accepts up to 128 since mid-2025; 64 stays the portable bound (contracts.md §10.4).

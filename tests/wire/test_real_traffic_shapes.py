@@ -170,3 +170,28 @@ def test_an_empty_partial_json_stream_is_an_empty_input():
 def test_a_truncated_partial_json_stream_still_trips():
     assert found(check.check_stream(_anthropic_empty_input_stream("{\"dir\":"), "anthropic")) == {
         ("AN-13", "/7", "error")}
+
+
+def test_an_empty_tool_calls_list_in_a_response_is_read_as_no_calls():
+    """Hugging Face's router answers a turn without calls with tool_calls []: clients read no calls;
+    only replaying the message as it is would be refused (OC-13 on the request)."""
+    response = {"id": "chatcmpl-9e1", "object": "chat.completion", "model": "Qwen/Qwen3-235B-A22B",
+                "created": 1752000000,
+                "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None, "message": {
+                    "role": "assistant", "content": "Paris.", "tool_calls": []}}]}
+    assert found(check.check_response(response, CHAT)) == {("OC-13", "/choices/0/message/tool_calls", "warning")}
+
+
+def _deepseek_response() -> dict:
+    return {"id": "a3c0e4f1-77d2-4a55-9d0e-0b1c2d3e4f50", "object": "response", "status": "completed",
+            "model": "deepseek-chat", "output": [
+                {"type": "function_call", "id": "5b2f9e1c-0d4a-4c8e-a3f7-6e1d2c3b4a59", "status": "completed",
+                 "call_id": "call_00_Zt9wQ2", "name": "get_temperature", "arguments": "{\"city\": \"Tokyo\"}"}]}
+
+
+def test_deepseek_mints_its_own_item_ids():
+    profile = profiles.for_upstream("https://api.deepseek.com", Dialect.OPENAI_RESPONSES)
+    assert found(check.check_response(_deepseek_response(), "openai-responses", profile)) == {
+        ("OR-06", "/output/0/id", "warning")}
+    assert found(check.check_response(_deepseek_response(), "openai-responses")) == {
+        ("OR-06", "/output/0/id", "error")}

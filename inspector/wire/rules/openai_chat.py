@@ -430,7 +430,9 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         count = 0
         if isinstance(calls, list):
             if not calls:
-                report.add("OC-13", ptr(base, "message", "tool_calls"), "tool_calls is an empty array")
+                report.add("OC-13", ptr(base, "message", "tool_calls"), "tool_calls is an empty array",
+                           Severity.WARNING, why="Clients read it as no calls; replayed as it is, OpenAI refuses "
+                                                 "the message (\"empty array\").")
             for position, call in enumerate(calls):
                 check_call(report, profile, call, f"{base}/message/tool_calls/{position}", ids, _UNNAMED_CALL)
             count = len(calls)

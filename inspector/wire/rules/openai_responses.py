@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..profiles import Profile
+from ..violations import Severity
 from .base import Report, as_list, check_null_or_empty, check_tool_name, ptr, short
 from .openai_chat import DEGRADED_TOOL, check_arguments_text
 from .schema import check_json_schema, check_strict
@@ -199,7 +200,9 @@ def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base
     item_id = item.get("id")
     if item_id is not None and not (isinstance(item_id, str) and item_id.startswith("fc")):
         report.add("OR-06", ptr(base, "id"), f"function_call id {short(item_id)} does not begin with 'fc' "
-                                             "(\"Expected an ID that begins with 'fc'\")")
+                                             "(\"Expected an ID that begins with 'fc'\")"
+                   + (f"; {profile.name} makes its own ids, OpenAI would refuse them" if profile.own_item_ids else ""),
+                   Severity.WARNING if profile.own_item_ids else None)
     return call_id
 
 
