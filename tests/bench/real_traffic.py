@@ -106,6 +106,7 @@ def _severities(violations: list[Violation], severity: Severity) -> list[Violati
 
 def run(corpus: Path) -> None:
     per_provider: Counter = Counter()
+    with_tools: Counter = Counter()
     skipped: Counter = Counter()
     accepted_errors, accepted_warnings = Tally(), Tally()
     response_errors, response_warnings = Tally(), Tally()
@@ -127,7 +128,8 @@ def run(corpus: Path) -> None:
                 continue
             host = exchange["host"]
             per_provider[(dialect.value, host)] += 1
-            model, _ = request_facts(request, dialect, exchange["path"])
+            model, tools = request_facts(request, dialect, exchange["path"])
+            with_tools[dialect.value] += tools > 0
             profile = profiles.with_model(profiles.for_upstream(f"https://{host}/", dialect), model)
             found = check.check_request(request, dialect, profile)
             if status is not None and 200 <= status < 300:
@@ -153,6 +155,8 @@ def run(corpus: Path) -> None:
     for (dialect_name, host), count in sorted(per_provider.items()):
         print(f"  {dialect_name:17} {host:55} {count:5}")
     print(f"  total {sum(per_provider.values())}")
+    for dialect_name, count in sorted(with_tools.items()):
+        print(f"  {dialect_name:17} {count:5} declare tools")
     for reason, count in skipped.most_common():
         print(f"  not checked: {reason}: {count}")
     print("\nRequests the provider accepted (2xx):")
