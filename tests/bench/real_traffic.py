@@ -124,7 +124,7 @@ def run(corpus: Path) -> None:
                 continue
             request, status, provenance = exchange["request"], exchange["status"], exchange["provenance"]
             if not isinstance(request, dict) and not (dialect is Dialect.MCP and isinstance(request, list)):
-                skipped[f"{dialect.value}: request body not JSON ({exchange['method']})"] += 1
+                skipped[f"{dialect.value}: request body absent or not JSON"] += 1
                 continue
             host = exchange["host"]
             per_provider[(dialect.value, host)] += 1
