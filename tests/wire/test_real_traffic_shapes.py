@@ -5,7 +5,7 @@ payload still trips where the contract holds (the near miss runs the other way).
 from __future__ import annotations
 
 from inspector.wire import check, profiles
-from inspector.wire.dialect import Dialect
+from inspector.wire.dialect import Dialect, from_path
 
 from .rule_cases import found
 from .wire_payloads import named_sse
@@ -195,3 +195,13 @@ def test_deepseek_mints_its_own_item_ids():
         ("OR-06", "/output/0/id", "warning")}
     assert found(check.check_response(_deepseek_response(), "openai-responses")) == {
         ("OR-06", "/output/0/id", "error")}
+
+
+def test_openai_message_sub_collections_are_not_anthropic():
+    """OpenAI's Assistants threads and stored chat completions have /messages sub-collections;
+    recorded Assistants traffic was read as Anthropic requests."""
+    assert [from_path(path) for path in (
+        "/v1/threads/thread_7W4a2FW5/messages", "/v1/threads/thread_7W4a2FW5/messages?order=desc",
+        "/v1/chat/completions/chatcmpl-9e1/messages", "/v1/messages", "/v1/messages?beta=true",
+        "/anthropic/v1/messages", "/api/v1/messages",
+    )] == [None, None, None, Dialect.ANTHROPIC, Dialect.ANTHROPIC, Dialect.ANTHROPIC, Dialect.ANTHROPIC]
