@@ -41,7 +41,8 @@ _SET_ASIDE = [
         r"credit balance|quota|billing|rate limit|api key|permission|not found|does not exist|"
         r"model_not_found|overloaded|internal error|try again later|unsupported_file|file type you uploaded|"
         r"could not (be )?download|failed to download|unable to download|cannot fetch content|"
-        r"url_not_accessible|invalid image|could not process image|timed? ?out|"
+        r"url_not_accessible|error while downloading|invalid image|unsupported image|could not process image|"
+        r"timed? ?out|"
         r"organization must be verified|deprecated|decommissioned|no longer (available|supported)",
         re.IGNORECASE)),
     # valid for other models of the same API: which model supports what is not a contract rule
