@@ -35,7 +35,9 @@ UNDECIDABLE: dict[str, str] = {
              "that answer them cannot be paired from the request (the checker notes the fact and skips the "
              "orphan check)",
     "OC-16": "the 40-character tool-call id limit is endpoint-dependent (not reproduced on api.openai.com in "
-             "2026-07); it is an error only under the azure-openai/openrouter profiles",
+             "2026-07); it is an error only under the azure-openai profile, and under "
+             "openrouter for openai/ models (OpenRouter passed a 50-character id on to google/gemini-2.5-flash "
+             "in pydantic-ai's recordings)",
     "OC-03": "the 1024-character description limit is not in the spec and api.openai.com stopped enforcing it "
              "(2025-12 recordings); it is an error only under the azure-openai profile",
     "XL-02": "reversibility of an alias map and its application to replayed history needs the translation "

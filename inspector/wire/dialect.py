@@ -18,6 +18,8 @@ class Dialect(str, Enum):
 DIALECT_NAMES = [d.value for d in Dialect]
 
 _GEMINI_PATH = re.compile(r":(stream)?[gG]enerateContent$")
+# OpenAI's message sub-collections (Assistants threads, stored chat completions) end like Anthropic's path.
+_OPENAI_MESSAGES = re.compile(r"/(threads|chat/completions)/[^/]+/messages$")
 
 
 def from_path(path: str) -> Dialect | None:
@@ -28,7 +30,7 @@ def from_path(path: str) -> Dialect | None:
     if path.endswith("/responses"):
         return Dialect.OPENAI_RESPONSES
     if path.endswith("/messages"):
-        return Dialect.ANTHROPIC
+        return None if _OPENAI_MESSAGES.search(path) else Dialect.ANTHROPIC
     if _GEMINI_PATH.search(path):
         return Dialect.GEMINI
     if path.endswith("/mcp") or "/mcp/" in path + "/":

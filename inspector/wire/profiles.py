@@ -32,6 +32,19 @@ class Profile:
     # vLLM-style servers reject tool_choice without tools (OC-11).
     tool_choice_needs_tools: bool = False
     vertex: bool = False
+    # Mistral's own chat API (same path as Chat, its own schema; recorded traffic 2025-12): tool and
+    # tool-call `type` may be left out (it defaults to function), tool_choice 'any' means required,
+    # assistant content is a list of chunks that may be empty or hold thinking, tool_calls may be [].
+    mistral: bool = False
+    # A router (OpenRouter) hands the request to the provider its model id names ("openai/gpt-4.1",
+    # "google/gemini-2.5-flash"): OpenAI's own limits (40-char ids, the strict schema subset) are
+    # errors only for openai/ models; recorded traffic shows others accepting both.
+    routes_by_model: bool = False
+    # Tool types the host runs itself beside function tools ("openrouter:web_search").
+    server_tool_prefix: str = ""
+    # The server mints its own Responses item ids (DeepSeek: UUIDs), so OpenAI's 'fc' prefix (OR-06)
+    # only matters if the items are replayed to OpenAI.
+    own_item_ids: bool = False
     # The 1024-character description cap (OC-03): api.openai.com stopped enforcing it (accepted
     # 15,664 characters in 2025-12), Azure still does.
     description_max: int = 1024
@@ -45,6 +58,11 @@ class Profile:
     # back (repair and translate modes): in the response the client gets, they are its own names.
     restored_names: frozenset[str] = frozenset()
 
+    @property
+    def openai_limits(self) -> bool:
+        """Whether OpenAI's own endpoint, with its limits, answers this request."""
+        return not self.routes_by_model or self.model.startswith("openai/")
+
     def name_ok(self, name: str) -> bool:
         return name in self.restored_names or self.names.ok(name)
 
@@ -57,11 +75,13 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR),
     Profile("openrouter", Dialect.OPENAI_CHAT, "OpenRouter: 40-char tool-call ids enforced",
             _OPENAI_NAME, call_id_max=40, call_id_severity=Severity.ERROR,
-            max_tools=128),
+            max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:"),
     Profile("openai-compatible", Dialect.OPENAI_CHAT, "strict compatible servers (DeepSeek, DashScope, "
             "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
             _OPENAI_NAME, call_id_max=40, max_tools=128, strict_arguments=True,
-            content_key_required=True, tool_choice_needs_tools=True),
+            content_key_required=True, tool_choice_needs_tools=True, own_item_ids=True),
+    Profile("mistral", Dialect.OPENAI_CHAT, "Mistral's chat API (api.mistral.ai): type defaults to "
+            "function, tool_choice 'any', content chunks", _OPENAI_NAME, mistral=True),
     Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", NAME_RULES[Dialect.ANTHROPIC]),
     Profile("gemini", Dialect.GEMINI, "Gemini API (generativelanguage.googleapis.com)", NAME_RULES[Dialect.GEMINI]),
     Profile("vertex", Dialect.GEMINI, "Vertex AI: at most 128 declarations, OBJECT parameters root",
@@ -107,6 +127,7 @@ def with_model(profile: Profile, model: str) -> Profile:
 _HOSTS = [
     (re.compile(r"(.+\.)?openrouter\.ai"), "openrouter"),
     (re.compile(r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com"), "azure-openai"),
+    (re.compile(r"api\.mistral\.ai"), "mistral"),
     (re.compile(r"api\.deepseek\.com|dashscope(-intl)?\.aliyuncs\.com"), "openai-compatible"),
     (re.compile(r"([a-z0-9-]+-)?aiplatform\.googleapis\.com"), "vertex"),  # us-central1-aiplatform…
 ]

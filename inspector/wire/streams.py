@@ -496,8 +496,10 @@ def _finish_block(report: Report, profile: Profile, state: _Block, where: str, i
     block = state.block
     if block.get("type") not in ("tool_use", "server_tool_use", "mcp_tool_use"):
         return
-    if state.parts:
-        text = "".join(state.parts)
+    # Only deltas that carried text count: a tool without arguments streams partial_json "", and
+    # the SDK then keeps the input {} of content_block_start.
+    text = "".join(state.parts)
+    if text:
         decoded = decode(text)
         if decoded.ok:
             block["input"] = decoded.value

@@ -23,6 +23,8 @@ def test_unknown_profile_names_the_known_ones():
     ("https://openrouter.ai/api", Dialect.OPENAI_CHAT, "openrouter"),
     ("https://my-res.openai.azure.com", Dialect.OPENAI_CHAT, "azure-openai"),
     ("https://api.deepseek.com", Dialect.OPENAI_CHAT, "openai-compatible"),
+    ("https://api.mistral.ai/v1", Dialect.OPENAI_CHAT, "mistral"),
+    ("https://api.mistral.ai", Dialect.ANTHROPIC, "anthropic"),
     ("https://dashscope.aliyuncs.com/compatible-mode", Dialect.OPENAI_RESPONSES, "openai-compatible"),
     ("https://us-central1-aiplatform.googleapis.com", Dialect.GEMINI, "vertex"),
     ("https://generativelanguage.googleapis.com", Dialect.GEMINI, "gemini"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..profiles import Profile
+from ..profiles import Profile, with_model
 from ..violations import Severity
 from . import arguments
 from ..pointer import join
@@ -54,8 +54,10 @@ def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: d
     else:
         if profile.call_id_max is not None and len(call_id) > profile.call_id_max:
             report.add("OC-16", join(pointer, "id"), f"tool call id is {len(call_id)} characters; "
-                                                     f"{profile.name} allows {profile.call_id_max}",
-                       profile.call_id_severity)
+                                                     f"{profile.name} allows {profile.call_id_max}"
+                                                     + ("" if profile.openai_limits else
+                                                        f" for openai/ models, not {profile.model or 'this one'}"),
+                       profile.call_id_severity if profile.openai_limits else Severity.WARNING)
         if call_id in ids:
             report.add("XL-04", join(pointer, "id"), f"tool call id {short(call_id)} is already used at "
                                                      f"{ids[call_id]}")
@@ -71,7 +73,7 @@ def check_call(report: Report, profile: Profile, call: Any, pointer: str, ids: d
             check_name(report, profile, custom.get("name"), join(pointer, "custom", "name"), "custom tool call",
                        unnamed)
         return call_id
-    if kind != "function":
+    if kind != "function" and not (kind is None and profile.mistral):
         report.add("OC-14", join(pointer, "type"), f"tool call type is {short(kind)}, not 'function'")
     function = call.get("function")
     if not isinstance(function, dict):
@@ -96,7 +98,9 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
         check_name(report, profile, name, join(pointer, "custom", "name"), "tool")
         remember_name(report, "XL-03", names, name, join(pointer, "custom", "name"))
         return
-    if kind != "function":
+    if profile.server_tool_prefix and isinstance(kind, str) and kind.startswith(profile.server_tool_prefix):
+        return
+    if kind != "function" and not (kind is None and profile.mistral):
         hint = ("use the top-level web_search_options" if isinstance(kind, str) and "web_search" in kind
                 else "map it to a function tool or drop it with a warning")
         report.add("OC-01", join(pointer, "type"), f"tool type {short(kind)} is not accepted by Chat "
@@ -136,12 +140,20 @@ def _check_function(report: Report, profile: Profile, function: dict[str, Any], 
         report.add("OC-05", join(where, "type"), f"{label}: parameters must be type 'object', not {short(root_type)}")
     check_json_schema(report, parameters, where, "OC-05", what=label)
     if function.get("strict") is True:
-        check_strict(report, parameters, where, "OC-06", what=label)
+        check_strict(report, parameters, where, "OC-06", what=label,
+                     severity=None if profile.openai_limits else Severity.WARNING)
+
+
+def _routed(profile: Profile, payload: dict[str, Any]) -> Profile:
+    """A router's profile with the model the body names (the verdict of some rules follows it)."""
+    model = payload.get("model")
+    return with_model(profile, model) if profile.routes_by_model and isinstance(model, str) else profile
 
 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    profile = _routed(profile, payload)
     names: dict[str, str] = {}
     tools = as_list(payload.get("tools"))
     if check_null_or_empty(report, payload, "tools", "", "OC-09", empty_is_error="tool_choice" in payload
@@ -187,7 +199,7 @@ def _check_tool_choice(report: Report, profile: Profile, payload: dict[str, Any]
         return
     named: str | None = None
     if isinstance(choice, str):
-        if choice not in _CHOICE_STRINGS:
+        if choice not in _CHOICE_STRINGS and not (choice == "any" and profile.mistral):
             report.add("OC-08", "/tool_choice", f"tool_choice {short(choice)} is not none|auto|required")
             return
     elif isinstance(choice, dict):
@@ -270,7 +282,7 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
             continue
         answered = set()
         if isinstance(message.get("content"), list):
-            _check_assistant_parts(report, message["content"], join(base, "content"))
+            _check_assistant_parts(report, profile, message["content"], join(base, "content"))
         if "function_call" in message:
             call = message["function_call"]
             if call is None:
@@ -298,7 +310,8 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
             report.add("OC-14", join(base, "tool_calls"), f"tool_calls is {short(calls)}, not an array")
             continue
         if not calls:
-            report.add("OC-13", join(base, "tool_calls"), "tool_calls is an empty array")
+            if not profile.mistral:
+                report.add("OC-13", join(base, "tool_calls"), "tool_calls is an empty array")
             continue
         if "content" not in message:
             report.add("OC-12", join(base, "content"), "assistant message with tool_calls has no content key",
@@ -311,16 +324,18 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         _unanswered(report, pending)
 
 
-def _check_assistant_parts(report: Report, parts: list[Any], pointer: str) -> None:
-    """OC-12: an assistant content array holds text parts or exactly one refusal, at least one."""
-    if not parts:
+def _check_assistant_parts(report: Report, profile: Profile, parts: list[Any], pointer: str) -> None:
+    """OC-12: an assistant content array holds text parts or exactly one refusal, at least one
+    (Mistral: any number of text and thinking chunks)."""
+    allowed = ("text", "thinking") if profile.mistral else ("text", "refusal")
+    if not parts and not profile.mistral:
         report.add("OC-12", pointer, "assistant content is an empty array (send null or omit it)", Severity.ERROR)
         return
     kinds = [part.get("type") if isinstance(part, dict) else None for part in parts]
     for position, kind in enumerate(kinds):
-        if kind not in ("text", "refusal"):
+        if kind not in allowed:
             report.add("OC-12", join(pointer, position), f"assistant content part {short(kind or parts[position])} is "
-                                                         "not text or refusal", Severity.ERROR)
+                                                         f"not {' or '.join(allowed)}", Severity.ERROR)
     if "refusal" in kinds and len(parts) > 1:
         report.add("OC-12", pointer, "a refusal part must be the only assistant content part", Severity.ERROR)
 
@@ -391,6 +406,7 @@ _UNNAMED_CALL = ("OC-26", "the response's tool call has no function name")
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    profile = _routed(profile, payload)
     choices = payload.get("choices")
     if not isinstance(choices, list) or not choices:
         report.add("OC-24", "/choices", f"the response has {'no choices' if not choices else short(choices)}: "
@@ -406,7 +422,9 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         count = 0
         if isinstance(calls, list):
             if not calls:
-                report.add("OC-13", join(base, "message", "tool_calls"), "tool_calls is an empty array")
+                report.add("OC-13", join(base, "message", "tool_calls"), "tool_calls is an empty array",
+                           Severity.WARNING, why="Clients read it as no calls; replayed as it is, OpenAI refuses "
+                                                 "the message (\"empty array\").")
             for position, call in enumerate(calls):
                 check_call(report, profile, call, join(base, "message", "tool_calls", position), ids, _UNNAMED_CALL)
             count = len(calls)

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..profiles import Profile
 from ..pointer import join
+from ..violations import Severity
 from .base import Report, as_list, check_null_or_empty, check_tool_name, remember_name, short
 from .openai_chat import DEGRADED_TOOL, check_arguments_text
 from .schema import check_json_schema, check_strict
@@ -191,7 +192,9 @@ def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base
     item_id = item.get("id")
     if item_id is not None and not (isinstance(item_id, str) and item_id.startswith("fc")):
         report.add("OR-06", join(base, "id"), f"function_call id {short(item_id)} does not begin with 'fc' "
-                                              "(\"Expected an ID that begins with 'fc'\")")
+                                             "(\"Expected an ID that begins with 'fc'\")"
+                   + (f"; {profile.name} makes its own ids, OpenAI would refuse them" if profile.own_item_ids else ""),
+                   Severity.WARNING if profile.own_item_ids else None)
     return call_id
 
 

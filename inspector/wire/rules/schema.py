@@ -100,29 +100,32 @@ def root_is_object(schema: dict[str, Any]) -> bool:
         isinstance(schema.get("type"), list) and "object" in schema["type"])
 
 
-def check_strict(report: Report, schema: Any, pointer: str, rule: str, *, what: str) -> None:
-    """The Structured-Outputs subset that strict:true demands (OC-06 / XL-13)."""
+def check_strict(report: Report, schema: Any, pointer: str, rule: str, *, what: str,
+                 severity: Severity | None = None) -> None:
+    """The Structured-Outputs subset that strict:true demands (OC-06 / XL-13); `severity` overrides
+    the rule's where the endpoint does not enforce the subset."""
     if not isinstance(schema, dict):
         return
     if schema.get("type") != "object":
         report.add(rule, pointer if "type" not in schema else join(pointer, "type"),
-                   f"{what}: with strict:true the root must be type 'object' (not anyOf or another type)")
+                   f"{what}: with strict:true the root must be type 'object' (not anyOf or another type)", severity)
     for node, where in walk(schema, pointer):
         if not isinstance(node, dict):
             continue
         for keyword in _STRICT_UNSUPPORTED:
             if keyword in node:
-                report.add(rule, join(where, keyword), f"{what}: {keyword!r} is not supported with strict:true")
+                report.add(rule, join(where, keyword), f"{what}: {keyword!r} is not supported with strict:true",
+                           severity)
         is_object = node.get("type") == "object" or (
             isinstance(node.get("type"), list) and "object" in node["type"]) or "properties" in node
         if not is_object:
             continue
         if node.get("additionalProperties") is not False:
             report.add(rule, join(where, "additionalProperties"),
-                       f"{what}: strict:true needs additionalProperties:false on every object")
+                       f"{what}: strict:true needs additionalProperties:false on every object", severity)
         properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
         required = node.get("required") if isinstance(node.get("required"), list) else []
         missing = [name for name in properties if name not in required]
         if missing:
             report.add(rule, join(where, "required"),
-                       f"{what}: strict:true needs every property in required; missing {', '.join(missing)}")
+                       f"{what}: strict:true needs every property in required; missing {', '.join(missing)}", severity)

@@ -1,0 +1,177 @@
+"""Build the real-traffic corpus: provider exchanges recorded in public VCR cassettes, one JSON line each.
+
+The cassettes stay outside this repository (their projects' licences and size); this script reads them
+from a checkout, or straight from a bare git directory (what `git clone --bare` or a mirror gives), and
+writes `corpus.jsonl` to a directory outside the repository (default ~/.cache/toolwire-inspect/corpus/).
+Each line: {"provenance": {repo, commit, path, index}, "method", "host", "path", "status",
+"request": JSON or null, "request_text": text when not JSON, "response": JSON or null, "response_text":
+text when not JSON (streams)}. Headers are not kept (Authorization never leaves the cassette).
+
+Formats read: vcrpy YAML (`body: {string: ...}` or a plain string, `!!binary` bodies, gzip-encoded
+bodies), pytest-recording's cassettes (the same), and pydantic-ai's `parsed_body` (the body already
+parsed into YAML).
+
+Rebuild (see README, "Measured on real traffic"):
+    git clone --bare --filter=blob:limit=2m https://github.com/pydantic/pydantic-ai /tmp/pydantic-ai.git
+    .venv/bin/python tests/bench/corpus.py --git-dir /tmp/pydantic-ai.git --repo pydantic/pydantic-ai
+    .venv/bin/python tests/bench/corpus.py --dir ~/src/some-checkout --repo owner/name --append
+Needs PyYAML (a test dependency)."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import subprocess
+import sys
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+import yaml
+
+DEFAULT_OUT = Path.home() / ".cache" / "toolwire-inspect" / "corpus"
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _is_cassette(path: str) -> bool:
+    return "cassettes/" in path and path.endswith((".yaml", ".yml"))
+
+
+def from_git(git_dir: Path, rev: str = "HEAD") -> tuple[str, Iterator[tuple[str, bytes]]]:
+    """(commit, (path, text) for every cassette at `rev`); blobs a partial clone lacks are skipped."""
+    git = ["git", "--git-dir", str(git_dir)]
+    commit = subprocess.run([*git, "rev-parse", rev], capture_output=True, text=True, check=True).stdout.strip()
+    listing = subprocess.run([*git, "ls-tree", "-r", commit], capture_output=True, text=True, check=True).stdout
+    entries = [(line.split()[2], line.split("\t", 1)[1]) for line in listing.splitlines()]
+
+    def files() -> Iterator[tuple[str, bytes]]:
+        for sha, path in entries:
+            if not _is_cassette(path):
+                continue
+            # A missing blob (shallow or filtered clone) fails this one file, not the run.
+            blob = subprocess.run([*git, "cat-file", "blob", sha], capture_output=True)
+            if blob.returncode == 0:
+                yield path, blob.stdout
+
+    return commit, files()
+
+
+def from_dir(root: Path) -> Iterator[tuple[str, bytes]]:
+    for file in sorted(root.rglob("*")):
+        rel = file.relative_to(root).as_posix()
+        if file.is_file() and _is_cassette(rel):
+            yield rel, file.read_bytes()
+
+
+def _header(headers: Any, name: str) -> str:
+    if not isinstance(headers, dict):
+        return ""
+    for key, value in headers.items():
+        if isinstance(key, str) and key.lower() == name:
+            return str(value[0] if isinstance(value, list) and value else value)
+    return ""
+
+
+def _raw_body(side: dict) -> bytes | None:
+    body = side.get("body")
+    if isinstance(body, dict):
+        body = base64.b64decode(body["base64_string"]) if "base64_string" in body else body.get("string")
+    if body is None:
+        return None
+    return body if isinstance(body, bytes) else str(body).encode()
+
+
+def _decode(raw: bytes, encoding: str) -> bytes:
+    """Undo a content-encoding the cassette kept (gzip, deflate); other encodings are left as they are."""
+    try:
+        if "gzip" in encoding or raw[:2] == b"\x1f\x8b":
+            return gzip.decompress(raw)
+        if "deflate" in encoding:
+            return zlib.decompress(raw)
+    except (OSError, zlib.error, EOFError):
+        return raw
+    return raw
+
+
+def _body(side: dict) -> tuple[Any, str | None]:
+    """(parsed JSON or None, text when the body is not JSON or None when there is none)."""
+    if "parsed_body" in side:
+        return side["parsed_body"], None
+    raw = _raw_body(side)
+    if raw is None or raw == b"":
+        return None, None
+    raw = _decode(raw, _header(side.get("headers"), "content-encoding"))
+    try:
+        return orjson.loads(raw), None
+    except orjson.JSONDecodeError:
+        return None, raw.decode("utf-8", "replace")
+
+
+def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
+    try:
+        cassette = yaml.load(text, Loader=_LOADER)
+    except yaml.YAMLError:
+        return
+    interactions = cassette.get("interactions") if isinstance(cassette, dict) else None
+    for index, interaction in enumerate(interactions or []):
+        request, response = interaction.get("request") or {}, interaction.get("response") or {}
+        url = str(request.get("uri") or request.get("url") or "")
+        parts = urlsplit(url)
+        status = response.get("status")
+        code = status.get("code") if isinstance(status, dict) else status
+        req_json, req_text = _body(request)
+        resp_json, resp_text = _body(response)
+        yield {
+            "provenance": {**provenance, "index": index},
+            "method": str(request.get("method") or "").upper(),
+            "host": parts.hostname or "",
+            "path": parts.path + (f"?{parts.query}" if parts.query else ""),
+            "status": code if isinstance(code, int) else None,
+            "request": req_json, "request_text": req_text,
+            "response": resp_json, "response_text": resp_text,
+        }
+
+
+def _default(value: Any) -> Any:
+    # YAML timestamps and binary bodies that are not text
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--git-dir", type=Path, help="a (bare) git directory of the source repository")
+    source.add_argument("--dir", type=Path, help="a checkout or `git archive` of the source repository")
+    parser.add_argument("--repo", required=True, help="owner/name, recorded as provenance")
+    parser.add_argument("--commit", help="commit recorded as provenance (read from --git-dir when not given)")
+    parser.add_argument("--rev", default="HEAD", help="revision to read from --git-dir")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--append", action="store_true", help="add to corpus.jsonl instead of replacing it")
+    args = parser.parse_args(argv)
+
+    if args.git_dir:
+        commit, files = from_git(args.git_dir, args.rev)
+        commit = args.commit or commit
+    else:
+        commit, files = args.commit or "", from_dir(args.dir)
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / "corpus.jsonl"
+    count = cassettes = 0
+    with target.open("ab" if args.append else "wb") as out:
+        for path, text in files:
+            cassettes += 1
+            for exchange in exchanges(text, {"repo": args.repo, "commit": commit, "path": path}):
+                out.write(orjson.dumps(exchange, default=_default, option=orjson.OPT_NON_STR_KEYS) + b"\n")
+                count += 1
+    print(f"{count} exchanges from {cassettes} cassettes of {args.repo}@{commit[:12]} -> {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

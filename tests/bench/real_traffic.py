@@ -1,0 +1,208 @@
+"""How right the checker is on traffic real providers accepted or rejected.
+
+Reads the corpus `tests/bench/corpus.py` builds (recorded provider exchanges, outside the repository)
+and runs the checker the way the recorder does: dialect from the request path, profile from the
+upstream host, the model from the body or Gemini's path. Prints figures, asserts nothing:
+- exchanges per dialect and provider;
+- accepted requests (2xx) with >= 1 error and with >= 1 warning, by rule, one example each;
+- accepted responses and streams with findings, by rule;
+- rejected requests (4xx other than 401/403/404/429, about the request itself) flagged or not, with
+  the provider's message for each one not flagged.
+Goals (issue 8): no error on an accepted request that the provider's behaviour does not justify,
+warnings on <= 3 % of them, >= 80 % of the shape/value rejections flagged.
+
+Run: .venv/bin/python tests/bench/real_traffic.py [--corpus DIR/corpus.jsonl]"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect, from_path, is_stream_path
+from inspector.wire.summary import request_facts
+from inspector.wire.violations import Severity, Violation
+
+DEFAULT_CORPUS = Path.home() / ".cache" / "toolwire-inspect" / "corpus" / "corpus.jsonl"
+
+# Rejections that say nothing about the request's own shape or values, by why, matched on the
+# provider's message; each is listed by the report, so the set-aside stays visible.
+_SET_ASIDE = [
+    # authentication, a missing model or file, quota, the provider's own failure, content behind a
+    # URL or inside a file that the checker cannot read
+    ("not about the request", re.compile(
+        r"credit balance|quota|billing|rate limit|api key|permission|not found|does not exist|"
+        r"model_not_found|overloaded|internal error|try again later|unsupported_file|file type you uploaded|"
+        r"could not (be )?download|failed to download|unable to download|cannot fetch content|"
+        r"url_not_accessible|error while downloading|invalid image|unsupported image|could not process image|"
+        r"timed? ?out|"
+        r"organization must be verified|deprecated|decommissioned|no longer (available|supported)",
+        re.IGNORECASE)),
+    # valid for other models of the same API: which model supports what is not a contract rule
+    # (audio parts are refused with "text or image_url" by models without audio input)
+    ("a model capability", re.compile(
+        r"with this model|this model does not support|not supported (by|for) (this|the) model|"
+        r"content blocks are expected to be either text or image_url", re.IGNORECASE)),
+    # Groq validates the call the model generated and answers 400 when the model got it wrong
+    ("the model's own output", re.compile(r"tool call validation failed|model did not call a tool",
+                                          re.IGNORECASE)),
+]
+_IGNORED_STATUS = {401, 403, 404, 429}
+
+
+@dataclass
+class Tally:
+    total: int = 0
+    flagged: int = 0
+    by_rule: Counter = field(default_factory=Counter)
+    example: dict[str, tuple[dict, Violation]] = field(default_factory=dict)
+
+    def add(self, provenance: dict, violations: list[Violation]) -> None:
+        self.total += 1
+        if not violations:
+            return
+        self.flagged += 1
+        for rule in {v.rule for v in violations}:
+            self.by_rule[rule] += 1
+            self.example.setdefault(rule, (provenance, next(v for v in violations if v.rule == rule)))
+
+    def print(self, title: str) -> None:
+        share = 100 * self.flagged / self.total if self.total else 0.0
+        print(f"  {title}: {self.flagged} of {self.total} ({share:.1f} %)")
+        for rule, count in self.by_rule.most_common():
+            provenance, violation = self.example[rule]
+            print(f"    {rule:8} {count:5}   e.g. {_where(provenance)} {violation.pointer or '/'}: {violation.message}")
+
+
+def _where(provenance: dict) -> str:
+    return f"{provenance['repo']}:{provenance['path']}#{provenance['index']}"
+
+
+def _provider_message(response: Any, text: str | None) -> str:
+    if isinstance(response, dict):
+        error = response.get("error")
+        if isinstance(error, dict):
+            return str(error.get("message") or error)
+        if isinstance(error, str):
+            return error
+        if isinstance(response.get("message"), str):
+            return response["message"]
+        if isinstance(response.get("detail"), (str, list)):
+            return str(response["detail"])
+    if isinstance(response, list) and response and isinstance(response[0], dict):
+        return _provider_message(response[0], None)
+    return (text or str(response))[:300]
+
+
+def _severities(violations: list[Violation], severity: Severity) -> list[Violation]:
+    return [v for v in violations if v.severity is severity]
+
+
+def run(corpus: Path) -> None:
+    per_provider: Counter = Counter()
+    with_tools: Counter = Counter()
+    skipped: Counter = Counter()
+    accepted_errors, accepted_warnings = Tally(), Tally()
+    response_errors, response_warnings = Tally(), Tally()
+    rejected = Tally()
+    set_aside: dict[str, list[tuple[dict, int, str]]] = defaultdict(list)
+    unflagged: list[tuple[dict, int, str]] = []
+    per_dialect_accepted: dict[Dialect, Tally] = defaultdict(Tally)
+
+    with corpus.open("rb") as lines:
+        for line in lines:
+            exchange = orjson.loads(line)
+            dialect = from_path(exchange["path"])
+            if dialect is None:
+                skipped["path of no dialect (media, embeddings, other APIs)"] += 1
+                continue
+            request, status, provenance = exchange["request"], exchange["status"], exchange["provenance"]
+            if not isinstance(request, dict) and not (dialect is Dialect.MCP and isinstance(request, list)):
+                skipped[f"{dialect.value}: request body absent or not JSON"] += 1
+                continue
+            host = exchange["host"]
+            per_provider[(dialect.value, host)] += 1
+            model, tools = request_facts(request, dialect, exchange["path"])
+            with_tools[dialect.value] += tools > 0
+            profile = profiles.with_model(profiles.for_upstream(f"https://{host}/", dialect), model)
+            found = check.check_request(request, dialect, profile)
+            if status is not None and 200 <= status < 300:
+                accepted_errors.add(provenance, _severities(found, Severity.ERROR))
+                accepted_warnings.add(provenance, _severities(found, Severity.WARNING))
+                per_dialect_accepted[dialect].add(provenance, _severities(found, Severity.ERROR))
+                _check_response(exchange, dialect, profile, response_errors, response_warnings)
+            elif status is not None and 400 <= status < 500 and status not in _IGNORED_STATUS:
+                message = _provider_message(exchange["response"], exchange["response_text"])
+                why = next((why for why, pattern in _SET_ASIDE if pattern.search(message)), None)
+                if why is not None:
+                    set_aside[why].append((provenance, status, message))
+                    continue
+                errors = _severities(found, Severity.ERROR)
+                rejected.add(provenance, errors)
+                if not errors:
+                    unflagged.append((provenance, status, message))
+            else:
+                skipped[f"status {status}"] += 1
+
+    print(f"Corpus: {corpus}")
+    print("Exchanges checked, per dialect and provider host:")
+    for (dialect_name, host), count in sorted(per_provider.items()):
+        print(f"  {dialect_name:17} {host:55} {count:5}")
+    print(f"  total {sum(per_provider.values())}")
+    for dialect_name, count in sorted(with_tools.items()):
+        print(f"  {dialect_name:17} {count:5} declare tools")
+    for reason, count in skipped.most_common():
+        print(f"  not checked: {reason}: {count}")
+    print("\nRequests the provider accepted (2xx):")
+    accepted_errors.print("with >= 1 error")
+    accepted_warnings.print("with >= 1 warning")
+    for dialect, tally in sorted(per_dialect_accepted.items()):
+        print(f"    {dialect.value:17} {tally.flagged} of {tally.total} with an error")
+    print("\nResponses and streams of accepted requests:")
+    response_errors.print("with >= 1 error")
+    response_warnings.print("with >= 1 warning")
+    print("\nRequests the provider rejected for the request itself (4xx but 401/403/404/429):")
+    rejected.print("flagged with >= 1 error")
+    for provenance, status, message in unflagged:
+        print(f"    not flagged: {status} {_where(provenance)}: {message[:200]}")
+    for why, rejections in set_aside.items():
+        print(f"  set aside, {why} ({len(rejections)}):")
+        for provenance, status, message in rejections:
+            print(f"    {status} {_where(provenance)}: {message[:160]}")
+
+
+def _check_response(exchange: dict, dialect: Dialect, profile: profiles.Profile,
+                    errors: Tally, warnings: Tally) -> None:
+    response, text = exchange["response"], exchange["response_text"]
+    if text is not None:
+        found = check.check_stream(text.encode(), dialect, profile)
+    elif isinstance(response, list) and (dialect is Dialect.GEMINI or is_stream_path(exchange["path"])):
+        found = check.check_stream(orjson.dumps(response), dialect, profile)
+    elif isinstance(response, dict):
+        found = check.check_response(response, dialect, profile)
+    else:
+        return
+    errors.add(exchange["provenance"], _severities(found, Severity.ERROR))
+    warnings.add(exchange["provenance"], _severities(found, Severity.WARNING))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    args = parser.parse_args(argv)
+    if not args.corpus.exists():
+        print(f"no corpus at {args.corpus}: build it with tests/bench/corpus.py (see its docstring)")
+        return 1
+    run(args.corpus)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

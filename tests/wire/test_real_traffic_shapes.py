@@ -1,0 +1,207 @@
+"""Shapes that providers accepted in recorded traffic (tests/bench/real_traffic.py) and the checker
+had flagged as errors: each is judged by the profile of the host that accepted it, and the same
+payload still trips where the contract holds (the near miss runs the other way)."""
+
+from __future__ import annotations
+
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect, from_path
+
+from .rule_cases import found
+from .wire_payloads import named_sse
+
+CHAT = "openai-chat"
+
+
+def _mistral_request() -> dict:
+    """Mistral's own chat API as its SDK speaks it: tool type left out (it defaults to function),
+    'any' for required, content chunks on assistant turns (empty, or thinking beside text), an empty
+    tool_calls list on a turn without calls."""
+    return {
+        "model": "mistral-large-latest",
+        "messages": [
+            {"role": "user", "content": "Which file is newest?"},
+            {"role": "assistant", "content": [], "prefix": False, "tool_calls": [
+                {"id": "Qm3kT8aLz", "type": "function", "index": 0,
+                 "function": {"name": "list_files", "arguments": "{\"dir\": \"/srv\"}"}}]},
+            {"role": "tool", "tool_call_id": "Qm3kT8aLz", "name": "list_files", "content": "a.txt b.txt"},
+            {"role": "assistant", "prefix": False, "tool_calls": [], "content": [
+                {"type": "thinking", "thinking": [{"type": "text", "text": "b.txt was written last."}]},
+                {"type": "text", "text": "b.txt"}]},
+            {"role": "user", "content": "Open it."},
+        ],
+        "tools": [{"function": {"name": "list_files", "description": "",
+                                "parameters": {"type": "object", "properties": {"dir": {"type": "string"}},
+                                               "required": ["dir"], "additionalProperties": False}}}],
+        "tool_choice": "any",
+    }
+
+
+def test_mistral_accepts_its_own_chat_shapes():
+    profile = profiles.for_upstream("https://api.mistral.ai/v1", Dialect.OPENAI_CHAT)
+    assert profile.name == "mistral"
+    assert check.check_request(_mistral_request(), CHAT, profile) == []
+
+
+def test_the_same_mistral_shapes_are_errors_for_openai():
+    assert found(check.check_request(_mistral_request(), CHAT)) == {
+        ("OC-01", "/tools/0/type", "error"),
+        ("OC-08", "/tool_choice", "error"),
+        ("OC-12", "/messages/1/content", "error"),
+        ("OC-12", "/messages/3/content/0", "error"),
+        ("OC-13", "/messages/3/tool_calls", "error"),
+    }
+
+
+def test_mistral_still_rejects_what_it_does_not_know():
+    payload = _mistral_request()
+    payload["tools"][0]["type"] = "retrieval"
+    payload["tool_choice"] = "always"
+    payload["messages"][3]["content"][0] = {"type": "image_url", "image_url": "data:,"}
+    assert found(check.check_request(payload, CHAT, "mistral")) == {
+        ("OC-01", "/tools/0/type", "error"),
+        ("OC-08", "/tool_choice", "error"),
+        ("OC-12", "/messages/3/content/0", "error"),
+    }
+
+
+def test_mistral_response_tool_calls_leave_out_the_type():
+    response = {"id": "5d0c", "object": "chat.completion", "model": "mistral-large-latest", "created": 1766496000,
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": "", "tool_calls": [
+                        {"id": "Qm3kT8aLz", "index": 0, "function": {"name": "list_files", "arguments": "{}"}}]}}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    assert check.check_response(response, CHAT, "mistral") == []
+    assert found(check.check_response(response, CHAT)) == {
+        ("OC-14", "/choices/0/message/tool_calls/0/type", "error")}
+
+
+def _openrouter_request(model: str) -> dict:
+    """OpenRouter: its own server tools beside functions, a strict function whose schema OpenAI's
+    Structured Outputs would refuse, and a replayed 50-character call id (a Responses-style id)."""
+    call_id = "tool_get_forecast_" + "k" * 32
+    return {
+        "model": model,
+        "messages": [
+            {"role": "user", "content": "Weather in Lyon, then search the news."},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": call_id, "type": "function",
+                 "function": {"name": "get_forecast", "arguments": "{\"city\": \"Lyon\"}"}}]},
+            {"role": "tool", "tool_call_id": call_id, "content": "sunny"},
+        ],
+        "tools": [
+            {"type": "function", "function": {
+                "name": "get_forecast", "strict": True,
+                "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                               "required": ["city"]}}},
+            {"type": "openrouter:web_search", "parameters": {"max_results": 3}},
+        ],
+    }
+
+
+def test_openrouter_judges_openai_limits_by_the_model_it_routes_to():
+    assert found(check.check_request(_openrouter_request("google/gemini-2.5-flash"), CHAT, "openrouter")) == {
+        ("OC-06", "/tools/0/function/parameters/additionalProperties", "warning"),
+        ("OC-07", "/tools/0/function/strict", "info"),
+        ("OC-16", "/messages/1/tool_calls/0/id", "warning"),
+    }
+    assert found(check.check_request(_openrouter_request("openai/gpt-4.1-mini"), CHAT, "openrouter")) == {
+        ("OC-06", "/tools/0/function/parameters/additionalProperties", "error"),
+        ("OC-07", "/tools/0/function/strict", "info"),
+        ("OC-16", "/messages/1/tool_calls/0/id", "error"),
+    }
+
+
+def test_openrouter_server_tools_are_openrouters_only():
+    assert found(check.check_request(_openrouter_request("openai/gpt-4.1-mini"), CHAT)) == {
+        ("OC-01", "/tools/1/type", "error"),
+        ("OC-06", "/tools/0/function/parameters/additionalProperties", "error"),
+        ("OC-07", "/tools/0/function/strict", "info"),
+        ("OC-16", "/messages/1/tool_calls/0/id", "warning"),
+    }
+    payload = _openrouter_request("openai/gpt-4.1-mini")
+    payload["tools"][1]["type"] = "web_search"
+    assert ("OC-01", "/tools/1/type", "error") in found(check.check_request(payload, CHAT, "openrouter"))
+
+
+def test_openrouter_response_ids_follow_the_model_too():
+    response = {"id": "gen-1766", "object": "chat.completion", "model": "google/gemini-2.5-flash",
+                "created": 1766000000,
+                "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                    "role": "assistant", "content": "", "tool_calls": [
+                        {"id": "tool_get_forecast_" + "k" * 32, "type": "function",
+                         "function": {"name": "get_forecast", "arguments": "{\"city\": \"Lyon\"}"}}]}}]}
+    assert found(check.check_response(response, CHAT, "openrouter")) == {
+        ("OC-16", "/choices/0/message/tool_calls/0/id", "warning")}
+    response["model"] = "openai/gpt-4.1-mini"
+    assert found(check.check_response(response, CHAT, "openrouter")) == {
+        ("OC-16", "/choices/0/message/tool_calls/0/id", "error")}
+
+
+def _anthropic_empty_input_stream(partial: str) -> bytes:
+    """Anthropic streams a tool without arguments as one input_json_delta with partial_json "" (the
+    SDK keeps the block's input {} when nothing was joined): here a server tool and a client tool."""
+    events = [
+        {"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant",
+                                              "model": "claude-sonnet-4-5", "content": [], "stop_reason": None,
+                                              "usage": {"input_tokens": 12, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {
+            "type": "server_tool_use", "id": "srvtoolu_01", "name": "advisor", "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": ""}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "content_block_start", "index": 1, "content_block": {
+            "type": "tool_use", "id": "toolu_01", "name": "list_files", "input": {}}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": ""}},
+        {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": partial}},
+        {"type": "content_block_stop", "index": 1},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+         "usage": {"output_tokens": 20}},
+        {"type": "message_stop"},
+    ]
+    return named_sse(events)
+
+
+def test_an_empty_partial_json_stream_is_an_empty_input():
+    violations, message = check.check_and_reassemble(_anthropic_empty_input_stream(""), "anthropic")
+    assert violations == []
+    assert [block["input"] for block in message["content"]] == [{}, {}]
+
+
+def test_a_truncated_partial_json_stream_still_trips():
+    assert found(check.check_stream(_anthropic_empty_input_stream("{\"dir\":"), "anthropic")) == {
+        ("AN-13", "/7", "error")}
+
+
+def test_an_empty_tool_calls_list_in_a_response_is_read_as_no_calls():
+    """Hugging Face's router answers a turn without calls with tool_calls []: clients read no calls;
+    only replaying the message as it is would be refused (OC-13 on the request)."""
+    response = {"id": "chatcmpl-9e1", "object": "chat.completion", "model": "Qwen/Qwen3-235B-A22B",
+                "created": 1752000000,
+                "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None, "message": {
+                    "role": "assistant", "content": "Paris.", "tool_calls": []}}]}
+    assert found(check.check_response(response, CHAT)) == {("OC-13", "/choices/0/message/tool_calls", "warning")}
+
+
+def _deepseek_response() -> dict:
+    return {"id": "a3c0e4f1-77d2-4a55-9d0e-0b1c2d3e4f50", "object": "response", "status": "completed",
+            "model": "deepseek-chat", "output": [
+                {"type": "function_call", "id": "5b2f9e1c-0d4a-4c8e-a3f7-6e1d2c3b4a59", "status": "completed",
+                 "call_id": "call_00_Zt9wQ2", "name": "get_temperature", "arguments": "{\"city\": \"Tokyo\"}"}]}
+
+
+def test_deepseek_mints_its_own_item_ids():
+    profile = profiles.for_upstream("https://api.deepseek.com", Dialect.OPENAI_RESPONSES)
+    assert found(check.check_response(_deepseek_response(), "openai-responses", profile)) == {
+        ("OR-06", "/output/0/id", "warning")}
+    assert found(check.check_response(_deepseek_response(), "openai-responses")) == {
+        ("OR-06", "/output/0/id", "error")}
+
+
+def test_openai_message_sub_collections_are_not_anthropic():
+    """OpenAI's Assistants threads and stored chat completions have /messages sub-collections;
+    recorded Assistants traffic was read as Anthropic requests."""
+    assert [from_path(path) for path in (
+        "/v1/threads/thread_7W4a2FW5/messages", "/v1/threads/thread_7W4a2FW5/messages?order=desc",
+        "/v1/chat/completions/chatcmpl-9e1/messages", "/v1/messages", "/v1/messages?beta=true",
+        "/anthropic/v1/messages", "/api/v1/messages",
+    )] == [None, None, None, Dialect.ANTHROPIC, Dialect.ANTHROPIC, Dialect.ANTHROPIC, Dialect.ANTHROPIC]
