@@ -103,8 +103,10 @@ def _sent_tools(rig: Rig) -> list[Any]:
     return [payload["tools"] for _, payload in rig.upstream.received]
 
 
-def _assert_clean_flows(rig: Rig, streamed: bool) -> list[Any]:
-    """Both turns recorded, complete, and judged clean on both sides of the bridge."""
+def _assert_clean_flows(rig: Rig, streamed: bool, key: str) -> list[Any]:
+    """Both turns recorded, complete, and judged clean on both sides of the bridge; the client's
+    Gemini key went upstream as Chat's bearer token."""
+    assert [r.headers.get("authorization") for r in rig.upstream.requests] == [f"Bearer {key}"] * 2
     flows = rig.flows(2)
     assert [(f.state, f.error, f.status, f.streamed) for f in flows] == [(FlowState.COMPLETE, None, 200, streamed)] * 2
     assert [[(v.rule, v.pointer, v.severity) for v in analyse(f).violations] for f in flows] == [[], []]
@@ -158,7 +160,7 @@ def test_adk_agent_completes_a_tool_loop(rig: Rig, streamed: bool) -> None:
     assert _sent_tools(rig) == [[{"type": "function", "function": {
         "name": "get_weather", "description": "Weather forecast for a city.", "parameters": ADK_PARAMETERS}}]] * 2
     assert _turn_two_messages(rig) == _loop_tail("call_fw1")
-    flows = _assert_clean_flows(rig, streamed)
+    flows = _assert_clean_flows(rig, streamed, "gm-test-adk")
     declared = json.loads(flows[0].request_body)["tools"][0]["functionDeclarations"][0]
     assert declared["parameters_json_schema"] == ADK_PARAMETERS
 
@@ -189,7 +191,7 @@ def test_pydantic_ai_agent_completes_a_tool_loop(rig: Rig, streamed: bool) -> No
         "name": "get_weather", "description": "Weather forecast for a city.",
         "parameters": PYDANTIC_AI_PARAMETERS}}]] * 2
     assert _turn_two_messages(rig) == _loop_tail("call_fw1")
-    flows = _assert_clean_flows(rig, streamed)
+    flows = _assert_clean_flows(rig, streamed, "gm-test-pydantic-ai")
     declared = json.loads(flows[0].request_body)["tools"][0]["functionDeclarations"][0]
     assert declared["parameters_json_schema"] == PYDANTIC_AI_PARAMETERS
 
@@ -224,7 +226,7 @@ def test_litellm_gemini_client_completes_a_tool_loop(rig: Rig, streamed: bool) -
     assert complete().content == FINAL
     assert received == [ARGUMENTS]
     assert _sent_tools(rig) == [LITELLM_TOOLS] * 2
-    flows = _assert_clean_flows(rig, streamed)
+    flows = _assert_clean_flows(rig, streamed, "gm-test-litellm")
     # LiteLLM keeps no call id across Gemini turns: the bridge mints one for the call and its result.
     minted = _turn_two_messages(rig)[0]["tool_calls"][0]["id"]
     assert _turn_two_messages(rig) == _loop_tail(minted)
