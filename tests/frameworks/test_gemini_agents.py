@@ -84,6 +84,11 @@ def tool_loop_upstream(payload: dict[str, Any]) -> tuple[str, Any]:
 
 LOOP = [("gemini:openai-chat", tool_loop_upstream)]
 
+# The loss report lines every framework's loop earns.
+STRUCTURED = ("converted /contents/2/parts/0/{}/response: a structured function response is carried as its JSON "
+              "text [XL-15]")
+USAGE = "synthesised / -> /stream_options: usage is requested so the translated stream can report token counts"
+
 
 def get_weather(city: str, days: int, unit: Literal["C", "F"] = "C") -> dict[str, str]:
     """Weather forecast for a city."""
@@ -103,11 +108,12 @@ def _sent_tools(rig: Rig) -> list[Any]:
     return [payload["tools"] for _, payload in rig.upstream.received]
 
 
-def _assert_clean_flows(rig: Rig, streamed: bool, key: str) -> list[Any]:
-    """Both turns recorded, complete, and judged clean on both sides of the bridge; the client's
-    Gemini key went upstream as Chat's bearer token."""
+def _assert_clean_flows(rig: Rig, streamed: bool, key: str, notes: list[list[str]]) -> list[Any]:
+    """Both turns recorded, complete, judged clean on both sides of the bridge, with exactly this loss
+    report each; the client's Gemini key went upstream as Chat's bearer token."""
     assert [r.headers.get("authorization") for r in rig.upstream.requests] == [f"Bearer {key}"] * 2
     flows = rig.flows(2)
+    assert [f.notes for f in flows] == notes
     assert [(f.state, f.error, f.status, f.streamed) for f in flows] == [(FlowState.COMPLETE, None, 200, streamed)] * 2
     assert [[(v.rule, v.pointer, v.severity) for v in analyse(f).violations] for f in flows] == [[], []]
     assert [(path, payload.get("stream", False)) for path, payload in rig.upstream.received] == [
@@ -160,7 +166,9 @@ def test_adk_agent_completes_a_tool_loop(rig: Rig, streamed: bool) -> None:
     assert _sent_tools(rig) == [[{"type": "function", "function": {
         "name": "get_weather", "description": "Weather forecast for a city.", "parameters": ADK_PARAMETERS}}]] * 2
     assert _turn_two_messages(rig) == _loop_tail("call_fw1")
-    flows = _assert_clean_flows(rig, streamed, "gm-test-adk")
+    usage = [USAGE] if streamed else []
+    flows = _assert_clean_flows(rig, streamed, "gm-test-adk",
+                                [usage, [STRUCTURED.format("functionResponse"), *usage]])
     declared = json.loads(flows[0].request_body)["tools"][0]["functionDeclarations"][0]
     assert declared["parameters_json_schema"] == ADK_PARAMETERS
 
@@ -191,7 +199,14 @@ def test_pydantic_ai_agent_completes_a_tool_loop(rig: Rig, streamed: bool) -> No
         "name": "get_weather", "description": "Weather forecast for a city.",
         "parameters": PYDANTIC_AI_PARAMETERS}}]] * 2
     assert _turn_two_messages(rig) == _loop_tail("call_fw1")
-    flows = _assert_clean_flows(rig, streamed, "gm-test-pydantic-ai")
+    usage = [USAGE] if streamed else []
+    validated = "converted /toolConfig/functionCallingConfig/mode: VALIDATED has no counterpart; written as auto [XL-11]"
+    text_only = ("dropped /generationConfig/responseModalities: only text is asked for, the target's default; "
+                 "nothing to state")
+    signature = "dropped /contents/1/parts/0: thoughtSignature of a gemini call cannot cross to openai-chat [XL-14]"
+    flows = _assert_clean_flows(rig, streamed, "gm-test-pydantic-ai", [
+        [validated, *usage, text_only],
+        [STRUCTURED.format("functionResponse"), validated, signature, *usage, text_only]])
     declared = json.loads(flows[0].request_body)["tools"][0]["functionDeclarations"][0]
     assert declared["parameters_json_schema"] == PYDANTIC_AI_PARAMETERS
 
@@ -226,10 +241,14 @@ def test_litellm_gemini_client_completes_a_tool_loop(rig: Rig, streamed: bool) -
     assert complete().content == FINAL
     assert received == [ARGUMENTS]
     assert _sent_tools(rig) == [LITELLM_TOOLS] * 2
-    flows = _assert_clean_flows(rig, streamed, "gm-test-litellm")
     # LiteLLM keeps no call id across Gemini turns: the bridge mints one for the call and its result.
-    minted = _turn_two_messages(rig)[0]["tool_calls"][0]["id"]
+    minted = "call_e4b53355ecbcf6add1118d46"
     assert _turn_two_messages(rig) == _loop_tail(minted)
+    usage = [USAGE] if streamed else []
+    flows = _assert_clean_flows(rig, streamed, "gm-test-litellm", [usage, [
+        STRUCTURED.format("function_response"),
+        f"synthesised /contents/1/parts/0: the call to 'get_weather' had no id; '{minted}' pairs it with its result "
+        "[XL-04]", *usage]])
     assert json.loads(flows[1].request_body)["contents"][1:] == [
         {"role": "model", "parts": [{"function_call": {"name": "get_weather", "args": ARGUMENTS}}]},
         {"role": "user", "parts": [{"function_response": {"name": "get_weather", "response": FORECAST}}]}]
