@@ -1,7 +1,7 @@
 """Agent frameworks that speak Gemini, through the real forwarder in `gemini:openai-chat` mode, to a
 fake Chat Completions upstream (issue 8's acceptance): google-adk, pydantic-ai and LiteLLM each run
-a whole tool-calling loop, JSON and streamed. Turn 1 answers with a call to the declared tool, turn 2
-(once a tool result is in the history) with a final text. Each framework builds its own Gemini
+a whole tool-calling loop, JSON and streamed. Turn 1 answers with two parallel calls to the declared
+tool, turn 2 (once the tool results are in the history) with a final text. Each framework builds its own Gemini
 request (ADK and pydantic-ai through google-genai with `parameters_json_schema`; LiteLLM with its own
 snake_case `function_declarations`, `function_call` and `function_response` parts), so the tool
 receiving exactly the model's arguments proves the whole path: schema out, call back, result out.
@@ -21,7 +21,7 @@ import pytest
 from inspector.analysis import analyse
 from inspector.flow import FlowState
 
-from e2e.test_translate_e2e import FakeUpstream, Rig, _sse, rig  # noqa: F401  (rig is the fixture)
+from e2e.test_translate_e2e import Rig, _sse, rig  # noqa: F401  (rig is the fixture)
 
 # LiteLLM fetches its model price list from GitHub when imported; its bundled copy is enough offline.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -42,23 +42,28 @@ from pydantic_ai.providers.google import GoogleProvider  # noqa: E402
 pytestmark = pytest.mark.frameworks
 
 MODEL = "gemini-2.5-flash"
-ARGUMENTS = {"city": "Paris", "days": 3, "unit": "F"}
-FINAL = "Sunny in Paris for three days."
-FORECAST = {"forecast": "sunny"}
+# The model's two parallel calls (ids as the Chat upstream mints them) and the tool's answers.
+CALLS = [("call_fw1", {"city": "Paris", "days": 3, "unit": "F"}),
+         ("call_fw2", {"city": "Oslo", "days": 1, "unit": "C"})]
+FINAL = "Sunny in Paris and in Oslo."
 
 
-# --- the fake Chat upstream: a call to the declared tool, then the final text ------------------
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+# --- the fake Chat upstream: two calls to the declared tool, then the final text ----------------
 
 def tool_loop_upstream(payload: dict[str, Any]) -> tuple[str, Any]:
     name = payload["tools"][0]["function"]["name"]
     answered = any(message["role"] == "tool" for message in payload["messages"])
-    arguments = json.dumps(ARGUMENTS, separators=(",", ":"))
     if answered:
         message: dict[str, Any] = {"role": "assistant", "content": FINAL}
         finish = "stop"
     else:
         message = {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_fw1", "type": "function", "function": {"name": name, "arguments": arguments}}]}
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": _compact(arguments)}}
+            for call_id, arguments in CALLS]}
         finish = "tool_calls"
     usage = {"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29}
     head = {"id": "chatcmpl-fw", "created": 1, "model": payload["model"]}
@@ -72,11 +77,14 @@ def tool_loop_upstream(payload: dict[str, Any]) -> tuple[str, Any]:
 
     if answered:  # the text in two pieces, as a model streams it
         deltas = [{"role": "assistant", "content": FINAL[:9]}, {"content": FINAL[9:]}]
-    else:  # the call's arguments split mid-token, as a model streams them
-        deltas = [{"role": "assistant", "content": None, "tool_calls": [
-                       {"index": 0, "id": "call_fw1", "type": "function",
-                        "function": {"name": name, "arguments": arguments[:11]}}]},
-                  {"tool_calls": [{"index": 0, "function": {"arguments": arguments[11:]}}]}]
+    else:  # both calls open, then their arguments interleave, split mid-token
+        deltas = [{"role": "assistant", "content": None}]
+        deltas += [{"tool_calls": [{"index": i, "id": call_id, "type": "function",
+                                    "function": {"name": name, "arguments": ""}}]}
+                   for i, (call_id, _) in enumerate(CALLS)]
+        for cut in (slice(None, 11), slice(11, None)):
+            deltas += [{"tool_calls": [{"index": i, "function": {"arguments": _compact(arguments)[cut]}}]}
+                       for i, (_, arguments) in enumerate(CALLS)]
     events = [chunk(d) for d in deltas] + [chunk({}, finish),
                                            {**head, "object": "chat.completion.chunk", "choices": [], "usage": usage}]
     return "sse", _sse(events, done=True)
@@ -85,7 +93,7 @@ def tool_loop_upstream(payload: dict[str, Any]) -> tuple[str, Any]:
 LOOP = [("gemini:openai-chat", tool_loop_upstream)]
 
 # The loss report lines every framework's loop earns.
-STRUCTURED = ("converted /contents/2/parts/0/{}/response: a structured function response is carried as its JSON "
+STRUCTURED = ("converted /contents/2/parts/{}/{}/response: a structured function response is carried as its JSON "
               "text [XL-15]")
 USAGE = "synthesised / -> /stream_options: usage is requested so the translated stream can report token counts"
 
@@ -93,15 +101,25 @@ USAGE = "synthesised / -> /stream_options: usage is requested so the translated 
 def get_weather(city: str, days: int, unit: Literal["C", "F"] = "C") -> dict[str, str]:
     """Weather forecast for a city."""
     received.append({"city": city, "days": days, "unit": unit})
-    return FORECAST
+    return _forecast(city)
 
 
-received: list[dict[str, Any]] = []  # the arguments get_weather was called with, in order
+def _forecast(city: str) -> dict[str, str]:
+    return {"forecast": f"sunny in {city}"}
+
+
+received: list[dict[str, Any]] = []  # the arguments get_weather was called with
 
 
 @pytest.fixture(autouse=True)
 def _fresh_calls():
     received.clear()
+
+
+def _assert_tool_got_the_models_arguments() -> None:
+    # Frameworks run parallel calls concurrently: the order of the calls is theirs.
+    assert sorted(received, key=lambda arguments: arguments["city"]) == sorted(
+        (arguments for _, arguments in CALLS), key=lambda arguments: arguments["city"])
 
 
 def _sent_tools(rig: Rig) -> list[Any]:
@@ -122,17 +140,23 @@ def _assert_clean_flows(rig: Rig, streamed: bool, key: str, notes: list[list[str
 
 
 def _turn_two_messages(rig: Rig) -> list[dict[str, Any]]:
-    """The second request's history from the assistant's call on, with the framework's call id."""
+    """The second request's history from the assistant's calls on."""
     messages = rig.upstream.received[1][1]["messages"]
     start = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
     return messages[start:]
 
 
-def _loop_tail(call_id: str) -> list[dict[str, Any]]:
+def _loop_tail(call_ids: list[str]) -> list[dict[str, Any]]:
+    """Turn 2's history as Chat must see it: both calls, then each result under its own call's id."""
+    pairs = list(zip(call_ids, (arguments for _, arguments in CALLS)))
     return [{"role": "assistant", "content": None, "tool_calls": [
-                {"id": call_id, "type": "function",
-                 "function": {"name": "get_weather", "arguments": json.dumps(ARGUMENTS, separators=(",", ":"))}}]},
-            {"role": "tool", "tool_call_id": call_id, "content": json.dumps(FORECAST, separators=(",", ":"))}]
+                {"id": call_id, "type": "function", "function": {"name": "get_weather", "arguments": _compact(arguments)}}
+                for call_id, arguments in pairs]},
+            *({"role": "tool", "tool_call_id": call_id, "content": _compact(_forecast(arguments["city"]))}
+              for call_id, arguments in pairs)]
+
+
+UPSTREAM_IDS = [call_id for call_id, _ in CALLS]
 
 
 # --- google-adk: LlmAgent with a Python function tool ------------------------------------------
@@ -162,13 +186,13 @@ def test_adk_agent_completes_a_tool_loop(rig: Rig, streamed: bool) -> None:
         return final
 
     assert asyncio.run(run()) == FINAL
-    assert received == [ARGUMENTS]
+    _assert_tool_got_the_models_arguments()
     assert _sent_tools(rig) == [[{"type": "function", "function": {
         "name": "get_weather", "description": "Weather forecast for a city.", "parameters": ADK_PARAMETERS}}]] * 2
-    assert _turn_two_messages(rig) == _loop_tail("call_fw1")
+    assert _turn_two_messages(rig) == _loop_tail(UPSTREAM_IDS)
     usage = [USAGE] if streamed else []
-    flows = _assert_clean_flows(rig, streamed, "gm-test-adk",
-                                [usage, [STRUCTURED.format("functionResponse"), *usage]])
+    flows = _assert_clean_flows(rig, streamed, "gm-test-adk", [usage, [
+        STRUCTURED.format(0, "functionResponse"), STRUCTURED.format(1, "functionResponse"), *usage]])
     declared = json.loads(flows[0].request_body)["tools"][0]["functionDeclarations"][0]
     assert declared["parameters_json_schema"] == ADK_PARAMETERS
 
@@ -194,25 +218,29 @@ def test_pydantic_ai_agent_completes_a_tool_loop(rig: Rig, streamed: bool) -> No
             return await result.get_output()
 
     assert asyncio.run(run()) == FINAL
-    assert received == [ARGUMENTS]
+    _assert_tool_got_the_models_arguments()
     assert _sent_tools(rig) == [[{"type": "function", "function": {
         "name": "get_weather", "description": "Weather forecast for a city.",
         "parameters": PYDANTIC_AI_PARAMETERS}}]] * 2
-    assert _turn_two_messages(rig) == _loop_tail("call_fw1")
+    assert _turn_two_messages(rig) == _loop_tail(UPSTREAM_IDS)
     usage = [USAGE] if streamed else []
-    validated = "converted /toolConfig/functionCallingConfig/mode: VALIDATED has no counterpart; written as auto [XL-11]"
+    validated = ("converted /toolConfig/functionCallingConfig/mode: VALIDATED has no counterpart; written as auto "
+                 "[XL-11]")
     text_only = ("dropped /generationConfig/responseModalities: only text is asked for, the target's default; "
                  "nothing to state")
     signature = "dropped /contents/1/parts/0: thoughtSignature of a gemini call cannot cross to openai-chat [XL-14]"
     flows = _assert_clean_flows(rig, streamed, "gm-test-pydantic-ai", [
         [validated, *usage, text_only],
-        [STRUCTURED.format("functionResponse"), validated, signature, *usage, text_only]])
+        [STRUCTURED.format(0, "functionResponse"), STRUCTURED.format(1, "functionResponse"), validated, signature,
+         *usage, text_only]])
     declared = json.loads(flows[0].request_body)["tools"][0]["functionDeclarations"][0]
     assert declared["parameters_json_schema"] == PYDANTIC_AI_PARAMETERS
 
 
 # --- LiteLLM: completion(model="gemini/...") with OpenAI-shaped tools ----------------------------
 
+# The ids the bridge mints for LiteLLM's id-less calls: derived from the request, so stable.
+MINTED = ["call_e7609008427793fe8116e785", "call_eeb6495e26d6a8460ccae218"]
 LITELLM_TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Weather forecast for a city.",
     "parameters": {"type": "object", "required": ["city", "days"], "properties": {
@@ -225,30 +253,33 @@ def test_litellm_gemini_client_completes_a_tool_loop(rig: Rig, streamed: bool) -
     messages: list[Any] = [{"role": "user", "content": "Paris?"}]
 
     def complete() -> Any:
-        answer = litellm.completion(model=f"gemini/{MODEL}", api_base=rig.forwarder.base_url, api_key="gm-test-litellm",
-                                    messages=messages, tools=LITELLM_TOOLS, stream=streamed)
+        answer = litellm.completion(model=f"gemini/{MODEL}", api_base=rig.forwarder.base_url,
+                                    api_key="gm-test-litellm", messages=messages, tools=LITELLM_TOOLS, stream=streamed)
         if streamed:
             answer = litellm.stream_chunk_builder(list(answer), messages=messages)
         return answer.choices[0].message
 
-    call = complete().tool_calls[0]
-    assert call.function.name == "get_weather"
-    result = get_weather(**json.loads(call.function.arguments))
-    messages += [{"role": "assistant", "content": None, "tool_calls": [
-                     {"id": call.id, "type": "function",
-                      "function": {"name": call.function.name, "arguments": call.function.arguments}}]},
-                 {"role": "tool", "tool_call_id": call.id, "content": json.dumps(result, separators=(",", ":"))}]
+    calls = complete().tool_calls
+    assert [call.function.name for call in calls] == ["get_weather", "get_weather"]
+    messages.append({"role": "assistant", "content": None, "tool_calls": [
+        {"id": call.id, "type": "function",
+         "function": {"name": call.function.name, "arguments": call.function.arguments}} for call in calls]})
+    messages.extend({"role": "tool", "tool_call_id": call.id,
+                     "content": _compact(get_weather(**json.loads(call.function.arguments)))} for call in calls)
     assert complete().content == FINAL
-    assert received == [ARGUMENTS]
+    assert received == [arguments for _, arguments in CALLS]  # the application runs them in order
     assert _sent_tools(rig) == [LITELLM_TOOLS] * 2
-    # LiteLLM keeps no call id across Gemini turns: the bridge mints one for the call and its result.
-    minted = "call_e4b53355ecbcf6add1118d46"
-    assert _turn_two_messages(rig) == _loop_tail(minted)
+    # LiteLLM sends Gemini no call ids: the bridge mints one per call, deterministically, and pairs
+    # each function_response with its call by name, first come first served (XL-05).
+    assert _turn_two_messages(rig) == _loop_tail(MINTED)
     usage = [USAGE] if streamed else []
     flows = _assert_clean_flows(rig, streamed, "gm-test-litellm", [usage, [
-        STRUCTURED.format("function_response"),
-        f"synthesised /contents/1/parts/0: the call to 'get_weather' had no id; '{minted}' pairs it with its result "
-        "[XL-04]", *usage]])
+        STRUCTURED.format(0, "function_response"), STRUCTURED.format(1, "function_response"),
+        *(f"synthesised /contents/1/parts/{i}: the call to 'get_weather' had no id; '{call_id}' pairs it with its "
+          "result [XL-04]" for i, call_id in enumerate(MINTED)), *usage]])
     assert json.loads(flows[1].request_body)["contents"][1:] == [
-        {"role": "model", "parts": [{"function_call": {"name": "get_weather", "args": ARGUMENTS}}]},
-        {"role": "user", "parts": [{"function_response": {"name": "get_weather", "response": FORECAST}}]}]
+        {"role": "model", "parts": [{"function_call": {"name": "get_weather", "args": arguments}}
+                                    for _, arguments in CALLS]},
+        {"role": "user", "parts": [
+            {"function_response": {"name": "get_weather", "response": _forecast(arguments["city"])}}
+            for _, arguments in CALLS]}]
