@@ -607,3 +607,29 @@ def test_a_refusal_in_responses_history_reaches_chat_as_the_refusal_field() -> N
     assert sent.payload["messages"][1] == {"role": "assistant", "content": "Sorry.",
                                            "refusal": "I can't help with that."}
     assert notes(sent) == []
+
+
+# --- a Gemini setting that restates the target's default is no loss ------------------------------
+
+def _modalities(spelling: str, modalities: list[str]) -> list[tuple[str, str | None, str, str, str]]:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}], spelling: {"response_modalities"
+            if spelling == "generation_config" else "responseModalities": modalities}}
+    sent = send(GEM, CHAT, body)
+    assert sent.payload == {"model": "gemini-2.5-flash", "messages": [{"role": "user", "content": "hi"}]}
+    return [(loss.source, loss.target, loss.kind, loss.rule, loss.why) for loss in sent.losses]
+
+
+@pytest.mark.parametrize("spelling", ["generationConfig", "generation_config"])
+@pytest.mark.parametrize("modalities", [["TEXT"], ["text"]])
+def test_text_only_response_modalities_are_reported_as_the_default(spelling: str, modalities: list[str]) -> None:
+    # pydantic-ai sends responseModalities ["TEXT"] with every request: text is what Chat answers with.
+    pointer = "/generation_config/response_modalities" if spelling == "generation_config" \
+        else "/generationConfig/responseModalities"
+    assert _modalities(spelling, modalities) == [
+        (pointer, None, "dropped", "", "only text is asked for, the target's default; nothing to state")]
+
+
+def test_image_response_modality_still_has_no_counterpart_near_miss() -> None:
+    assert _modalities("generationConfig", ["TEXT", "IMAGE"]) == [
+        ("/generationConfig/responseModalities", None, "dropped", "",
+         "generationConfig.responseModalities has no counterpart")]

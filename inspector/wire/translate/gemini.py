@@ -119,7 +119,11 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
                            "VALIDATED has no counterpart; written as auto", "XL-11"))
     generation = payload.get("generationConfig") or {}
     for key in generation:
-        if key not in _GEN_PARAMS:
+        if key == "responseModalities" and _text_only(generation[key]):
+            # pydantic-ai states it on every request; no target answers a tool loop in anything else.
+            req.leftovers.append(("/generationConfig/responseModalities",
+                                  "only text is asked for, the target's default; nothing to state"))
+        elif key not in _GEN_PARAMS:
             req.leftovers.append((join("/generationConfig", key), f"generationConfig.{key} has no counterpart"))
     req.temperature = generation.get("temperature")
     req.top_p = generation.get("topP")
@@ -129,6 +133,10 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req.stop = [s for s in generation.get("stopSequences") or [] if isinstance(s, str)]
     req.stop_src = "/generationConfig/stopSequences"
     return req, losses
+
+
+def _text_only(modalities: Any) -> bool:
+    return isinstance(modalities, list) and [str(m).upper() for m in modalities] == ["TEXT"]
 
 
 def _parse_model_turn(parts: list[Any], src: str, items: list[Any], losses: list[Loss]) -> None:
