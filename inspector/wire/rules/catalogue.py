@@ -107,7 +107,16 @@ _RULES = [
     Rule("OC-27", E, "A legacy role:\"function\" message's content is a string or null; parts or objects are "
          "not accepted.",
          "Serialise the result to a string (JSON text for structured results)."),
-    # OpenAI Responses
+    # The spec layer (rules/spec.py): the whole request against OpenAI's published OpenAPI document.
+    Rule("OC-28", E, "api.openai.com validates the request against its published schema and answers 400 "
+         "(\"Invalid type for 'temperature'\", \"Invalid value: 'image'. Supported values are: 'text' and "
+         "'image_url'.\", \"Invalid 'n': integer below minimum value.\").",
+         "Send the field in the shape and range the schema gives (openai-openapi's CreateChatCompletionRequest)."),
+    Rule("OC-29", E, "OpenAI rejects fields the request does not define (\"Unrecognized request argument "
+         "supplied: …\"); compatible servers take extras of their own, so only api.openai.com and Azure are "
+         "checked.",
+         "Remove the field, or move it where Chat takes it (e.g. Responses' text.format is response_format "
+         "here)."),
     Rule("OR-01", E, "Each Responses tool type has required fields; unknown types are rejected.",
          "Fill the required fields of the tool type, or drop the tool with a warning."),
     Rule("OR-02", E, "A Responses function tool is flat: {\"type\":\"function\",\"name\",\"parameters\",…}; the "
@@ -143,6 +152,13 @@ _RULES = [
     Rule("OR-12", E, "A function_call output item needs a name: a client cannot dispatch a nameless call, so a "
          "response holding one is not a usable completed response.",
          "Carry the name of every call through, or end the response as failed/incomplete."),
+    Rule("OR-13", E, "api.openai.com validates the request against its published schema and answers 400 "
+         "(\"Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16\").",
+         "Send the field in the shape and range the schema gives (openai-openapi's CreateResponse)."),
+    Rule("OR-14", E, "The Responses API rejects fields it does not define (\"Unsupported parameter: "
+         "'response_format'. In the Responses API, this parameter has moved to 'text.format'.\").",
+         "Remove the field, or move it where Responses takes it (response_format → text.format, "
+         "max_tokens → max_output_tokens, messages → input)."),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}})."),

@@ -1,0 +1,210 @@
+"""The spec layer: a whole request checked against the provider's own published definition
+(vendored under `wire/specs/`, refreshed by `wire/specs/refresh.py`), beneath the hand-written rules.
+
+The hand-written rules know more than the schema (why a provider rejects, where it is lenient), so
+a schema error is reported only where no hand-written finding already sits at or above its place.
+Unions are followed the way the provider reads them: a branch whose discriminator (`type`, `role`)
+does not match is not what the client meant, so the error reported is the one inside the branch
+that was meant, or, when no branch was, which discriminator values the place takes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from functools import cache
+from importlib import resources
+from typing import Any, Iterator
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from ..dialect import Dialect
+from ..pointer import join
+from ..profiles import Profile
+from ..violations import Severity
+from .base import Report, short
+
+RULE_IDS = {Dialect.OPENAI_CHAT: "OC-28", Dialect.OPENAI_RESPONSES: "OR-13"}
+_UNKNOWN_IDS = {Dialect.OPENAI_CHAT: "OC-29", Dialect.OPENAI_RESPONSES: "OR-14"}
+_SPEC_FILES = {Dialect.OPENAI_CHAT: ("openai.json", "openai-chat"),
+               Dialect.OPENAI_RESPONSES: ("openai.json", "openai-responses")}
+_UNIONS = ("oneOf", "anyOf")
+
+# Where api.openai.com accepts what its published schema does not, seen on accepted requests of the
+# recorded corpus (tests/bench/real_traffic.py): (dialect, pointer, keyword, message) patterns.
+_LENIENT = [
+    # Replayed output items (assistant messages, function calls, image generation calls) without the
+    # fields the schema marks required (id, status): the API reads them as input (18 + 5 requests).
+    (Dialect.OPENAI_RESPONSES, re.compile(r"/input/\d+"), "required", re.compile(r".")),
+    # An assistant message's output_text/refusal parts in EasyInputMessage, whose schema lists only
+    # input parts (18 requests, pydantic-ai and the openai-agents SDK replay them so).
+    (Dialect.OPENAI_RESPONSES, re.compile(r"/input/\d+/content/\d+"), "oneOf",
+     re.compile(r'^type "(output_text|refusal)"')),
+    # Function tools without strict, which the schema requires (nullable) and the API defaults (17).
+    (Dialect.OPENAI_RESPONSES, re.compile(r"/tools/\d+"), "required", re.compile(r"^'strict' ")),
+]
+
+
+@cache
+def _document(filename: str) -> dict[str, Any]:
+    return json.loads(resources.files("inspector.wire.specs").joinpath(filename).read_text())
+
+
+@cache
+def _validator(dialect: Dialect) -> tuple[Draft202012Validator, frozenset[str]]:
+    """The compiled validator for a dialect's request, and the top-level fields the request takes."""
+    filename, request = _SPEC_FILES[dialect]
+    document = _document(filename)
+    root = {"$ref": "#/$defs/" + document["requests"][request], "$defs": document["$defs"]}
+    return Draft202012Validator(root), frozenset(_top_level_fields(document["$defs"], root))
+
+
+def _top_level_fields(defs: dict[str, Any], schema: dict[str, Any]) -> Iterator[str]:
+    if "$ref" in schema:
+        yield from _top_level_fields(defs, defs[schema["$ref"].rsplit("/", 1)[1]])
+    yield from schema.get("properties", {})
+    for part in schema.get("allOf", ()):
+        yield from _top_level_fields(defs, part)
+
+
+def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Report) -> None:
+    """Only where the endpoint is the one the published schema describes: compatible servers and
+    routes to other providers take their own variants (extra fields, Mistral's chunks, router tools),
+    which recorded traffic shows them accepting."""
+    if dialect not in RULE_IDS or not isinstance(payload, dict) or not (profile.published_schema
+                                                                        and profile.openai_limits):
+        return
+    validator, fields = _validator(dialect)
+    taken = [v.pointer for v in report.violations]
+    for key in payload:
+        if key not in fields and not _covered(join("", key), taken):
+            report.add(_UNKNOWN_IDS[dialect], join("", key), f"{short(key)} is not a field of this request")
+    said: set[str] = set()
+    for error in validator.iter_errors(payload):
+        for leaf in _leaves(error):
+            pointer = join("", *leaf.absolute_path)
+            if _covered(pointer, taken):
+                continue
+            message = _message(leaf)
+            if any(d is dialect and where.fullmatch(pointer) and leaf.validator == keyword and text.search(message)
+                   for d, where, keyword, text in _LENIENT):
+                continue
+            severity = _severity(leaf, validator)
+            if severity is not None and pointer not in said:  # one finding per place (type and enum both fail)
+                said.add(pointer)
+                report.add(RULE_IDS[dialect], pointer, message, severity)
+
+
+def _covered(pointer: str, taken: list[str]) -> bool:
+    """A hand-written finding at this place, one that contains it, or one inside it (the schema
+    reports a failed union or a missing field on the enclosing object) explains it better. One on an
+    object's tag (type, role) covers the whole object: the schema's view of it follows a wrong tag."""
+    for t in taken:
+        owner, _, tag = t.rpartition("/")
+        if tag in ("type", "role") and owner and (pointer == owner or pointer.startswith(owner + "/")):
+            return True
+        if pointer == t or (t and pointer.startswith(t + "/")) or (pointer and t.startswith(pointer + "/")):
+            return True
+    return False
+
+
+def _mismatched(errors: list[ValidationError]) -> bool:
+    """The branch's discriminator (type, role, or a one-value field) or its basic type does not
+    match: the client did not mean this branch. Other enum fields (status) are values, not tags."""
+    return any((len(e.relative_path) == 1 and e.instance is not None
+                and ((e.validator in ("enum", "const", *_UNIONS) and e.relative_path[0] in ("type", "role"))
+                     or e.validator == "const" or (e.validator == "enum" and len(e.validator_value) == 1)))
+               or (e.validator == "type" and not e.relative_path) for e in errors)
+
+
+def _leaves(error: ValidationError) -> list[ValidationError]:
+    if error.validator not in _UNIONS or not error.context:
+        return [error]
+    branches: dict[Any, list[ValidationError]] = defaultdict(list)
+    for sub in error.context:
+        branches[sub.relative_schema_path[0]].append(sub)
+    meant = [errors for errors in branches.values() if not _mismatched(errors)]
+    if not meant:
+        return [error]
+    # Of several branches that fit the discriminator, the one that got furthest into the value.
+    best = max(meant, key=lambda errors: (max(len(e.absolute_path) for e in errors), -len(errors)))
+    return [leaf for sub in best for leaf in _leaves(sub)]
+
+
+def _severity(error: ValidationError, validator: Draft202012Validator) -> Severity | None:
+    if error.validator == "oneOf" and not error.context:
+        # Valid under more than one branch: the published document's unions overlap, the API does not
+        # reject such values (it reads them as the first match).
+        return None
+    if error.instance is None and error.validator in ("type", "enum", *_UNIONS) and not _required(error, validator):
+        # OpenAI reads null in an optional field as absent (OC-09): a note, not a rejection.
+        return Severity.INFO
+    return Severity.ERROR
+
+
+def _required(error: ValidationError, validator: Draft202012Validator) -> bool:
+    """Whether the field the error sits on is required by the object schema that declares it."""
+    if not error.absolute_path or not isinstance(error.absolute_path[-1], str):
+        return True
+    node: Any = validator.schema
+    parent: Any = None
+    for token in error.absolute_schema_path:
+        while isinstance(node, dict) and "$ref" in node and token != "$ref":
+            node = validator.schema["$defs"][node["$ref"].rsplit("/", 1)[1]]
+        if token == "$ref":
+            continue
+        if token == "properties":
+            parent = node
+        node = node[token] if isinstance(node, (dict, list)) else None
+        if node is None:
+            return True
+    return parent is None or error.absolute_path[-1] in parent.get("required", ())
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """A value as JSON text (null, 3, "text"), cut to `limit` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return short(value, limit)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _message(error: ValidationError) -> str:
+    kind, expected, value = error.validator, error.validator_value, error.instance
+    if kind == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else expected
+        return f"{_show(value)} is not of type {wanted}"
+    if kind == "enum":
+        return f"{_show(value)} is not one of {_show(expected, 120)}"
+    if kind == "const":
+        return f"{_show(value)} is not {expected!r}"
+    if kind in ("minimum", "exclusiveMinimum"):
+        return f"{_show(value)} is below the minimum {expected}" + (" (exclusive)" if kind.startswith("ex") else "")
+    if kind in ("maximum", "exclusiveMaximum"):
+        return f"{_show(value)} is above the maximum {expected}" + (" (exclusive)" if kind.startswith("ex") else "")
+    if kind in ("minItems", "maxItems", "minLength", "maxLength"):
+        bound = "at least" if kind.startswith("min") else "at most"
+        unit = "items" if kind.endswith("Items") else "characters"
+        return f"has {len(value)} {unit}; the schema takes {bound} {expected}"
+    if kind == "pattern":
+        return f"{_show(value)} does not match {expected}"
+    if kind in _UNIONS:
+        return _union_message(error)
+    return error.message if len(error.message) <= 160 else error.message[:159] + "…"
+
+
+def _union_message(error: ValidationError) -> str:
+    """No branch's discriminator matches: say which values the place takes."""
+    allowed: dict[str, list[Any]] = defaultdict(list)
+    for sub in error.context:
+        if sub.validator in ("enum", "const") and len(sub.relative_path) == 1:
+            values = sub.validator_value if sub.validator == "enum" else [sub.validator_value]
+            field = sub.relative_path[0]
+            allowed[field].extend(v for v in values if v not in allowed[field])
+    if isinstance(error.instance, dict):
+        for field, values in allowed.items():
+            if field in error.instance:
+                return f"{field} {_show(error.instance[field])} is not accepted here (takes {_show(values, 120)})"
+    return f"{_show(error.instance)} matches none of the shapes this place takes"
