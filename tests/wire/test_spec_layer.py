@@ -80,3 +80,14 @@ def test_other_servers_speaking_openai_chat_are_not_judged_by_openais_schema():
     assert _findings(request, "openai-chat", "openrouter") == []
     assert _findings(request, "openai-chat", "openai") == [("OC-29", "/top_k", "error"),
                                                            ("OC-28", "/temperature", "error")]
+
+
+def test_a_long_history_is_validated_in_its_newest_items_with_true_pointers():
+    messages = [{"role": "user", "content": "hi"}] * 40 + [{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": None}}]}]
+    old = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": None}}]}] + messages
+    assert _findings({"model": "m", "messages": messages}, "openai-chat") == [
+        ("OC-28", "/messages/40/content/0/image_url/url", "error")]
+    # The first item is older than the validated tail (spec.py: _TAIL), already checked when first sent.
+    assert _findings({"model": "m", "messages": old}, "openai-chat") == [
+        ("OC-28", "/messages/41/content/0/image_url/url", "error")]
