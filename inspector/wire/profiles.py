@@ -129,6 +129,9 @@ def with_model(profile: Profile, model: str) -> Profile:
 
 
 _OPENAI_HOST = re.compile(r"api\.openai\.com")
+# The hosts the providers' own definitions (rules/spec.py) describe; Azure has a profile of its own.
+_OFFICIAL_HOSTS = {Dialect.OPENAI_CHAT: _OPENAI_HOST, Dialect.OPENAI_RESPONSES: _OPENAI_HOST,
+                   Dialect.ANTHROPIC: re.compile(r"api\.anthropic\.com")}
 
 # Upstream hosts whose limits differ from the dialect's default.
 _HOSTS = [
@@ -152,8 +155,9 @@ def for_upstream(url: str, dialect: Dialect) -> Profile:
             if dialect in family:
                 return profile
     default = PROFILES[DEFAULTS[dialect]]
-    if dialect in (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES) and host and not _OPENAI_HOST.fullmatch(host):
-        # Another server speaking OpenAI's dialect (Groq, Together, a local vLLM): its own request
-        # variant, with fields of its own, not the one OpenAI publishes.
+    official = _OFFICIAL_HOSTS.get(dialect)
+    if official is not None and host and not official.fullmatch(host):
+        # Another server speaking the dialect (Groq, Together, a local vLLM, an Anthropic-compatible
+        # gateway): its own request variant, with fields of its own, not the one the provider defines.
         return replace(default, published_schema=False)
     return default

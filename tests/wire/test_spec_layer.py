@@ -3,10 +3,16 @@ known leniencies are not errors, and compatible servers are not judged by OpenAI
 
 from __future__ import annotations
 
+import json
+
+import orjson
+import pytest
+
 from inspector.wire import check, profiles
 from inspector.wire.specs import refresh
 
-from .wire_payloads import responses_request
+from .test_hostile_json import DEEP_SCHEMAS
+from .wire_payloads import anthropic_request, chat_request, responses_request
 
 SNIPPET = {
     "openapi": "3.1.0",
@@ -43,16 +49,58 @@ def test_refresh_extracts_what_the_request_reaches_and_rewrites_nullable(tmp_pat
     assert (tmp_path / "out.json").read_text().startswith('{"$defs":{"Part"')
 
 
-def test_vendored_file_is_what_refresh_writes():
-    """The shipped JSON is canonical refresh output (sorted, compact), with its provenance."""
-    import json
-    vendored = refresh.OPENAI_JSON.read_text()
-    document = json.loads(vendored)
-    assert document["requests"] == {"openai-chat": "CreateChatCompletionRequest",
-                                    "openai-responses": "CreateResponse"}
-    assert document["provenance"]["commit"] == "f85dbe223d40"
-    assert json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" == vendored
-    assert not any("nullable" in json.dumps(schema) for schema in document["$defs"].values())
+def test_refresh_turns_pydantics_schema_of_the_sdk_types_into_the_vendored_shape():
+    # What pydantic's TypeAdapter(TypedDict).json_schema() gives, in small.
+    schema = {"$defs": {"TextBlockParam": {"title": "TextBlockParam", "type": "object", "required": ["text", "type"],
+                                           "properties": {"text": {"title": "Text", "type": "string"},
+                                                          "type": {"const": "text", "type": "string"}}}},
+              "title": "MessageCreateParamsNonStreaming", "type": "object", "required": ["max_tokens"],
+              "properties": {"max_tokens": {"title": "Max Tokens", "type": "integer"},
+                             "system": {"anyOf": [{"type": "string"},
+                                                  {"items": {"$ref": "#/$defs/TextBlockParam"}, "type": "array"}]},
+                             "stream": {"const": False, "type": "boolean", "description": "dropped"}}}
+    provenance = {"source": "sdk", "version": "0", "license": "Apache-2.0"}
+    assert refresh.anthropic_document(schema, provenance) == {
+        "provenance": provenance,
+        "requests": {"anthropic": "MessageCreateParams"},
+        "$defs": {
+            "MessageCreateParams": {"type": "object", "required": ["max_tokens"], "properties": {
+                "max_tokens": {"type": "integer"},
+                "system": {"anyOf": [{"type": "string"}, {"items": {"$ref": "#/$defs/TextBlockParam"},
+                                                           "type": "array"}]},
+                "stream": {"type": "boolean"}}},
+            "TextBlockParam": {"type": "object", "required": ["text", "type"],
+                               "properties": {"text": {"type": "string"}, "type": {"const": "text", "type": "string"}}},
+        },
+    }
+
+
+@pytest.mark.parametrize("vendored, requests", [
+    (refresh.OPENAI_JSON, {"openai-chat": "CreateChatCompletionRequest", "openai-responses": "CreateResponse"}),
+    (refresh.ANTHROPIC_JSON, {"anthropic": "MessageCreateParams"}),
+])
+def test_vendored_files_are_what_refresh_writes(vendored, requests):
+    """The shipped JSON is canonical refresh output (sorted, compact), with provenance and licence."""
+    text = vendored.read_text()
+    document = json.loads(text)
+    assert document["requests"] == requests
+    assert sorted(document["provenance"]) in (["commit", "date", "license", "source"], ["license", "source", "version"])
+    assert json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" == text
+    assert _keywords(document["$defs"].values()) <= refresh.KEYWORDS  # no nullable, docs or x-* left
+    licence = refresh.OPENAI_LICENSE if vendored == refresh.OPENAI_JSON else refresh.ANTHROPIC_LICENSE
+    assert licence.read_text().strip()
+
+
+def _keywords(schemas) -> set[str]:
+    found: set[str] = set()
+    for schema in schemas:
+        if isinstance(schema, dict):
+            found |= set(schema)
+            for key in refresh.SCHEMA_MAPS:
+                found |= _keywords(schema.get(key, {}).values())
+            found |= _keywords(schema.get(key) for key in refresh.SCHEMA_ONE)
+            found |= _keywords(sub for key in refresh.SCHEMA_LIST for sub in schema.get(key, ()))
+    return found
 
 
 def _findings(payload, dialect, profile=None):
@@ -91,3 +139,38 @@ def test_a_long_history_is_validated_in_its_newest_items_with_true_pointers():
     # The first item is older than the validated tail (spec.py: _TAIL), already checked when first sent.
     assert _findings({"model": "m", "messages": old}, "openai-chat") == [
         ("OC-28", "/messages/41/content/0/image_url/url", "error")]
+
+
+def test_messages_say_what_the_schema_expects():
+    request = chat_request()
+    request.update(temperature=2.5, n=0, response_format={"type": "json"}, max_output_tokens=5)
+    assert [(v.rule, v.pointer, v.message) for v in check.check_request(request, "openai-chat")] == [
+        ("OC-29", "/max_output_tokens", "'max_output_tokens' is not a field of this request"),
+        ("OC-28", "/temperature", "2.5 is above the maximum 2"),
+        ("OC-28", "/n", "0 is below the minimum 1"),
+        ("OC-28", "/response_format", 'type "json" is not accepted here (takes ["text", "json_schema", "json_object"])'),
+    ]
+    request = anthropic_request()
+    request["metadata"] = {"user_id": 5}
+    request["max_tokens"] = "100"
+    assert [(v.rule, v.pointer, v.message) for v in check.check_request(request, "anthropic")] == [
+        ("AN-14", "/max_tokens", '"100" is not of type integer'),
+        ("AN-14", "/metadata/user_id", "5 is not of type string or null"),
+    ]
+
+
+def test_anthropic_compatible_gateways_are_not_judged_by_the_sdk_types():
+    request = anthropic_request()
+    request["max_tokens"] = "100"
+    gateway = profiles.for_upstream("https://api.deepseek.com/anthropic", "anthropic")
+    assert _findings(request, "anthropic", gateway) == []
+    official = profiles.for_upstream("https://api.anthropic.com/v1/messages", "anthropic")
+    assert _findings(request, "anthropic", official) == [("AN-14", "/max_tokens", "error")]
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP_SCHEMAS))
+def test_a_request_nested_past_the_recursion_limit_keeps_what_was_found(shape):
+    # jsonschema exhausts the stack on these parameters (it descends into them); the checker does not.
+    body = '{"model":"m","input":"x","temperature":9,"tools":[{"type":"function","name":"f","parameters":%s}]}'
+    request = orjson.loads(body % DEEP_SCHEMAS[shape])
+    assert _findings(request, "openai-responses") == [("OR-13", "/temperature", "error")]

@@ -197,6 +197,9 @@ _RULES = [
          "mis-keyed deltas corrupt the input ({…}{…}).",
          "Send content_block_start/delta/stop with one index per block and stop_reason \"tool_use\" when "
          "tool_use blocks were sent."),
+    Rule("AN-14", E, "Anthropic validates the request against its API definition and answers 400 "
+         "field by field (\"messages.39.content.0.tool_use.input: Input should be a valid dictionary\").",
+         "Send the field in the shape the Anthropic SDK's MessageCreateParams types give."),
     # Gemini
     Rule("GM-01", E, "Vertex allows at most 128 function declarations, and some tool kinds exist only on "
          "one of the Gemini API / Vertex.",

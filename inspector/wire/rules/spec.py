@@ -1,5 +1,6 @@
-"""The spec layer: a whole request checked against the provider's own published definition
-(vendored under `wire/specs/`, refreshed by `wire/specs/refresh.py`), beneath the hand-written rules.
+"""The spec layer: a whole request checked against the provider's own machine-readable definition
+(vendored under `wire/specs/`, refreshed by `wire/specs/refresh.py`: OpenAI's OpenAPI document, the
+Anthropic SDK's request types), beneath the hand-written rules.
 
 The hand-written rules know more than the schema (why a provider rejects, where it is lenient), so
 a schema error is reported only where no hand-written finding already sits at or above its place.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, Iterator
@@ -25,10 +27,21 @@ from ..profiles import Profile
 from ..violations import Severity
 from .base import Report, short
 
-RULE_IDS = {Dialect.OPENAI_CHAT: "OC-28", Dialect.OPENAI_RESPONSES: "OR-13"}
-_UNKNOWN_IDS = {Dialect.OPENAI_CHAT: "OC-29", Dialect.OPENAI_RESPONSES: "OR-14"}
-_SPEC_FILES = {Dialect.OPENAI_CHAT: ("openai.json", "openai-chat"),
-               Dialect.OPENAI_RESPONSES: ("openai.json", "openai-responses")}
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    file: str
+    request: str  # the document's name for the request ("requests" in the vendored JSON)
+    rule: str  # a value or shape the schema does not take
+    # A field the request does not define; None where the source does not list every field the
+    # API takes (the Anthropic SDK 2.x dropped temperature/top_p/top_k, which the API still reads).
+    unknown_rule: str | None
+
+
+SPECS = {
+    Dialect.OPENAI_CHAT: _Spec("openai.json", "openai-chat", "OC-28", "OC-29"),
+    Dialect.OPENAI_RESPONSES: _Spec("openai.json", "openai-responses", "OR-13", "OR-14"),
+    Dialect.ANTHROPIC: _Spec("anthropic.json", "anthropic", "AN-14", None),
+}
 _UNIONS = ("oneOf", "anyOf")
 
 # Where api.openai.com accepts what its published schema does not, seen on accepted requests of the
@@ -54,9 +67,9 @@ def _document(filename: str) -> dict[str, Any]:
 @cache
 def _validator(dialect: Dialect) -> tuple[Draft202012Validator, frozenset[str]]:
     """The compiled validator for a dialect's request, and the top-level fields the request takes."""
-    filename, request = _SPEC_FILES[dialect]
-    document = _document(filename)
-    root = {"$ref": "#/$defs/" + document["requests"][request], "$defs": document["$defs"]}
+    spec = SPECS[dialect]
+    document = _document(spec.file)
+    root = {"$ref": "#/$defs/" + document["requests"][spec.request], "$defs": document["$defs"]}
     return Draft202012Validator(root), frozenset(_top_level_fields(document["$defs"], root))
 
 
@@ -69,17 +82,30 @@ def _top_level_fields(defs: dict[str, Any], schema: dict[str, Any]) -> Iterator[
 
 
 def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Report) -> None:
-    """Only where the endpoint is the one the published schema describes: compatible servers and
-    routes to other providers take their own variants (extra fields, Mistral's chunks, router tools),
-    which recorded traffic shows them accepting."""
-    if dialect not in RULE_IDS or not isinstance(payload, dict) or not (profile.published_schema
-                                                                        and profile.openai_limits):
+    """Only where the endpoint is the one the definition describes: compatible servers and routes
+    to other providers take their own variants (extra fields, Mistral's chunks, router tools), which
+    recorded traffic shows them accepting."""
+    spec = SPECS.get(dialect)
+    if spec is None or not isinstance(payload, dict) or not (profile.published_schema and profile.openai_limits):
         return
     validator, fields = _validator(dialect)
     taken = [v.pointer for v in report.violations]
-    for key in payload:
-        if key not in fields and not _covered(join("", key), taken):
-            report.add(_UNKNOWN_IDS[dialect], join("", key), f"{short(key)} is not a field of this request")
+    if spec.unknown_rule is not None:
+        for key in payload:
+            if key not in fields and not _covered(join("", key), taken):
+                report.add(spec.unknown_rule, join("", key), f"{short(key)} is not a field of this request")
+    try:
+        for pointer, message, severity in _schema_findings(payload, dialect, validator, taken):
+            report.add(spec.rule, pointer, message, severity)
+    except RecursionError:
+        # jsonschema descends a few frames per level and orjson reads values 1024 levels deep: past
+        # Python's limit the rest of the request goes unvalidated (the hand-written rules report the
+        # depth itself, test_hostile_json); what was found before stands.
+        pass
+
+
+def _schema_findings(payload: dict[str, Any], dialect: Dialect, validator: Draft202012Validator,
+                     taken: list[str]) -> Iterator[tuple[str, str, Severity]]:
     said: set[str] = set()
     checked, skipped = _tail(payload)
     for error in validator.iter_errors(checked):
@@ -97,7 +123,7 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
             severity = _severity(leaf, validator)
             if severity is not None and pointer not in said:  # one finding per place (type and enum both fail)
                 said.add(pointer)
-                report.add(RULE_IDS[dialect], pointer, message, severity)
+                yield pointer, message, severity
 
 
 # Validating a union per history item costs ~0.5 ms (265 ms/MB on a 505-message conversation, over
@@ -226,4 +252,8 @@ def _union_message(error: ValidationError) -> str:
         for field, values in allowed.items():
             if field in error.instance:
                 return f"{field} {_show(error.instance[field])} is not accepted here (takes {_show(values, 120)})"
+    types = [t for sub in error.context if sub.validator == "type" and not sub.relative_path
+             for t in (sub.validator_value if isinstance(sub.validator_value, list) else [sub.validator_value])]
+    if types:
+        return f"{_show(error.instance)} is not of type {' or '.join(dict.fromkeys(types))}"
     return f"{_show(error.instance)} matches none of the shapes this place takes"
