@@ -108,11 +108,21 @@ def _findings(payload, dialect, profile=None):
 
 
 def test_replayed_output_items_the_api_accepts_are_not_errors():
-    # Recorded: api.openai.com accepts assistant output_text parts and function tools without strict.
+    # Recorded: api.openai.com accepts assistant output_text parts, an image generation call by id and
+    # type alone, and function tools without strict.
     request = responses_request()
     request["input"][0] = {"role": "assistant", "content": [{"type": "output_text", "text": "Hi"}]}
+    request["input"].insert(1, {"type": "image_generation_call", "id": "ig_1"})
     del request["tools"][0]["strict"]
     assert _findings(request, "openai-responses") == []
+
+
+def test_the_leniencies_stay_where_they_were_seen():
+    request = responses_request()
+    request["input"][0] = {"role": "user", "content": [{"type": "output_text", "text": "Hi"}]}
+    request["input"].insert(1, {"type": "image_generation_call"})
+    assert _findings(request, "openai-responses") == [("OR-13", "/input/0/content/0", "error"),
+                                                      ("OR-13", "/input/1", "error")]
 
 
 def test_null_in_an_enum_field_of_a_replayed_item_is_a_note():

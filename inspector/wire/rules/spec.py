@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -27,6 +27,7 @@ from ..profiles import Profile
 from ..violations import Severity
 from .base import Report, short
 
+
 @dataclass(frozen=True, slots=True)
 class _Spec:
     file: str
@@ -35,28 +36,57 @@ class _Spec:
     # A field the request does not define; None where the source does not list every field the
     # API takes (the Anthropic SDK 2.x dropped temperature/top_p/top_k, which the API still reads).
     unknown_rule: str | None
+    # null in an optional field the schema does not make nullable: OpenAI reads it as absent (OC-09),
+    # a note; for Anthropic nothing is recorded either way, so it is a warning, not an error.
+    null_severity: Severity
 
 
 SPECS = {
-    Dialect.OPENAI_CHAT: _Spec("openai.json", "openai-chat", "OC-28", "OC-29"),
-    Dialect.OPENAI_RESPONSES: _Spec("openai.json", "openai-responses", "OR-13", "OR-14"),
-    Dialect.ANTHROPIC: _Spec("anthropic.json", "anthropic", "AN-14", None),
+    Dialect.OPENAI_CHAT: _Spec("openai.json", "openai-chat", "OC-28", "OC-29", Severity.INFO),
+    Dialect.OPENAI_RESPONSES: _Spec("openai.json", "openai-responses", "OR-13", "OR-14", Severity.INFO),
+    Dialect.ANTHROPIC: _Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING),
 }
 _UNIONS = ("oneOf", "anyOf")
 
-# Where api.openai.com accepts what its published schema does not, seen on accepted requests of the
-# recorded corpus (tests/bench/real_traffic.py): (dialect, pointer, keyword, message) patterns.
+@dataclass(frozen=True, slots=True)
+class _Lenient:
+    """A place where the provider accepts what its definition does not: the schema keyword that
+    failed, the message's pattern, and what the enclosing history item must be (None: any)."""
+
+    dialect: Dialect
+    pointer: re.Pattern[str]
+    keyword: str
+    message: re.Pattern[str]
+    item: Callable[[dict[str, Any]], bool] | None = None
+
+
+# Seen on requests api.openai.com accepted, in the recorded corpus (tests/bench/real_traffic.py).
 _LENIENT = [
-    # Replayed output items (assistant messages, function calls, image generation calls) without the
-    # fields the schema marks required (id, status): the API reads them as input (18 + 5 requests).
-    (Dialect.OPENAI_RESPONSES, re.compile(r"/input/\d+"), "required", re.compile(r".")),
-    # An assistant message's output_text/refusal parts in EasyInputMessage, whose schema lists only
-    # input parts (18 requests, pydantic-ai and the openai-agents SDK replay them so).
-    (Dialect.OPENAI_RESPONSES, re.compile(r"/input/\d+/content/\d+"), "oneOf",
-     re.compile(r'^type "(output_text|refusal)"')),
-    # Function tools without strict, which the schema requires (nullable) and the API defaults (17).
-    (Dialect.OPENAI_RESPONSES, re.compile(r"/tools/\d+"), "required", re.compile(r"^'strict' ")),
+    # An assistant message's output_text/refusal parts replayed as an EasyInputMessage, whose schema
+    # lists only input parts (18 requests, pydantic-ai's among them).
+    _Lenient(Dialect.OPENAI_RESPONSES, re.compile(r"/input/\d+/content/\d+"), "oneOf",
+             re.compile(r'^type "(output_text|refusal)"'), lambda item: item.get("role") == "assistant"),
+    # An image generation call replayed by its id and type alone, without the status and result the
+    # schema requires (2 requests).
+    _Lenient(Dialect.OPENAI_RESPONSES, re.compile(r"/input/\d+"), "required", re.compile(r"^'(status|result)' "),
+             lambda item: item.get("type") == "image_generation_call" and "id" in item),
+    # Function tools without strict, which the schema requires (nullable) and the API defaults (14).
+    _Lenient(Dialect.OPENAI_RESPONSES, re.compile(r"/tools/\d+"), "required", re.compile(r"^'strict' ")),
 ]
+
+
+def _lenient(dialect: Dialect, pointer: str, path: list[Any], keyword: str, message: str,
+             payload: dict[str, Any]) -> bool:
+    for case in _LENIENT:
+        if case.dialect is dialect and case.keyword == keyword and case.pointer.fullmatch(pointer) \
+                and case.message.search(message):
+            if case.item is None:
+                return True
+            items = payload.get(path[0]) if path else None
+            item = items[path[1]] if isinstance(items, list) and len(path) > 1 and path[1] < len(items) else None
+            if isinstance(item, dict) and case.item(item):
+                return True
+    return False
 
 
 @cache
@@ -117,10 +147,9 @@ def _schema_findings(payload: dict[str, Any], dialect: Dialect, validator: Draft
             if _covered(pointer, taken):
                 continue
             message = _message(leaf)
-            if any(d is dialect and where.fullmatch(pointer) and leaf.validator == keyword and text.search(message)
-                   for d, where, keyword, text in _LENIENT):
+            if _lenient(dialect, pointer, path, leaf.validator, message, payload):
                 continue
-            severity = _severity(leaf, validator)
+            severity = _severity(leaf, validator, SPECS[dialect].null_severity)
             if severity is not None and pointer not in said:  # one finding per place (type and enum both fail)
                 said.add(pointer)
                 yield pointer, message, severity
@@ -177,14 +206,13 @@ def _leaves(error: ValidationError) -> list[ValidationError]:
     return [leaf for sub in best for leaf in _leaves(sub)]
 
 
-def _severity(error: ValidationError, validator: Draft202012Validator) -> Severity | None:
+def _severity(error: ValidationError, validator: Draft202012Validator, null: Severity) -> Severity | None:
     if error.validator == "oneOf" and not error.context:
         # Valid under more than one branch: the published document's unions overlap, the API does not
         # reject such values (it reads them as the first match).
         return None
     if error.instance is None and error.validator in ("type", "enum", *_UNIONS) and not _required(error, validator):
-        # OpenAI reads null in an optional field as absent (OC-09): a note, not a rejection.
-        return Severity.INFO
+        return null
     return Severity.ERROR
 
 
