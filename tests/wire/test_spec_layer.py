@@ -17,8 +17,11 @@ from .wire_payloads import anthropic_request, chat_request, responses_request
 SNIPPET = {
     "openapi": "3.1.0",
     "paths": {"/chat/completions": {"post": {"requestBody": {"content": {"application/json": {
-        "schema": {"$ref": "#/components/schemas/Req"}}}}}}},
+        "schema": {"$ref": "#/components/schemas/Req"}}}}}},
+              "/responses": {"post": {"requestBody": {"content": {"application/json": {
+                  "schema": {"$ref": "#/components/schemas/Resp"}}}}}}},
     "components": {"schemas": {
+        "Resp": {"type": "object", "properties": {"input": {"type": "string", "title": "dropped"}}},
         "Req": {"type": "object", "description": "dropped", "required": ["model"],
                 "properties": {"model": {"type": "string", "example": "gpt"},
                                "temperature": {"type": "number", "minimum": 0, "maximum": 2, "nullable": True},
@@ -45,8 +48,21 @@ def test_refresh_extracts_what_the_request_reaches_and_rewrites_nullable(tmp_pat
                 "part": {"anyOf": [{"$ref": "#/$defs/Part"}, {"type": "null"}]}}},
         },
     }
-    refresh.write(document, tmp_path / "out.json")
-    assert (tmp_path / "out.json").read_text().startswith('{"$defs":{"Part"')
+    # The script end to end: YAML in, the same document and the licence beside it out.
+    yaml = pytest.importorskip("yaml")
+    (tmp_path / "openapi.yaml").write_text(yaml.safe_dump(SNIPPET))
+    (tmp_path / "openai-openapi.LICENSE").write_text("MIT\n")
+    out = tmp_path / "out" / "openai.json"
+    out.parent.mkdir()
+    refresh.main(["openai", "--openapi", str(tmp_path / "openapi.yaml"), "--commit", "0", "--date", "2026-11-30",
+                  "--out", str(out)])
+    written = json.loads(out.read_text())
+    assert written["requests"] == {"openai-chat": "Req", "openai-responses": "Resp"}
+    assert written["$defs"] == {**document["$defs"], "Resp": {"type": "object", "properties": {
+        "input": {"type": "string"}}}}
+    assert written["provenance"] == {"source": "https://github.com/openai/openai-openapi/blob/0/openapi.yaml",
+                                     "commit": "0", "date": "2026-11-30", "license": "MIT (OPENAI-LICENSE)"}
+    assert (out.parent / "OPENAI-LICENSE").read_text() == "MIT\n"
 
 
 def test_refresh_turns_pydantics_schema_of_the_sdk_types_into_the_vendored_shape():

@@ -129,8 +129,7 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
             report.add(spec.rule, pointer, message, severity)
     except RecursionError:
         # jsonschema descends a few frames per level and orjson reads values 1024 levels deep: past
-        # Python's limit the rest of the request goes unvalidated (the hand-written rules report the
-        # depth itself, test_hostile_json); what was found before stands.
+        # Python's limit the rest of the request goes unvalidated, and what was found before stands.
         pass
 
 

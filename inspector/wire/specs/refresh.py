@@ -123,18 +123,17 @@ def anthropic_document(schema: dict[str, Any], provenance: dict[str, str]) -> di
             "$defs": dict(sorted(defs.items()))}
 
 
-def _anthropic_sdk() -> tuple[dict[str, Any], dict[str, str]]:
+def _anthropic_sdk() -> tuple[dict[str, Any], dict[str, str], str]:
     import anthropic
     from anthropic.types.beta.message_create_params import MessageCreateParamsNonStreaming
     from pydantic import TypeAdapter
 
     # The SDK moved from MIT to Apache-2.0 in 2.0.0: the licence is copied from the installed package.
     licence = next(f for f in metadata.distribution("anthropic").files or () if f.name == "LICENSE")
-    ANTHROPIC_LICENSE.write_text(licence.read_text())
     provenance = {"source": "anthropic-sdk-python " + anthropic.__version__ + ": anthropic.types.beta."
                             "MessageCreateParamsNonStreaming (pydantic TypeAdapter.json_schema)",
                   "version": anthropic.__version__, "license": "Apache-2.0 (ANTHROPIC-LICENSE)"}
-    return TypeAdapter(MessageCreateParamsNonStreaming).json_schema(), provenance
+    return TypeAdapter(MessageCreateParamsNonStreaming).json_schema(), provenance, licence.read_text()
 
 
 def write(document: dict, target: Path) -> None:
@@ -154,7 +153,9 @@ def main(argv: list[str] | None = None) -> None:
     anthropic.add_argument("--out", type=Path, default=ANTHROPIC_JSON)
     args = parser.parse_args(argv)
     if args.provider == "anthropic":
-        write(anthropic_document(*_anthropic_sdk()), args.out)
+        schema, provenance, licence = _anthropic_sdk()
+        write(anthropic_document(schema, provenance), args.out)
+        args.out.with_name(ANTHROPIC_LICENSE.name).write_text(licence)
         return
     import yaml  # only the refresh needs it
 
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     provenance = {"source": "https://github.com/openai/openai-openapi/blob/" + args.commit + "/openapi.yaml",
                   "commit": args.commit, "date": args.date, "license": "MIT (OPENAI-LICENSE)"}
     write(extract(openapi, OPENAI_REQUESTS, provenance), args.out)
-    shutil.copyfile(args.license or args.openapi.with_name("openai-openapi.LICENSE"), OPENAI_LICENSE)
+    shutil.copyfile(args.license or args.openapi.with_name("openai-openapi.LICENSE"),
+                    args.out.with_name(OPENAI_LICENSE.name))
 
 
 if __name__ == "__main__":
