@@ -13,7 +13,7 @@ import orjson
 from . import jsonsafe, profiles, streams
 from .dialect import Dialect, from_shape
 from .profiles import Profile
-from .rules import anthropic, gemini, mcp, openai_chat, openai_responses
+from .rules import anthropic, gemini, mcp, openai_chat, openai_responses, spec
 from .rules.base import DialectRules, Report
 from .violations import Violation
 
@@ -73,10 +73,12 @@ def _resolve(dialect: Dialect | str, profile: str | Profile | None) -> tuple[Dia
 
 
 def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
-    """Violations in a request body (already parsed JSON)."""
+    """Violations in a request body (already parsed JSON): the dialect's rules, then the provider's
+    published schema where the rules said nothing."""
     dialect, chosen = _resolve(dialect, profile)
     report = Report()
     _RULES[dialect].check_request(payload, chosen, report)
+    spec.check_request(payload, dialect, chosen, report)
     return report.violations
 
 

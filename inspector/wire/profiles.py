@@ -57,6 +57,9 @@ class Profile:
     # Names the client declared that the forwarder aliased on the way up and restores on the way
     # back (repair and translate modes): in the response the client gets, they are its own names.
     restored_names: frozenset[str] = frozenset()
+    # Whether the endpoint is the one the provider's published schema describes (the spec layer,
+    # rules/spec.py): compatible servers take their own variants of the request.
+    published_schema: bool = True
 
     @property
     def openai_limits(self) -> bool:
@@ -75,13 +78,15 @@ PROFILES: dict[str, Profile] = {p.name: p for p in [
             call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR),
     Profile("openrouter", Dialect.OPENAI_CHAT, "OpenRouter: 40-char tool-call ids enforced",
             _OPENAI_NAME, call_id_max=40, call_id_severity=Severity.ERROR,
-            max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:"),
+            max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:", published_schema=False),
     Profile("openai-compatible", Dialect.OPENAI_CHAT, "strict compatible servers (DeepSeek, DashScope, "
             "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
             _OPENAI_NAME, call_id_max=40, max_tools=128, strict_arguments=True,
-            content_key_required=True, tool_choice_needs_tools=True, own_item_ids=True),
+            content_key_required=True, tool_choice_needs_tools=True, own_item_ids=True,
+            published_schema=False),
     Profile("mistral", Dialect.OPENAI_CHAT, "Mistral's chat API (api.mistral.ai): type defaults to "
-            "function, tool_choice 'any', content chunks", _OPENAI_NAME, mistral=True),
+            "function, tool_choice 'any', content chunks", _OPENAI_NAME, mistral=True,
+            published_schema=False),
     Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", NAME_RULES[Dialect.ANTHROPIC]),
     Profile("gemini", Dialect.GEMINI, "Gemini API (generativelanguage.googleapis.com)", NAME_RULES[Dialect.GEMINI]),
     Profile("vertex", Dialect.GEMINI, "Vertex AI: at most 128 declarations, OBJECT parameters root",
@@ -123,6 +128,11 @@ def with_model(profile: Profile, model: str) -> Profile:
     return replace(profile, model=model) if model and model != profile.model else profile
 
 
+_OPENAI_HOST = re.compile(r"api\.openai\.com")
+# The hosts the providers' own definitions (rules/spec.py) describe; Azure has a profile of its own.
+_OFFICIAL_HOSTS = {Dialect.OPENAI_CHAT: _OPENAI_HOST, Dialect.OPENAI_RESPONSES: _OPENAI_HOST,
+                   Dialect.ANTHROPIC: re.compile(r"api\.anthropic\.com")}
+
 # Upstream hosts whose limits differ from the dialect's default.
 _HOSTS = [
     (re.compile(r"(.+\.)?openrouter\.ai"), "openrouter"),
@@ -144,4 +154,10 @@ def for_upstream(url: str, dialect: Dialect) -> Profile:
                 else {profile.dialect}
             if dialect in family:
                 return profile
-    return PROFILES[DEFAULTS[dialect]]
+    default = PROFILES[DEFAULTS[dialect]]
+    official = _OFFICIAL_HOSTS.get(dialect)
+    if official is not None and host and not official.fullmatch(host):
+        # Another server speaking the dialect (Groq, Together, a local vLLM, an Anthropic-compatible
+        # gateway): its own request variant, with fields of its own, not the one the provider defines.
+        return replace(default, published_schema=False)
+    return default

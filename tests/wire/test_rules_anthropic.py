@@ -155,6 +155,20 @@ CASES = [
            "/9/delta/stop_reason", "warning", same),
     stream("streamed tool_use id invalid", setting([1, "content_block", "id"], "functions.get_weather:0"), "AN-05",
            "/1/content_block/id", "error", same),
+    # The spec layer: the Anthropic SDK's request types beneath the hand-written rules (issue 8).
+    req("max_tokens as a string", setting(["max_tokens"], "100"), "AN-14", "/max_tokens", "error",
+        setting(["max_tokens"], 4096)),
+    req("file block in a user message", setting(["messages", 0, "content"], [
+        {"type": "file", "file": {"file_id": "file_1"}}]), "AN-14", "/messages/0/content/0", "error",
+        setting(["messages", 0, "content"], [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}])),
+    req("image source url null", setting(["messages", 0, "content"], [
+        {"type": "image", "source": {"type": "url", "url": None}}]), "AN-14", "/messages/0/content/0/source/url",
+        "error", setting(["messages", 0, "content"], [{"type": "image", "source": {"type": "url",
+                                                                                  "url": "https://x/a.png"}}])),
+    req("metadata.user_id as a number", setting(["metadata"], {"user_id": 5}), "AN-14", "/metadata/user_id",
+        "error", setting(["metadata"], {"user_id": "u-5"})),
+    req("system as a list of strings", setting(["system"], ["Be brief."]), "AN-14", "/system/0", "error",
+        setting(["system"], [{"type": "text", "text": "Be brief."}])),
 ]
 
 

@@ -62,7 +62,9 @@ CASES = [
         setting(["tools", 1], {"type": "custom", "custom": {"name": "fmt"}})),
     req("built-in degraded into an empty-name function", setting(["tools", 1], {"type": "function", "function": {
         "name": "", "parameters": None}}), "XL-09", "/tools/1/function/name", "error",
-        setting(["tools", 1], {"type": "function", "function": {"name": "web_search", "parameters": None}})),
+        setting(["tools", 1], {"type": "function", "function": {"name": "web_search", "parameters": None}}),
+        # OpenAI reads the null as absent: the spec layer notes it (OC-28 info), as OC-09 does.
+        also=(("OC-28", "/tools/1/function/parameters", "info"),)),
     req("function tool without definition", setting(["tools", 1], {"type": "function"}), "OC-01",
         "/tools/1/function", "error", same),
     req("dotted tool name", setting(["tools", 0, "function", "name"], "get.weather"), "OC-02",
@@ -261,6 +263,22 @@ CASES = [
            "/6/choices/0/finish_reason", "warning", same),
     stream("usage chunk without usage", lambda events: events + [{"choices": []}], "OC-23", "/7/choices", "info",
            lambda events: events + [{"choices": [], "usage": {"total_tokens": 3}}]),
+    # The spec layer: OpenAI's published schema beneath the hand-written rules (issue 8).
+    req("temperature above the published maximum", setting(["temperature"], 2.5), "OC-28", "/temperature",
+        "error", setting(["temperature"], 2)),
+    req("n below the published minimum", setting(["n"], 0), "OC-28", "/n", "error", setting(["n"], 1)),
+    req("image_url.url null", setting(["messages", 1, "content"], [{"type": "image_url", "image_url": {"url": None}}]),
+        "OC-28", "/messages/1/content/0/image_url/url", "error",
+        setting(["messages", 1, "content"], [{"type": "image_url", "image_url": {"url": "https://x/a.png"}}])),
+    req("image part in a system message", setting(["messages", 0], {"role": "system", "content": [
+        {"type": "image_url", "image_url": {"url": "https://x/a.png"}}]}), "OC-28", "/messages/0/content/0", "error",
+        setting(["messages", 0], {"role": "system", "content": [{"type": "text", "text": "Be brief."}]})),
+    req("response_format of an unknown type", setting(["response_format"], {"type": "json"}), "OC-28",
+        "/response_format", "error", setting(["response_format"], {"type": "json_object"})),
+    req("unknown top-level field", setting(["max_output_tokens"], 100), "OC-29", "/max_output_tokens", "error",
+        setting(["max_completion_tokens"], 100)),
+    req("unknown field on a compatible server", setting(["top_k"], 40), "OC-29", "/top_k", "error",
+        setting(["top_k"], 40), near_profile="openai-compatible"),
 ]
 
 

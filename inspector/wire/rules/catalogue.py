@@ -107,6 +107,16 @@ _RULES = [
     Rule("OC-27", E, "A legacy role:\"function\" message's content is a string or null; parts or objects are "
          "not accepted.",
          "Serialise the result to a string (JSON text for structured results)."),
+    # The spec layer (rules/spec.py): the whole request against OpenAI's published OpenAPI document.
+    Rule("OC-28", E, "api.openai.com validates the request against its published schema and answers 400 naming "
+         "the field (recorded: \"Invalid 'messages[3]'. Content blocks are expected to be either text or "
+         "image_url type.\").",
+         "Send the field in the shape and range the schema gives (openai-openapi's CreateChatCompletionRequest)."),
+    Rule("OC-29", E, "OpenAI rejects parameters an endpoint does not define (recorded on the images endpoint: "
+         "\"Unknown parameter: 'quality'.\"); compatible servers take extras of their own, so only OpenAI's "
+         "hosts are checked.",
+         "Remove the field, or move it where Chat takes it (e.g. Responses' text.format is response_format "
+         "here)."),
     # OpenAI Responses
     Rule("OR-01", E, "Each Responses tool type has required fields; unknown types are rejected.",
          "Fill the required fields of the tool type, or drop the tool with a warning."),
@@ -143,6 +153,15 @@ _RULES = [
     Rule("OR-12", E, "A function_call output item needs a name: a client cannot dispatch a nameless call, so a "
          "response holding one is not a usable completed response.",
          "Carry the name of every call through, or end the response as failed/incomplete."),
+    # The spec layer (rules/spec.py): the whole request against OpenAI's published OpenAPI document.
+    Rule("OR-13", E, "api.openai.com validates the request against its published schema and answers 400 "
+         "(recorded: \"Invalid 'temperature': decimal below minimum value. Expected a value >= 0, but got -1 "
+         "instead.\").",
+         "Send the field in the shape and range the schema gives (openai-openapi's CreateResponse)."),
+    Rule("OR-14", E, "The Responses API rejects fields it does not define; Chat's spellings are the usual cause "
+         "(response_format is text.format here, max_tokens is max_output_tokens, messages is input).",
+         "Remove the field, or move it where Responses takes it (response_format → text.format, "
+         "max_tokens → max_output_tokens, messages → input)."),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}})."),
@@ -181,6 +200,10 @@ _RULES = [
          "mis-keyed deltas corrupt the input ({…}{…}).",
          "Send content_block_start/delta/stop with one index per block and stop_reason \"tool_use\" when "
          "tool_use blocks were sent."),
+    # The spec layer (rules/spec.py): the whole request against the Anthropic SDK's request types.
+    Rule("AN-14", E, "Anthropic validates the request against its API definition and answers 400 "
+         "field by field (\"messages.39.content.0.tool_use.input: Input should be a valid dictionary\").",
+         "Send the field in the shape the Anthropic SDK's MessageCreateParams types give."),
     # Gemini
     Rule("GM-01", E, "Vertex allows at most 128 function declarations, and some tool kinds exist only on "
          "one of the Gemini API / Vertex.",

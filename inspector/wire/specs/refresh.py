@@ -1,0 +1,172 @@
+"""Refresh the vendored request schemas the spec layer (`wire/rules/spec.py`) validates against.
+
+Run by hand when a provider publishes a new definition; the product reads only the JSON it writes:
+
+    .venv/bin/python -m inspector.wire.specs.refresh --openapi ../shared/specs/openai-openapi.yaml \\
+        --commit f85dbe223d40 --date 2026-08-21
+
+OpenAI: the request bodies of `POST /chat/completions` and `POST /responses` from openai-openapi's
+`openapi.yaml`, with every component they reach. It is OpenAPI 3.1 but still carries 3.0-style
+`nullable: true`, which is rewritten into a union with null so a JSON Schema 2020-12 validator reads
+it as OpenAI means it. Documentation (descriptions, examples, x-* extensions, discriminator hints) is
+dropped: the validator ignores it and it is most of the bytes. Needs PyYAML (the test extra)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+OPENAI_JSON = HERE / "openai.json"
+ANTHROPIC_JSON = HERE / "anthropic.json"
+OPENAI_LICENSE = HERE / "OPENAI-LICENSE"
+ANTHROPIC_LICENSE = HERE / "ANTHROPIC-LICENSE"
+
+# The request each dialect validates: the path's request body component.
+OPENAI_REQUESTS = {"openai-chat": ("/chat/completions", "post"), "openai-responses": ("/responses", "post")}
+
+# The keywords kept, by where their values hold schemas; everything else is documentation.
+SCHEMA_MAPS = ("properties", "patternProperties")
+SCHEMA_ONE = ("items", "additionalProperties", "not", "propertyNames", "contains")
+SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
+_VALUES = ("type", "enum", "const", "required", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+           "minItems", "maxItems", "minLength", "maxLength", "pattern", "minProperties", "maxProperties",
+           "uniqueItems", "multipleOf")
+KEYWORDS = frozenset({"$ref", *SCHEMA_MAPS, *SCHEMA_ONE, *SCHEMA_LIST, *_VALUES})
+_COMPONENT = "#/components/schemas/"  # OpenAPI
+_DEFS = "#/$defs/"  # JSON Schema (pydantic)
+
+
+def _component(ref: str, prefix: str = _COMPONENT) -> str:
+    if not ref.startswith(prefix):
+        raise ValueError(f"unsupported $ref {ref!r}: only local {prefix} schemas are vendored")
+    return ref[len(prefix):]
+
+
+def convert(node: Any, prefix: str = _COMPONENT) -> Any:
+    """One schema (OpenAPI's or pydantic's) as JSON Schema 2020-12: validation keywords only, refs
+    into $defs, and nullable rewritten into a union with null."""
+    if isinstance(node, bool):
+        return node
+    if not isinstance(node, dict):
+        raise ValueError(f"not a schema: {node!r}")
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "$ref":
+            out["$ref"] = _DEFS + _component(value, prefix)
+        elif key in SCHEMA_MAPS:
+            out[key] = {name: convert(sub, prefix) for name, sub in value.items()}
+        elif key in SCHEMA_ONE:
+            out[key] = convert(value, prefix)
+        elif key in SCHEMA_LIST:
+            out[key] = [convert(sub, prefix) for sub in value]
+        elif key in _VALUES:
+            out[key] = value
+    if node.get("nullable") is True:
+        out = _nullable(out)
+    return out
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    kind = schema.get("type")
+    if isinstance(kind, str) and "$ref" not in schema and not any(k in schema for k in SCHEMA_LIST):
+        schema = {**schema, "type": [kind, "null"]}
+        if "enum" in schema and None not in schema["enum"]:
+            schema["enum"] = [*schema["enum"], None]
+        return schema
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _refs(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        found = [_component(node["$ref"])] if isinstance(node.get("$ref"), str) else []
+        for key, value in node.items():
+            if key != "$ref":
+                found.extend(_refs(value))
+        return found
+    if isinstance(node, list):
+        return [ref for value in node for ref in _refs(value)]
+    return []
+
+
+def extract(openapi: dict[str, Any], requests: dict[str, tuple[str, str]], provenance: dict[str, str]) -> dict:
+    """The vendored document: provenance, the root component per dialect, and every component the
+    roots reach (converted), sorted so a refresh diff shows only real changes."""
+    schemas = openapi["components"]["schemas"]
+    roots: dict[str, str] = {}
+    for dialect, (path, method) in requests.items():
+        body = openapi["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]
+        roots[dialect] = _component(body["$ref"])
+    reached: set[str] = set()
+    pending = list(roots.values())
+    while pending:
+        name = pending.pop()
+        if name not in reached:
+            reached.add(name)
+            pending.extend(_refs(schemas[name]))
+    return {"provenance": provenance, "requests": roots,
+            "$defs": {name: convert(schemas[name]) for name in sorted(reached)}}
+
+
+def anthropic_document(schema: dict[str, Any], provenance: dict[str, str]) -> dict:
+    """The vendored document from pydantic's JSON Schema of the SDK's request TypedDict."""
+    defs = {name: convert(sub, _DEFS) for name, sub in schema.get("$defs", {}).items()}
+    root = convert({key: value for key, value in schema.items() if key != "$defs"}, _DEFS)
+    # The non-streaming TypedDict pins stream to false; the endpoint takes both.
+    root["properties"]["stream"] = {"type": "boolean"}
+    defs["MessageCreateParams"] = root
+    return {"provenance": provenance, "requests": {"anthropic": "MessageCreateParams"},
+            "$defs": dict(sorted(defs.items()))}
+
+
+def _anthropic_sdk() -> tuple[dict[str, Any], dict[str, str], str]:
+    import anthropic
+    from anthropic.types.beta.message_create_params import MessageCreateParamsNonStreaming
+    from pydantic import TypeAdapter
+
+    # The SDK moved from MIT to Apache-2.0 in 2.0.0: the licence is copied from the installed package.
+    licence = next(f for f in metadata.distribution("anthropic").files or () if f.name == "LICENSE")
+    provenance = {"source": "anthropic-sdk-python " + anthropic.__version__ + ": anthropic.types.beta."
+                            "MessageCreateParamsNonStreaming (pydantic TypeAdapter.json_schema)",
+                  "version": anthropic.__version__, "license": "Apache-2.0 (ANTHROPIC-LICENSE)"}
+    return TypeAdapter(MessageCreateParamsNonStreaming).json_schema(), provenance, licence.read_text()
+
+
+def write(document: dict, target: Path) -> None:
+    target.write_text(json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    providers = parser.add_subparsers(dest="provider", required=True)
+    openai = providers.add_parser("openai", help="from openai-openapi's openapi.yaml")
+    openai.add_argument("--openapi", type=Path, required=True, help="openai-openapi's openapi.yaml")
+    openai.add_argument("--commit", required=True, help="the openai-openapi commit it was taken from")
+    openai.add_argument("--date", required=True, help="that commit's date (YYYY-MM-DD)")
+    openai.add_argument("--license", type=Path, help="its licence (default: openai-openapi.LICENSE beside it)")
+    openai.add_argument("--out", type=Path, default=OPENAI_JSON)
+    anthropic = providers.add_parser("anthropic", help="from the installed anthropic SDK's types")
+    anthropic.add_argument("--out", type=Path, default=ANTHROPIC_JSON)
+    args = parser.parse_args(argv)
+    if args.provider == "anthropic":
+        schema, provenance, licence = _anthropic_sdk()
+        write(anthropic_document(schema, provenance), args.out)
+        args.out.with_name(ANTHROPIC_LICENSE.name).write_text(licence)
+        return
+    import yaml  # only the refresh needs it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    openapi = yaml.load(args.openapi.read_text(), Loader=loader)
+    provenance = {"source": "https://github.com/openai/openai-openapi/blob/" + args.commit + "/openapi.yaml",
+                  "commit": args.commit, "date": args.date, "license": "MIT (OPENAI-LICENSE)"}
+    write(extract(openapi, OPENAI_REQUESTS, provenance), args.out)
+    shutil.copyfile(args.license or args.openapi.with_name("openai-openapi.LICENSE"),
+                    args.out.with_name(OPENAI_LICENSE.name))
+
+
+if __name__ == "__main__":
+    main()

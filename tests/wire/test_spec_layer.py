@@ -1,0 +1,202 @@
+"""The spec layer (rules/spec.py): the vendored schema is what refresh.py makes, the provider's
+known leniencies are not errors, and compatible servers are not judged by OpenAI's schema."""
+
+from __future__ import annotations
+
+import json
+
+import orjson
+import pytest
+
+from inspector.wire import check, profiles
+from inspector.wire.specs import refresh
+
+from .test_hostile_json import DEEP_SCHEMAS
+from .wire_payloads import anthropic_request, chat_request, responses_request
+
+SNIPPET = {
+    "openapi": "3.1.0",
+    "paths": {"/chat/completions": {"post": {"requestBody": {"content": {"application/json": {
+        "schema": {"$ref": "#/components/schemas/Req"}}}}}},
+              "/responses": {"post": {"requestBody": {"content": {"application/json": {
+                  "schema": {"$ref": "#/components/schemas/Resp"}}}}}}},
+    "components": {"schemas": {
+        "Resp": {"type": "object", "properties": {"input": {"type": "string", "title": "dropped"}}},
+        "Req": {"type": "object", "description": "dropped", "required": ["model"],
+                "properties": {"model": {"type": "string", "example": "gpt"},
+                               "temperature": {"type": "number", "minimum": 0, "maximum": 2, "nullable": True},
+                               "kind": {"type": "string", "enum": ["a"], "nullable": True, "x-stainless-const": True},
+                               "part": {"$ref": "#/components/schemas/Part", "nullable": True}}},
+        "Part": {"oneOf": [{"type": "string"}], "discriminator": {"propertyName": "type"}},
+        "Unreached": {"type": "string"},
+    }},
+}
+
+
+def test_refresh_extracts_what_the_request_reaches_and_rewrites_nullable(tmp_path):
+    provenance = {"source": "snippet", "commit": "0", "date": "2026-11-30", "license": "MIT"}
+    document = refresh.extract(SNIPPET, {"openai-chat": ("/chat/completions", "post")}, provenance)
+    assert document == {
+        "provenance": provenance,
+        "requests": {"openai-chat": "Req"},
+        "$defs": {
+            "Part": {"oneOf": [{"type": "string"}]},
+            "Req": {"type": "object", "required": ["model"], "properties": {
+                "model": {"type": "string"},
+                "temperature": {"type": ["number", "null"], "minimum": 0, "maximum": 2},
+                "kind": {"type": ["string", "null"], "enum": ["a", None]},
+                "part": {"anyOf": [{"$ref": "#/$defs/Part"}, {"type": "null"}]}}},
+        },
+    }
+    # The script end to end: YAML in, the same document and the licence beside it out.
+    yaml = pytest.importorskip("yaml")
+    (tmp_path / "openapi.yaml").write_text(yaml.safe_dump(SNIPPET))
+    (tmp_path / "openai-openapi.LICENSE").write_text("MIT\n")
+    out = tmp_path / "out" / "openai.json"
+    out.parent.mkdir()
+    refresh.main(["openai", "--openapi", str(tmp_path / "openapi.yaml"), "--commit", "0", "--date", "2026-11-30",
+                  "--out", str(out)])
+    written = json.loads(out.read_text())
+    assert written["requests"] == {"openai-chat": "Req", "openai-responses": "Resp"}
+    assert written["$defs"] == {**document["$defs"], "Resp": {"type": "object", "properties": {
+        "input": {"type": "string"}}}}
+    assert written["provenance"] == {"source": "https://github.com/openai/openai-openapi/blob/0/openapi.yaml",
+                                     "commit": "0", "date": "2026-11-30", "license": "MIT (OPENAI-LICENSE)"}
+    assert (out.parent / "OPENAI-LICENSE").read_text() == "MIT\n"
+
+
+def test_refresh_turns_pydantics_schema_of_the_sdk_types_into_the_vendored_shape():
+    # What pydantic's TypeAdapter(TypedDict).json_schema() gives, in small.
+    schema = {"$defs": {"TextBlockParam": {"title": "TextBlockParam", "type": "object", "required": ["text", "type"],
+                                           "properties": {"text": {"title": "Text", "type": "string"},
+                                                          "type": {"const": "text", "type": "string"}}}},
+              "title": "MessageCreateParamsNonStreaming", "type": "object", "required": ["max_tokens"],
+              "properties": {"max_tokens": {"title": "Max Tokens", "type": "integer"},
+                             "system": {"anyOf": [{"type": "string"},
+                                                  {"items": {"$ref": "#/$defs/TextBlockParam"}, "type": "array"}]},
+                             "stream": {"const": False, "type": "boolean", "description": "dropped"}}}
+    provenance = {"source": "sdk", "version": "0", "license": "Apache-2.0"}
+    assert refresh.anthropic_document(schema, provenance) == {
+        "provenance": provenance,
+        "requests": {"anthropic": "MessageCreateParams"},
+        "$defs": {
+            "MessageCreateParams": {"type": "object", "required": ["max_tokens"], "properties": {
+                "max_tokens": {"type": "integer"},
+                "system": {"anyOf": [{"type": "string"}, {"items": {"$ref": "#/$defs/TextBlockParam"},
+                                                           "type": "array"}]},
+                "stream": {"type": "boolean"}}},
+            "TextBlockParam": {"type": "object", "required": ["text", "type"],
+                               "properties": {"text": {"type": "string"}, "type": {"const": "text", "type": "string"}}},
+        },
+    }
+
+
+@pytest.mark.parametrize("vendored, requests", [
+    (refresh.OPENAI_JSON, {"openai-chat": "CreateChatCompletionRequest", "openai-responses": "CreateResponse"}),
+    (refresh.ANTHROPIC_JSON, {"anthropic": "MessageCreateParams"}),
+])
+def test_vendored_files_are_what_refresh_writes(vendored, requests):
+    """The shipped JSON is canonical refresh output (sorted, compact), with provenance and licence."""
+    text = vendored.read_text()
+    document = json.loads(text)
+    assert document["requests"] == requests
+    assert sorted(document["provenance"]) in (["commit", "date", "license", "source"], ["license", "source", "version"])
+    assert json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" == text
+    assert _keywords(document["$defs"].values()) <= refresh.KEYWORDS  # no nullable, docs or x-* left
+    licence = refresh.OPENAI_LICENSE if vendored == refresh.OPENAI_JSON else refresh.ANTHROPIC_LICENSE
+    assert licence.read_text().strip()
+
+
+def _keywords(schemas) -> set[str]:
+    found: set[str] = set()
+    for schema in schemas:
+        if isinstance(schema, dict):
+            found |= set(schema)
+            for key in refresh.SCHEMA_MAPS:
+                found |= _keywords(schema.get(key, {}).values())
+            found |= _keywords(schema.get(key) for key in refresh.SCHEMA_ONE)
+            found |= _keywords(sub for key in refresh.SCHEMA_LIST for sub in schema.get(key, ()))
+    return found
+
+
+def _findings(payload, dialect, profile=None):
+    return [(v.rule, v.pointer, v.severity.value) for v in check.check_request(payload, dialect, profile)]
+
+
+def test_replayed_output_items_the_api_accepts_are_not_errors():
+    # Recorded: api.openai.com accepts assistant output_text parts, an image generation call by id and
+    # type alone, and function tools without strict.
+    request = responses_request()
+    request["input"][0] = {"role": "assistant", "content": [{"type": "output_text", "text": "Hi"}]}
+    request["input"].insert(1, {"type": "image_generation_call", "id": "ig_1"})
+    del request["tools"][0]["strict"]
+    assert _findings(request, "openai-responses") == []
+
+
+def test_the_leniencies_stay_where_they_were_seen():
+    request = responses_request()
+    request["input"][0] = {"role": "user", "content": [{"type": "output_text", "text": "Hi"}]}
+    request["input"].insert(1, {"type": "image_generation_call"})
+    assert _findings(request, "openai-responses") == [("OR-13", "/input/0/content/0", "error"),
+                                                      ("OR-13", "/input/1", "error")]
+
+
+def test_null_in_an_enum_field_of_a_replayed_item_is_a_note():
+    request = responses_request()
+    request["input"][1]["status"] = None
+    assert _findings(request, "openai-responses") == [("OR-13", "/input/1/status", "info")]
+
+
+def test_other_servers_speaking_openai_chat_are_not_judged_by_openais_schema():
+    request = {"model": "llama", "messages": [{"role": "user", "content": "hi"}], "top_k": 40, "temperature": 3}
+    groq = profiles.for_upstream("https://api.groq.com/openai/v1", "openai-chat")
+    assert _findings(request, "openai-chat", groq) == []
+    assert _findings(request, "openai-chat", "openrouter") == []
+    assert _findings(request, "openai-chat", "openai") == [("OC-29", "/top_k", "error"),
+                                                           ("OC-28", "/temperature", "error")]
+
+
+def test_a_long_history_is_validated_in_its_newest_items_with_true_pointers():
+    messages = [{"role": "user", "content": "hi"}] * 40 + [{"role": "user", "content": [
+        {"type": "image_url", "image_url": {"url": None}}]}]
+    old = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": None}}]}] + messages
+    assert _findings({"model": "m", "messages": messages}, "openai-chat") == [
+        ("OC-28", "/messages/40/content/0/image_url/url", "error")]
+    # The first item is older than the validated tail (spec.py: _TAIL), already checked when first sent.
+    assert _findings({"model": "m", "messages": old}, "openai-chat") == [
+        ("OC-28", "/messages/41/content/0/image_url/url", "error")]
+
+
+def test_messages_say_what_the_schema_expects():
+    request = chat_request()
+    request.update(temperature=2.5, n=0, response_format={"type": "json"}, max_output_tokens=5)
+    assert [(v.rule, v.pointer, v.message) for v in check.check_request(request, "openai-chat")] == [
+        ("OC-29", "/max_output_tokens", "'max_output_tokens' is not a field of this request"),
+        ("OC-28", "/temperature", "2.5 is above the maximum 2"),
+        ("OC-28", "/n", "0 is below the minimum 1"),
+        ("OC-28", "/response_format", 'type "json" is not accepted here (takes ["text", "json_schema", "json_object"])'),
+    ]
+    request = anthropic_request()
+    request["metadata"] = {"user_id": 5}
+    request["max_tokens"] = "100"
+    assert [(v.rule, v.pointer, v.message) for v in check.check_request(request, "anthropic")] == [
+        ("AN-14", "/max_tokens", '"100" is not of type integer'),
+        ("AN-14", "/metadata/user_id", "5 is not of type string or null"),
+    ]
+
+
+def test_anthropic_compatible_gateways_are_not_judged_by_the_sdk_types():
+    request = anthropic_request()
+    request["max_tokens"] = "100"
+    gateway = profiles.for_upstream("https://api.deepseek.com/anthropic", "anthropic")
+    assert _findings(request, "anthropic", gateway) == []
+    official = profiles.for_upstream("https://api.anthropic.com/v1/messages", "anthropic")
+    assert _findings(request, "anthropic", official) == [("AN-14", "/max_tokens", "error")]
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP_SCHEMAS))
+def test_a_request_nested_past_the_recursion_limit_keeps_what_was_found(shape):
+    # jsonschema exhausts the stack on these parameters (it descends into them); the checker does not.
+    body = '{"model":"m","input":"x","temperature":9,"tools":[{"type":"function","name":"f","parameters":%s}]}'
+    request = orjson.loads(body % DEEP_SCHEMAS[shape])
+    assert _findings(request, "openai-responses") == [("OR-13", "/temperature", "error")]
