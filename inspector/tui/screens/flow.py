@@ -166,7 +166,7 @@ class FlowScreen(Screen[None]):
         self.query_one("#flow-title", Static).update(flow_title(view))
         request, upstream = self.query_one("#request", PayloadView), self.query_one("#upstream", PayloadView)
         request.border_title = UNCHANGED_TITLE if view.unchanged else "Request · original"
-        upstream.display = not view.unchanged
+        self._show_upstream(not view.unchanged)
         request.show(view.request)
         upstream.show(view.upstream)
         self.query_one("#response", PayloadView).show(view.response)
@@ -213,6 +213,11 @@ class FlowScreen(Screen[None]):
         if target.top_line != line:
             target.scroll_to_line(line)
 
+    def _show_upstream(self, shown: bool) -> None:
+        self.query_one("#upstream", PayloadView).display = shown
+        # Stacked at 80x24, two request panes need more than a third of the height (app.tcss).
+        self.set_class(shown, "two-requests")
+
     def action_zoom(self) -> None:
         if self.maximized is not None:
             self.minimize()
@@ -246,7 +251,7 @@ class FlowScreen(Screen[None]):
             self.showing_fixed = False
             right = self.query_one("#upstream", PayloadView)
             right.border_title = "Sent upstream"
-            right.display = not self.view.unchanged
+            self._show_upstream(not self.view.unchanged)
             right.show(self.view.upstream)
             if self.chosen is not None and "upstream" in self.chosen.lines:
                 right.go_to(self.chosen.lines["upstream"])
@@ -272,7 +277,7 @@ class FlowScreen(Screen[None]):
         right = self.query_one("#upstream", PayloadView)
         right.border_title = "Fixed"
         # The fixed request is read beside the original, even when the upstream pane was not needed.
-        right.display = True
+        self._show_upstream(True)
         right.show(fixed.pane)
         if self.chosen is not None:
             right.go_to(fixed.pane.line_of(self.chosen.violation.pointer))

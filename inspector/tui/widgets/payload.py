@@ -192,6 +192,8 @@ class PayloadView(Vertical):
     @on(Input.Changed, "#search")
     def _search_as_typed(self, event: Input.Changed) -> None:
         event.stop()
+        if not self.searching:  # the box cleared on leaving the search
+            return
         self.term = event.value
         text = self.pane.text if self.pane is not None else ""
         self.matches = find_all(text, self.term)
