@@ -51,8 +51,10 @@ async def test_at_80_columns_the_panes_stack(store: Store, ids: dict[str, int]) 
         screen = await open_flow(app, pilot, flow_id)
         assert screen.has_class("-narrow")
         # Every pane gets the full width, one above the other; two request panes get half the height.
+        # The title wraps to two rows rather than losing its tail.
+        assert screen.query_one("#flow-title").region.height == 2
         assert [region(screen, s) for s in ("#request", "#upstream", "#response-tabs", "#violations")] == [
-            (0, 1, 80, 5), (0, 6, 80, 6), (0, 12, 80, 5), (0, 17, 80, 6)]
+            (0, 2, 80, 5), (0, 7, 80, 5), (0, 12, 80, 5), (0, 17, 80, 6)]
 
 
 async def test_at_160_columns_the_panes_share_rows(store: Store, ids: dict[str, int]) -> None:
@@ -60,7 +62,7 @@ async def test_at_160_columns_the_panes_share_rows(store: Store, ids: dict[str, 
     app = make_app(store)
     async with app.run_test(size=(160, 48)) as pilot:
         screen = await open_flow(app, pilot, flow_id)
-        assert screen.has_class("-wide")
+        assert screen.has_class("-wide") and screen.query_one("#flow-title").region.height == 1
         assert [region(screen, s) for s in ("#request", "#upstream", "#response-tabs", "#violations")] == [
             (0, 1, 80, 23), (80, 1, 80, 23), (0, 24, 106, 23), (106, 24, 54, 23)]
 
@@ -113,6 +115,8 @@ def test_a_pointer_folds_before_a_slash_and_prose_after_a_space() -> None:
     text = "OC-05   converted   /tools/0/function/parameters  genai type"
     assert [text[a:b] for a, b in fold(text, 24)] == [
         "OC-05   converted   ", "/tools/0/function", "/parameters  genai type"]
+    raw = '{"id":"x","ok":1,"no":2}'
+    assert [raw[a:b] for a, b in fold(raw, 12)] == ['{"id":"x",', '"ok":1,', '"no":2}']
     # Only a token wider than the row is cut inside.
     assert fold("x" * 25, 10) == [(0, 10), (10, 20), (20, 25)]
     assert fold("short", 10) == [(0, 5)]
@@ -226,7 +230,7 @@ async def test_an_unchanged_request_gets_one_pane(store: Store, ids: dict[str, i
         assert request.region.width == size[0]
         if size == (80, 24):  # one request pane: the findings get the larger share
             assert [region(screen, s) for s in ("#request", "#response-tabs", "#violations")] == [
-                (0, 1, 80, 7), (0, 8, 80, 7), (0, 15, 80, 8)]
+                (0, 2, 80, 7), (0, 9, 80, 7), (0, 16, 80, 7)]
         await pilot.press("F")  # the fixed request is read beside the original
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -288,6 +292,10 @@ async def test_chunks_show_each_event_parsed_beside_the_bytes(store: Store, ids:
         assert parsed == ['▸ chunk ""', '▸ chunk "It is s"', '▸ chunk "unny in"', '▸ chunk " Paris."',
                           "▸ chunk finish=stop", "▸ [DONE]"]
         assert chunks.wrap is True
+        # A clean flow's findings pane shrinks to its one line when the panes stack.
+        panel = screen.query_one(ViolationPanel)
+        assert (panel.region.height, panel.query_one("#violation-detail").display) == (
+            3 if size == (80, 24) else 23, False)
         assert max(len(chunks.render_line(y).text) for y in range(chunks.size.height)) <= chunks.size.width
 
 

@@ -45,6 +45,7 @@ class ViolationPanel(Vertical):
     ViolationPanel { border: round $primary 50%; }
     ViolationPanel:focus-within { border: round $accent; }
     ViolationPanel > OptionList { height: 1fr; border: none; padding: 0; }
+    ViolationPanel.empty > #violation-detail { display: none; }
     ViolationPanel > #violation-detail { height: auto; max-height: 60%; padding: 0 1; color: $text-muted;
         border-top: solid $primary 30%; }
     """
@@ -75,6 +76,7 @@ class ViolationPanel(Vertical):
         errors = sum(1 for i in items if i.violation.severity is Severity.ERROR)
         warnings = sum(1 for i in items if i.violation.severity is Severity.WARNING)
         self.border_subtitle = f"✖{errors} ▲{warnings}" if items else ""
+        self.set_class(not items, "empty")
         options = self.query_one(OptionList)
         if items:
             self._list_options()
