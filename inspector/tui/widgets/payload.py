@@ -102,6 +102,16 @@ class JsonArea(TextArea):
         return overlay(self, component)
 
 
+class SearchBox(Input):
+    """Enter keeps the term and hands the keys back to the pane at once (focus() is deferred, and an
+    `n` typed right after enter would land in the box instead of going to the next match)."""
+
+    async def action_submit(self) -> None:
+        pane = self.parent
+        if isinstance(pane, PayloadView):
+            self.screen.set_focus(pane.viewer)
+
+
 class PayloadView(Vertical):
     """A titled pane holding whichever viewer fits the payload's size."""
 
@@ -110,8 +120,7 @@ class PayloadView(Vertical):
     PayloadView { border: round $primary 50%; height: 1fr; }
     PayloadView:focus-within { border: round $accent; }
     PayloadView > JsonArea, PayloadView > LineViewer { height: 1fr; border: none; }
-    PayloadView > #search { display: none; height: 1; border: none; padding: 0 1; background: $boost; }
-    PayloadView.searching > #search { display: block; }
+    PayloadView > #search { height: 1; border: none; padding: 0 1; background: $boost; }
     """
     BINDINGS = [
         Binding("slash", "search", "Search", id="payload.search", tooltip="Search this payload"),
@@ -136,10 +145,11 @@ class PayloadView(Vertical):
         # cost a mount and a full re-layout each time.
         yield JsonArea()
         yield LineViewer()
-        yield Input(placeholder="search this payload", id="search", compact=True)
+        yield SearchBox(placeholder="search this payload", id="search", compact=True)
 
     def on_mount(self) -> None:
         self.query_one(JsonArea).display = False
+        self.query_one("#search", Input).display = False
 
     @property
     def viewer(self) -> JsonArea | LineViewer:
@@ -181,7 +191,10 @@ class PayloadView(Vertical):
     def action_search(self) -> None:
         self.add_class("searching")
         box = self.query_one("#search", Input)
-        box.focus()
+        # Shown and focused at once (a class would apply with the next style update, focus() is
+        # deferred) so the term typed after `/` lands in the box sooner.
+        box.display = True
+        self.screen.set_focus(box)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Outside a search, n/N and esc belong to the screen (next violation, back).
@@ -202,11 +215,6 @@ class PayloadView(Vertical):
         self.match = next((n for n, (line, _) in enumerate(self.matches) if line >= start), 0 if self.matches else -1)
         self._show_match()
 
-    @on(Input.Submitted, "#search")
-    def _keep_term(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.viewer.focus()
-
     def action_search_step(self, delta: int) -> None:
         if self.matches:
             self.match = (self.match + delta) % len(self.matches)
@@ -214,12 +222,13 @@ class PayloadView(Vertical):
 
     def action_end_search(self) -> None:
         self._end_search()
-        self.viewer.focus()
+        self.screen.set_focus(self.viewer)
 
     def _end_search(self) -> None:
         self.remove_class("searching")
         self.matches, self.match, self.term = [], -1, ""
-        self.query_one("#search", Input).value = ""
+        box = self.query_one("#search", Input)
+        box.value, box.display = "", False
         self.border_subtitle = self.pane.note if self.pane is not None else ""
 
     def _show_match(self) -> None:
