@@ -88,13 +88,14 @@ class FlowView:
     violations: list[Located]
 
     @property
-    def passthrough(self) -> bool:
-        return self.flow.upstream_request_body is None
-
-    @property
     def unchanged(self) -> bool:
-        """The original went upstream byte for byte: one pane says it all."""
-        return self.flow.upstream_request_body in (None, self.flow.request_body)
+        return sent_unchanged(self.flow)
+
+
+def sent_unchanged(flow: Flow) -> bool:
+    """The original went upstream byte for byte (None: the forwarder kept no second copy): one pane
+    says it all."""
+    return flow.upstream_request_body in (None, flow.request_body)
 
 
 def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None = None) -> Pane:
@@ -194,7 +195,7 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
     """`session`: this flow's findings from the session rules (see `analysis.session_findings`)."""
     analysis = analyse(flow)
     request = body_pane(flow.request_body, flow.request_headers, analysis.request)
-    unchanged = flow.upstream_request_body in (None, flow.request_body)
+    unchanged = sent_unchanged(flow)
     if unchanged:
         note = NOTHING_TO_REPAIR_NOTE if flow.mode is Mode.REPAIR else PASSTHROUGH_NOTE
         upstream = Pane(request.text, request.located, note)
