@@ -20,6 +20,7 @@ from .screens.help import HelpScreen, binding_rows
 from .view import fixed_request
 from .widgets.connection import Listening
 from .widgets.flow_list import FlowList
+from .widgets.payload import JsonArea, PayloadView
 
 if TYPE_CHECKING:
     from ..proxy import Forwarder
@@ -98,6 +99,7 @@ class InspectorApp(App[None]):
         self.push_screen(HelpScreen([
             ("Flow list", binding_rows([*FlowsScreen.BINDINGS, *FlowList.BINDINGS])),
             ("Flow view", binding_rows(FlowScreen.BINDINGS)),
+            ("Payload pane (tab to it)", binding_rows([*PayloadView.BINDINGS, *JsonArea.BINDINGS])),
             ("Everywhere", binding_rows(self.BINDINGS) + builtin),
         ]))
 

@@ -80,3 +80,28 @@ def fit(text: str, width: int, right: bool = False) -> str:
     if len(text) > width:
         return text[: max(0, width - 1)] + "…"
     return text.rjust(width) if right else text.ljust(width)
+
+
+def fold(text: str, width: int) -> list[tuple[int, int]]:
+    """Where to cut `text` into rows of at most `width` cells: (start, end) spans that together cover
+    it. A row ends after a space or a comma (raw JSON has no spaces), or before a `/` (pointers
+    and paths have none either), and only a
+    token wider than the whole row is cut inside; the spaces a row ends on stay on it (they are
+    trailing blanks, the next row starts on the next word)."""
+    if width <= 0 or len(text) <= width:
+        return [(0, len(text))]
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while len(text) - start > width:
+        limit = start + width
+        cut = max(text.rfind(" ", start, limit + 1) + 1, text.rfind(",", start, limit) + 1,
+                  text.rfind("/", start + 1, limit + 1))
+        if cut <= start:
+            cut = limit
+        while cut < len(text) and text[cut] == " ":  # a row never starts on the space it broke at
+            cut += 1
+        spans.append((start, cut))
+        start = cut
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans

@@ -4,6 +4,7 @@ detail screen only has to load text (and this is testable without a terminal).""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,11 +16,16 @@ from ..flow import Flow, Mode
 from ..wire import check
 from ..wire.fix import fix
 from ..wire.locate import LocatedText, pretty
+from ..wire.sse import SSEParser
 from ..wire.translate import Loss, TranslationError, UnsupportedPair, get_bridge
 from ..wire.violations import Severity, Violation, count_by_severity
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
 NOTHING_TO_REPAIR_NOTE = "nothing to repair: identical to the original"
+# The one pane's title when the original went upstream byte for byte.
+UNCHANGED_TITLE = "Request · sent upstream unchanged"
+# Document order of the panes, for walking the findings top to bottom.
+PANE_ORDER = {"request": 0, "upstream": 1, "response": 2}
 MARK_ORDER = [Severity.ERROR.value, Severity.WARNING.value, Severity.INFO.value, "repair"]
 
 
@@ -30,9 +36,29 @@ class Pane:
     note: str = ""  # shown in the pane's border subtitle
     # line -> the most important mark on it: a severity name, or "repair" in the fixed view
     marks: dict[int, str] = field(default_factory=dict)
+    starts: list[tuple[int, str]] | None = None  # (line, pointer) sorted, built on first alignment
 
     def line_of(self, pointer: str) -> int:
         return self.located.line_of(pointer) if self.located is not None else 0
+
+    def pointer_at(self, line: int) -> str | None:
+        """The pointer of the node that `line` belongs to: the nearest node starting at or above it
+        (a closing bracket belongs to the node it closes the last member of, close enough to align on)."""
+        if self.located is None:
+            return None
+        starts = self._starts()
+        index = bisect_right(starts, (line, "\uffff")) - 1
+        return starts[index][1] if index >= 0 else ""
+
+    def _starts(self) -> list[tuple[int, str]]:
+        if self.starts is None:
+            # The deepest pointer wins a line: a key's line names the key, not its object.
+            by_line: dict[int, str] = {}
+            for pointer, line in (self.located.lines if self.located is not None else {}).items():
+                if len(pointer) >= len(by_line.get(line, "")):
+                    by_line[line] = pointer
+            self.starts = sorted(by_line.items())
+        return self.starts
 
     def mark(self, pointer: str, kind: str) -> int:
         line = self.line_of(pointer)
@@ -62,8 +88,14 @@ class FlowView:
     violations: list[Located]
 
     @property
-    def passthrough(self) -> bool:
-        return self.flow.upstream_request_body is None
+    def unchanged(self) -> bool:
+        return sent_unchanged(self.flow)
+
+
+def sent_unchanged(flow: Flow) -> bool:
+    """The original went upstream byte for byte (None: the forwarder kept no second copy): one pane
+    says it all."""
+    return flow.upstream_request_body in (None, flow.request_body)
 
 
 def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None = None) -> Pane:
@@ -85,15 +117,62 @@ def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None 
 
 def chunk_lines(flow: Flow) -> list[str]:
     """One line per relayed chunk (the viewer numbers them): arrival time, gap since the previous
-    chunk, size, and the bytes with line breaks made visible."""
+    chunk, size, what the chunk completed read as events (type, delta, tool-call index), then the
+    bytes with line breaks made visible. Events are cut by the same SSE parser the checker uses,
+    fed chunk by chunk, so an event split across chunks shows on the chunk that completed it."""
     lines: list[str] = []
     previous = 0.0
+    parser = SSEParser()
     for chunk in flow.chunks:
         text = chunk.data.decode("utf-8", "replace").replace("\r", "\\r").replace("\n", "\\n")
         arrival, gap = f"+{chunk.t * 1000:.1f}", f"Δ{(chunk.t - previous) * 1000:.1f}"
-        lines.append(f"{arrival:>10} ms {gap:>9} ms {len(chunk.data):>7} B  {text}")
+        parsed = "".join(f"▸ {describe_event(event.data)} " for event in parser.feed(chunk.data))
+        lines.append(f"{arrival:>10} ms {gap:>9} ms {len(chunk.data):>7} B  {parsed}│ {text}")
         previous = chunk.t
+    if lines and (last := parser.close()):  # an event the stream never closed with a blank line
+        lines[-1] += "".join(f" ▸ {describe_event(event.data)}" for event in last)
     return lines
+
+
+def describe_event(data: str) -> str:
+    """One event's gist: its type, the text it adds (quoted, so spaces show) and the tool call or
+    content block it belongs to. Chat chunks have no type; "chunk" names them."""
+    try:
+        event = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return data
+    if not isinstance(event, dict):
+        return data
+    kind, delta, index = str(event.get("type") or ""), None, event.get("index", event.get("output_index"))
+    if isinstance(event.get("delta"), str):  # Responses: output_text / function_call_arguments deltas
+        delta = event["delta"]
+    elif isinstance(event.get("delta"), dict):  # Anthropic: text, partial_json or thinking deltas
+        block = event["delta"]
+        delta = next((block[key] for key in ("text", "partial_json", "thinking") if isinstance(block.get(key), str)),
+                     None)
+    elif isinstance(event.get("choices"), list) and event["choices"]:  # Chat
+        choice = event["choices"][0] if isinstance(event["choices"][0], dict) else {}
+        kind = "chunk" + (f" finish={choice['finish_reason']}" if choice.get("finish_reason") else "")
+        body = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+        calls = body.get("tool_calls") if isinstance(body.get("tool_calls"), list) else []
+        call = calls[0] if calls and isinstance(calls[0], dict) else {}
+        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        delta = body.get("content") if isinstance(body.get("content"), str) else function.get("arguments")
+        index = call.get("index")
+    elif isinstance(event.get("candidates"), list) and event["candidates"]:  # Gemini
+        kind = "candidate"
+        content = event["candidates"][0].get("content") if isinstance(event["candidates"][0], dict) else None
+        parts = content.get("parts") if isinstance(content, dict) and isinstance(content.get("parts"), list) else []
+        delta = "".join(part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str))
+        delta = delta or None
+    elif "jsonrpc" in event:  # MCP over SSE
+        kind = str(event.get("method") or ("error" if "error" in event else "result"))
+    out = kind or "event"
+    if index is not None:
+        out += f" #{index}"
+    if isinstance(delta, str):
+        out += " " + orjson.dumps(delta).decode()
+    return out
 
 
 def header_lines(flow: Flow) -> list[str]:
@@ -116,7 +195,8 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
     """`session`: this flow's findings from the session rules (see `analysis.session_findings`)."""
     analysis = analyse(flow)
     request = body_pane(flow.request_body, flow.request_headers, analysis.request)
-    if flow.upstream_request_body is None:
+    unchanged = sent_unchanged(flow)
+    if unchanged:
         note = NOTHING_TO_REPAIR_NOTE if flow.mode is Mode.REPAIR else PASSTHROUGH_NOTE
         upstream = Pane(request.text, request.located, note)
     else:
@@ -139,18 +219,25 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
     located = translation_report(flow, analysis, request, upstream, response)
     for violation in [*analysis.violations, *session]:
         lines: dict[str, int] = {}
-        if violation.where in ("request", ""):
+        if violation.where in ("request", "") or (violation.where == "upstream" and unchanged):
+            # One document, so one place: the pane that shows it marks it whichever side it was checked on.
             lines["request"] = request.mark(violation.pointer, violation.severity.value)
-            if flow.upstream_request_body is None:
+            if unchanged:
                 lines["upstream"] = upstream.mark(violation.pointer, violation.severity.value)
         elif violation.where == "upstream":
             lines["upstream"] = upstream.mark(violation.pointer, violation.severity.value)
         elif violation.where in ("response", "stream", "session"):
             lines["response"] = response.mark(violation.pointer, violation.severity.value)
         located.append(Located(violation, lines))
-    # Errors first, wherever they are; the translation's warnings among the other warnings.
-    located.sort(key=lambda item: (item.violation.severity.rank, item.violation.where, item.violation.pointer))
+    # Document order: n/N walk the panes top to bottom as the user reads them, not pointer strings
+    # ("/10" sorts before "/2"). Findings with no line in any pane come last.
+    located.sort(key=document_order)
     return FlowView(flow, analysis, request, upstream, response, chunk_lines(flow), header_lines(flow), located)
+
+
+def document_order(item: Located) -> tuple[int, int, int]:
+    pane, line = min(((PANE_ORDER[name], line) for name, line in item.lines.items()), default=(len(PANE_ORDER), 0))
+    return pane, line, item.violation.severity.rank
 
 
 def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: Pane, response: Pane) -> list[Located]:

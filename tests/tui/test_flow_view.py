@@ -1,5 +1,6 @@
 """The flow view: side-by-side request, response tabs, violations that move the panes."""
 
+import pytest
 from textual.widgets import OptionList, Static, TabbedContent
 
 from inspector.store import Store
@@ -9,6 +10,8 @@ from inspector.tui.widgets.payload import JsonArea, PayloadView
 from inspector.tui.widgets.violations import ViolationPanel
 
 from .conftest import make_app
+
+SIZES = [(80, 24), (160, 48)]  # issue 9: a laptop terminal first, and a big one
 
 
 async def open_flow(app, pilot, flow_id: int) -> FlowScreen:
@@ -26,10 +29,11 @@ async def test_violations_are_listed_and_marked_on_both_panes(store: Store, ids:
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_flow(app, pilot, ids["defective"])
         panel = screen.query_one(ViolationPanel)
-        assert [(i.violation.rule, i.violation.pointer) for i in panel.items] == [
-            ("OC-17", "/messages/2/content"),
-            ("OC-05", "/tools/0/function/parameters/properties/url/type"),
-            ("OC-05", "/tools/0/function/parameters/type"),
+        # Document order: the lines the findings land on, top to bottom (8, 11, 40).
+        assert [(i.violation.rule, i.violation.pointer, i.lines) for i in panel.items] == [
+            ("OC-05", "/tools/0/function/parameters/type", {"request": 8, "upstream": 8}),
+            ("OC-05", "/tools/0/function/parameters/properties/url/type", {"request": 11, "upstream": 11}),
+            ("OC-17", "/messages/2/content", {"request": 40, "upstream": 40}),
         ]
         assert panel.border_subtitle == "✖3 ▲0"
         left = screen.query_one("#request", PayloadView)
@@ -43,26 +47,25 @@ async def test_violations_are_listed_and_marked_on_both_panes(store: Store, ids:
                          "  passthrough")
 
 
-async def test_choosing_a_violation_moves_both_panes_to_its_line(store: Store, ids: dict[str, int]) -> None:
+@pytest.mark.parametrize("size", SIZES)
+async def test_n_and_N_walk_the_findings_in_document_order(store: Store, ids: dict[str, int], size) -> None:
     app = make_app(store)
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=size) as pilot:
         screen = await open_flow(app, pilot, ids["defective"])
         left = screen.query_one("#request", PayloadView).viewer
-        right = screen.query_one("#upstream", PayloadView).viewer
-        assert isinstance(left, JsonArea) and isinstance(right, JsonArea)
-        await pilot.press("n")  # the first violation is highlighted on open; n goes to the second
+        assert isinstance(left, JsonArea)
         await pilot.pause()
-        assert (left.focus_line, right.focus_line) == (11, 11)
-        assert (left.cursor_location, right.cursor_location) == ((11, 0), (11, 0))
+        assert left.focus_line == 8  # the first finding is highlighted on open
+        seen = []
+        for _ in range(3):
+            await pilot.press("n")
+            await pilot.pause()
+            seen.append((screen.query_one(OptionList).highlighted, left.focus_line, left.cursor_location))
+        assert seen == [(1, 11, (11, 0)), (2, 40, (40, 0)), (0, 8, (8, 0))]
+        await pilot.press("N")
+        await pilot.pause()
+        assert (screen.query_one(OptionList).highlighted, left.focus_line) == (2, 40)
         assert left.scroll_offset.y > 0
-        await pilot.press("n")
-        await pilot.pause()
-        assert (left.focus_line, right.focus_line) == (8, 8)
-        await pilot.press("N", "N")
-        await pilot.pause()
-        assert (left.focus_line, right.focus_line) == (40, 40)
-        highlighted = screen.query_one(OptionList).highlighted
-        assert highlighted == 0
 
 
 async def test_s_shows_raw_chunks_with_arrival_times(store: Store, ids: dict[str, int]) -> None:
@@ -80,7 +83,7 @@ async def test_s_shows_raw_chunks_with_arrival_times(store: Store, ids: dict[str
         chunks = screen.query_one("#chunks", LineViewer)
         assert len(chunks.lines) == 6
         assert chunks.lines[1].startswith("    +135.0 ms     Δ15.0 ms     ")
-        assert chunks.lines[5] == "    +195.0 ms     Δ15.0 ms      14 B  data: [DONE]\\n\\n"
+        assert chunks.lines[5] == "    +195.0 ms     Δ15.0 ms      14 B  ▸ [DONE] │ data: [DONE]\\n\\n"
         await pilot.press("s")
         assert tabs.active == "tab-response"
 
@@ -263,7 +266,9 @@ def test_the_upstream_pane_says_what_repair_mode_did() -> None:
     untouched = Flow(id=1, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
                      request_body=body, mode=Mode.REPAIR, state=FlowState.COMPLETE)
     assert prepare(untouched).upstream.note == NOTHING_TO_REPAIR_NOTE
+    # What went upstream differs from the original: a repair mode that changed nothing sends it as is.
+    sent = b'{"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": []}'
     repaired = Flow(id=2, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
-                    request_body=body, upstream_request_body=body, mode=Mode.REPAIR, state=FlowState.COMPLETE,
+                    request_body=body, upstream_request_body=sent, mode=Mode.REPAIR, state=FlowState.COMPLETE,
                     notes=["repaired OC-17 (added) at /messages/2/content: …"])
     assert prepare(repaired).upstream.note == "repaired on the way (1 repairs, H: the list)"

@@ -29,7 +29,8 @@ async def test_question_mark_lists_every_key(store: Store, ids: dict[str, int]) 
         lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ")]
         keys = [key.rstrip(",") for key, *_ in lines]
         assert keys == ["/", "esc", "r", "x", "enter", "j", "k", "g", "G", "pgdn", "pgup",
-                        "esc", "r", "R", "x", "s", "H", "n", "N", "F", "p",
+                        "esc", "r", "R", "x", "s", "H", "n", "N", "F", "p", "z",
+                        "/", "n", "N", "esc", "w",
                         "ctrl+q", "?", "tab", "ctrl+p"]
         assert "  /, f            Filter the list by text (path, model, …)" in text.splitlines()
         await pilot.press("escape")

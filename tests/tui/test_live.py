@@ -205,8 +205,9 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
             from inspector.wire.translate import get_bridge
 
             losses = get_bridge("openai-chat", "openai-responses").request(body, "/v1/chat/completions").losses
-            assert [(i.violation.pointer, i.violation.message) for i in report] == sorted(
-                (loss.source, f"{loss.kind}: {loss.why}") for loss in losses)  # the list sorts by pointer
+            in_document_order = sorted(losses, key=lambda loss: screen.view.request.line_of(loss.source))
+            assert [(i.violation.pointer, i.violation.message) for i in report] == [
+                (loss.source, f"{loss.kind}: {loss.why}") for loss in in_document_order]  # as the lines read
             stop = next(i for i in report if i.violation.pointer == "/stop")
             assert (stop.violation.rule, stop.violation.message, stop.lines) == (
                 "XL", "dropped: the Responses API has no stop sequences", {"request": 28})

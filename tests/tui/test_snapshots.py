@@ -3,6 +3,8 @@
 Fixed clock, fixed flow ids and times (tests/tui/flows.py), UTC, a relative store path, and no
 blinking cursor (read-only panes), so the same code renders the same SVG on every run."""
 
+import pytest
+
 from inspector.store import Store
 
 from .conftest import make_app
@@ -31,3 +33,31 @@ def test_flow_view_with_a_highlighted_violation(snap_compare, store: Store, ids:
 
 def test_help(snap_compare, store: Store, ids: dict[str, int]) -> None:
     assert snap_compare(make_app(store), terminal_size=SIZE, press=["question_mark"])
+
+
+async def open_defective(pilot) -> None:
+    pilot.app.open_flow(3)  # the defective flow (tests/tui/flows.py fixes the ids)
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_flow_view_at(snap_compare, store: Store, ids: dict[str, int], size: tuple[int, int]) -> None:
+    """Stacked with the findings in full at 80 columns; side by side at 160."""
+    assert ids["defective"] == 3
+    assert snap_compare(make_app(store), terminal_size=size, run_before=open_defective)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_stream_chunks_at(snap_compare, store: Store, ids: dict[str, int], size: tuple[int, int]) -> None:
+    """Each chunk's events parsed beside its bytes, wrapped rather than cut."""
+    async def open_chunks(pilot) -> None:
+        pilot.app.open_flow(ids["streamed"])
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("s")
+        await pilot.pause()
+
+    assert snap_compare(make_app(store), terminal_size=size, run_before=open_chunks)

@@ -1,6 +1,10 @@
 """One flow, opened: the request as the client sent it beside what went upstream, the response
 (reassembled when streamed) with the raw chunks one key away, and the violations list. Choosing
-a violation moves the panes that show its payload to its line."""
+a violation moves the panes that show its payload to its line.
+
+Below 100 columns the panes stack instead of sharing a row (two 38-column panes show nothing
+whole), and `z` gives the focused pane the whole screen. A request that went upstream byte for byte
+gets one pane; when the two differ, scrolling one keeps the other on the same JSON path."""
 
 from __future__ import annotations
 
@@ -25,8 +29,8 @@ from ...flow import Flow, FlowState
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
-from ..view import FixedView, FlowView, Located, prepare, prepare_fixed
-from ..widgets.lines import LineViewer
+from ..view import UNCHANGED_TITLE, FixedView, FlowView, Located, prepare, prepare_fixed
+from ..widgets.lines import LineViewer, ViewerScrolled
 from ..widgets.payload import PayloadView
 from ..widgets.violations import ViolationPanel
 
@@ -62,6 +66,9 @@ def flow_title(view: FlowView) -> Content:
 
 
 class FlowScreen(Screen[None]):
+    # -narrow stacks the panes (app.tcss); 100 columns is where two side-by-side panes of JSON
+    # still show a key and its value.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="flow.back", tooltip="Back to the flow list"),
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
@@ -77,6 +84,7 @@ class FlowScreen(Screen[None]):
         Binding("F", "fixed", "Fixed", id="flow.fixed",
                 tooltip="The request with every safe repair applied (toggle)"),
         Binding("p", "pager", "Pager", show=False, id="flow.pager", tooltip="Open the focused payload in $PAGER"),
+        Binding("z", "zoom", "Zoom", id="flow.zoom", tooltip="Give the focused pane the whole screen (toggle)"),
     ]
 
     class Prepared(Message):
@@ -112,11 +120,12 @@ class FlowScreen(Screen[None]):
                     # The tab names it; the frame stays for the note (e.g. "reassembled from 12 chunks").
                     yield PayloadView("", id="response")
                 with TabPane("Stream chunks", id="tab-chunks"):
-                    yield LineViewer(id="chunks")
+                    # Short documents whose rows are sentences: wrapped, so nothing is cut mid-word.
+                    yield LineViewer(id="chunks", wrap=True)
                 with TabPane("Headers", id="tab-headers"):
                     yield LineViewer(id="headers")
                 with TabPane("Repairs", id="tab-repairs"):
-                    yield LineViewer(id="repairs")
+                    yield LineViewer(id="repairs", wrap=True)
             yield ViolationPanel(id="violations")
         yield Footer()
 
@@ -155,8 +164,11 @@ class FlowScreen(Screen[None]):
         view = self.view = message.view
         self.fixed, self.showing_fixed = None, False
         self.query_one("#flow-title", Static).update(flow_title(view))
-        self.query_one("#request", PayloadView).show(view.request)
-        self.query_one("#upstream", PayloadView).show(view.upstream)
+        request, upstream = self.query_one("#request", PayloadView), self.query_one("#upstream", PayloadView)
+        request.border_title = UNCHANGED_TITLE if view.unchanged else "Request · original"
+        self._show_upstream(not view.unchanged)
+        request.show(view.request)
+        upstream.show(view.upstream)
         self.query_one("#response", PayloadView).show(view.response)
         chunks = self.query_one("#chunks", LineViewer)
         chunks.load(view.chunks or ["(not streamed: the response arrived as one body)"])
@@ -170,12 +182,47 @@ class FlowScreen(Screen[None]):
     def go_to_violation(self, event: ViolationPanel.Chosen) -> None:
         self.chosen = event.item
         for pane, line in event.item.lines.items():
+            if not self.query_one(f"#{pane}", PayloadView).display:
+                continue
             if pane == "response":
                 self.query_one(TabbedContent).active = "tab-response"
             if pane == "upstream" and self.showing_fixed and self.fixed is not None:
                 # The fixed document has other lines; the violation's pointer still names the place.
                 line = self.fixed.pane.line_of(event.item.violation.pointer)
             self.query_one(f"#{pane}", PayloadView).go_to(line)
+
+    @on(ViewerScrolled)
+    def align_panes(self, event: ViewerScrolled) -> None:
+        """The pane the user reads (the focused one) leads; the other follows to the same JSON path,
+        as far into that node as the leader is. Following only the focused pane keeps the follower's
+        own scroll events from pulling the leader back."""
+        source = event.viewer.parent
+        if not isinstance(source, PayloadView) or source.id not in ("request", "upstream"):
+            return
+        request, upstream = self.query_one("#request", PayloadView), self.query_one("#upstream", PayloadView)
+        if not (upstream.display and source.has_focus_within):
+            return
+        target = upstream if source is request else request
+        if source.pane is None or target.pane is None or target.pane.located is None:
+            return
+        top = source.top_line
+        pointer = source.pane.pointer_at(top)
+        if pointer is None:
+            return
+        line = target.pane.line_of(pointer) + top - source.pane.line_of(pointer)
+        if target.top_line != line:
+            target.scroll_to_line(line)
+
+    def _show_upstream(self, shown: bool) -> None:
+        self.query_one("#upstream", PayloadView).display = shown
+        # Stacked at 80x24, two request panes need more than a third of the height (app.tcss).
+        self.set_class(shown, "two-requests")
+
+    def action_zoom(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            self.maximize(self.focused)
 
     def action_back(self) -> None:
         self.dismiss()
@@ -204,6 +251,7 @@ class FlowScreen(Screen[None]):
             self.showing_fixed = False
             right = self.query_one("#upstream", PayloadView)
             right.border_title = "Sent upstream"
+            self._show_upstream(not self.view.unchanged)
             right.show(self.view.upstream)
             if self.chosen is not None and "upstream" in self.chosen.lines:
                 right.go_to(self.chosen.lines["upstream"])
@@ -228,6 +276,8 @@ class FlowScreen(Screen[None]):
         self.showing_fixed = True
         right = self.query_one("#upstream", PayloadView)
         right.border_title = "Fixed"
+        # The fixed request is read beside the original, even when the upstream pane was not needed.
+        self._show_upstream(True)
         right.show(fixed.pane)
         if self.chosen is not None:
             right.go_to(fixed.pane.line_of(self.chosen.violation.pointer))

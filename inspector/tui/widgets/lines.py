@@ -1,5 +1,9 @@
 """A plain line viewer on the line API: cost is proportional to the lines on screen, whatever the
-document size (toolong's idiom). Used above the TextArea size tier and for raw stream chunks."""
+document size (toolong's idiom). Used above the TextArea size tier and for raw stream chunks.
+
+Wrapping (`wrap`) folds each line into rows on word and `/` boundaries; the rows are computed once
+per load or width change, so it is meant for the short documents (chunks, repairs) and offered as a
+toggle on the big ones."""
 
 from __future__ import annotations
 
@@ -7,9 +11,20 @@ from rich.segment import Segment
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from ..format import fold
+
+
+class ViewerScrolled(Message):
+    """A payload viewer's top line may have changed (the flow view keeps the other pane aligned)."""
+
+    def __init__(self, viewer: ScrollView) -> None:
+        super().__init__()
+        self.viewer = viewer
 
 
 class LineViewer(ScrollView, can_focus=True):
@@ -37,25 +52,80 @@ class LineViewer(ScrollView, can_focus=True):
         Binding("G,end", "jump(-1)", "Bottom", show=False, id="viewer.bottom", tooltip="Last line"),
         Binding("pagedown", "page(1)", "Page down", show=False, id="viewer.page-down", tooltip="One page down"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="viewer.page-up", tooltip="One page up"),
+        Binding("w", "wrap", "Wrap", id="viewer.wrap", tooltip="Wrap long lines (toggle)"),
     ]
 
     cursor: reactive[int] = reactive(0, always_update=True)
 
-    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None,
+                 wrap: bool = False) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.lines: list[str] = []
         self.marks: dict[int, str] = {}  # line -> mark kind (a severity name or "repair")
         self._width = 0
+        self.wrap = wrap
+        # Wrapped: one (line, start, end) per screen row, and the first row of each line.
+        self._rows: list[tuple[int, int, int]] = []
+        self._first_row: list[int] = []
+        self._rows_width = -1
 
     def load(self, lines: list[str], marks: dict[int, str] | None = None) -> None:
-        self.lines = lines
+        self.lines = [line.expandtabs(4) for line in lines] if any("\t" in line for line in lines) else lines
         self.marks = marks or {}
         # Width scanned once per load, not per frame; a 1M-line document costs one pass here.
         self._width = max((len(line) for line in lines), default=0) + self._gutter_width() + 1
-        self.virtual_size = Size(self._width, len(lines))
+        self._rows_width = -1
+        self._size_virtually()
         self.cursor = 0
         self.scroll_to(0, 0, animate=False)
         self.refresh()
+
+    def action_wrap(self) -> None:
+        self.set_wrap(not self.wrap)
+
+    def set_wrap(self, wrap: bool) -> None:
+        line = self._row_line(int(self.scroll_y))
+        self.wrap = wrap
+        self._rows_width = -1
+        self._size_virtually()
+        self.scroll_to(0, self._row_of(line), animate=False)
+        self.refresh()
+
+    def _size_virtually(self) -> None:
+        if not self.wrap:
+            self.virtual_size = Size(self._width, len(self.lines))
+            return
+        text_width = max(1, self.scrollable_content_region.width - self._gutter_width())
+        if text_width != self._rows_width:
+            self._rows_width = text_width
+            self._rows, self._first_row = [], []
+            for index, line in enumerate(self.lines):
+                self._first_row.append(len(self._rows))
+                self._rows += [(index, start, end) for start, end in fold(line, text_width)]
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows))
+
+    def on_resize(self) -> None:
+        if self.wrap:
+            self._size_virtually()
+
+    @property
+    def top_line(self) -> int:
+        return self._row_line(int(self.scroll_y)) if self.lines else 0
+
+    def scroll_to_line(self, line: int) -> None:
+        self.scroll_to(y=self._row_of(max(0, min(line, len(self.lines) - 1))), animate=False)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self.post_message(ViewerScrolled(self))
+
+    def _row_of(self, line: int) -> int:
+        return self._first_row[line] if self.wrap and line < len(self._first_row) else line
+
+    def _row_line(self, row: int) -> int:
+        if self.wrap:
+            return self._rows[row][0] if row < len(self._rows) else len(self.lines) - 1
+        return row
 
     def _gutter_width(self) -> int:
         return len(str(len(self.lines))) + 1
@@ -66,7 +136,7 @@ class LineViewer(ScrollView, can_focus=True):
             return
         line = max(0, min(line, len(self.lines) - 1))
         self.cursor = line
-        self.scroll_to(y=max(0, line - self.scrollable_content_region.height // 2), animate=False)
+        self.scroll_to(y=max(0, self._row_of(line) - self.scrollable_content_region.height // 2), animate=False)
         self.refresh()
 
     def action_move(self, delta: int) -> None:
@@ -84,19 +154,21 @@ class LineViewer(ScrollView, can_focus=True):
         self.cursor = max(0, min(line, len(self.lines) - 1))
         top = int(self.scroll_y)
         height = self.scrollable_content_region.height
-        if self.cursor < top:
-            self.scroll_to(y=self.cursor, animate=False)
-        elif self.cursor >= top + height:
-            self.scroll_to(y=self.cursor - height + 1, animate=False)
+        row = self._row_of(self.cursor)
+        if row < top:
+            self.scroll_to(y=row, animate=False)
+        elif row >= top + height:
+            self.scroll_to(y=row - height + 1, animate=False)
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
-        index = scroll_y + y
         width = self.scrollable_content_region.width
         base = self.rich_style
-        if index >= len(self.lines):
+        row = scroll_y + y
+        if row >= (len(self._rows) if self.wrap else len(self.lines)):
             return Strip.blank(width, base)
+        index, start, end = self._rows[row] if self.wrap else (row, 0, None)
         gutter_width = self._gutter_width()
         style = base
         kind = self.marks.get(index)
@@ -105,10 +177,9 @@ class LineViewer(ScrollView, can_focus=True):
         if index == self.cursor and self.has_focus:
             style = style + self.get_component_rich_style("line-viewer--cursor")
         gutter_style = base + self.get_component_rich_style("line-viewer--gutter")
-        segments = [
-            Segment(f"{index + 1:>{gutter_width - 1}} ", gutter_style),
-            Segment(self.lines[index].expandtabs(4), style),
-        ]
+        # A wrapped line numbers its first row only: the blank gutter says "continued".
+        number = f"{index + 1:>{gutter_width - 1}} " if start == 0 else " " * gutter_width
+        segments = [Segment(number, gutter_style), Segment(self.lines[index][start:end], style)]
         strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, style if kind else base)
         return strip.simplify()
 
@@ -119,5 +190,5 @@ class LineViewer(ScrollView, can_focus=True):
         self.refresh()
 
     def on_click(self, event: events.Click) -> None:
-        self._move_to(int(self.scroll_y) + event.y)
+        self._move_to(self._row_line(int(self.scroll_y) + event.y))
 

@@ -1,15 +1,20 @@
-"""The violations of one flow: a list to move through, and the explanation of the highlighted one."""
+"""The violations of one flow: a list to move through, and the explanation of the highlighted one.
+
+Every finding reads in full at any width: its pointer is folded at `/` boundaries to the list's
+width (pointers have no spaces, so the list's own word wrap would cut them anywhere), the message,
+why and fix wrap on words."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...wire.violations import Severity
+from ..format import fold
 from ..view import Located
 
 # OptionList lays out every option up front (~0.3 ms each); beyond this the list would stall the
@@ -22,21 +27,26 @@ ICONS = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "●"}
 COLOURS = {Severity.ERROR: "$error", Severity.WARNING: "$warning", Severity.INFO: "$primary"}
 
 
-def violation_prompt(item: Located) -> Content:
+def violation_prompt(item: Located, width: int) -> Content:
     v = item.violation
+    pointer = v.pointer or "/"
+    # The pointer starts on its own line so every fold of it lines up under the first.
+    folded = "\n".join(pointer[start:end] for start, end in fold(pointer, max(8, width)))
     return Content.assemble(
         (f"{ICONS[v.severity]} {v.rule} ", f"bold {COLOURS[v.severity]}"),
-        (f"{v.where or 'payload'} {v.pointer or '/'}\n", "$text-muted"),
+        (f"{v.where or 'payload'}\n{folded}\n", "$text-muted"),
         v.message,
     )
 
 
 class ViolationPanel(Vertical):
+    ALLOW_MAXIMIZE = True  # z: the findings take the whole screen
     DEFAULT_CSS = """
     ViolationPanel { border: round $primary 50%; }
     ViolationPanel:focus-within { border: round $accent; }
     ViolationPanel > OptionList { height: 1fr; border: none; padding: 0; }
-    ViolationPanel > #violation-detail { height: auto; max-height: 8; padding: 0 1; color: $text-muted;
+    ViolationPanel.empty > #violation-detail { display: none; }
+    ViolationPanel > #violation-detail { height: auto; max-height: 60%; padding: 0 1; color: $text-muted;
         border-top: solid $primary 30%; }
     """
 
@@ -49,28 +59,50 @@ class ViolationPanel(Vertical):
         super().__init__(id=id)
         self.items: list[Located] = []
         self.border_title = "Violations"
+        self._prompt_width = 0  # the width the listed pointers were folded to
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="violation-list")
-        yield Static("", id="violation-detail")
+        # Scrolls when why and fix outgrow its share of the pane (z gives it the whole screen).
+        with VerticalScroll(id="violation-detail"):
+            yield Static("", id="violation-explanation")
+
+    def on_resize(self) -> None:
+        if self.items and self._list_width() != self._prompt_width:
+            self._list_options()
 
     def show(self, items: list[Located]) -> None:
         self.items = items
         errors = sum(1 for i in items if i.violation.severity is Severity.ERROR)
         warnings = sum(1 for i in items if i.violation.severity is Severity.WARNING)
         self.border_subtitle = f"✖{errors} ▲{warnings}" if items else ""
+        self.set_class(not items, "empty")
         options = self.query_one(OptionList)
-        options.clear_options()
         if items:
-            options.add_options([Option(violation_prompt(item), id=str(n))
-                                 for n, item in enumerate(items[:MAX_LISTED])])
-            if len(items) > MAX_LISTED:
-                options.add_option(Option(f"… {len(items) - MAX_LISTED} more, marked in the panes "
-                                          "(x exports them all)", disabled=True))
+            self._list_options()
             options.highlighted = 0
         else:
+            options.clear_options()
             options.add_option(Option("no contract violations found", disabled=True))
-            self.query_one("#violation-detail", Static).update("")
+            self.query_one("#violation-explanation", Static).update("")
+
+    def _list_width(self) -> int:
+        # The list's scrollbar takes 2 columns as soon as the findings outgrow it; fold for that.
+        return self.query_one(OptionList).scrollable_content_region.width - 2
+
+    def _list_options(self) -> None:
+        options = self.query_one(OptionList)
+        highlighted = options.highlighted
+        self._prompt_width = self._list_width()
+        options.clear_options()
+        options.add_options([Option(violation_prompt(item, self._prompt_width), id=str(n))
+                             for n, item in enumerate(self.items[:MAX_LISTED])])
+        if len(self.items) > MAX_LISTED:
+            options.add_option(Option(f"… {len(self.items) - MAX_LISTED} more, marked in the panes "
+                                      "(x exports them all)", disabled=True))
+        if highlighted is not None:
+            with options.prevent(OptionList.OptionHighlighted):
+                options.highlighted = highlighted
 
     def step(self, delta: int) -> None:
         listed = min(len(self.items), MAX_LISTED)
@@ -91,7 +123,7 @@ class ViolationPanel(Vertical):
             parts += [("why  ", "bold"), v.why]
         if v.hint:
             parts += [("\nfix  " if v.why else "fix  ", "bold $success"), v.hint]
-        self.query_one("#violation-detail", Static).update(Content.assemble(*parts))
+        self.query_one("#violation-explanation", Static).update(Content.assemble(*parts))
         self.post_message(self.Chosen(item))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
