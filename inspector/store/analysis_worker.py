@@ -13,6 +13,7 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from ..filters import rules_text
 from ..flow import Flow
 from .rows import Summary
 
@@ -31,7 +32,7 @@ def summarise(flow: Flow) -> Summary:
     return Summary(
         dialect=analysis.dialect.value if analysis.dialect is not None else "", model=analysis.model,
         tools=analysis.tools, tool_calls=analysis.tool_calls, errors=analysis.errors, warnings=analysis.warnings,
-        parse_error=analysis.parse_error,
+        parse_error=analysis.parse_error, rules=rules_text([v.rule for v in analysis.violations]),
     )
 
 

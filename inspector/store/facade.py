@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import filters
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
 from ..flow import Flow
 from ..redact import redact_url
@@ -18,12 +19,13 @@ from .rows import FlowRow, SessionRow
 from .schema import StoreError, process_started
 from .writer import Writer
 
-# What the list filter matches against: the columns a user sees in the list.
-_TEXT_FILTER = (
-    "(method || ' ' || path || ' ' || dialect || ' ' || model || ' ' || state || ' ' || "
-    "COALESCE(status, '') || ' ' || COALESCE(error, '') || ' ' || COALESCE(parse_error, '') || ' #' || id) "
-    "LIKE ? ESCAPE '\\'"
-)
+# How the list can be sorted; each order ends on id, so that equal rows keep their time order.
+# The end of the list holds the newest, the slowest, the most findings: where the cursor follows.
+ORDERS = {
+    "time": "id",
+    "latency": "latency_ms IS NOT NULL, latency_ms, id",
+    "issues": "errors, warnings, id",
+}
 _SESSIONS = f"SELECT {', '.join(rows.SESSION_COLUMNS)} FROM sessions"
 
 
@@ -38,6 +40,7 @@ class Store:
         self.read_only = read_only
         self.session_id: int | None = None
         self._read_lock = threading.Lock()
+        self._has_rules: bool | None = None  # whether the flows table has the rules column (schema 4)
         self._closed = False
         self._writer: Writer | None = None
         if read_only:
@@ -133,10 +136,11 @@ class Store:
         with self._read_lock:
             return rows.load(self._read, flow_id)
 
-    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0) -> list[FlowRow]:
-        """Flow rows, oldest first (newest last), optionally filtered by text."""
-        where, params = _text_where(text)
-        sql = f"SELECT {rows.LIST_COLUMNS} FROM flows{where} ORDER BY id LIMIT ? OFFSET ?"
+    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0, order: str = "time") -> list[FlowRow]:
+        """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a
+        filter expression (see inspector.filters; a FilterError if it does not parse)."""
+        where, params = self._where(text)
+        sql = f"SELECT {rows.LIST_COLUMNS} FROM flows{where} ORDER BY {ORDERS[order]} LIMIT ? OFFSET ?"
         with self._read_lock:
             found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
         return [rows.listed_row(values) for values in found]
@@ -149,10 +153,19 @@ class Store:
         return [r[0] for r in found]
 
     def count(self, *, text: str = "") -> int:
-        where, params = _text_where(text)
+        where, params = self._where(text)
         with self._read_lock:
             (n,) = self._read.execute(f"SELECT COUNT(*) FROM flows{where}", params).fetchone()
         return int(n)
+
+    def _where(self, text: str) -> tuple[str, list[object]]:
+        if self._has_rules is None:
+            # A store opened read-only may predate schema 4 (no rules column).
+            with self._read_lock:
+                names = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
+            self._has_rules = "rules" in names
+        condition, params = filters.compile_filter(text, rules=self._has_rules)
+        return (f" WHERE {condition}" if condition else ""), params
 
     def sessions(self) -> list[SessionRow]:
         with self._read_lock:
@@ -180,8 +193,3 @@ class Store:
         self.close()
 
 
-def _text_where(text: str) -> tuple[str, tuple[str, ...]]:
-    if not text:
-        return "", ()
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f" WHERE {_TEXT_FILTER}", (f"%{escaped}%",)
