@@ -120,7 +120,7 @@ class InspectorApp(App[None]):
                 return
         credentials = self.forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
         try:
-            new_id = replay(flow, via=self.forwarder, credentials=credentials, body=body)
+            new_id = replay(flow, via=self.forwarder, credentials=credentials, body=body, fixed=fixed)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return
