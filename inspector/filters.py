@@ -8,7 +8,8 @@
     ~e           the flow failed: a transport error or an HTTP status of 400 or more
     ~r           the flow is a replay
     #N           flow N and its replays
-    TEXT         free text over path, model, dialect, status, errors, rule ids and payload text
+    TEXT         free text over method, path, model, dialect, state, status, errors, rule ids and
+                 payload text
     a & b, a b   both;  a | b  either;  !a  not;  ( … )  grouping;  "two words" one text
 
 Free text and values match case-insensitively (ASCII, as SQLite's LIKE does). No Textual here:
@@ -28,7 +29,7 @@ HELP = [
     ("~e", "failed: transport error or status ≥ 400"),
     ("~r", "is a replay"),
     ("#N", "flow N and its replays"),
-    ("text", "path, model, status, errors, rule ids, payload text"),
+    ("text", "path, model, state, status, errors, rule ids, payload text"),
     ("& | ! ( )", "and (or a space), or, not, grouping; \"…\" quotes"),
 ]
 
@@ -54,7 +55,7 @@ _VALUED = {"~d", "~m", "~s", "~v", "~t"}
 _BARE = {"~e", "~r"}
 # Free text looks at what the list shows and at the payloads. Bodies are BLOBs: cast to read them
 # as text (a compressed body does not match).
-_TEXT_COLUMNS = ("path", "model", "dialect", "COALESCE(status, '')", "COALESCE(error, '')",
+_TEXT_COLUMNS = ("method", "path", "model", "dialect", "state", "COALESCE(status, '')", "COALESCE(error, '')",
                  "COALESCE(parse_error, '')", "rules", "CAST(request_body AS TEXT)", "CAST(response_body AS TEXT)")
 _PAYLOADS = ("CAST(request_body AS TEXT)", "CAST(response_body AS TEXT)")
 

@@ -126,3 +126,11 @@ def test_opening_an_old_store_migrates_it_to_schema_4(tmp_path, store):
         assert found(migrated, "~v OC-05") == []  # flows analysed before schema 4 have no rule ids
         save_flow(migrated.new_session("u", "l") and migrated, defective_request(), response=chat_completion("ok"))
         assert found(migrated, "~v OC-05") == [9]
+
+
+@pytest.mark.parametrize("order", ["time", "latency", "issues"])
+@pytest.mark.parametrize("expression", ["", "~d chat", "!~r"])
+def test_index_of_is_the_position_in_rows(store, order, expression):
+    listed = [row.id for row in store.rows(text=expression, order=order)]
+    assert [store.index_of(flow_id, text=expression, order=order) for flow_id in range(1, 10)] == [
+        listed.index(flow_id) if flow_id in listed else None for flow_id in range(1, 10)]

@@ -21,10 +21,11 @@ from .writer import Writer
 
 # How the list can be sorted; each order ends on id, so that equal rows keep their time order.
 # The end of the list holds the newest, the slowest, the most findings: where the cursor follows.
+# A flow still pending (no latency yet) sorts as the quickest.
 ORDERS = {
-    "time": "id",
-    "latency": "latency_ms IS NOT NULL, latency_ms, id",
-    "issues": "errors, warnings, id",
+    "time": ("id",),
+    "latency": ("COALESCE(latency_ms, -1)", "id"),
+    "issues": ("errors", "warnings", "id"),
 }
 _SESSIONS = f"SELECT {', '.join(rows.SESSION_COLUMNS)} FROM sessions"
 
@@ -140,7 +141,7 @@ class Store:
         """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a
         filter expression (see inspector.filters; a FilterError if it does not parse)."""
         where, params = self._where(text)
-        sql = f"SELECT {rows.LIST_COLUMNS} FROM flows{where} ORDER BY {ORDERS[order]} LIMIT ? OFFSET ?"
+        sql = f"SELECT {rows.LIST_COLUMNS} FROM flows{where} ORDER BY {', '.join(ORDERS[order])} LIMIT ? OFFSET ?"
         with self._read_lock:
             found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
         return [rows.listed_row(values) for values in found]
@@ -158,6 +159,19 @@ class Store:
             (n,) = self._read.execute(f"SELECT COUNT(*) FROM flows{where}", params).fetchone()
         return int(n)
 
+    def index_of(self, flow_id: int, *, text: str = "", order: str = "time") -> int | None:
+        """Where flow `flow_id` is in `rows(text=text, order=order)`, None if the filter leaves it out."""
+        where, params = self._where(text)
+        keys = ", ".join(ORDERS[order])
+        with self._read_lock:
+            if self._read.execute(f"SELECT 1 FROM flows{where}{' AND' if where else ' WHERE'} id = ?",
+                                  (*params, flow_id)).fetchone() is None:
+                return None
+            (n,) = self._read.execute(
+                f"SELECT COUNT(*) FROM flows{where}{' AND' if where else ' WHERE'} "
+                f"({keys}) < (SELECT {keys} FROM flows WHERE id = ?)", (*params, flow_id)).fetchone()
+        return int(n)
+
     def _where(self, text: str) -> tuple[str, list[object]]:
         if self._has_rules is None:
             # A store opened read-only may predate schema 4 (no rules column).
@@ -165,7 +179,7 @@ class Store:
                 names = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
             self._has_rules = "rules" in names
         condition, params = filters.compile_filter(text, rules=self._has_rules)
-        return (f" WHERE {condition}" if condition else ""), params
+        return (f" WHERE ({condition})" if condition else ""), params
 
     def sessions(self) -> list[SessionRow]:
         with self._read_lock:

@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
+from ..filters import HELP as FILTER_HELP
 from ..wire.dialect import from_path
 from .bridge import EventBridge
 from .commands import FlowCommands
@@ -97,6 +98,7 @@ class InspectorApp(App[None]):
         builtin = [("tab, shift+tab", "Move between panes"), ("ctrl+p", "Command palette (themes, …)")]
         self.push_screen(HelpScreen([
             ("Flow list", binding_rows([*FlowsScreen.BINDINGS, *FlowList.BINDINGS])),
+            ("Filter expressions (/ in the list; flows --filter)", FILTER_HELP),
             ("Flow view", binding_rows(FlowScreen.BINDINGS)),
             ("Everywhere", binding_rows(self.BINDINGS) + builtin),
         ]))

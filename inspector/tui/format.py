@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 # Short dialect names keep the list readable at 120 columns.
 DIALECT_SHORT = {
@@ -44,36 +43,6 @@ def badge(errors: int, warnings: int) -> str:
     if warnings:
         parts.append(f"▲{warnings}")
     return " ".join(parts)
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    title: str
-    width: int  # 0: takes the remaining width
-    right: bool = False
-
-
-COLUMNS = [
-    Column("#", 5, right=True),
-    Column("time", 12),
-    Column("meth", 6),
-    Column("path", 0),
-    Column("dialect", 9),
-    Column("model", 16),
-    Column("st", 3, right=True),
-    Column("latency", 7, right=True),
-    Column("ttfb", 6, right=True),
-    Column("tools", 5, right=True),
-    Column("calls", 5, right=True),
-    Column("issues", 7),
-]
-GUTTER = 2  # the session marker and a space
-MIN_PATH = 12
-
-
-def widths(total: int) -> list[int]:
-    fixed = sum(c.width for c in COLUMNS) + len(COLUMNS) - 1 + GUTTER
-    return [c.width or max(MIN_PATH, total - fixed) for c in COLUMNS]
 
 
 def fit(text: str, width: int, right: bool = False) -> str:

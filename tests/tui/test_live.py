@@ -108,10 +108,17 @@ async def test_flows_appear_live_and_the_header_says_where_to_point_the_agent(
             1, 1, "POST", "/v1/chat/completions", 200, "openai-chat", "gpt-4o-mini", 1)
         assert row.session_id == store.session_id
         base = forwarder.base_url  # an ephemeral port: always 5 digits on Linux, so the wrap is fixed
+        # Two rows: the settings that fit whole, and the key to the rest.
+        assert str(app.query_one(ConnectionBar).render()) == (
+            f"toolwire-inspect passthrough  listening {base} → http://up.example\n"
+            f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}  c: all settings")
+        await pilot.press("c")
         assert str(app.query_one(ConnectionBar).render()) == (
             f"toolwire-inspect passthrough  listening {base} → http://up.example\n"
             f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}\n"
             f"GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp  store flows.sqlite3")
+        await pilot.press("c")
+        assert app.query_one(ConnectionBar).region.height == 2
 
 
 async def test_r_replays_with_the_credentials_held_in_memory(
@@ -299,6 +306,7 @@ async def test_beyond_loopback_the_header_gives_the_url_with_the_token_and_count
         app = make_app(store, forwarder=forwarder, upstream="http://up.example")
         async with app.run_test(size=(200, 36)) as pilot:
             bar = app.query_one(ConnectionBar)
+            bar.expanded = True
             base = f"http://0.0.0.0:{forwarder.port}/t/{forwarder.access.token}"
             assert str(bar.render()).replace("\n", "  ") == (  # where it wraps is the other test's business
                 f"toolwire-inspect passthrough  listening {base} → http://up.example  OPENAI_BASE_URL={base}/v1  "
@@ -308,8 +316,13 @@ async def test_beyond_loopback_the_header_gives_the_url_with_the_token_and_count
             deadline = time.monotonic() + 10
             while "refused 1: " not in str(bar.render()) and time.monotonic() < deadline:
                 await pilot.pause(0.05)  # the bar looks at the count once a second
-            assert str(bar.render()).replace("\n", "  ").endswith(
-                f"store flows.sqlite3  refused 1: {forwarder.access.last_refusal}")
+            assert str(bar.render()).replace("\n", "  ") == (
+                f"toolwire-inspect passthrough  listening {base} → http://up.example  "
+                f"refused 1: {forwarder.access.last_refusal}  OPENAI_BASE_URL={base}/v1  "
+                f"ANTHROPIC_BASE_URL={base}  GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp  store flows.sqlite3")
+            # Folded, the refusals still show: they come before any setting.
+            bar.expanded = False
+            assert str(bar.render()).split("\n")[1] == f"refused 1: {forwarder.access.last_refusal}  c: all settings"
     finally:
         forwarder.stop()
 

@@ -1,6 +1,10 @@
 """The top bar: what to give the agent (base URLs per SDK, with the access token when one is
 needed), where traffic goes, the mode, how many requests the front door refused, and whether the
-store is failing (under the TUI nobody sees stderr)."""
+store is failing (under the TUI nobody sees stderr).
+
+It takes two rows (three with a store problem) at any width: the mode and base URL, then as many
+whole settings as fit and the key that shows them all (`c`, which wraps them over as many rows as
+they need)."""
 
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ def agent_settings(base_url: str) -> list[tuple[str, str]]:
 
 class ConnectionBar(Widget):
     DEFAULT_CSS = """
-    ConnectionBar { height: auto; background: $panel; padding: 0 1; }
+    ConnectionBar { height: auto; background: $panel; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
     COMPONENT_CLASSES = {"connection-bar--name", "connection-bar--key", "connection-bar--value", "connection-bar--mode",
                          "connection-bar--problem", "connection-bar--refused"}
@@ -50,6 +54,9 @@ class ConnectionBar(Widget):
     """
     # The store's latest failure (Store.last_error), None while it writes fine.
     problem: reactive[str | None] = reactive(None, layout=True)
+    # Every setting, wrapped over as many rows as needed; else the two-row summary.
+    expanded: reactive[bool] = reactive(False, layout=True)
+    HINT = "  c: all settings"
 
     def __init__(self, listening: Listening | None, *, store_path: str, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -98,8 +105,24 @@ class ConnectionBar(Widget):
         if access is not None:
             self._refused_shown = access.refused
             if self._refused_shown:
-                entries.append((f"refused {self._refused_shown}: ", access.last_refusal or "", refused))
-        room = max(40, self.size.width)
+                # First: the agent's requests are being turned away, which matters before any setting.
+                entries.insert(0, (f"refused {self._refused_shown}: ", access.last_refusal or "", refused))
+        room = max(40, self.content_region.width)
+        if not self.expanded:
+            # One row of the settings that fit whole, in order, and the key to the rest.
+            text.append("\n")
+            used = 0
+            for number, (label, url, style) in enumerate(entries):
+                entry = len(label) + len(url) + (2 if number else 0)
+                if used + entry + (len(self.HINT) if number < len(entries) - 1 else 0) > room:
+                    text.append(self.HINT, key)
+                    break
+                if number:
+                    text.append("  ")
+                text.append(label, key)
+                text.append(url, style)
+                used += entry
+            return text
         used = room
         for label, url, style in entries:
             entry = len(label) + len(url) + 2
