@@ -92,6 +92,12 @@ def test_rules_column_is_whole_ids_sorted_once():
     assert rules_text([]) == ""
 
 
+def test_stored_usage_per_flow(store):
+    # The mock's chat completion reports 10 in, 5 out; the stream (4) and the Gemini error (7) none.
+    assert [(row.id, row.tokens_in, row.tokens_out) for row in store.rows()] == [
+        (1, 10, 5), (2, 10, 5), (3, 10, 5), (4, None, None), (5, 10, 5), (6, 10, 5), (7, None, None), (8, 10, 5)]
+
+
 def test_stored_rule_ids_per_flow(store):
     assert [(row.id, row.errors) for row in store.rows(text="~v error")] == [(3, 3), (6, 3)]
     with sqlite3.connect(store.path) as conn:
@@ -105,27 +111,34 @@ def test_sort_orders_end_on_the_most(store):
     assert [r.id for r in store.rows(order="latency", text="~d chat")] == [4, 1, 2, 3, 5, 6, 8]  # the stream is quickest
 
 
-def test_a_read_only_store_before_schema_4_filters_without_rule_ids(tmp_path, store):
+def as_schema_3(store: Store) -> None:
+    """The store's file as schema 3 left it: no rule ids, no usage."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        conn.execute("ALTER TABLE flows DROP COLUMN rules")
+        for column in ("rules", "tokens_in", "tokens_out"):
+            conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=3")
     store.close()
+
+
+def test_a_read_only_store_before_schema_4_filters_without_rule_ids(tmp_path, store):
+    store.flush()
+    as_schema_3(store)
     with Store(tmp_path / "flows.sqlite3", read_only=True) as old:
         assert found(old, "~v OC-05") == []
         assert found(old, "Lyon | ~v error") == [3, 6, 7]
+        assert {(row.tokens_in, row.tokens_out) for row in old.rows()} == {(None, None)}
 
 
 def test_opening_an_old_store_migrates_it_to_schema_4(tmp_path, store):
     store.flush()
-    with sqlite3.connect(store.path) as conn:
-        conn.execute("ALTER TABLE flows DROP COLUMN rules")
-        conn.execute("PRAGMA user_version=3")
-    store.close()
+    as_schema_3(store)
     with Store(tmp_path / "flows.sqlite3") as migrated:
         assert found(migrated, "~v OC-05") == []  # flows analysed before schema 4 have no rule ids
         save_flow(migrated.new_session("u", "l") and migrated, defective_request(), response=chat_completion("ok"))
         assert found(migrated, "~v OC-05") == [9]
+        assert [(row.id, row.tokens_in, row.tokens_out) for row in migrated.rows(text="#8 | #9")] == [
+            (8, None, None), (9, 10, 5)]
 
 
 @pytest.mark.parametrize("order", ["time", "latency", "issues"])

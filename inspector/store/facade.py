@@ -41,7 +41,7 @@ class Store:
         self.read_only = read_only
         self.session_id: int | None = None
         self._read_lock = threading.Lock()
-        self._has_rules: bool | None = None  # whether the flows table has the rules column (schema 4)
+        self._schema_4: bool | None = None  # whether the flows table has schema 4's columns
         self._closed = False
         self._writer: Writer | None = None
         if read_only:
@@ -141,7 +141,8 @@ class Store:
         """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a
         filter expression (see inspector.filters; a FilterError if it does not parse)."""
         where, params = self._where(text)
-        sql = f"SELECT {rows.LIST_COLUMNS} FROM flows{where} ORDER BY {', '.join(ORDERS[order])} LIMIT ? OFFSET ?"
+        columns = rows.LIST_COLUMNS if self._schema_4 else rows.LIST_COLUMNS_BEFORE_4
+        sql = f"SELECT {columns} FROM flows{where} ORDER BY {', '.join(ORDERS[order])} LIMIT ? OFFSET ?"
         with self._read_lock:
             found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
         return [rows.listed_row(values) for values in found]
@@ -173,12 +174,12 @@ class Store:
         return int(n)
 
     def _where(self, text: str) -> tuple[str, list[object]]:
-        if self._has_rules is None:
-            # A store opened read-only may predate schema 4 (no rules column).
+        if self._schema_4 is None:
+            # A store opened read-only may predate schema 4 (no rules, no usage columns).
             with self._read_lock:
                 names = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
-            self._has_rules = "rules" in names
-        condition, params = filters.compile_filter(text, rules=self._has_rules)
+            self._schema_4 = "rules" in names
+        condition, params = filters.compile_filter(text, rules=self._schema_4)
         return (f" WHERE ({condition})" if condition else ""), params
 
     def sessions(self) -> list[SessionRow]:

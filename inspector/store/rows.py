@@ -36,6 +36,8 @@ class FlowRow:
     mode: str
     error: str | None  # the transport error, else the body's parse error
     replay_fixed: bool = False  # a replay sent with the safe repairs applied (R), not as recorded
+    tokens_in: int | None = None  # as the response reports them; None when it does not
+    tokens_out: int | None = None
 
 
 @dataclass(slots=True)
@@ -60,6 +62,8 @@ class Summary:
     warnings: int = 0
     parse_error: str | None = None
     rules: str = ""  # the findings' rule ids, as filters.rules_text writes them
+    tokens_in: int | None = None
+    tokens_out: int | None = None
 
 
 # Flow columns are named as the Flow attributes they hold. The request side is complete when the
@@ -79,6 +83,9 @@ SESSION_COLUMNS = tuple(f.name for f in fields(SessionRow))
 _LISTED = {"error": "COALESCE(error, parse_error)",
            "replay_fixed": f"replay_of IS NOT NULL AND instr(CAST(notes AS TEXT), '{FIXED_REPLAY_NOTE}') > 0"}
 LIST_COLUMNS = ", ".join(_LISTED.get(f.name, f.name) for f in fields(FlowRow))
+# The same from a store opened read-only at schema 3 or older, which has no usage columns.
+LIST_COLUMNS_BEFORE_4 = ", ".join(
+    "NULL" if f.name in ("tokens_in", "tokens_out") else _LISTED.get(f.name, f.name) for f in fields(FlowRow))
 
 
 def insert(table: str, columns: tuple[str, ...]) -> str:
@@ -148,6 +155,7 @@ def flow_row(flow: Flow, summary: Summary) -> FlowRow:
         errors=summary.errors, warnings=summary.warnings, replay_of=flow.replay_of, streamed=flow.streamed,
         mode=mode_value(flow.mode), error=flow.error or summary.parse_error,
         replay_fixed=flow.replay_of is not None and FIXED_REPLAY_NOTE in flow.notes,
+        tokens_in=summary.tokens_in, tokens_out=summary.tokens_out,
     )
 
 

@@ -36,6 +36,25 @@ def status(code: int | None, state: str) -> str:
     return "…" if code is None else str(code)
 
 
+def count(n: int) -> str:
+    """A token count in at most 5 characters: 9950, 12.3k, 123k, 1.2M."""
+    if n < 10_000:
+        return str(n)
+    for unit, size in (("k", 1_000), ("M", 1_000_000)):
+        if round(n / size, 1) < 100:
+            return f"{n / size:.1f}{unit}"
+        if round(n / size) < 1000:
+            return f"{round(n / size)}{unit}"
+    return f"{round(n / 1_000_000_000)}G"
+
+
+def usage(tokens_in: int | None, tokens_out: int | None) -> str:
+    """Tokens in/out as the response reports them ("" when it reports none, "?" for a missing half)."""
+    if tokens_in is None and tokens_out is None:
+        return ""
+    return "/".join("?" if n is None else count(n) for n in (tokens_in, tokens_out))
+
+
 def badge(errors: int, warnings: int) -> str:
     parts = []
     if errors:

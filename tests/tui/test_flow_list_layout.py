@@ -27,12 +27,12 @@ def line(widget, y: int = 0) -> str:
 @pytest.mark.parametrize(("width", "titles"), [
     (39, [("#", 5), ("st", 3), ("issues", 7)]),  # the issues badge is the last to go
     (79, [("#", 5), ("time", 12), ("path", 21), ("model", 16), ("st", 3), ("latency", 7), ("issues", 7)]),
-    (119, [("#", 5), ("time", 12), ("meth", 6), ("path", 24), ("dialect", 9), ("model", 17), ("st", 3),
-           ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("issues", 7)]),
-    (159, [("#", 5), ("time", 12), ("meth", 6), ("path", 49), ("dialect", 9), ("model", 32), ("st", 3),
-           ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("issues", 7)]),
-    (199, [("#", 5), ("time", 12), ("meth", 6), ("path", 89), ("dialect", 9), ("model", 32), ("st", 3),
-           ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("issues", 7)]),
+    (119, [("#", 5), ("time", 12), ("path", 20), ("dialect", 9), ("model", 16), ("st", 3),
+           ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("tokens", 11), ("issues", 7)]),
+    (159, [("#", 5), ("time", 12), ("meth", 6), ("path", 37), ("dialect", 9), ("model", 32), ("st", 3),
+           ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("tokens", 11), ("issues", 7)]),
+    (199, [("#", 5), ("time", 12), ("meth", 6), ("path", 77), ("dialect", 9), ("model", 32), ("st", 3),
+           ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("tokens", 11), ("issues", 7)]),
 ])
 def test_columns_drop_by_priority_and_the_model_gets_room(width: int, titles: list[tuple[str, int]]) -> None:
     columns = layout(width)
@@ -61,10 +61,10 @@ async def test_the_list_fits_the_terminal(store: Store, ids: dict[str, int], siz
             assert rows[ids["failed"]].endswith(" 502   342ms        ")
         else:
             assert titles == ["#", "time", "meth", "path", "dialect", "model", "st", "latency", "ttfb", "tools",
-                              "calls", "issues"]
+                              "calls", "tokens", "issues"]
             assert rows[ids["defective"]] == (
-                "▌     3 09:30:02.500 POST   /v1/chat/completions" + " " * 30 + "chat      gpt-4o-mini" + " " * 22
-                + "200   342ms  310ms     1     1 ✖3     ")
+                "▌     3 09:30:02.500 POST   /v1/chat/completions" + " " * 18 + "chat      gpt-4o-mini" + " " * 22
+                + "200   342ms  310ms     1     1        10/5 ✖3     ")
         assert all(len(text) == size[0] - 1 for text in rows.values())
 
 
@@ -150,3 +150,14 @@ async def test_S_sorts_by_time_latency_issues_and_keeps_the_cursor_on_its_flow(
             ("time", "time", [1, 2, 3, 4, 5, 6], 3),
         ]
         assert isinstance(app.screen, FlowsScreen)
+
+
+@pytest.mark.parametrize(("tokens_in", "tokens_out", "cell"), [
+    (None, None, ""), (10, 5, "10/5"), (9999, None, "9999/?"), (None, 12, "?/12"), (12_345, 99_949, "12.3k/99.9k"),
+    (99_950, 999_499, "100k/999k"), (999_500, 2_500_000, "1.0M/2.5M"), (123_456_789, 0, "123M/0"),
+    (0, 1_234_000_000, "0/1G"), (0, 0, "0/0"),
+])
+def test_usage_cells_fit_the_tokens_column(tokens_in, tokens_out, cell) -> None:
+    from inspector.tui import format as fmt
+
+    assert fmt.usage(tokens_in, tokens_out) == cell

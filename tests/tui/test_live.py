@@ -141,8 +141,10 @@ async def test_r_replays_with_the_credentials_held_in_memory(
         assert upstream.received[1].body == upstream.received[0].body
         notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
         assert [(n.title, n.message) for n in notes] == [("Replay", "#1 replayed as #2")]
-        assert flows.render_line(flows.cursor - int(flows.scroll_y)).text.split()[3:6] == [
-            "POST", "↻#1", "/v1/chat/completions"]
+        # At 120 columns the method column has given way; the mark leads the path.
+        assert flows.render_line(flows.cursor - int(flows.scroll_y)).text.split()[3:5] == [
+            "↻#1", "/v1/chat/comple…"]
+        assert (flows.current.replay_fixed, store.get(2).notes) == (False, [])
 
 
 async def test_R_in_a_flow_replays_it_with_every_safe_repair_applied(
@@ -163,6 +165,29 @@ async def test_R_in_a_flow_replays_it_with_every_safe_repair_applied(
         assert (finished.original_id, finished.new_id) == (1, 2)
         assert orjson.loads(upstream.received[1].body) == fix(defective_request(), "openai-chat").payload
         assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_R_in_the_list_replays_fixed_and_the_list_marks_it_so(
+        store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge], size) -> None:
+    forwarder, bridge = forwarding
+    seen = Seen()
+    app = make_app(store, forwarder=forwarder, bridge=bridge, clock=time.time)
+    async with app.run_test(size=size, message_hook=seen) as pilot:
+        await asyncio.to_thread(httpx.post, f"{forwarder.base_url}/v1/chat/completions",
+                                json=defective_request(), headers={"Authorization": f"Bearer {SECRET}"})
+        await seen.wait_for(completed(1))
+        await settle(app, pilot)
+        await pilot.press("R")
+        finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
+        await seen.wait_for(completed(finished.new_id))
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        assert (flows.current.id, flows.current.replay_of, flows.current.replay_fixed) == (2, 1, True)
+        assert orjson.loads(upstream.received[1].body) == fix(defective_request(), "openai-chat").payload
+        assert "↻F#1 /v1/chat/" in flows.render_line(flows.cursor - int(flows.scroll_y)).text
+        await pilot.press("o")
+        assert flows.current.id == 1
 
 
 async def test_replay_without_a_forwarder_is_refused_clearly(store: Store, ids: dict[str, int]) -> None:

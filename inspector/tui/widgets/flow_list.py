@@ -6,8 +6,8 @@ first render costs the same at 10 rows or 100k (STYLE idiom 5: DataTable needs ~
 Columns are laid out for 80 columns first (see `layout`): when the width runs short the column with
 the lowest `keep` goes first. What tells a failing turn from a good one stays longest: the issues
 badge goes last, then the id (to open or filter by), the status, the path, the latency, the model.
-The method (POST nearly always), the counts, the ttfb, the dialect (the path says it) and the time
-go first; the flow view shows them all. Room beyond the minimum goes to the path up to PATH_ROOM,
+The method (POST nearly always), the counts and tokens, the ttfb, the dialect (the path says it)
+and the time go first; the flow view shows them all. Room beyond the minimum goes to the path up to PATH_ROOM,
 then to the model up to MODEL_ROOM, then to the path again."""
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ COLUMNS = [
     Column("ttfb", 6, keep=2, right=True),
     Column("tools", 5, keep=1, right=True),
     Column("calls", 5, keep=1, right=True),
+    Column("tokens", 11, keep=1, right=True),  # in/out as the response reports them
     Column("issues", 7, keep=11),
 ]
 GUTTER = 2  # the session marker and a space
@@ -123,6 +124,7 @@ def row_cells(row: FlowRow, now: float) -> list[str]:
         fmt.duration(row.ttfb_ms) if row.streamed or row.ttfb_ms is not None else "-",
         str(row.tools),
         str(row.tool_calls),
+        fmt.usage(row.tokens_in, row.tokens_out),
         fmt.badge(row.errors, row.warnings),
     ]
 
