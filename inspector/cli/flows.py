@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
         clock = time.strftime("%H:%M:%S", time.localtime(row.started_at))
         latency = "" if row.latency_ms is None else f"{row.latency_ms:.1f}ms"
         status = "" if row.status is None else str(row.status)
-        extra = f"  (replay of #{row.replay_of})" if row.replay_of is not None else ""
+        fixed = ", fixed" if row.replay_fixed else ""
+        extra = f"  (replay of #{row.replay_of}{fixed})" if row.replay_of is not None else ""
         print(f"{row.id:>5} {row.session_id:>4} {clock:8} {row.method:6} {status:>6} {row.state:8} {latency:>9} "
               f"{row.errors:>3} {row.warnings:>4}  {row.path}{extra}")
     return 0
