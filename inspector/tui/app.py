@@ -60,7 +60,8 @@ class InspectorApp(App[None]):
             translate = forwarder.translate
             default_mode = f"translate {translate.replace(':', ' → ')}" if translate else "passthrough"
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
-                                       mode or default_mode, forwarder.access)
+                                       mode or default_mode, forwarder.access,
+                                       accepts=translate.split(":", 1)[0] if translate else None)
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()

@@ -223,9 +223,11 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
                 httpx.post, f"{forwarder.base_url}/v1/chat/completions", json=body)
             assert response.status_code == 200
             await seen.wait_for(completed(1))
-            header = str(app.query_one(ConnectionBar).render()).split("\n")[0]
-            assert header == (f"toolwire-inspect translate openai-chat → openai-responses  "
-                              f"listening {forwarder.base_url} → {upstream.base_url}")
+            header = str(app.query_one(ConnectionBar).render()).split("\n")
+            # Only the setting of the dialect this session accepts: an Anthropic client would be refused.
+            assert header == [f"toolwire-inspect translate openai-chat → openai-responses  "
+                              f"listening {forwarder.base_url} → {upstream.base_url}",
+                              f"OPENAI_BASE_URL={forwarder.base_url}/v1  store flows.sqlite3"]
             screen = await open_flow(app, pilot, 1)
             assert isinstance(screen, FlowScreen)
             assert upstream.received[0].path == "/v1/responses"

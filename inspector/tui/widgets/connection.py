@@ -25,17 +25,24 @@ class Listening:
     upstream: str
     mode: str  # "passthrough" or "translate SRC → DST"
     access: AccessPolicy | None = None  # its refusal count is shown once there is one
+    accepts: str | None = None  # translate mode: the one dialect clients may speak (None: any)
 
 
-def agent_settings(base_url: str) -> list[tuple[str, str]]:
+# Each setting, and the dialects whose clients read it.
+_SETTINGS = [
+    ("OPENAI_BASE_URL=", "/v1", ("openai-chat", "openai-responses")),
+    ("ANTHROPIC_BASE_URL=", "", ("anthropic",)),
+    ("GOOGLE_GEMINI_BASE_URL=", "", ("gemini",)),
+    ("MCP ", "/mcp", ("mcp",)),
+]
+
+
+def agent_settings(base_url: str, accepts: str | None = None) -> list[tuple[str, str]]:
     """What to give the agent: the environment each official SDK reads (`NAME=`), and the URL an
-    MCP client connects to (the forwarder keeps paths unchanged, so the server's own path)."""
-    return [
-        ("OPENAI_BASE_URL=", f"{base_url}/v1"),
-        ("ANTHROPIC_BASE_URL=", base_url),
-        ("GOOGLE_GEMINI_BASE_URL=", base_url),
-        ("MCP ", f"{base_url}/mcp"),
-    ]
+    MCP client connects to (the forwarder keeps paths unchanged, so the server's own path). A
+    translate session accepts one dialect: only its setting is given."""
+    return [(label, f"{base_url}{suffix}") for label, suffix, dialects in _SETTINGS
+            if accepts is None or accepts in dialects]
 
 
 class ConnectionBar(Widget):
@@ -99,7 +106,8 @@ class ConnectionBar(Widget):
         text.append(" → ", key)
         text.append(self.listening.upstream, value)
         # The settings wrap between whole entries, never inside a URL someone will copy.
-        entries = [(label, url, value) for label, url in agent_settings(self.listening.base_url)]
+        entries = [(label, url, value)
+                   for label, url in agent_settings(self.listening.base_url, self.listening.accepts)]
         entries.append(("store ", self.store_path, key))
         access = self.listening.access
         if access is not None:
