@@ -13,7 +13,7 @@ from textual.binding import Binding
 from ..filters import HELP as FILTER_HELP
 from ..wire.dialect import from_path
 from .bridge import EventBridge
-from .commands import FlowCommands
+from .commands import FlowCommands, ListCommands
 from .messages import ExportFailed, ExportFinished, FlowsUpdated, ReplayFailed, ReplayFinished
 from .screens.flow import FlowScreen
 from .screens.flows import FlowsScreen
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 class InspectorApp(App[None]):
     TITLE = "toolwire-inspect"
     CSS_PATH = "app.tcss"
-    COMMANDS = App.COMMANDS | {FlowCommands}
+    COMMANDS = App.COMMANDS | {FlowCommands, ListCommands}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit (the forwarder stops with the app)",
                 priority=True),

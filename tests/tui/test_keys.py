@@ -139,3 +139,22 @@ async def test_the_command_palette_opens_a_flow_by_what_you_type(store: Store, i
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, FlowScreen) and app.screen.flow_id == ids["defective"]
+
+
+async def test_the_palette_runs_the_lists_actions_and_filters(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        flows = app.query_one(FlowList)
+        await pilot.press("ctrl+p", *"Sort by time")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert flows.order == "latency"
+        await pilot.press("ctrl+p", *"flows that failed")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert (flows.filter_text, [flows.row(i).id for i in range(flows.total)]) == ("~e", [ids["failed"]])
+        assert app.focused is flows

@@ -80,6 +80,13 @@ class FlowsScreen(Screen[None]):
         field.add_class("visible")
         field.focus()
 
+    def set_filter(self, expression: str) -> None:
+        """Show the filter bar with `expression` in it (the palette's filters)."""
+        field = self.query_one("#filter", Input)
+        field.add_class("visible")
+        field.value = expression
+        self.flow_list.focus()
+
     def action_clear_filter(self) -> None:
         field = self.query_one("#filter", Input)
         field.value = ""
