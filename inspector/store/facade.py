@@ -182,6 +182,16 @@ class Store:
         condition, params = filters.compile_filter(text, rules=self._schema_4)
         return (f" WHERE ({condition})" if condition else ""), params
 
+    def session_usage(self, session_id: int) -> tuple[int | None, int | None]:
+        """(tokens in, tokens out) summed over the session's flows whose responses report them."""
+        self._where("")  # learns whether the file has schema 4's usage columns
+        if not self._schema_4:
+            return None, None
+        with self._read_lock:
+            found = self._read.execute("SELECT SUM(tokens_in), SUM(tokens_out) FROM flows WHERE session_id = ?",
+                                       (session_id,)).fetchone()
+        return found[0], found[1]
+
     def sessions(self) -> list[SessionRow]:
         with self._read_lock:
             found = self._read.execute(f"{_SESSIONS} ORDER BY id").fetchall()

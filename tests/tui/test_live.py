@@ -377,3 +377,22 @@ async def test_a_flow_recorded_against_another_upstream_is_not_replayed(
         assert upstream.received == []
     finally:
         forwarder.stop()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_header_sums_the_sessions_tokens(
+        store: Store, forwarding: tuple[Forwarder, EventBridge], size) -> None:
+    forwarder, bridge = forwarding
+    seen = Seen()
+    app = make_app(store, forwarder=forwarder, bridge=bridge, upstream="http://up.example")
+    async with app.run_test(size=size, message_hook=seen) as pilot:
+        bar = app.query_one(ConnectionBar)
+        assert str(bar.render()).split("\n")[0] == (
+            f"toolwire-inspect passthrough  listening {forwarder.base_url} → http://up.example")
+        for n in (1, 2):
+            await asyncio.to_thread(post_chat, forwarder.base_url)
+            await seen.wait_for(completed(n))
+        await settle(app, pilot)
+        # The mock's completion reports 10 in and 5 out, each time.
+        assert (store.session_usage(store.session_id), str(bar.render()).split("\n")[0]) == ((20, 10), (
+            f"toolwire-inspect passthrough  tokens 20/10  listening {forwarder.base_url} → http://up.example"))

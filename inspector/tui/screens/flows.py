@@ -74,6 +74,9 @@ class FlowsScreen(Screen[None]):
     @on(FlowList.Reloaded)
     def flows_reloaded(self) -> None:
         self._update_filter_count()
+        store = self.inspector.store
+        if store.session_id is not None:
+            self.query_one("#connection", ConnectionBar).usage = store.session_usage(store.session_id)
 
     def action_filter(self) -> None:
         field = self.query_one("#filter", Input)

@@ -15,6 +15,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from .. import format as fmt
+
 if TYPE_CHECKING:
     from ...proxy.access import AccessPolicy
 
@@ -61,6 +63,8 @@ class ConnectionBar(Widget):
     """
     # The store's latest failure (Store.last_error), None while it writes fine.
     problem: reactive[str | None] = reactive(None, layout=True)
+    # This session's tokens in/out as its responses report them (None, None: none reported).
+    usage: reactive[tuple[int | None, int | None]] = reactive((None, None))
     # Every setting, wrapped over as many rows as needed; else the two-row summary.
     expanded: reactive[bool] = reactive(False, layout=True)
     HINT = "  c: all settings"
@@ -101,6 +105,10 @@ class ConnectionBar(Widget):
             text.append(self.store_path, value)
             return text
         text.append(self.listening.mode, mode)
+        if self.usage != (None, None):
+            # Before the URLs, which the width may cut: the session's cost so far.
+            text.append("  tokens ", key)
+            text.append(fmt.usage(*self.usage), value)
         text.append("  listening ", key)
         text.append(self.listening.base_url, value)
         text.append(" → ", key)
