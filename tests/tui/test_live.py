@@ -110,11 +110,11 @@ async def test_flows_appear_live_and_the_header_says_where_to_point_the_agent(
         base = forwarder.base_url  # an ephemeral port: always 5 digits on Linux, so the wrap is fixed
         # Two rows: the settings that fit whole, and the key to the rest.
         assert str(app.query_one(ConnectionBar).render()) == (
-            f"toolwire-inspect passthrough  listening {base} → http://up.example\n"
+            f"toolwire-inspect passthrough  tokens 10/5  listening {base} → http://up.example\n"
             f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}  c: all settings")
         await pilot.press("c")
         assert str(app.query_one(ConnectionBar).render()) == (
-            f"toolwire-inspect passthrough  listening {base} → http://up.example\n"
+            f"toolwire-inspect passthrough  tokens 10/5  listening {base} → http://up.example\n"
             f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}\n"
             f"GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp  store flows.sqlite3")
         await pilot.press("c")
