@@ -22,6 +22,11 @@ class Mode(str, Enum):
     REPAIR = "repair"
 
 
+# The note a replay sent with the safe repairs applied carries (the list marks it apart from a replay
+# as recorded). The forwarder writes it when the replay headers say so.
+FIXED_REPLAY_NOTE = "replay with the safe repairs applied"
+
+
 @dataclass(slots=True)
 class Chunk:
     t: float  # seconds since the request arrived

@@ -47,7 +47,8 @@ def credentials_from_env(dialect: Dialect | None, env: Mapping[str, str] | None 
     return []
 
 
-def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None) -> tuple[str, list[tuple[str, str]]]:
+def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
+                   *, fixed: bool = False) -> tuple[str, list[tuple[str, str]]]:
     """(path with query, headers) to resend `flow`: its recorded headers minus the redacted
     secrets and the framing, plus `credentials` and the replay link. A ReplayError if the recorded
     target is not one the forwarder would send upstream."""
@@ -59,7 +60,7 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None) -> tup
     given = {k.lower() for k, _ in credentials or ()}
     headers = [(k, v) for k, v in headers if k.lower() not in given]
     headers += list(credentials or ())
-    headers += replay_marker(flow.id)
+    headers += replay_marker(flow.id, fixed=fixed)
     query = flow.query
     if query:
         # A redacted `?key=` is useless; the key travels as a header from `credentials` instead.
@@ -71,15 +72,15 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None) -> tup
 
 
 def replay(flow: Flow, *, via: Forwarder, credentials: list[tuple[str, str]] | None, body: bytes | None = None,
-           timeout: float = 600.0, elsewhere: bool = False) -> int:
+           fixed: bool = False, timeout: float = 600.0, elsewhere: bool = False) -> int:
     """Send the recorded request (or `body`) through `via`, a forwarder of this process; the new
-    flow's id. `elsewhere`: the caller chose `via`'s upstream knowing the flow went to another."""
+    flow's id. `fixed`: `body` is the request with the safe repairs applied (the new flow says so). `elsewhere`: the caller chose `via`'s upstream knowing the flow went to another."""
     if not elsewhere and flow.upstream_url:
         went, going = origin(flow.upstream_url), origin(via.upstream)
         if went is None or went != going:
             raise ReplayError(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not to "
                               f"this forwarder's upstream {going}; its credentials are not sent anywhere else")
-    target, headers = replay_request(flow, credentials)
+    target, headers = replay_request(flow, credentials, fixed=fixed)
     content = flow.request_body if body is None else body
     parts = urlsplit(via.client_url)
     connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=timeout)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import asdict
 
+from ..filters import FilterError
 from .common import add_store_argument, open_store
 
 
@@ -14,7 +16,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("flows", help="list stored flows (id, session, time, path, status, violations)")
     add_store_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON array of flow rows")
-    parser.add_argument("--filter", metavar="TEXT", default="", help="only flows whose list columns contain TEXT")
+    parser.add_argument("--filter", metavar="EXPR", default="",
+                        help="only flows matching a filter expression, as in the TUI: ~d DIALECT, ~m MODEL, ~s STATUS, "
+                             "~v RULE|error|warning, ~t TOOL, ~e, ~r, #N, free text; & | ! ( )")
     parser.set_defaults(handler=run)
 
 
@@ -22,6 +26,9 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args.store, read_only=True)
     try:
         rows = store.rows(text=args.filter)
+    except FilterError as exc:
+        print(f"toolwire-inspect: --filter: {exc}", file=sys.stderr)
+        return 2
     finally:
         store.close()
     if args.json:
@@ -32,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
         clock = time.strftime("%H:%M:%S", time.localtime(row.started_at))
         latency = "" if row.latency_ms is None else f"{row.latency_ms:.1f}ms"
         status = "" if row.status is None else str(row.status)
-        extra = f"  (replay of #{row.replay_of})" if row.replay_of is not None else ""
+        fixed = ", fixed" if row.replay_fixed else ""
+        extra = f"  (replay of #{row.replay_of}{fixed})" if row.replay_of is not None else ""
         print(f"{row.id:>5} {row.session_id:>4} {clock:8} {row.method:6} {status:>6} {row.state:8} {latency:>9} "
               f"{row.errors:>3} {row.warnings:>4}  {row.path}{extra}")
     return 0

@@ -13,6 +13,7 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from ..filters import rules_text
 from ..flow import Flow
 from .rows import Summary
 
@@ -23,15 +24,19 @@ def body_size(flow: Flow) -> int:
 
 def summarise(flow: Flow) -> Summary:
     from ..analysis import analyse  # the checker is heavy; only the writer thread and the worker need it
+    from ..wire.summary import response_usage
 
     try:
         analysis = analyse(flow)
     except Exception as exc:  # analysis is total by contract; a bug there must not lose the flow
         return Summary(parse_error=f"analysis failed: {exc!r}")
+    # What the client got, in the client's dialect (in translate mode too).
+    tokens_in, tokens_out = response_usage(analysis.response, analysis.dialect)
     return Summary(
         dialect=analysis.dialect.value if analysis.dialect is not None else "", model=analysis.model,
         tools=analysis.tools, tool_calls=analysis.tool_calls, errors=analysis.errors, warnings=analysis.warnings,
-        parse_error=analysis.parse_error,
+        parse_error=analysis.parse_error, rules=rules_text([v.rule for v in analysis.violations]),
+        tokens_in=tokens_in, tokens_out=tokens_out,
     )
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import filters
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
 from ..flow import Flow
 from ..redact import redact_url
@@ -18,12 +19,14 @@ from .rows import FlowRow, SessionRow
 from .schema import StoreError, process_started
 from .writer import Writer
 
-# What the list filter matches against: the columns a user sees in the list.
-_TEXT_FILTER = (
-    "(method || ' ' || path || ' ' || dialect || ' ' || model || ' ' || state || ' ' || "
-    "COALESCE(status, '') || ' ' || COALESCE(error, '') || ' ' || COALESCE(parse_error, '') || ' #' || id) "
-    "LIKE ? ESCAPE '\\'"
-)
+# How the list can be sorted; each order ends on id, so that equal rows keep their time order.
+# The end of the list holds the newest, the slowest, the most findings: where the cursor follows.
+# A flow still pending (no latency yet) sorts as the quickest.
+ORDERS = {
+    "time": ("id",),
+    "latency": ("COALESCE(latency_ms, -1)", "id"),
+    "issues": ("errors", "warnings", "id"),
+}
 _SESSIONS = f"SELECT {', '.join(rows.SESSION_COLUMNS)} FROM sessions"
 
 
@@ -38,6 +41,7 @@ class Store:
         self.read_only = read_only
         self.session_id: int | None = None
         self._read_lock = threading.Lock()
+        self._schema_4: bool | None = None  # whether the flows table has schema 4's columns
         self._closed = False
         self._writer: Writer | None = None
         if read_only:
@@ -133,10 +137,12 @@ class Store:
         with self._read_lock:
             return rows.load(self._read, flow_id)
 
-    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0) -> list[FlowRow]:
-        """Flow rows, oldest first (newest last), optionally filtered by text."""
-        where, params = _text_where(text)
-        sql = f"SELECT {rows.LIST_COLUMNS} FROM flows{where} ORDER BY id LIMIT ? OFFSET ?"
+    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0, order: str = "time") -> list[FlowRow]:
+        """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a
+        filter expression (see inspector.filters; a FilterError if it does not parse)."""
+        where, params = self._where(text)
+        columns = rows.LIST_COLUMNS if self._schema_4 else rows.LIST_COLUMNS_BEFORE_4
+        sql = f"SELECT {columns} FROM flows{where} ORDER BY {', '.join(ORDERS[order])} LIMIT ? OFFSET ?"
         with self._read_lock:
             found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
         return [rows.listed_row(values) for values in found]
@@ -149,10 +155,42 @@ class Store:
         return [r[0] for r in found]
 
     def count(self, *, text: str = "") -> int:
-        where, params = _text_where(text)
+        where, params = self._where(text)
         with self._read_lock:
             (n,) = self._read.execute(f"SELECT COUNT(*) FROM flows{where}", params).fetchone()
         return int(n)
+
+    def index_of(self, flow_id: int, *, text: str = "", order: str = "time") -> int | None:
+        """Where flow `flow_id` is in `rows(text=text, order=order)`, None if the filter leaves it out."""
+        where, params = self._where(text)
+        keys = ", ".join(ORDERS[order])
+        with self._read_lock:
+            if self._read.execute(f"SELECT 1 FROM flows{where}{' AND' if where else ' WHERE'} id = ?",
+                                  (*params, flow_id)).fetchone() is None:
+                return None
+            (n,) = self._read.execute(
+                f"SELECT COUNT(*) FROM flows{where}{' AND' if where else ' WHERE'} "
+                f"({keys}) < (SELECT {keys} FROM flows WHERE id = ?)", (*params, flow_id)).fetchone()
+        return int(n)
+
+    def _where(self, text: str) -> tuple[str, list[object]]:
+        if self._schema_4 is None:
+            # A store opened read-only may predate schema 4 (no rules, no usage columns).
+            with self._read_lock:
+                names = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
+            self._schema_4 = "rules" in names
+        condition, params = filters.compile_filter(text, rules=self._schema_4)
+        return (f" WHERE ({condition})" if condition else ""), params
+
+    def session_usage(self, session_id: int) -> tuple[int | None, int | None]:
+        """(tokens in, tokens out) summed over the session's flows whose responses report them."""
+        self._where("")  # learns whether the file has schema 4's usage columns
+        if not self._schema_4:
+            return None, None
+        with self._read_lock:
+            found = self._read.execute("SELECT SUM(tokens_in), SUM(tokens_out) FROM flows WHERE session_id = ?",
+                                       (session_id,)).fetchone()
+        return found[0], found[1]
 
     def sessions(self) -> list[SessionRow]:
         with self._read_lock:
@@ -180,8 +218,3 @@ class Store:
         self.close()
 
 
-def _text_where(text: str) -> tuple[str, tuple[str, ...]]:
-    if not text:
-        return "", ()
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f" WHERE {_TEXT_FILTER}", (f"%{escaped}%",)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields, replace
 
 import orjson
 
-from ..flow import Flow, FlowState, Mode
+from ..flow import FIXED_REPLAY_NOTE, Flow, FlowState, Mode
 from .chunks import pack_chunks, unpack_chunks
 
 
@@ -35,6 +35,9 @@ class FlowRow:
     streamed: bool
     mode: str
     error: str | None  # the transport error, else the body's parse error
+    replay_fixed: bool = False  # a replay sent with the safe repairs applied (R), not as recorded
+    tokens_in: int | None = None  # as the response reports them; None when it does not
+    tokens_out: int | None = None
 
 
 @dataclass(slots=True)
@@ -58,6 +61,9 @@ class Summary:
     errors: int = 0
     warnings: int = 0
     parse_error: str | None = None
+    rules: str = ""  # the findings' rule ids, as filters.rules_text writes them
+    tokens_in: int | None = None
+    tokens_out: int | None = None
 
 
 # Flow columns are named as the Flow attributes they hold. The request side is complete when the
@@ -74,8 +80,12 @@ FLOW_COLUMNS = REQUEST_COLUMNS + RESPONSE_COLUMNS
 SUMMARY_COLUMNS = tuple(f.name for f in fields(Summary))
 SESSION_COLUMNS = tuple(f.name for f in fields(SessionRow))
 # What the list shows as a row's error: the transport error, else the body's parse error.
-_LISTED = {"error": "COALESCE(error, parse_error)"}
+_LISTED = {"error": "COALESCE(error, parse_error)",
+           "replay_fixed": f"replay_of IS NOT NULL AND instr(CAST(notes AS TEXT), '{FIXED_REPLAY_NOTE}') > 0"}
 LIST_COLUMNS = ", ".join(_LISTED.get(f.name, f.name) for f in fields(FlowRow))
+# The same from a store opened read-only at schema 3 or older, which has no usage columns.
+LIST_COLUMNS_BEFORE_4 = ", ".join(
+    "NULL" if f.name in ("tokens_in", "tokens_out") else _LISTED.get(f.name, f.name) for f in fields(FlowRow))
 
 
 def insert(table: str, columns: tuple[str, ...]) -> str:
@@ -144,6 +154,8 @@ def flow_row(flow: Flow, summary: Summary) -> FlowRow:
         latency_ms=flow.latency_ms, ttfb_ms=flow.ttfb_ms, tools=summary.tools, tool_calls=summary.tool_calls,
         errors=summary.errors, warnings=summary.warnings, replay_of=flow.replay_of, streamed=flow.streamed,
         mode=mode_value(flow.mode), error=flow.error or summary.parse_error,
+        replay_fixed=flow.replay_of is not None and FIXED_REPLAY_NOTE in flow.notes,
+        tokens_in=summary.tokens_in, tokens_out=summary.tokens_out,
     )
 
 
@@ -151,6 +163,7 @@ def listed_row(values: tuple) -> FlowRow:
     """A FlowRow from the values of LIST_COLUMNS."""
     row = FlowRow(*values)
     row.streamed = bool(row.streamed)  # SQLite keeps booleans as integers
+    row.replay_fixed = bool(row.replay_fixed)
     return row
 
 

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import platformdirs
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Version 1, as first shipped: a file at any version is brought forward by the steps after it.
 SCHEMA_1 = """
@@ -77,8 +77,17 @@ CREATE TABLE flow_chunks (
 ) WITHOUT ROWID;
 CREATE INDEX flows_pending ON flows (session_id) WHERE state = 'pending';
 """
-_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3, 1: SCHEMA_2 + SCHEMA_3, 2: SCHEMA_3}
-READABLE_VERSIONS = (1, 2, 3)  # what a read-only open can list and show without migrating
+# Version 4: the rule ids of each flow's findings (see filters.rules_text), for `~v RULE` and free
+# text in the list filter, and the tokens the response reports, for the list's usage column. Flows
+# analysed before it have neither.
+SCHEMA_4 = """
+ALTER TABLE flows ADD COLUMN rules TEXT NOT NULL DEFAULT '';
+ALTER TABLE flows ADD COLUMN tokens_in INTEGER;
+ALTER TABLE flows ADD COLUMN tokens_out INTEGER;
+"""
+_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4, 1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4,
+               2: SCHEMA_3 + SCHEMA_4, 3: SCHEMA_4}
+READABLE_VERSIONS = (1, 2, 3, 4)  # what a read-only open can list and show without migrating
 
 
 class StoreError(Exception):

@@ -10,9 +10,10 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
+from ..filters import HELP as FILTER_HELP
 from ..wire.dialect import from_path
 from .bridge import EventBridge
-from .commands import FlowCommands
+from .commands import FlowCommands, ListCommands
 from .messages import ExportFailed, ExportFinished, FlowsUpdated, ReplayFailed, ReplayFinished
 from .screens.flow import FlowScreen
 from .screens.flows import FlowsScreen
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 class InspectorApp(App[None]):
     TITLE = "toolwire-inspect"
     CSS_PATH = "app.tcss"
-    COMMANDS = App.COMMANDS | {FlowCommands}
+    COMMANDS = App.COMMANDS | {FlowCommands, ListCommands}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit (the forwarder stops with the app)",
                 priority=True),
@@ -60,7 +61,8 @@ class InspectorApp(App[None]):
             translate = forwarder.translate
             default_mode = f"translate {translate.replace(':', ' → ')}" if translate else "passthrough"
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
-                                       mode or default_mode, forwarder.access)
+                                       mode or default_mode, forwarder.access,
+                                       accepts=translate.split(":", 1)[0] if translate else None)
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()
@@ -98,6 +100,7 @@ class InspectorApp(App[None]):
         builtin = [("tab, shift+tab", "Move between panes"), ("ctrl+p", "Command palette (themes, …)")]
         self.push_screen(HelpScreen([
             ("Flow list", binding_rows([*FlowsScreen.BINDINGS, *FlowList.BINDINGS])),
+            ("Filter expressions (/ in the list; flows --filter)", FILTER_HELP),
             ("Flow view", binding_rows(FlowScreen.BINDINGS)),
             ("Payload pane (tab to it)", binding_rows([*PayloadView.BINDINGS, *JsonArea.BINDINGS])),
             ("Everywhere", binding_rows(self.BINDINGS) + builtin),
@@ -122,7 +125,7 @@ class InspectorApp(App[None]):
                 return
         credentials = self.forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
         try:
-            new_id = replay(flow, via=self.forwarder, credentials=credentials, body=body)
+            new_id = replay(flow, via=self.forwarder, credentials=credentials, body=body, fixed=fixed)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return

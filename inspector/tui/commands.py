@@ -1,10 +1,13 @@
-"""Command palette (ctrl+p): jump to any flow by id, path, model or dialect."""
+"""Command palette (ctrl+p): jump to any flow by id, path, model or dialect; run any action of the
+flow list (read from its bindings, as the help is) and the common filters."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from . import format as fmt
@@ -15,6 +18,15 @@ if TYPE_CHECKING:
 
 # The palette lists the newest flows; older ones are one filter (`/`) away.
 RECENT = 200
+# Cursor moves are keys, not commands.
+_NOT_COMMANDS = {"move", "first", "last", "page", "open"}
+# Filters worth one pick: (what the list shows, the expression).
+FILTERS = [
+    ("flows that failed (transport error or status ≥ 400)", "~e"),
+    ("flows with error findings", "~v error"),
+    ("flows with warnings", "~v warning"),
+    ("replays", "~r"),
+]
 
 
 def describe(row: FlowRow) -> str:
@@ -46,3 +58,36 @@ class FlowCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(text), partial(self.inspector.open_flow, row.id),
                           help="Open this flow")
+
+
+class ListCommands(Provider):
+    """The flow list's actions and filters, while the list is the screen."""
+
+    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        from .screens.flows import FlowsScreen  # the screen imports this module's siblings
+
+        screen = self.screen
+        if not isinstance(screen, FlowsScreen):
+            return []
+        flows = screen.flow_list
+        commands = []
+        for node, bindings in ((screen, screen.BINDINGS), (flows, flows.BINDINGS)):
+            for binding in bindings:
+                if isinstance(binding, Binding) and binding.action.split("(")[0] not in _NOT_COMMANDS:
+                    commands.append((binding.tooltip or binding.description,
+                                     partial(self.app.call_later, node.run_action, binding.action),
+                                     f"key: {binding.key.split(',')[0]}"))
+        for what, expression in FILTERS:
+            commands.append((f"Filter: {what}", partial(screen.set_filter, expression), expression))
+        return commands
+
+    async def discover(self) -> Hits:
+        for text, run, help_text in self._commands():
+            yield DiscoveryHit(text, run, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, run, help_text in self._commands():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), run, help=help_text)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 # Short dialect names keep the list readable at 120 columns.
 DIALECT_SHORT = {
@@ -37,6 +36,25 @@ def status(code: int | None, state: str) -> str:
     return "…" if code is None else str(code)
 
 
+def count(n: int) -> str:
+    """A token count in at most 5 characters: 9950, 12.3k, 123k, 1.2M."""
+    if n < 10_000:
+        return str(n)
+    for unit, size in (("k", 1_000), ("M", 1_000_000)):
+        if round(n / size, 1) < 100:
+            return f"{n / size:.1f}{unit}"
+        if round(n / size) < 1000:
+            return f"{round(n / size)}{unit}"
+    return f"{round(n / 1_000_000_000)}G"
+
+
+def usage(tokens_in: int | None, tokens_out: int | None) -> str:
+    """Tokens in/out as the response reports them ("" when it reports none, "?" for a missing half)."""
+    if tokens_in is None and tokens_out is None:
+        return ""
+    return "/".join("?" if n is None else count(n) for n in (tokens_in, tokens_out))
+
+
 def badge(errors: int, warnings: int) -> str:
     parts = []
     if errors:
@@ -44,36 +62,6 @@ def badge(errors: int, warnings: int) -> str:
     if warnings:
         parts.append(f"▲{warnings}")
     return " ".join(parts)
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    title: str
-    width: int  # 0: takes the remaining width
-    right: bool = False
-
-
-COLUMNS = [
-    Column("#", 5, right=True),
-    Column("time", 12),
-    Column("meth", 6),
-    Column("path", 0),
-    Column("dialect", 9),
-    Column("model", 16),
-    Column("st", 3, right=True),
-    Column("latency", 7, right=True),
-    Column("ttfb", 6, right=True),
-    Column("tools", 5, right=True),
-    Column("calls", 5, right=True),
-    Column("issues", 7),
-]
-GUTTER = 2  # the session marker and a space
-MIN_PATH = 12
-
-
-def widths(total: int) -> list[int]:
-    fixed = sum(c.width for c in COLUMNS) + len(COLUMNS) - 1 + GUTTER
-    return [c.width or max(MIN_PATH, total - fixed) for c in COLUMNS]
 
 
 def fit(text: str, width: int, right: bool = False) -> str:

@@ -1,4 +1,4 @@
-"""The few facts the flow list shows for every request: model, tool count, tool-call count."""
+"""The few facts the flow list shows for every request: model, tool count, tool-call count, usage."""
 
 from __future__ import annotations
 
@@ -57,3 +57,33 @@ def response_tool_calls(payload: Any, dialect: Dialect | None) -> int:
         result = payload.get("result")
         return len(_list(result.get("tools"))) if isinstance(result, dict) else 0
     return 0
+
+
+def _count(node: Any, *names: str) -> int | None:
+    """The sum of the token counts `names` present in `node` (either Gemini spelling), None if none is."""
+    if not isinstance(node, dict):
+        return None
+    counts = [value for name in names for value in [field(node, name)[1]]
+              if isinstance(value, int) and not isinstance(value, bool)]
+    return sum(counts) if counts else None
+
+
+# Per dialect: where the usage object is, the counts that make the input, those that make the output.
+_USAGE = {
+    Dialect.OPENAI_CHAT: ("usage", ("prompt_tokens",), ("completion_tokens",)),
+    Dialect.OPENAI_RESPONSES: ("usage", ("input_tokens",), ("output_tokens",)),
+    # Cached input is counted apart from input_tokens; the model read all of it.
+    Dialect.ANTHROPIC: ("usage", ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+                        ("output_tokens",)),
+    # Thinking tokens are output the caller pays for.
+    Dialect.GEMINI: ("usageMetadata", ("promptTokenCount",), ("candidatesTokenCount", "thoughtsTokenCount")),
+}
+
+
+def response_usage(payload: Any, dialect: Dialect | None) -> tuple[int | None, int | None]:
+    """(tokens in, tokens out) as a (reassembled) response reports them; None where it does not."""
+    if not isinstance(payload, dict) or dialect not in _USAGE:
+        return None, None
+    where, inputs, outputs = _USAGE[dialect]
+    usage = field(payload, where)[1]
+    return _count(usage, *inputs), _count(usage, *outputs)

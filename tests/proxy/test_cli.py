@@ -82,6 +82,25 @@ def test_flows_lists_rows_as_json_and_as_a_table(recorded, capsys):
     assert lines[1].endswith(CHAT)
 
 
+def test_flows_filter_takes_the_tui_expressions(tmp_path, capsys):
+    from inspector.flow import FIXED_REPLAY_NOTE
+    from tests.tui.flows import defective_request, populate, save_flow
+
+    path = tmp_path / "flows.sqlite3"
+    with Store(path) as store:
+        ids = populate(store)
+        save_flow(store, defective_request(), offset=11, replay_of=ids["defective"], notes=[FIXED_REPLAY_NOTE])
+    assert main(["flows", "--store", str(path), "--json", "--filter", "~v OC-05 & ~r"]) == 0
+    assert [(r["id"], r["replay_of"], r["replay_fixed"]) for r in json.loads(capsys.readouterr().out)] == [
+        (6, 3, False), (7, 3, True)]
+    assert main(["flows", "--store", str(path), "--filter", "#3"]) == 0
+    assert [line.split(None, 1)[0] + " " + line.rsplit(CHAT, 1)[1] for line in capsys.readouterr().out.splitlines()[1:]
+            ] == ["3 ", "6   (replay of #3)", "7   (replay of #3, fixed)"]
+    assert main(["flows", "--store", str(path), "--filter", "~s 4o4"]) == 2
+    assert capsys.readouterr().err == (
+        "toolwire-inspect: --filter: ~s wants a status like 400, 4xx or 5, not '4o4' (at 4)\n")
+
+
 def test_export_writes_the_same_bytes_twice(recorded, capsys, tmp_path):
     path = str(recorded.store.path)
     assert main(["export", "1", "--store", path, "-o", str(tmp_path / "a.json")]) == 0

@@ -10,7 +10,7 @@ import httpx
 import orjson
 import pytest
 
-from inspector.flow import FlowState, Mode
+from inspector.flow import FIXED_REPLAY_NOTE, FlowState, Mode
 from inspector.mock import Canned, chat_stream, json_response, sse_response
 from inspector.proxy import Forwarder, ForwarderError
 from inspector.proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
@@ -223,6 +223,26 @@ def test_replay_marker_is_stripped_and_links_the_flow(rig):
     assert rig.mock.received[0].header(REPLAY_AUTH_HEADER) is None
     assert event.row.replay_of == 41
     assert rig.store.get(event.flow.id).replay_of == 41
+    assert (event.row.replay_fixed, rig.store.get(event.flow.id).notes) == (False, [])
+
+
+def test_a_fixed_replay_says_so_in_its_notes_and_row(rig):
+    rig.client.post(CHAT, content=BODY, headers=replay_marker(41, fixed=True))
+    (event,) = rig.events.completed()
+    assert rig.mock.received[0].header(REPLAY_HEADER) is None
+    assert (event.row.replay_of, event.row.replay_fixed) == (41, True)
+    assert rig.store.get(event.flow.id).notes == [FIXED_REPLAY_NOTE]
+    assert [(r.id, r.replay_of, r.replay_fixed) for r in rig.store.rows()] == [(event.flow.id, 41, True)]
+
+
+def test_a_forged_fixed_mark_is_ignored(rig):
+    # The signature covers the mark: a valid replay of #41 cannot be relabelled as fixed.
+    (_, tag), = [h for h in replay_marker(41) if h[0] == REPLAY_AUTH_HEADER]
+    rig.client.post(CHAT, content=BODY, headers=[(REPLAY_HEADER, "41 fixed"), (REPLAY_AUTH_HEADER, tag)])
+    (event,) = rig.events.completed()
+    assert (event.row.replay_of, event.row.replay_fixed) == (None, False)
+    assert rig.store.get(event.flow.id).notes == [
+        f"ignored {REPLAY_HEADER}: '41 fixed' was not sent by this process's replay"]
 
 
 def test_credentials_are_kept_in_memory_only(rig):

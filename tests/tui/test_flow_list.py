@@ -23,8 +23,8 @@ async def test_row_cells_carry_every_column(store: Store, ids: dict[str, int]) -
     rows = {row.id: row for row in store.rows()}
     assert row_cells(rows[ids["defective"]], NOW) == [
         "3", "09:30:02.500", "POST", "/v1/chat/completions", "chat", "gpt-4o-mini", "200", "342ms", "310ms",
-        "1", "1", "✖3"]
-    assert row_cells(rows[ids["streamed"]], NOW)[6:] == ["200", "210ms", "120ms", "1", "0", ""]
+        "1", "1", "10/5", "✖3"]
+    assert row_cells(rows[ids["streamed"]], NOW)[6:] == ["200", "210ms", "120ms", "1", "0", "", ""]
     assert row_cells(rows[ids["failed"]], NOW)[6] == "502"
     assert row_cells(rows[ids["replay"]], NOW)[3] == "↻#3 /v1/chat/completions"
     # A flow from another day shows its date instead of milliseconds.

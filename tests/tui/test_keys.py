@@ -28,11 +28,27 @@ async def test_question_mark_lists_every_key(store: Store, ids: dict[str, int]) 
         text = str(app.screen.query_one("#help-text", Static).content)
         lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ")]
         keys = [key.rstrip(",") for key, *_ in lines]
-        assert keys == ["/", "esc", "r", "x", "enter", "j", "k", "g", "G", "pgdn", "pgup",
+        assert keys == ["q", "/", "esc", "r", "R", "x", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
+                        "~d", "~m", "~s", "~v", "~t", "~e", "~r", "#N", "text", "&",
                         "esc", "r", "R", "x", "s", "H", "n", "N", "F", "p", "z",
                         "/", "n", "N", "esc", "w",
                         "ctrl+q", "?", "tab", "ctrl+p"]
-        assert "  /, f            Filter the list by text (path, model, …)" in text.splitlines()
+        lines = text.splitlines()
+        assert "  /, f            Filter the list: ~d ~m ~s ~v ~t ~e ~r #N or text, with & | ! ( ) (see below)" in lines
+        # The expressions are documented where the keys are, from the table the parser's module keeps.
+        start = lines.index("Filter expressions (/ in the list; flows --filter)")
+        assert lines[start + 1:start + 12] == [
+            "  ~d DIALECT      dialect: chat, responses, anthropic, gemini, mcp",
+            "  ~m MODEL        model contains MODEL",
+            "  ~s STATUS       HTTP status: 400, 4xx, 5",
+            "  ~v RULE         has a finding of rule RULE (OC-05), or ~v error / ~v warning",
+            "  ~t TOOL         a payload names the tool TOOL",
+            "  ~e              failed: transport error or status ≥ 400",
+            "  ~r              is a replay",
+            "  #N              flow N and its replays",
+            "  text            path, model, state, status, errors, rule ids, payload text",
+            "  & | ! ( )       and (or a space), or, not, grouping; \"…\" quotes",
+            ""]
         await pilot.press("escape")
         assert isinstance(app.screen, FlowsScreen)
 
@@ -124,3 +140,22 @@ async def test_the_command_palette_opens_a_flow_by_what_you_type(store: Store, i
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, FlowScreen) and app.screen.flow_id == ids["defective"]
+
+
+async def test_the_palette_runs_the_lists_actions_and_filters(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        flows = app.query_one(FlowList)
+        await pilot.press("ctrl+p", *"Sort by time")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert flows.order == "latency"
+        await pilot.press("ctrl+p", *"flows that failed")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert (flows.filter_text, [flows.row(i).id for i in range(flows.total)]) == ("~e", [ids["failed"]])
+        assert app.focused is flows

@@ -108,10 +108,17 @@ async def test_flows_appear_live_and_the_header_says_where_to_point_the_agent(
             1, 1, "POST", "/v1/chat/completions", 200, "openai-chat", "gpt-4o-mini", 1)
         assert row.session_id == store.session_id
         base = forwarder.base_url  # an ephemeral port: always 5 digits on Linux, so the wrap is fixed
+        # Two rows: the settings that fit whole, and the key to the rest.
         assert str(app.query_one(ConnectionBar).render()) == (
-            f"toolwire-inspect passthrough  listening {base} → http://up.example\n"
+            f"toolwire-inspect passthrough  tokens 10/5  listening {base} → http://up.example\n"
+            f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}  c: all settings")
+        await pilot.press("c")
+        assert str(app.query_one(ConnectionBar).render()) == (
+            f"toolwire-inspect passthrough  tokens 10/5  listening {base} → http://up.example\n"
             f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}\n"
             f"GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp  store flows.sqlite3")
+        await pilot.press("c")
+        assert app.query_one(ConnectionBar).region.height == 2
 
 
 async def test_r_replays_with_the_credentials_held_in_memory(
@@ -134,8 +141,10 @@ async def test_r_replays_with_the_credentials_held_in_memory(
         assert upstream.received[1].body == upstream.received[0].body
         notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
         assert [(n.title, n.message) for n in notes] == [("Replay", "#1 replayed as #2")]
-        assert flows.render_line(flows.cursor - int(flows.scroll_y)).text.split()[3:6] == [
-            "POST", "↻#1", "/v1/chat/completions"]
+        # At 120 columns the method column has given way; the mark leads the path.
+        assert flows.render_line(flows.cursor - int(flows.scroll_y)).text.split()[3:5] == [
+            "↻#1", "/v1/chat/comple…"]
+        assert (flows.current.replay_fixed, store.get(2).notes) == (False, [])
 
 
 async def test_R_in_a_flow_replays_it_with_every_safe_repair_applied(
@@ -156,6 +165,29 @@ async def test_R_in_a_flow_replays_it_with_every_safe_repair_applied(
         assert (finished.original_id, finished.new_id) == (1, 2)
         assert orjson.loads(upstream.received[1].body) == fix(defective_request(), "openai-chat").payload
         assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_R_in_the_list_replays_fixed_and_the_list_marks_it_so(
+        store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge], size) -> None:
+    forwarder, bridge = forwarding
+    seen = Seen()
+    app = make_app(store, forwarder=forwarder, bridge=bridge, clock=time.time)
+    async with app.run_test(size=size, message_hook=seen) as pilot:
+        await asyncio.to_thread(httpx.post, f"{forwarder.base_url}/v1/chat/completions",
+                                json=defective_request(), headers={"Authorization": f"Bearer {SECRET}"})
+        await seen.wait_for(completed(1))
+        await settle(app, pilot)
+        await pilot.press("R")
+        finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
+        await seen.wait_for(completed(finished.new_id))
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        assert (flows.current.id, flows.current.replay_of, flows.current.replay_fixed) == (2, 1, True)
+        assert orjson.loads(upstream.received[1].body) == fix(defective_request(), "openai-chat").payload
+        assert "↻F#1 /v1/chat/" in flows.render_line(flows.cursor - int(flows.scroll_y)).text
+        await pilot.press("o")
+        assert flows.current.id == 1
 
 
 async def test_replay_without_a_forwarder_is_refused_clearly(store: Store, ids: dict[str, int]) -> None:
@@ -191,9 +223,11 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
                 httpx.post, f"{forwarder.base_url}/v1/chat/completions", json=body)
             assert response.status_code == 200
             await seen.wait_for(completed(1))
-            header = str(app.query_one(ConnectionBar).render()).split("\n")[0]
-            assert header == (f"toolwire-inspect translate openai-chat → openai-responses  "
-                              f"listening {forwarder.base_url} → {upstream.base_url}")
+            header = str(app.query_one(ConnectionBar).render()).split("\n")
+            # Only the setting of the dialect this session accepts: an Anthropic client would be refused.
+            assert header == [f"toolwire-inspect translate openai-chat → openai-responses  "
+                              f"listening {forwarder.base_url} → {upstream.base_url}",
+                              f"OPENAI_BASE_URL={forwarder.base_url}/v1  store flows.sqlite3"]
             screen = await open_flow(app, pilot, 1)
             assert isinstance(screen, FlowScreen)
             assert upstream.received[0].path == "/v1/responses"
@@ -300,6 +334,7 @@ async def test_beyond_loopback_the_header_gives_the_url_with_the_token_and_count
         app = make_app(store, forwarder=forwarder, upstream="http://up.example")
         async with app.run_test(size=(200, 36)) as pilot:
             bar = app.query_one(ConnectionBar)
+            bar.expanded = True
             base = f"http://0.0.0.0:{forwarder.port}/t/{forwarder.access.token}"
             assert str(bar.render()).replace("\n", "  ") == (  # where it wraps is the other test's business
                 f"toolwire-inspect passthrough  listening {base} → http://up.example  OPENAI_BASE_URL={base}/v1  "
@@ -309,8 +344,13 @@ async def test_beyond_loopback_the_header_gives_the_url_with_the_token_and_count
             deadline = time.monotonic() + 10
             while "refused 1: " not in str(bar.render()) and time.monotonic() < deadline:
                 await pilot.pause(0.05)  # the bar looks at the count once a second
-            assert str(bar.render()).replace("\n", "  ").endswith(
-                f"store flows.sqlite3  refused 1: {forwarder.access.last_refusal}")
+            assert str(bar.render()).replace("\n", "  ") == (
+                f"toolwire-inspect passthrough  listening {base} → http://up.example  "
+                f"refused 1: {forwarder.access.last_refusal}  OPENAI_BASE_URL={base}/v1  "
+                f"ANTHROPIC_BASE_URL={base}  GOOGLE_GEMINI_BASE_URL={base}  MCP {base}/mcp  store flows.sqlite3")
+            # Folded, the refusals still show: they come before any setting.
+            bar.expanded = False
+            assert str(bar.render()).split("\n")[1] == f"refused 1: {forwarder.access.last_refusal}  c: all settings"
     finally:
         forwarder.stop()
 
@@ -338,3 +378,22 @@ async def test_a_flow_recorded_against_another_upstream_is_not_replayed(
         assert upstream.received == []
     finally:
         forwarder.stop()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_header_sums_the_sessions_tokens(
+        store: Store, forwarding: tuple[Forwarder, EventBridge], size) -> None:
+    forwarder, bridge = forwarding
+    seen = Seen()
+    app = make_app(store, forwarder=forwarder, bridge=bridge, upstream="http://up.example")
+    async with app.run_test(size=size, message_hook=seen) as pilot:
+        bar = app.query_one(ConnectionBar)
+        assert str(bar.render()).split("\n")[0] == (
+            f"toolwire-inspect passthrough  listening {forwarder.base_url} → http://up.example")
+        for n in (1, 2):
+            await asyncio.to_thread(post_chat, forwarder.base_url)
+            await seen.wait_for(completed(n))
+        await settle(app, pilot)
+        # The mock's completion reports 10 in and 5 out, each time.
+        assert (store.session_usage(store.session_id), str(bar.render()).split("\n")[0]) == ((20, 10), (
+            f"toolwire-inspect passthrough  tokens 20/10  listening {forwarder.base_url} → http://up.example"))

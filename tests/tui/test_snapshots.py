@@ -5,18 +5,25 @@ blinking cursor (read-only panes), so the same code renders the same SVG on ever
 
 import pytest
 
+from inspector.flow import FIXED_REPLAY_NOTE
 from inspector.store import Store
 
 from .conftest import make_app
+from .flows import defective_request, save_flow
 
 SIZE = (120, 36)
 
 
-def test_flow_list(snap_compare, store: Store, ids: dict[str, int]) -> None:
-    async def select_defective(pilot) -> None:
-        await pilot.press("k", "k", "k")
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_flow_list(snap_compare, store: Store, ids: dict[str, int], size: tuple[int, int]) -> None:
+    # Both kinds of replay: ↻#3 as recorded, ↻F#3 with the safe repairs.
+    save_flow(store, defective_request(), offset=11, replay_of=ids["defective"], notes=[FIXED_REPLAY_NOTE])
 
-    assert snap_compare(make_app(store), terminal_size=SIZE, run_before=select_defective)
+    async def select_defective(pilot) -> None:
+        await pilot.app.workers.wait_for_complete()
+        await pilot.press("k", "k", "k", "k")
+
+    assert snap_compare(make_app(store), terminal_size=size, run_before=select_defective)
 
 
 def test_flow_view_with_a_highlighted_violation(snap_compare, store: Store, ids: dict[str, int]) -> None:

@@ -44,4 +44,5 @@ async def test_the_header_shows_a_store_that_cannot_be_written_until_it_can(
         await seen.wait_for(completed(1))
         await settle(app, pilot)
         lines = await header_lines(app, pilot, lambda lines: not lines[-1].startswith("store: "))
-        assert lines[-1] == f"GOOGLE_GEMINI_BASE_URL={forwarder.base_url}  MCP {forwarder.base_url}/mcp  store flows.sqlite3"
+        base = forwarder.base_url
+        assert lines[-1] == f"OPENAI_BASE_URL={base}/v1  ANTHROPIC_BASE_URL={base}  c: all settings"

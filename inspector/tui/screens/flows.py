@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
+from ...filters import FilterError, compile_filter
 from ..widgets.connection import ConnectionBar
 from ..widgets.flow_list import ColumnHeader, FlowList
 
@@ -22,11 +23,18 @@ STORE_CHECK_INTERVAL = 0.5  # seconds between looks at the store's health, for t
 
 class FlowsScreen(Screen[None]):
     BINDINGS = [
-        Binding("slash,f", "filter", "Filter", id="flows.filter", tooltip="Filter the list by text (path, model, …)"),
+        Binding("q", "app.quit", "Quit", id="flows.quit", tooltip="Quit (the forwarder stops with the app)"),
+        Binding("slash,f", "filter", "Filter", id="flows.filter",
+                tooltip="Filter the list: ~d ~m ~s ~v ~t ~e ~r #N or text, with & | ! ( ) (see below)"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="flows.clear-filter",
                 tooltip="Drop the filter and show every flow"),
-        Binding("r", "replay", "Replay", id="flows.replay", tooltip="Send the selected request upstream again"),
+        Binding("r", "replay", "Replay", id="flows.replay",
+                tooltip="Send the selected request upstream again, as recorded (marked ↻#N)"),
+        Binding("R", "replay_fixed", "Replay fixed", show=False, id="flows.replay-fixed",
+                tooltip="Send the selected request with every safe repair applied (marked ↻F#N)"),
         Binding("x", "export", "Export", id="flows.export", tooltip="Write the selected flow as a JSON fixture"),
+        Binding("c", "connection", "Agent settings", show=False, id="flows.connection",
+                tooltip="Show or hide every SDK variable and the store path in the header"),
     ]
 
     @property
@@ -38,7 +46,8 @@ class FlowsScreen(Screen[None]):
         yield ConnectionBar(app.listening, store_path=str(app.store.path), id="connection")
         yield ColumnHeader()
         yield FlowList(app.store, clock=app.clock, id="flows")
-        yield Input(placeholder="filter: text in path, model, dialect, error…", id="filter")
+        yield Input(placeholder="filter: text, ~d DIALECT ~m MODEL ~s 4xx ~v RULE ~t TOOL ~e ~r #N, & | ! ( )",
+                    id="filter")
         yield Footer()
 
     @property
@@ -55,6 +64,8 @@ class FlowsScreen(Screen[None]):
     def _update_filter_count(self) -> None:
         flows = self.flow_list
         field = self.query_one("#filter", Input)
+        if field.has_class("-invalid"):
+            return  # the parse error stays shown until the expression parses
         field.border_title = f"{flows.total} of {flows.source.count()} flows match" if flows.filter_text else None
 
     def refresh_flows(self) -> None:
@@ -63,21 +74,49 @@ class FlowsScreen(Screen[None]):
     @on(FlowList.Reloaded)
     def flows_reloaded(self) -> None:
         self._update_filter_count()
+        store = self.inspector.store
+        if store.session_id is not None:
+            self.query_one("#connection", ConnectionBar).usage = store.session_usage(store.session_id)
 
     def action_filter(self) -> None:
         field = self.query_one("#filter", Input)
         field.add_class("visible")
         field.focus()
 
+    def set_filter(self, expression: str) -> None:
+        """Show the filter bar with `expression` in it (the palette's filters)."""
+        field = self.query_one("#filter", Input)
+        field.add_class("visible")
+        field.value = expression
+        self.flow_list.focus()
+
     def action_clear_filter(self) -> None:
         field = self.query_one("#filter", Input)
         field.value = ""
-        field.remove_class("visible")
+        field.remove_class("visible", "-invalid")
         self.flow_list.focus()
 
     @on(Input.Changed, "#filter")
     def filter_changed(self, event: Input.Changed) -> None:
+        field = self.query_one("#filter", Input)
+        try:
+            compile_filter(event.value)
+        except FilterError as exc:
+            # The list keeps the last expression that parsed; the bar says what is wrong, and where.
+            field.add_class("-invalid")
+            field.border_title = f"✖ {exc}"
+            return
+        field.remove_class("-invalid")
         self.flow_list.filter_text = event.value
+        self._update_filter_count()
+
+    @on(FlowList.Sorted)
+    def flows_sorted(self, event: FlowList.Sorted) -> None:
+        self.query_one(ColumnHeader).order = event.order
+
+    def action_connection(self) -> None:
+        bar = self.query_one("#connection", ConnectionBar)
+        bar.expanded = not bar.expanded
 
     @on(Input.Submitted, "#filter")
     def filter_done(self) -> None:
@@ -95,6 +134,13 @@ class FlowsScreen(Screen[None]):
             self.notify("no flow selected", severity="warning")
             return
         self.inspector.replay_flow(row.id)
+
+    def action_replay_fixed(self) -> None:
+        row = self.flow_list.current
+        if row is None:
+            self.notify("no flow selected", severity="warning")
+            return
+        self.inspector.replay_flow(row.id, fixed=True)
 
     def action_export(self) -> None:
         row = self.flow_list.current

@@ -1,6 +1,10 @@
 """The top bar: what to give the agent (base URLs per SDK, with the access token when one is
 needed), where traffic goes, the mode, how many requests the front door refused, and whether the
-store is failing (under the TUI nobody sees stderr)."""
+store is failing (under the TUI nobody sees stderr).
+
+It takes two rows (three with a store problem) at any width: the mode and base URL, then as many
+whole settings as fit and the key that shows them all (`c`, which wraps them over as many rows as
+they need)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from .. import format as fmt
 
 if TYPE_CHECKING:
     from ...proxy.access import AccessPolicy
@@ -21,22 +27,29 @@ class Listening:
     upstream: str
     mode: str  # "passthrough" or "translate SRC → DST"
     access: AccessPolicy | None = None  # its refusal count is shown once there is one
+    accepts: str | None = None  # translate mode: the one dialect clients may speak (None: any)
 
 
-def agent_settings(base_url: str) -> list[tuple[str, str]]:
+# Each setting, and the dialects whose clients read it.
+_SETTINGS = [
+    ("OPENAI_BASE_URL=", "/v1", ("openai-chat", "openai-responses")),
+    ("ANTHROPIC_BASE_URL=", "", ("anthropic",)),
+    ("GOOGLE_GEMINI_BASE_URL=", "", ("gemini",)),
+    ("MCP ", "/mcp", ("mcp",)),
+]
+
+
+def agent_settings(base_url: str, accepts: str | None = None) -> list[tuple[str, str]]:
     """What to give the agent: the environment each official SDK reads (`NAME=`), and the URL an
-    MCP client connects to (the forwarder keeps paths unchanged, so the server's own path)."""
-    return [
-        ("OPENAI_BASE_URL=", f"{base_url}/v1"),
-        ("ANTHROPIC_BASE_URL=", base_url),
-        ("GOOGLE_GEMINI_BASE_URL=", base_url),
-        ("MCP ", f"{base_url}/mcp"),
-    ]
+    MCP client connects to (the forwarder keeps paths unchanged, so the server's own path). A
+    translate session accepts one dialect: only its setting is given."""
+    return [(label, f"{base_url}{suffix}") for label, suffix, dialects in _SETTINGS
+            if accepts is None or accepts in dialects]
 
 
 class ConnectionBar(Widget):
     DEFAULT_CSS = """
-    ConnectionBar { height: auto; background: $panel; padding: 0 1; }
+    ConnectionBar { height: auto; background: $panel; padding: 0 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
     COMPONENT_CLASSES = {"connection-bar--name", "connection-bar--key", "connection-bar--value", "connection-bar--mode",
                          "connection-bar--problem", "connection-bar--refused"}
@@ -50,6 +63,11 @@ class ConnectionBar(Widget):
     """
     # The store's latest failure (Store.last_error), None while it writes fine.
     problem: reactive[str | None] = reactive(None, layout=True)
+    # This session's tokens in/out as its responses report them (None, None: none reported).
+    usage: reactive[tuple[int | None, int | None]] = reactive((None, None))
+    # Every setting, wrapped over as many rows as needed; else the two-row summary.
+    expanded: reactive[bool] = reactive(False, layout=True)
+    HINT = "  c: all settings"
 
     def __init__(self, listening: Listening | None, *, store_path: str, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -87,19 +105,40 @@ class ConnectionBar(Widget):
             text.append(self.store_path, value)
             return text
         text.append(self.listening.mode, mode)
+        if self.usage != (None, None):
+            # Before the URLs, which the width may cut: the session's cost so far.
+            text.append("  tokens ", key)
+            text.append(fmt.usage(*self.usage), value)
         text.append("  listening ", key)
         text.append(self.listening.base_url, value)
         text.append(" → ", key)
         text.append(self.listening.upstream, value)
         # The settings wrap between whole entries, never inside a URL someone will copy.
-        entries = [(label, url, value) for label, url in agent_settings(self.listening.base_url)]
+        entries = [(label, url, value)
+                   for label, url in agent_settings(self.listening.base_url, self.listening.accepts)]
         entries.append(("store ", self.store_path, key))
         access = self.listening.access
         if access is not None:
             self._refused_shown = access.refused
             if self._refused_shown:
-                entries.append((f"refused {self._refused_shown}: ", access.last_refusal or "", refused))
-        room = max(40, self.size.width)
+                # First: the agent's requests are being turned away, which matters before any setting.
+                entries.insert(0, (f"refused {self._refused_shown}: ", access.last_refusal or "", refused))
+        room = max(40, self.content_region.width)
+        if not self.expanded:
+            # One row of the settings that fit whole, in order, and the key to the rest.
+            text.append("\n")
+            used = 0
+            for number, (label, url, style) in enumerate(entries):
+                entry = len(label) + len(url) + (2 if number else 0)
+                if used + entry + (len(self.HINT) if number < len(entries) - 1 else 0) > room:
+                    text.append(self.HINT, key)
+                    break
+                if number:
+                    text.append("  ")
+                text.append(label, key)
+                text.append(url, style)
+                used += entry
+            return text
         used = room
         for label, url, style in entries:
             entry = len(label) + len(url) + 2

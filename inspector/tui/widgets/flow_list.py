@@ -1,12 +1,20 @@
 """The live flow list: a line-API view over a window of the store, never a widget per row.
 
 Only the rows on screen are read (in pages of `PAGE` rows, `Store.rows(limit=, offset=)`), so the
-first render costs the same at 10 rows or 100k (STYLE idiom 5: DataTable needs ~1.3 s at 10k)."""
+first render costs the same at 10 rows or 100k (STYLE idiom 5: DataTable needs ~1.3 s at 10k).
+
+Columns are laid out for 80 columns first (see `layout`): when the width runs short the column with
+the lowest `keep` goes first. What tells a failing turn from a good one stays longest: the issues
+badge goes last, then the id (to open or filter by), the status, the path, the latency, the model.
+The method (POST nearly always), the counts and tokens, the ttfb, the dialect (the path says it)
+and the time go first; the flow view shows them all. Room beyond the minimum goes to the path up to PATH_ROOM,
+then to the model up to MODEL_ROOM, then to the path again."""
 
 from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Protocol
 
 from rich.segment import Segment
@@ -30,18 +38,77 @@ if TYPE_CHECKING:
 
 PAGE = 128
 MAX_PAGES = 16
+# How the list can be sorted, in the order `S` steps through them (the store's ORDERS), with the
+# column whose title shows it.
+ORDERS = ("time", "latency", "issues")
+ORDER_COLUMN = {"time": "#", "latency": "latency", "issues": "issues"}
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    title: str
+    width: int  # the least it gets (path and model grow beyond it)
+    keep: int  # the higher, the later it is dropped when the width runs short
+    right: bool = False
+
+
+COLUMNS = [
+    Column("#", 5, keep=10, right=True),
+    Column("time", 12, keep=4),
+    Column("meth", 6, keep=0),
+    Column("path", 20, keep=8),  # "/v1/chat/completions" whole
+    Column("dialect", 9, keep=3),
+    Column("model", 16, keep=5),
+    Column("st", 3, keep=9, right=True),
+    Column("latency", 7, keep=7, right=True),
+    Column("ttfb", 6, keep=2, right=True),
+    Column("tools", 5, keep=1, right=True),
+    Column("calls", 5, keep=1, right=True),
+    Column("tokens", 11, keep=1, right=True),  # in/out as the response reports them
+    Column("issues", 7, keep=11),
+]
+GUTTER = 2  # the session marker and a space
+PATH_ROOM = 24
+MODEL_ROOM = 32
+
+
+def layout(total: int) -> list[tuple[int, Column, int]]:
+    """(index into COLUMNS, column, width) of the columns that fit in `total` cells, in order."""
+    shown = list(range(len(COLUMNS)))
+
+    def used() -> int:
+        return GUTTER + sum(COLUMNS[i].width for i in shown) + len(shown) - 1
+
+    while len(shown) > 1 and used() > total:
+        shown.remove(min(shown, key=lambda i: (COLUMNS[i].keep, -i)))
+    widths = {i: COLUMNS[i].width for i in shown}
+    spare = max(0, total - used())
+    for title, room in (("path", PATH_ROOM), ("model", MODEL_ROOM), ("path", None)):
+        index = next((i for i in shown if COLUMNS[i].title == title), None)
+        if index is None:
+            continue
+        grow = spare if room is None else min(spare, max(0, room - widths[index]))
+        widths[index] += grow
+        spare -= grow
+    return [(i, COLUMNS[i], widths[i]) for i in shown]
 
 
 class RowSource(Protocol):
     session_id: int | None
 
-    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0) -> list[FlowRow]: ...
+    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0,
+             order: str = "time") -> list[FlowRow]: ...
 
     def count(self, *, text: str = "") -> int: ...
 
+    def index_of(self, flow_id: int, *, text: str = "", order: str = "time") -> int | None: ...
+
 
 def replay_mark(row: FlowRow) -> str:
-    return f"↻#{row.replay_of} " if row.replay_of is not None else ""
+    """`↻#3` a replay of flow 3 as recorded (r), `↻F#3` one sent with the safe repairs (R)."""
+    if row.replay_of is None:
+        return ""
+    return f"↻{'F' if row.replay_fixed else ''}#{row.replay_of} "
 
 
 def row_cells(row: FlowRow, now: float) -> list[str]:
@@ -57,17 +124,32 @@ def row_cells(row: FlowRow, now: float) -> list[str]:
         fmt.duration(row.ttfb_ms) if row.streamed or row.ttfb_ms is not None else "-",
         str(row.tools),
         str(row.tool_calls),
+        fmt.usage(row.tokens_in, row.tokens_out),
         fmt.badge(row.errors, row.warnings),
     ]
 
 
 class ColumnHeader(Widget):
-    DEFAULT_CSS = "ColumnHeader { height: 1; color: $text-muted; text-style: bold; background: $panel; }"
+    # The list always keeps a one-cell scrollbar (see FlowList); the header leaves the same cell so
+    # both lay out the same width and nothing is drawn over the last column.
+    DEFAULT_CSS = """
+    ColumnHeader { height: 1; color: $text-muted; text-style: bold; background: $panel; padding-right: 1; }
+    """
+    COMPONENT_CLASSES = {"column-header--sorted"}
+    DEFAULT_CSS += "ColumnHeader > .column-header--sorted { color: $accent; text-style: bold underline; }"
+
+    order: reactive[str] = reactive("time")
 
     def render(self) -> Text:
-        widths = fmt.widths(self.size.width)
-        cells = [fmt.fit(c.title, w, c.right) for c, w in zip(fmt.COLUMNS, widths)]
-        return Text(" " * fmt.GUTTER + " ".join(cells), no_wrap=True, overflow="crop")
+        text = Text(" " * GUTTER, no_wrap=True, overflow="crop")
+        sorted_style = self.get_component_rich_style("column-header--sorted", partial=True)
+        sorted_by = ORDER_COLUMN[self.order] if self.order != "time" else None
+        for number, (_, column, width) in enumerate(layout(self.content_region.width)):
+            if number:
+                text.append(" ")
+            text.append(fmt.fit(column.title, width, column.right),
+                        sorted_style if column.title == sorted_by else "")
+        return text
 
 
 class FlowList(ScrollView, can_focus=True):
@@ -82,7 +164,8 @@ class FlowList(ScrollView, can_focus=True):
         "flow-list--replay",
     }
     DEFAULT_CSS = """
-    FlowList { height: 1fr; background: $surface; }
+    FlowList { height: 1fr; background: $surface; overflow-x: hidden; overflow-y: scroll;
+        scrollbar-size-vertical: 1; }
     FlowList > .flow-list--cursor { background: $accent 30%; }
     FlowList:focus > .flow-list--cursor { background: $accent 55%; text-style: bold; }
     FlowList > .flow-list--older { color: $text-muted; }
@@ -101,10 +184,15 @@ class FlowList(ScrollView, can_focus=True):
         Binding("G,end", "last", "Last", show=False, id="flows.last", tooltip="Last (newest) flow"),
         Binding("pagedown", "page(1)", "Page down", show=False, id="flows.page-down", tooltip="One page down"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="flows.page-up", tooltip="One page up"),
+        Binding("S", "sort", "Sort", id="flows.sort",
+                tooltip="Sort by time, latency, issues in turn (the newest, slowest, worst last)"),
+        Binding("o", "origin", "Origin/replays", show=False, id="flows.origin",
+                tooltip="On a replay: go to its origin; on a replayed flow: go to its newest replay"),
     ]
 
     cursor: reactive[int] = reactive(0, init=False)
     filter_text: reactive[str] = reactive("", init=False)
+    order: reactive[str] = reactive("time", init=False)
 
     class Opened(Message):
         def __init__(self, flow_id: int) -> None:
@@ -118,10 +206,17 @@ class FlowList(ScrollView, can_focus=True):
             super().__init__()
             self.total = total
 
-    class WindowRead(Message):
-        def __init__(self, text: str, total: int, follow: bool, page_no: int, page: list[FlowRow]) -> None:
+    class Sorted(Message):
+        def __init__(self, order: str) -> None:
             super().__init__()
-            self.text, self.total, self.follow, self.page_no, self.page = text, total, follow, page_no, page
+            self.order = order
+
+    class WindowRead(Message):
+        def __init__(self, text: str, order: str, total: int, follow: bool, page_no: int,
+                     page: list[FlowRow]) -> None:
+            super().__init__()
+            self.text, self.order, self.total, self.follow = text, order, total, follow
+            self.page_no, self.page = page_no, page
 
     def __init__(self, source: RowSource, *, clock: Callable[[], float] = time.time, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -137,7 +232,7 @@ class FlowList(ScrollView, can_focus=True):
     def on_mount(self) -> None:
         # The first window is read in place: one count and one page (~20 ms at 100k flows
         # unfiltered), so the first frame already shows the newest flows.
-        self._apply(self._read("", True, 0))
+        self._apply(self._read("", self.order, True, 0))
 
     # -- data window -------------------------------------------------------------------------
 
@@ -148,7 +243,7 @@ class FlowList(ScrollView, can_focus=True):
         The reads run in a thread: a filtered count over a large store takes a good fraction of
         a second, which would stall typing in the filter field. The newest reload wins."""
         at_end = self.total == 0 or self.cursor >= self.total - 1
-        self._read_window(self.filter_text, at_end if follow is None else follow, self.cursor)
+        self._read_window(self.filter_text, self.order, at_end if follow is None else follow, self.cursor)
 
     def reveal(self, flow_id: int) -> None:
         """Put the cursor on this flow once a reload has it (a flow that was just recorded may
@@ -156,29 +251,29 @@ class FlowList(ScrollView, can_focus=True):
         self._reveal = flow_id
         self.reload()
 
-    def _read(self, text: str, follow: bool, cursor: int) -> WindowRead:
+    def _read(self, text: str, order: str, follow: bool, cursor: int) -> WindowRead:
         total = self.source.count(text=text)
         index = total - 1 if follow else min(cursor, total - 1)
         page_no = max(0, index) // PAGE
-        page = self.source.rows(text=text, limit=PAGE, offset=page_no * PAGE) if total else []
-        return self.WindowRead(text, total, follow, page_no, page)
+        page = self.source.rows(text=text, limit=PAGE, offset=page_no * PAGE, order=order) if total else []
+        return self.WindowRead(text, order, total, follow, page_no, page)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="flow-list-window",
           description="read the flow list window")
-    def _read_window(self, text: str, follow: bool, cursor: int) -> None:
-        window = self._read(text, follow, cursor)
+    def _read_window(self, text: str, order: str, follow: bool, cursor: int) -> None:
+        window = self._read(text, order, follow, cursor)
         if not get_current_worker().is_cancelled:
             self.post_message(window)
 
     def on_flow_list_window_read(self, message: WindowRead) -> None:
         message.stop()
-        if message.text == self.filter_text:  # else typed past it: a newer reload is on its way
+        if (message.text, message.order) == (self.filter_text, self.order):  # else a newer reload is on its way
             self._apply(message)
 
     def _apply(self, window: WindowRead) -> None:
         self.total = window.total
         self._pages = OrderedDict({window.page_no: window.page} if window.total else {})
-        self.virtual_size = Size(self.size.width, self.total)
+        self.virtual_size = Size(self.scrollable_content_region.width, self.total)
         if window.follow and self.total:
             self._set_cursor(self.total - 1)
         else:
@@ -194,7 +289,7 @@ class FlowList(ScrollView, can_focus=True):
         page_no, slot = divmod(index, PAGE)
         page = self._pages.get(page_no)
         if page is None:
-            page = self.source.rows(text=self.filter_text, limit=PAGE, offset=page_no * PAGE)
+            page = self.source.rows(text=self.filter_text, limit=PAGE, offset=page_no * PAGE, order=self.order)
             self._pages[page_no] = page
             if len(self._pages) > MAX_PAGES:
                 self._pages.popitem(last=False)
@@ -212,15 +307,12 @@ class FlowList(ScrollView, can_focus=True):
         return self.row(self.cursor)
 
     def select_id(self, flow_id: int) -> bool:
-        """Move the cursor to the flow with this id (searched newest first, ids grow with time)."""
-        for index in range(self.total - 1, -1, -1):
-            row = self.row(index)
-            if row is not None and row.id == flow_id:
-                self._set_cursor(index)
-                return True
-            if row is not None and row.id < flow_id:
-                return False
-        return False
+        """Move the cursor to the flow with this id if the list (filtered, sorted) holds it."""
+        index = self.source.index_of(flow_id, text=self.filter_text, order=self.order)
+        if index is None or index >= self.total:
+            return False
+        self._set_cursor(index)
+        return True
 
     def empty_hint(self) -> str:
         if self.filter_text:
@@ -229,6 +321,15 @@ class FlowList(ScrollView, can_focus=True):
 
     def watch_filter_text(self) -> None:
         self.reload(follow=True)
+
+    def watch_order(self) -> None:
+        self.post_message(self.Sorted(self.order))
+        # The flow under the cursor stays under it, wherever the new order puts it.
+        row = self.current
+        self._pages.clear()
+        if row is not None:
+            self._reveal = row.id
+        self.reload(follow=row is None)
 
     # -- cursor ------------------------------------------------------------------------------
 
@@ -254,6 +355,25 @@ class FlowList(ScrollView, can_focus=True):
     def action_page(self, direction: int) -> None:
         self._set_cursor(self.cursor + direction * max(1, self.scrollable_content_region.height - 1))
 
+    def action_sort(self) -> None:
+        self.order = ORDERS[(ORDERS.index(self.order) + 1) % len(ORDERS)]
+
+    def action_origin(self) -> None:
+        row = self.current
+        if row is None:
+            return
+        if row.replay_of is not None:
+            target, what = row.replay_of, f"#{row.replay_of}, the origin of #{row.id},"
+        else:
+            replays = [r.id for r in self.source.rows(text=f"#{row.id}") if r.id != row.id]
+            if not replays:
+                self.notify(f"#{row.id} is neither a replay nor replayed", severity="warning")
+                return
+            target, what = replays[-1], f"#{replays[-1]}, the newest replay of #{row.id},"
+        if not self.select_id(target):
+            self.notify(f"{what} is not in the list as filtered (esc clears the filter)", severity="warning",
+                        markup=False)
+
     def action_open(self) -> None:
         row = self.current
         if row is not None:
@@ -267,7 +387,7 @@ class FlowList(ScrollView, can_focus=True):
                 self.action_open()
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, self.total)
+        self.virtual_size = Size(self.scrollable_content_region.width, self.total)
         self._placed = True
         self._set_cursor(self.cursor)
 
@@ -289,9 +409,10 @@ class FlowList(ScrollView, can_focus=True):
         if index == self.cursor:
             line_style += style_of("flow-list--cursor")
         cells = row_cells(row, self.clock())
-        widths = fmt.widths(width)
+        columns = layout(width)
         segments = [Segment("▌ " if current_session else "  ", line_style + style_of("flow-list--current"))]
-        for number, (column, cell, cell_width) in enumerate(zip(fmt.COLUMNS, cells, widths)):
+        for number, (index, column, cell_width) in enumerate(columns):
+            cell = cells[index]
             style = line_style + self._cell_style(column.title, row)
             mark = replay_mark(row) if column.title == "path" else ""
             if column.title == "issues" and row.errors and row.warnings:
@@ -306,7 +427,7 @@ class FlowList(ScrollView, can_focus=True):
                 segments.append(Segment(fmt.fit(cell[len(mark):], cell_width - len(mark)), style))
             else:
                 segments.append(Segment(fmt.fit(cell, cell_width, column.right), style))
-            if number < len(fmt.COLUMNS) - 1:
+            if number < len(columns) - 1:
                 segments.append(Segment(" ", line_style))
         return Strip(segments).crop_extend(0, width, line_style).simplify()
 

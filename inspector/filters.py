@@ -1,0 +1,217 @@
+"""Flow filter expressions, in the spirit of mitmproxy's, compiled to SQL over the store's columns.
+
+    ~d DIALECT   dialect contains DIALECT (`chat`, `responses`, `anthropic`, `gemini`, `mcp`)
+    ~m MODEL     model contains MODEL
+    ~s STATUS    HTTP status: `400`, `4xx`, `5` (a prefix)
+    ~v WHAT      a finding: a rule id (`OC-05`), or `error` / `warning` (any of that severity)
+    ~t TOOL      a payload names TOOL as a whole JSON string (offered, called or answered)
+    ~e           the flow failed: a transport error or an HTTP status of 400 or more
+    ~r           the flow is a replay
+    #N           flow N and its replays
+    TEXT         free text over method, path, model, dialect, state, status, errors, rule ids and
+                 payload text
+    a & b, a b   both;  a | b  either;  !a  not;  ( … )  grouping;  "two words" one text
+
+Free text and values match case-insensitively (ASCII, as SQLite's LIKE does). No Textual here:
+the TUI's filter bar and `flows --filter` share this."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+HELP = [
+    ("~d DIALECT", "dialect: chat, responses, anthropic, gemini, mcp"),
+    ("~m MODEL", "model contains MODEL"),
+    ("~s STATUS", "HTTP status: 400, 4xx, 5"),
+    ("~v RULE", "has a finding of rule RULE (OC-05), or ~v error / ~v warning"),
+    ("~t TOOL", "a payload names the tool TOOL"),
+    ("~e", "failed: transport error or status ≥ 400"),
+    ("~r", "is a replay"),
+    ("#N", "flow N and its replays"),
+    ("text", "path, model, state, status, errors, rule ids, payload text"),
+    ("& | ! ( )", "and (or a space), or, not, grouping; \"…\" quotes"),
+]
+
+
+class FilterError(ValueError):
+    """The expression does not parse; `position` is the offset of the offending character."""
+
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(f"{message} (at {position + 1})")
+        self.position = position
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # "op" (& | ! ( )), "flag" (~x), "id" (#N), "word"
+    text: str
+    position: int
+
+
+_TOKEN = re.compile(r'\s*(?:(?P<op>[&|!()])|(?P<flag>~[a-z])|(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<unclosed>".*)|(?P<word>[^\s&|!()"]+))')
+# Filters that take a value, and those that stand alone.
+_VALUED = {"~d", "~m", "~s", "~v", "~t"}
+_BARE = {"~e", "~r"}
+# Free text looks at what the list shows and at the payloads. Bodies are BLOBs: cast to read them
+# as text (a compressed body does not match).
+_TEXT_COLUMNS = ("method", "path", "model", "dialect", "state", "COALESCE(status, '')", "COALESCE(error, '')",
+                 "COALESCE(parse_error, '')", "rules", "CAST(request_body AS TEXT)", "CAST(response_body AS TEXT)")
+_PAYLOADS = ("CAST(request_body AS TEXT)", "CAST(response_body AS TEXT)")
+
+
+def _tokens(expression: str) -> list[Token]:
+    found, at = [], 0
+    while at < len(expression):
+        match = _TOKEN.match(expression, at)
+        if match is None or match.end() == at:
+            if expression[at:].strip():
+                raise FilterError(f"unexpected {expression[at]!r}", at)
+            break
+        at = match.end()
+        kind = match.lastgroup
+        assert kind is not None  # every alternative is a named group
+        text = match.group(kind)
+        position = match.start(kind)
+        if kind == "unclosed":
+            raise FilterError("unclosed quote", position)
+        if kind == "quoted":
+            found.append(Token("word", re.sub(r"\\(.)", r"\1", text[1:-1]), position))
+        elif kind == "word" and re.fullmatch(r"#\d+", text):
+            found.append(Token("id", text[1:], position))
+        else:
+            found.append(Token(kind, text, position))
+    return found
+
+
+def _like(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+_ESCAPE = " ESCAPE '\\'"
+
+
+class _Parser:
+    """Recursive descent: or := and ('|' and)*; and := not ('&'? not)*; not := '!' not | atom."""
+
+    def __init__(self, expression: str, rules: bool) -> None:
+        self.tokens = _tokens(expression)
+        self.at = 0
+        self.end = len(expression)
+        # A store read-only at schema 3 or older has no rules column: rule ids then match nothing.
+        self.rules = "rules" if rules else "''"
+
+    def peek(self) -> Token | None:
+        return self.tokens[self.at] if self.at < len(self.tokens) else None
+
+    def take(self) -> Token:
+        token = self.tokens[self.at]
+        self.at += 1
+        return token
+
+    def parse(self) -> tuple[str, list[object]]:
+        sql, params = self.either()
+        token = self.peek()
+        if token is not None:
+            raise FilterError(f"unexpected {token.text!r}", token.position)
+        return sql, params
+
+    def either(self) -> tuple[str, list[object]]:
+        sql, params = self.both()
+        while (token := self.peek()) is not None and token.text == "|" and token.kind == "op":
+            self.take()
+            right, more = self.both()
+            sql, params = f"({sql} OR {right})", params + more
+        return sql, params
+
+    def both(self) -> tuple[str, list[object]]:
+        sql, params = self.negation()
+        while (token := self.peek()) is not None and not (token.kind == "op" and token.text in "|)"):
+            if token.kind == "op" and token.text == "&":
+                self.take()
+            right, more = self.negation()
+            sql, params = f"({sql} AND {right})", params + more
+        return sql, params
+
+    def negation(self) -> tuple[str, list[object]]:
+        token = self.peek()
+        if token is not None and token.kind == "op" and token.text == "!":
+            self.take()
+            sql, params = self.negation()
+            return f"(NOT {sql})", params
+        return self.atom()
+
+    def atom(self) -> tuple[str, list[object]]:
+        token = self.peek()
+        if token is None:
+            raise FilterError("expected a filter", self.end)
+        self.take()
+        if token.kind == "op":
+            if token.text != "(":
+                raise FilterError(f"unexpected {token.text!r}", token.position)
+            sql, params = self.either()
+            close = self.peek()
+            if close is None or close.text != ")" or close.kind != "op":
+                raise FilterError("missing )", close.position if close is not None else self.end)
+            self.take()
+            return sql, params
+        if token.kind == "id":
+            return "(id = ? OR replay_of = ?)", [int(token.text)] * 2
+        if token.kind == "word":
+            return _free_text(token.text, self.rules)
+        if token.text in _BARE:
+            return ("(state = 'error' OR status >= 400)", []) if token.text == "~e" else ("replay_of IS NOT NULL", [])
+        if token.text not in _VALUED:
+            raise FilterError(f"unknown filter {token.text} (known: {', '.join(sorted(_VALUED | _BARE))})",
+                              token.position)
+        value = self.peek()
+        if value is None or value.kind not in ("word", "id"):
+            raise FilterError(f"{token.text} needs a value", value.position if value is not None else self.end)
+        self.take()
+        text = value.text if value.kind == "word" else f"#{value.text}"
+        return _valued(token.text, text, value.position, self.rules)
+
+
+def _free_text(text: str, rules: str) -> tuple[str, list[object]]:
+    columns = [rules if c == "rules" else c for c in _TEXT_COLUMNS]
+    pattern = _like(text)
+    return "(" + " OR ".join(f"{c} LIKE ?{_ESCAPE}" for c in columns) + ")", [pattern] * len(columns)
+
+
+def _valued(flag: str, value: str, position: int, rules: str) -> tuple[str, list[object]]:
+    if flag == "~d":
+        return f"dialect LIKE ?{_ESCAPE}", [_like(value)]
+    if flag == "~m":
+        return f"model LIKE ?{_ESCAPE}", [_like(value)]
+    if flag == "~s":
+        digits = value.lower().rstrip("x")
+        if not re.fullmatch(r"\d{1,3}", digits) or len(value) > 3:
+            raise FilterError(f"~s wants a status like 400, 4xx or 5, not {value!r}", position)
+        return "CAST(status AS TEXT) LIKE ?", [f"{digits}%"]
+    if flag == "~v":
+        severity = value.lower()
+        if severity in ("error", "errors"):
+            return "errors > 0", []
+        if severity in ("warning", "warnings"):
+            return "warnings > 0", []
+        # Rule ids are stored space-delimited with a space on each side: a whole-id match.
+        return f"{rules} LIKE ?{_ESCAPE}", [_like(f" {value.upper()} ")]
+    # ~t: the name as a whole JSON string, in the request (offered, answered) or response (called).
+    pattern = _like(f'"{value}"')
+    return "(" + " OR ".join(f"{c} LIKE ?{_ESCAPE}" for c in _PAYLOADS) + ")", [pattern] * len(_PAYLOADS)
+
+
+def compile_filter(expression: str, *, rules: bool = True) -> tuple[str, list[object]]:
+    """(SQL condition, its parameters) for a WHERE clause over the flows table; ("", []) for a blank
+    expression. `rules`: whether the table has the `rules` column. Raises FilterError."""
+    if not expression.strip():
+        return "", []
+    return _Parser(expression, rules).parse()
+
+
+def rules_text(rule_ids: list[str]) -> str:
+    """The `rules` column for a flow's findings: each id once, sorted, space-delimited with a space on
+    each side so that a LIKE on " ID " matches whole ids only ("" when there are none)."""
+    ids = sorted(set(rule_ids))
+    return f" {' '.join(ids)} " if ids else ""

@@ -1,0 +1,149 @@
+"""Filter expressions: parsed into SQL over the store's columns, run against real stored flows."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from inspector.filters import FilterError, compile_filter, rules_text
+from inspector.mock import chat_completion
+from inspector.store import Store
+from tests.tui.flows import clean_request, defective_request, populate, save_flow
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "flows.sqlite3") as opened:
+        ids = populate(opened)
+        # 7: Gemini, with a provider error naming the schema; 8: a replay of the replay (#6).
+        opened.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+        gemini = {"contents": [{"role": "user", "parts": [{"text": "Weather in Lyon?"}]}]}
+        save_flow(opened, gemini, offset=11, path="/v1beta/models/gemini-2.5-flash:generateContent", status=400,
+                  response={"error": {"code": 400, "message": "Invalid schema for function get_weather"}})
+        save_flow(opened, clean_request(), offset=12, replay_of=ids["replay"])
+        yield opened
+
+
+def found(store: Store, expression: str) -> list[int]:
+    ids = [row.id for row in store.rows(text=expression)]
+    assert store.count(text=expression) == len(ids)
+    return ids
+
+
+@pytest.mark.parametrize(("expression", "ids"), [
+    ("", [1, 2, 3, 4, 5, 6, 7, 8]),
+    ("~d gemini", [7]),
+    ("~d chat", [1, 2, 3, 4, 5, 6, 8]),
+    ("~m gpt-4.1", [4]),
+    ("~m GEMINI-2.5", [7]),
+    ("~s 502", [5]),
+    ("~s 4xx", [7]),
+    ("~s 5", [5]),
+    ("~e", [5, 7]),
+    ("~r", [6, 8]),
+    ("#3", [3, 6]),
+    ("#6", [6, 8]),
+    ("~v OC-05", [3, 6]),
+    ("~v oc-17", [3, 6]),
+    ("~v OC-0", []),  # whole rule ids only
+    ("~v error", [3, 6]),
+    ("~v warning", []),
+    ("~t scrape_webpage", [3, 6]),
+    ("~t scrape", []),  # a whole tool name
+    ("OC-05", [3, 6]),
+    ("Lyon", [7]),
+    ("Invalid schema", [7]),  # two words: both
+    ('"Invalid schema"', [7]),
+    ('"schema Invalid"', []),
+    ("upstream unreachable", [5]),
+    ("~r & ~v error", [6]),
+    ("~r ~v error", [6]),
+    ("~r | ~e", [5, 6, 7, 8]),
+    ("!~d chat", [7]),
+    ("!(~r | ~e)", [1, 2, 3, 4]),
+    ("~d chat & !(~s 200 | ~v error)", [5]),
+    ("100%_", []),  # LIKE wildcards are literal
+])
+def test_expressions_find_exactly_these_flows(store, expression, ids):
+    assert found(store, expression) == ids
+
+
+@pytest.mark.parametrize(("expression", "message", "position"), [
+    ("~x foo", "unknown filter ~x (known: ~d, ~e, ~m, ~r, ~s, ~t, ~v) (at 1)", 0),
+    ("~d", "~d needs a value (at 3)", 2),
+    ("~d (", "~d needs a value (at 4)", 3),
+    ("(~r | ~e", "missing ) (at 9)", 8),
+    ("~r )", "unexpected ')' (at 4)", 3),
+    ("~r |", "expected a filter (at 5)", 4),
+    ("! ", "expected a filter (at 3)", 2),
+    ('"Lyon', "unclosed quote (at 1)", 0),
+    ("~s 4o4", "~s wants a status like 400, 4xx or 5, not '4o4' (at 4)", 3),
+    ("~s 4000", "~s wants a status like 400, 4xx or 5, not '4000' (at 4)", 3),
+])
+def test_parse_errors_say_what_and_where(expression, message, position):
+    with pytest.raises(FilterError) as raised:
+        compile_filter(expression)
+    assert (str(raised.value), raised.value.position) == (message, position)
+
+
+def test_rules_column_is_whole_ids_sorted_once():
+    assert rules_text(["OC-17", "OC-05", "OC-05"]) == " OC-05 OC-17 "
+    assert rules_text([]) == ""
+
+
+def test_stored_usage_per_flow(store):
+    # The mock's chat completion reports 10 in, 5 out; the stream (4) and the Gemini error (7) none.
+    assert [(row.id, row.tokens_in, row.tokens_out) for row in store.rows()] == [
+        (1, 10, 5), (2, 10, 5), (3, 10, 5), (4, None, None), (5, 10, 5), (6, 10, 5), (7, None, None), (8, 10, 5)]
+
+
+def test_stored_rule_ids_per_flow(store):
+    assert [(row.id, row.errors) for row in store.rows(text="~v error")] == [(3, 3), (6, 3)]
+    with sqlite3.connect(store.path) as conn:
+        assert conn.execute("SELECT id, rules FROM flows WHERE rules != '' ORDER BY id").fetchall() == [
+            (3, " OC-05 OC-17 "), (6, " OC-05 OC-17 ")]
+
+
+def test_sort_orders_end_on_the_most(store):
+    assert [r.id for r in store.rows(order="time")] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert [r.id for r in store.rows(order="issues")] == [1, 2, 4, 5, 7, 8, 3, 6]
+    assert [r.id for r in store.rows(order="latency", text="~d chat")] == [4, 1, 2, 3, 5, 6, 8]  # the stream is quickest
+
+
+def as_schema_3(store: Store) -> None:
+    """The store's file as schema 3 left it: no rule ids, no usage."""
+    store.flush()
+    with sqlite3.connect(store.path) as conn:
+        for column in ("rules", "tokens_in", "tokens_out"):
+            conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
+        conn.execute("PRAGMA user_version=3")
+    store.close()
+
+
+def test_a_read_only_store_before_schema_4_filters_without_rule_ids(tmp_path, store):
+    store.flush()
+    as_schema_3(store)
+    with Store(tmp_path / "flows.sqlite3", read_only=True) as old:
+        assert found(old, "~v OC-05") == []
+        assert found(old, "Lyon | ~v error") == [3, 6, 7]
+        assert {(row.tokens_in, row.tokens_out) for row in old.rows()} == {(None, None)}
+
+
+def test_opening_an_old_store_migrates_it_to_schema_4(tmp_path, store):
+    store.flush()
+    as_schema_3(store)
+    with Store(tmp_path / "flows.sqlite3") as migrated:
+        assert found(migrated, "~v OC-05") == []  # flows analysed before schema 4 have no rule ids
+        save_flow(migrated.new_session("u", "l") and migrated, defective_request(), response=chat_completion("ok"))
+        assert found(migrated, "~v OC-05") == [9]
+        assert [(row.id, row.tokens_in, row.tokens_out) for row in migrated.rows(text="#8 | #9")] == [
+            (8, None, None), (9, 10, 5)]
+
+
+@pytest.mark.parametrize("order", ["time", "latency", "issues"])
+@pytest.mark.parametrize("expression", ["", "~d chat", "!~r"])
+def test_index_of_is_the_position_in_rows(store, order, expression):
+    listed = [row.id for row in store.rows(text=expression, order=order)]
+    assert [store.index_of(flow_id, text=expression, order=order) for flow_id in range(1, 10)] == [
+        listed.index(flow_id) if flow_id in listed else None for flow_id in range(1, 10)]
