@@ -62,6 +62,17 @@ FINAL = {
 }
 
 
+def _hang_up_once_received(rig, path: str, sent: bytes) -> None:
+    """Read the stream until everything the upstream sent has arrived, then hang up while the
+    upstream still holds the connection open."""
+    with rig.client.stream("POST", path, content=BODY) as response:
+        got = b""
+        for data in response.iter_raw():
+            got += data
+            if got == sent:
+                break
+
+
 @pytest.mark.parametrize("kind", list(FINAL))
 def test_a_client_hanging_up_once_it_has_the_final_event_leaves_a_complete_flow(rig, kind):
     path, make = FINAL[kind]
@@ -69,12 +80,7 @@ def test_a_client_hanging_up_once_it_has_the_final_event_leaves_a_complete_flow(
     sent = b"".join(data for _, data in canned.chunks)
     rig.mock.push(canned)
     try:
-        with rig.client.stream("POST", path, content=BODY) as response:
-            got = b""
-            for data in response.iter_raw():
-                got += data
-                if got == sent:
-                    break
+        _hang_up_once_received(rig, path, sent)
         (event,) = rig.events.completed()
         assert (event.row.state, event.row.error) == ("complete", None)
         assert rig.store.get(event.flow.id).response_body == sent
@@ -89,12 +95,7 @@ def test_a_client_hanging_up_before_the_final_event_is_still_an_error(rig, drop)
     sent = b"".join(data for _, data in canned.chunks)
     rig.mock.push(canned)
     try:
-        with rig.client.stream("POST", "/v1/messages", content=BODY) as response:
-            got = b""
-            for data in response.iter_raw():
-                got += data
-                if got == sent:
-                    break
+        _hang_up_once_received(rig, "/v1/messages", sent)
         (event,) = rig.events.completed()
         assert event.row.state == "error"
         assert event.row.error.startswith("client disconnected after ")
