@@ -43,6 +43,18 @@ class Case:
         return check.check_stream(sse(document), self.dialect, profile)
 
 
+def makers(dialect: str, request: Callable[[], Any], response: Callable[[], Any] | None = None,
+           events: Callable[[], Any] | None = None):
+    """The case builders of one dialect's table: (req, resp, stream), each taking the case's name,
+    trip, rule, pointer, severity and near miss, then its profile and the other Case fields."""
+    def build(base: Callable[[], Any] | None, kind: str):
+        def make(name, trip, rule, pointer, severity, near, profile=None, **kw) -> Case:
+            assert base is not None, f"no {kind} baseline for {dialect}"
+            return Case(name, dialect, base, trip, rule, pointer, severity, near, kind, profile, **kw)
+        return make
+    return build(request, "request"), build(response, "response"), build(events, "stream")
+
+
 def found(violations: list[Violation]) -> set[tuple[str, str, str]]:
     return {(v.rule, v.pointer, v.severity.value) for v in violations}
 

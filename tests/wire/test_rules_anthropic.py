@@ -6,22 +6,12 @@ import pytest
 
 from inspector.wire import check
 
-from .rule_cases import Case, assert_case, deleting, doing, same, setting
+from .rule_cases import assert_case, deleting, doing, makers, same, setting
 from .wire_payloads import anthropic_events, anthropic_request, anthropic_response, named_sse
 
 ANT = "anthropic"
 
-
-def req(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, ANT, anthropic_request, trip, rule, pointer, severity, near, **kw)
-
-
-def resp(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, ANT, anthropic_response, trip, rule, pointer, severity, near, "response", **kw)
-
-
-def stream(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, ANT, anthropic_events, trip, rule, pointer, severity, near, "stream", **kw)
+req, resp, stream = makers(ANT, anthropic_request, anthropic_response, anthropic_events)
 
 
 def _append(message):

@@ -7,21 +7,16 @@ import pytest
 from inspector.wire import check, profiles
 from inspector.wire.dialect import Dialect
 
-from .rule_cases import Case, assert_case, deleting, doing, same, setting
+from .rule_cases import assert_case, deleting, doing, makers, same, setting
 from .wire_payloads import gemini_chunks, gemini_request, gemini_response, sse
 
 GEM = "gemini"
+
+req, _, stream = makers(GEM, gemini_request, None, gemini_chunks)
+
 DECL = ["tools", 0, "functionDeclarations", 0]
 PARAMS = DECL + ["parameters"]
 P = "/tools/0/functionDeclarations/0"
-
-
-def req(name, trip, rule, pointer, severity, near, profile=None, **kw):
-    return Case(name, GEM, gemini_request, trip, rule, pointer, severity, near, "request", profile, **kw)
-
-
-def stream(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, GEM, gemini_chunks, trip, rule, pointer, severity, near, "stream", **kw)
 
 
 def _declarations(count):

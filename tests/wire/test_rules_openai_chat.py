@@ -7,22 +7,12 @@ import pytest
 
 from inspector.wire import check
 
-from .rule_cases import Case, assert_case, deleting, doing, found, same, setting
+from .rule_cases import assert_case, deleting, doing, found, makers, same, setting
 from .wire_payloads import chat_chunks, chat_request, chat_response, sse
 
 CHAT = "openai-chat"
 
-
-def req(name, trip, rule, pointer, severity, near, profile=None, **kw):
-    return Case(name, CHAT, chat_request, trip, rule, pointer, severity, near, "request", profile, **kw)
-
-
-def resp(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, CHAT, chat_response, trip, rule, pointer, severity, near, "response", **kw)
-
-
-def stream(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, CHAT, chat_chunks, trip, rule, pointer, severity, near, "stream", **kw)
+req, resp, stream = makers(CHAT, chat_request, chat_response, chat_chunks)
 
 
 def _tools(count):

@@ -6,22 +6,12 @@ import pytest
 
 from inspector.wire import check
 
-from .rule_cases import Case, assert_case, deleting, doing, same, setting
+from .rule_cases import assert_case, deleting, doing, makers, same, setting
 from .wire_payloads import named_sse, responses_events, responses_request, responses_response, sse
 
 RESP = "openai-responses"
 
-
-def req(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, RESP, responses_request, trip, rule, pointer, severity, near, **kw)
-
-
-def resp(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, RESP, responses_response, trip, rule, pointer, severity, near, "response", **kw)
-
-
-def stream(name, trip, rule, pointer, severity, near, **kw):
-    return Case(name, RESP, responses_events, trip, rule, pointer, severity, near, "stream", **kw)
+req, resp, stream = makers(RESP, responses_request, responses_response, responses_events)
 
 
 def _insert(index, item):
