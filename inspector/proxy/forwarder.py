@@ -593,7 +593,8 @@ class _Recorder:
                     upstream.add(data)
                     if stream_transform is None:
                         if upstream.size > limit:
-                            raise _TooLarge(limit)
+                            raise TransformError(f"upstream response larger than {limit} bytes: too large to "
+                                                 "translate whole")
                         continue  # translated whole, below
                     data = stream_transform.feed(data)
                     if not data:
@@ -651,7 +652,7 @@ class _Recorder:
             await self._broken(send, upstream, transform, 502, "toolwire_upstream_error",
                                f"upstream broke off after {relayed.count} chunks: {_break_reason(exc)}")
             return
-        except (TransformError, _TooLarge) as exc:
+        except TransformError as exc:
             if transform is not None:
                 flow.notes.extend(transform.take_notes())
             await self._broken(send, upstream, transform, 502, "toolwire_translate_error", str(exc))
@@ -785,11 +786,6 @@ class _Copy:
         if kept:
             self.parts.append(kept)
         return kept
-
-
-class _TooLarge(Exception):
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"upstream response larger than {limit} bytes: too large to translate whole")
 
 
 def _connect_timeout(timeout: float) -> float:
