@@ -6,7 +6,6 @@ dead processes. Secrets are scrubbed here, off the forwarding path."""
 
 from __future__ import annotations
 
-import os
 import queue
 import secrets
 import sqlite3

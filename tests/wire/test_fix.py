@@ -10,7 +10,6 @@ import orjson
 
 from inspector.wire import check
 from inspector.wire.fix import UNAVAILABLE, fix
-from inspector.wire.profiles import PROFILES
 
 from .wire_payloads import anthropic_request, chat_request, gemini_request, mcp_call_request, mcp_list_result, \
     responses_request
