@@ -269,13 +269,12 @@ def _fixed_at(violation: Violation, pointers: list[str]) -> bool:
 
 
 def _repaired(violation: Violation) -> Violation:
-    return Violation(violation.rule, Severity.INFO, violation.pointer, f"repaired on the way: {violation.message}",
-                     violation.why, violation.hint, violation.where)
+    # The provider never sees it: the effect stays the one the unrepaired request would have met.
+    return replace(violation, severity=Severity.INFO, message=f"repaired on the way: {violation.message}")
 
 
 def _with_where(violation: Violation, where: str) -> Violation:
-    return Violation(violation.rule, violation.severity, violation.pointer, violation.message,
-                     violation.why, violation.hint, where)
+    return replace(violation, where=where)
 
 
 def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:

@@ -76,7 +76,7 @@ def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile |
     """Violations in a request body (already parsed JSON): the dialect's rules, then the provider's
     published schema where the rules said nothing."""
     dialect, chosen = _resolve(dialect, profile)
-    report = Report()
+    report = Report(document=payload)
     _RULES[dialect].check_request(payload, chosen, report)
     spec.check_request(payload, dialect, chosen, report)
     return report.violations
@@ -85,7 +85,7 @@ def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile |
 def check_response(payload: Any, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
     """Violations in a non-streamed response body (already parsed JSON)."""
     dialect, chosen = _resolve(dialect, profile)
-    report = Report()
+    report = Report(document=payload)
     _RULES[dialect].check_response(payload, chosen, report)
     return report.violations
 

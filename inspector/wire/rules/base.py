@@ -3,28 +3,75 @@ and small accessors that never raise on a payload of the wrong shape."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol, runtime_checkable
 
-from ..pointer import join
+from ..pointer import join, split
 from ..profiles import Profile
-from ..violations import Severity, Violation
+from ..violations import Effect, Severity, Violation
 from .catalogue import RULES
+
+_FACT = re.compile(r"\{\{(\w+)\}\}")
+_ABSENT = object()
 
 
 class Report:
-    """Collects violations for one document. `where` is stamped on each (e.g. "stream")."""
+    """Collects violations for one document. `where` is stamped on each (e.g. "stream"). With the
+    `document` the pointers point into, a why written as a template ({{value}}, {{path}}, see
+    `facts`) is filled with the finding's own value and place, so it is about this finding."""
 
-    __slots__ = ("violations", "where")
+    __slots__ = ("document", "violations", "where")
 
-    def __init__(self, where: str = "") -> None:
+    def __init__(self, where: str = "", document: Any = _ABSENT) -> None:
         self.violations: list[Violation] = []
         self.where = where
+        self.document = document
 
     def add(self, rule: str, pointer: str, message: str, severity: Severity | None = None,
-            *, why: str = "", hint: str = "") -> None:
+            *, why: str = "", hint: str = "", effect: Effect | None = None) -> None:
         info = RULES[rule]
-        self.violations.append(Violation(rule, severity or info.severity, pointer, message,
-                                         why or info.why, hint or info.hint, self.where))
+        severity = severity or info.severity
+        why = why or info.why_for(severity)
+        if "{{" in why:
+            found = facts(self.document, pointer)
+            why = _FACT.sub(lambda m: found[m.group(1)], why)
+        self.violations.append(Violation(rule, severity, pointer, message, why, hint or info.hint, self.where,
+                                         effect or info.effect_at(severity)))
+
+
+FACTS = ("value", "type", "key", "path", "dots", "pointer")
+
+
+def facts(document: Any, pointer: str) -> dict[str, str]:
+    """What a why template may quote about a finding: its `value` (as the provider's error quotes
+    it), the value's JSON `type`, the `key` it sits under, its place as OpenAI's errors spell it
+    (`path`: messages[3].content) and as Anthropic's do (`dots`: messages.3.content), and the
+    `pointer`. A place the document does not hold gives "absent" for value and type."""
+    tokens = split(pointer) if pointer.startswith("/") else []
+    node: Any = document
+    for token in tokens:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            node = _ABSENT
+            break
+    path = "".join(f"[{t}]" if t.isdigit() else f".{t}" for t in tokens).lstrip(".")
+    return {"value": "absent" if node is _ABSENT else short(node), "type": _json_type(node),
+            "key": tokens[-1] if tokens else "", "path": path, "dots": ".".join(tokens), "pointer": pointer}
+
+
+def _json_type(value: Any) -> str:
+    if value is _ABSENT:
+        return "absent"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
 
 
 @runtime_checkable
