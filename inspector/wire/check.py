@@ -85,7 +85,9 @@ def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile |
 def check_response(payload: Any, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
     """Violations in a non-streamed response body (already parsed JSON)."""
     dialect, chosen = _resolve(dialect, profile)
-    report = Report(document=payload)
+    # MCP's rules name their effect on the client themselves: a tools/list result is what the client
+    # declares to its provider next, so a name the provider refuses is refused there, not here.
+    report = Report(document=payload, response=dialect is not Dialect.MCP)
     _RULES[dialect].check_response(payload, chosen, report)
     return report.violations
 

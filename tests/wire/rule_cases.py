@@ -59,11 +59,41 @@ def found(violations: list[Violation]) -> set[tuple[str, str, str]]:
     return {(v.rule, v.pointer, v.severity.value) for v in violations}
 
 
+# What the provider does with each finding the tables trip, where it is not the rule of thumb: an
+# error in a request is rejected; an error in a response or a stream breaks the client that reads it.
+_REQ, _RESP = "request", "response"
+_E, _W, _I = "error", "warning", "info"
+_MAY, _IGN, _CHG, _ACC, _CLI, _REJ = "may reject", "ignores", "changes", "accepts", "breaks client", "rejects"
+EFFECTS = {
+    ("AN-02", _W, _REQ): _MAY, ("AN-05", _W, _REQ): _CHG, ("AN-13", _W, _RESP): _CLI, ("GM-08", _W, _REQ): _MAY,
+    ("GM-11", _W, _REQ): _MAY, ("GM-12", _W, _REQ): _CHG, ("GM-13", _W, _REQ): _MAY, ("GM-15", _W, _RESP): _CLI,
+    ("GM-16", _W, _REQ): _CHG, ("GM-17", _W, _REQ): _MAY, ("MCP-03", _I, _RESP): _MAY, ("MCP-03", _W, _RESP): _MAY,
+    ("MCP-06", _W, _RESP): _CLI, ("MCP-07", _I, _RESP): _ACC, ("OC-03", _I, _REQ): _MAY, ("OC-07", _I, _REQ): _CHG,
+    ("OC-09", _I, _REQ): _IGN, ("OC-11", _W, _REQ): _MAY, ("OC-12", _I, _REQ): _MAY, ("OC-12", _W, _REQ): _MAY,
+    ("OC-13", _W, _RESP): _CLI, ("OC-15", _W, _REQ): _MAY, ("OC-15", _W, _RESP): _CLI, ("OC-16", _W, _REQ): _MAY,
+    ("OC-22", _W, _RESP): _CLI, ("OC-23", _I, _RESP): _CLI, ("OC-28", _I, _REQ): _IGN, ("OR-10", _W, _RESP): _CLI,
+    ("OR-11", _I, _REQ): _ACC, ("XL-05", _W, _REQ): _MAY, ("XL-08", _W, _REQ): _MAY, ("XL-08", _W, _RESP): _CLI,
+    ("XL-10", _I, _REQ): _IGN,
+    # An MCP tools/list result is what its client declares to a provider next: refused there.
+    ("XL-01", _E, _RESP): _REJ,
+}
+
+
+def expected_effect(rule: str, severity: str, kind: str) -> str:
+    side = _REQ if kind == "request" else _RESP
+    default = (_REJ if side == _REQ else _CLI) if severity == _E else None
+    effect = EFFECTS.get((rule, severity, side), default)
+    assert effect is not None, f"no expected effect for {rule} at {severity} in a {side}: add it to EFFECTS"
+    return effect
+
+
 def assert_case(case: Case) -> None:
     assert found(case.run(same)) == set(), "the baseline must be valid"
     tripped = case.run(case.trip)
     assert sorted(found(tripped)) == sorted({(case.rule, case.pointer, case.severity), *case.also})
     assert len(tripped) == len(found(tripped)), "one finding per place"
+    assert [(v.rule, v.effect.value) for v in tripped] == [
+        (v.rule, expected_effect(v.rule, v.severity.value, case.kind)) for v in tripped]
     near = case.run(case.near, case.near_profile)
     assert case.rule not in {v.rule for v in near}, sorted(found(near))
 

@@ -3,6 +3,7 @@ and small accessors that never raise on a payload of the wrong shape."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Protocol, runtime_checkable
 
@@ -18,14 +19,17 @@ _ABSENT = object()
 class Report:
     """Collects violations for one document. `where` is stamped on each (e.g. "stream"). With the
     `document` the pointers point into, a why written as a template ({{value}}, {{path}}, see
-    `facts`) is filled with the finding's own value and place, so it is about this finding."""
+    `facts`) is filled with the finding's own value and place, so it is about this finding.
+    In a `response` (or stream) nothing is rejected on the way in: what a provider would refuse in
+    a request is what the client gets here and fails on (or sends back next turn and is refused)."""
 
-    __slots__ = ("document", "violations", "where")
+    __slots__ = ("document", "response", "violations", "where")
 
-    def __init__(self, where: str = "", document: Any = _ABSENT) -> None:
+    def __init__(self, where: str = "", document: Any = _ABSENT, *, response: bool = False) -> None:
         self.violations: list[Violation] = []
         self.where = where
         self.document = document
+        self.response = response
 
     def add(self, rule: str, pointer: str, message: str, severity: Severity | None = None,
             *, why: str = "", hint: str = "", effect: Effect | None = None) -> None:
@@ -35,8 +39,11 @@ class Report:
         if "{{" in why:
             found = facts(self.document, pointer)
             why = _FACT.sub(lambda m: found[m.group(1)], why)
-        self.violations.append(Violation(rule, severity, pointer, message, why, hint or info.hint, self.where,
-                                         effect or info.effect_at(severity)))
+        if effect is None:  # a site that names the effect knows better than the side it is on
+            effect = info.effect_at(severity)
+            if self.response and effect in (Effect.REJECTS, Effect.MAY_REJECT):
+                effect = Effect.BREAKS_CLIENT
+        self.violations.append(Violation(rule, severity, pointer, message, why, hint or info.hint, self.where, effect))
 
 
 FACTS = ("value", "type", "key", "path", "dots", "pointer")
@@ -58,7 +65,8 @@ def facts(document: Any, pointer: str) -> dict[str, str]:
             node = _ABSENT
             break
     path = "".join(f"[{t}]" if t.isdigit() else f".{t}" for t in tokens).lstrip(".")
-    return {"value": "absent" if node is _ABSENT else short(node), "type": _json_type(node),
+    value = "absent" if node is _ABSENT else short(node) if isinstance(node, str) else show_json(node)
+    return {"value": value, "type": _json_type(node),
             "key": tokens[-1] if tokens else "", "path": path, "dots": ".".join(tokens), "pointer": pointer}
 
 
@@ -99,6 +107,15 @@ def short(value: Any, limit: int = 60) -> str:
         text = f"{'[' if isinstance(value, list) else '{'}… nested too deeply to show"
     text = text.replace("\n", "\\n")
     return repr(text[:limit] + "…") if len(text) > limit else repr(text)
+
+
+def show_json(value: Any, limit: int = 60) -> str:
+    """A value as JSON text (null, 3, "text"), cut to `limit` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return short(value, limit)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def remember_name(report: Report, rule: str, names: dict[str, str], name: Any, pointer: str,

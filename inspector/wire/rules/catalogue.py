@@ -39,8 +39,8 @@ class Rule:
 # Whys shared by rules that report the same variant in several dialects.
 _GENAI_KEYWORD = ("{{key}}: {{value}} is genai Schema, not JSON Schema; the provider accepts the schema and ignores "
                   "the keyword, so what it says (nullability, property order, an enum format) is lost to the model.")
-_EMPTY_REJECTED = "An empty {{key}} is rejected (\"[] is too short\"): the API needs at least one item."
-_EMPTY_IGNORED = "An empty {{key}} declares nothing; the API accepts it and ignores it."
+_EMPTY_REJECTED = "{{key}}: [] is rejected (\"[] is too short\"): the API needs at least one item."
+_EMPTY_IGNORED = "{{key}}: [] declares nothing; the API accepts it and ignores it."
 _NULL_READ_AS_ABSENT = "{{key}} is not nullable in the published schema; OpenAI reads null as absent."
 
 _RULES = [
@@ -284,7 +284,7 @@ _RULES = [
                 "client reading only parts[0] loses the rest."}),
     Rule("GM-12", W, "FunctionCall.id is optional; clients synthesise ids when absent and must keep them "
          "unique and echo real ids back.",
-         "Echo functionCall.id in functionResponse.id; synthesise unique ids only when absent.", CLI),
+         "Echo functionCall.id in functionResponse.id; synthesise unique ids only when absent.", CHG, {I: CLI}),
     Rule("GM-13", E, "functionCallingConfig needs declarations, a mode AUTO|ANY|NONE|VALIDATED, and "
          "allowedFunctionNames only with ANY (naming declared functions).",
          "Send the config only with declarations; use allowedFunctionNames with mode ANY.", REJ, {W: MAY},
@@ -326,8 +326,8 @@ _RULES = [
          "isError:true, which clients SHOULD feed back to the model.",
          "Report execution failures as isError results so the model can react.", ACC),
     # Cross-dialect
-    Rule("XL-01", E, "JSON-Schema consumers (OpenAI, Anthropic, MCP) need lower-case types and JSON Schema keywords; "
-         "{{value}} at '{{path}}' is genai Schema and is rejected.",
+    Rule("XL-01", E, "JSON-Schema consumers (OpenAI, Anthropic, MCP) validate tool schemas as JSON Schema with "
+         "lower-case types, and reject the schema at '{{path}}' (it holds {{value}}).",
          "Convert: lower-case types, nullable → [\"x\",\"null\"], drop propertyOrdering.", REJ, {W: IGN},
          why_at={W: _GENAI_KEYWORD}),
     Rule("XL-02", E, "Names outside ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ need an injective, reversible alias when they "
@@ -349,7 +349,9 @@ _RULES = [
          "Keep the results first and the text in its own message.", CHG),
     Rule("XL-08", E, "Chat and Responses want exactly one JSON-text encoding of an object; Anthropic and "
          "Gemini want an object.",
-         "Encode the arguments object exactly once; unwrap repeated encodings, wrap non-objects under a key.", REJ),
+         "Encode the arguments object exactly once; unwrap repeated encodings, wrap non-objects under a key.", REJ,
+         {W: MAY}, why_at={W: "Responses takes any text as replayed arguments, but strict compatible upstreams reject "
+                              "arguments that are not one JSON text of an object, and consumers that decode them fail."}),
     Rule("XL-09", E, "Built-in tools must be mapped to the target's equivalent or dropped with a warning, never "
          "degraded into a function with an empty name.",
          "Map the built-in tool, or drop it and say so.", REJ),
