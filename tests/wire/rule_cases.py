@@ -10,6 +10,7 @@ from typing import Any
 
 from inspector.wire import check
 from inspector.wire.profiles import Profile
+from inspector.wire.session import SessionEntry, check_session
 from inspector.wire.violations import Violation
 
 from .wire_payloads import sse
@@ -27,7 +28,9 @@ class Case:
     pointer: str
     severity: str
     near: Mutation
-    kind: str = "request"  # request | response | stream
+    # request | response | stream, or a pair: exchange (base gives {"request", "response"}),
+    # exchange-stream (the response as its events), session (base gives [{"url", "request", "response"}])
+    kind: str = "request"
     profile: str | Profile | None = None
     also: tuple[tuple[str, str, str], ...] = ()  # (rule, pointer, severity) the trip also causes
     # The near miss judged under another profile: the same bytes a different endpoint accepts.
@@ -40,7 +43,13 @@ class Case:
             return check.check_request(document, self.dialect, profile)
         if self.kind == "response":
             return check.check_response(document, self.dialect, profile)
-        return check.check_stream(sse(document), self.dialect, profile)
+        if self.kind == "stream":
+            return check.check_stream(sse(document), self.dialect, profile)
+        if self.kind == "session":
+            return check_session([SessionEntry(number, entry["url"], entry["request"], entry["response"])
+                                  for number, entry in enumerate(document, 1)])
+        response = sse(document["response"]) if self.kind == "exchange-stream" else document["response"]
+        return check.check_exchange(document["request"], response, self.dialect, profile).violations
 
 
 def makers(dialect: str, request: Callable[[], Any], response: Callable[[], Any] | None = None,
@@ -76,6 +85,9 @@ EFFECTS = {
     ("XL-10", _I, _REQ): _IGN,
     # An MCP tools/list result is what its client declares to a provider next: refused there.
     ("XL-01", _E, _RESP): _REJ,
+    # A session rule on the call's flow: the server refuses the call.
+    ("MCP-08", _E, _RESP): _REJ,
+    ("AN-15", _W, _RESP): _CLI, ("GM-18", _W, _RESP): _CLI,
 }
 
 
@@ -93,7 +105,8 @@ def assert_case(case: Case) -> None:
     assert sorted(found(tripped)) == sorted({(case.rule, case.pointer, case.severity), *case.also})
     assert len(tripped) == len(found(tripped)), "one finding per place"
     assert [(v.rule, v.effect.value) for v in tripped] == [
-        (v.rule, expected_effect(v.rule, v.severity.value, case.kind)) for v in tripped]
+        (v.rule, expected_effect(v.rule, v.severity.value, "request" if v.where == "request" else case.kind))
+        for v in tripped]
     near = case.run(case.near, case.near_profile)
     assert case.rule not in {v.rule for v in near}, sorted(found(near))
 

@@ -90,6 +90,11 @@ class DialectRules(Protocol):
 
     def check_response(self, payload: Any, profile: Profile, report: Report) -> None: ...
 
+    def check_exchange(self, request: Any, response: Any, profile: Profile, report: Report, *,
+                       streamed: bool) -> None:
+        """What only the request and its response together show (`response` parsed, or reassembled
+        from a stream); for a stream also the turn rules `check_response` applies to a JSON body."""
+
 
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
@@ -116,6 +121,16 @@ def show_json(value: Any, limit: int = 60) -> str:
     except (TypeError, ValueError, RecursionError):
         return short(value, limit)
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def check_calls_declared(report: Report, declared: set[str], calls: list[tuple[str, Any]]) -> None:
+    """XL-16: every call in a response names a tool its request declared. `calls`: (pointer of the
+    name, name); a call without a name is each dialect's own rule (OC-26, OR-12, ...)."""
+    offered = ", ".join(sorted(declared)[:5]) + (", …" if len(declared) > 5 else "")
+    for pointer, name in calls:
+        if isinstance(name, str) and name and name not in declared:
+            report.add("XL-16", pointer, f"the response calls {short(name)}, which the request does not declare ("
+                                         + (f"it declares {offered})" if declared else "it declares no tools)"))
 
 
 def remember_name(report: Report, rule: str, names: dict[str, str], name: Any, pointer: str,

@@ -197,6 +197,11 @@ _RULES = [
          "messages is input).",
          "Remove the field, or move it where Responses takes it (response_format → text.format, "
          "max_tokens → max_output_tokens, messages → input).", REJ),
+    # Turn rules, for a JSON body and a reassembled stream alike (issue 10).
+    Rule("OR-15", E, "A completed response carries at least one message with content or one call; reasoning "
+         "items alone give the agent nothing to show or run (clients read output_text as \"\" and stop).",
+         "Return the message or the calls the model produced, or end the response as incomplete/failed with "
+         "its reason.", CLI),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}}).", REJ),
@@ -245,6 +250,11 @@ _RULES = [
          "Send the field in the shape the Anthropic SDK's MessageCreateParams types give.", REJ, {W: MAY},
          why_at={W: "The Anthropic SDK's types do not make {{key}} nullable; whether the API reads null as absent or "
                 "rejects it is not recorded."}),
+    Rule("AN-15", W, "Anthropic does end a turn with no content (documented after tool results, with "
+         "end_turn); the agent then has nothing to show or run, and replaying the empty assistant message is "
+         "rejected (AN-12).",
+         "Retry the turn (without text right after the tool results), or send the user a continuation prompt.",
+         CLI),
     # Gemini
     Rule("GM-01", E, "Vertex allows at most 128 function declarations, and some tool kinds exist only on "
          "one of the Gemini API / Vertex.",
@@ -305,6 +315,9 @@ _RULES = [
          "keywords beside anyOf into its branches.", REJ, {W: MAY},
          why_at={W: "Gemini documents only some formats (STRING: enum, date-time); some models have rejected "
                 "{{value}}, others ignore it."}),
+    Rule("GM-18", W, "Gemini answers with no candidate, or a candidate with no parts, and finishReason STOP "
+         "(no blockReason); clients read response.text as empty and an agent loop gets no turn.",
+         "Retry the turn; read promptFeedback and finishReason before the parts.", CLI),
     # MCP
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "
          "cacheScope, ttlMs).",
@@ -325,6 +338,10 @@ _RULES = [
     Rule("MCP-07", I, "Unknown tools and malformed requests are JSON-RPC errors; tool failures are results with "
          "isError:true, which clients SHOULD feed back to the model.",
          "Report execution failures as isError results so the model can react.", ACC),
+    Rule("MCP-08", E, "tools/call names a tool the same server's tools/list did not list; the server answers "
+         "a JSON-RPC error (\"Unknown tool\") and the model's call fails.",
+         "Call only listed tools; re-list after notifications/tools/list_changed; map aliased names back to "
+         "the server's own.", REJ),
     # Cross-dialect
     Rule("XL-01", E, "JSON-Schema consumers (OpenAI, Anthropic, MCP) validate tool schemas as JSON Schema with "
          "lower-case types, and reject the schema at '{{path}}' (it holds {{value}}).",
@@ -371,6 +388,11 @@ _RULES = [
     Rule("XL-15", W, "Tool-result content that the target cannot carry (images in a Chat tool message, "
          "isError) is lost.",
          "Move media to a follow-up user message and express errors in the result text.", CHG),
+    # Rules that need the request and its response together (check.check_exchange).
+    Rule("XL-16", E, "The response calls a tool the request did not declare: the client has no function to "
+         "dispatch it to (agent frameworks raise \"tool not found\" or feed an error back), and a translator or "
+         "alias map that lost a name is the usual cause.",
+         "Restore the declared name (reverse the alias), or declare every tool the model may call.", CLI),
 ]
 
 RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
