@@ -126,3 +126,21 @@ def test_a_why_claims_rejection_only_where_the_effect_is_one():
         for severity in Severity:
             if rule.effect_at(severity) in (Effect.IGNORES, Effect.CHANGES, Effect.ACCEPTS):
                 assert not claims.search(rule.why_for(severity)), (rule.id, severity.value, rule.why_for(severity))
+
+
+def test_each_variant_of_a_rule_gets_a_why_about_its_own_defect():
+    """GM-02 reports a bad name and a declaration that is not an object: only the first quotes the
+    name error."""
+    payload = gemini_request()
+    declarations = payload["tools"][0]["functionDeclarations"]
+    declarations[0]["name"] = "get weather"
+    declarations[1] = "search"
+    assert [(v.pointer, v.message, v.why) for v in check.check_request(payload, "gemini")] == [
+        ("/tools/0/functionDeclarations/0/name",
+         "function name 'get weather' must start with a letter or _, then a-z A-Z 0-9 _ . : -",
+         "\"Invalid function name. Must start with a letter or an underscore. Must be a-z, A-Z, 0-9, or contain "
+         "underscores (_), dots (.), colons (:), or dashes (-), with a maximum length of 64.\""),
+        ("/tools/0/functionDeclarations/1", "function declaration is 'search', not an object",
+         "A function declaration is an object {name, description?, parameters?…}; Gemini answers 400 for "
+         "'tools[0].functionDeclarations[1]'."),
+    ]

@@ -111,8 +111,9 @@ _RULES = [
     Rule("OC-19", E, "\"An assistant message with 'tool_calls' must be followed by tool messages responding to "
          "each 'tool_call_id'.\"",
          "Answer every call before the next message (a synthesised \"result unavailable\" if need be).", REJ),
-    Rule("OC-20", E, "Legacy function messages need name (they carry no id and pair by name and order with "
-         "the preceding function_call); function_call is none|auto|{name}.",
+    Rule("OC-20", E, "The legacy surface has shapes of its own: functions are objects, function_call is none|auto|{name}, "
+         "and a role:\"function\" message needs name and content (it carries no id and pairs by name and order "
+         "with the preceding function_call); OpenAI answers 400 naming '{{path}}'.",
          "Give every role:\"function\" message the name of the call it answers, or migrate to tools.", REJ),
     Rule("OC-21", E, "Stream clients key tool-call deltas by index and treat a delta with an id as a new call; "
          "accumulators concatenate repeated strings.",
@@ -152,8 +153,9 @@ _RULES = [
     # OpenAI Responses
     Rule("OR-01", E, "Each Responses tool type has required fields; unknown types are rejected.",
          "Fill the required fields of the tool type, or drop the tool with a warning.", REJ),
-    Rule("OR-02", E, "A Responses function tool is flat: {\"type\":\"function\",\"name\",\"parameters\",…}; the "
-         "nested Chat shape is invalid here.",
+    Rule("OR-02", E, "A Responses function tool is flat, {\"type\":\"function\",\"name\",\"parameters\",…} with "
+         "parameters a JSON Schema object; the nested Chat shape is invalid here, and OpenAI answers 400 naming "
+         "'{{path}}'.",
          "Move name/description/parameters/strict up out of \"function\".", REJ),
     Rule("OR-03", E, "Responses checks names against ^[a-zA-Z0-9_-]+$ (\"string does not match pattern\").",
          "Give the tool a reversible alias and map it back on function_call items.", REJ),
@@ -168,8 +170,8 @@ _RULES = [
          "Fill call_id/name/arguments; drop an id that is not an fc_ id.", REJ, {W: MAY},
          why_at={W: "OpenAI answers 400 for a replayed function_call id that does not begin with 'fc' (\"Expected an ID "
                 "that begins with 'fc'\"); this endpoint makes its own ids and accepts {{value}}."}),
-    Rule("OR-07", E, "A function_call_output needs call_id (1..64 chars) and output (a string or "
-         "input_text/input_image/input_file parts).",
+    Rule("OR-07", E, "A function_call_output needs call_id (1..64 chars) and output: a string (at most 10,485,760 "
+         "characters) or input_text/input_image/input_file parts; OpenAI answers 400 naming '{{path}}'.",
          "Send the result as a string or a list of input parts with the call's call_id.", REJ),
     Rule("OR-08", E, "Pairing is checked server-side: \"No tool call found for function call output\" / "
          "\"No tool output found for function call\".",
@@ -212,8 +214,9 @@ _RULES = [
                 "dialects stop at 64 and reject this one."}),
     Rule("AN-03", E, "\"tools: Tool names must be unique.\"",
          "Keep one declaration per name (dedupe, or prefix with the server id).", REJ),
-    Rule("AN-04", E, "Server tools have a versioned type with a fixed name; their calls and results live in "
-         "the assistant message and get no client tool_result.",
+    Rule("AN-04", E, "Server tools have a versioned type with a fixed name and options of their own (web search takes "
+         "allowed_domains or blocked_domains, not both); their calls and results live in the assistant message "
+         "and get no client tool_result.",
          "Use the fixed name for the server tool type; never answer a server_tool_use with a tool_result.", REJ),
     Rule("AN-05", E, "A tool_use needs an id matching ^[a-zA-Z0-9_-]+$ (≤64, unique in the request) and input as an "
          "object; Anthropic answers 400 naming '{{dots}}' (which holds {{type}} here).",
@@ -322,7 +325,9 @@ _RULES = [
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "
          "cacheScope, ttlMs).",
          "Return tools as a list (and the 2026-07-28 fields together).", CLI),
-    Rule("MCP-02", E, "A Tool needs name and inputSchema, a JSON object with type:\"object\" (never null).",
+    Rule("MCP-02", E, "A Tool needs name and inputSchema, a JSON object with type:\"object\" (never null); outputSchema, "
+         "when given, is an object schema, and annotation hints are booleans. Client SDKs validate the list and "
+         "fail on '{{path}}'.",
          "Use {\"type\":\"object\",\"additionalProperties\":false} for a tool without arguments.", CLI),
     Rule("MCP-03", W, "Tool names SHOULD be 1–128 chars of A-Z a-z 0-9 _ - . and unique within a server; "
          "names with dots are invalid for OpenAI and Anthropic and need an alias there.",

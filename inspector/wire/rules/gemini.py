@@ -63,7 +63,9 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
 def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, names: dict[str, str],
                        declared_params: dict[str, bool]) -> None:
     if not isinstance(decl, dict):
-        report.add("GM-02", base, f"function declaration is {short(decl)}, not an object")
+        report.add("GM-02", base, f"function declaration is {short(decl)}, not an object",
+                   why="A function declaration is an object {name, description?, parameters?…}; Gemini answers 400 "
+                       "for '{{path}}'.")
         return
     name = decl.get("name")
     check_name(report, profile, name, join(base, "name"), "function")
