@@ -214,3 +214,16 @@ def test_an_mcp_call_after_a_paginated_list_is_not_judged_until_the_list_is_comp
     session[0]["response"]["result"]["nextCursor"] = "page-2"
     session[1]["request"]["params"]["name"] = "get_time"
     assert case.run(lambda _: session) == []
+
+
+@pytest.mark.parametrize("dialect", ["openai-responses", "anthropic", "gemini"])
+def test_a_body_that_is_not_the_dialect_s_response_gets_no_turn_finding(dialect):
+    """A response judged by its request's dialect may be another kind of body (an error, a proxy's own
+    answer): the turn rules judge only what has the dialect's response shape."""
+    assert check.check_response({"error": {"message": "overloaded"}}, dialect) == []
+
+
+def test_a_gemini_answer_with_no_candidate_key_is_still_judged():
+    """Proto JSON leaves an empty candidates list out; usageMetadata says it is generateContent's answer."""
+    assert [(v.rule, v.pointer) for v in check.check_response({"usageMetadata": {"totalTokenCount": 4}},
+                                                                "gemini")] == [("GM-18", "")]

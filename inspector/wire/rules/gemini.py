@@ -329,6 +329,11 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
     if field(as_dict(feedback), "blockReason")[1]:
         return
     candidates = as_list(payload.get("candidates"))
+    # Proto JSON omits an empty list: a response with no candidate has none of the key, and is told
+    # from a body of another kind by the fields every generateContent answer carries.
+    if not candidates and "candidates" not in payload and not any(field(payload, key)[1] is not None for key in (
+            "usageMetadata", "modelVersion", "responseId")):
+        return
     if not candidates:
         report.add("GM-18", "/candidates" if "candidates" in payload else "",
                    "the response has no candidate and no blockReason: there is no turn to read")
