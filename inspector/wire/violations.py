@@ -7,8 +7,9 @@ from enum import Enum
 
 
 class Severity(str, Enum):
-    """How bad a finding is (contracts.md): error = the provider rejects it, warning = accepted
-    but information is lost or changed, info = a normalisation the inspector must know."""
+    """How bad a finding is (contracts.md): error = the provider rejects it (or, in a response, the
+    client cannot use it), warning = accepted but information is lost or changed, info = a
+    normalisation the inspector must know. What exactly happens is the finding's `Effect`."""
 
     ERROR = "error"
     WARNING = "warning"
