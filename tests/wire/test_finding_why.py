@@ -108,8 +108,11 @@ def test_a_response_finding_breaks_the_client_rather_than_being_rejected():
     response["choices"][0]["message"]["tool_calls"] = [{"id": "call_1", "type": "function",
                                                          "function": {"name": "get_weather", "arguments": {"a": 1}}}]
     response["choices"][0]["finish_reason"] = "tool_calls"
-    assert [(v.rule, v.severity, v.effect) for v in check.check_response(response, "openai-chat")] == [
-        ("OC-14", Severity.ERROR, Effect.BREAKS_CLIENT)]
+    assert [(v.rule, v.severity, v.effect, v.why) for v in check.check_response(response, "openai-chat")] == [
+        ("OC-14", Severity.ERROR, Effect.BREAKS_CLIENT,
+         "A tool call needs id, type:\"function\", function.name and function.arguments as a string; OpenAI answers "
+         "400 naming 'choices[0].message.tool_calls[0].function.arguments' (which holds object here). Here it is in a "
+         "response: the client gets it as it is, and a next request that replays it meets that answer.")]
 
 
 def test_why_templates_quote_only_known_facts():

@@ -43,8 +43,13 @@ class Report:
             effect = info.effect_at(severity)
             if self.response and effect in (Effect.REJECTS, Effect.MAY_REJECT):
                 effect = Effect.BREAKS_CLIENT
+                why += IN_A_RESPONSE
         self.violations.append(Violation(rule, severity, pointer, message, why, hint or info.hint, self.where, effect))
 
+
+# What a why about a request's contract means when the defect sits in a response.
+IN_A_RESPONSE = (" Here it is in a response: the client gets it as it is, and a next request that replays it meets "
+                 "that answer.")
 
 FACTS = ("value", "type", "key", "path", "dots", "pointer")
 

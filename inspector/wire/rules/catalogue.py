@@ -58,7 +58,8 @@ _RULES = [
          why_at={E: "This endpoint (Azure OpenAI) rejects descriptions over 1024 characters (\"string too long\")."}),
     Rule("OC-04", E, "OpenAI rejects more than 128 tools (\"array too long … maximum length 128\").",
          "Send at most 128 tools; select the ones relevant to this turn.", REJ),
-    Rule("OC-05", E, "parameters must be a JSON Schema object with lower-case types; OpenAI validates it and answers 400 "
+    Rule("OC-05", E, "parameters must be a JSON Schema object with lower-case types; OpenAI validates it and "
+                     "answers 400 "
          "naming the value ({{value}} at '{{path}}' \"is not valid under any of the given schemas\").",
          "Convert the genai Schema to JSON Schema: lower-case types, nullable → [\"x\",\"null\"], "
          "drop propertyOrdering.", REJ, {W: IGN},
@@ -85,7 +86,8 @@ _RULES = [
          "Send tools with tool_choice, and name a declared function.", MAY, {E: REJ},
          why_at={E: "This endpoint rejects tool_choice without tools (\"When using `tool_choice`, `tools` must be "
                 "set.\")."}),
-    Rule("OC-12", I, "An assistant message with tool_calls may omit content (or send null); OpenAI accepts it, but some "
+    Rule("OC-12", I, "An assistant message with tool_calls may omit content (or send null); OpenAI accepts it, but "
+                     "some "
          "OpenAI-compatible upstreams need the content key present.",
          "Send \"content\": null on assistant messages that only call tools.", MAY, {E: REJ},
          why_at={E: "Assistant content is a string, null, or a list of text parts or one refusal part; OpenAI answers "
@@ -98,10 +100,12 @@ _RULES = [
          "Serialise the arguments object once with json.dumps and fill every required field.", REJ),
     Rule("OC-15", W, "arguments must be one JSON text of an object; OpenAI accepts anything in history, but "
          "strict compatible upstreams reject it (DashScope: \"must be in JSON format\") and consumers crash.",
-         "Encode the arguments object exactly once; unwrap repeated encodings, wrap non-objects under a key.", MAY, {E: REJ}),
+         "Encode the arguments object exactly once; unwrap repeated encodings, wrap non-objects under a "
+         "key.", MAY, {E: REJ}),
     Rule("OC-16", W, "Some endpoints limit tool-call ids to 40 characters (\"string too long. Expected a string "
          "with maximum length 40\"); Responses fc_/call_ ids replayed into Chat are the usual trigger.",
-         "Rewrite long ids deterministically (e.g. call_ + hash) in both the call and its tool message.", MAY, {E: REJ}),
+         "Rewrite long ids deterministically (e.g. call_ + hash) in both the call and its tool "
+         "message.", MAY, {E: REJ}),
     Rule("OC-17", E, "A tool message needs role:\"tool\", tool_call_id and content (a string or text parts only); "
          "OpenAI answers 400 naming '{{path}}' (which holds {{type}} here).",
          "Always send content, \"\" for an empty result; move images to a following user message.", REJ),
@@ -111,7 +115,8 @@ _RULES = [
     Rule("OC-19", E, "\"An assistant message with 'tool_calls' must be followed by tool messages responding to "
          "each 'tool_call_id'.\"",
          "Answer every call before the next message (a synthesised \"result unavailable\" if need be).", REJ),
-    Rule("OC-20", E, "The legacy surface has shapes of its own: functions are objects, function_call is none|auto|{name}, "
+    Rule("OC-20", E, "The legacy surface has shapes of its own: functions are objects, function_call is "
+                     "none|auto|{name}, "
          "and a role:\"function\" message needs name and content (it carries no id and pairs by name and order "
          "with the preceding function_call); OpenAI answers 400 naming '{{path}}'.",
          "Give every role:\"function\" message the name of the call it answers, or migrate to tools.", REJ),
@@ -142,9 +147,11 @@ _RULES = [
          "not accepted.",
          "Serialise the result to a string (JSON text for structured results).", REJ),
     # The spec layer (rules/spec.py): the whole request against OpenAI's published OpenAPI document.
-    Rule("OC-28", E, "api.openai.com validates the request against its published schema and answers 400 naming the field "
+    Rule("OC-28", E, "api.openai.com validates the request against its published schema and answers 400 naming the "
+                     "field "
          "(\"Invalid '{{path}}'…\"; it holds {{value}}).",
-         "Send the field in the shape and range the schema gives (openai-openapi's CreateChatCompletionRequest).", REJ, {I: IGN},
+         "Send the field in the shape and range the schema gives (openai-openapi's "
+         "CreateChatCompletionRequest).", REJ, {I: IGN},
          why_at={I: _NULL_READ_AS_ABSENT}),
     Rule("OC-29", E, "OpenAI rejects parameters an endpoint does not define (\"Unknown parameter: '{{path}}'.\"); "
          "compatible servers take extras of their own, so only OpenAI's hosts are checked.",
@@ -162,13 +169,16 @@ _RULES = [
     Rule("OR-04", E, "tool_choice must be none|auto|required, a flat {\"type\":\"function\",\"name\"}, "
          "allowed_tools, a hosted tool type, mcp or custom.",
          "Use the flat {\"type\":\"function\",\"name\":…} and name a declared tool.", REJ),
-    Rule("OR-05", E, "Responses input has no role:\"tool\" (\"Invalid value: {{value}}. Supported values are: 'assistant', "
+    Rule("OR-05", E, "Responses input has no role:\"tool\" (\"Invalid value: {{value}}. Supported values are: "
+                     "'assistant', "
          "'system', 'developer', and 'user'.\").",
          "Send tool results as {\"type\":\"function_call_output\",\"call_id\",\"output\"} items.", REJ),
-    Rule("OR-06", E, "A function_call item needs type, call_id, name and arguments (a string), and a replayed id must begin "
+    Rule("OR-06", E, "A function_call item needs type, call_id, name and arguments (a string), and a replayed id "
+                     "must begin "
          "with 'fc'; OpenAI answers 400 naming '{{path}}'.",
          "Fill call_id/name/arguments; drop an id that is not an fc_ id.", REJ, {W: MAY},
-         why_at={W: "OpenAI answers 400 for a replayed function_call id that does not begin with 'fc' (\"Expected an ID "
+         why_at={W: "OpenAI answers 400 for a replayed function_call id that does not begin with 'fc' (\"Expected "
+                    "an ID "
                 "that begins with 'fc'\"); this endpoint makes its own ids and accepts {{value}}."}),
     Rule("OR-07", E, "A function_call_output needs call_id (1..64 chars) and output: a string (at most 10,485,760 "
          "characters) or input_text/input_image/input_file parts; OpenAI answers 400 naming '{{path}}'.",
@@ -190,7 +200,8 @@ _RULES = [
          "response holding one is not a usable completed response.",
          "Carry the name of every call through, or end the response as failed/incomplete.", CLI),
     # The spec layer (rules/spec.py): the whole request against OpenAI's published OpenAPI document.
-    Rule("OR-13", E, "api.openai.com validates the request against its published schema and answers 400 naming the field "
+    Rule("OR-13", E, "api.openai.com validates the request against its published schema and answers 400 naming the "
+                     "field "
          "(\"Invalid '{{path}}'…\"; it holds {{value}}).",
          "Send the field in the shape and range the schema gives (openai-openapi's CreateResponse).", REJ, {I: IGN},
          why_at={I: _NULL_READ_AS_ABSENT}),
@@ -220,8 +231,10 @@ _RULES = [
          "Use the fixed name for the server tool type; never answer a server_tool_use with a tool_result.", REJ),
     Rule("AN-05", E, "A tool_use needs an id matching ^[a-zA-Z0-9_-]+$ (≤64, unique in the request) and input as an "
          "object; Anthropic answers 400 naming '{{dots}}' (which holds {{type}} here).",
-         "Send input as a JSON object (decode a JSON string once) and rewrite ids to the allowed charset.", REJ, {W: CHG},
-         why_at={W: "Anthropic accepts the same tool_use id in two turns, but a client or proxy that pairs results by id "
+         "Send input as a JSON object (decode a JSON string once) and rewrite ids to the allowed "
+         "charset.", REJ, {W: CHG},
+         why_at={W: "Anthropic accepts the same tool_use id in two turns, but a client or proxy that pairs results "
+                    "by id "
                 "pairs them with whichever call it finds first."}),
     Rule("AN-06", E, "A tool_result is {type, tool_use_id, content?: string | text/image/document/"
          "search_result blocks, is_error?}.",
@@ -325,7 +338,8 @@ _RULES = [
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "
          "cacheScope, ttlMs).",
          "Return tools as a list (and the 2026-07-28 fields together).", CLI),
-    Rule("MCP-02", E, "A Tool needs name and inputSchema, a JSON object with type:\"object\" (never null); outputSchema, "
+    Rule("MCP-02", E, "A Tool needs name and inputSchema, a JSON object with type:\"object\" (never null); "
+                      "outputSchema, "
          "when given, is an object schema, and annotation hints are booleans. Client SDKs validate the list and "
          "fail on '{{path}}'.",
          "Use {\"type\":\"object\",\"additionalProperties\":false} for a tool without arguments.", CLI),
@@ -373,7 +387,8 @@ _RULES = [
          "Gemini want an object.",
          "Encode the arguments object exactly once; unwrap repeated encodings, wrap non-objects under a key.", REJ,
          {W: MAY}, why_at={W: "Responses takes any text as replayed arguments, but strict compatible upstreams reject "
-                              "arguments that are not one JSON text of an object, and consumers that decode them fail."}),
+                              "arguments that are not one JSON text of an object, and consumers that decode them "
+                              "fail."}),
     Rule("XL-09", E, "Built-in tools must be mapped to the target's equivalent or dropped with a warning, never "
          "degraded into a function with an empty name.",
          "Map the built-in tool, or drop it and say so.", REJ),

@@ -478,7 +478,8 @@ def check_exchange(request: Any, response: Any, profile: Profile, report: Report
         base = join("/choices", index, "message")
         for position, call in enumerate(as_list(message.get("tool_calls"))):
             kind = "custom" if as_dict(call).get("type") == "custom" else "function"
-            calls.append((join(base, "tool_calls", position, kind, "name"), as_dict(as_dict(call).get(kind)).get("name")))
+            name = as_dict(as_dict(call).get(kind)).get("name")
+            calls.append((join(base, "tool_calls", position, kind, "name"), name))
         if isinstance(message.get("function_call"), dict):
             calls.append((join(base, "function_call", "name"), message["function_call"].get("name")))
     check_calls_declared(report, declared, calls)

@@ -269,7 +269,8 @@ def _union_message(error: ValidationError) -> str:
     if isinstance(error.instance, dict):
         for field, values in allowed.items():
             if field in error.instance:
-                return f"{field} {show_json(error.instance[field])} is not accepted here (takes {show_json(values, 120)})"
+                return (f"{field} {show_json(error.instance[field])} is not accepted here "
+                        f"(takes {show_json(values, 120)})")
     types = [t for sub in error.context if sub.validator == "type" and not sub.relative_path
              for t in (sub.validator_value if isinstance(sub.validator_value, list) else [sub.validator_value])]
     if types:
