@@ -116,7 +116,7 @@ def check_and_reassemble(body: bytes, dialect: Dialect | str,
 @dataclass(slots=True)
 class ExchangeCheck:
     """What `check_exchange` found, by document: the request's, the response's (or stream's), and the
-    pair's, whose pointers point into `response`, the response as the client has it (parsed, or
+    pair's, whose pointers point into `final`, the response as the client has it (parsed, or
     reassembled from the stream; None when it is neither)."""
 
     request: list[Violation] = field(default_factory=list)

@@ -87,7 +87,7 @@ EFFECTS = {
     ("XL-01", _E, _RESP): _REJ,
     # A session rule on the call's flow: the server refuses the call.
     ("MCP-08", _E, _RESP): _REJ,
-    ("AN-15", _W, _RESP): _CLI, ("GM-18", _W, _RESP): _CLI,
+    ("AN-15", _W, _RESP): _CLI, ("GM-18", _W, _RESP): _CLI, ("OR-15", _W, _RESP): _CLI,
 }
 
 

@@ -211,7 +211,7 @@ _RULES = [
          "Remove the field, or move it where Responses takes it (response_format → text.format, "
          "max_tokens → max_output_tokens, messages → input).", REJ),
     # Turn rules, for a JSON body and a reassembled stream alike (issue 10).
-    Rule("OR-15", E, "A completed response carries at least one message with content or one call; reasoning "
+    Rule("OR-15", W, "A completed response carries at least one message with content or one call; reasoning "
          "items alone give the agent nothing to show or run (clients read output_text as \"\" and stop).",
          "Return the message or the calls the model produced, or end the response as incomplete/failed with "
          "its reason.", CLI),
