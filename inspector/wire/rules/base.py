@@ -59,20 +59,41 @@ def facts(document: Any, pointer: str) -> dict[str, str]:
     it), the value's JSON `type`, the `key` it sits under, its place as OpenAI's errors spell it
     (`path`: messages[3].content) and as Anthropic's do (`dots`: messages.3.content), and the
     `pointer`. A place the document does not hold gives "absent" for value and type."""
-    tokens = split(pointer) if pointer.startswith("/") else []
-    node: Any = document
-    for token in tokens:
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
+    return _Facts(document, pointer)
+
+
+class _Facts(dict[str, str]):
+    """`facts`, each computed when a template first asks for it (a schema with thousands of
+    findings would otherwise pay for all six on every one)."""
+
+    def __init__(self, document: Any, pointer: str) -> None:
+        super().__init__(pointer=pointer)
+        self.document = document
+        self.tokens = split(pointer) if pointer.startswith("/") else []
+
+    def __missing__(self, name: str) -> str:
+        tokens = self.tokens
+        if name in ("value", "type"):
+            node: Any = self.document
+            for token in tokens:
+                if isinstance(node, dict) and token in node:
+                    node = node[token]
+                elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                    node = node[int(token)]
+                else:
+                    node = _ABSENT
+                    break
+            self["type"] = _json_type(node)
+            self["value"] = "absent" if node is _ABSENT else short(node) if isinstance(node, str) else show_json(node)
+        elif name == "key":
+            self[name] = tokens[-1] if tokens else ""
+        elif name == "path":
+            self[name] = "".join(f"[{t}]" if t.isdigit() else f".{t}" for t in tokens).lstrip(".")
+        elif name == "dots":
+            self[name] = ".".join(tokens)
         else:
-            node = _ABSENT
-            break
-    path = "".join(f"[{t}]" if t.isdigit() else f".{t}" for t in tokens).lstrip(".")
-    value = "absent" if node is _ABSENT else short(node) if isinstance(node, str) else show_json(node)
-    return {"value": value, "type": _json_type(node),
-            "key": tokens[-1] if tokens else "", "path": path, "dots": ".".join(tokens), "pointer": pointer}
+            raise KeyError(name)
+        return self[name]
 
 
 def _json_type(value: Any) -> str:
