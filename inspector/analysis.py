@@ -210,29 +210,29 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
     client_profile = (profiles.with_model(profiles.neutral(dialect), result.model) if translated
                       else upstream_profile)
     fixed, restored = _rewrites(flow, result, dialect, upstream_profile, translated)
-    if result.request is not None:
-        add("request", [_repaired(v) if _fixed_at(v, fixed) else v
-                        for v in check.check_request(result.request, dialect, client_profile)])
-    if result.upstream_request is not None:
-        add("upstream", check.check_request(result.upstream_request, upstream_dialect, upstream_profile))
+    response: Any = None  # what check_exchange judges: parsed JSON, or the stream's bytes
     try:
         response_body = decode_body(flow.response_body, flow.response_headers)
     except BodyTooLarge as exc:
         result.parse_error = result.parse_error or f"response body {exc}"
-        return found
-    if not response_body:
-        return found
-    response_profile = replace(client_profile, restored_names=restored) if restored else client_profile
-    # An error answer is the provider's verdict, not a tool-calling payload to judge.
-    judged = (flow.status or 0) < 400
-    if _is_stream(flow):
-        violations, result.response = check.check_and_reassemble(response_body, dialect, response_profile)
-        if judged:
-            add("stream", violations)
-    else:
+        response_body = b""
+    streamed = bool(response_body) and _is_stream(flow)
+    if streamed:
+        response = response_body
+    elif response_body:
         result.response, _ = parse_json(response_body)
-        if judged and result.response is not None:
-            add("response", check.check_response(result.response, dialect, response_profile))
+        response = result.response
+    response_profile = replace(client_profile, restored_names=restored) if restored else client_profile
+    exchange = check.check_exchange(result.request, response, dialect, client_profile,
+                                    response_profile=response_profile)
+    if streamed:
+        result.response = exchange.final
+    add("request", [_repaired(v) if _fixed_at(v, fixed) else v for v in exchange.request])
+    if result.upstream_request is not None:
+        add("upstream", check.check_request(result.upstream_request, upstream_dialect, upstream_profile))
+    # An error answer is the provider's verdict, not a tool-calling payload to judge.
+    if (flow.status or 0) < 400:
+        add("response", [*exchange.response, *exchange.pair])
     return found
 
 
@@ -269,13 +269,12 @@ def _fixed_at(violation: Violation, pointers: list[str]) -> bool:
 
 
 def _repaired(violation: Violation) -> Violation:
-    return Violation(violation.rule, Severity.INFO, violation.pointer, f"repaired on the way: {violation.message}",
-                     violation.why, violation.hint, violation.where)
+    # The provider never sees it: the effect stays the one the unrepaired request would have met.
+    return replace(violation, severity=Severity.INFO, message=f"repaired on the way: {violation.message}")
 
 
 def _with_where(violation: Violation, where: str) -> Violation:
-    return Violation(violation.rule, violation.severity, violation.pointer, violation.message,
-                     violation.why, violation.hint, where)
+    return replace(violation, where=where)
 
 
 def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:

@@ -184,3 +184,36 @@ def test_a_compressed_request_too_large_to_decode_is_a_parse_error():
     bomb = gzip.compress(b"\0" * (MAX_DECODED + 1))
     result = analyse(_flow("/v1/messages", bomb, request_headers=[("content-encoding", "gzip")]))
     assert result.parse_error == f"request body too large to analyse after decompression (over {MAX_DECODED} bytes)"
+
+
+# --- the request and the response judged together (check.check_exchange) ---------------------------
+
+def test_a_translated_answer_calling_a_tool_the_client_never_declared_is_xl16():
+    """The bridge restores declared names (the test above); a name it did not know reaches the client
+    as is, and the client has no function for it."""
+    answer = {**ANTHROPIC_ANSWER, "content": [{"type": "tool_use", "id": "toolu_2", "name": "get_weather_v2",
+                                               "input": {"city": "Rome"}}], "stop_reason": "tool_use"}
+    result = analyse(_translated(_anthropic_thinking_request(), answer))
+    assert [(v.rule, v.where, v.pointer, v.severity.value, v.effect.value) for v in result.violations] == [
+        ("XL-16", "response", "/content/0/name", "error", "breaks client")]
+
+
+def _chat_stream(*deltas: dict, finish: str) -> bytes:
+    chunks = [{"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": None}]} for delta in deltas]
+    chunks[-1]["choices"][0]["finish_reason"] = finish
+    return b"".join(b"data: " + orjson.dumps(chunk) + b"\n\n" for chunk in chunks) + b"data: [DONE]\n\n"
+
+
+@pytest.mark.parametrize(("status", "finish", "expected"), [
+    (200, "stop", [("OC-25", "response", "/choices/0/message", "error")]),
+    (200, "length", []),  # truncated: it says itself why there is nothing
+    (429, "stop", []),  # an error answer is the provider's verdict, not a turn to judge
+])
+def test_an_empty_streamed_turn_is_judged_on_the_reassembled_response(status, finish, expected):
+    stream = _chat_stream({"role": "assistant"}, {}, finish=finish)
+    result = analyse(_flow("/v1/chat/completions", b'{"model":"m","messages":[{"role":"user","content":"hi"}]}',
+                           status=status, streamed=True, response_body=stream,
+                           response_headers=[("content-type", "text/event-stream")]))
+    assert [(v.rule, v.where, v.pointer, v.severity.value) for v in result.violations] == expected
+    assert result.response["choices"][0]["message"] == {"role": "assistant", "content": None}

@@ -190,7 +190,7 @@ def test_check_reports_arguments_nested_5000_deep_as_a_finding(tmp_path, capsys)
     path = _file(tmp_path, chat_request(nested(5000)))
     status, out, err = _run(capsys, "check", "--profile", "openai-compatible", path)
     assert (status, out[-1], err) == (1, "1 file checked: 1 error(s), 0 warning(s), 0 info", [])
-    assert out[0].startswith(f"{path}:{ARGUMENTS_5000}: error OC-15 arguments is not JSON")
+    assert out[0].startswith(f"{path}:{ARGUMENTS_5000}: error OC-15 (rejects) arguments is not JSON")
 
 
 @pytest.mark.parametrize(("body", "reason"), [

@@ -109,8 +109,8 @@ def _run(args: argparse.Namespace) -> int:
                       "dialect": result.dialect.value if result.dialect else "", "kind": result.kind}
             records.append(record)
             if not args.json:
-                print(f"{name}:{violation.pointer}: {violation.severity.value} {violation.rule} {violation.message}",
-                      file=out)
+                print(f"{name}:{violation.pointer}: {violation.severity.value} {violation.rule} "
+                      f"({violation.effect.value}) {violation.message}", file=out)
                 if args.explain:
                     print(f"    why: {violation.why}\n    fix: {violation.hint}", file=out)
         errors, warnings, infos = count_by_severity(result.violations)
@@ -175,7 +175,8 @@ def _run_session(args: argparse.Namespace) -> int:
         print(orjson.dumps(records).decode())
     else:
         for record in records:
-            print(f"#{record['flow']}:{record['pointer']}: {record['severity']} {record['rule']} {record['message']}")
+            print(f"#{record['flow']}:{record['pointer']}: {record['severity']} {record['rule']} ({record['effect']}) "
+                  f"{record['message']}")
             if args.explain:
                 print(f"    why: {record['why']}\n    fix: {record['hint']}")
         errors = sum(1 for record in records if record["severity"] == "error")

@@ -18,7 +18,7 @@ from ..wire.fix import fix
 from ..wire.locate import LocatedText, pretty
 from ..wire.sse import SSEParser
 from ..wire.translate import Loss, TranslationError, UnsupportedPair, get_bridge
-from ..wire.violations import Severity, Violation, count_by_severity
+from ..wire.violations import Effect, Severity, Violation, count_by_severity
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
 NOTHING_TO_REPAIR_NOTE = "nothing to repair: identical to the original"
@@ -264,7 +264,7 @@ def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: 
     located = []
     for side, loss in items:
         violation = Violation(loss.rule or "XL", Severity.WARNING, loss.source, f"{loss.kind}: {loss.why}",
-                              where="translation")
+                              where="translation", effect=Effect.CHANGES)  # the bridge changed it on the way
         lines: dict[str, int] = {}
         if side == "request":
             lines["request"] = request.mark(loss.source, Severity.WARNING.value)

@@ -5,7 +5,7 @@ exception. Payloads are read in place (no copies) and every list is walked once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import orjson
@@ -76,7 +76,7 @@ def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile |
     """Violations in a request body (already parsed JSON): the dialect's rules, then the provider's
     published schema where the rules said nothing."""
     dialect, chosen = _resolve(dialect, profile)
-    report = Report()
+    report = Report(document=payload)
     _RULES[dialect].check_request(payload, chosen, report)
     spec.check_request(payload, dialect, chosen, report)
     return report.violations
@@ -85,7 +85,9 @@ def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile |
 def check_response(payload: Any, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
     """Violations in a non-streamed response body (already parsed JSON)."""
     dialect, chosen = _resolve(dialect, profile)
-    report = Report()
+    # MCP's rules name their effect on the client themselves: a tools/list result is what the client
+    # declares to its provider next, so a name the provider refuses is refused there, not here.
+    report = Report(document=payload, response=dialect is not Dialect.MCP)
     _RULES[dialect].check_response(payload, chosen, report)
     return report.violations
 
@@ -109,6 +111,53 @@ def check_and_reassemble(body: bytes, dialect: Dialect | str,
     dialect, chosen = _resolve(dialect, profile)
     _, report, final = streams.check_and_reassemble(body, dialect, chosen)
     return report.violations, final
+
+
+@dataclass(slots=True)
+class ExchangeCheck:
+    """What `check_exchange` found, by document: the request's, the response's (or stream's), and the
+    pair's, whose pointers point into `final`, the response as the client has it (parsed, or
+    reassembled from the stream; None when it is neither)."""
+
+    request: list[Violation] = field(default_factory=list)
+    response: list[Violation] = field(default_factory=list)
+    pair: list[Violation] = field(default_factory=list)
+    final: Any | None = None
+
+    @property
+    def violations(self) -> list[Violation]:
+        return [*self.request, *self.response, *self.pair]
+
+
+def check_exchange(request: Any, response: Any, dialect: Dialect | str, profile: str | Profile | None = None, *,
+                   response_profile: str | Profile | None = None) -> ExchangeCheck:
+    """A request and the response it got, judged together: each document by its own rules, then what
+    only the pair shows (a call to a tool the request never declared) and, for a stream, the turn
+    rules on the response it reassembles to (an empty `choices`, a turn with neither content nor
+    calls). `request`: parsed JSON, or None when there is none; `response`: parsed JSON, the raw
+    bytes of a stream, or None. `response_profile` defaults to `profile`. Findings carry where
+    "request", "response" or "stream", and "response" for the pair's."""
+    dialect, chosen = _resolve(dialect, profile)
+    answered = profiles.get(response_profile, dialect) if response_profile is not None else chosen
+    found = ExchangeCheck()
+    if request is not None:
+        found.request = [_at(v, "request") for v in check_request(request, dialect, chosen)]
+    streamed = isinstance(response, (bytes, bytearray))
+    if streamed:
+        _, report, found.final = streams.check_and_reassemble(bytes(response), dialect, answered)
+        found.response = [_at(v, "stream") for v in report.violations]
+    elif response is not None:
+        found.final = response
+        found.response = [_at(v, "response") for v in check_response(response, dialect, answered)]
+    if found.final is not None:
+        report = Report("response", found.final, response=dialect is not Dialect.MCP)
+        _RULES[dialect].check_exchange(request, found.final, answered, report, streamed=streamed)
+        found.pair = report.violations
+    return found
+
+
+def _at(violation: Violation, where: str) -> Violation:
+    return violation if violation.where else replace(violation, where=where)
 
 
 @dataclass(slots=True)

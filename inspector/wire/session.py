@@ -9,6 +9,8 @@
   memory.
 - MCP-06: a tools/call result's structuredContent checked against the outputSchema that the same
   server listed for that tool.
+- MCP-08: a tools/call naming a tool that the same server's (complete) tools/list, earlier in the
+  recording, did not list: the MCP side of "a response calls a tool the request never declared".
 - MCP-01/MCP-05 by revision: when the request declares protocol 2026-07-28 (in `_meta`), its tools/list
   result needs resultType, cacheScope and ttlMs, and its tools/call result needs resultType.
 
@@ -30,7 +32,7 @@ from ..flow import Flow
 from . import jsonsafe, profiles
 from .dialect import Dialect, from_path
 from .pointer import join
-from .rules.base import Report, as_dict
+from .rules.base import Report, as_dict, short
 from .streams import check_and_reassemble
 from .violations import Violation
 
@@ -84,6 +86,8 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
     origins: dict[str, dict[str, tuple[int, str]]] = {}
     schemas: dict[tuple[str, str], Any] = {}  # (endpoint, tool) -> outputSchema
     calls: list[tuple[SessionEntry, str, str, Any]] = []
+    # endpoint -> (the tool names its latest tools/list gave so far, whether that list is complete)
+    listed: dict[str, tuple[set[str], bool]] = {}
     for entry in entries:
         requests = {m.get("id"): m for m in _messages(entry.request) if isinstance(m, dict) and "method" in m
                     and isinstance(m.get("id"), (str, int))}
@@ -96,7 +100,10 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
             request = requests.get(request_id) if isinstance(request_id, (str, int)) else None
             if request is not None and _revision(request) == "2026-07-28" and result:
                 found.extend(_revision_fields(entry, request.get("method"), result, join(base, "result")))
+            if request is not None and request.get("method") == "tools/call":
+                found.extend(_unlisted_call(entry, listed.get(endpoint(entry.url)), request, message, base))
             if isinstance(result.get("tools"), list):
+                _note_listed(listed, endpoint(entry.url), request, result)
                 for index, tool in enumerate(result["tools"]):
                     name = as_dict(tool).get("name")
                     if not isinstance(name, str):
@@ -122,6 +129,30 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
                                                         f"outputSchema: {problem}")
         found.extend(report.violations)
     return found
+
+
+def _note_listed(listed: dict[str, tuple[set[str], bool]], server: str, request: dict[str, Any] | None,
+                 result: dict[str, Any]) -> None:
+    """A tools/list page: a request without a cursor starts the list afresh (a re-list after
+    list_changed), a later page adds to it; the list is complete once a page has no nextCursor."""
+    names = {tool["name"] for tool in result["tools"] if isinstance(tool, dict) and isinstance(tool.get("name"), str)}
+    continued = request is not None and as_dict(request.get("params")).get("cursor") is not None
+    earlier = listed[server][0] if continued and server in listed else set()
+    listed[server] = (earlier | names, not result.get("nextCursor"))
+
+
+def _unlisted_call(entry: SessionEntry, known: tuple[set[str], bool] | None, request: dict[str, Any],
+                   message: dict[str, Any], base: str) -> list[Violation]:
+    """MCP-08: a tools/call naming a tool the same server's complete tools/list did not list. The
+    pointer is the call's answer in this flow's response (its error, or its result)."""
+    name = as_dict(request.get("params")).get("name")
+    if known is None or not known[1] or not isinstance(name, str) or name in known[0]:
+        return []
+    report = Report(str(entry.flow_id))
+    answer = "error" if "error" in message else "result" if "result" in message else None
+    report.add("MCP-08", join(base, answer) if answer else base,
+               f"tools/call names {short(name)}, which {endpoint(entry.url)}'s tools/list did not list")
+    return report.violations
 
 
 _REVISION_FIELDS = {"tools/list": ("MCP-01", ("resultType", "cacheScope", "ttlMs")),

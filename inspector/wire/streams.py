@@ -92,7 +92,7 @@ def ends_complete(body: bytes, dialect: Dialect | None) -> bool:
 def check_and_reassemble(body: bytes, dialect: Dialect, profile: Profile) -> tuple[list[Any], Report, Any | None]:
     """(events, violations found, the reassembled response or None)."""
     events = parse_events(body, dialect)
-    report = Report("stream")
+    report = Report("stream", events, response=True)
     builder = _BUILDERS[dialect]
     final = builder(events, profile, report) if events else None
     return events, report, final
@@ -477,7 +477,7 @@ def _anthropic(events: list[Any], profile: Profile, report: Report) -> dict[str,
         if state.open:
             if not errored:
                 report.add("AN-13", state.where, f"content block {index} is never stopped")
-            _finish_block(Report() if errored else report, profile, state, state.where, ids)
+            _finish_block(Report(response=True) if errored else report, profile, state, state.where, ids)
     if message is None and not blocks:
         return None
     if message is None:
@@ -510,7 +510,7 @@ def _finish_block(report: Report, profile: Profile, state: _Block, where: str, i
     elif not isinstance(block.get("input"), dict):
         block["input"] = {}
     if block.get("type") == "tool_use":
-        inner = Report("stream")
+        inner = Report("stream", report.document, response=True)
         anthropic.check_tool_use(inner, profile, block, state.where + "/content_block", ids)
         report.violations.extend(v for v in inner.violations if not v.pointer.endswith("/input"))
 
@@ -572,7 +572,7 @@ def _merge_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
 def _mcp(events: list[Any], profile: Profile, report: Report) -> Any | None:
     responses = []
     for number, event in enumerate(events):
-        inner = Report("stream")
+        inner = Report("stream", event)  # MCP: as check.check_response
         mcp.check_response(event, profile, inner)
         report.violations.extend(_prefixed(v, join("", number)) for v in inner.violations)
         if isinstance(event, dict) and ("result" in event or "error" in event):

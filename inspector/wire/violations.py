@@ -7,8 +7,9 @@ from enum import Enum
 
 
 class Severity(str, Enum):
-    """How bad a finding is (contracts.md): error = the provider rejects it, warning = accepted
-    but information is lost or changed, info = a normalisation the inspector must know."""
+    """How bad a finding is (contracts.md): error = the provider rejects it (or, in a response, the
+    client cannot use it), warning = accepted but information is lost or changed, info = a
+    normalisation the inspector must know. What exactly happens is the finding's `Effect`."""
 
     ERROR = "error"
     WARNING = "warning"
@@ -17,6 +18,19 @@ class Severity(str, Enum):
     @property
     def rank(self) -> int:
         return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+class Effect(str, Enum):
+    """What the provider does with what a finding describes (for a response or a stream: what the
+    client reading it gets). Shown with every finding beside its severity, which says how much it
+    matters; the effect says what happens."""
+
+    REJECTS = "rejects"  # the provider answers 4xx: the turn never runs
+    MAY_REJECT = "may reject"  # accepted here; other endpoints, models or profiles reject it (the why names them)
+    IGNORES = "ignores"  # accepted; the value has no effect (read as absent, dropped)
+    CHANGES = "changes"  # accepted, but read differently from what was meant (merged, one of two, lost)
+    ACCEPTS = "accepts"  # accepted as meant: a fact whoever reads or bridges the traffic must know
+    BREAKS_CLIENT = "breaks client"  # a response the client's SDK or agent loop misreads or fails on
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +44,12 @@ class Violation:
     # Where the payload lives when a check spans several documents (e.g. "request", "response",
     # "stream", or a flow id in session rules). Empty for single-payload checks.
     where: str = ""
+    effect: Effect = Effect.REJECTS  # what the provider does (the rule's effect at this severity)
 
     def to_dict(self) -> dict[str, str]:
         data = asdict(self)
         data["severity"] = self.severity.value
+        data["effect"] = self.effect.value
         return data
 
 

@@ -123,7 +123,7 @@ async def test_check_session_command_reports_the_recorded_duplicate(rig, capsys)
 
     assert main(["check", "--session", "--store", str(store.path)]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith(f"#{beta}:/result/tools/0/name: error XL-03 tool 'lookup' is served by two servers: ")
+    assert lines[0].startswith(f"#{beta}:/result/tools/0/name: error XL-03 (rejects) tool 'lookup' is served by two servers: ")
     assert lines[1:] == [f"session {store.session_id}: {mcp_flows} MCP flow(s) checked: 1 error(s), 0 other finding(s)"]
 
     assert main(["check", "--session", "999", "--store", str(store.path)]) == 2

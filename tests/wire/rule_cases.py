@@ -10,6 +10,7 @@ from typing import Any
 
 from inspector.wire import check
 from inspector.wire.profiles import Profile
+from inspector.wire.session import SessionEntry, check_session
 from inspector.wire.violations import Violation
 
 from .wire_payloads import sse
@@ -27,7 +28,9 @@ class Case:
     pointer: str
     severity: str
     near: Mutation
-    kind: str = "request"  # request | response | stream
+    # request | response | stream, or a pair: exchange (base gives {"request", "response"}),
+    # exchange-stream (the response as its events), session (base gives [{"url", "request", "response"}])
+    kind: str = "request"
     profile: str | Profile | None = None
     also: tuple[tuple[str, str, str], ...] = ()  # (rule, pointer, severity) the trip also causes
     # The near miss judged under another profile: the same bytes a different endpoint accepts.
@@ -40,7 +43,13 @@ class Case:
             return check.check_request(document, self.dialect, profile)
         if self.kind == "response":
             return check.check_response(document, self.dialect, profile)
-        return check.check_stream(sse(document), self.dialect, profile)
+        if self.kind == "stream":
+            return check.check_stream(sse(document), self.dialect, profile)
+        if self.kind == "session":
+            return check_session([SessionEntry(number, entry["url"], entry["request"], entry["response"])
+                                  for number, entry in enumerate(document, 1)])
+        response = sse(document["response"]) if self.kind == "exchange-stream" else document["response"]
+        return check.check_exchange(document["request"], response, self.dialect, profile).violations
 
 
 def makers(dialect: str, request: Callable[[], Any], response: Callable[[], Any] | None = None,
@@ -59,11 +68,45 @@ def found(violations: list[Violation]) -> set[tuple[str, str, str]]:
     return {(v.rule, v.pointer, v.severity.value) for v in violations}
 
 
+# What the provider does with each finding the tables trip, where it is not the rule of thumb: an
+# error in a request is rejected; an error in a response or a stream breaks the client that reads it.
+_REQ, _RESP = "request", "response"
+_E, _W, _I = "error", "warning", "info"
+_MAY, _IGN, _CHG, _ACC, _CLI, _REJ = "may reject", "ignores", "changes", "accepts", "breaks client", "rejects"
+EFFECTS = {
+    ("AN-02", _W, _REQ): _MAY, ("AN-05", _W, _REQ): _CHG, ("AN-13", _W, _RESP): _CLI, ("GM-08", _W, _REQ): _MAY,
+    ("GM-11", _W, _REQ): _MAY, ("GM-12", _W, _REQ): _CHG, ("GM-13", _W, _REQ): _MAY, ("GM-15", _W, _RESP): _CLI,
+    ("GM-16", _W, _REQ): _CHG, ("GM-17", _W, _REQ): _MAY, ("MCP-03", _I, _RESP): _MAY, ("MCP-03", _W, _RESP): _MAY,
+    ("MCP-06", _W, _RESP): _CLI, ("MCP-07", _I, _RESP): _ACC, ("OC-03", _I, _REQ): _MAY, ("OC-07", _I, _REQ): _CHG,
+    ("OC-09", _I, _REQ): _IGN, ("OC-11", _W, _REQ): _MAY, ("OC-12", _I, _REQ): _MAY, ("OC-12", _W, _REQ): _MAY,
+    ("OC-13", _W, _RESP): _CLI, ("OC-15", _W, _REQ): _MAY, ("OC-15", _W, _RESP): _CLI, ("OC-16", _W, _REQ): _MAY,
+    ("OC-22", _W, _RESP): _CLI, ("OC-23", _I, _RESP): _CLI, ("OC-28", _I, _REQ): _IGN, ("OR-10", _W, _RESP): _CLI,
+    ("OR-11", _I, _REQ): _ACC, ("XL-05", _W, _REQ): _MAY, ("XL-08", _W, _REQ): _MAY, ("XL-08", _W, _RESP): _CLI,
+    ("XL-10", _I, _REQ): _IGN,
+    # An MCP tools/list result is what its client declares to a provider next: refused there.
+    ("XL-01", _E, _RESP): _REJ,
+    # A session rule on the call's flow: the server refuses the call.
+    ("MCP-08", _E, _RESP): _REJ,
+    ("AN-15", _W, _RESP): _CLI, ("GM-18", _W, _RESP): _CLI, ("OR-15", _W, _RESP): _CLI,
+}
+
+
+def expected_effect(rule: str, severity: str, kind: str) -> str:
+    side = _REQ if kind == "request" else _RESP
+    default = (_REJ if side == _REQ else _CLI) if severity == _E else None
+    effect = EFFECTS.get((rule, severity, side), default)
+    assert effect is not None, f"no expected effect for {rule} at {severity} in a {side}: add it to EFFECTS"
+    return effect
+
+
 def assert_case(case: Case) -> None:
     assert found(case.run(same)) == set(), "the baseline must be valid"
     tripped = case.run(case.trip)
     assert sorted(found(tripped)) == sorted({(case.rule, case.pointer, case.severity), *case.also})
     assert len(tripped) == len(found(tripped)), "one finding per place"
+    assert [(v.rule, v.effect.value) for v in tripped] == [
+        (v.rule, expected_effect(v.rule, v.severity.value, "request" if v.where == "request" else case.kind))
+        for v in tripped]
     near = case.run(case.near, case.near_profile)
     assert case.rule not in {v.rule for v in near}, sorted(found(near))
 

@@ -29,9 +29,9 @@ def test_human_output_lines_summary_and_exit_1(tmp_path, capsys):
     path = _write(tmp_path, "req.json", _defective())
     assert main(["check", path]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        f"{path}:/tools/0/function/parameters/properties/city/type: error OC-05 function 'get_weather': type 'STRING' "
+        f"{path}:/tools/0/function/parameters/properties/city/type: error OC-05 (rejects) function 'get_weather': type 'STRING' "
         "is upper-case (genai Schema); JSON Schema wants 'string'",
-        f"{path}:/messages/2/tool_calls/0/function/arguments: warning OC-15 arguments is a double-encoded JSON object "
+        f"{path}:/messages/2/tool_calls/0/function/arguments: warning OC-15 (may reject) arguments is a double-encoded JSON object "
         "(a JSON string that decodes to a string first): '\"{\\\\\"city\\\\\":\\\\\"Oslo\\\\\"}\"'",
         "1 file checked: 1 error(s), 1 warning(s), 0 info",
     ]
@@ -48,9 +48,12 @@ def test_json_output_has_the_documented_fields(tmp_path, capsys):
     path = _write(tmp_path, "req.json", _defective())
     assert main(["check", "--json", path]) == 1
     records = orjson.loads(capsys.readouterr().out)
-    assert [(r["rule"], r["severity"], r["pointer"], r["file"], r["line"], r["dialect"], r["kind"]) for r in records] == [
-        ("OC-05", "error", "/tools/0/function/parameters/properties/city/type", path, 13, "openai-chat", "request"),
-        ("OC-15", "warning", "/messages/2/tool_calls/0/function/arguments", path, 59, "openai-chat", "request")]
+    assert [(r["rule"], r["severity"], r["effect"], r["pointer"], r["file"], r["line"], r["dialect"], r["kind"])
+            for r in records] == [
+        ("OC-05", "error", "rejects", "/tools/0/function/parameters/properties/city/type", path, 13, "openai-chat",
+         "request"),
+        ("OC-15", "warning", "may reject", "/messages/2/tool_calls/0/function/arguments", path, 59, "openai-chat",
+         "request")]
     assert records[0]["hint"].startswith("Convert the genai Schema")
     assert records[0]["why"].startswith("parameters must be a JSON Schema object")
     assert records[0]["message"] == "function 'get_weather': type 'STRING' is upper-case (genai Schema); JSON Schema wants 'string'"
@@ -77,7 +80,7 @@ def test_dialect_and_profile_override(tmp_path, capsys):
     assert main(["check", "--profile", "azure-openai", path]) == 0
     assert main(["check", path]) == 1
     assert main(["check", "--dialect", "anthropic", path]) == 1
-    assert "AN-10 tool_choice 'none' is not" in capsys.readouterr().out
+    assert "AN-10 (rejects) tool_choice 'none' is not" in capsys.readouterr().out
 
 
 def test_streams_are_detected_and_checked(tmp_path, capsys):
@@ -86,12 +89,12 @@ def test_streams_are_detected_and_checked(tmp_path, capsys):
     path = _write(tmp_path, "stream.sse", named_sse(events))
     assert main(["check", path]) == 1
     out = capsys.readouterr().out
-    assert f"{path}:/7: error AN-13 joined partial_json of block toolu_a is not JSON (e.g. Python literal syntax or " \
+    assert f"{path}:/7: error AN-13 (breaks client) joined partial_json of block toolu_a is not JSON (e.g. Python literal syntax or " \
         "truncated text): '{\"city\":{\"city\":\"Oslo\"}'" in out
     chat_stream = _write(tmp_path, "chat.sse", sse([{"object": "chat.completion.chunk", "choices": [
         {"index": 0, "delta": {"tool_calls": [{"index": -1}]}, "finish_reason": "stop"}]}], done=True))
     assert main(["check", chat_stream]) == 1
-    assert f"{chat_stream}:/0/choices/0/delta/tool_calls/0/index: error XL-12 tool call delta has index -1" in \
+    assert f"{chat_stream}:/0/choices/0/delta/tool_calls/0/index: error XL-12 (breaks client) tool call delta has index -1" in \
         capsys.readouterr().out
 
 

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...wire.violations import Severity
+from ...wire.violations import Effect, Severity
 from ..format import fold
 from ..view import Located
 
@@ -34,7 +34,9 @@ def violation_prompt(item: Located, width: int) -> Content:
     folded = "\n".join(pointer[start:end] for start, end in fold(pointer, max(8, width)))
     return Content.assemble(
         (f"{ICONS[v.severity]} {v.rule} ", f"bold {COLOURS[v.severity]}"),
-        (f"{v.where or 'payload'}\n{folded}\n", "$text-muted"),
+        (f"{v.where or 'payload'} · ", "$text-muted"),
+        (f"provider {v.effect.value}" if v.effect is not Effect.BREAKS_CLIENT else v.effect.value, "italic"),
+        (f"\n{folded}\n", "$text-muted"),
         v.message,
     )
 

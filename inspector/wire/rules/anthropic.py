@@ -11,7 +11,7 @@ from ..naming import id_ok
 from ..pointer import join
 from ..profiles import Profile
 from ..violations import Severity
-from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
+from .base import Report, as_dict, as_list, check_calls_declared, check_tool_name, remember_name, short
 from .schema import check_json_schema
 
 # Versioned client/server tool types: web_search_20250305, bash_20250124, tool_search_tool_bm25_20251119, …
@@ -286,6 +286,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
             check_tool_use(report, profile, block, join("/content", position), ids)
             calls += 1
     check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
+    check_turn(payload, report)
 
 
 def check_stop_reason(report: Report, reason: Any, calls: int, pointer: str) -> None:
@@ -299,3 +300,37 @@ def check_stop_reason(report: Report, reason: Any, calls: int, pointer: str) -> 
     elif reason == "tool_use" and not calls:
         report.add("AN-13", pointer, "stop_reason is 'tool_use' but the message has no tool_use block",
                    Severity.WARNING)
+
+
+# Stop reasons that say themselves why the message may hold nothing for the client.
+_EXPLAINED_STOPS = frozenset({"max_tokens", "refusal", "pause_turn", "model_context_window_exceeded", "tool_use"})
+
+
+def check_turn(payload: dict[str, Any], report: Report) -> None:
+    """AN-15: a finished message holds text or a call (thinking alone gives the agent nothing), for a
+    JSON body or a reassembled stream. Anthropic does end turns empty (after tool results, with
+    end_turn); the agent then has nothing to show or run, and the turn cannot be replayed (AN-12)."""
+    reason = payload.get("stop_reason")
+    if reason in _EXPLAINED_STOPS or not (payload.get("type") == "message" or "content" in payload):
+        return  # explained, or not a message at all
+    blocks = as_list(payload.get("content"))
+    if not any(isinstance(block, dict) and block.get("type") not in ("thinking", "redacted_thinking")
+               and (block.get("type") != "text" or block.get("text")) for block in blocks):
+        report.add("AN-15", "/content", f"the message (stop_reason {short(reason)}) holds "
+                                        + ("only thinking or empty text" if blocks else "no content block")
+                                        + ": no text and no tool_use")
+
+
+def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
+    if not isinstance(response, dict):
+        return
+    if streamed:
+        check_turn(response, report)
+    if not isinstance(request, dict):
+        return
+    declared = {tool["name"] for tool in as_list(request.get("tools"))
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str)}
+    calls = [(join("/content", position, "name"), block.get("name"))
+             for position, block in enumerate(as_list(response.get("content")))
+             if isinstance(block, dict) and block.get("type") == "tool_use"]
+    check_calls_declared(report, declared, calls)

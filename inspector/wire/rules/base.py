@@ -3,28 +3,109 @@ and small accessors that never raise on a payload of the wrong shape."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, Protocol, runtime_checkable
 
-from ..pointer import join
+from ..pointer import join, split
 from ..profiles import Profile
-from ..violations import Severity, Violation
+from ..violations import Effect, Severity, Violation
 from .catalogue import RULES
+
+_FACT = re.compile(r"\{\{(\w+)\}\}")
+_ABSENT = object()
 
 
 class Report:
-    """Collects violations for one document. `where` is stamped on each (e.g. "stream")."""
+    """Collects violations for one document. `where` is stamped on each (e.g. "stream"). With the
+    `document` the pointers point into, a why written as a template ({{value}}, {{path}}, see
+    `facts`) is filled with the finding's own value and place, so it is about this finding.
+    In a `response` (or stream) nothing is rejected on the way in: what a provider would refuse in
+    a request is what the client gets here and fails on (or sends back next turn and is refused)."""
 
-    __slots__ = ("violations", "where")
+    __slots__ = ("document", "response", "violations", "where")
 
-    def __init__(self, where: str = "") -> None:
+    def __init__(self, where: str = "", document: Any = _ABSENT, *, response: bool = False) -> None:
         self.violations: list[Violation] = []
         self.where = where
+        self.document = document
+        self.response = response
 
     def add(self, rule: str, pointer: str, message: str, severity: Severity | None = None,
-            *, why: str = "", hint: str = "") -> None:
+            *, why: str = "", hint: str = "", effect: Effect | None = None) -> None:
         info = RULES[rule]
-        self.violations.append(Violation(rule, severity or info.severity, pointer, message,
-                                         why or info.why, hint or info.hint, self.where))
+        severity = severity or info.severity
+        why = why or info.why_for(severity)
+        if "{{" in why:
+            found = facts(self.document, pointer)
+            why = _FACT.sub(lambda m: found[m.group(1)], why)
+        if effect is None:  # a site that names the effect knows better than the side it is on
+            effect = info.effect_at(severity)
+            if self.response and effect in (Effect.REJECTS, Effect.MAY_REJECT):
+                effect = Effect.BREAKS_CLIENT
+                why += IN_A_RESPONSE
+        self.violations.append(Violation(rule, severity, pointer, message, why, hint or info.hint, self.where, effect))
+
+
+# What a why about a request's contract means when the defect sits in a response.
+IN_A_RESPONSE = (" Here it is in a response: the client gets it as it is, and a next request that replays it meets "
+                 "that answer.")
+
+FACTS = ("value", "type", "key", "path", "dots", "pointer")
+
+
+def facts(document: Any, pointer: str) -> dict[str, str]:
+    """What a why template may quote about a finding: its `value` (as the provider's error quotes
+    it), the value's JSON `type`, the `key` it sits under, its place as OpenAI's errors spell it
+    (`path`: messages[3].content) and as Anthropic's do (`dots`: messages.3.content), and the
+    `pointer`. A place the document does not hold gives "absent" for value and type."""
+    return _Facts(document, pointer)
+
+
+class _Facts(dict[str, str]):
+    """`facts`, each computed when a template first asks for it (a schema with thousands of
+    findings would otherwise pay for all six on every one)."""
+
+    def __init__(self, document: Any, pointer: str) -> None:
+        super().__init__(pointer=pointer)
+        self.document = document
+        self.tokens = split(pointer) if pointer.startswith("/") else []
+
+    def __missing__(self, name: str) -> str:
+        tokens = self.tokens
+        if name in ("value", "type"):
+            node: Any = self.document
+            for token in tokens:
+                if isinstance(node, dict) and token in node:
+                    node = node[token]
+                elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                    node = node[int(token)]
+                else:
+                    node = _ABSENT
+                    break
+            self["type"] = _json_type(node)
+            self["value"] = "absent" if node is _ABSENT else short(node) if isinstance(node, str) else show_json(node)
+        elif name == "key":
+            self[name] = tokens[-1] if tokens else ""
+        elif name == "path":
+            self[name] = "".join(f"[{t}]" if t.isdigit() else f".{t}" for t in tokens).lstrip(".")
+        elif name == "dots":
+            self[name] = ".".join(tokens)
+        else:
+            raise KeyError(name)
+        return self[name]
+
+
+def _json_type(value: Any) -> str:
+    if value is _ABSENT:
+        return "absent"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
 
 
 @runtime_checkable
@@ -34,6 +115,11 @@ class DialectRules(Protocol):
     def check_request(self, payload: Any, profile: Profile, report: Report) -> None: ...
 
     def check_response(self, payload: Any, profile: Profile, report: Report) -> None: ...
+
+    def check_exchange(self, request: Any, response: Any, profile: Profile, report: Report, *,
+                       streamed: bool) -> None:
+        """What only the request and its response together show (`response` parsed, or reassembled
+        from a stream); for a stream also the turn rules `check_response` applies to a JSON body."""
 
 
 def as_list(value: Any) -> list[Any]:
@@ -52,6 +138,25 @@ def short(value: Any, limit: int = 60) -> str:
         text = f"{'[' if isinstance(value, list) else '{'}… nested too deeply to show"
     text = text.replace("\n", "\\n")
     return repr(text[:limit] + "…") if len(text) > limit else repr(text)
+
+
+def show_json(value: Any, limit: int = 60) -> str:
+    """A value as JSON text (null, 3, "text"), cut to `limit` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return short(value, limit)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def check_calls_declared(report: Report, declared: set[str], calls: list[tuple[str, Any]]) -> None:
+    """XL-16: every call in a response names a tool its request declared. `calls`: (pointer of the
+    name, name); a call without a name is each dialect's own rule (OC-26, OR-12, ...)."""
+    offered = ", ".join(sorted(declared)[:5]) + (", …" if len(declared) > 5 else "")
+    for pointer, name in calls:
+        if isinstance(name, str) and name and name not in declared:
+            report.add("XL-16", pointer, f"the response calls {short(name)}, which the request does not declare ("
+                                         + (f"it declares {offered})" if declared else "it declares no tools)"))
 
 
 def remember_name(report: Report, rule: str, names: dict[str, str], name: Any, pointer: str,

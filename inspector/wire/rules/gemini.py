@@ -12,7 +12,7 @@ from ..dialects.gemini.schema import findings
 from ..profiles import Profile
 from ..violations import Severity
 from ..pointer import join
-from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
+from .base import Report, as_dict, as_list, check_calls_declared, check_tool_name, remember_name, short
 from .schema import check_json_schema
 
 _VERTEX_ONLY = ("enterpriseWebSearch",)
@@ -63,7 +63,9 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
 def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, names: dict[str, str],
                        declared_params: dict[str, bool]) -> None:
     if not isinstance(decl, dict):
-        report.add("GM-02", base, f"function declaration is {short(decl)}, not an object")
+        report.add("GM-02", base, f"function declaration is {short(decl)}, not an object",
+                   why="A function declaration is an object {name, description?, parameters?…}; Gemini answers 400 "
+                       "for '{{path}}'.")
         return
     name = decl.get("name")
     check_name(report, profile, name, join(base, "name"), "function")
@@ -281,6 +283,7 @@ def _check_response_part(report: Report, response: Any, where: str) -> None:
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    check_turn(payload, report)
     for index, candidate in enumerate(as_list(payload.get("candidates"))):
         content = as_dict(as_dict(candidate).get("content"))
         check_candidate_parts(report, _parts(content), join("/candidates", index, "content", "parts"))
@@ -316,3 +319,55 @@ def check_candidate_parts(report: Report, parts: list[Any], base: str) -> None:
     if has_text and calls:
         report.add("GM-11", base, "the candidate carries text and functionCall parts: read every part, not "
                                   "parts[0]", Severity.INFO)
+
+
+def check_turn(payload: dict[str, Any], report: Report) -> None:
+    """GM-18: a finished response holds a candidate with text or a call, for a JSON body or a
+    reassembled stream. A blocked prompt (promptFeedback.blockReason) and a finishReason other than
+    STOP (SAFETY, MAX_TOKENS, MALFORMED_FUNCTION_CALL, ...) say themselves why there is none."""
+    _, feedback = field(payload, "promptFeedback")
+    if field(as_dict(feedback), "blockReason")[1]:
+        return
+    candidates = as_list(payload.get("candidates"))
+    # Proto JSON omits an empty list: a response with no candidate has none of the key, and is told
+    # from a body of another kind by the fields every generateContent answer carries.
+    if not candidates and "candidates" not in payload and not any(field(payload, key)[1] is not None for key in (
+            "usageMetadata", "modelVersion", "responseId")):
+        return
+    if not candidates:
+        report.add("GM-18", "/candidates" if "candidates" in payload else "",
+                   "the response has no candidate and no blockReason: there is no turn to read")
+        return
+    for index, candidate in enumerate(candidates):
+        candidate = as_dict(candidate)
+        reason = field(candidate, "finishReason")[1]
+        if reason not in (None, "STOP"):
+            continue
+        parts = _parts(as_dict(candidate.get("content")))
+        if not any(isinstance(part, dict) and not part.get("thought") and (
+                part.get("text") or field(part, "functionCall")[1] is not None or any(
+                    key not in ("text", "thought", "thoughtSignature", "thought_signature") for key in part))
+                   for part in parts):
+            report.add("GM-18", join("/candidates", index, "content"),
+                       f"candidate {index} (finishReason {short(reason)}) holds no text and no functionCall")
+
+
+def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
+    if not isinstance(response, dict):
+        return
+    if streamed:
+        check_turn(response, report)
+    if not isinstance(request, dict):
+        return
+    declared = set()
+    for tool in as_list(request.get("tools")):
+        for declaration in as_list(field(as_dict(tool), "functionDeclarations")[1]):
+            if isinstance(as_dict(declaration).get("name"), str):
+                declared.add(declaration["name"])
+    calls = []
+    for index, candidate in enumerate(as_list(response.get("candidates"))):
+        for position, part in enumerate(_parts(as_dict(as_dict(candidate).get("content")))):
+            key, call = field(as_dict(part), "functionCall")
+            if isinstance(call, dict):
+                calls.append((join("/candidates", index, "content", "parts", position, key, "name"), call.get("name")))
+    check_calls_declared(report, declared, calls)

@@ -154,3 +154,8 @@ def check_call_result(report: Report, result: dict[str, Any], base: str) -> None
     if "structuredContent" in result and result["structuredContent"] is not None and not has_text:
         report.add("MCP-06", join(base, "structuredContent"), "structuredContent without its serialised JSON in a "
                                                               "text block (older clients see nothing)")
+
+
+def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
+    """Nothing: MCP's pair (a tools/call against the server's tools/list) spans two exchanges, so the
+    session rules judge it (MCP-08 in `session.py`); a result's own rules ran on the stream."""

@@ -9,7 +9,8 @@ from ..profiles import Profile, with_model
 from ..violations import Severity
 from . import arguments
 from ..pointer import join
-from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, remember_name, short
+from .base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_tool_name, remember_name,
+                   short)
 from .schema import check_json_schema, check_strict
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
@@ -407,11 +408,9 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
     profile = _routed(profile, payload)
-    choices = payload.get("choices")
-    if not isinstance(choices, list) or not choices:
-        report.add("OC-24", "/choices", f"the response has {'no choices' if not choices else short(choices)}: "
-                                        "there is no message to read")
+    if not check_turn(payload, report):
         return
+    choices = payload["choices"]
     ids: dict[str, str] = {}
     for index, choice in enumerate(choices):
         if not isinstance(choice, dict):
@@ -437,12 +436,53 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
                        "called function", _UNNAMED_CALL)
             check_arguments_text(report, profile, call.get("arguments"),
                                  join(base, "message", "function_call", "arguments"))
-        # A filtered or truncated answer may be empty (Azure's content filter sends content null).
-        if not count and not legacy and message.get("content") is None and not any(
-                message.get(key) for key in ("refusal", "audio")) and choice.get("finish_reason") not in (
-                "content_filter", "length"):
-            report.add("OC-25", join(base, "message"), "the assistant message has neither content nor tool calls")
         check_finish_reason(report, choice.get("finish_reason"), count, legacy, join(base, "finish_reason"))
+
+
+def check_turn(payload: dict[str, Any], report: Report) -> bool:
+    """OC-24 and OC-25: the response holds a turn to read, for a JSON body or a reassembled stream.
+    False when there is no choice to read further."""
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices:
+        report.add("OC-24", "/choices", f"the response has {'no choices' if not choices else short(choices)}: "
+                                        "there is no message to read")
+        return False
+    for index, choice in enumerate(choices):
+        message = as_dict(as_dict(choice).get("message"))
+        # A filtered or truncated answer may be empty (Azure's content filter sends content null).
+        if not (message.get("tool_calls") or isinstance(message.get("function_call"), dict)) and message.get(
+                "content") is None and not any(message.get(key) for key in ("refusal", "audio")) and as_dict(
+                choice).get("finish_reason") not in ("content_filter", "length"):
+            report.add("OC-25", join("/choices", index, "message"),
+                       "the assistant message has neither content nor tool calls")
+    return True
+
+
+def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
+    if not isinstance(response, dict):
+        return
+    if streamed:
+        check_turn(response, report)
+    if not isinstance(request, dict):
+        return
+    declared = set()
+    for tool in as_list(request.get("tools")):
+        kind = as_dict(tool).get("type")
+        name = as_dict(as_dict(tool).get(kind if kind in ("function", "custom") else "function")).get("name")
+        if isinstance(name, str):
+            declared.add(name)
+    declared.update(f["name"] for f in as_list(request.get("functions")) if isinstance(as_dict(f).get("name"), str))
+    calls = []
+    for index, choice in enumerate(as_list(response.get("choices"))):
+        message = as_dict(as_dict(choice).get("message"))
+        base = join("/choices", index, "message")
+        for position, call in enumerate(as_list(message.get("tool_calls"))):
+            kind = "custom" if as_dict(call).get("type") == "custom" else "function"
+            name = as_dict(as_dict(call).get(kind)).get("name")
+            calls.append((join(base, "tool_calls", position, kind, "name"), name))
+        if isinstance(message.get("function_call"), dict):
+            calls.append((join(base, "function_call", "name"), message["function_call"].get("name")))
+    check_calls_declared(report, declared, calls)
 
 
 def check_finish_reason(report: Report, reason: Any, calls: int, legacy: bool, pointer: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from ..profiles import Profile
 from ..pointer import join
 from ..violations import Severity
-from .base import Report, as_list, check_null_or_empty, check_tool_name, remember_name, short
+from .base import Report, as_list, check_calls_declared, check_null_or_empty, check_tool_name, remember_name, short
 from .openai_chat import DEGRADED_TOOL, check_arguments_text
 from .schema import check_json_schema, check_strict
 
@@ -232,9 +232,47 @@ def _check_output_item(report: Report, item: dict[str, Any], base: str, pending:
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    check_turn(payload, report)
     ids: dict[str, str] = {}
     for index, item in enumerate(as_list(payload.get("output"))):
         if isinstance(item, dict) and item.get("type") == "function_call":
             check_call_item(report, profile, item, join("/output", index), ids,
                             ("OR-12", f"the response ({short(payload.get('status'))}) holds a function_call "
                                       "without a name"))
+
+
+# A response in these states says itself why it holds no turn.
+_EXPLAINED = frozenset({"incomplete", "failed", "cancelled", "queued", "in_progress"})
+
+
+def check_turn(payload: dict[str, Any], report: Report) -> None:
+    """OR-15: a finished response holds something for the client: a message with content or a call
+    (reasoning items alone give the agent nothing), for a JSON body or a reassembled stream."""
+    if payload.get("status") in _EXPLAINED or not (payload.get("object") == "response" or "output" in payload):
+        return  # explained, or not a response object at all
+    output = payload.get("output")
+    usable = [item for item in as_list(output) if isinstance(item, dict) and item.get("type") != "reasoning"
+              and (item.get("type") != "message" or as_list(item.get("content")))]
+    if not usable:
+        report.add("OR-15", "/output", f"the {short(payload.get('status', 'completed'))} response holds "
+                                       + ("reasoning only" if as_list(output) else "no output item")
+                                       + ": no message and no call")
+
+
+def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
+    if not isinstance(response, dict):
+        return
+    if streamed:
+        check_turn(response, report)
+    if not isinstance(request, dict):
+        return
+    declared = set()
+    for tool in as_list(request.get("tools")):
+        tool = tool if isinstance(tool, dict) else {}
+        for each in (tool, *as_list(tool.get("tools"))):  # a namespace holds tools of its own
+            if isinstance(each, dict) and each.get("type") in ("function", "custom") and isinstance(
+                    each.get("name"), str):
+                declared.add(each["name"])
+    calls = [(join("/output", index, "name"), item.get("name")) for index, item in enumerate(as_list(response.get(
+        "output"))) if isinstance(item, dict) and item.get("type") in ("function_call", "custom_tool_call")]
+    check_calls_declared(report, declared, calls)

@@ -25,7 +25,7 @@ from ..dialect import Dialect
 from ..pointer import join
 from ..profiles import Profile
 from ..violations import Severity
-from .base import Report, short
+from .base import Report, short, show_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,34 +234,25 @@ def _required(error: ValidationError, validator: Draft202012Validator) -> bool:
     return parent is None or error.absolute_path[-1] in parent.get("required", ())
 
 
-def _show(value: Any, limit: int = 60) -> str:
-    """A value as JSON text (null, 3, "text"), cut to `limit` characters."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):
-        return short(value, limit)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
 def _message(error: ValidationError) -> str:
     kind, expected, value = error.validator, error.validator_value, error.instance
     if kind == "type":
         wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        return f"{_show(value)} is not of type {wanted}"
+        return f"{show_json(value)} is not of type {wanted}"
     if kind == "enum":
-        return f"{_show(value)} is not one of {_show(expected, 120)}"
+        return f"{show_json(value)} is not one of {show_json(expected, 120)}"
     if kind == "const":
-        return f"{_show(value)} is not {expected!r}"
+        return f"{show_json(value)} is not {expected!r}"
     if kind in ("minimum", "exclusiveMinimum"):
-        return f"{_show(value)} is below the minimum {expected}" + (" (exclusive)" if kind.startswith("ex") else "")
+        return f"{show_json(value)} is below the minimum {expected}" + (" (exclusive)" if kind.startswith("ex") else "")
     if kind in ("maximum", "exclusiveMaximum"):
-        return f"{_show(value)} is above the maximum {expected}" + (" (exclusive)" if kind.startswith("ex") else "")
+        return f"{show_json(value)} is above the maximum {expected}" + (" (exclusive)" if kind.startswith("ex") else "")
     if kind in ("minItems", "maxItems", "minLength", "maxLength"):
         bound = "at least" if kind.startswith("min") else "at most"
         unit = "items" if kind.endswith("Items") else "characters"
         return f"has {len(value)} {unit}; the schema takes {bound} {expected}"
     if kind == "pattern":
-        return f"{_show(value)} does not match {expected}"
+        return f"{show_json(value)} does not match {expected}"
     if kind in _UNIONS:
         return _union_message(error)
     return error.message if len(error.message) <= 160 else error.message[:159] + "…"
@@ -278,9 +269,10 @@ def _union_message(error: ValidationError) -> str:
     if isinstance(error.instance, dict):
         for field, values in allowed.items():
             if field in error.instance:
-                return f"{field} {_show(error.instance[field])} is not accepted here (takes {_show(values, 120)})"
+                return (f"{field} {show_json(error.instance[field])} is not accepted here "
+                        f"(takes {show_json(values, 120)})")
     types = [t for sub in error.context if sub.validator == "type" and not sub.relative_path
              for t in (sub.validator_value if isinstance(sub.validator_value, list) else [sub.validator_value])]
     if types:
-        return f"{_show(error.instance)} is not of type {' or '.join(dict.fromkeys(types))}"
-    return f"{_show(error.instance)} matches none of the shapes this place takes"
+        return f"{show_json(error.instance)} is not of type {' or '.join(dict.fromkeys(types))}"
+    return f"{show_json(error.instance)} matches none of the shapes this place takes"
