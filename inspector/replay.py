@@ -18,6 +18,7 @@ from urllib.parse import urlencode, urlsplit
 from .flow import Flow
 from .proxy.access import origin, target_problem
 from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
+from .proxy.stdio import STDIO_SCHEME
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .wire.dialect import Dialect
 
@@ -52,6 +53,9 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
     """(path with query, headers) to resend `flow`: its recorded headers minus the redacted
     secrets and the framing, plus `credentials` and the replay link. A ReplayError if the recorded
     target is not one the forwarder would send upstream."""
+    if flow.upstream_url.startswith(STDIO_SCHEME):
+        raise ReplayError(f"flow #{flow.id} is not replayed: it was recorded over stdio (mcp-stdio), and a replay "
+                          f"is sent over HTTP")
     problem = target_problem(flow.path, flow.query)
     if problem is not None:
         raise ReplayError(f"flow #{flow.id} is not replayed: {problem}")

@@ -12,7 +12,7 @@ import sys
 from .common import CommandError
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ["record", "flows", "replay", "export", "check", "translate", "mock", "demo"]
+_COMMANDS = ["record", "flows", "replay", "export", "check", "translate", "mock", "mcp-stdio", "demo"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.set_defaults(handler=tui_command.run)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").register(subparsers)
+        importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(subparsers)
     return parser
 
 

@@ -95,6 +95,19 @@ class Store:
             raise StoreError(f"cannot start a session in {self.path}: {exc}") from exc
         return self.session_id
 
+    def join_live_session(self) -> int | None:
+        """Record into the newest session another running process (a TUI, `record`) owns, so that
+        what this process records shows up there and session rules see both; None if none runs."""
+        with self._read_lock:
+            found = self._read.execute("SELECT id, owner_pid, owner_started FROM sessions "
+                                       "WHERE owner_pid IS NOT NULL AND owner_pid != ? ORDER BY id DESC",
+                                       (os.getpid(),)).fetchall()
+        for session_id, pid, started in found:
+            if schema.process_alive(pid, started):
+                self.session_id = int(session_id)
+                return self.session_id
+        return None
+
     def next_flow_id(self) -> int:
         """A fresh flow id, unique in this store file whichever process asks. It never waits on the
         file: ids come from a pool the writer thread keeps reserved ahead, and when a burst (or a

@@ -1,0 +1,327 @@
+"""MCP over stdio: run a server command, relay the client's stdin and the server's stdout between
+them byte for byte, and record the JSON-RPC exchange as flows.
+
+The relay never waits on recording: each direction is one thread that writes what it read before
+it looks at it, and recording only parses the complete lines it has seen and queues flows for the
+store's writer thread. Requests are paired with their responses by JSON-RPC id, in both directions
+(a server may send requests too: sampling, roots, elicitation, ping); notifications are flows
+without a response. The server's stderr is the wrapper's own.
+
+Whatever goes wrong ends in a flow, never in a hang: a line that is not JSON, a line over the size
+bound, the server exiting with requests unanswered, the client closing stdin while requests are
+still open."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ..flow import Flow, FlowState, Mode
+
+if TYPE_CHECKING:
+    from ..store import Store
+
+# A line longer than this is relayed but not recorded (the flow says so): the forwarder's bound on
+# a body it keeps.
+MAX_LINE = 16 * 1024 * 1024
+# After the client closes stdin, how long the server has to exit by itself before it is asked to
+# (SIGTERM), and then told to (SIGKILL): the MCP stdio transport's own shutdown sequence.
+EXIT_GRACE = 2.0
+_READ = 65536
+# Environment variables whose values are credentials: scrubbed from every recorded byte, in case
+# the server echoes one (an auth error quoting its token, say).
+_CREDENTIAL_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
+_MIN_SECRET = 8  # shorter values ("1", "true") would scrub ordinary text and tell nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    name: str  # who wrote the line: "client" or "server"
+    other: str
+
+
+CLIENT = Side("client", "server")
+SERVER = Side("server", "client")
+
+
+STDIO_SCHEME = "stdio://"
+
+
+def endpoint(name: str) -> str:
+    """The upstream a stdio flow records: the server's name (session rules identify servers by it)."""
+    return f"{STDIO_SCHEME}{name}"
+
+
+def credential_values(environ: dict[str, str]) -> tuple[str, ...]:
+    return tuple(value for key, value in environ.items()
+                 if _CREDENTIAL_NAME.search(key) and len(value) >= _MIN_SECRET)
+
+
+class Recorder:
+    """Turns the lines each side wrote into flows. Called from both relay threads."""
+
+    def __init__(self, store: Store, session_id: int, name: str, secrets: tuple[str, ...] = (),
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.name = name
+        self.secrets = secrets
+        self.clock = clock
+        self._lock = threading.Lock()
+        # Open requests by (side that sent them, id as JSON): ids are per side, and 1 and "1" differ.
+        self._open: dict[tuple[str, bytes], tuple[Flow, float]] = {}
+        self._buffers = {CLIENT.name: bytearray(), SERVER.name: bytearray()}
+        self._oversized = {CLIENT.name: False, SERVER.name: False}
+
+    # -- lines ------------------------------------------------------------------------------
+
+    def feed(self, side: Side, data: bytes) -> None:
+        """Bytes `side` wrote, as they came; complete lines are recorded."""
+        buffer = self._buffers[side.name]
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            self._collect(side, buffer, data[start:end])
+            if not self._oversized[side.name]:
+                self.line(side, bytes(buffer))
+            self._oversized[side.name] = False
+            buffer.clear()
+            start = end + 1
+        self._collect(side, buffer, data[start:])
+
+    def _collect(self, side: Side, buffer: bytearray, piece: bytes) -> None:
+        if self._oversized[side.name]:
+            return
+        if len(buffer) + len(piece) > MAX_LINE:
+            self._oversized[side.name] = True
+            buffer.clear()
+            self._record_alone(side, b"", f"a line from the {side.name} over {MAX_LINE} bytes: relayed, "
+                                          f"not recorded")
+            return
+        buffer += piece
+
+    def line(self, side: Side, line: bytes) -> None:
+        line = line.rstrip(b"\r")
+        if not line.strip():
+            return
+        try:
+            message = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            self._record_alone(side, line, f"not JSON-RPC: the {side.name} wrote a line that is not JSON ({exc})")
+            return
+        if isinstance(message, list):  # a batch: its requests and responses pair one by one
+            for item in message:
+                self._message(side, item, orjson.dumps(item))
+        else:
+            self._message(side, message, line)
+
+    def _message(self, side: Side, message: Any, raw: bytes) -> None:
+        if not isinstance(message, dict):
+            self._record_alone(side, raw, f"not JSON-RPC: the {side.name} wrote a JSON value that is not an object")
+            return
+        has_id = "id" in message and message["id"] is not None
+        if isinstance(message.get("method"), str):
+            if has_id:
+                self._request(side, message["id"], raw)
+            else:
+                self._record_alone(side, raw, None, note=f"notification from the {side.name} (no response expected)")
+            return
+        if has_id and ("result" in message or "error" in message):
+            self._response(side, message["id"], raw)
+            return
+        self._record_alone(side, raw, f"not JSON-RPC: a message from the {side.name} with neither a method "
+                                      f"nor a result/error and id")
+
+    def _request(self, side: Side, rpc_id: Any, raw: bytes) -> None:
+        flow = self._new_flow(raw)
+        if side is SERVER:
+            flow.notes.append("request from the server to the client")
+        key = (side.name, orjson.dumps(rpc_id))
+        with self._lock:
+            earlier = self._open.pop(key, None)
+            self._open[key] = (flow, time.perf_counter())
+        if earlier is not None:
+            self._finish(earlier, FlowState.ERROR, f"the {side.name} sent another request with the same id "
+                                                   f"before this one was answered")
+        self.store.submit(flow)
+
+    def _response(self, side: Side, rpc_id: Any, raw: bytes) -> None:
+        with self._lock:
+            opened = self._open.pop((side.other, orjson.dumps(rpc_id)), None)
+        if opened is None:
+            self._record_alone(side, raw, f"a response from the {side.name} to id {orjson.dumps(rpc_id).decode()}, "
+                                          f"which no open request has", response=True)
+            return
+        opened[0].response_body = raw
+        self._finish(opened, FlowState.COMPLETE, None)
+
+    def close(self, reason: str) -> None:
+        """The exchange is over: every request still open ends in an error saying why."""
+        with self._lock:
+            still_open = list(self._open.values())
+            self._open.clear()
+        for opened in still_open:
+            self._finish(opened, FlowState.ERROR, reason)
+
+    def failed(self, reason: str) -> None:
+        """Something that ended the exchange before any line: recorded, so the UI says why."""
+        self._record_alone(CLIENT, b"", reason)
+
+    # -- flows ------------------------------------------------------------------------------
+
+    def _new_flow(self, request: bytes) -> Flow:
+        return Flow(id=self.store.next_flow_id(), session_id=self.session_id, started_at=self.clock(),
+                    method="STDIO", path=f"stdio:{self.name}", request_body=request, mode=Mode.PASSTHROUGH,
+                    upstream_url=endpoint(self.name), request_headers=[("content-type", "application/json")],
+                    secrets=self.secrets)
+
+    def _finish(self, opened: tuple[Flow, float], state: FlowState, error: str | None) -> None:
+        flow, t0 = opened
+        flow.latency_ms = flow.ttfb_ms = (time.perf_counter() - t0) * 1000.0
+        if flow.response_body:
+            flow.response_headers = [("content-type", "application/json")]
+        flow.error = error
+        flow.state = state  # last: the store treats a non-pending flow as final
+        self.store.submit(flow)
+
+    def _record_alone(self, side: Side, raw: bytes, error: str | None, *, note: str | None = None,
+                      response: bool = False) -> None:
+        """A flow for a line that is not half of a pair: a notification, a stray response, a bad line.
+        Its message stands where the flow's request (or, for a stray response, its response) does."""
+        flow = self._new_flow(b"" if response else raw)
+        if response:
+            flow.response_body = raw
+        if note:
+            flow.notes.append(note)
+        self._finish((flow, time.perf_counter()), FlowState.ERROR if error else FlowState.COMPLETE, error)
+
+
+class StdioRelay:
+    """One server command under the wrapper: start it, relay both ways, record, and end cleanly."""
+
+    def __init__(self, command: Sequence[str], recorder: Recorder, *, stdin: int = 0, stdout: int = 1,
+                 env: dict[str, str] | None = None) -> None:
+        self.command = list(command)
+        self.recorder = recorder
+        self.stdin = stdin
+        self.stdout = stdout
+        self.env = env
+        self.process: subprocess.Popen[bytes] | None = None
+        self._client_closed = threading.Event()
+        self._recording_failed = False
+
+    def run(self) -> int:
+        """Relay until the server exits; its exit status (or 127/126 when it cannot start)."""
+        try:
+            self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            env=self.env, bufsize=0)
+        except OSError as exc:
+            self.recorder.failed(f"cannot start the server {self.command[0]!r}: {exc.strerror}")
+            raise
+        process = self.process
+        assert process.stdin is not None and process.stdout is not None
+        to_server = threading.Thread(target=self._client_to_server, args=(process.stdin.fileno(),),
+                                     name="stdio-client", daemon=True)
+        to_server.start()
+        self._server_to_client(process.stdout.fileno())
+        # The server closed its stdout: it exited, or is about to.
+        status = self._wait_for_exit()
+        if self._client_closed.is_set():
+            reason = f"the client closed stdin and the server exited (status {status}) before answering"
+        else:
+            reason = f"the server exited (status {status}) before answering"
+        self.recorder.close(reason)
+        return status
+
+    def _client_to_server(self, server_stdin: int) -> None:
+        side = CLIENT
+        try:
+            while data := _read(self.stdin):
+                self._record(side, data)
+                if not _write_all(server_stdin, data):
+                    break  # the server is gone; its stdout's end reports it
+        finally:
+            self._client_closed.set()
+            try:
+                os.close(server_stdin)  # the server reads EOF: MCP's way of asking it to stop
+            except OSError:
+                pass
+            self._stop_after_grace()
+
+    def _server_to_client(self, server_stdout: int) -> None:
+        client_gone = False
+        while data := _read(server_stdout):
+            self._record(SERVER, data)
+            if not client_gone and not _write_all(self.stdout, data):
+                client_gone = True  # nobody reads us any more: keep recording until the server ends
+                self._client_closed.set()
+                self._terminate()
+
+    def _record(self, side: Side, data: bytes) -> None:
+        # Before the bytes go on: once the other side has them it may answer at once, and its
+        # answer must find the request already open. Parsing and queueing never wait on anything.
+        try:
+            self.recorder.feed(side, data)
+        except Exception as exc:  # noqa: BLE001 - a recording bug must never stop the relay
+            if not self._recording_failed:
+                self._recording_failed = True
+                print(f"toolwire-inspect: recording stopped, relaying goes on: {exc!r}", file=sys.stderr)
+
+    def _stop_after_grace(self) -> None:
+        process = self.process
+        assert process is not None
+        try:
+            process.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            self._terminate()
+
+    def _terminate(self) -> None:
+        process = self.process
+        assert process is not None
+        if process.poll() is not None:
+            return
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+    def _wait_for_exit(self) -> int:
+        process = self.process
+        assert process is not None
+        try:
+            status = process.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            # It closed stdout but lives on: it can answer nothing more.
+            self._terminate()
+            status = process.wait()
+        return status if status >= 0 else 128 - status
+
+
+def _read(fd: int) -> bytes:
+    try:
+        return os.read(fd, _READ)
+    except OSError:
+        return b""
+
+
+def _write_all(fd: int, data: bytes) -> bool:
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError:  # EPIPE: the reader is gone
+        return False
+    return True

@@ -1,0 +1,64 @@
+"""MCP servers over stdio for the mcp-stdio tests, run as `python -m tests.proxy.stdio_servers KIND NAME`.
+
+- `sdk NAME`: the mcp SDK's own server with `lookup` and `NAME_status`, and `crash` (exits with 3
+  while answering) and `leak` (answers with the value of $SERVER_API_TOKEN in an error).
+- `exit CODE`: reads one line and exits with CODE without answering.
+- `script PATH`: writes nothing of its own: for each line it reads it appends the line to PATH and
+  answers with the next canned line from PATH.answers (bytes as they are); exits at EOF with 0.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def sdk(name: str) -> None:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = MCPServer(name)
+
+    @server.tool()
+    def lookup(query: str) -> str:
+        """Look something up."""
+        return f"{name}: {query}"
+
+    @server.tool(name=f"{name}_status")
+    def status() -> str:
+        """Server status."""
+        return "ok"
+
+    @server.tool()
+    def crash() -> str:
+        """Exit without answering."""
+        os._exit(3)
+
+    @server.tool()
+    def leak() -> str:
+        """Quote the server's credential in an error."""
+        raise ToolError(f"upstream refused token {os.environ['SERVER_API_TOKEN']}")
+
+    server.run("stdio")
+
+
+def exit_on_first_line(code: str) -> None:
+    sys.stdin.buffer.readline()
+    os._exit(int(code))
+
+
+def script(path: str) -> None:
+    received = Path(path)
+    answers = iter(Path(path + ".answers").read_bytes().splitlines(keepends=True))
+    with received.open("ab", buffering=0) as log:
+        for line in sys.stdin.buffer:
+            log.write(line)
+            answer = next(answers, None)
+            if answer is not None:
+                sys.stdout.buffer.write(answer)
+                sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    {"sdk": sdk, "script": script, "exit": exit_on_first_line}[sys.argv[1]](sys.argv[2])
