@@ -311,7 +311,7 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
     JSON body or a reassembled stream. Anthropic does end turns empty (after tool results, with
     end_turn); the agent then has nothing to show or run, and the turn cannot be replayed (AN-12)."""
     reason = payload.get("stop_reason")
-    if reason in _EXPLAINED_STOPS or not (payload.get("type") == "message" or "content" in payload):
+    if (isinstance(reason, str) and reason in _EXPLAINED_STOPS) or not (payload.get("type") == "message" or "content" in payload):
         return  # explained, or not a message at all
     blocks = as_list(payload.get("content"))
     if not any(isinstance(block, dict) and block.get("type") not in ("thinking", "redacted_thinking")

@@ -248,7 +248,8 @@ _EXPLAINED = frozenset({"incomplete", "failed", "cancelled", "queued", "in_progr
 def check_turn(payload: dict[str, Any], report: Report) -> None:
     """OR-15: a finished response holds something for the client: a message with content or a call
     (reasoning items alone give the agent nothing), for a JSON body or a reassembled stream."""
-    if payload.get("status") in _EXPLAINED or not (payload.get("object") == "response" or "output" in payload):
+    status = payload.get("status")
+    if (isinstance(status, str) and status in _EXPLAINED) or not (payload.get("object") == "response" or "output" in payload):
         return  # explained, or not a response object at all
     output = payload.get("output")
     usable = [item for item in as_list(output) if isinstance(item, dict) and item.get("type") != "reasoning"
