@@ -398,7 +398,8 @@ def test_empty_choices_and_empty_messages_do_not_crash_and_are_reported(source: 
 # changed, must be named in the report; so must every target field that no source field produced.
 TURNS = {CHAT: ("messages",), RESP: ("input", "instructions"), ANT: ("messages", "system"),
          GEM: ("contents", "systemInstruction")}
-SAMPLING = {CHAT: ("max_tokens", "temperature", "top_p", "stop"), RESP: ("max_output_tokens", "temperature", "top_p"),
+SAMPLING = {CHAT: ("max_tokens", "temperature", "top_p", "stop", "response_format"),
+            RESP: ("max_output_tokens", "temperature", "top_p", "text"),
             ANT: ("max_tokens", "temperature", "top_p", "stop_sequences")}
 PLACE = {
     "model": {CHAT: ("model",), RESP: ("model",), ANT: ("model",), GEM: ("path",)},
@@ -421,6 +422,9 @@ PLACE = {
     "generationConfig": SAMPLING,
     "reasoning_effort": {RESP: ("reasoning",)},
     "reasoning": {CHAT: ("reasoning_effort",)},
+    "response_format": {RESP: ("text",), ANT: ("output_config",), GEM: ("generationConfig",)},
+    "text": {CHAT: ("response_format",)},
+    "output_config": {CHAT: ("response_format",), RESP: ("text",)},
 }
 
 
@@ -446,7 +450,8 @@ def test_every_top_level_difference_of_a_golden_is_named_in_its_report(source: D
         if not landed:
             if not named(f"/{key}", "source"):
                 unreported.append(f"/{key} has no place in the output")
-        elif landed[0] != "path" and not isinstance(after[landed[0]], (dict, list)) and after[landed[0]] != value \
+        elif landed[0] != "path" and not isinstance(after[landed[0]], (dict, list)) \
+                and not isinstance(value, (dict, list)) and after[landed[0]] != value \
                 and not named(f"/{key}", "source"):
             unreported.append(f"/{key} changed from {value!r} to {after[landed[0]]!r}")
     for key in after:
