@@ -133,6 +133,30 @@ CASES = [
         setting(["input", 0, "content"], [{"type": "input_image", "detail": "auto", "image_url": "https://x/a.png"}])),
     req("response_format moved to text.format", setting(["response_format"], {"type": "json_object"}), "OR-14",
         "/response_format", "error", setting(["text"], {"format": {"type": "json_object"}})),
+    # Shapes the API rejects beyond the schema (issue 8): parts a role does not take, file data it cannot read.
+    req("input_text in an assistant message", setting(["input", 3, "content"], [
+        {"type": "input_text", "text": "It is 4°C."}]), "OR-15", "/input/3/content/0", "error",
+        setting(["input", 3, "content"], [{"type": "output_text", "text": "It is 4°C."}])),
+    req("input_image in an assistant message", setting(["input", 3], {"type": "message", "role": "assistant", "content": [
+        {"type": "input_image", "image_url": "https://example.com/a.png"}]}), "OR-15", "/input/3/content/0", "error",
+        setting(["input", 3], {"type": "message", "role": "assistant", "content": [
+            {"type": "refusal", "refusal": "I cannot show that."}]})),
+    req("audio as an input_file", setting(["input", 4, "content"], [
+        {"type": "input_text", "text": "Thanks"}, {"type": "input_file", "filename": "a.mp3",
+                                                   "file_data": "data:audio/mpeg;base64,SUQz"}]),
+        "OR-16", "/input/4/content/1/file_data", "error",
+        setting(["input", 4, "content"], [{"type": "input_text", "text": "Thanks"}, {
+            "type": "input_file", "filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0x"}])),
+    req("video as an input_file in a tool output", setting(["input", 2, "output"], [
+        {"type": "input_file", "filename": "a.mp4", "file_data": "data:video/mp4;base64,AAAA"}]),
+        "OR-16", "/input/2/output/0/file_data", "error",
+        setting(["input", 2, "output"], [{"type": "input_file", "filename": "a.txt",
+                                          "file_data": "data:text/plain;base64,NMKwQw=="}])),
+    req("file_data as bare base64", setting(["input", 4, "content"], [
+        {"type": "input_file", "filename": "a.pdf", "file_data": "JVBERi0xLjQK"}]),
+        "OR-16", "/input/4/content/0/file_data", "error",
+        setting(["input", 4, "content"], [{"type": "input_file", "filename": "a.pdf",
+                                           "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}])),
 ]
 
 

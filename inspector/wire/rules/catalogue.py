@@ -162,6 +162,14 @@ _RULES = [
          "(response_format is text.format here, max_tokens is max_output_tokens, messages is input).",
          "Remove the field, or move it where Responses takes it (response_format → text.format, "
          "max_tokens → max_output_tokens, messages → input)."),
+    Rule("OR-15", E, "An assistant message replayed as input holds the model's own parts: the API answers 400 "
+         "(\"Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'.\") for an input "
+         "part there.",
+         "Write assistant text as output_text; move images and files to a user message."),
+    Rule("OR-16", E, "An input_file's file_data must be a base64 data URL of a document type; recorded: \"Invalid "
+         "file data: … Expected a base64-encoded data URL with a valid file MIME type … but got unsupported MIME "
+         "type 'audio/mpeg'\".",
+         "Send data:<type>;base64,… with a document type (PDF, text, office files); audio goes in input_audio."),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}})."),
