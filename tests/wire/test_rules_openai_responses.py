@@ -152,6 +152,14 @@ CASES = [
         "OR-16", "/input/2/output/0/file_data", "error",
         setting(["input", 2, "output"], [{"type": "input_file", "filename": "a.txt",
                                           "file_data": "data:text/plain;base64,NMKwQw=="}])),
+    req("reasoning followed by a message that is not its output", _insert(3, {
+        "type": "reasoning", "id": "rs_1", "summary": []}), "OR-17", "/input/3", "error",
+        doing(_insert(3, {"type": "reasoning", "id": "rs_1", "summary": []}), setting(["input", 4], {
+            "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "It is 4°C.", "annotations": []}]}))),
+    req("reasoning before an id-less message, on a server that mints its own ids", _insert(3, {
+        "type": "reasoning", "id": "rs_1", "summary": []}), "OR-17", "/input/3", "error",
+        _insert(3, {"type": "reasoning", "id": "rs_1", "summary": []}), near_profile="openai-compatible"),
     req("file_data as bare base64", setting(["input", 4, "content"], [
         {"type": "input_file", "filename": "a.pdf", "file_data": "JVBERi0xLjQK"}]),
         "OR-16", "/input/4/content/0/file_data", "error",

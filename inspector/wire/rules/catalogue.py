@@ -170,6 +170,10 @@ _RULES = [
          "file data: … Expected a base64-encoded data URL with a valid file MIME type … but got unsupported MIME "
          "type 'audio/mpeg'\".",
          "Send data:<type>;base64,… with a document type (PDF, text, office files); audio goes in input_audio."),
+    Rule("OR-17", E, "A replayed reasoning item must be followed by the output item the model produced after it "
+         "(its message or call, with its id); recorded: \"Item 'rs_…' of type 'reasoning' was provided without its "
+         "required following item.\"",
+         "Replay the output items unchanged, ids included, or drop the reasoning item with the turn it belongs to."),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}})."),

@@ -152,6 +152,8 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
+        if kind == "reasoning" and not profile.own_item_ids and index + 1 < len(items):
+            _check_after_reasoning(report, item, items[index + 1], base)
         if kind == "function_call":
             call_id = check_call_item(report, profile, item, base, ids)
             if call_id is not None:
@@ -178,6 +180,16 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
     for call_id, pointer in {**interrupted, **pending}.items():
         report.add("OR-08", pointer, f"function_call {short(call_id)} has no function_call_output "
                                      "(\"No tool output found\")")
+
+
+def _check_after_reasoning(report: Report, item: dict[str, Any], following: Any, base: str) -> None:
+    """OR-17: a replayed reasoning item is tied to the output item the model produced after it; a
+    message without an id (rewritten history) is not that item. Servers that mint their own ids
+    (DeepSeek) accept it (recorded)."""
+    if isinstance(item.get("id"), str) and isinstance(following, dict) and "role" in following \
+            and following.get("type", "message") == "message" and "id" not in following:
+        report.add("OR-17", base, f"reasoning item {short(item['id'])} is followed by a message without an id, "
+                                  "not the output item it produced")
 
 
 def _check_assistant_parts(report: Report, content: Any, base: str) -> None:
