@@ -267,6 +267,15 @@ _RULES = [
          "Vertex rejects validation keywords beside anyOf.",
          "Give arrays typed items and nodes a type, drop other formats, merge a root object union, move "
          "keywords beside anyOf into its branches."),
+    # The spec layer (rules/spec.py): the whole request against google-genai's types.
+    Rule("GM-18", E, "Gemini parses the request into its proto messages and answers 400 INVALID_ARGUMENT for a "
+         "value of the wrong type or outside an enum (\"Invalid value at 'generation_config.temperature' (TYPE_FLOAT)\").",
+         "Send the field in the type the message defines (google-genai's types name each one)."),
+    Rule("GM-19", E, "Gemini's JSON parser rejects fields its messages do not define: 400 \"Invalid JSON payload "
+         "received. Unknown name \"…\": Cannot find field.\" (other dialects' spellings are the usual cause: "
+         "max_tokens, response_format, tool_choice).",
+         "Remove the field, or write it where Gemini takes it (maxOutputTokens in generationConfig, "
+         "responseJsonSchema, toolConfig)."),
     # MCP
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "
          "cacheScope, ttlMs).",
