@@ -638,3 +638,25 @@ def test_image_response_modality_still_has_no_counterpart_near_miss() -> None:
     assert _modalities("generationConfig", ["TEXT", "IMAGE"]) == [
         ("/generationConfig/responseModalities", None, "dropped", "",
          "generationConfig.responseModalities has no counterpart")]
+
+
+# --- Gemini takes one message where a list is declared --------------------------------------------
+
+def test_gemini_single_messages_for_lists_are_read_as_lists() -> None:
+    # Recorded: generativelanguage.googleapis.com accepted `tools` as one {functionDeclarations} object.
+    body = {"contents": {"role": "user", "parts": {"text": "Weather in Oslo?"}},
+            "tools": {"functionDeclarations": {"name": "weather.get", "parameters": {
+                "type": "OBJECT", "properties": {"city": {"type": "STRING"}}, "required": ["city"]}}}}
+    sent = send(GEM, CHAT, body)
+    assert sent.payload["messages"] == [{"role": "user", "content": "Weather in Oslo?"}]
+    assert [t["function"]["parameters"] for t in sent.payload["tools"]] == [
+        {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}]
+    assert [(s, k, r) for s, _, k, r in notes(sent) if k == "aliased"] == [
+        ("/tools/functionDeclarations/name", "aliased", "XL-02")]
+
+
+def test_gemini_lists_stay_lists_near_miss() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+            "tools": [{"functionDeclarations": [{"name": "weather.get"}]}]}
+    assert [(s, k) for s, _, k, _ in notes(send(GEM, CHAT, body)) if k == "aliased"] == [
+        ("/tools/0/functionDeclarations/0/name", "aliased")]
