@@ -84,3 +84,37 @@ def test_genai_response_schema_reaches_chat_as_response_format(rig: Rig) -> None
     assert (schema["type"], schema["required"], {k: v["type"] for k, v in schema["properties"].items()}) == (
         "object", ["city", "temp"], {"city": "string", "temp": "number"})
     _no_errors(sent, Dialect.OPENAI_CHAT)
+
+
+def gemini_text(payload: dict[str, Any]) -> tuple[str, Any]:
+    return "json", {"candidates": [{"index": 0, "finishReason": "STOP", "content": {
+        "role": "model", "parts": [{"text": ANSWER}]}}],
+        "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 9, "totalTokenCount": 21}}
+
+
+@pytest.mark.parametrize("rig", [("openai-responses:openai-chat", chat_text)], indirect=True)
+def test_openai_responses_parse_reaches_chat_as_response_format(rig: Rig) -> None:
+    client = openai.OpenAI(base_url=f"{rig.forwarder.base_url}/v1", api_key="sk-test-structured", max_retries=0)
+    answer = client.responses.parse(model="gpt-4.1", input="Weather in Paris?", text_format=Weather)
+    client.close()
+    assert answer.output_parsed == Weather(city="Paris", temp=21.5)
+    client_side = orjson.loads(rig.flows(1)[0].request_body)["text"]["format"]
+    (_, sent), = rig.upstream.received
+    assert sent["response_format"] == {"type": "json_schema", "json_schema": {
+        "name": client_side["name"], "schema": client_side["schema"], "strict": True}}
+    _no_errors(sent, Dialect.OPENAI_CHAT)
+
+
+@pytest.mark.parametrize("rig", [("openai-chat:gemini", gemini_text)], indirect=True)
+def test_openai_parse_reaches_gemini_as_response_json_schema(rig: Rig) -> None:
+    client = openai.OpenAI(base_url=f"{rig.forwarder.base_url}/v1", api_key="sk-test-structured", max_retries=0)
+    answer = client.chat.completions.parse(model="gemini-2.5-flash", response_format=Weather,
+                                           messages=[{"role": "user", "content": "Weather in Paris?"}])
+    client.close()
+    assert answer.choices[0].message.parsed == Weather(city="Paris", temp=21.5)
+    client_side = orjson.loads(rig.flows(1)[0].request_body)["response_format"]["json_schema"]
+    (path, sent), = rig.upstream.received
+    assert path == "/v1beta/models/gemini-2.5-flash:generateContent"
+    assert sent["generationConfig"] == {"responseMimeType": "application/json",
+                                        "responseJsonSchema": client_side["schema"]}
+    _no_errors(sent, Dialect.GEMINI)
