@@ -160,6 +160,12 @@ CASES = [
     req("reasoning before an id-less message, on a server that mints its own ids", _insert(3, {
         "type": "reasoning", "id": "rs_1", "summary": []}), "OR-17", "/input/3", "error",
         _insert(3, {"type": "reasoning", "id": "rs_1", "summary": []}), near_profile="openai-compatible"),
+    req("strict text format not strict-compliant", setting(["text"], {"format": {
+        "type": "json_schema", "name": "weather", "strict": True, "schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "additionalProperties": False}}}),
+        "XL-13", "/text/format/schema/required", "error",
+        setting(["text"], {"format": {"type": "json_schema", "name": "weather", "strict": False, "schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "additionalProperties": False}}})),
     req("file_data as bare base64", setting(["input", 4, "content"], [
         {"type": "input_file", "filename": "a.pdf", "file_data": "JVBERi0xLjQK"}]),
         "OR-16", "/input/4/content/0/file_data", "error",

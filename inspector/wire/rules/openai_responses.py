@@ -8,7 +8,7 @@ from typing import Any
 from ..profiles import Profile
 from ..pointer import join
 from ..violations import Severity
-from .base import Report, as_list, check_null_or_empty, check_tool_name, remember_name, short
+from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, remember_name, short
 from .openai_chat import DEGRADED_TOOL, check_arguments_text
 from .schema import check_json_schema, check_strict
 
@@ -103,6 +103,11 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         report.add("OR-11", join("", server_history), "history is server-side: call/output pairing is checked only "
                                                       "within this request")
     _check_input(report, profile, payload.get("input"), server_history=server_history is not None)
+    fmt = as_dict(as_dict(payload.get("text")).get("format"))
+    if fmt.get("type") == "json_schema" and fmt.get("strict") is True:
+        # A strict text format is held to the same subset as a strict tool.
+        check_strict(report, fmt.get("schema"), "/text/format/schema", "XL-13",
+                     what=f"text format {short(fmt.get('name'))}")
 
 
 def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str, str]) -> None:
