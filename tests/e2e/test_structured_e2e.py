@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from inspector.wire.dialect import Dialect
 
-from .test_translate_e2e import Rig, _no_errors, rig  # noqa: F401 (rig is the fixture)
+from .test_translate_e2e import Rig, _no_errors, rig  # noqa: F401  (rig is the fixture)
 
 ANSWER = '{"city":"Paris","temp":21.5}'
 
