@@ -134,6 +134,11 @@ def test_gemini_is_judged_on_its_own_hosts_in_the_clients_spelling():
         assert sorted(_findings(request, "gemini", profile)) == expected
     # A gateway speaking Gemini's dialect takes its own variants.
     assert _findings(request, "gemini", profiles.for_upstream("http://127.0.0.1:4000/", Dialect.GEMINI)) == []
+    # Pointers into single messages read as lists of one have no index, as the client wrote them.
+    single = {"contents": {"role": "user", "parts": {"text": "hi", "txt": "hi"}},
+              "tools": {"functionDeclaration": [{"name": "f"}]}}
+    assert sorted(_findings(single, "gemini")) == [("GM-19", "/contents/parts/txt", "error"),
+                                                   ("GM-19", "/tools/functionDeclaration", "error")]
 
 
 def test_a_hand_written_gemini_rule_at_the_same_place_wins():
