@@ -135,10 +135,10 @@ CASES = [
         "/response_format", "error", setting(["text"], {"format": {"type": "json_object"}})),
     # Shapes the API rejects beyond the schema (issue 8): parts a role does not take, file data it cannot read.
     req("input_text in an assistant message", setting(["input", 3, "content"], [
-        {"type": "input_text", "text": "It is 4°C."}]), "OR-15", "/input/3/content/0", "error",
+        {"type": "input_text", "text": "It is 4°C."}]), "OR-18", "/input/3/content/0", "error",
         setting(["input", 3, "content"], [{"type": "output_text", "text": "It is 4°C."}])),
     req("input_image in an assistant message", setting(["input", 3], {"type": "message", "role": "assistant", "content": [
-        {"type": "input_image", "image_url": "https://example.com/a.png"}]}), "OR-15", "/input/3/content/0", "error",
+        {"type": "input_image", "image_url": "https://example.com/a.png"}]}), "OR-18", "/input/3/content/0", "error",
         setting(["input", 3], {"type": "message", "role": "assistant", "content": [
             {"type": "refusal", "refusal": "I cannot show that."}]})),
     req("audio as an input_file", setting(["input", 4, "content"], [

@@ -162,7 +162,7 @@ _RULES = [
          "(response_format is text.format here, max_tokens is max_output_tokens, messages is input).",
          "Remove the field, or move it where Responses takes it (response_format → text.format, "
          "max_tokens → max_output_tokens, messages → input)."),
-    Rule("OR-15", E, "An assistant message replayed as input holds the model's own parts: the API answers 400 "
+    Rule("OR-18", E, "An assistant message replayed as input holds the model's own parts: the API answers 400 "
          "(\"Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'.\") for an input "
          "part there.",
          "Write assistant text as output_text; move images and files to a user message."),
@@ -268,7 +268,7 @@ _RULES = [
          "Give arrays typed items and nodes a type, drop other formats, merge a root object union, move "
          "keywords beside anyOf into its branches."),
     # The spec layer (rules/spec.py): the whole request against google-genai's types.
-    Rule("GM-18", E, "Gemini parses the request into its proto messages and answers 400 INVALID_ARGUMENT for a "
+    Rule("GM-20", E, "Gemini parses the request into its proto messages and answers 400 INVALID_ARGUMENT for a "
          "value of the wrong type or outside an enum (\"Invalid value at 'generation_config.temperature' (TYPE_FLOAT)\").",
          "Send the field in the type the message defines (google-genai's types name each one)."),
     Rule("GM-19", E, "Gemini's JSON parser rejects fields its messages do not define: 400 \"Invalid JSON payload "

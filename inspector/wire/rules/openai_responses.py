@@ -35,7 +35,7 @@ _HOSTED_CHOICES = frozenset({"file_search", "web_search_preview", "computer", "c
                              "apply_patch", "shell", "programmatic_tool_calling"})
 _INPUT_ROLES = frozenset({"user", "assistant", "system", "developer"})
 _OUTPUT_PARTS = frozenset({"input_text", "input_image", "input_file"})
-# What an assistant message replayed as input may hold (OR-15): the model's own parts, never input parts.
+# What an assistant message replayed as input may hold (OR-18): the model's own parts, never input parts.
 _ASSISTANT_PARTS = frozenset({"output_text", "refusal"})
 # file_data MIME families the API refuses in an input_file (OR-16); audio goes in input_audio.
 _NOT_FILES = ("audio/", "video/")
@@ -201,7 +201,7 @@ def _check_assistant_parts(report: Report, content: Any, base: str) -> None:
     for position, part in enumerate(as_list(content)):
         kind = part.get("type") if isinstance(part, dict) else None
         if isinstance(kind, str) and kind not in _ASSISTANT_PARTS:
-            report.add("OR-15", join(base, position), f"an assistant message holds a {short(kind)} part; it takes "
+            report.add("OR-18", join(base, position), f"an assistant message holds a {short(kind)} part; it takes "
                                                      "output_text and refusal")
 
 

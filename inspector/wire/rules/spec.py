@@ -52,7 +52,7 @@ SPECS = {
     Dialect.OPENAI_RESPONSES: _Spec("openai.json", "openai-responses", "OR-13", "OR-14", Severity.INFO),
     Dialect.ANTHROPIC: _Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING),
     # Proto JSON reads null as the field's default.
-    Dialect.GEMINI: _Spec("gemini.json", "gemini", "GM-18", "GM-19", Severity.INFO, owned=("Schema",)),
+    Dialect.GEMINI: _Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",)),
 }
 _UNIONS = ("oneOf", "anyOf")
 
