@@ -131,7 +131,8 @@ def with_model(profile: Profile, model: str) -> Profile:
 _OPENAI_HOST = re.compile(r"api\.openai\.com")
 # The hosts the providers' own definitions (rules/spec.py) describe; Azure has a profile of its own.
 _OFFICIAL_HOSTS = {Dialect.OPENAI_CHAT: _OPENAI_HOST, Dialect.OPENAI_RESPONSES: _OPENAI_HOST,
-                   Dialect.ANTHROPIC: re.compile(r"api\.anthropic\.com")}
+                   Dialect.ANTHROPIC: re.compile(r"api\.anthropic\.com"),
+                   Dialect.GEMINI: re.compile(r"generativelanguage\.googleapis\.com")}
 
 # Upstream hosts whose limits differ from the dialect's default.
 _HOSTS = [

@@ -11,7 +11,9 @@ import time
 import orjson
 
 from inspector.wire import check
+from inspector.wire.dialect import Dialect
 from inspector.wire.fix import fix
+from inspector.wire.translate import get_bridge
 
 TARGET_BYTES = 1_000_000
 
@@ -128,6 +130,8 @@ def main() -> None:
     print(f"conversation: {messages} messages, {len(chat['tools'])} tools, {calls} tool calls (3 parallel per turn)")
     worst = measure("openai-chat request", body, "openai-chat")
     worst = max(worst, measure("anthropic request", orjson.dumps(anthropic_conversation(chat)), "anthropic"))
+    gemini = get_bridge(Dialect.OPENAI_CHAT, Dialect.GEMINI).request(chat, "/v1/chat/completions").payload
+    worst = max(worst, measure("gemini request", orjson.dumps(gemini), "gemini"))
     worst = max(worst, measure_stream(chat_stream()))
     start = time.perf_counter()
     fix(chat, "openai-chat")

@@ -170,6 +170,18 @@ CASES = [
     stream("streamed args as a string", setting([3, "candidates", 0, "content", "parts", 0, "functionCall", "args"],
                                                 "{}"),
            "GM-08", "/3/candidates/0/content/parts/0/functionCall/args", "error", same),
+    # The spec layer: google-genai's types beneath the hand-written rules, read in either spelling (issue 8).
+    req("another dialect's field at the top", setting(["max_tokens"], 256), "GM-19", "/max_tokens", "error",
+        setting(["generationConfig"], {"maxOutputTokens": 256})),
+    req("an unknown field in generation_config, snake_case", setting(["generation_config"], {"max_tokens": 256}),
+        "GM-19", "/generation_config/max_tokens", "error", setting(["generation_config"], {"max_output_tokens": 256})),
+    req("a misspelt part field", setting(["contents", 4, "parts", 0], {"txt": "Thanks"}), "GM-19",
+        "/contents/4/parts/0/txt", "error", setting(["contents", 4, "parts", 0], {"text": "Thanks", "thought": False})),
+    req("a string where a number goes", setting(["generationConfig"], {"temperature": "warm"}), "GM-20",
+        "/generationConfig/temperature", "error", setting(["generationConfig"], {"temperature": 0.7, "topK": 40})),
+    req("a harm category Gemini does not have", setting(["safetySettings"], [
+        {"category": "HARM_CATEGORY_RUDENESS", "threshold": "BLOCK_NONE"}]), "GM-20", "/safetySettings/0/category",
+        "error", setting(["safety_settings"], [{"category": "harm_category_hate_speech", "threshold": "BLOCK_NONE"}])),
 ]
 
 

@@ -269,6 +269,14 @@ CASES = [
         setting(["max_completion_tokens"], 100)),
     req("unknown field on a compatible server", setting(["top_k"], 40), "OC-29", "/top_k", "error",
         setting(["top_k"], 40), near_profile="openai-compatible"),
+    # Structured output (issue 8): a strict response format is held to the strict subset like a strict tool.
+    req("strict response format not strict-compliant", setting(["response_format"], {
+        "type": "json_schema", "json_schema": {"name": "weather", "strict": True, "schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}),
+        "OC-06", "/response_format/json_schema/schema/additionalProperties", "error",
+        setting(["response_format"], {"type": "json_schema", "json_schema": {"name": "weather", "strict": True, "schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
+            "additionalProperties": False}}})),
 ]
 
 

@@ -133,6 +133,44 @@ CASES = [
         setting(["input", 0, "content"], [{"type": "input_image", "detail": "auto", "image_url": "https://x/a.png"}])),
     req("response_format moved to text.format", setting(["response_format"], {"type": "json_object"}), "OR-14",
         "/response_format", "error", setting(["text"], {"format": {"type": "json_object"}})),
+    # Shapes the API rejects beyond the schema (issue 8): parts a role does not take, file data it cannot read.
+    req("input_text in an assistant message", setting(["input", 3, "content"], [
+        {"type": "input_text", "text": "It is 4°C."}]), "OR-18", "/input/3/content/0", "error",
+        setting(["input", 3, "content"], [{"type": "output_text", "text": "It is 4°C."}])),
+    req("input_image in an assistant message", setting(["input", 3], {"type": "message", "role": "assistant", "content": [
+        {"type": "input_image", "image_url": "https://example.com/a.png"}]}), "OR-18", "/input/3/content/0", "error",
+        setting(["input", 3], {"type": "message", "role": "assistant", "content": [
+            {"type": "refusal", "refusal": "I cannot show that."}]})),
+    req("audio as an input_file", setting(["input", 4, "content"], [
+        {"type": "input_text", "text": "Thanks"}, {"type": "input_file", "filename": "a.mp3",
+                                                   "file_data": "data:audio/mpeg;base64,SUQz"}]),
+        "OR-16", "/input/4/content/1/file_data", "error",
+        setting(["input", 4, "content"], [{"type": "input_text", "text": "Thanks"}, {
+            "type": "input_file", "filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0x"}])),
+    req("video as an input_file in a tool output", setting(["input", 2, "output"], [
+        {"type": "input_file", "filename": "a.mp4", "file_data": "data:video/mp4;base64,AAAA"}]),
+        "OR-16", "/input/2/output/0/file_data", "error",
+        setting(["input", 2, "output"], [{"type": "input_file", "filename": "a.txt",
+                                          "file_data": "data:text/plain;base64,NMKwQw=="}])),
+    req("reasoning followed by a message that is not its output", _insert(3, {
+        "type": "reasoning", "id": "rs_1", "summary": []}), "OR-17", "/input/3", "error",
+        doing(_insert(3, {"type": "reasoning", "id": "rs_1", "summary": []}), setting(["input", 4], {
+            "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": "It is 4°C.", "annotations": []}]}))),
+    req("reasoning before an id-less message, on a server that mints its own ids", _insert(3, {
+        "type": "reasoning", "id": "rs_1", "summary": []}), "OR-17", "/input/3", "error",
+        _insert(3, {"type": "reasoning", "id": "rs_1", "summary": []}), near_profile="openai-compatible"),
+    req("strict text format not strict-compliant", setting(["text"], {"format": {
+        "type": "json_schema", "name": "weather", "strict": True, "schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "additionalProperties": False}}}),
+        "XL-13", "/text/format/schema/required", "error",
+        setting(["text"], {"format": {"type": "json_schema", "name": "weather", "strict": False, "schema": {
+            "type": "object", "properties": {"city": {"type": "string"}}, "additionalProperties": False}}})),
+    req("file_data as bare base64", setting(["input", 4, "content"], [
+        {"type": "input_file", "filename": "a.pdf", "file_data": "JVBERi0xLjQK"}]),
+        "OR-16", "/input/4/content/0/file_data", "error",
+        setting(["input", 4, "content"], [{"type": "input_file", "filename": "a.pdf",
+                                           "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}])),
 ]
 
 

@@ -9,10 +9,11 @@ import orjson
 import pytest
 
 from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect
 from inspector.wire.specs import refresh
 
 from .test_hostile_json import DEEP_SCHEMAS
-from .wire_payloads import anthropic_request, chat_request, responses_request
+from .wire_payloads import anthropic_request, chat_request, gemini_request, responses_request
 
 SNIPPET = {
     "openapi": "3.1.0",
@@ -91,9 +92,67 @@ def test_refresh_turns_pydantics_schema_of_the_sdk_types_into_the_vendored_shape
     }
 
 
+def test_refresh_writes_geminis_leniencies_into_the_sdk_types():
+    # pydantic's schema (by alias) of the request assembled from google-genai's types, in small.
+    ref = {"$ref": "#/$defs/Tool"}
+    schema = {"$defs": {
+        "Tool": {"title": "Tool", "type": "object", "additionalProperties": False,
+                 "properties": {"googleSearch": {"anyOf": [{"type": "object"}, {"type": "null"}]}}},
+        "Type": {"title": "Type", "type": "string", "enum": ["STRING", "OBJECT"]},
+        "Schema": {"title": "Schema", "type": "object", "additionalProperties": False,
+                   "properties": {"type": {"anyOf": [{"$ref": "#/$defs/Type"}, {"type": "null"}]}}}},
+        "title": "MessageCreateParams", "type": "object", "additionalProperties": False,
+        "properties": {"tools": {"anyOf": [{"items": ref, "type": "array"}, {"type": "null"}]}}}
+    provenance = {"source": "google-genai", "version": "0", "license": "Apache-2.0"}
+    assert refresh.gemini_document(schema, provenance) == {
+        "provenance": provenance,
+        "requests": {"gemini": "GenerateContentRequest"},
+        "$defs": {
+            # One message where a list is declared; enum values in either case; $ref/$defs on a Schema.
+            "GenerateContentRequest": {"type": "object", "additionalProperties": False, "properties": {
+                "tools": {"anyOf": [{"anyOf": [{"items": ref, "type": "array"}, ref]}, {"type": "null"}]}}},
+            "Schema": {"type": "object", "additionalProperties": False, "properties": {
+                "type": {"anyOf": [{"$ref": "#/$defs/Type"}, {"type": "null"}]}, "$ref": {"type": "string"},
+                "$defs": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Schema"}}}},
+            "Tool": {"type": "object", "additionalProperties": False,
+                     "properties": {"googleSearch": {"anyOf": [{"type": "object"}, {"type": "null"}]}}},
+            "Type": {"type": "string", "enum": ["STRING", "OBJECT", "string", "object"]},
+        },
+    }
+
+
+def test_gemini_is_judged_on_its_own_hosts_in_the_clients_spelling():
+    request = gemini_request()
+    request["tools"] = request["tools"][0]  # one message for the list: accepted (recorded)
+    del request["toolConfig"]  # the hand-written rules read tools as a list only (GM-13 would warn)
+    request["generation_config"] = {"max_output_tokens": 64, "max_tokens": 64, "response_mime_type": "text/plain"}
+    request["contents"][0]["parts"][0]["inline_data"] = {"mime_type": "image/png", "data": "iVBORw0K", "size": 3}
+    expected = [("GM-19", "/contents/0/parts/0/inline_data/size", "error"),
+                ("GM-19", "/generation_config/max_tokens", "error")]
+    for host in ("https://generativelanguage.googleapis.com/", "https://europe-west4-aiplatform.googleapis.com/"):
+        profile = profiles.for_upstream(host, Dialect.GEMINI)
+        assert sorted(_findings(request, "gemini", profile)) == expected
+    # A gateway speaking Gemini's dialect takes its own variants.
+    assert _findings(request, "gemini", profiles.for_upstream("http://127.0.0.1:4000/", Dialect.GEMINI)) == []
+    # Pointers into single messages read as lists of one have no index, as the client wrote them.
+    single = {"contents": {"role": "user", "parts": {"text": "hi", "txt": "hi"}},
+              "tools": {"functionDeclaration": [{"name": "f"}]}}
+    assert sorted(_findings(single, "gemini")) == [("GM-19", "/contents/parts/txt", "error"),
+                                                   ("GM-19", "/tools/functionDeclaration", "error")]
+
+
+def test_a_hand_written_gemini_rule_at_the_same_place_wins():
+    request = gemini_request()
+    request["toolConfig"]["functionCallingConfig"]["mode"] = "SOMETIMES"  # GM-13 knows why; the enum agrees
+    request["contents"][0]["role"] = "assistant"  # GM-07
+    assert sorted(_findings(request, "gemini")) == [("GM-07", "/contents/0/role", "error"),
+                                                    ("GM-13", "/toolConfig/functionCallingConfig/mode", "error")]
+
+
 @pytest.mark.parametrize("vendored, requests", [
     (refresh.OPENAI_JSON, {"openai-chat": "CreateChatCompletionRequest", "openai-responses": "CreateResponse"}),
     (refresh.ANTHROPIC_JSON, {"anthropic": "MessageCreateParams"}),
+    (refresh.GEMINI_JSON, {"gemini": "GenerateContentRequest"}),
 ])
 def test_vendored_files_are_what_refresh_writes(vendored, requests):
     """The shipped JSON is canonical refresh output (sorted, compact), with provenance and licence."""
@@ -103,7 +162,8 @@ def test_vendored_files_are_what_refresh_writes(vendored, requests):
     assert sorted(document["provenance"]) in (["commit", "date", "license", "source"], ["license", "source", "version"])
     assert json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" == text
     assert _keywords(document["$defs"].values()) <= refresh.KEYWORDS  # no nullable, docs or x-* left
-    licence = refresh.OPENAI_LICENSE if vendored == refresh.OPENAI_JSON else refresh.ANTHROPIC_LICENSE
+    licence = {refresh.OPENAI_JSON: refresh.OPENAI_LICENSE, refresh.ANTHROPIC_JSON: refresh.ANTHROPIC_LICENSE,
+               refresh.GEMINI_JSON: refresh.GEMINI_LICENSE}[vendored]
     assert licence.read_text().strip()
 
 

@@ -398,7 +398,8 @@ def test_empty_choices_and_empty_messages_do_not_crash_and_are_reported(source: 
 # changed, must be named in the report; so must every target field that no source field produced.
 TURNS = {CHAT: ("messages",), RESP: ("input", "instructions"), ANT: ("messages", "system"),
          GEM: ("contents", "systemInstruction")}
-SAMPLING = {CHAT: ("max_tokens", "temperature", "top_p", "stop"), RESP: ("max_output_tokens", "temperature", "top_p"),
+SAMPLING = {CHAT: ("max_tokens", "temperature", "top_p", "stop", "response_format"),
+            RESP: ("max_output_tokens", "temperature", "top_p", "text"),
             ANT: ("max_tokens", "temperature", "top_p", "stop_sequences")}
 PLACE = {
     "model": {CHAT: ("model",), RESP: ("model",), ANT: ("model",), GEM: ("path",)},
@@ -421,6 +422,9 @@ PLACE = {
     "generationConfig": SAMPLING,
     "reasoning_effort": {RESP: ("reasoning",)},
     "reasoning": {CHAT: ("reasoning_effort",)},
+    "response_format": {RESP: ("text",), ANT: ("output_config",), GEM: ("generationConfig",)},
+    "text": {CHAT: ("response_format",)},
+    "output_config": {CHAT: ("response_format",), RESP: ("text",)},
 }
 
 
@@ -446,7 +450,8 @@ def test_every_top_level_difference_of_a_golden_is_named_in_its_report(source: D
         if not landed:
             if not named(f"/{key}", "source"):
                 unreported.append(f"/{key} has no place in the output")
-        elif landed[0] != "path" and not isinstance(after[landed[0]], (dict, list)) and after[landed[0]] != value \
+        elif landed[0] != "path" and not isinstance(after[landed[0]], (dict, list)) \
+                and not isinstance(value, (dict, list)) and after[landed[0]] != value \
                 and not named(f"/{key}", "source"):
             unreported.append(f"/{key} changed from {value!r} to {after[landed[0]]!r}")
     for key in after:
@@ -633,3 +638,25 @@ def test_image_response_modality_still_has_no_counterpart_near_miss() -> None:
     assert _modalities("generationConfig", ["TEXT", "IMAGE"]) == [
         ("/generationConfig/responseModalities", None, "dropped", "",
          "generationConfig.responseModalities has no counterpart")]
+
+
+# --- Gemini takes one message where a list is declared --------------------------------------------
+
+def test_gemini_single_messages_for_lists_are_read_as_lists() -> None:
+    # Recorded: generativelanguage.googleapis.com accepted `tools` as one {functionDeclarations} object.
+    body = {"contents": {"role": "user", "parts": {"text": "Weather in Oslo?"}},
+            "tools": {"functionDeclarations": {"name": "weather.get", "parameters": {
+                "type": "OBJECT", "properties": {"city": {"type": "STRING"}}, "required": ["city"]}}}}
+    sent = send(GEM, CHAT, body)
+    assert sent.payload["messages"] == [{"role": "user", "content": "Weather in Oslo?"}]
+    assert [t["function"]["parameters"] for t in sent.payload["tools"]] == [
+        {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}]
+    assert [(s, k, r) for s, _, k, r in notes(sent) if k == "aliased"] == [
+        ("/tools/functionDeclarations/name", "aliased", "XL-02")]
+
+
+def test_gemini_lists_stay_lists_near_miss() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+            "tools": [{"functionDeclarations": [{"name": "weather.get"}]}]}
+    assert [(s, k) for s, _, k, _ in notes(send(GEM, CHAT, body)) if k == "aliased"] == [
+        ("/tools/0/functionDeclarations/0/name", "aliased")]

@@ -215,6 +215,19 @@ _RULES = [
          "items alone give the agent nothing to show or run (clients read output_text as \"\" and stop).",
          "Return the message or the calls the model produced, or end the response as incomplete/failed with "
          "its reason.", CLI),
+    Rule("OR-16", E, "An input_file's file_data must be a base64 data URL of a document type; recorded: \"Invalid "
+         "file data: … Expected a base64-encoded data URL with a valid file MIME type … but got unsupported MIME "
+         "type 'audio/mpeg'\".",
+         "Send data:<type>;base64,… with a document type (PDF, text, office files); audio goes in input_audio.", REJ),
+    Rule("OR-17", E, "A replayed reasoning item must be followed by the output item the model produced after it "
+         "(its message or call, with its id); recorded: \"Item 'rs_…' of type 'reasoning' was provided without its "
+         "required following item.\"",
+         "Replay the output items unchanged, ids included, or drop the reasoning item with the turn it belongs to.",
+         REJ),
+    Rule("OR-18", E, "An assistant message replayed as input holds the model's own parts: the API answers 400 "
+         "(\"Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'.\") for an input "
+         "part there.",
+         "Write assistant text as output_text; move images and files to a user message.", REJ),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}}).", REJ),
@@ -334,6 +347,17 @@ _RULES = [
     Rule("GM-18", W, "Gemini answers with no candidate, or a candidate with no parts, and finishReason STOP "
          "(no blockReason); clients read response.text as empty and an agent loop gets no turn.",
          "Retry the turn; read promptFeedback and finishReason before the parts.", CLI),
+    # The spec layer (rules/spec.py): the whole request against google-genai's types.
+    Rule("GM-19", E, "Gemini's JSON parser rejects fields its messages do not define: 400 \"Invalid JSON payload "
+         "received. Unknown name \"…\": Cannot find field.\" (other dialects' spellings are the usual cause: "
+         "max_tokens, response_format, tool_choice).",
+         "Remove the field, or write it where Gemini takes it (maxOutputTokens in generationConfig, "
+         "responseJsonSchema, toolConfig).", REJ),
+    Rule("GM-20", E, "Gemini parses the request into its proto messages and answers 400 INVALID_ARGUMENT for a "
+         "value of the wrong type or outside an enum (\"Invalid value at 'generation_config.temperature' (TYPE_FLOAT)\").",
+         "Send the field in the type the message defines (google-genai's types name each one).", REJ, {I: IGN},
+         why_at={I: "{{key}} takes no null in google-genai's types; Gemini's proto JSON parser reads null as the "
+                "field's default."}),
     # MCP
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "
          "cacheScope, ttlMs).",

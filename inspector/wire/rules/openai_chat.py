@@ -188,6 +188,13 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     _check_tool_choice(report, profile, payload, names, bool(tools))
     _check_function_call_choice(report, payload, functions)
     _check_messages(report, profile, payload.get("messages"))
+    fmt = as_dict(payload.get("response_format"))
+    body = as_dict(fmt.get("json_schema"))
+    if fmt.get("type") == "json_schema" and body.get("strict") is True:
+        # A strict response format is held to the same subset as a strict tool.
+        check_strict(report, body.get("schema"), "/response_format/json_schema/schema", "OC-06",
+                     what=f"response format {short(body.get('name'))}",
+                     severity=None if profile.openai_limits else Severity.WARNING)
 
 
 def _check_tool_choice(report: Report, profile: Profile, payload: dict[str, Any], names: dict[str, str],

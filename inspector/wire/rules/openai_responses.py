@@ -8,7 +8,8 @@ from typing import Any
 from ..profiles import Profile
 from ..pointer import join
 from ..violations import Severity
-from .base import Report, as_list, check_calls_declared, check_null_or_empty, check_tool_name, remember_name, short
+from .base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_tool_name, remember_name,
+                   short)
 from .openai_chat import DEGRADED_TOOL, check_arguments_text
 from .schema import check_json_schema, check_strict
 
@@ -35,6 +36,10 @@ _HOSTED_CHOICES = frozenset({"file_search", "web_search_preview", "computer", "c
                              "apply_patch", "shell", "programmatic_tool_calling"})
 _INPUT_ROLES = frozenset({"user", "assistant", "system", "developer"})
 _OUTPUT_PARTS = frozenset({"input_text", "input_image", "input_file"})
+# What an assistant message replayed as input may hold (OR-18): the model's own parts, never input parts.
+_ASSISTANT_PARTS = frozenset({"output_text", "refusal"})
+# file_data MIME families the API refuses in an input_file (OR-16); audio goes in input_audio.
+_NOT_FILES = ("audio/", "video/")
 MAX_OUTPUT_CHARS = 10_485_760
 
 
@@ -99,6 +104,11 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         report.add("OR-11", join("", server_history), "history is server-side: call/output pairing is checked only "
                                                       "within this request")
     _check_input(report, profile, payload.get("input"), server_history=server_history is not None)
+    fmt = as_dict(as_dict(payload.get("text")).get("format"))
+    if fmt.get("type") == "json_schema" and fmt.get("strict") is True:
+        # A strict text format is held to the same subset as a strict tool.
+        check_strict(report, fmt.get("schema"), "/text/format/schema", "XL-13",
+                     what=f"text format {short(fmt.get('name'))}")
 
 
 def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str, str]) -> None:
@@ -148,6 +158,8 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
         if not isinstance(item, dict):
             continue
         kind = item.get("type")
+        if kind == "reasoning" and not profile.own_item_ids and index + 1 < len(items):
+            _check_after_reasoning(report, item, items[index + 1], base)
         if kind == "function_call":
             call_id = check_call_item(report, profile, item, base, ids)
             if call_id is not None:
@@ -166,11 +178,48 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
                 report.add("OR-05", join(base, "role"), "role 'tool' does not exist in Responses input")
             elif not isinstance(role, str) or role not in _INPUT_ROLES:
                 report.add("OR-05", join(base, "role"), f"role {short(role)} is not user|assistant|system|developer")
+            elif role == "assistant":
+                _check_assistant_parts(report, item.get("content"), join(base, "content"))
+            _check_files(report, item.get("content"), join(base, "content"))
             interrupted.update(pending)
             pending.clear()
     for call_id, pointer in {**interrupted, **pending}.items():
         report.add("OR-08", pointer, f"function_call {short(call_id)} has no function_call_output "
                                      "(\"No tool output found\")")
+
+
+def _check_after_reasoning(report: Report, item: dict[str, Any], following: Any, base: str) -> None:
+    """OR-17: a replayed reasoning item is tied to the output item the model produced after it; a
+    message without an id (rewritten history) is not that item. Servers that mint their own ids
+    (DeepSeek) accept it (recorded)."""
+    if isinstance(item.get("id"), str) and isinstance(following, dict) and "role" in following \
+            and following.get("type", "message") == "message" and "id" not in following:
+        report.add("OR-17", base, f"reasoning item {short(item['id'])} is followed by a message without an id, "
+                                  "not the output item it produced")
+
+
+def _check_assistant_parts(report: Report, content: Any, base: str) -> None:
+    for position, part in enumerate(as_list(content)):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if isinstance(kind, str) and kind not in _ASSISTANT_PARTS:
+            report.add("OR-18", join(base, position), f"an assistant message holds a {short(kind)} part; it takes "
+                                                     "output_text and refusal")
+
+
+def _check_files(report: Report, parts: Any, base: str) -> None:
+    """OR-16: an input_file's inline file_data must be a base64 data URL of a file type the API reads."""
+    for position, part in enumerate(as_list(parts)):
+        if not (isinstance(part, dict) and part.get("type") == "input_file" and isinstance(part.get("file_data"), str)):
+            continue
+        data = part["file_data"]
+        where = join(base, position, "file_data")
+        if not data.startswith("data:") or "," not in data[:256]:
+            report.add("OR-16", where, "file_data is not a data URL (data:<MIME type>;base64,…)")
+            continue
+        mime = data[5:data.index(",")].split(";", 1)[0].lower()
+        if mime.startswith(_NOT_FILES):
+            report.add("OR-16", where, f"file_data is {short(mime)}, a MIME type input_file does not take"
+                                       + ("; send audio as input_audio" if mime.startswith("audio/") else ""))
 
 
 def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base: str,
@@ -205,6 +254,7 @@ def _check_output_item(report: Report, item: dict[str, Any], base: str, pending:
         if len(output) > MAX_OUTPUT_CHARS:
             report.add("OR-07", join(base, "output"), f"output is {len(output)} characters (max {MAX_OUTPUT_CHARS})")
     elif isinstance(output, list):
+        _check_files(report, output, join(base, "output"))
         for position, part in enumerate(output):
             if not (isinstance(part, dict) and isinstance(part.get("type"), str) and part["type"] in _OUTPUT_PARTS):
                 kind = part.get("type") if isinstance(part, dict) else part

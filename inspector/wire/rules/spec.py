@@ -1,6 +1,7 @@
 """The spec layer: a whole request checked against the provider's own machine-readable definition
 (vendored under `wire/specs/`, refreshed by `wire/specs/refresh.py`: OpenAI's OpenAPI document, the
-Anthropic SDK's request types), beneath the hand-written rules.
+Anthropic and google-genai SDKs' request types), beneath the hand-written rules. A Gemini request is
+read in lowerCamelCase (GM-16: both spellings are Gemini's) and reported in the client's spelling.
 
 The hand-written rules know more than the schema (why a provider rejects, where it is lenient), so
 a schema error is reported only where no hand-written finding already sits at or above its place.
@@ -22,7 +23,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from ..dialect import Dialect
-from ..pointer import join
+from ..dialects.gemini.fields import normalise, spelled
+from ..pointer import join, split
 from ..profiles import Profile
 from ..violations import Severity
 from .base import Report, short, show_json
@@ -39,12 +41,18 @@ class _Spec:
     # null in an optional field the schema does not make nullable: OpenAI reads it as absent (OC-09),
     # a note; for Anthropic nothing is recorded either way, so it is a warning, not an error.
     null_severity: Severity
+    # Definitions the hand-written rules judge in full, left out of the validation: Gemini's Schema is
+    # GM-04/GM-17's (dialects/gemini/schema.py knows its subset), and validating 50 declarations'
+    # schemas again tripled the check's time (tests/bench/check_speed.py).
+    owned: tuple[str, ...] = ()
 
 
 SPECS = {
     Dialect.OPENAI_CHAT: _Spec("openai.json", "openai-chat", "OC-28", "OC-29", Severity.INFO),
     Dialect.OPENAI_RESPONSES: _Spec("openai.json", "openai-responses", "OR-13", "OR-14", Severity.INFO),
     Dialect.ANTHROPIC: _Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING),
+    # Proto JSON reads null as the field's default.
+    Dialect.GEMINI: _Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",)),
 }
 _UNIONS = ("oneOf", "anyOf")
 
@@ -99,8 +107,72 @@ def _validator(dialect: Dialect) -> tuple[Draft202012Validator, frozenset[str]]:
     """The compiled validator for a dialect's request, and the top-level fields the request takes."""
     spec = SPECS[dialect]
     document = _document(spec.file)
-    root = {"$ref": "#/$defs/" + document["requests"][spec.request], "$defs": document["$defs"]}
-    return Draft202012Validator(root), frozenset(_top_level_fields(document["$defs"], root))
+    defs = _inlined({name: {} if name in spec.owned else sub for name, sub in document["$defs"].items()})
+    root = {"$ref": "#/$defs/" + document["requests"][spec.request], "$defs": defs}
+    return Draft202012Validator(root), frozenset(_top_level_fields(defs, root))
+
+
+def _inlined(defs: dict[str, Any]) -> dict[str, Any]:
+    """The definitions with every reference to a non-recursive definition replaced by the definition
+    itself: resolving a $ref costs jsonschema a registry lookup per node visited, which was a third of
+    the check's time on a Gemini request with 50 declarations. Recursive ones (Schema) stay references."""
+    refs = {name: set(_ref_names(sub)) for name, sub in defs.items()}
+    recursive = {name for name in defs if _reaches(name, name, refs)}
+    done: dict[str, Any] = {}
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, list):
+            return [inline(sub) for sub in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and len(node) == 1 and ref.rsplit("/", 1)[1] not in recursive:
+            name = ref.rsplit("/", 1)[1]
+            if name not in done:
+                done[name] = inline(defs[name])
+            return done[name]
+        return _optional({key: inline(value) for key, value in node.items()})
+
+    return {name: inline(sub) for name, sub in defs.items()}
+
+
+def _optional(node: dict[str, Any]) -> dict[str, Any]:
+    """pydantic's Optional[X] (`anyOf: [X, {type: null}]`) as X taking null, one level fewer to
+    descend for every optional field of the SDK types: `type` gains null, `enum` gains None."""
+    union = node.get("anyOf")
+    if len(node) != 1 or not isinstance(union, list) or len(union) != 2 or union[1] != {"type": "null"}:
+        return node
+    kind = union[0].get("type") if isinstance(union[0], dict) else None
+    if not isinstance(kind, str) or any(k in union[0] for k in ("$ref", "const", *_UNIONS)):
+        return node
+    merged = {**union[0], "type": [kind, "null"]}
+    if "enum" in merged and None not in merged["enum"]:
+        merged["enum"] = [*merged["enum"], None]
+    return merged
+
+
+def _ref_names(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if isinstance(node.get("$ref"), str):
+            yield node["$ref"].rsplit("/", 1)[1]
+        for value in node.values():
+            yield from _ref_names(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _ref_names(value)
+
+
+def _reaches(start: str, goal: str, refs: dict[str, set[str]]) -> bool:
+    seen: set[str] = set()
+    pending = list(refs.get(start, ()))
+    while pending:
+        name = pending.pop()
+        if name == goal:
+            return True
+        if name not in seen:
+            seen.add(name)
+            pending.extend(refs.get(name, ()))
+    return False
 
 
 def _top_level_fields(defs: dict[str, Any], schema: dict[str, Any]) -> Iterator[str]:
@@ -120,21 +192,37 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
         return
     validator, fields = _validator(dialect)
     taken = [v.pointer for v in report.violations]
+    original = payload
+    if dialect is Dialect.GEMINI:
+        try:
+            payload = normalise(payload)
+        except RecursionError:
+            # Nested past Python's limit (orjson reads 1024 levels): the hand-written rules, which walk
+            # iteratively, have judged it; the schema cannot be followed that deep either.
+            return
     if spec.unknown_rule is not None:
         for key in payload:
-            if key not in fields and not _covered(join("", key), taken):
-                report.add(spec.unknown_rule, join("", key), f"{short(key)} is not a field of this request")
+            pointer = _spelled(original, payload, join("", key))
+            if key not in fields and not _covered(pointer, taken):
+                report.add(spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field of this request")
+                taken.append(pointer)  # a closed root (Gemini's) names it again
     try:
-        for pointer, message, severity in _schema_findings(payload, dialect, validator, taken):
-            report.add(spec.rule, pointer, message, severity)
+        for rule, pointer, message, severity in _schema_findings(payload, original, dialect, validator, taken):
+            report.add(rule, pointer, message, severity)
     except RecursionError:
         # jsonschema descends a few frames per level and orjson reads values 1024 levels deep: past
         # Python's limit the rest of the request goes unvalidated, and what was found before stands.
         pass
 
 
-def _schema_findings(payload: dict[str, Any], dialect: Dialect, validator: Draft202012Validator,
-                     taken: list[str]) -> Iterator[tuple[str, str, Severity]]:
+def _spelled(original: Any, checked: Any, pointer: str) -> str:
+    """A pointer into the checked (normalised) payload, in the client's own spelling."""
+    return pointer if original is checked else spelled(original, pointer)
+
+
+def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect: Dialect,
+                     validator: Draft202012Validator, taken: list[str]) -> Iterator[tuple[str, str, str, Severity]]:
+    spec = SPECS[dialect]
     said: set[str] = set()
     checked, skipped = _tail(payload)
     for error in validator.iter_errors(checked):
@@ -142,22 +230,40 @@ def _schema_findings(payload: dict[str, Any], dialect: Dialect, validator: Draft
             path = list(leaf.absolute_path)
             if skipped and len(path) > 1 and path[0] in _HISTORY:
                 path[1] += skipped
-            pointer = join("", *path)
+            if leaf.validator == "additionalProperties" and spec.unknown_rule is not None \
+                    and isinstance(leaf.instance, dict):
+                # A closed message (Gemini's proto JSON): each field it does not define, where it sits.
+                for key in _extra(leaf):
+                    pointer = _spelled(original, payload, join("", *path, key))
+                    if not _covered(pointer, taken) and pointer not in said:
+                        said.add(pointer)
+                        yield spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field here", \
+                            Severity.ERROR
+                continue
+            pointer = _spelled(original, payload, join("", *path))
             if _covered(pointer, taken):
                 continue
             message = _message(leaf)
             if _lenient(dialect, pointer, path, leaf.validator, message, payload):
                 continue
-            severity = _severity(leaf, validator, SPECS[dialect].null_severity)
+            severity = _severity(leaf, validator, spec.null_severity)
             if severity is not None and pointer not in said:  # one finding per place (type and enum both fail)
                 said.add(pointer)
-                yield pointer, message, severity
+                yield spec.rule, pointer, message, severity
+
+
+def _extra(error: ValidationError) -> list[str]:
+    """The fields an additionalProperties: false rejected."""
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    known = schema.get("properties", {})
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+    return [key for key in error.instance if key not in known and not any(p.search(key) for p in patterns)]
 
 
 # Validating a union per history item costs ~0.5 ms (265 ms/MB on a 505-message conversation, over
 # the 50 ms/MB budget of tests/bench/check_speed.py): only the newest items are validated, since
 # the earlier ones were checked when the client first sent them.
-_HISTORY = ("messages", "input")
+_HISTORY = ("messages", "input", "contents")
 _TAIL = 24
 
 

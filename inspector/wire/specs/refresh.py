@@ -9,7 +9,13 @@ OpenAI: the request bodies of `POST /chat/completions` and `POST /responses` fro
 `openapi.yaml`, with every component they reach. It is OpenAPI 3.1 but still carries 3.0-style
 `nullable: true`, which is rewritten into a union with null so a JSON Schema 2020-12 validator reads
 it as OpenAI means it. Documentation (descriptions, examples, x-* extensions, discriminator hints) is
-dropped: the validator ignores it and it is most of the bytes. Needs PyYAML (the test extra)."""
+dropped: the validator ignores it and it is most of the bytes. Needs PyYAML (the test extra).
+
+Anthropic and Gemini: from their official SDKs' types (`… refresh anthropic`, `… refresh gemini`, with
+the SDK installed: the frameworks extra has google-genai). Google publishes no request schema beside
+its discovery document, which is not vendored anywhere we can fetch; google-genai's pydantic types are
+the same messages, read in lowerCamelCase (the proto JSON names) and closed to unknown fields as
+Gemini's JSON parser is ("Unknown name …: Cannot find field")."""
 
 from __future__ import annotations
 
@@ -23,6 +29,8 @@ from typing import Any
 HERE = Path(__file__).parent
 OPENAI_JSON = HERE / "openai.json"
 ANTHROPIC_JSON = HERE / "anthropic.json"
+GEMINI_JSON = HERE / "gemini.json"
+GEMINI_LICENSE = HERE / "GEMINI-LICENSE"
 OPENAI_LICENSE = HERE / "OPENAI-LICENSE"
 ANTHROPIC_LICENSE = HERE / "ANTHROPIC-LICENSE"
 
@@ -136,6 +144,76 @@ def _anthropic_sdk() -> tuple[dict[str, Any], dict[str, str], str]:
     return TypeAdapter(MessageCreateParamsNonStreaming).json_schema(), provenance, licence.read_text()
 
 
+# GenerateContentConfig fields google-genai moves out of generationConfig (to the request's top level)
+# or keeps to itself; the rest of it, with GenerationConfig's own fields, is the wire's generationConfig.
+_GEMINI_TOP = ("system_instruction", "safety_settings", "tools", "tool_config", "labels", "cached_content",
+               "service_tier", "store", "continuation_token", "model_armor_config", "generation_output_config")
+_GEMINI_RENAMED = {"generation_output_config": "output_config"}  # the wire's name for it
+_GEMINI_SDK_ONLY = ("http_options", "should_return_http_response", "automatic_function_calling",
+                    "automatic_continuation")
+
+
+def gemini_document(schema: dict[str, Any], provenance: dict[str, str]) -> dict:
+    """The vendored document from pydantic's JSON Schema (by alias: lowerCamelCase) of the request
+    assembled from google-genai's types. Schema's references travel as `$ref`/`$defs` on the wire
+    (the SDK's `ref`/`defs` fields are its own spellings of them), so both are taken."""
+    document = anthropic_document(schema, provenance)
+    document["requests"] = {"gemini": "GenerateContentRequest"}
+    defs = document["$defs"]
+    defs["GenerateContentRequest"] = defs.pop("MessageCreateParams")
+    del defs["GenerateContentRequest"]["properties"]["stream"]  # streaming is in the path
+    # Gemini's JSON parser takes one message where a list of them is declared (recorded: `tools` as one
+    # {functionDeclarations} object, accepted by generativelanguage.googleapis.com).
+    # Its enum values are read in either case (recorded: Schema types "object", "string" accepted).
+    for name, sub in defs.items():
+        defs[name] = _one_for_many(sub)
+    schema_def = defs["Schema"]["properties"]
+    schema_def["$ref"] = {"type": "string"}
+    schema_def["$defs"] = {"type": "object", "additionalProperties": {"$ref": _DEFS + "Schema"}}
+    return document
+
+
+def _one_for_many(node: Any) -> Any:
+    """Gemini's leniencies, written into its schema: one message for a list, enums in lower case."""
+    if isinstance(node, list):
+        return [_one_for_many(sub) for sub in node]
+    if not isinstance(node, dict):
+        return node
+    node = {key: _one_for_many(value) for key, value in node.items()}
+    enum = node.get("enum")
+    if isinstance(enum, list) and all(isinstance(value, str) for value in enum):
+        node["enum"] = [*enum, *(value.lower() for value in enum if value.lower() not in enum)]
+    items = node.get("items")
+    if node.get("type") == "array" and isinstance(items, dict) and "$ref" in items:
+        return {"anyOf": [node, items]}
+    return node
+
+
+def _gemini_sdk() -> tuple[dict[str, Any], dict[str, str], str]:
+    from google.genai import types, version
+    from pydantic import ConfigDict, TypeAdapter, create_model
+    from pydantic.alias_generators import to_camel
+
+    closed = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, arbitrary_types_allowed=True)
+    generation: dict[str, Any] = {}
+    for model in (types.GenerateContentConfig, types.GenerationConfig):  # GenerationConfig's types win
+        generation.update((name, (f.annotation, None)) for name, f in model.model_fields.items()
+                          if name not in _GEMINI_TOP and name not in _GEMINI_SDK_ONLY)
+    top = {_GEMINI_RENAMED.get(name, name): (types.GenerateContentConfig.model_fields[name].annotation, None)
+           for name in _GEMINI_TOP}
+    # The SDK also takes strings, files and Python callables there; the wire takes the messages.
+    top.update(system_instruction=(types.Content | None, None), tools=(list[types.Tool] | None, None))
+    request = create_model(
+        "MessageCreateParams", __config__=closed, model=(str | None, None), contents=(list[types.Content] | None, None),
+        generation_config=(create_model("GenerationConfig", __config__=closed, **generation) | None, None), **top)
+    licence = next(f for f in metadata.distribution("google-genai").files or () if f.name == "LICENSE")
+    provenance = {"source": "google-genai " + version.__version__ + ": google.genai.types (Content, Tool, ToolConfig, "
+                            "SafetySetting, GenerationConfig + GenerateContentConfig; pydantic TypeAdapter.json_schema "
+                            "by alias)",
+                  "version": version.__version__, "license": "Apache-2.0 (GEMINI-LICENSE)"}
+    return TypeAdapter(request).json_schema(by_alias=True), provenance, licence.read_text()
+
+
 def write(document: dict, target: Path) -> None:
     target.write_text(json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
 
@@ -151,7 +229,14 @@ def main(argv: list[str] | None = None) -> None:
     openai.add_argument("--out", type=Path, default=OPENAI_JSON)
     anthropic = providers.add_parser("anthropic", help="from the installed anthropic SDK's types")
     anthropic.add_argument("--out", type=Path, default=ANTHROPIC_JSON)
+    gemini = providers.add_parser("gemini", help="from the installed google-genai SDK's types")
+    gemini.add_argument("--out", type=Path, default=GEMINI_JSON)
     args = parser.parse_args(argv)
+    if args.provider == "gemini":
+        schema, provenance, licence = _gemini_sdk()
+        write(gemini_document(schema, provenance), args.out)
+        args.out.with_name(GEMINI_LICENSE.name).write_text(licence)
+        return
     if args.provider == "anthropic":
         schema, provenance, licence = _anthropic_sdk()
         write(anthropic_document(schema, provenance), args.out)

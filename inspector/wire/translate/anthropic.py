@@ -12,9 +12,9 @@ from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
 from .common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
-                     plain, refusal_as_text)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
-                    State, StopReason, Tool, TranslationError)
+                     output_kept_whole, plain, refusal_as_text)
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Range, Reasoning, Request, Response,
+                    Result, State, StopReason, Tool, TranslationError)
 
 _PARAMS = ("model", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature", "top_p",
            "stop_sequences", "stream")
@@ -76,6 +76,20 @@ def _result_parts(content: Any, src: str) -> list[Part]:
     return parts
 
 
+def _parse_output(value: dict[str, Any], key: str, req: Request) -> None:
+    """Structured output: `output_config.format`, or the beta's top-level `output_format` (the
+    structured-outputs-2025-11-13 header) with the same shape. Only a JSON Schema is taken."""
+    fmt, src = (value.get("format"), "/output_config/format") if key == "output_config" else (value, "/output_format")
+    if key == "output_config":
+        req.leftovers.extend((join("/output_config", k), f"output_config.{k} has no counterpart")
+                             for k in value if k != "format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
+        req.output = Output("schema", src, fmt["schema"])
+    elif fmt is not None:
+        kind = fmt.get("type") if isinstance(fmt, dict) else None
+        req.leftovers.append((src, f"output format {kind!r} has no counterpart"))
+
+
 def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Loss]]:
     losses: list[Loss] = []
     req = Request(model=str(payload.get("model") or ""))
@@ -84,6 +98,8 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
             losses.append(Loss(join("", key), None, "dropped", "null means absent", "XL-10"))
         elif key == "thinking" and isinstance(value, dict) and value.get("type") == "disabled":
             req.reasoning = Reasoning("none", "/thinking")
+        elif key in ("output_config", "output_format") and isinstance(value, dict):
+            _parse_output(value, key, req)
         elif key not in _PARAMS:
             req.leftovers.append((join("", key), f"Anthropic parameter {key!r} has no counterpart"))
     system = payload.get("system")
@@ -313,6 +329,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         # Claude thinks only when asked (`thinking: enabled` with a token budget); no effort maps onto that.
         emit.drop(req.reasoning.src, f"reasoning effort {req.reasoning.effort!r} has no Anthropic counterpart"
                   + ("; Claude does not think unless asked" if req.reasoning.effort in ("none", "minimal") else ""))
+    _emit_output(req.output, emit, out)
     if req.stop:
         out["stop_sequences"] = req.stop
     if req.stream:
@@ -320,6 +337,21 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for pointer, why in req.leftovers:
         emit.drop(pointer, why)
     return out
+
+
+def _emit_output(output: Output | None, emit: Emit, out: dict[str, Any]) -> None:
+    if output is None:
+        return
+    if output.kind == "text":
+        emit.drop(output.src, "plain text is Anthropic's default; nothing to state")
+    elif output.kind == "json":
+        # Anthropic constrains an answer only to a JSON Schema, and an open {"type": "object"} is not one
+        # it takes (its objects need additionalProperties false): the ask cannot be carried, only reported.
+        emit.drop(output.src, "Anthropic constrains answers only to a JSON Schema; 'any JSON object' has no "
+                  "counterpart, so the answer is not held to JSON")
+    else:
+        out["output_config"] = {"format": {"type": "json_schema", "schema": output.schema}}
+        output_kept_whole(output, emit)
 
 
 def _assistant(item: Message | Opaque) -> bool:

@@ -11,15 +11,16 @@ from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
 from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
-                     hollow, join_text, openai_error, openai_reasoning, split_data_url)
+                     hollow, join_text, openai_error, openai_format, openai_output, openai_reasoning,
+                     split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",
-           "web_search_options", "store", "reasoning_effort")
-_NULLABLE = ("tools", "functions", "tool_choice", "function_call", "reasoning_effort")
+           "web_search_options", "store", "reasoning_effort", "response_format")
+_NULLABLE = ("tools", "functions", "tool_choice", "function_call", "reasoning_effort", "response_format")
 RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
@@ -85,6 +86,8 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req.sources["max_tokens"] = join("", limit_key)
     if isinstance(payload.get("reasoning_effort"), str):
         req.reasoning = Reasoning(payload["reasoning_effort"], "/reasoning_effort")
+    if payload.get("response_format") is not None:
+        openai_output(payload["response_format"], "/response_format", req, nested=True)
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
     stop = payload.get("stop")
@@ -302,6 +305,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     effort = openai_reasoning(req, emit, "/reasoning_effort")
     if effort is not None:
         out["reasoning_effort"] = effort
+    if req.output is not None:
+        out["response_format"] = openai_format(req.output, emit, "/response_format", nested=True)
     if req.stop:
         out["stop"] = req.stop
     if req.store is not None:

@@ -11,7 +11,7 @@ from .. import jsonsafe
 from ..dialect import Dialect
 from ..naming import IdMap, NameMap, id_ok, mint_id
 from ..pointer import join
-from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
+from .model import Call, Loss, Message, Opaque, Output, Part, Range, Request, Response, Result, State
 
 
 @dataclass(slots=True)
@@ -99,6 +99,76 @@ def openai_reasoning(req: Request, emit: Emit, tgt: str) -> str | None:
 # listed does not reason and rejects any effort.
 _LOWEST_EFFORT = ((re.compile(r"gpt-5-chat"), None), (re.compile(r"gpt-5\.\d"), "none"),
                   (re.compile(r"gpt-5"), "minimal"), (re.compile(r"o\d"), "low"))
+
+
+# --- structured output ---------------------------------------------------------------------------
+
+# An OpenAI format name (Chat json_schema.name, Responses text.format.name): required, 64 characters
+# of letters, digits, _ and -.
+_FORMAT_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_FORMAT_NAME_OFF = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def openai_output(fmt: Any, src: str, req: Request, nested: bool) -> None:
+    """An OpenAI format object into `req.output`: Chat's response_format (the schema's fields
+    nested under json_schema) or Responses' text.format (flat). A type no other dialect has is a
+    leftover."""
+    kind = fmt.get("type") if isinstance(fmt, dict) else None
+    if kind == "text":
+        req.output = Output("text", src)
+    elif kind == "json_object":
+        req.output = Output("json", src)
+    elif kind == "json_schema":
+        body_src = join(src, "json_schema") if nested else src
+        body = fmt.get("json_schema") if nested else fmt
+        body = body if isinstance(body, dict) else {}
+        schema = body.get("schema")
+        req.output = Output("schema", src, schema if isinstance(schema, dict) else {},
+                            name=str(body.get("name") or ""), description=str(body.get("description") or ""),
+                            strict=body["strict"] if isinstance(body.get("strict"), bool) else None,
+                            pointers={part: join(body_src, part) for part in ("name", "description", "strict",
+                                                                              "schema")})
+    else:
+        req.leftovers.append((join(src, "type") if isinstance(fmt, dict) else src,
+                              f"output format {kind!r} has no counterpart"))
+
+
+def openai_format(output: Output, emit: Emit, tgt: str, nested: bool) -> dict[str, Any]:
+    """`output` as an OpenAI format object (see openai_output). A json_schema format needs a name:
+    one is made up, or the given one fitted to OpenAI's pattern, and reported."""
+    if output.kind == "text":
+        return {"type": "text"}
+    if output.kind == "json":
+        return {"type": "json_object"}
+    body_tgt = join(tgt, "json_schema") if nested else tgt
+    name = output.name
+    if not name:
+        name = "response"
+        emit.losses.append(Loss(output.src, join(body_tgt, "name"), "synthesised",
+                                f"{emit.target.value} needs a name for the response schema; 'response' is sent", ""))
+    elif not _FORMAT_NAME.fullmatch(name):
+        name = _FORMAT_NAME_OFF.sub("_", name)[:64]
+        emit.convert(output.pointer("name"), join(body_tgt, "name"), f"the schema name {output.name!r} does not fit "
+                     f"{emit.target.value} (letters, digits, _ and -, at most 64); sent as {name!r}")
+    body: dict[str, Any] = {"name": name, "schema": output.schema}
+    if output.description:
+        body["description"] = output.description
+    if output.strict is not None:
+        body["strict"] = output.strict
+    return {"type": "json_schema", "json_schema": body} if nested else {"type": "json_schema", **body}
+
+
+def output_kept_whole(output: Output, emit: Emit) -> None:
+    """Report what a response schema loses on a target that holds every answer to its schema and
+    takes neither a name nor a description (Anthropic, Gemini)."""
+    if output.name:
+        emit.drop(output.pointer("name"), f"{emit.target.value} takes no name for the response schema")
+    if output.description:
+        emit.drop(output.pointer("description"), f"{emit.target.value} takes no description for the response "
+                  "schema; put it in the prompt")
+    if output.strict is False:
+        emit.convert(output.pointer("strict"), None, f"{emit.target.value} always holds the answer to the schema; "
+                     "strict false cannot be stated")
 
 
 def _bounds(bounds: Range) -> str:

@@ -14,14 +14,16 @@ from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
 from .common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
-                     plain, refusal_as_text)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
-                    StopReason, Tool, TranslationError)
+                     output_kept_whole, plain, refusal_as_text)
+from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Range, Request, Response, Result,
+                    State, StopReason, Tool, TranslationError)
 from .arguments import decode_arguments
 
 _MODEL_IN_PATH = re.compile(r"/models/([^/:]+):")
 _PARAMS = ("contents", "systemInstruction", "tools", "toolConfig", "generationConfig")
 _GEN_PARAMS = ("temperature", "topP", "maxOutputTokens", "stopSequences")
+_OUTPUT_PARAMS = ("responseMimeType", "responseJsonSchema", "responseSchema")
+_MIME = "/generationConfig/responseMimeType"
 _BUILTIN_IN = {"googleSearch": "web_search", "googleSearchRetrieval": "web_search", "codeExecution": "code_interpreter",
                "urlContext": "url_context"}
 _BUILTIN_OUT = {"web_search": "googleSearch", "code_interpreter": "codeExecution", "url_context": "urlContext"}
@@ -123,8 +125,9 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
             # pydantic-ai states it on every request; no target answers a tool loop in anything else.
             req.leftovers.append(("/generationConfig/responseModalities",
                                   "only text is asked for, the target's default; nothing to state"))
-        elif key not in _GEN_PARAMS:
+        elif key not in _GEN_PARAMS and key not in _OUTPUT_PARAMS:
             req.leftovers.append((join("/generationConfig", key), f"generationConfig.{key} has no counterpart"))
+    _parse_output(generation, req, losses)
     req.temperature = generation.get("temperature")
     req.top_p = generation.get("topP")
     req.sources.update(max_tokens="/generationConfig/maxOutputTokens", temperature="/generationConfig/temperature",
@@ -233,6 +236,45 @@ def _parse_declaration(decl: Any, src: str, req: Request, seen: set[str], losses
         if key in decl:
             losses.append(Loss(join(src, key), None, "dropped", "a declared response schema has no counterpart", ""))
     req.tools.append(Tool(name, str(decl.get("description") or ""), schema, src, name_src=join(src, "name")))
+
+
+def _parse_output(generation: dict[str, Any], req: Request, losses: list[Loss]) -> None:
+    """Structured output: responseMimeType, with a JSON Schema (responseJsonSchema) or a genai Schema
+    (responseSchema, converted by the one converter)."""
+    mime = generation.get("responseMimeType")
+    src = _MIME if mime is not None else None
+    if mime not in (None, "application/json", "text/plain"):
+        # text/x.enum answers with the bare value, not JSON: a JSON Schema elsewhere would quote it.
+        req.leftovers.append((_MIME, f"responseMimeType {mime!r} has no counterpart"))
+        req.leftovers.extend((join("/generationConfig", key), f"generationConfig.{key} serves {mime!r}, which has "
+                              "no counterpart") for key in ("responseJsonSchema", "responseSchema") if key in generation)
+    elif isinstance(generation.get("responseJsonSchema"), dict):
+        here = "/generationConfig/responseJsonSchema"
+        req.output = Output("schema", src or here, generation["responseJsonSchema"], pointers={"schema": here})
+        if "responseSchema" in generation:
+            req.leftovers.append(("/generationConfig/responseSchema", "responseSchema beside responseJsonSchema: "
+                                  "only one is read, and Gemini rejects the pair"))
+    elif isinstance(generation.get("responseSchema"), dict):
+        here = "/generationConfig/responseSchema"
+        changes: list[Change] = []
+        schema = to_json_schema(generation["responseSchema"], here, "", changes)
+        losses.extend(_losses(changes, targets=False))
+        req.output = Output("schema", src or here, schema, pointers={"schema": here})
+    elif mime == "application/json":
+        req.output = Output("json", _MIME)
+    elif mime == "text/plain":
+        req.output = Output("text", _MIME)
+
+
+def _emit_output(output: Output | None, emit: Emit, generation: dict[str, Any]) -> None:
+    """Written as responseJsonSchema, which takes the JSON Schema as it is: no Schema-subset rewrite
+    (GM-17) stands between the client's schema and the model."""
+    if output is None:
+        return
+    generation["responseMimeType"] = "text/plain" if output.kind == "text" else "application/json"
+    if output.kind == "schema":
+        generation["responseJsonSchema"] = output.schema
+        output_kept_whole(output, emit)
 
 
 def _inline(part: Part) -> dict[str, Any]:
@@ -353,6 +395,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             generation[name] = emit.ranged(req, key, join("/generationConfig", name), RANGES)
     if req.stop:
         generation["stopSequences"] = req.stop
+    _emit_output(req.output, emit, generation)
     if generation:
         out["generationConfig"] = generation
     for pointer, why in req.leftovers:

@@ -169,6 +169,25 @@ class Reasoning:
 
 
 @dataclass(slots=True)
+class Output:
+    """The shape the model's answer must take (structured output): plain text (stated), any JSON
+    object, or JSON matching `schema`. Chat's response_format, Responses' text.format, Gemini's
+    responseMimeType with responseJsonSchema/responseSchema, Anthropic's output_config.format."""
+
+    kind: Literal["text", "json", "schema"]
+    src: str
+    schema: dict[str, Any] = field(default_factory=dict)  # JSON Schema (lower-case types)
+    name: str = ""
+    description: str = ""
+    strict: bool | None = None
+    # Where name, description, strict and schema came from, when not src/<field>.
+    pointers: dict[str, str] = field(default_factory=dict)
+
+    def pointer(self, part: str) -> str:
+        return self.pointers.get(part, join(self.src, part))
+
+
+@dataclass(slots=True)
 class Request:
     model: str = ""
     items: list[Item] = field(default_factory=list)
@@ -186,6 +205,7 @@ class Request:
     stop_src: str = "/stop"
     # Where a sampling field (max_tokens, temperature, top_p) came from, when not /<field>.
     sources: dict[str, str] = field(default_factory=dict)
+    output: Output | None = None
     store: bool | None = None  # whether the provider keeps the exchange (Chat and Responses only)
     # Source fields no other dialect can carry: (pointer, why). Reported as dropped on emit.
     leftovers: list[tuple[str, str]] = field(default_factory=list)

@@ -11,14 +11,14 @@ from ..pointer import join
 from ..sse import SSEEvent
 from . import events as ev
 from .common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
-                     openai_error, openai_reasoning, split_data_url)
+                     openai_error, openai_format, openai_output, openai_reasoning, split_data_url)
 from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
-           "max_output_tokens", "temperature", "top_p", "store", "reasoning")
-_NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation", "reasoning")
+           "max_output_tokens", "temperature", "top_p", "store", "reasoning", "text")
+_NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation", "reasoning", "text")
 _BUILTIN_KIND = {"web_search": "web_search", "web_search_preview": "web_search",
                  "web_search_2025_08_26": "web_search", "web_search_preview_2025_03_11": "web_search",
                  "code_interpreter": "code_interpreter"}
@@ -125,6 +125,11 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
             req.reasoning = Reasoning(reasoning["effort"], "/reasoning/effort")
         req.leftovers.extend((join("/reasoning", key), f"reasoning.{key} has no counterpart")
                              for key in reasoning if key != "effort")
+    text = payload.get("text")
+    if isinstance(text, dict):
+        if text.get("format") is not None:
+            openai_output(text["format"], "/text/format", req, nested=False)
+        req.leftovers.extend((join("/text", key), f"text.{key} has no counterpart") for key in text if key != "format")
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
     return req, losses
@@ -281,6 +286,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     effort = openai_reasoning(req, emit, "/reasoning/effort")
     if effort is not None:
         out["reasoning"] = {"effort": effort}
+    if req.output is not None:
+        out["text"] = {"format": openai_format(req.output, emit, "/text/format", nested=False)}
     if req.stop:
         emit.drop(req.stop_src, "the Responses API has no stop sequences")
     if req.store is None:

@@ -15,6 +15,10 @@ _DATA = frozenset({"args", "response", "parametersJsonSchema", "responseJsonSche
                    "labels", "partialArgs", "jsonSchema"})
 # Fields whose values map data keys (property names) to messages (schemas).
 _MAPS = frozenset({"properties", "defs", "$defs"})
+# Lists of messages. Gemini's JSON parser also takes one message where a list is declared (recorded:
+# `tools` as one {functionDeclarations} object; Vertex's own REST samples send `contents` and `parts`
+# that way); `normalise` reads it as a list of one, and `spelled` maps pointers back.
+_LISTS = frozenset({"contents", "parts", "tools", "functionDeclarations", "safetySettings"})
 
 
 def camel(key: str) -> str:
@@ -59,6 +63,8 @@ def normalise(value: Any) -> Any:
                 continue
         if name in _DATA:
             new = item
+        elif name in _LISTS and isinstance(item, dict):
+            new = [normalise(item)]
         elif name in _MAPS and isinstance(item, dict):
             subs = {sub: normalise(schema) for sub, schema in item.items()}
             new = item if all(subs[sub] is schema for sub, schema in item.items()) else subs
@@ -70,10 +76,13 @@ def normalise(value: Any) -> Any:
 
 
 def spelled(original: Any, pointer: str) -> str:
-    """`pointer`, written against `normalise(original)`, in the spelling `original` uses."""
+    """`pointer`, written against `normalise(original)`, in the spelling (and list-or-single shape)
+    `original` uses."""
     node = original
     tokens: list[str | int] = []
     for token in split(pointer):
+        if isinstance(node, dict) and token == "0" and token not in node:
+            continue  # a single message read as a list of one: the client's pointer has no index
         if isinstance(node, dict):
             key = token if token in node else snake(token) if snake(token) in node else token
             tokens.append(key)
