@@ -3,8 +3,8 @@ went upstream (translate, repair) or against the fixed request (`F`), and a resp
 replay's. Pure: no I/O, no UI.
 
 Objects align by key; arrays by content first (`difflib` over each element's canonical JSON), so a
-message merged away or inserted shifts nothing after it, and elements left over in a changed run
-pair up by position and are diffed in turn. Every row keeps its pointer on each side it exists on,
+message merged away or inserted shifts nothing after it, and the elements of a changed run pair up
+by the values they share (`_align`) and are diffed in turn. Every row keeps its pointer on each side it exists on,
 so a loss report's or a repair's pointer finds its line."""
 
 from __future__ import annotations
@@ -132,13 +132,11 @@ def _node(out: Diff, left: Any, right: Any, lp: str, rp: str, key: str | int | N
         else:
             _array(out, left, right, lp, rp, depth + 1)
         out.add(Row(Op.SAME, depth, closing, None, None))
-    elif isinstance(left, (dict, list)) or isinstance(right, (dict, list)) or type(left) is not type(right):
-        if _canonical(left) == _canonical(right):  # 1 and 1.0 stay apart; equal text is the same
-            out.add(Row(Op.SAME, depth, label + _scalar(left), lp, rp))
-            return
+    elif isinstance(left, (dict, list)) or isinstance(right, (dict, list)):
+        # An object where a string was: one side's subtree goes, the other's comes, each node on its row.
         _whole(out, left, lp, None, key, depth, Op.REMOVED)
         _whole(out, right, None, rp, key, depth, Op.ADDED)
-    elif left == right:
+    elif _canonical(left) == _canonical(right):  # 1 and 1.0 differ on the wire; so do 1 and true
         out.add(Row(Op.SAME, depth, label + _scalar(left), lp, rp))
     else:
         out.add(Row(Op.CHANGED, depth, f"{label}{_scalar(left)} → {_scalar(right)}", lp, rp))
@@ -191,11 +189,66 @@ def _array(out: Diff, left: list[Any], right: list[Any], lp: str, rp: str, depth
                     out._lines[0].setdefault(join(lp, i1 + offset), line)
                     out._lines[1].setdefault(join(rp, j1 + offset), line)
             continue
-        paired = min(i2 - i1, j2 - j1)
-        for offset in range(paired):
-            _node(out, left[i1 + offset], right[j1 + offset], join(lp, i1 + offset), join(rp, j1 + offset),
-                  j1 + offset, depth)
-        for index in range(i1 + paired, i2):
-            _whole(out, left[index], join(lp, index), None, index, depth, Op.REMOVED)
-        for index in range(j1 + paired, j2):
-            _whole(out, right[index], None, join(rp, index), index, depth, Op.ADDED)
+        for i, j in _align(left[i1:i2], right[j1:j2]):
+            if i is not None and j is not None:
+                _node(out, left[i1 + i], right[j1 + j], join(lp, i1 + i), join(rp, j1 + j), j1 + j, depth)
+            elif i is not None:
+                _whole(out, left[i1 + i], join(lp, i1 + i), None, i1 + i, depth, Op.REMOVED)
+            elif j is not None:
+                _whole(out, right[j1 + j], None, join(rp, j1 + j), j1 + j, depth, Op.ADDED)
+
+
+# Above this many element pairs a changed run pairs by position: the alignment costs n×m.
+ALIGN_LIMIT = 10_000
+
+
+def _align(left: list[Any], right: list[Any]) -> list[tuple[int | None, int | None]]:
+    """A changed run of elements, paired in order by what they share: each element's set of scalar
+    values (Jaccard). Across dialects the shapes differ but the values travel (a Chat tool message
+    and an Anthropic tool_result block share the id and the text), so a system message dropped to
+    a top-level field does not shift every message after it onto its neighbour."""
+    if len(left) * len(right) > ALIGN_LIMIT:
+        paired = min(len(left), len(right))
+        return [(k, k) for k in range(paired)] + [(k, None) for k in range(paired, len(left))] + \
+            [(None, k) for k in range(paired, len(right))]
+    values = [_values(v) for v in left], [_values(v) for v in right]
+
+    def score(i: int, j: int) -> float:
+        a, b = values[0][i], values[1][j]
+        return len(a & b) / len(a | b) if a and b else float(_canonical(left[i]) == _canonical(right[j]))
+
+    # best[i][j]: the best total similarity aligning left[i:] with right[j:] (monotone, like an LCS).
+    n, m = len(left), len(right)
+    best = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            here = score(i, j)
+            best[i][j] = max(best[i + 1][j], best[i][j + 1], here + best[i + 1][j + 1] if here > 0 else 0.0)
+    pairs: list[tuple[int | None, int | None]] = []
+    i = j = 0
+    while i < n and j < m:
+        here = score(i, j)
+        if here > 0 and best[i][j] == here + best[i + 1][j + 1]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            pairs.append((i, None))
+            i += 1
+        else:
+            pairs.append((None, j))
+            j += 1
+    return pairs + [(k, None) for k in range(i, n)] + [(None, k) for k in range(j, m)]
+
+
+def _values(value: Any) -> frozenset[bytes]:
+    found: set[bytes] = set()
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif node is not None and not isinstance(node, bool):
+            found.add(_canonical(node))
+    return frozenset(found)

@@ -63,11 +63,12 @@ def test_arrays_align_by_content_so_a_merged_message_shifts_nothing_after_it() -
 def test_identical_documents_and_scalars_of_another_type() -> None:
     assert diff([1, {"a": None}], [1, {"a": None}]).rows == [Row(S, 0, "[… 2 items]", "", "")]
     assert diff([1, {"a": None}], [1, {"a": None}]).identical
-    # 1 and 1.0 are different JSON on the wire; a string and an object swap rows.
-    assert diff({"t": 1, "s": "x"}, {"t": 1.0, "s": {"x": 1}}).rows == [
+    # 1 and 1.0 are different JSON on the wire, and so are 1 and true; a string and an object swap rows.
+    assert diff({"t": 1, "b": 1, "n": None, "s": "x"}, {"t": 1.0, "b": True, "n": "y", "s": {"x": 1}}).rows == [
         Row(S, 0, "{", "", ""),
-        Row(R, 1, '"t": 1', "/t", None),
-        Row(A, 1, '"t": 1.0', None, "/t"),
+        Row(C, 1, '"t": 1 → 1.0', "/t", "/t"),
+        Row(C, 1, '"b": 1 → true', "/b", "/b"),
+        Row(C, 1, '"n": null → "y"', "/n", "/n"),
         Row(R, 1, '"s": "x"', "/s", None),
         Row(A, 1, '"s": {', None, "/s"),
         Row(A, 2, '"x": 1', None, "/s/x"),
@@ -79,3 +80,27 @@ def test_identical_documents_and_scalars_of_another_type() -> None:
 def test_keys_that_need_escaping_keep_their_pointers() -> None:
     found = diff({"a/b": {"c~d": 1}}, {"a/b": {"c~d": 2}})
     assert found.rows[2] == Row(C, 2, '"c~d": 1 → 2', "/a~1b/c~0d", "/a~1b/c~0d")
+
+
+def test_a_changed_run_pairs_elements_by_the_values_they_share() -> None:
+    """Chat -> Anthropic: the system message leaves the list, the tool message becomes a user turn
+    with a tool_result block; each message still meets its counterpart, not its neighbour."""
+    left = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather?"},
+            {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}]
+    right = [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]},
+             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "sunny"}]}]
+    found = diff(left, right)
+    assert [(row.op, row.text, row.left, row.right) for row in found.rows if row.depth == 1] == [
+        (R, "[0] {", "/0", None), (R, "}", None, None),
+        (S, "[0] {", "/1", "/0"), (S, "}", None, None),
+        (S, "[1] {", "/2", "/1"), (S, "}", None, None),
+    ]
+
+
+def test_a_changed_run_too_long_to_align_pairs_by_position() -> None:
+    def first_pairs(n: int) -> list[tuple[str | None, str | None]]:
+        found = diff([{"n": i} for i in range(n + 1)], [{"m": i + 1} for i in range(n)])
+        return [(row.left, row.right) for row in found.rows if row.depth == 1 and row.text != "}"][:2]
+
+    assert first_pairs(9) == [("/0", None), ("/1", "/0")]  # aligned: {"n": 1} meets {"m": 1}
+    assert first_pairs(100) == [("/0", "/0"), ("/1", "/1")]  # 10,100 pairs: by position
