@@ -62,7 +62,7 @@ def prepare_conversation(view: FlowView) -> ConversationView:
             _entry_lines(turns, entry)
     _tool_lines(tools, conversation)
     counts = conversation.counts()
-    title = (f"#{flow.id} conversation · {analysis.dialect.value} · {len(conversation.turns)} turns · "
+    title = (f"#{flow.id} {analysis.dialect.value} · {len(conversation.turns)} turns · "
              f"orphans {counts[Mark.ORPHAN]} · unanswered {counts[Mark.UNANSWERED]} · new calls {counts[Mark.NEW]}")
     return ConversationView(title, turns, tools, conversation)
 

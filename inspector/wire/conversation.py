@@ -115,7 +115,7 @@ def build(dialect: Dialect, request: Any, response: Any = None, *, path: str = "
         entries[call].mark = Mark.UNANSWERED
     if resp is not None:
         if resp.error is not None:
-            turns.append(Turn("error", "", [Entry("error", _compact(resp.error), "/error")], new=True))
+            turns.append(Turn("error", "", [Entry("error", _clip(_error(resp.error)), "/error")], new=True))
         else:
             for turn in _turns(resp.items, new=True):
                 for entry in turn.entries:
@@ -271,6 +271,16 @@ def _mcp(request: Any, response: Any) -> Conversation:
             tools.setdefault(entry.name, ToolUse(entry.name, "")).called += 1
     turns = [client] + ([server] if server.entries else [])
     return Conversation(Dialect.MCP, turns, list(tools.values()))
+
+
+def _error(error: Any) -> str:
+    """A provider's error as its SDK would show it: type and message, the rest of the body after."""
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str):
+        return _compact(error)
+    kind = error.get("type") or error.get("status") or error.get("code")
+    rest = {key: value for key, value in error.items() if key not in ("message", "type", "status")}
+    text = f"{kind}: {error['message']}" if kind else error["message"]
+    return text + (f" {_compact(rest)}" if rest else "")
 
 
 def _mcp_result(result: Any) -> str:

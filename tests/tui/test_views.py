@@ -66,7 +66,7 @@ async def test_t_reads_the_turns_with_each_call_paired(store: Store, ids: dict[s
         screen = await press(app, pilot, "t")
         assert isinstance(screen, ConversationScreen)
         assert str(screen.query_one("#conversation-title").content) == (
-            "#3 conversation · openai-chat · 4 turns · orphans 0 · unanswered 0 · new calls 1")
+            "#3 openai-chat · 4 turns · orphans 0 · unanswered 0 · new calls 1")
         turns, tools = screen.query_one("#turns", LineViewer), screen.query_one("#tools", LineViewer)
         assert turns.lines == [
             "#0 user  /messages/0",
@@ -86,7 +86,7 @@ async def test_t_reads_the_turns_with_each_call_paired(store: Store, ids: dict[s
             "tools: 1 offered · 1 called · 0 never called · 0 not offered · 0 duplicated · 0 aliased",
             "scrape_webpage  offered · called ×2"]
         if size == (80, 24):  # stacked: the turns above, the tools under them
-            assert [region(turns), region(tools)] == [(0, 2, 80, 13), (0, 15, 80, 8)]
+            assert [region(turns), region(tools)] == [(0, 1, 80, 14), (0, 15, 80, 8)]
         else:
             assert [region(turns), region(tools)] == [(0, 1, 106, 46), (106, 1, 54, 46)]
         assert turns.has_focus

@@ -188,3 +188,16 @@ def test_a_history_the_parser_cannot_read_says_where() -> None:
         [], [])
     assert build(Dialect.ANTHROPIC, ["not", "an", "object"]).problem == \
         "the history cannot be read as anthropic: /: the request body must be a JSON object"
+
+
+def test_a_provider_error_is_the_last_turn_as_its_sdk_shows_it() -> None:
+    chat = build(Dialect.OPENAI_CHAT, {"messages": [{"role": "user", "content": "hi"}]}, {"error": {
+        "message": "Invalid schema", "type": "invalid_request_error", "param": "tools[0]", "code": None}})
+    anthropic = build(Dialect.ANTHROPIC, {"messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}, {
+        "type": "error", "error": {"type": "invalid_request_error", "message": "tools.0: bad"}})
+    assert [turns(found)[-1] for found in (chat, anthropic)] == [
+        ("error", "", True, [("error", 'invalid_request_error: Invalid schema {"param":"tools[0]","code":null}',
+                              "/error", None, None, N, None, False)]),
+        ("error", "", True, [("error", "invalid_request_error: tools.0: bad", "/error", None, None, N, None,
+                              False)]),
+    ]

@@ -89,8 +89,8 @@ class DiffScreen(Screen[None]):
         viewer.load(view.lines.lines, view.lines.marks)
         notes.load(view.notes.lines, view.notes.marks)
         stops = viewer.stops()
-        if stops:  # the first change is what the user came for
-            viewer.go_to(stops[0])
+        if stops:  # the first change is what the user came for; centred once the viewer has its size
+            self.call_after_refresh(viewer.go_to, stops[0])
 
     def action_back(self) -> None:
         self.dismiss()
