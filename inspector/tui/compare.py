@@ -145,15 +145,17 @@ class Note:
 class DiffView:
     title: str
     lines: Lines  # the diff, each note under its line
-    notes: Lines  # the notes as a list
+    notes: Lines | None  # the notes as a list; None where nothing reports on the changes (replays)
     summary: str  # +added −removed ~changed, notes
     diff: Diff | None = None
 
 
-def diff_view(title: str, left: Any, right: Any, notes: Iterable[Note] = (), summary: str = "") -> DiffView:
+def diff_view(title: str, left: Any, right: Any, reported: Iterable[Note] | None = None,
+              summary: str = "") -> DiffView:
+    """`reported`: the loss report's or the repairs' entries; None when the changes have no report."""
     found = diff(left, right)
     placed: dict[int, list[Note]] = {}
-    notes = list(notes)
+    notes = list(reported or ())
     for note in notes:
         row = found.row_of(note.target, "right") if note.target is not None else None
         if row is None:
@@ -167,13 +169,15 @@ def diff_view(title: str, left: Any, right: Any, notes: Iterable[Note] = (), sum
         out.add(f"{row.op.value} {indent}{row.text}", OP_MARK.get(row.op))
         for note in placed.get(index, []):
             out.add(f"  {indent}  ▲ {note.text}", "warning")
-    listed = Lines()
-    for note in notes:
-        listed.add(f"{note.pointer or '/'}" + (f" → {note.target or '/'}" if note.target not in (None, note.pointer)
-                                                else ""))
-        listed.add(f"  {note.text}")
-    if not notes:
-        listed.add("no notes: nothing was reported for these changes")
+    listed: Lines | None = None
+    if reported is not None:
+        listed = Lines()
+        for note in notes:
+            moved = note.target is not None and note.target != note.pointer
+            listed.add(f"{note.pointer or '/'}" + (f" → {note.target or '/'}" if moved else ""))
+            listed.add(f"  {note.text}")
+        if not notes:
+            listed.add("no notes: nothing was reported for these changes")
     counts = found.counts()
     changes = f"+{counts[Op.ADDED]} −{counts[Op.REMOVED]} ~{counts[Op.CHANGED]}"
     if found.identical:

@@ -87,7 +87,9 @@ class DiffScreen(Screen[None]):
         self.query_one("#diff-title", Static).update(Content(view.title))
         viewer.border_subtitle = view.summary
         viewer.load(view.lines.lines, view.lines.marks)
-        notes.load(view.notes.lines, view.notes.marks)
+        # A replay's changes have no report: the diff gets the whole screen.
+        notes.display = view.notes is not None
+        notes.load(view.notes.lines if view.notes is not None else [])
         stops = viewer.stops()
         if stops:  # the first change is what the user came for; centred once the viewer has its size
             self.call_after_refresh(viewer.go_to, stops[0])
