@@ -5,7 +5,6 @@ each at 80×24 (stacked, `z` zooms a pane) and 160×48 (side by side), computed 
 from __future__ import annotations
 
 import orjson
-import pytest
 
 from inspector.flow import Mode
 from inspector.store import Store
@@ -18,7 +17,7 @@ from inspector.wire.translate import get_bridge
 
 from .conftest import make_app
 from .flows import save_flow
-from .test_flow_view import SIZES, open_flow
+from .test_flow_view import open_flow
 
 CHAT_HISTORY = {"model": "gpt-4o", "parallel_tool_calls": False, "tools": [
     {"type": "function", "function": {"name": "get_weather", "parameters": {
@@ -56,12 +55,17 @@ def region(widget) -> tuple[int, int, int, int]:  # type: ignore[no-untyped-def]
     return widget.region.x, widget.region.y, widget.region.width, widget.region.height
 
 
+async def at_160(app, pilot) -> None:  # type: ignore[no-untyped-def]
+    """The same screen, the terminal grown from 80×24 (one app per test keeps the suite fast)."""
+    await pilot.resize_terminal(160, 48)
+    await pilot.pause()
+
+
 # ---- conversation -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("size", SIZES)
-async def test_t_reads_the_turns_with_each_call_paired(store: Store, ids: dict[str, int], size) -> None:
+async def test_t_reads_the_turns_with_each_call_paired(store: Store, ids: dict[str, int]) -> None:
     app = make_app(store)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await open_flow(app, pilot, ids["defective"])
         screen = await press(app, pilot, "t")
         assert isinstance(screen, ConversationScreen)
@@ -85,10 +89,10 @@ async def test_t_reads_the_turns_with_each_call_paired(store: Store, ids: dict[s
         assert tools.lines == [
             "tools: 1 offered · 1 called · 0 never called · 0 not offered · 0 duplicated · 0 aliased",
             "scrape_webpage  offered · called ×2"]
-        if size == (80, 24):  # stacked: the turns above, the tools under them
-            assert [region(turns), region(tools)] == [(0, 1, 80, 14), (0, 15, 80, 8)]
-        else:
-            assert [region(turns), region(tools)] == [(0, 1, 106, 46), (106, 1, 54, 46)]
+        # Stacked at 80 columns: the turns above, the tools under them; side by side at 160.
+        assert [region(turns), region(tools)] == [(0, 1, 80, 14), (0, 15, 80, 8)]
+        await at_160(app, pilot)
+        assert [region(turns), region(tools)] == [(0, 1, 106, 46), (106, 1, 54, 46)]
         assert turns.has_focus
         await press(app, pilot, "z")
         assert screen.maximized is turns
@@ -127,11 +131,10 @@ async def test_the_conversation_marks_orphans_unanswered_calls_and_undeclared_to
 
 # ---- diffs --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("size", SIZES)
 async def test_F_shows_the_fixed_request_as_a_diff_with_each_repair_on_its_line(
-        store: Store, ids: dict[str, int], size) -> None:
+        store: Store, ids: dict[str, int]) -> None:
     app = make_app(store)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await open_flow(app, pilot, ids["defective"])
         screen = await press(app, pilot, "F")
         assert isinstance(screen, DiffScreen)
@@ -165,10 +168,9 @@ async def test_F_shows_the_fixed_request_as_a_diff_with_each_repair_on_its_line(
             "/messages/2/content",
             '  set: missing tool content set to "" [OC-17]',
         ]
-        if size == (80, 24):
-            assert [region(diff), region(notes)] == [(0, 1, 80, 14), (0, 15, 80, 8)]
-        else:
-            assert [region(diff), region(notes)] == [(0, 1, 106, 46), (106, 1, 54, 46)]
+        assert [region(diff), region(notes)] == [(0, 1, 80, 14), (0, 15, 80, 8)]
+        await at_160(app, pilot)
+        assert [region(diff), region(notes)] == [(0, 1, 106, 46), (106, 1, 54, 46)]
         # The cursor starts on the first change; n walks the changes, a note with the row it explains.
         assert diff.cursor == 8
         for expected in (12, 26, 26):
@@ -179,12 +181,11 @@ async def test_F_shows_the_fixed_request_as_a_diff_with_each_repair_on_its_line(
         assert isinstance(await press(app, pilot, "escape"), FlowScreen)
 
 
-@pytest.mark.parametrize("size", SIZES)
-async def test_d_diffs_what_went_upstream_with_the_loss_report_on_its_lines(store: Store, size) -> None:
+async def test_d_diffs_what_went_upstream_with_the_loss_report_on_its_lines(store: Store) -> None:
     store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
     flow_id = save_translated(store)
     app = make_app(store)
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await open_flow(app, pilot, flow_id)
         screen = await press(app, pilot, "d")
         diff = screen.query_one("#diff", DiffViewer)
@@ -214,48 +215,45 @@ async def test_d_diffs_what_went_upstream_with_the_loss_report_on_its_lines(stor
             "-     [0] {", '-       "role": "system"', '-       "content": "Be brief."', "-     }", "      [0] {"]
 
 
-async def test_d_on_a_request_sent_unchanged_says_so(store: Store, ids: dict[str, int]) -> None:
+async def test_d_and_v_say_why_there_is_nothing_to_compare(store: Store, ids: dict[str, int]) -> None:
     app = make_app(store)
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_flow(app, pilot, ids["defective"])
+        await open_flow(app, pilot, ids["clean"])
         screen = await press(app, pilot, "d")
         assert str(screen.query_one("#diff-title").content) == (
-            "#3 original → upstream · sent upstream unchanged: there is nothing to compare")
+            "#2 original → upstream · sent upstream unchanged: there is nothing to compare")
         assert screen.query_one("#diff", DiffViewer).lines == ["sent upstream unchanged: there is nothing to compare"]
+        await press(app, pilot, "escape")
+        screen = await press(app, pilot, "v")
+        assert screen.query_one("#diff", DiffViewer).lines == ["neither a replay nor replayed: r or R replays it"]
 
 
 # ---- replay comparison --------------------------------------------------------------------------
 
-REPLAY_DIFF = [
-    '          "role": "assistant"',
-    '~         "content": null → "Sunny, 21 °C."',
-    '-         "tool_calls": [',
-]
-
-
-@pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("start", ["defective", "replay"])
-async def test_v_compares_the_responses_of_a_flow_and_its_replay(
-        store: Store, ids: dict[str, int], size, start: str) -> None:
+async def test_v_compares_the_responses_of_a_flow_and_its_replay_from_either_end(
+        store: Store, ids: dict[str, int]) -> None:
     """One key from either end: the origin's response on the left, the replay's on the right."""
     app = make_app(store)
-    async with app.run_test(size=size) as pilot:
-        await open_flow(app, pilot, ids[start])
-        screen = await press(app, pilot, "v")
-        diff = screen.query_one("#diff", DiffViewer)
-        assert str(screen.query_one("#diff-title").content) == "response of #3 (200) → replay #6 (200)"
-        assert diff.border_subtitle == "+0 −1 ~2"
-        assert diff.lines[9:12] == REPLAY_DIFF
-        assert diff.lines[20:24] == ["-         ]", "        }", '        "logprobs": null',
-                                     '~       "finish_reason": "tool_calls" → "stop"']
-        # Nothing reports on a replay's changes: the diff gets the whole screen.
-        assert screen.query_one("#notes", LineViewer).display is False
-        assert region(diff) == ((0, 1, 80, 22) if size == (80, 24) else (0, 1, 160, 46))
-
-
-async def test_v_on_a_flow_never_replayed_says_how_to_replay_it(store: Store, ids: dict[str, int]) -> None:
-    app = make_app(store)
     async with app.run_test(size=(80, 24)) as pilot:
-        await open_flow(app, pilot, ids["clean"])
+        for start in ("defective", "replay"):
+            await open_flow(app, pilot, ids[start])
+            screen = await press(app, pilot, "v")
+            diff = screen.query_one("#diff", DiffViewer)
+            assert str(screen.query_one("#diff-title").content) == "response of #3 (200) → replay #6 (200)"
+            assert diff.border_subtitle == "+0 −1 ~2"
+            assert diff.lines[9:12] == [
+                '          "role": "assistant"',
+                '~         "content": null → "Sunny, 21 °C."',
+                '-         "tool_calls": [',
+            ]
+            assert diff.lines[20:24] == ["-         ]", "        }", '        "logprobs": null',
+                                         '~       "finish_reason": "tool_calls" → "stop"']
+            # Nothing reports on a replay's changes: the diff gets the whole screen.
+            assert screen.query_one("#notes", LineViewer).display is False
+            assert region(diff) == (0, 1, 80, 22)
+            await press(app, pilot, "escape")
+            await press(app, pilot, "escape")
+        await at_160(app, pilot)
+        await open_flow(app, pilot, ids["replay"])
         screen = await press(app, pilot, "v")
-        assert screen.query_one("#diff", DiffViewer).lines == ["neither a replay nor replayed: r or R replays it"]
+        assert region(screen.query_one("#diff", DiffViewer)) == (0, 1, 160, 46)
