@@ -56,7 +56,8 @@ class DiffScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Content(f"{self.title_text} · computing…"), id="diff-title")
         with Horizontal(id="diff-body"):
-            yield DiffViewer(id="diff")
+            # Wrapped: a note or a long string read whole at 80 columns (w: one row per line).
+            yield DiffViewer(id="diff", wrap=True)
             yield LineViewer(id="notes", wrap=True)
         yield Footer()
 
