@@ -8,11 +8,14 @@ import orjson
 
 from inspector.flow import Mode
 from inspector.store import Store
+from inspector.tui.compare import prepare_conversation, prepare_upstream_diff
 from inspector.tui.screens.conversation import ConversationScreen
 from inspector.tui.screens.diff import DiffScreen
 from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.widgets.diff_viewer import DiffViewer
+from inspector.tui.view import prepare
 from inspector.tui.widgets.lines import LineViewer
+from inspector.wire.fix import fix
 from inspector.wire.translate import get_bridge
 
 from .conftest import make_app
@@ -257,3 +260,39 @@ async def test_v_compares_the_responses_of_a_flow_and_its_replay_from_either_end
         await open_flow(app, pilot, ids["replay"])
         screen = await press(app, pilot, "v")
         assert region(screen.query_one("#diff", DiffViewer)) == (0, 1, 160, 46)
+
+
+# ---- the prepared data, without a terminal --------------------------------------------------------
+
+def test_a_repaired_flow_diffs_with_the_repairs_the_forwarder_made(store: Store, ids: dict[str, int]) -> None:
+    """Repair mode: the fixer's repairs (recomputed like the translation's losses) on their lines."""
+    flow = store.get(ids["defective"])
+    assert flow is not None
+    repaired = fix(orjson.loads(flow.request_body), "openai-chat")
+    flow.mode, flow.upstream_request_body = Mode.REPAIR, orjson.dumps(repaired.payload)
+    flow.notes = [f"repaired {r.rule} ({r.action}) at {r.pointer}: {r.detail}" for r in repaired.repairs]
+    view = prepare_upstream_diff(prepare(flow))
+    assert view is not None and view.notes is not None
+    assert (view.title, view.summary) == ("#3 original → sent upstream · repaired on the way", "+1 −0 ~2 · 3 notes")
+    assert view.notes.lines == [
+        "/tools/0/function/parameters/type",
+        "  converted: genai type 'OBJECT' written as JSON Schema 'object' [OC-05]",
+        "/tools/0/function/parameters/properties/url/type",
+        "  converted: genai type 'STRING' written as JSON Schema 'string' [OC-05]",
+        "/messages/2/content",
+        '  set: missing tool content set to "" [OC-17]',
+    ]
+    assert [line for line in view.lines.lines if "▲" in line] == [
+        "              ▲ converted: genai type 'OBJECT' written as JSON Schema 'object' [OC-05]",
+        "                  ▲ converted: genai type 'STRING' written as JSON Schema 'string' [OC-05]",
+        '          ▲ set: missing tool content set to "" [OC-17]',
+    ]
+
+
+def test_a_streamed_answer_is_the_new_turn_reassembled(store: Store, ids: dict[str, int]) -> None:
+    flow = store.get(ids["streamed"])
+    assert flow is not None
+    view = prepare_conversation(prepare(flow))
+    assert view.turns.lines == ["#0 user  /messages/0", "   Weather in Paris?",
+                                "#1 assistant · response (new turn)  /choices/0", "   It is sunny in Paris."]
+    assert view.tools.lines[1:] == ["get_weather  offered · never called"]
