@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..analysis import BodyTooLarge, analyse, decode_body, parse_json
-from ..flow import Flow, Mode
+from ..flow import Flow
 from ..wire import check, jsonsafe
-from ..wire.conversation import Conversation, Mark, build
+from ..wire.conversation import Conversation, Entry, Mark, build
 from ..wire.diff import Diff, Op, diff
 from ..wire.fix import fix
 from ..wire.violations import count_by_severity
@@ -71,15 +71,12 @@ def _aliases(view: FlowView) -> dict[str, str]:
     """Client tool name -> the name it travelled upstream under."""
     if view.analysis.translation is not None:
         return {client: upstream for upstream, client in view.analysis.translation.state.aliases.items()}
-    if view.flow.mode is Mode.REPAIR and view.analysis.request is not None and view.analysis.dialect is not None:
-        try:
-            return {name: alias for alias, name in fix(view.analysis.request, view.analysis.dialect).aliases.items()}
-        except jsonsafe.Unfaithful:
-            return {}
+    if view.analysis.repaired is not None:
+        return {name: alias for alias, name in view.analysis.repaired.aliases.items()}
     return {}
 
 
-def _entry_lines(out: Lines, entry: Any) -> None:
+def _entry_lines(out: Lines, entry: Entry) -> None:
     call_id = f"  {entry.call_id}" if entry.call_id else ""
     if entry.kind == "call":
         status = {Mark.ANSWERED: f" → answered in #{entry.partner}",
@@ -200,8 +197,8 @@ def prepare_upstream_diff(view: FlowView) -> DiffView | None:
         notes = [Note(loss.source, loss.target, f"{loss.kind}: {loss.why}" + (f" [{loss.rule}]" if loss.rule else ""))
                  for loss in analysis.translation.losses]
         how = f"translated {flow.translate.replace(':', ' → ') if flow.translate else ''}"
-    elif flow.mode is Mode.REPAIR:
-        notes = [Note(r.pointer, None, f"{r.action}: {r.detail} [{r.rule}]") for r in analysis.repairs]
+    elif analysis.repaired is not None:
+        notes = [Note(r.pointer, None, f"{r.action}: {r.detail} [{r.rule}]") for r in analysis.repaired.repairs]
         how = "repaired on the way"
     else:
         how = "rewritten on the way"

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -38,7 +38,8 @@ class Mark(Enum):
 
 @dataclass(slots=True)
 class Entry:
-    kind: str  # "message", "call", "result", "state" (opaque), "error"; MCP: "request", "response"
+    kind: Literal["message", "call", "result", "state", "error", "request", "response"]  # state: opaque;
+    # request/response: an MCP exchange
     text: str  # the gist: a message's text, a call's arguments, a result's content, method(params)
     pointer: str  # where it is in its document (the request's, or the response's when the turn is new)
     call_id: str | None = None
