@@ -14,7 +14,7 @@ import orjson
 from .flow import Flow, Mode, header
 from .wire import check, jsonsafe
 from .wire import profiles
-from .wire.fix import fix
+from .wire.fix import FixResult, fix
 from .wire.translate import RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.session import check_session, entries_from_flows
@@ -35,6 +35,9 @@ class Analysis:
     # translate mode: the pure bridge's translation of `request`, recomputed (the store keeps only
     # the loss report as text); None when the flow is not translated or the bridge refused it
     translation: RequestTranslation | None = None
+    # repair mode: the pure fixer's repair of `request`, recomputed like `translation` (the diff view
+    # shows each repair on its line, the conversation the aliased names)
+    repaired: FixResult | None = None
     violations: list[Violation] = field(default_factory=list)
     errors: int = 0
     warnings: int = 0
@@ -250,6 +253,7 @@ def _rewrites(flow: Flow, result: Analysis, dialect: Dialect, profile: profiles.
                 frozenset(result.translation.state.aliases.values()))
     if flow.mode is Mode.REPAIR:
         repaired = fix(result.request, dialect, profile)
+        result.repaired = repaired
         return [r.pointer for r in repaired.repairs if r.pointer], frozenset(repaired.aliases.values())
     return [], frozenset()
 

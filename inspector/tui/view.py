@@ -13,12 +13,11 @@ import orjson
 
 from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json
 from ..flow import Flow, Mode
-from ..wire import check
 from ..wire.fix import fix
 from ..wire.locate import LocatedText, pretty
 from ..wire.sse import SSEParser
 from ..wire.translate import Loss, TranslationError, UnsupportedPair, get_bridge
-from ..wire.violations import Effect, Severity, Violation, count_by_severity
+from ..wire.violations import Effect, Severity, Violation
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
 NOTHING_TO_REPAIR_NOTE = "nothing to repair: identical to the original"
@@ -274,34 +273,6 @@ def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: 
             lines["response"] = response.mark(loss.target, Severity.WARNING.value)
         located.append(Located(violation, lines))
     return located
-
-
-@dataclass(slots=True)
-class FixedView:
-    """The original request with every safe repair applied (issue 3's `F`)."""
-
-    pane: Pane
-    repairs: list[str]  # one line per repair, as the Repairs tab shows them
-    errors_left: int  # errors the checker still finds in the fixed payload
-
-
-def prepare_fixed(view: FlowView) -> FixedView | None:
-    """None when there is nothing to fix: the request is not JSON or its dialect is unknown."""
-    dialect = view.analysis.dialect
-    if view.analysis.request is None or dialect is None:
-        return None
-    result = fix(view.analysis.request, dialect)
-    located = pretty(result.payload)
-    pane = Pane(located.text, located)
-    lines = []
-    for repair in result.repairs:
-        # The pointer names the place in the original; its nearest surviving ancestor in the
-        # fixed document is where the repair shows.
-        pane.mark(repair.pointer, "repair")
-        lines.append(f"{repair.rule:<7} {repair.action:<11} {repair.pointer or '/'}  {repair.detail}")
-    errors_left, _, _ = count_by_severity(check.check_request(result.payload, dialect))
-    pane.note = f"{len(result.repairs)} repairs · {errors_left} errors left · F: back to upstream"
-    return FixedView(pane, lines, errors_left)
 
 
 def fixed_request(flow: Flow) -> bytes | None:

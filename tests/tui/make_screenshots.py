@@ -1,5 +1,5 @@
 """The README screenshots: the built-in demo's turns recorded through a real forwarder into a
-fresh store, then the main views saved as SVG.
+fresh store, one failing turn replayed fixed (R), then every view saved as SVG at 80x24 and 160x48.
 
     .venv/bin/python -m tests.tui.make_screenshots [OUT_DIR]     (default: screenshots/)
 
@@ -12,6 +12,7 @@ import asyncio
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import httpx
@@ -24,7 +25,8 @@ from inspector.tui.app import InspectorApp
 from inspector.tui.bridge import EventBridge
 from inspector.tui.screens.flow import FlowScreen
 
-SIZE = (120, 36)
+# Designed at 80x24 first (a laptop terminal), then using the room at 160x48.
+SIZES = [(80, 24), (160, 48)]
 # The ports the README's commands use, so the header reads as it will for a user; an ephemeral
 # port when they are taken (the text changes, nothing else).
 FORWARDER_PORT, UPSTREAM_PORT = 8787, 8788
@@ -63,39 +65,64 @@ def record(store: Store, bridge: EventBridge) -> tuple[MockUpstream, Forwarder]:
     return upstream, forwarder
 
 
-async def shoot(app: InspectorApp, out: Path) -> list[Path]:
+async def settle(app: InspectorApp, pilot) -> None:  # type: ignore[no-untyped-def]
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def replay_fixed(app: InspectorApp, pilot, flow_id: int) -> None:  # type: ignore[no-untyped-def]
+    """`R` on a failing turn, as a user would, then wait (with a deadline) until the forwarder has
+    recorded the replay: the replay comparison needs it in the store."""
+    app.replay_flow(flow_id, fixed=True)
+    await settle(app, pilot)
+    deadline = time.monotonic() + 10
+    while not any(row.replay_of == flow_id for row in app.store.rows()):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the replay of #{flow_id} was not recorded")
+        await pilot.pause(0.05)
+
+
+async def shoot(app: InspectorApp, out: Path, size: tuple[int, int]) -> list[Path]:
+    """Every view at one terminal size; the file names carry it (flow-list-80x24.svg)."""
     saved = []
 
     def save(name: str) -> None:
-        saved.append(Path(app.save_screenshot(filename=f"{name}.svg", path=str(out))))
+        filename = f"{name}-{size[0]}x{size[1]}.svg"
+        saved.append(Path(app.save_screenshot(filename=filename, path=str(out))))
 
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
         rows = app.store.rows()
-        defective = next(r for r in rows if r.errors and r.path.endswith("/chat/completions"))
+        defective = next(r for r in rows if r.errors and r.path.endswith("/chat/completions") and r.replay_of is None)
+        if not any(row.replay_of == defective.id for row in rows):
+            await replay_fixed(app, pilot, defective.id)
         app.flows_screen.flow_list.select_id(defective.id)
         await pilot.pause()
         save("flow-list")
 
         app.open_flow(defective.id)
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         await pilot.press("n")
         await pilot.pause()
         save("flow-view")
 
-        await pilot.press("F")
-        await app.workers.wait_for_complete()
+        await pilot.press("z")  # the findings pane has the focus: each finding in full
         await pilot.pause()
-        save("fixed")
+        save("findings")
+        await pilot.press("z")
+
+        for key, name in (("t", "conversation"), ("F", "fixed-diff"), ("v", "replay-comparison")):
+            await pilot.press(key)
+            await settle(app, pilot)
+            save(name)
+            await pilot.press("escape")
+            await pilot.pause()
 
         await pilot.press("escape")
         streamed = next(r for r in rows if r.streamed)
         app.open_flow(streamed.id)
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert isinstance(app.screen, FlowScreen)
         await pilot.press("s")
         await pilot.pause()
@@ -117,8 +144,10 @@ def main(argv: list[str]) -> int:
         store = Store("flows.sqlite3")
         upstream, forwarder = record(store, bridge)
         try:
-            app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)
-            saved = asyncio.run(shoot(app, out))
+            saved = []
+            for size in SIZES:
+                app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)
+                saved += asyncio.run(shoot(app, out, size))
         finally:
             forwarder.stop()
             upstream.stop()

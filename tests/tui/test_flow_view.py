@@ -133,33 +133,6 @@ async def test_a_large_payload_uses_the_line_viewer(store: Store) -> None:
         assert len(viewer.lines) == 29 + 150 * 4  # the clean request, then 4 lines per message
 
 
-async def test_F_shows_the_fixed_request_beside_the_original(store: Store, ids: dict[str, int]) -> None:
-    app = make_app(store)
-    async with app.run_test(size=(120, 36)) as pilot:
-        screen = await open_flow(app, pilot, ids["defective"])
-        await pilot.press("F")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        right = screen.query_one("#upstream", PayloadView)
-        assert right.border_title == "Fixed"
-        assert right.border_subtitle == "3 repairs · 0 errors left · F: back to upstream"
-        fixed_text = right.viewer.text
-        assert '"type": "OBJECT"' not in fixed_text and '"type": "object"' in fixed_text
-        tabs = screen.query_one(TabbedContent)
-        assert (tabs.active, str(tabs.get_tab("tab-repairs").label)) == ("tab-repairs", "Repairs (3)")
-        repairs = screen.query_one("#repairs", LineViewer).lines
-        assert repairs == [
-            "OC-05   converted   /tools/0/function/parameters/type  genai type 'OBJECT' written as JSON Schema 'object'",
-            "OC-05   converted   /tools/0/function/parameters/properties/url/type  genai type 'STRING' written as "
-            "JSON Schema 'string'",
-            'OC-17   set         /messages/2/content  missing tool content set to ""',
-        ]
-        await pilot.press("F")
-        await pilot.pause()
-        assert (right.border_title, right.border_subtitle) == (
-            "Sent upstream", "identical to the original (passthrough)")
-
-
 async def test_a_body_that_is_not_json_is_shown_as_received(store: Store) -> None:
     from inspector.flow import Flow, FlowState
 

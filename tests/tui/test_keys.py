@@ -30,7 +30,7 @@ async def test_question_mark_lists_every_key(store: Store, ids: dict[str, int]) 
         keys = [key.rstrip(",") for key, *_ in lines]
         assert keys == ["q", "/", "esc", "r", "R", "x", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
                         "~d", "~m", "~s", "~v", "~t", "~e", "~r", "#N", "text", "&",
-                        "esc", "r", "R", "x", "s", "H", "n", "N", "F", "p", "z",
+                        "esc", "r", "R", "x", "s", "H", "n", "N", "F", "p", "z", "t", "d", "v",
                         "/", "n", "N", "esc", "w",
                         "ctrl+q", "?", "tab", "ctrl+p"]
         lines = text.splitlines()

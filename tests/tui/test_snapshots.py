@@ -68,3 +68,22 @@ def test_stream_chunks_at(snap_compare, store: Store, ids: dict[str, int], size:
         await pilot.pause()
 
     assert snap_compare(make_app(store), terminal_size=size, run_before=open_chunks)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+@pytest.mark.parametrize(("flow", "key"), [("defective", "t"), ("defective", "F"), ("replay", "v")],
+                         ids=["conversation", "fixed-diff", "replay-comparison"])
+def test_view_at(snap_compare, store: Store, ids: dict[str, int], size: tuple[int, int], flow: str,
+                 key: str) -> None:
+    """The views that explain a failing turn, stacked at 80 columns and side by side at 160."""
+    async def open_view(pilot) -> None:
+        pilot.app.open_flow(ids[flow])
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(make_app(store), terminal_size=size, run_before=open_view)

@@ -29,10 +29,13 @@ from ...flow import Flow, FlowState
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
-from ..view import UNCHANGED_TITLE, FixedView, FlowView, Located, prepare, prepare_fixed
+from ..compare import prepare_fixed_diff, prepare_replay_diff, prepare_upstream_diff
+from ..view import UNCHANGED_TITLE, FlowView, Located, prepare
 from ..widgets.lines import LineViewer, ViewerScrolled
 from ..widgets.payload import PayloadView
 from ..widgets.violations import ViolationPanel
+from .conversation import ConversationScreen
+from .diff import DiffScreen
 
 if TYPE_CHECKING:
     from ..app import InspectorApp
@@ -82,9 +85,16 @@ class FlowScreen(Screen[None]):
         Binding("N", "violation(-1)", "Prev issue", show=False, id="flow.previous-violation",
                 tooltip="Go to the previous violation"),
         Binding("F", "fixed", "Fixed", id="flow.fixed",
-                tooltip="The request with every safe repair applied (toggle)"),
+                tooltip="The request beside itself with every safe repair applied, as a diff"),
         Binding("p", "pager", "Pager", show=False, id="flow.pager", tooltip="Open the focused payload in $PAGER"),
         Binding("z", "zoom", "Zoom", id="flow.zoom", tooltip="Give the focused pane the whole screen (toggle)"),
+        # The views that explain a failing turn (compare.py).
+        Binding("t", "conversation", "Turns", id="flow.conversation",
+                tooltip="The conversation: turns, each tool call paired with its result, tools offered vs called"),
+        Binding("d", "diff_upstream", "Diff", show=False, id="flow.diff-upstream",
+                tooltip="The original request against what went upstream, the loss report on its lines"),
+        Binding("v", "diff_replay", "Vs replay", show=False, id="flow.diff-replay",
+                tooltip="This response against its replay's (or, on a replay, its origin's)"),
     ]
 
     class Prepared(Message):
@@ -92,18 +102,11 @@ class FlowScreen(Screen[None]):
             super().__init__()
             self.view = view
 
-    class FixPrepared(Message):
-        def __init__(self, fixed: FixedView | None) -> None:
-            super().__init__()
-            self.fixed = fixed
-
     def __init__(self, flow_id: int) -> None:
         super().__init__()
         self.flow_id = flow_id
         self.view: FlowView | None = None
         self.chosen: Located | None = None  # the violation the panes are showing
-        self.fixed: FixedView | None = None
-        self.showing_fixed = False
 
     @property
     def inspector(self) -> InspectorApp:
@@ -124,8 +127,6 @@ class FlowScreen(Screen[None]):
                     yield LineViewer(id="chunks", wrap=True)
                 with TabPane("Headers", id="tab-headers"):
                     yield LineViewer(id="headers")
-                with TabPane("Repairs", id="tab-repairs"):
-                    yield LineViewer(id="repairs", wrap=True)
             yield ViolationPanel(id="violations")
         yield Footer()
 
@@ -162,7 +163,6 @@ class FlowScreen(Screen[None]):
 
     def on_flow_screen_prepared(self, message: Prepared) -> None:
         view = self.view = message.view
-        self.fixed, self.showing_fixed = None, False
         self.query_one("#flow-title", Static).update(flow_title(view))
         request, upstream = self.query_one("#request", PayloadView), self.query_one("#upstream", PayloadView)
         request.border_title = UNCHANGED_TITLE if view.unchanged else "Request · original"
@@ -176,7 +176,6 @@ class FlowScreen(Screen[None]):
         tabs = self.query_one(TabbedContent)
         tabs.get_tab("tab-chunks").label = f"Stream chunks ({len(view.chunks)})"  # type: ignore[assignment]
         self.query_one(ViolationPanel).show(view.violations)
-        self.query_one("#repairs", LineViewer).load(["F computes the repairs"])
 
     @on(ViolationPanel.Chosen)
     def go_to_violation(self, event: ViolationPanel.Chosen) -> None:
@@ -186,9 +185,6 @@ class FlowScreen(Screen[None]):
                 continue
             if pane == "response":
                 self.query_one(TabbedContent).active = "tab-response"
-            if pane == "upstream" and self.showing_fixed and self.fixed is not None:
-                # The fixed document has other lines; the violation's pointer still names the place.
-                line = self.fixed.pane.line_of(event.item.violation.pointer)
             self.query_one(f"#{pane}", PayloadView).go_to(line)
 
     @on(ViewerScrolled)
@@ -244,48 +240,6 @@ class FlowScreen(Screen[None]):
         tabs = self.query_one(TabbedContent)
         tabs.active = "tab-response" if tabs.active == "tab-headers" else "tab-headers"
 
-    def action_fixed(self) -> None:
-        if self.view is None:
-            return
-        if self.showing_fixed:
-            self.showing_fixed = False
-            right = self.query_one("#upstream", PayloadView)
-            right.border_title = "Sent upstream"
-            self._show_upstream(not self.view.unchanged)
-            right.show(self.view.upstream)
-            if self.chosen is not None and "upstream" in self.chosen.lines:
-                right.go_to(self.chosen.lines["upstream"])
-            return
-        if self.fixed is None:
-            self.prepare_fixed(self.view)
-        else:
-            self._show_fixed(self.fixed)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="flow-fix", description="fix the request")
-    def prepare_fixed(self, view: FlowView) -> None:
-        self.post_message(self.FixPrepared(prepare_fixed(view)))
-
-    def on_flow_screen_fix_prepared(self, message: FixPrepared) -> None:
-        if message.fixed is None:
-            self.notify("nothing to fix: the request is not JSON of a known dialect", severity="warning")
-            return
-        self.fixed = message.fixed
-        self._show_fixed(message.fixed)
-
-    def _show_fixed(self, fixed: FixedView) -> None:
-        self.showing_fixed = True
-        right = self.query_one("#upstream", PayloadView)
-        right.border_title = "Fixed"
-        # The fixed request is read beside the original, even when the upstream pane was not needed.
-        self._show_upstream(True)
-        right.show(fixed.pane)
-        if self.chosen is not None:
-            right.go_to(fixed.pane.line_of(self.chosen.violation.pointer))
-        self.query_one("#repairs", LineViewer).load(fixed.repairs or ["nothing needed a repair"])
-        tabs = self.query_one(TabbedContent)
-        tabs.get_tab("tab-repairs").label = f"Repairs ({len(fixed.repairs)})"  # type: ignore[assignment]
-        tabs.active = "tab-repairs"
-
     def action_violation(self, delta: int) -> None:
         self.query_one(ViolationPanel).step(delta)
 
@@ -311,3 +265,30 @@ class FlowScreen(Screen[None]):
 
     def reload(self) -> None:
         self.load()
+
+    # -- the views that explain a failing turn: each computes in its own screen's thread worker ---
+
+    def action_conversation(self) -> None:
+        if self.view is not None:
+            self.app.push_screen(ConversationScreen(self.view))
+
+    def action_diff_upstream(self) -> None:
+        if self.view is not None:
+            view = self.view
+            self.app.push_screen(DiffScreen(lambda: prepare_upstream_diff(view),
+                                            title=f"#{self.flow_id} original → upstream",
+                                            absent="sent upstream unchanged: there is nothing to compare"))
+
+    def action_fixed(self) -> None:
+        if self.view is not None:
+            view = self.view
+            self.app.push_screen(DiffScreen(lambda: prepare_fixed_diff(view),
+                                            title=f"#{self.flow_id} original → fixed",
+                                            absent="nothing to fix: the request is not JSON of a known dialect"))
+
+    def action_diff_replay(self) -> None:
+        if self.view is not None:
+            view, store = self.view, self.inspector.store
+            self.app.push_screen(DiffScreen(lambda: prepare_replay_diff(store, view),
+                                            title=f"#{self.flow_id} response vs replay",
+                                            absent="neither a replay nor replayed: r or R replays it"))

@@ -8,7 +8,7 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from .. import jsonsafe
 from ..dialect import Dialect, asks_for_sse
@@ -17,7 +17,7 @@ from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
 from . import anthropic, chat, events as ev, gemini, responses
 from .common import NAMELESS, Emit, vet
-from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
+from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair, pair
 
 
 
@@ -96,6 +96,27 @@ def get_bridge(source: Dialect | str, target: Dialect | str) -> Bridge:
         hint = " (MCP documents translate with translate_document)" if Dialect.MCP in (source, target) else ""
         raise UnsupportedPair(f"no bridge from {source.value} to {target.value}{hint}; offered: {offered}")
     return Bridge(source, target)
+
+
+def read_request(dialect: Dialect, payload: Any, path: str) -> Request:
+    """A request of `dialect` in the neutral form, untranslated (the conversation view reads its
+    turns from it). Raises TranslationError naming the place the parser could not read."""
+    if not isinstance(payload, dict):
+        raise TranslationError("the request body must be a JSON object", "")
+    try:
+        return _MODULES[dialect].parse_request(payload, path)[0]
+    except _MALFORMED as exc:
+        raise TranslationError(f"malformed {dialect.value} request ({_describe(exc)})", "") from None
+
+
+def read_response(dialect: Dialect, payload: Any) -> Response:
+    """A response of `dialect` in the neutral form, untranslated; raises TranslationError."""
+    if not isinstance(payload, dict):
+        raise TranslationError("the response body must be a JSON object", "")
+    try:
+        return _MODULES[dialect].parse_response(payload, State(dialect, dialect))[0]
+    except _MALFORMED as exc:
+        raise TranslationError(f"malformed {dialect.value} response ({_describe(exc)})", "") from None
 
 
 class Bridge:
@@ -262,32 +283,25 @@ def _names(req: Request) -> set[str]:
 def _pair(req: Request, ids: IdMap, losses: list[Loss], source: Dialect) -> None:
     """Give every call an id and every result its call: calls without ids (legacy function_call,
     Gemini) get minted ones; results without ids answer the oldest unanswered call of the same
-    name (XL-05); a result that answers nothing is rejected (XL-06)."""
-    pending: list[Call] = []
-    by_id: dict[str, Call] = {}
+    name (XL-05, `model.pair`); a result that answers nothing is rejected (XL-06)."""
     for item in req.items:
-        if isinstance(item, Call):
-            if item.id is None:
-                item.id = ids.mint(item.src)
-                rule = "XL-05" if source is Dialect.OPENAI_CHAT else "XL-04"
-                losses.append(Loss(item.src, None, "synthesised", f"the call to {item.name!r} had no id; "
-                                   f"{item.id!r} pairs it with its result", rule))
-            pending.append(item)
-            by_id[item.id] = item
-        elif isinstance(item, Result):
-            if item.call_id is None:
-                call = next((c for c in pending if c.name == item.name), None)
-                if call is None:
-                    raise TranslationError(f"the result of {item.name!r} answers no earlier unanswered call of that "
-                                           "name (an orphan result)", item.src)
-                item.call_id = call.id
-            else:
-                call = by_id.get(item.call_id)
-            if call is not None:
-                if call in pending:
-                    pending.remove(call)
-                if item.name is None:
-                    item.name = call.name
+        if isinstance(item, Call) and item.id is None:
+            item.id = ids.mint(item.src)
+            rule = "XL-05" if source is Dialect.OPENAI_CHAT else "XL-04"
+            losses.append(Loss(item.src, None, "synthesised", f"the call to {item.name!r} had no id; "
+                               f"{item.id!r} pairs it with its result", rule))
+    for index, answered in pair(req.items).answers.items():
+        result = cast(Result, req.items[index])
+        if answered is None:
+            if result.call_id is None:
+                raise TranslationError(f"the result of {result.name!r} answers no earlier unanswered call of that "
+                                       "name (an orphan result)", result.src)
+            continue
+        call = cast(Call, req.items[answered])
+        if result.call_id is None:
+            result.call_id = call.id
+        if result.name is None:
+            result.name = call.name
 
 
 def _target_path(path: str, source: Dialect, target: Dialect, model: str, stream: bool) -> str:

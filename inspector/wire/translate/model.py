@@ -116,6 +116,37 @@ Item = Message | Call | Result | Opaque
 
 
 @dataclass(slots=True)
+class Pairing:
+    """Which call each tool result answers, by index into the items."""
+
+    answers: dict[int, int | None]  # result index -> the call it answers; None: it answers none (an orphan)
+    unanswered: list[int]  # calls no later result answers, in order
+
+
+def pair(items: list[Item]) -> Pairing:
+    """The one pairing of calls and results: by id, and a result without an id (legacy Chat
+    `function` messages, Gemini functionResponse) answers the oldest unanswered call of its name
+    (FIFO, XL-05). The bridge mints ids with it; the conversation view marks orphans with it."""
+    pending: list[int] = []
+    by_id: dict[str, int] = {}
+    answers: dict[int, int | None] = {}
+    for index, item in enumerate(items):
+        if isinstance(item, Call):
+            pending.append(index)
+            if item.id is not None:
+                by_id[item.id] = index
+        elif isinstance(item, Result):
+            if item.call_id is None:
+                call = next((c for c in pending if items[c].name == item.name), None)  # type: ignore[union-attr]
+            else:
+                call = by_id.get(item.call_id)
+            answers[index] = call
+            if call in pending:
+                pending.remove(call)
+    return Pairing(answers, pending)
+
+
+@dataclass(slots=True)
 class Tool:
     name: str
     description: str

@@ -1,0 +1,105 @@
+"""A structural diff, full screen: the original request against what went upstream (`d`) or against
+the fixed request (`F`), or a response against its replay's (`v`). The notes (loss report, repairs)
+sit under the rows they explain and, beside the diff, as a list; below 100 columns the list goes
+under the diff and `z` gives either pane the whole screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState
+
+from ..compare import DiffView
+from ..widgets.diff_viewer import DiffViewer
+from ..widgets.lines import LineViewer
+
+
+class DiffScreen(Screen[None]):
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    DEFAULT_CSS = """
+    DiffScreen #diff-title { height: auto; max-height: 3; padding: 0 1; background: $panel; }
+    DiffScreen #diff-body { height: 1fr; }
+    DiffScreen #diff { width: 2fr; }
+    DiffScreen #notes { width: 1fr; }
+    DiffScreen LineViewer { border: round $primary 50%; }
+    DiffScreen LineViewer:focus { border: round $accent; }
+    DiffScreen.-narrow #diff-body { layout: vertical; }
+    DiffScreen.-narrow #diff { width: 1fr; height: 1fr; }
+    DiffScreen.-narrow #notes { width: 1fr; height: 8; }
+    """
+    BINDINGS = [
+        Binding("escape,q", "back", "Back", id="diff.back", tooltip="Back to the flow"),
+        Binding("z", "zoom", "Zoom", id="diff.zoom", tooltip="Give the focused pane the whole screen (toggle)"),
+    ]
+
+    class Prepared(Message):
+        def __init__(self, view: DiffView | None) -> None:
+            super().__init__()
+            self.view = view
+
+    def __init__(self, prepare: Callable[[], DiffView | None], *, title: str, absent: str) -> None:
+        """`prepare` runs in a thread worker; `absent`: what the screen says when it returns None."""
+        super().__init__()
+        self.prepare = prepare
+        self.title_text = title
+        self.absent = absent
+        self.view: DiffView | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(f"{self.title_text} · computing…"), id="diff-title")
+        with Horizontal(id="diff-body"):
+            # Wrapped: a note or a long string read whole at 80 columns (w: one row per line).
+            yield DiffViewer(id="diff", wrap=True)
+            yield LineViewer(id="notes", wrap=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#diff", DiffViewer).border_title = "Diff"
+        self.query_one("#notes", LineViewer).border_title = "Notes"
+        self.query_one("#diff", DiffViewer).focus()
+        self.load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="diff-view", description="compute the diff")
+    def load(self) -> None:
+        """Diffing two megabyte documents is never done on the UI thread."""
+        self.post_message(self.Prepared(self.prepare()))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state is WorkerState.ERROR:
+            self.notify(f"{event.worker.description} failed: {event.worker.error!r}", severity="error", markup=False)
+            self.query_one("#diff-title", Static).update(Content(f"{self.title_text} · could not be computed"))
+
+    def on_diff_screen_prepared(self, message: Prepared) -> None:
+        self.view = view = message.view
+        viewer, notes = self.query_one("#diff", DiffViewer), self.query_one("#notes", LineViewer)
+        if view is None:
+            self.query_one("#diff-title", Static).update(Content(f"{self.title_text} · {self.absent}"))
+            viewer.load([self.absent])
+            notes.load([])
+            return
+        self.query_one("#diff-title", Static).update(Content(view.title))
+        viewer.border_subtitle = view.summary
+        viewer.load(view.lines.lines, view.lines.marks)
+        # A replay's changes have no report: the diff gets the whole screen.
+        notes.display = view.notes is not None
+        notes.load(view.notes.lines if view.notes is not None else [])
+        stops = viewer.stops()
+        if stops:  # the first change is what the user came for; centred once the viewer has its size
+            self.call_after_refresh(viewer.go_to, stops[0])
+
+    def action_back(self) -> None:
+        self.dismiss()
+
+    def action_zoom(self) -> None:
+        if self.maximized is not None:
+            self.minimize()
+        elif self.focused is not None:
+            self.maximize(self.focused)
