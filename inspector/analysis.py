@@ -14,7 +14,7 @@ import orjson
 from .flow import Flow, Mode, header
 from .wire import check, jsonsafe
 from .wire import profiles
-from .wire.fix import fix
+from .wire.fix import FixResult, fix
 from .wire.translate import RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.session import check_session, entries_from_flows
@@ -286,3 +286,15 @@ def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:
     for violation in check_session(entries_from_flows(flows)):
         found.setdefault(int(violation.where), []).append(_with_where(violation, "session"))
     return found
+
+
+def safe_repairs(analysis: Analysis) -> FixResult | None:
+    """The flow's request with every safe repair applied (what a fixed replay, `R`, sends, and what
+    a fixed fixture carries); None when the request is not JSON of a known dialect or cannot be
+    repaired faithfully."""
+    if analysis.request is None or analysis.dialect is None:
+        return None
+    try:
+        return fix(analysis.request, analysis.dialect)
+    except jsonsafe.Unfaithful:
+        return None

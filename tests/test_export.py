@@ -39,7 +39,7 @@ def test_passthrough_fixture_in_full():
     flow = chat_flow()
     assert fixture(flow, analyse(flow)) == {
         "format": "toolwire-fixture",
-        "version": 1,
+        "version": 2,
         "dialect": "openai-chat",
         "mode": "passthrough",
         "translate": None,
@@ -56,6 +56,7 @@ def test_passthrough_fixture_in_full():
         },
         "upstream_request": {
             "url": "{upstream}/v1/chat/completions?key=[redacted]&alt=json",
+            "host": "127.0.0.1",
             "headers": ["Authorization: [redacted]", "Content-Type: application/json", "User-Agent: OpenAI/Python 9"],
             "same_body_as_request": True,
         },
@@ -69,6 +70,7 @@ def test_passthrough_fixture_in_full():
         },
         "notes": [],
         "violations": [],
+        "fixed": None,
     }
 
 

@@ -1,0 +1,235 @@
+"""Recorded turns from files: our fixtures, HAR files (ours, mitmproxy's, browsers' devtools, HTTP
+Toolkit's) and vcrpy cassettes (YAML or JSON), as Flows. The one reader `open`, `mock` and `check`
+use: whatever the format, a turn becomes a Flow and is judged, served and shown like a recorded one.
+
+A file this version cannot read says why in a LoadError (one line, the file named); a fixture of a
+newer format version is refused rather than half-read."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from . import export
+from .analysis import decode_body
+from .flow import Chunk, Flow, FlowState, Mode, header
+from .redact import redact_headers, redacted, secret_values
+from .wire import jsonsafe
+
+
+class LoadError(ValueError):
+    """The file is not a recording this version can read; the message says why."""
+
+
+@dataclass(slots=True)
+class Turn:
+    """One loaded exchange. `fixture`: our fixture's data when the file carried it (its recorded
+    findings and fixed form), else None."""
+
+    flow: Flow
+    source: str  # file name, and the entry's place in it when it holds several
+    fixture: dict[str, Any] | None = None
+
+
+def load(path: str | Path) -> list[Turn]:
+    """Every turn in the file at `path`."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LoadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return load_bytes(data, str(path))
+
+
+def load_bytes(data: bytes, source: str) -> list[Turn]:
+    document = _document(data, source)
+    if isinstance(document, dict) and document.get("format") == export.FORMAT:
+        return [Turn(flow_from_fixture(document, source), source, document)]
+    if isinstance(document, dict) and isinstance(document.get("log"), dict):
+        from .har import turns_from_har
+
+        return turns_from_har(document, source)
+    if isinstance(document, dict) and isinstance(document.get("interactions"), list):
+        from .cassette import turns_from_cassette
+
+        return turns_from_cassette(document, source)
+    raise LoadError(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
+
+
+def _document(data: bytes, source: str) -> Any:
+    stripped = data.lstrip()
+    if stripped[:1] in (b"{", b"["):
+        try:
+            return jsonsafe.loads(data)  # a body replayed rounded would not be the recording
+        except (orjson.JSONDecodeError, jsonsafe.Unfaithful) as exc:
+            raise LoadError(f"{source}: not valid JSON: {exc}") from exc
+    import yaml  # cassettes are YAML; only they need it
+
+    try:
+        return yaml.safe_load(data)
+    except yaml.YAMLError as exc:
+        # vcrpy writes bytes bodies as !!binary, which safe_load reads; anything else is not a cassette.
+        raise LoadError(f"{source}: neither JSON nor YAML: {str(exc).splitlines()[0]}") from exc
+
+
+# -- our fixture -------------------------------------------------------------------------------
+
+def body_bytes(body: Any) -> bytes:
+    """A fixture body (see export.body_value) back to bytes; JSON is written compactly."""
+    if body is None:
+        return b""
+    if "json" in body:
+        return jsonsafe.dumps(body["json"])
+    if "text" in body:
+        return body["text"].encode()
+    return base64.b64decode(body["base64"])
+
+
+def header_pairs(lines: list[str]) -> list[tuple[str, str]]:
+    """Fixture headers ("name: value" lines) back to pairs."""
+    return [(name, value) for name, _, value in (line.partition(": ") for line in lines)]
+
+
+def _decoded_headers(headers: list[tuple[str, str]], body: Any) -> list[tuple[str, str]]:
+    """A body the fixture holds decoded no longer has the recorded content-encoding nor length."""
+    if not isinstance(body, dict) or "content_encoding" not in body:
+        return headers
+    return [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
+
+
+def flow_from_fixture(data: dict[str, Any], source: str = "<fixture>", flow_id: int = 1) -> Flow:
+    version = data.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise LoadError(f"{source}: fixture without a valid \"version\"")
+    if version > export.VERSION:
+        raise LoadError(f"{source}: fixture format version {version} is newer than this toolwire-inspect reads "
+                        f"(up to {export.VERSION}); upgrade toolwire-inspect to read it")
+    try:
+        return _fixture_flow(data, flow_id)
+    except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as exc:
+        raise LoadError(f"{source}: malformed fixture ({type(exc).__name__}: {exc})") from exc
+
+
+def _fixture_flow(data: dict[str, Any], flow_id: int) -> Flow:
+    request, upstream, response = data["request"], data["upstream_request"], data["response"]
+    host = upstream.get("host") or ""
+    path = upstream["url"].removeprefix(export.UPSTREAM_PLACEHOLDER)
+    chunks = [Chunk(c["t_ms"] / 1000.0, body_bytes(c)) for c in response.get("chunks") or ()]
+    response_body = b"".join(c.data for c in chunks) if chunks else body_bytes(response.get("body"))
+    flow = Flow(
+        id=flow_id, session_id=0, started_at=0.0, method=request["method"], path=request["path"],
+        query=request.get("query", ""),
+        request_headers=_decoded_headers(header_pairs(request["headers"]), request.get("body")),
+        request_body=body_bytes(request.get("body")), mode=Mode(data.get("mode", "passthrough")),
+        upstream_url=(f"{_scheme(host)}://{host}{path}" if host else path),
+        upstream_request_headers=header_pairs(upstream.get("headers", [])),
+        status=response.get("status"),
+        response_headers=_decoded_headers(header_pairs(response.get("headers", [])), response.get("body")),
+        response_body=response_body, streamed=bool(response.get("streamed")), chunks=chunks,
+        ttfb_ms=response.get("ttfb_ms"), latency_ms=response.get("latency_ms"),
+        state=FlowState(data.get("state", "complete")), error=data.get("error"),
+        translate=data.get("translate"), notes=list(data.get("notes", [])),
+    )
+    if not upstream.get("same_body_as_request", True):
+        flow.upstream_request_body = body_bytes(upstream.get("body"))
+    if "upstream_response" in data:
+        flow.upstream_response_body = body_bytes(data["upstream_response"]["body"])
+    return flow
+
+
+def fixture_from_carried(carried: dict[str, Any], request_body: bytes, response_body: bytes) -> dict[str, Any]:
+    """Our fixture back from a container's bodies and what export.carried put beside them."""
+    data = orjson.loads(orjson.dumps(carried["fixture"]))  # a copy the caller may keep
+    data["request"]["body"] = _body(request_body, carried.get("request_body"))
+    if carried.get("chunks") is not None:
+        chunks, offset = [], 0
+        for chunk in carried["chunks"]:
+            part = response_body[offset:offset + chunk["bytes"]]
+            offset += chunk["bytes"]
+            chunks.append({"t_ms": chunk["t_ms"], **export.chunk_value(part)})
+        data["response"]["chunks"] = chunks
+    else:
+        data["response"]["body"] = _body(response_body, carried.get("response_body"))
+    return data
+
+
+def _body(raw: bytes, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    if meta is None:
+        return None
+    meta = dict(meta)
+    if meta.pop("base64", False):
+        return {"base64": base64.b64encode(raw).decode("ascii"), **meta}
+    return {**(export.body_value(raw) or {"text": ""}), **meta}
+
+
+def _scheme(host: str) -> str:
+    return "http" if host in ("localhost", "127.0.0.1", "::1") else "https"
+
+
+# -- shared by the HAR and cassette readers ----------------------------------------------------
+
+def split_url(url: str) -> tuple[str, str]:
+    """(path, query) of a recorded URL."""
+    parts = urlsplit(url)
+    return parts.path or "/", parts.query
+
+
+def iso_time(text: Any) -> float:
+    """A HAR startedDateTime as unix time; 0 when absent or unreadable (the UI shows no time)."""
+    if not isinstance(text, str):
+        return 0.0
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def recorded_flow(flow_id: int, method: str, url: str, request_headers: list[tuple[str, str]], request_body: bytes,
+                  status: int | None, response_headers: list[tuple[str, str]], response_body: bytes,
+                  *, started_at: float = 0.0, ttfb_ms: float | None = None,
+                  latency_ms: float | None = None) -> Flow:
+    """A turn another tool recorded (a HAR entry, a cassette's interaction) as a Flow, redacted as
+    the forwarder would have: secret headers and query values by name, and their values wherever
+    else they show."""
+    path, query = split_url(url)
+    # Devtools and cassettes keep the decoded body beside the recorded content-encoding: the header
+    # no longer describes these bytes.
+    if header(response_headers, "content-encoding") and decode_body(response_body, response_headers) is response_body:
+        response_headers = [(k, v) for k, v in response_headers
+                            if k.lower() not in ("content-encoding", "content-length")]
+    flow = Flow(
+        id=flow_id, session_id=0, started_at=started_at, method=method, path=path, query=query,
+        request_headers=redact_headers(request_headers), request_body=request_body, upstream_url=url,
+        upstream_request_headers=redact_headers(request_headers), status=status,
+        response_headers=redact_headers(response_headers), response_body=response_body,
+        ttfb_ms=ttfb_ms, latency_ms=latency_ms,
+        state=FlowState.COMPLETE if status else FlowState.ERROR,
+        error=None if status else "no response recorded", secrets=secret_values(request_headers, query, url),
+    )
+    if "text/event-stream" in flow.content_type and response_body:
+        # No per-chunk times recorded: one chunk per event, all at the first byte.
+        flow.streamed = True
+        at = (ttfb_ms or 0.0) / 1000.0
+        flow.chunks = [Chunk(at, event) for event in _events(response_body)]
+    return redacted(flow)
+
+
+def _events(body: bytes) -> list[bytes]:
+    """An SSE body cut after each blank line (the event boundaries), every byte kept."""
+    parts, start = [], 0
+    while True:
+        end = body.find(b"\n\n", start)
+        if end < 0:
+            break
+        parts.append(body[start:end + 2])
+        start = end + 2
+    if start < len(body):
+        parts.append(body[start:])
+    return parts
