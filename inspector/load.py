@@ -68,7 +68,9 @@ def _document(data: bytes, source: str) -> Any:
     if stripped[:1] in (b"{", b"["):
         try:
             return jsonsafe.loads(data)  # a body replayed rounded would not be the recording
-        except (orjson.JSONDecodeError, jsonsafe.Unfaithful) as exc:
+        except jsonsafe.Unfaithful as exc:
+            raise LoadError(f"{source}: {exc}") from exc
+        except orjson.JSONDecodeError as exc:
             raise LoadError(f"{source}: not valid JSON: {exc}") from exc
     import yaml  # cassettes are YAML; only they need it
 
@@ -113,6 +115,8 @@ def flow_from_fixture(data: dict[str, Any], source: str = "<fixture>", flow_id: 
                         f"(up to {export.VERSION}); upgrade toolwire-inspect to read it")
     try:
         return _fixture_flow(data, flow_id)
+    except jsonsafe.Unfaithful as exc:
+        raise LoadError(f"{source}: {exc}") from exc
     except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as exc:
         raise LoadError(f"{source}: malformed fixture ({type(exc).__name__}: {exc})") from exc
 

@@ -35,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         routes = [route for path in args.fixtures for route in FixtureRoute.load(path)]
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"toolwire-inspect: cannot load fixture: {exc}", file=sys.stderr)
+    except ValueError as exc:  # load.LoadError (it names the file), or a turn without a response
+        print(f"toolwire-inspect: cannot load {exc}", file=sys.stderr)
         return 2
     responder = partial(default_responder, interval=args.interval_ms / 1000.0, pieces=args.chunks)
     mock = MockUpstream(fixtures=routes, responder=responder, host=args.host, port=args.port,
