@@ -12,7 +12,7 @@ import binascii
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
@@ -23,9 +23,16 @@ from .flow import Chunk, Flow, FlowState, Mode, header
 from .redact import redact_headers, redacted, secret_values
 from .wire import jsonsafe
 
+if TYPE_CHECKING:
+    from .store import Store
+
 
 class LoadError(ValueError):
     """The file is not a recording this version can read; the message says why."""
+
+
+class NotARecording(LoadError):
+    """The file is none of the formats read here (`check` then reads it as a bare payload)."""
 
 
 @dataclass(slots=True)
@@ -39,13 +46,33 @@ class Turn:
 
 
 def load(path: str | Path) -> list[Turn]:
-    """Every turn in the file at `path`."""
+    """Every turn in the file at `path`. A format without absolute times (our fixture) gets the
+    file's modification time, so the list shows when it was written."""
     path = Path(path)
     try:
         data = path.read_bytes()
+        written = path.stat().st_mtime
     except OSError as exc:
         raise LoadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    return load_bytes(data, str(path))
+    turns = load_bytes(data, str(path))
+    for turn in turns:
+        if not turn.flow.started_at:
+            turn.flow.started_at = written
+    return turns
+
+
+def into_store(paths: list[str | Path], store: Store) -> int:
+    """Record every turn of the files at `paths` in `store` as one new session, analysed as the
+    forwarder's flows are (what `open` shows); the session's id. A LoadError before anything is
+    written if any file cannot be read."""
+    turns = [turn for path in paths for turn in load(path)]
+    session_id = store.new_session(", ".join(str(p) for p in paths), "(opened files)", "passthrough")
+    for turn in turns:
+        turn.flow.id = store.next_flow_id()
+        turn.flow.session_id = session_id
+        store.submit(turn.flow)
+    store.flush()
+    return session_id
 
 
 def load_bytes(data: bytes, source: str) -> list[Turn]:
@@ -60,7 +87,7 @@ def load_bytes(data: bytes, source: str) -> list[Turn]:
         from .cassette import turns_from_cassette
 
         return turns_from_cassette(document, source)
-    raise LoadError(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
+    raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
 
 
 def _document(data: bytes, source: str) -> Any:
@@ -75,10 +102,10 @@ def _document(data: bytes, source: str) -> Any:
     import yaml  # cassettes are YAML; only they need it
 
     try:
-        return yaml.safe_load(data)
+        return yaml.safe_load(data)  # vcrpy writes bytes bodies as !!binary, which safe_load reads
     except yaml.YAMLError as exc:
-        # vcrpy writes bytes bodies as !!binary, which safe_load reads; anything else is not a cassette.
-        raise LoadError(f"{source}: neither JSON nor YAML: {str(exc).splitlines()[0]}") from exc
+        raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette (neither JSON nor "
+                            f"YAML: {str(exc).splitlines()[0]})") from exc
 
 
 # -- our fixture -------------------------------------------------------------------------------
