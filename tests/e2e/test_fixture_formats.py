@@ -14,7 +14,9 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
+import jsonschema
 import openai
 import orjson
 import pytest
@@ -265,3 +267,55 @@ def test_a_fixture_of_a_newer_version_is_refused(recording, tmp_path):
         load(newer)
     assert str(raised.value) == (f"{newer}: fixture format version 3 is newer than this toolwire-inspect reads "
                                  "(up to 2); upgrade toolwire-inspect to read it")
+
+
+HAR_SCHEMA = Path(__file__).parent.parent / "data" / "har" / "har-1.2.schema.json"
+
+
+def test_har_export_is_valid_har_1_2(recording, tmp_path):
+    """Every field HAR 1.2 requires, of the type it requires; ours only under `_` names. The same
+    schema accepts the devtools, mitmproxy and HTTP Toolkit samples (tests/data/har)."""
+    store, out, _ = recording
+    assert main(["export", "--session", "--format", "har", "--store", str(store), "-o", str(tmp_path)]) == 0
+    validator = jsonschema.Draft202012Validator(json.loads(HAR_SCHEMA.read_text()))
+    for path in [*tmp_path.glob("*.har"), *out.glob("*.har"), *HAR_SCHEMA.parent.glob("*.har")]:
+        assert [e.message for e in validator.iter_errors(json.loads(path.read_bytes()))] == [], path
+    (session,) = tmp_path.glob("*.har")
+    entries = json.loads(session.read_bytes())["log"]["entries"]
+    assert [(e["request"]["method"], e["response"]["status"], e["_toolwire"]["chunks"] is not None) for e in entries] == [
+        ("POST", 200, False), ("POST", 200, True)]  # the fixed replay rides in the first flow's entry
+    streamed = entries[1]
+    assert [c["bytes"] for c in streamed["_toolwire"]["chunks"]] == [
+        len(c.data) for c in stored(recording, recording[2][1]).chunks]
+
+
+@pytest.mark.mitmproxy
+def test_mitmproxy_reads_the_har_export(recording):
+    """mitmproxy's own HAR reader (mitmproxy.io) loads our HAR into flows with our bytes. mitmproxy
+    pins brotli below the 1.2 we need, so it lives in a venv of its own: TOOLWIRE_MITMPROXY_PYTHON."""
+    python = os.environ.get("TOOLWIRE_MITMPROXY_PYTHON")
+    if not python:
+        pytest.skip("set TOOLWIRE_MITMPROXY_PYTHON to a Python with mitmproxy installed (see README)")
+    _, out, (first, second, _) = recording
+    script = textwrap.dedent("""
+        import json, sys
+        from mitmproxy import io
+        found = []
+        for name in sys.argv[1:]:
+            with open(name, "rb") as f:
+                for flow in io.FlowReader(f).stream():
+                    found.append([flow.request.method, flow.request.url, flow.request.get_text(),
+                                  flow.response.status_code, flow.response.get_content().decode()])
+        print(json.dumps(found))
+    """)
+    result = subprocess.run([python, "-c", script, str(out / f"{first}.har"), str(out / f"{second}.har")],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    expected = []
+    for flow_id in (first, second):
+        original = stored(recording, flow_id)
+        expected.append(["POST", "http://127.0.0.1/v1/chat/completions", original.request_body.decode(), 200,
+                         decode_body(original.response_body, original.response_headers).decode()])
+    found = json.loads(result.stdout)
+    assert [[m, u, json.loads(req), s, body] for m, u, req, s, body in found] == [
+        [m, u, json.loads(req), s, body] for m, u, req, s, body in expected]
