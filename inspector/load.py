@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gzip
+import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -126,11 +128,37 @@ def header_pairs(lines: list[str]) -> list[tuple[str, str]]:
     return [(name, value) for name, _, value in (line.partition(": ") for line in lines)]
 
 
-def _decoded_headers(headers: list[tuple[str, str]], body: Any) -> list[tuple[str, str]]:
-    """A body the fixture holds decoded no longer has the recorded content-encoding nor length."""
-    if not isinstance(body, dict) or "content_encoding" not in body:
-        return headers
-    return [(k, v) for k, v in headers if k.lower() not in ("content-encoding", "content-length")]
+def _wire(body: Any, headers: list[tuple[str, str]]) -> tuple[bytes, list[tuple[str, str]]]:
+    """A fixture body as it travels: one the fixture holds decoded is encoded again with its recorded
+    content-encoding (other bytes than the provider's, the same content), so the flow reads, shows
+    and is served as recorded. An encoding nobody here writes is dropped with the header."""
+    raw = body_bytes(body)
+    encoding = body.get("content_encoding") if isinstance(body, dict) else None
+    if not encoding:
+        return raw, headers
+    headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+    codings = [c.strip().lower() for c in encoding.split(",") if c.strip()]
+    if not all(c in _ENCODERS for c in codings):
+        return raw, [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+    for coding in codings:
+        raw = _ENCODERS[coding](raw)
+    return raw, headers
+
+
+def _brotli(data: bytes) -> bytes:
+    import brotli
+
+    return brotli.compress(data)
+
+
+def _zstd(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+_ENCODERS = {"gzip": lambda d: gzip.compress(d, mtime=0), "x-gzip": lambda d: gzip.compress(d, mtime=0),
+             "deflate": zlib.compress, "br": _brotli, "zstd": _zstd}
 
 
 def flow_from_fixture(data: dict[str, Any], source: str = "<fixture>", flow_id: int = 1) -> Flow:
@@ -153,25 +181,26 @@ def _fixture_flow(data: dict[str, Any], flow_id: int) -> Flow:
     host = upstream.get("host") or ""
     path = upstream["url"].removeprefix(export.UPSTREAM_PLACEHOLDER)
     chunks = [Chunk(c["t_ms"] / 1000.0, body_bytes(c)) for c in response.get("chunks") or ()]
-    response_body = b"".join(c.data for c in chunks) if chunks else body_bytes(response.get("body"))
+    request_body, request_headers = _wire(request.get("body"), header_pairs(request["headers"]))
+    response_body, response_headers = _wire(response.get("body"), header_pairs(response.get("headers", [])))
+    if chunks:
+        response_body = b"".join(c.data for c in chunks)
     flow = Flow(
         id=flow_id, session_id=0, started_at=0.0, method=request["method"], path=request["path"],
         query=request.get("query", ""),
-        request_headers=_decoded_headers(header_pairs(request["headers"]), request.get("body")),
-        request_body=body_bytes(request.get("body")), mode=Mode(data.get("mode", "passthrough")),
+        request_headers=request_headers, request_body=request_body, mode=Mode(data.get("mode", "passthrough")),
         upstream_url=(f"{_scheme(host)}://{host}{path}" if host else path),
         upstream_request_headers=header_pairs(upstream.get("headers", [])),
         status=response.get("status"),
-        response_headers=_decoded_headers(header_pairs(response.get("headers", [])), response.get("body")),
-        response_body=response_body, streamed=bool(response.get("streamed")), chunks=chunks,
+        response_headers=response_headers, response_body=response_body, streamed=bool(response.get("streamed")), chunks=chunks,
         ttfb_ms=response.get("ttfb_ms"), latency_ms=response.get("latency_ms"),
         state=FlowState(data.get("state", "complete")), error=data.get("error"),
         translate=data.get("translate"), notes=list(data.get("notes", [])),
     )
     if not upstream.get("same_body_as_request", True):
-        flow.upstream_request_body = body_bytes(upstream.get("body"))
+        flow.upstream_request_body, _ = _wire(upstream.get("body"), [])
     if "upstream_response" in data:
-        flow.upstream_response_body = body_bytes(data["upstream_response"]["body"])
+        flow.upstream_response_body, _ = _wire(data["upstream_response"]["body"], [])
     return flow
 
 
