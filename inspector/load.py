@@ -77,7 +77,14 @@ def into_store(paths: list[str | Path], store: Store) -> int:
     return session_id
 
 
+# Each format names itself with one of these; a file with none is not parsed at all (`check` then
+# reads it as a bare payload, which may be megabytes).
+_MARKS = (b'"toolwire-fixture"', b'"log"', b"interactions")
+
+
 def load_bytes(data: bytes, source: str) -> list[Turn]:
+    if not any(mark in data for mark in _MARKS):
+        raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
     document = _document(data, source)
     if isinstance(document, dict) and document.get("format") == export.FORMAT:
         return [Turn(flow_from_fixture(document, source), source, document)]

@@ -80,7 +80,7 @@ def test_a_vcrpy_cassette_reads_as_flows():
     assert route.matches(Received("POST", "/v1/chat/completions", "", [], first.flow.request_body))
 
 
-@pytest.mark.parametrize("text", ['{"format": "toolwire-fixture"}', '{"log": {}}', "interactions: 3\n", "{nope"])
+@pytest.mark.parametrize("text", ['{"format": "toolwire-fixture"}', '{"log": {}}', "interactions: 3\n", '{"log": nope'])
 def test_unreadable_recordings_are_refused_in_one_line(tmp_path, text):
     path = tmp_path / "bad.json"
     path.write_text(text)
@@ -90,7 +90,7 @@ def test_unreadable_recordings_are_refused_in_one_line(tmp_path, text):
         '{"format": "toolwire-fixture"}': f'{path}: fixture without a valid "version"',
         '{"log": {}}': f"{path}: a HAR file without log.entries",
         "interactions: 3\n": f"{path}: not a toolwire fixture, a HAR file or a vcrpy cassette",
-        "{nope": f"{path}: not valid JSON: unexpected character, expected a string key: line 1 column 2 (char 1)",
+        '{"log": nope': f"{path}: not valid JSON: invalid literal, expected 'null': line 1 column 9 (char 8)",
     }[text]
 
 
@@ -147,8 +147,8 @@ async def test_the_ui_shows_opened_files(tmp_path):
 
 
 def test_open_refuses_an_unreadable_file_before_starting_the_ui(tmp_path, capsys):
-    (tmp_path / "x.txt").write_text("not: [a recording")
-    assert main(["open", str(tmp_path / "x.txt")]) == 2
+    (tmp_path / "x.txt").write_text("interactions: [a recording")
+    assert main(["open", str(tmp_path / "x.txt"), str(DATA / "har" / "chrome.har")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"toolwire-inspect: {tmp_path / 'x.txt'}: not a toolwire fixture, a HAR file or a vcrpy "
-                          "cassette (neither JSON nor YAML: ")
+                          "cassette (neither JSON nor YAML: while parsing a flow sequence"), err

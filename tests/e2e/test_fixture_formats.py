@@ -323,3 +323,40 @@ def test_mitmproxy_reads_the_har_export(recording):
     found = json.loads(result.stdout)
     assert [[m, u, json.loads(req), s, body] for m, u, req, s, body in found] == [
         [m, u, json.loads(req), s, body] for m, u, req, s, body in expected]
+
+
+def test_check_judges_the_exported_turn_in_every_format(recording, capsys):
+    _, out, (first, _, _) = recording
+    files = [str(out / f"{first}.{SUFFIX[fmt]}") for fmt in FORMATS]
+    assert main(["check", *files]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [
+        line for name in files for line in (
+            f"{name}:request:/tools/0/function/parameters/type: error OC-05 function 'get_weather': type 'OBJECT' "
+            "is upper-case (genai Schema); JSON Schema wants 'object'",
+            f"{name}:request:/tools/0/function/parameters/properties/city/type: error OC-05 function 'get_weather': "
+            "type 'STRING' is upper-case (genai Schema); JSON Schema wants 'string'")
+    ] + ["3 files checked: 6 error(s), 0 warning(s), 0 info"]
+
+
+def test_export_refuses_what_it_cannot_do_in_one_line(recording, tmp_path, capsys):
+    store = str(recording[0])
+    cases = [
+        (["export", "--store", store], "export needs either FLOW_ID or --session/--select"),
+        (["export", "1", "--session", "--store", store, "-o", str(tmp_path)],
+         "export needs either FLOW_ID or --session/--select"),
+        (["export", "--session", "--store", store], "--session and --select write several files: give -o DIR"),
+        (["export", "--session", "9", "--store", store, "-o", str(tmp_path)], f"no session 9 in {store}"),
+        (["export", "--select", "~d gemini", "--store", store, "-o", str(tmp_path)],
+         "no flow to export matches '~d gemini'"),
+        (["export", "--select", "(", "--store", store, "-o", str(tmp_path)], None),
+        (["export", "99", "--store", store], f"no flow #99 in {store}"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        if message is None:
+            assert err.startswith("toolwire-inspect: --select '(': "), err
+        else:
+            assert err == f"toolwire-inspect: {message}\n", argv
+    assert list(tmp_path.iterdir()) == []
