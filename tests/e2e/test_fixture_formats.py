@@ -24,6 +24,7 @@ import vcr
 
 from inspector.analysis import analyse, decode_body, safe_repairs
 from inspector.cli import main
+from inspector.cli.open import opened_store
 from inspector.flow import header
 from inspector.load import LoadError, load
 from inspector.mock import Call, Canned, FixtureRoute, MockUpstream, chat_completion, chat_stream, sse_response
@@ -96,12 +97,17 @@ def findings(flow):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_round_trip_gives_the_same_flow_and_findings(recording, fmt):
+def test_round_trip_gives_the_same_flow_and_findings(recording, fmt, tmp_path):
+    """record → export → `open` (the files loaded into a store the UI opens read-only) → the same flows."""
     _, out, (first, second, _) = recording
-    for flow_id in (first, second):
-        original = stored(recording, flow_id)
-        (turn,) = load(out / f"{flow_id}.{SUFFIX[fmt]}")
-        flow = turn.flow
+    opened = opened_store([str(out / f"{flow_id}.{SUFFIX[fmt]}") for flow_id in (first, second)], tmp_path)
+    with opened:
+        rows = opened.rows()
+        loaded = [opened.get(row.id) for row in rows]
+    originals = [stored(recording, flow_id) for flow_id in (first, second)]
+    assert [(row.dialect, row.errors, row.streamed) for row in rows] == [("openai-chat", 2, False),
+                                                                          ("openai-chat", 0, True)]
+    for flow, original in zip(loaded, originals, strict=True):
         assert (flow.method, flow.path, flow.status, flow.streamed) == (
             original.method, original.path, original.status, original.streamed)
         assert orjson.loads(flow.request_body) == orjson.loads(original.request_body)
@@ -113,7 +119,7 @@ def test_round_trip_gives_the_same_flow_and_findings(recording, fmt):
         assert [(round(c.t * 1000, 1), c.data) for c in flow.chunks] == [
             (round(c.t * 1000, 1), c.data) for c in original.chunks]
         assert findings(flow) == findings(original)
-    assert len(stored(recording, second).chunks) > 1  # the stream really came in pieces
+    assert len(originals[1].chunks) > 1  # the stream really came in pieces
 
 
 def test_first_flow_found_the_rule_the_fixers_repair(recording):
