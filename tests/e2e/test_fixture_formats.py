@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import jsonschema
@@ -366,3 +367,21 @@ def test_export_refuses_what_it_cannot_do_in_one_line(recording, tmp_path, capsy
         else:
             assert err == f"toolwire-inspect: {message}\n", argv
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_mock_keeps_the_recorded_pacing(recording, fmt):
+    _, out, (_, second, _) = recording
+    original = stored(recording, second)
+    (route,) = FixtureRoute.load(out / f"{second}.{SUFFIX[fmt]}")
+    times = [round(c.t * 1000, 1) for c in original.chunks]
+    assert [round(delay * 1000, 1) for delay, _ in route.canned.chunks] == [
+        round(t - previous, 1) for previous, t in zip([0.0, *times], times)]
+    # Served in real time, the stream takes at least as long as it did (each delay is a wait).
+    with MockUpstream(fixtures=[route]) as offline:
+        client = openai.OpenAI(base_url=f"{offline.base_url}/v1", api_key="unused", max_retries=0)
+        started = time.monotonic()
+        list(client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES, tools=[GOOD_TOOL], stream=True))
+        took = time.monotonic() - started
+        client.close()
+    assert took >= times[-1] / 1000.0 > 0.1
