@@ -10,7 +10,6 @@ our fixture and each stream chunk's time and size. Built from the fixture: redac
 
 from __future__ import annotations
 
-import http
 from typing import Any
 
 from . import export
@@ -48,21 +47,15 @@ def _body(body: bytes) -> str | bytes:
 def _interaction(data: dict[str, Any]) -> dict[str, Any]:
     request, response = data["request"], data["response"]
     carried, request_body, response_body = export.carried(data)
-    host = data["upstream_request"].get("host") or "localhost"
-    scheme = "http" if host in ("localhost", "127.0.0.1", "::1") else "https"
-    uri = f"{scheme}://{host}{request['path']}" + (f"?{request['query']}" if request["query"] else "")
     status = response["status"]
     if status is None:
         raise ValueError("the recorded turn has no response: a cassette cannot hold it")
-    try:
-        reason = http.HTTPStatus(status).phrase
-    except ValueError:
-        reason = ""
     return {
         "request": {"body": _body(request_body) if request["body"] is not None else None,
-                    "headers": _headers(request["headers"]), "method": request["method"], "uri": uri},
+                    "headers": _headers(request["headers"]), "method": request["method"],
+                    "uri": export.client_url(data)},
         "response": {"body": {"string": _body(response_body)}, "headers": _headers(response["headers"]),
-                     "status": {"code": status, "message": reason}},
+                     "status": {"code": status, "message": export.reason_phrase(status)}},
         "_toolwire": carried,
     }
 

@@ -11,6 +11,7 @@ documented in docs/fixtures.md; `inspector.load` reads it back (and refuses newe
 from __future__ import annotations
 
 import base64
+import http
 import json
 import os
 from pathlib import Path
@@ -22,9 +23,10 @@ from urllib.parse import urlsplit
 import orjson
 
 from .analysis import Analysis, BodyTooLarge, analyse, decode_body, safe_repairs
-from .flow import FIXED_REPLAY_NOTE, Flow, header
+from .flow import FIXED_REPLAY_NOTE, Flow, FlowState, header
 from .redact import redacted
 from .wire import jsonsafe
+from .wire.check import check_request
 
 if TYPE_CHECKING:
     from .store import Store
@@ -161,8 +163,6 @@ def _fixed(analysis: Analysis, replay: Flow | None) -> dict[str, Any] | None:
     if repaired is None or not repaired.repairs:
         return None
     assert analysis.dialect is not None  # safe_repairs answers only for a known dialect
-    from .wire.check import check_request  # noqa: PLC0415 - the fixed request is judged like any request
-
     fixed: dict[str, Any] = {
         "request": {"body": {"json": repaired.payload}},
         "repairs": [{"rule": r.rule, "pointer": r.pointer, "action": r.action, "detail": r.detail}
@@ -188,8 +188,29 @@ def turn_pair(flow: Flow, get: Callable[[int], Flow | None],
         if original is not None:
             return original, flow
         return flow, None
-    found = [f for f in map(get, replays_of(flow.id)) if f is not None and f.state.value != "pending"]
+    found = [f for f in map(get, replays_of(flow.id)) if f is not None and f.state is not FlowState.PENDING]
     return flow, (found[-1] if found else None)
+
+
+def upstream_origin(host: str) -> str:
+    """`scheme://host` of a fixture's upstream host name (the port is not kept): plain HTTP on
+    loopback, where local servers listen, else HTTPS."""
+    host = host or "localhost"
+    return f"{'http' if host in ('localhost', '127.0.0.1', '::1') else 'https'}://{host}"
+
+
+def client_url(data: dict[str, Any]) -> str:
+    """The URL of a fixture's request as the client sent it, on the upstream's host (HAR, cassettes)."""
+    request = data["request"]
+    return (upstream_origin(data["upstream_request"].get("host") or "") + request["path"]
+            + (f"?{request['query']}" if request["query"] else ""))
+
+
+def reason_phrase(status: int | None) -> str:
+    try:
+        return http.HTTPStatus(status or 0).phrase
+    except ValueError:
+        return ""
 
 
 def carried(data: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:

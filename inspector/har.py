@@ -11,8 +11,8 @@ stable like the fixture."""
 from __future__ import annotations
 
 import base64
-import http
 import json
+from importlib import metadata
 from datetime import datetime, timezone
 from typing import Any
 
@@ -21,12 +21,17 @@ from .flow import Flow, header
 from .load import LoadError, Turn, fixture_from_carried, flow_from_fixture, header_pairs, iso_time, recorded_flow
 from .redact import query_pairs
 
-CREATOR = {"name": "toolwire-inspect", "version": str(export.VERSION)}
+def _creator() -> dict[str, str]:
+    try:
+        version = metadata.version("toolwire-inspect")
+    except metadata.PackageNotFoundError:  # run from a source tree that is not installed
+        version = "unknown"
+    return {"name": "toolwire-inspect", "version": version}
 
 
 def document(turns: list[tuple[dict[str, Any], float]]) -> dict[str, Any]:
     """A HAR log of fixtures, each with the unix time its request arrived."""
-    return {"log": {"version": "1.2", "creator": CREATOR, "pages": [],
+    return {"log": {"version": "1.2", "creator": _creator(), "pages": [],
                     "entries": [_entry(data, started) for data, started in turns]}}
 
 
@@ -42,12 +47,10 @@ def _entry(data: dict[str, Any], started: float) -> dict[str, Any]:
     request, response = data["request"], data["response"]
     carried, request_body, response_body = export.carried(data)
     host = data["upstream_request"].get("host") or "localhost"
-    scheme = "http" if host in ("localhost", "127.0.0.1", "::1") else "https"
-    url = f"{scheme}://{host}{request['path']}" + (f"?{request['query']}" if request["query"] else "")
     request_headers = [line if not line.lower().startswith("host: ") else f"Host: {host}"
                        for line in request["headers"]]
     har_request: dict[str, Any] = {
-        "method": request["method"], "url": url, "httpVersion": "HTTP/1.1", "cookies": [],
+        "method": request["method"], "url": export.client_url(data), "httpVersion": "HTTP/1.1", "cookies": [],
         "headers": _pairs(request_headers),
         "queryString": [{"name": k, "value": v} for k, v in query_pairs(request["query"])],
         "headersSize": -1, "bodySize": len(request_body),
@@ -71,7 +74,7 @@ def _entry(data: dict[str, Any], started: float) -> dict[str, Any]:
         "time": latency,
         "request": har_request,
         "response": {
-            "status": status or 0, "statusText": _reason(status), "httpVersion": "HTTP/1.1", "cookies": [],
+            "status": status or 0, "statusText": export.reason_phrase(status), "httpVersion": "HTTP/1.1", "cookies": [],
             "headers": _pairs(response["headers"]), "content": content, "redirectURL": "",
             "headersSize": -1, "bodySize": -1 if status is None else len(response_body),
         },
@@ -86,13 +89,6 @@ def _text(body: bytes, meta: dict[str, Any] | None) -> str:
     if meta is not None and meta.get("base64"):
         return base64.b64encode(body).decode("ascii")
     return body.decode("utf-8")
-
-
-def _reason(status: int | None) -> str:
-    try:
-        return http.HTTPStatus(status or 0).phrase
-    except ValueError:
-        return ""
 
 
 # -- reading -----------------------------------------------------------------------------------

@@ -87,11 +87,12 @@ def load_bytes(data: bytes, source: str) -> list[Turn]:
         raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
     document = _document(data, source)
     if isinstance(document, dict) and document.get("format") == export.FORMAT:
+        document = _faithful(data, source)
         return [Turn(flow_from_fixture(document, source), source, document)]
     if isinstance(document, dict) and isinstance(document.get("log"), dict):
         from .har import turns_from_har
 
-        return turns_from_har(document, source)
+        return turns_from_har(_faithful(data, source), source)
     if isinstance(document, dict) and isinstance(document.get("interactions"), list):
         from .cassette import turns_from_cassette
 
@@ -100,12 +101,10 @@ def load_bytes(data: bytes, source: str) -> list[Turn]:
 
 
 def _document(data: bytes, source: str) -> Any:
-    stripped = data.lstrip()
-    if stripped[:1] in (b"{", b"["):
+    """The file parsed, JSON or YAML, to tell what it is (JSON integers beyond 64 bits rounded)."""
+    if data.lstrip()[:1] in (b"{", b"["):
         try:
-            return jsonsafe.loads(data)  # a body replayed rounded would not be the recording
-        except jsonsafe.Unfaithful as exc:
-            raise LoadError(f"{source}: {exc}") from exc
+            return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             raise LoadError(f"{source}: not valid JSON: {exc}") from exc
     import yaml  # cassettes are YAML; only they need it
@@ -115,6 +114,14 @@ def _document(data: bytes, source: str) -> Any:
     except yaml.YAMLError as exc:
         raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette (neither JSON nor "
                             f"YAML: {str(exc).splitlines()[0]})") from exc
+
+
+def _faithful(data: bytes, source: str) -> Any:
+    """A JSON recording read exactly: a body replayed rounded would not be the recording."""
+    try:
+        return jsonsafe.loads(data)
+    except jsonsafe.Unfaithful as exc:
+        raise LoadError(f"{source}: {exc}") from exc
 
 
 # -- our fixture -------------------------------------------------------------------------------
@@ -188,7 +195,7 @@ def _fixture_flow(data: dict[str, Any], flow_id: int) -> Flow:
     host = upstream.get("host") or ""
     path = upstream["url"].removeprefix(export.UPSTREAM_PLACEHOLDER)
     chunks = [Chunk(c["t_ms"] / 1000.0, body_bytes(c)) for c in response.get("chunks") or ()]
-    request_body, request_headers = _wire(request.get("body"), header_pairs(request["headers"]))
+    request_body, request_headers = _wire(request.get("body"), header_pairs(request.get("headers", [])))
     response_body, response_headers = _wire(response.get("body"), header_pairs(response.get("headers", [])))
     if chunks:
         response_body = b"".join(c.data for c in chunks)
@@ -196,7 +203,7 @@ def _fixture_flow(data: dict[str, Any], flow_id: int) -> Flow:
         id=flow_id, session_id=0, started_at=0.0, method=request["method"], path=request["path"],
         query=request.get("query", ""),
         request_headers=request_headers, request_body=request_body, mode=Mode(data.get("mode", "passthrough")),
-        upstream_url=(f"{_scheme(host)}://{host}{path}" if host else path),
+        upstream_url=(export.upstream_origin(host) + path if host else path),
         upstream_request_headers=header_pairs(upstream.get("headers", [])),
         status=response.get("status"),
         response_headers=response_headers, response_body=response_body, streamed=bool(response.get("streamed")), chunks=chunks,
@@ -234,10 +241,6 @@ def _body(raw: bytes, meta: dict[str, Any] | None) -> dict[str, Any] | None:
     if meta.pop("base64", False):
         return {"base64": base64.b64encode(raw).decode("ascii"), **meta}
     return {**(export.body_value(raw) or {"text": ""}), **meta}
-
-
-def _scheme(host: str) -> str:
-    return "http" if host in ("localhost", "127.0.0.1", "::1") else "https"
 
 
 # -- shared by the HAR and cassette readers ----------------------------------------------------
