@@ -102,5 +102,6 @@ def _turn(interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
         return Turn(flow_from_fixture(data, where, flow_id), where, data)
     status = response.get("status")
     code = int(status["code"] if isinstance(status, dict) else status)
-    return Turn(recorded_flow(flow_id, str(request["method"]).upper(), str(request["uri"]), _pairs(request.get("headers")),
-                              request_body, code, _pairs(response.get("headers")), response_body), where)
+    flow = recorded_flow(flow_id, str(request["method"]).upper(), str(request["uri"]), _pairs(request.get("headers")),
+                         request_body, code, _pairs(response.get("headers")), response_body)
+    return Turn(flow, where)

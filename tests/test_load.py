@@ -73,7 +73,8 @@ def test_a_vcrpy_cassette_reads_as_flows():
     assert ("authorization", "[redacted]") in first.flow.request_headers
     assert ("set-cookie", "[redacted]") in first.flow.response_headers
     assert [(v.where, v.rule, v.pointer, v.severity.value) for v in analyse(second.flow).violations] == [
-        ("request", "OC-12", "/messages/1/content", "info"), ("request", "OC-19", "/messages/1/tool_calls/0/id", "error")]
+        ("request", "OC-12", "/messages/1/content", "info"),
+        ("request", "OC-19", "/messages/1/tool_calls/0/id", "error")]
     assert (second.flow.streamed, len(second.flow.chunks)) == (True, 3)
     route = FixtureRoute.from_flow(first.flow, first.source)
     assert route.path == "/v1/chat/completions"

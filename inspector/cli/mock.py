@@ -13,7 +13,8 @@ from .common import add_access_arguments, port, refusal_reporter
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("mock", help="serve exported fixtures (or scripted replies) as a fake upstream")
-    parser.add_argument("fixtures", nargs="*", metavar="FIXTURE", help="recordings to serve: fixtures, HAR files or vcrpy cassettes (`export --format json|har|vcr`)")
+    parser.add_argument("fixtures", nargs="*", metavar="FILE",
+                        help="recordings to serve: fixtures, HAR files or vcrpy cassettes (`export --format json|har|vcr`)")
     parser.add_argument("--port", type=port, default=8788, help="port to listen on (default 8788; 0 picks one)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1); beyond loopback clients need the access "

@@ -15,7 +15,8 @@ from .common import CommandError
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("open", help="browse fixtures, HAR files and vcrpy cassettes in the UI (read-only)")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="fixture (.json), HAR (.har) or vcrpy cassette (.yaml)")
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="fixture (.json), HAR (.har) or vcrpy cassette (.yaml)")
     parser.set_defaults(handler=run)
 
 

@@ -40,7 +40,8 @@ BROKEN_TOOL = {"type": "function", "function": {"name": "get_weather", "descript
                                                 "parameters": {"type": "OBJECT",
                                                                "properties": {"city": {"type": "STRING"}}}}}
 GOOD_TOOL = {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
-                                              "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                                              "parameters": {"type": "object",
+                                                             "properties": {"city": {"type": "string"}},
                                                              "required": ["city"]}}}
 MESSAGES = [{"role": "user", "content": "Weather in Paris?"}]
 ANSWER = chat_completion("Sunny.")
@@ -191,7 +192,8 @@ def test_mock_serves_each_format_back_to_the_sdk(recording, fmt):
 def test_vcrpy_replays_the_cassette_for_the_openai_sdk(recording, tmp_path):
     _, out, (first, second, _) = recording
     cassette = tmp_path / "both.yaml"
-    assert main(["export", "--select", "!~r", "--format", "vcr", "--store", str(recording[0]), "-o", str(tmp_path)]) == 0
+    assert main(["export", "--select", "!~r", "--format", "vcr", "--store", str(recording[0]),
+                 "-o", str(tmp_path)]) == 0
     (tmp_path / "selection.yaml").rename(cassette)
     # Any host: the cassette matches on method, path and body, and vcrpy never lets a request out.
     client = openai.OpenAI(base_url="http://api.invalid/v1", api_key="unused", max_retries=0)
@@ -293,8 +295,9 @@ def test_har_export_is_valid_har_1_2(recording, tmp_path):
         assert [e.message for e in validator.iter_errors(json.loads(path.read_bytes()))] == [], path
     (session,) = tmp_path.glob("*.har")
     entries = json.loads(session.read_bytes())["log"]["entries"]
-    assert [(e["request"]["method"], e["response"]["status"], e["_toolwire"]["chunks"] is not None) for e in entries] == [
-        ("POST", 200, False), ("POST", 200, True)]  # the fixed replay rides in the first flow's entry
+    # The fixed replay rides in the first flow's entry.
+    assert [(e["request"]["method"], e["response"]["status"], e["_toolwire"]["chunks"] is not None)
+            for e in entries] == [("POST", 200, False), ("POST", 200, True)]
     streamed = entries[1]
     assert [c["bytes"] for c in streamed["_toolwire"]["chunks"]] == [
         len(c.data) for c in stored(recording, recording[2][1]).chunks]
