@@ -16,7 +16,7 @@ import json
 import os
 from pathlib import Path
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -100,7 +100,9 @@ def fixture(flow: Flow, analysis: Analysis, fixed_replay: Flow | None = None) ->
     """The fixture of `flow`; `fixed_replay`: its latest replay with the safe repairs (see turn_pair)."""
     # The store holds flows redacted already, but not those an older version stored, nor a flow
     # straight from the forwarder.
-    flow = redacted(flow)
+    recorded, flow = flow, redacted(flow)
+    if flow.request_body != recorded.request_body:
+        analysis = replace(analysis, request=analyse(flow).request)  # the fixed request is made from this one
     request: dict[str, Any] = {
         "method": flow.method,
         "path": flow.path,

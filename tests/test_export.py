@@ -214,3 +214,15 @@ def test_a_turn_without_a_response_has_no_cassette_but_a_har_entry():
     assert json.loads(har)["log"]["entries"][0]["response"]["status"] == 0
     (turn,) = load_bytes(har, "turn.har")
     assert (turn.flow.status, turn.flow.state, turn.flow.error) == (None, FlowState.ERROR, "upstream unreachable")
+
+
+def test_the_fixed_request_holds_no_secret_of_the_recorded_body():
+    """A flow straight from the forwarder still carries a key in its JSON body (LiteLLM-style
+    `api_key`); the fixed request is repaired from the redacted body, not from that one."""
+    body = orjson.dumps({"model": "m", "api_key": "sk-body-secret-0123456789",
+                         "messages": [{"role": "user", "content": "hi"}],
+                         "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "OBJECT"}}}]})
+    flow = chat_flow(request_body=body)
+    data = fixture(flow, analyse(flow))
+    assert data["fixed"]["request"]["body"]["json"]["api_key"] == "[redacted]"
+    assert b"sk-body-secret" not in dumps(data)
