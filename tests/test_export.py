@@ -179,8 +179,13 @@ def _gzipped() -> Flow:
                      response_body=gzip.compress(RESPONSE, mtime=0))
 
 
+def _binary_request() -> Flow:
+    return chat_flow(request_body=b"\xff\x00 not text", response_body=b"\x89PNG\r\n",
+                     response_headers=[("content-type", "image/png")])
+
+
 ROUND_TRIPS = {"plain": chat_flow, "streamed-binary": _streamed_binary, "translated": _translated,
-               "gzipped": _gzipped}
+               "gzipped": _gzipped, "binary": _binary_request}
 
 
 @pytest.mark.parametrize("fmt", ["json", "har", "vcr"])
