@@ -26,7 +26,14 @@ def document(fixtures: list[dict[str, Any]]) -> dict[str, Any]:
 def dumps(fixtures: list[dict[str, Any]]) -> bytes:
     import yaml  # cassettes only
 
-    return yaml.safe_dump(document(fixtures), sort_keys=False, allow_unicode=True, width=1 << 20).encode("utf-8")
+    class NoAliases(yaml.SafeDumper):
+        """A value the fixture shares between two places is written twice: readers refuse aliases."""
+
+        def ignore_aliases(self, data: Any) -> bool:
+            return True
+
+    return yaml.dump(document(fixtures), Dumper=NoAliases, sort_keys=False, allow_unicode=True,
+                     width=1 << 20).encode("utf-8")
 
 
 def _headers(lines: list[str]) -> dict[str, list[str]]:

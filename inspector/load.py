@@ -109,8 +109,17 @@ def _document(data: bytes, source: str) -> Any:
             raise LoadError(f"{source}: not valid JSON: {exc}") from exc
     import yaml  # cassettes are YAML; only they need it
 
+    class NoAliases(yaml.SafeLoader):
+        """A cassette has no aliases; a file of nested ones (the "billion laughs") would be read as
+        shared references that any walk over it, ours included, would expand to billions."""
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise LoadError(f"{source}: YAML aliases (*name) are not read: no cassette has them")
+            return super().compose_node(parent, index)
+
     try:
-        return yaml.safe_load(data)  # vcrpy writes bytes bodies as !!binary, which safe_load reads
+        return yaml.load(data, Loader=NoAliases)  # vcrpy writes bytes bodies as !!binary, which it reads
     except yaml.YAMLError as exc:
         raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette (neither JSON nor "
                             f"YAML: {str(exc).splitlines()[0]})") from exc

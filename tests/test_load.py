@@ -153,3 +153,14 @@ def test_open_refuses_an_unreadable_file_before_starting_the_ui(tmp_path, capsys
     err = capsys.readouterr().err
     assert err.startswith(f"toolwire-inspect: {tmp_path / 'x.txt'}: not a toolwire fixture, a HAR file or a vcrpy "
                           "cassette (neither JSON nor YAML: while parsing a flow sequence"), err
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_is_walked(tmp_path):
+    lines = ["l0: &l0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"l{n}: &l{n} [" + ", ".join([f"*l{n - 1}"] * 10) + "]" for n in range(1, 10)]
+    laughs = "\n".join(lines) + "\ninteractions: [*l9]\n"
+    path = tmp_path / "laughs.yaml"
+    path.write_text(laughs)
+    with pytest.raises(LoadError) as raised:
+        load(path)
+    assert str(raised.value) == f"{path}: YAML aliases (*name) are not read: no cassette has them"
