@@ -289,3 +289,15 @@ def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:
     for violation in check_session(entries_from_flows(flows)):
         found.setdefault(int(violation.where), []).append(_with_where(violation, "session"))
     return found
+
+
+def safe_repairs(analysis: Analysis) -> FixResult | None:
+    """The flow's request with every safe repair applied (what a fixed replay, `R`, sends, and what
+    a fixed fixture carries); None when the request is not JSON of a known dialect or cannot be
+    repaired faithfully."""
+    if analysis.request is None or analysis.dialect is None:
+        return None
+    try:
+        return fix(analysis.request, analysis.dialect)
+    except jsonsafe.Unfaithful:
+        return None

@@ -1,28 +1,40 @@
-"""Fixtures: one recorded turn as a deterministic, redacted JSON file.
+"""Fixtures: one recorded turn as a deterministic, redacted JSON file, with its fixed form.
 
-Exporting the same flow twice gives the same bytes: no absolute time, no port, no upstream host
-(replaced by `{upstream}`), headers sorted by name, times relative to the request and rounded.
-Payload key order is kept as sent. `inspector.mock` serves these files back (`toolwire-inspect
-mock FIXTURE...`). The format is documented in the README ("Fixture format")."""
+Exporting the same flow twice gives the same bytes: no absolute time, no port (the upstream's URL
+becomes `{upstream}`, its host name alone is kept for the provider profile), headers sorted by
+name, times relative to the request and rounded. Payload key order is kept as sent. A body that
+travelled compressed is kept decoded, its wire encoding noted. When the safe repairs apply, the
+fixture also carries the fixed request, the repairs and the response of the latest fixed replay
+(`R`); exporting the original or that replay gives the same fixture (`turn_pair`). The format is
+documented in docs/fixtures.md; `inspector.load` reads it back (and refuses newer versions)."""
 
 from __future__ import annotations
 
 import base64
+import http
 import json
 import os
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
 
-from .analysis import Analysis, analyse
-from .flow import Flow
+from .analysis import Analysis, BodyTooLarge, analyse, decode_body, safe_repairs
+from .flow import FIXED_REPLAY_NOTE, Flow, FlowState, header
 from .redact import redacted
 from .wire import jsonsafe
+from .wire.check import check_request
+
+if TYPE_CHECKING:
+    from .store import Store
 
 FORMAT = "toolwire-fixture"
-VERSION = 1
+# 2: `fixed` (fixed request, repairs, fixed replay), decoded compressed bodies with
+# `content_encoding`, `upstream_request.host`.
+VERSION = 2
 UPSTREAM_PLACEHOLDER = "{upstream}"
 FORWARDER_PLACEHOLDER = "{forwarder}"
 
@@ -30,12 +42,22 @@ FORWARDER_PLACEHOLDER = "{forwarder}"
 _VOLATILE_HEADERS = frozenset({"date"})
 
 
-def body_value(body: bytes) -> dict[str, Any] | None:
+def body_value(body: bytes, headers: list[tuple[str, str]] = ()) -> dict[str, Any] | None:
     """{"json": value} when the bytes are JSON that survives being read and written back exactly,
     {"text": str} when UTF-8 (JSON too deep, with integers that would be rounded, or with lone
-    surrogates stays text: still exact), else {"base64": str}."""
+    surrogates stays text: still exact), else {"base64": str}. A body sent with a content-encoding
+    (the APIs gzip their JSON) is kept decoded, the encoding noted as "content_encoding"."""
     if not body:
         return None
+    encoding = header(list(headers), "content-encoding")
+    if encoding:
+        try:
+            decoded = decode_body(body, list(headers))
+        except BodyTooLarge:
+            decoded = body
+        if decoded is not body:
+            value = body_value(decoded)
+            return None if value is None else {**value, "content_encoding": encoding}
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
@@ -74,35 +96,28 @@ def _upstream_path(flow: Flow) -> str:
     return UPSTREAM_PLACEHOLDER + parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def fixture(flow: Flow, analysis: Analysis) -> dict[str, Any]:
+def fixture(flow: Flow, analysis: Analysis, fixed_replay: Flow | None = None) -> dict[str, Any]:
+    """The fixture of `flow`; `fixed_replay`: its latest replay with the safe repairs (see turn_pair)."""
     # The store holds flows redacted already, but not those an older version stored, nor a flow
     # straight from the forwarder.
-    flow = redacted(flow)
+    recorded, flow = flow, redacted(flow)
+    if flow.request_body != recorded.request_body:
+        analysis = replace(analysis, request=analyse(flow).request)  # the fixed request is made from this one
     request: dict[str, Any] = {
         "method": flow.method,
         "path": flow.path,
         "query": flow.query,
         "headers": _headers(flow.request_headers, host=FORWARDER_PLACEHOLDER),
-        "body": body_value(flow.request_body),
+        "body": body_value(flow.request_body, flow.request_headers),
     }
     upstream: dict[str, Any] = {
         "url": _upstream_path(flow),
+        "host": urlsplit(flow.upstream_url).hostname or "",
         "headers": _headers(flow.upstream_request_headers, host=UPSTREAM_PLACEHOLDER),
         "same_body_as_request": flow.upstream_request_body is None,
     }
     if flow.upstream_request_body is not None:
-        upstream["body"] = body_value(flow.upstream_request_body)
-    response: dict[str, Any] = {
-        "status": flow.status,
-        "headers": _headers(flow.response_headers),
-        "streamed": flow.streamed,
-        "ttfb_ms": _ms(flow.ttfb_ms),
-        "latency_ms": _ms(flow.latency_ms),
-    }
-    if flow.chunks:
-        response["chunks"] = [{"t_ms": _ms(c.t, seconds=True), **(_chunk_value(c.data))} for c in flow.chunks]
-    else:
-        response["body"] = body_value(flow.response_body)
+        upstream["body"] = body_value(flow.upstream_request_body, flow.upstream_request_headers)
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
@@ -113,20 +128,122 @@ def fixture(flow: Flow, analysis: Analysis) -> dict[str, Any]:
         "error": flow.error,
         "request": request,
         "upstream_request": upstream,
-        "response": response,
+        "response": _response(flow),
     }
     if flow.upstream_response_body is not None:
-        data["upstream_response"] = {"body": body_value(flow.upstream_response_body)}
+        data["upstream_response"] = {"body": body_value(flow.upstream_response_body, flow.response_headers)}
     data["notes"] = list(flow.notes)
-    data["violations"] = [
-        {"where": v.where, "rule": v.rule, "severity": v.severity.value, "pointer": v.pointer,
-         "message": v.message, "why": v.why, "hint": v.hint}
-        for v in analysis.violations
-    ]
+    data["violations"] = _violations(analysis.violations)
+    data["fixed"] = _fixed(analysis, fixed_replay)
     return data
 
 
-def _chunk_value(data: bytes) -> dict[str, str]:
+def _response(flow: Flow) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "status": flow.status,
+        "headers": _headers(flow.response_headers),
+        "streamed": flow.streamed,
+        "ttfb_ms": _ms(flow.ttfb_ms),
+        "latency_ms": _ms(flow.latency_ms),
+    }
+    if flow.chunks:
+        response["chunks"] = [{"t_ms": _ms(c.t, seconds=True), **(chunk_value(c.data))} for c in flow.chunks]
+    else:
+        response["body"] = body_value(flow.response_body, flow.response_headers)
+    return response
+
+
+def _violations(violations: list) -> list[dict[str, Any]]:
+    return [{"where": v.where, "rule": v.rule, "severity": v.severity.value, "pointer": v.pointer,
+             "message": v.message, "why": v.why, "hint": v.hint} for v in violations]
+
+
+def _fixed(analysis: Analysis, replay: Flow | None) -> dict[str, Any] | None:
+    """The request with the safe repairs applied (what `R` sends), the repairs, and what the fixed
+    replay got back; None when no repair applies."""
+    repaired = safe_repairs(analysis)
+    if repaired is None or not repaired.repairs:
+        return None
+    assert analysis.dialect is not None  # safe_repairs answers only for a known dialect
+    fixed: dict[str, Any] = {
+        "request": {"body": {"json": repaired.payload}},
+        "repairs": [{"rule": r.rule, "pointer": r.pointer, "action": r.action, "detail": r.detail}
+                    for r in repaired.repairs],
+        "violations": _violations(check_request(repaired.payload, analysis.dialect)),
+        "replay": None,
+    }
+    if replay is not None:
+        replay = redacted(replay)
+        replayed = analyse(replay)
+        fixed["replay"] = {**_response(replay), "state": replay.state.value, "error": replay.error,
+                           "violations": _violations([v for v in replayed.violations if v.where != "request"])}
+    return fixed
+
+
+def turn_pair(flow: Flow, get: Callable[[int], Flow | None],
+              replays_of: Callable[[int], list[int]]) -> tuple[Flow, Flow | None]:
+    """(original, its latest fixed replay or None) for `flow`, which may be either: exporting the
+    one or the other gives the same fixture. `get` reads a flow, `replays_of` lists the ids of a
+    flow's fixed replays."""
+    if flow.replay_of is not None and FIXED_REPLAY_NOTE in flow.notes:
+        original = get(flow.replay_of)
+        if original is not None:
+            return original, flow
+        return flow, None
+    found = [f for f in map(get, replays_of(flow.id)) if f is not None and f.state is not FlowState.PENDING]
+    return flow, (found[-1] if found else None)
+
+
+def upstream_origin(host: str) -> str:
+    """`scheme://host` of a fixture's upstream host name (the port is not kept): plain HTTP on
+    loopback, where local servers listen, else HTTPS."""
+    host = host or "localhost"
+    return f"{'http' if host in ('localhost', '127.0.0.1', '::1') else 'https'}://{host}"
+
+
+def client_url(data: dict[str, Any]) -> str:
+    """The URL of a fixture's request as the client sent it, on the upstream's host (HAR, cassettes)."""
+    request = data["request"]
+    return (upstream_origin(data["upstream_request"].get("host") or "") + request["path"]
+            + (f"?{request['query']}" if request["query"] else ""))
+
+
+def reason_phrase(status: int | None) -> str:
+    try:
+        return http.HTTPStatus(status or 0).phrase
+    except ValueError:
+        return ""
+
+
+def carried(data: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:
+    """A fixture split for a container with its own body fields (HAR, cassettes): (what the
+    container has no field for, the request body bytes, the response body bytes; a stream's chunks
+    concatenated). `load.fixture_from_carried` puts them back together."""
+    from .load import body_bytes  # noqa: PLC0415 - load imports this module
+
+    request, response = data["request"], data["response"]
+    chunks = response.get("chunks")
+    parts = [body_bytes(c) for c in chunks] if chunks is not None else []
+    request_meta = _meta(request["body"])
+    return ({
+        "fixture": {**{k: v for k, v in data.items() if k not in ("request", "response")},
+                    "request": {k: v for k, v in request.items() if k != "body"},
+                    "response": {k: v for k, v in response.items() if k not in ("body", "chunks")}},
+        "request_body": request_meta,
+        "response_body": None if chunks is not None else _meta(response.get("body")),
+        "chunks": None if chunks is None else [{"t_ms": c["t_ms"], "bytes": len(p)} for c, p in zip(chunks, parts)],
+    }, body_bytes(request["body"]), b"".join(parts) if chunks is not None else body_bytes(response.get("body")))
+
+
+def _meta(body: dict[str, Any] | None) -> dict[str, Any] | None:
+    """What a body value says besides its bytes: its content-encoding, and whether it was binary."""
+    if body is None:
+        return None
+    meta = {k: v for k, v in body.items() if k not in ("json", "text", "base64")}
+    return {**meta, "base64": True} if "base64" in body else meta
+
+
+def chunk_value(data: bytes) -> dict[str, str]:
     try:
         return {"text": data.decode("utf-8")}
     except UnicodeDecodeError:
@@ -137,9 +254,9 @@ def dumps(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_fixture(flow: Flow, path: str | Path) -> Path:
+def write_fixture(flow: Flow, path: str | Path, fixed_replay: Flow | None = None) -> Path:
     path = Path(path)
-    write_private(path, dumps(fixture(flow, analyse(flow))))
+    write_private(path, dumps(fixture(flow, analyse(flow), fixed_replay)))
     return path
 
 
@@ -150,3 +267,66 @@ def write_private(path: str | Path, data: bytes) -> None:
     with open(fd, "wb") as out:
         os.fchmod(fd, 0o600)
         out.write(data)
+
+
+# -- formats -----------------------------------------------------------------------------------
+
+# The formats `export` writes, and the file name each gives one flow (N) or a whole recording (S).
+FORMATS = ("json", "pytest", "vcr", "har")
+_FLOW_FILE = {"json": "flow-{n}.json", "pytest": "test_flow_{n}.py", "vcr": "flow-{n}.yaml", "har": "flow-{n}.har"}
+_RECORDING_FILE = {"vcr": ".yaml", "har": ".har"}
+
+
+@dataclass(slots=True)
+class Exported:
+    """One flow ready for any format: its fixture (with the fixed pair) and when it was recorded."""
+
+    flow_id: int
+    data: dict[str, Any]
+    started_at: float
+
+
+def exported(flow: Flow, get: Callable[[int], Flow | None], replays_of: Callable[[int], list[int]]) -> Exported:
+    original, replay = turn_pair(flow, get, replays_of)
+    return Exported(original.id, fixture(original, analyse(original), replay), original.started_at)
+
+
+def render(fmt: str, turns: list[Exported]) -> bytes:
+    """The bytes of one file of format `fmt` holding `turns` (json and pytest hold exactly one)."""
+    if fmt == "json":
+        (turn,) = turns
+        return dumps(turn.data)
+    if fmt == "pytest":
+        from .pytest_export import render as render_pytest  # noqa: PLC0415 - each format loads when used
+
+        (turn,) = turns
+        return render_pytest(turn.data, f"flow #{turn.flow_id}")
+    if fmt == "vcr":
+        from .cassette import dumps as cassette  # noqa: PLC0415
+
+        return cassette([turn.data for turn in turns if turn.data["response"]["status"] is not None])
+    if fmt == "har":
+        from .har import dumps as har  # noqa: PLC0415
+
+        return har([(turn.data, turn.started_at) for turn in turns])
+    raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}")
+
+
+def files(fmt: str, turns: list[Exported], recording: str | None = None) -> list[tuple[str, bytes]]:
+    """(file name, bytes) for `turns`: one file per flow for json and pytest, and for a cassette or a
+    HAR log unless `recording` names the one file that holds them all (`session-3`)."""
+    if fmt in _RECORDING_FILE and recording is not None:
+        return [(recording + _RECORDING_FILE[fmt], render(fmt, turns))]
+    return [(_FLOW_FILE[fmt].format(n=turn.flow_id), render(fmt, [turn])) for turn in turns]
+
+
+def default_name(fmt: str, flow_id: int) -> str:
+    return _FLOW_FILE[fmt].format(n=flow_id)
+
+
+def from_store(store: Store, flow: Flow) -> Exported:
+    """`exported` for a stored flow: its fixed replays are the store's flows that say so."""
+    def fixed_replays(flow_id: int) -> list[int]:
+        return [row.id for row in store.rows(text=f"#{flow_id}") if row.replay_of == flow_id and row.replay_fixed]
+
+    return exported(flow, store.get, fixed_replays)

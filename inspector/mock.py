@@ -7,7 +7,6 @@ serves recorded turns offline. It keeps the exact bytes of every request it rece
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
 import threading
 from collections import deque
@@ -15,13 +14,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
+from .flow import Flow
 from .proxy.access import AccessPolicy
 from .proxy.server import ServerThread, request_target
 from .redact import SECRET_QUERY_KEYS, query_pairs
-from .wire import jsonsafe
 from .wire.dialect import Dialect, asks_for_sse, from_path, is_stream_path
 from .wire.sse import encode as sse_event
 
@@ -302,17 +302,6 @@ def default_responder(request: Received, *, interval: float = 0.0, pieces: int =
 
 # -- fixtures -------------------------------------------------------------------------------------
 
-def _body_bytes(body: Any) -> bytes:
-    """A fixture body (see export.py) back to bytes."""
-    if body is None:
-        return b""
-    if "json" in body:
-        return jsonsafe.dumps(body["json"])
-    if "text" in body:
-        return body["text"].encode()
-    return base64.b64decode(body["base64"])
-
-
 def _body_value(body: bytes) -> Any:
     try:
         return ("json", orjson.loads(body))
@@ -320,9 +309,18 @@ def _body_value(body: bytes) -> Any:
         return ("bytes", body)
 
 
+# Framing is ours to redo (the body length may differ once re-serialised); a body loaded decoded
+# (load.py) is served decoded.
+_NOT_REPLAYED = frozenset({"content-length", "transfer-encoding", "connection"})
+
+
 @dataclass(slots=True)
 class FixtureRoute:
-    """One exported turn: the request it answers and the response it replays."""
+    """One recorded turn: the request it answers and the response it replays.
+
+    Matching rule (README, "mock"): the method, the path, the query without its secrets, and the
+    body (JSON-equal when JSON, else byte-equal) of what went upstream. Pacing: stream chunks are
+    sent at their recorded times (relative to the request) unless the mock is not `realtime`."""
 
     source: str
     method: str
@@ -331,40 +329,39 @@ class FixtureRoute:
     canned: Canned
 
     @classmethod
-    def load(cls, path: str | Path) -> FixtureRoute:
-        data = jsonsafe.loads(Path(path).read_bytes())  # a body replayed rounded would not be the recording
-        if not isinstance(data, dict) or data.get("format") != "toolwire-fixture":
-            raise ValueError(f"{path}: not a toolwire fixture (no \"format\": \"toolwire-fixture\")")
-        return cls.from_fixture(data, str(path))
+    def load(cls, path: str | Path) -> list[FixtureRoute]:
+        """The routes of every turn in a fixture, HAR file or cassette (a load.LoadError if none)."""
+        from .load import load
+
+        return [cls.from_flow(turn.flow, turn.source) for turn in load(path)]
 
     @classmethod
     def from_fixture(cls, data: dict, source: str = "<fixture>") -> FixtureRoute:
-        upstream = data["upstream_request"]
-        request = data["request"]
-        target = upstream["url"].removeprefix("{upstream}")
-        sent = upstream["body"] if "body" in upstream else request["body"]
-        response = data["response"]
-        if response.get("status") is None:
-            raise ValueError(f"{source}: the recorded turn has no response to replay ({data.get('error')})")
-        # Framing is ours to redo: the body length may differ once re-serialised.
-        lines = [line.partition(": ") for line in response["headers"]]  # "name: value" each
-        headers = [(k, v) for k, _, v in lines if k.lower() not in ("content-length", "transfer-encoding", "connection")]
-        if "upstream_response" in data:
+        from .load import flow_from_fixture
+
+        return cls.from_flow(flow_from_fixture(data, source), source)
+
+    @classmethod
+    def from_flow(cls, flow: Flow, source: str) -> FixtureRoute:
+        if flow.status is None:
+            raise ValueError(f"{source}: the recorded turn has no response to replay ({flow.error})")
+        parts = urlsplit(flow.upstream_url)
+        target = (parts.path or flow.path) + (f"?{parts.query}" if parts.query else "")
+        headers = [(k, v) for k, v in flow.response_headers if k.lower() not in _NOT_REPLAYED]
+        if flow.upstream_response_body is not None:
             # Translated: the client got our translation; as the upstream, replay what it sent.
-            raw = _body_bytes(data["upstream_response"]["body"])
-            streamed = response.get("streamed", False)
-            canned = Canned(status=response["status"], headers=headers,
-                            **({"chunks": [(0.0, raw)]} if streamed else {"body": raw}))
-        elif response.get("chunks") is not None:
+            raw = flow.upstream_response_body
+            canned = Canned(status=flow.status, headers=headers,
+                            **({"chunks": [(0.0, raw)]} if flow.streamed else {"body": raw}))
+        elif flow.chunks:
             chunks, previous = [], 0.0
-            for chunk in response["chunks"]:
-                t = chunk["t_ms"] / 1000.0
-                chunks.append((max(0.0, t - previous), _body_bytes(chunk)))
-                previous = t
-            canned = Canned(status=response["status"], headers=headers, chunks=chunks)
+            for chunk in flow.chunks:
+                chunks.append((max(0.0, chunk.t - previous), chunk.data))
+                previous = chunk.t
+            canned = Canned(status=flow.status, headers=headers, chunks=chunks)
         else:
-            canned = Canned(status=response["status"], headers=headers, body=_body_bytes(response.get("body")))
-        return cls(source, request["method"], target, _body_value(_body_bytes(sent)), canned)
+            canned = Canned(status=flow.status, headers=headers, body=flow.response_body)
+        return cls(source, flow.method, target, _body_value(flow.sent_upstream), canned)
 
     def matches(self, request: Received) -> bool:
         path, _, query = self.path.partition("?")

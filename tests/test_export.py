@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 
 import orjson
@@ -39,7 +40,7 @@ def test_passthrough_fixture_in_full():
     flow = chat_flow()
     assert fixture(flow, analyse(flow)) == {
         "format": "toolwire-fixture",
-        "version": 1,
+        "version": 2,
         "dialect": "openai-chat",
         "mode": "passthrough",
         "translate": None,
@@ -56,6 +57,7 @@ def test_passthrough_fixture_in_full():
         },
         "upstream_request": {
             "url": "{upstream}/v1/chat/completions?key=[redacted]&alt=json",
+            "host": "127.0.0.1",
             "headers": ["Authorization: [redacted]", "Content-Type: application/json", "User-Agent: OpenAI/Python 9"],
             "same_body_as_request": True,
         },
@@ -69,6 +71,7 @@ def test_passthrough_fixture_in_full():
         },
         "notes": [],
         "violations": [],
+        "fixed": None,
     }
 
 
@@ -154,3 +157,77 @@ def test_a_fixture_without_a_response_cannot_be_served():
         FixtureRoute.from_fixture(data, "turn.json")
     assert str(raised.value) == (
         "turn.json: the recorded turn has no response to replay (client disconnected before the upstream answered)")
+
+
+# -- every format round-trips through the one loader --------------------------------------------
+
+def _streamed_binary() -> Flow:
+    chunks = [Chunk(0.0012, b'data: {"a": 1}\n\n'), Chunk(0.0519, b"\xff\xfe raw"), Chunk(0.06, b"data: [DONE]\n\n")]
+    return chat_flow(streamed=True, chunks=chunks, response_body=b"".join(c.data for c in chunks),
+                     response_headers=[("content-type", "text/event-stream")])
+
+
+def _translated() -> Flow:
+    return chat_flow(mode=Mode.TRANSLATE, translate="openai-chat:openai-responses",
+                     upstream_url="https://api.example.com/v1/responses",
+                     upstream_request_body=b'{"model": "gpt-test", "input": []}',
+                     upstream_response_body=b'{"object": "response", "output": []}', notes=["converted /x: why"])
+
+
+def _gzipped() -> Flow:
+    return chat_flow(response_headers=[("content-type", "application/json"), ("content-encoding", "gzip")],
+                     response_body=gzip.compress(RESPONSE, mtime=0))
+
+
+def _binary_request() -> Flow:
+    return chat_flow(request_body=b"\xff\x00 not text", response_body=b"\x89PNG\r\n",
+                     response_headers=[("content-type", "image/png")])
+
+
+ROUND_TRIPS = {"plain": chat_flow, "streamed-binary": _streamed_binary, "translated": _translated,
+               "gzipped": _gzipped, "binary": _binary_request}
+
+
+@pytest.mark.parametrize("fmt", ["json", "har", "vcr"])
+@pytest.mark.parametrize("name", sorted(ROUND_TRIPS))
+def test_each_format_reads_back_as_the_same_fixture(fmt, name):
+    from inspector.export import Exported, render
+    from inspector.load import load_bytes
+
+    flow = ROUND_TRIPS[name]()
+    data = fixture(flow, analyse(flow))
+    (turn,) = load_bytes(render(fmt, [Exported(flow.id, data, flow.started_at)]), f"turn.{fmt}")
+    # The fixture of the flow read back is the fixture written: nothing lost, nothing added.
+    assert fixture(turn.flow, analyse(turn.flow)) == data
+    assert turn.fixture == data
+    if name == "gzipped":
+        assert data["response"]["body"] == {"json": orjson.loads(RESPONSE), "content_encoding": "gzip"}
+        # Read back, the body travels gzip-encoded again, as the header says.
+        assert ("content-encoding", "gzip") in turn.flow.response_headers
+        assert gzip.decompress(turn.flow.response_body) == orjson.dumps(orjson.loads(RESPONSE))
+
+
+def test_a_turn_without_a_response_has_no_cassette_but_a_har_entry():
+    from inspector.export import Exported, render
+    from inspector.load import load_bytes
+
+    flow = chat_flow(status=None, response_headers=[], response_body=b"", state=FlowState.ERROR,
+                     error="upstream unreachable")
+    data = fixture(flow, analyse(flow))
+    assert render("vcr", [Exported(flow.id, data, 0.0)]) == b"interactions: []\nversion: 1\n"
+    har = render("har", [Exported(flow.id, data, 0.0)])
+    assert json.loads(har)["log"]["entries"][0]["response"]["status"] == 0
+    (turn,) = load_bytes(har, "turn.har")
+    assert (turn.flow.status, turn.flow.state, turn.flow.error) == (None, FlowState.ERROR, "upstream unreachable")
+
+
+def test_the_fixed_request_holds_no_secret_of_the_recorded_body():
+    """A flow straight from the forwarder still carries a key in its JSON body (LiteLLM-style
+    `api_key`); the fixed request is repaired from the redacted body, not from that one."""
+    body = orjson.dumps({"model": "m", "api_key": "sk-body-secret-0123456789",
+                         "messages": [{"role": "user", "content": "hi"}],
+                         "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "OBJECT"}}}]})
+    flow = chat_flow(request_body=body)
+    data = fixture(flow, analyse(flow))
+    assert data["fixed"]["request"]["body"]["json"]["api_key"] == "[redacted]"
+    assert b"sk-body-secret" not in dumps(data)

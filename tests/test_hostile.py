@@ -305,4 +305,4 @@ def test_mock_refuses_in_one_line_a_hand_written_fixture_it_would_replay_changed
         ' "body": {"json": {"n": 1}}}, "upstream_request": {"url": "{upstream}/v1/chat/completions"}, "response": '
         '{"status": 200, "headers": ["content-type: application/json"], "body": {"json": {"x": ' + body + "}}}}")
     assert _run_apart("mock", "--port", "0", str(fixture_path)) == (
-        2, [], [f"toolwire-inspect: cannot load fixture: {reason}"])
+        2, [], [f"toolwire-inspect: cannot load {fixture_path}: {reason}"])

@@ -1,7 +1,9 @@
 """`toolwire-inspect check [--dialect D] [--profile P] [--kind K] [--json] [--explain] [--fix OUT] FILE... | -`
 and `toolwire-inspect check --session [ID] [--store PATH] [--json]` (the session rules).
 
-Lints request, response and stream files against the contract rules. Human output: one line per
+Lints request, response and stream files against the contract rules. A recording (our fixture, a HAR
+file, a vcrpy cassette) is judged exchange by exchange as a recorded flow is, the rules that need the
+request and the response together included. Human output: one line per
 violation (`file:pointer: severity RULE message`) and a summary; `--json`: a JSON array. Exit status:
 0 without error-severity violations, 1 with any (with --fix: any left after fixing), 2 when an input
 cannot be read or parsed."""
@@ -16,6 +18,8 @@ from typing import Any
 
 import orjson
 
+from ..analysis import analyse
+from ..load import LoadError, NotARecording, Turn, load_bytes
 from ..wire import jsonsafe
 from ..wire.check import DocumentCheck, check_bytes, check_document
 from ..wire.dialect import DIALECT_NAMES
@@ -98,6 +102,23 @@ def _run(args: argparse.Namespace) -> int:
             print(f"toolwire-inspect: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
             unreadable = True
             continue
+        try:
+            turns = load_bytes(body, name)
+        except NotARecording:
+            turns = None
+        except LoadError as exc:
+            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            unreadable = True
+            continue
+        if turns is not None:
+            # A fixture, HAR file or cassette: each exchange judged whole, as a recorded flow is.
+            found = _check_recording(turns, records, out, args)
+            totals = [a + b for a, b in zip(totals, found)]
+            remaining_errors += found[0]
+            if args.fix:
+                print(f"toolwire-inspect: {name}: recordings are not rewritten (export --format json carries the "
+                      "fixed request)", file=sys.stderr)
+            continue
         result = check_bytes(body, args.dialect, args.kind, args.profile)
         if result.error is not None:
             print(f"toolwire-inspect: {name}: {result.error}", file=sys.stderr)
@@ -152,6 +173,32 @@ def _run(args: argparse.Namespace) -> int:
     if unreadable:
         return 2
     return 1 if remaining_errors else 0
+
+
+def _check_recording(turns: list[Turn], records: list[dict[str, Any]], out: Any,
+                     args: argparse.Namespace) -> list[int]:
+    """Judge each recorded exchange as `analysis` judges a flow (request, response and what needs
+    both); (errors, warnings, infos). `file` names the exchange, `where` the side of it."""
+    totals = [0, 0, 0]
+    for turn in turns:
+        analysis = analyse(turn.flow)
+        documents = {"request": analysis.request, "upstream": analysis.upstream_request,
+                     "response": analysis.response, "stream": analysis.response}
+        cache: dict[int, Any] = {}
+        for violation in analysis.violations:
+            document = documents.get(violation.where)
+            if id(document) not in cache:
+                cache[id(document)] = pretty(document)
+            records.append({**violation.to_dict(), "file": turn.source,
+                            "line": cache[id(document)].line_of(violation.pointer) + 1,
+                            "dialect": analysis.dialect.value if analysis.dialect else "", "kind": violation.where})
+            if not args.json:
+                print(f"{turn.source}:{violation.where}:{violation.pointer}: {violation.severity.value} "
+                      f"{violation.rule} {violation.message}", file=out)
+                if args.explain:
+                    print(f"    why: {violation.why}\n    fix: {violation.hint}", file=out)
+        totals = [a + b for a, b in zip(totals, count_by_severity(analysis.violations))]
+    return totals
 
 
 def _run_session(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
-"""`toolwire-inspect mock`: a fake upstream. With fixture files it answers each request with the
-recorded response of the fixture it matches (method, path, query and body); without, it answers
+"""`toolwire-inspect mock`: a fake upstream. With recordings (fixtures, HAR files, vcrpy cassettes) it
+answers each request with the recorded response of the turn it matches (method, path, query without
+secrets, and body), at the recorded pace; without, it answers
 every dialect with a short scripted reply (streamed when the request asks for a stream)."""
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from .common import add_access_arguments, port, refusal_reporter
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("mock", help="serve exported fixtures (or scripted replies) as a fake upstream")
-    parser.add_argument("fixtures", nargs="*", metavar="FIXTURE", help="fixture files written by `export`")
+    parser.add_argument("fixtures", nargs="*", metavar="FILE",
+                        help="recordings to serve: fixtures, HAR files or vcrpy cassettes (`export --format json|har|vcr`)")
     parser.add_argument("--port", type=port, default=8788, help="port to listen on (default 8788; 0 picks one)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="address to listen on (default 127.0.0.1); beyond loopback clients need the access "
@@ -33,9 +35,9 @@ def run(args: argparse.Namespace) -> int:
     from .record import wait_for_signal
 
     try:
-        routes = [FixtureRoute.load(path) for path in args.fixtures]
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"toolwire-inspect: cannot load fixture: {exc}", file=sys.stderr)
+        routes = [route for path in args.fixtures for route in FixtureRoute.load(path)]
+    except ValueError as exc:  # load.LoadError (it names the file), or a turn without a response
+        print(f"toolwire-inspect: cannot load {exc}", file=sys.stderr)
         return 2
     responder = partial(default_responder, interval=args.interval_ms / 1000.0, pieces=args.chunks)
     mock = MockUpstream(fixtures=routes, responder=responder, host=args.host, port=args.port,
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     except ListenError as exc:
         print(f"toolwire-inspect: {exc}", file=sys.stderr)
         return 2
-    what = f"{len(routes)} fixture(s)" if routes else "scripted replies"
+    what = f"{len(routes)} recorded turn(s)" if routes else "scripted replies"
     print(f"mock upstream on {mock.client_url} serving {what}", flush=True)
     try:
         wait_for_signal(refusal_reporter(mock.access))

@@ -15,6 +15,7 @@ from ..wire.dialect import from_path
 from .bridge import EventBridge
 from .commands import FlowCommands, ListCommands
 from .messages import ExportFailed, ExportFinished, FlowsUpdated, ReplayFailed, ReplayFinished
+from .screens.export_format import ExportFormatScreen
 from .screens.flow import FlowScreen
 from .screens.flows import FlowsScreen
 from .screens.help import HelpScreen, binding_rows
@@ -55,6 +56,7 @@ class InspectorApp(App[None]):
         self.bridge = bridge
         self.clock = clock or time.time  # tests and screenshots pin it; "today" decides the time format
         self.export_dir = export_dir or Path.cwd()
+        self.export_format = "json"  # what `x` offers first: the last format chosen
         self.listening = None
         if forwarder is not None:
             # What the header shows; by default the forwarder's own upstream and mode.
@@ -143,16 +145,27 @@ class InspectorApp(App[None]):
         self.notify(f"#{message.original_id}: {message.reason}", title="Replay failed", severity="error",
                     markup=False)
 
+    def ask_export(self, flow_id: int) -> None:
+        """`x`: ask for the format (the last one chosen offered first), then export."""
+        def chosen(fmt: str | None) -> None:
+            if fmt is not None:
+                self.export_format = fmt
+                self.export_flow(flow_id, fmt)
+
+        self.push_screen(ExportFormatScreen(flow_id, self.export_format), chosen)
+
     @work(thread=True, exit_on_error=False, group="export", description="export a flow")
-    def export_flow(self, flow_id: int) -> None:
-        from ..export import write_fixture  # first use only, like replay
+    def export_flow(self, flow_id: int, fmt: str = "json") -> None:
+        from ..export import default_name, from_store, render, write_private  # first use only, like replay
 
         flow = self.store.get(flow_id)
         if flow is None:
             self.post_message(ExportFailed(flow_id, "not in the store"))
             return
         try:
-            path = write_fixture(flow, self.export_dir / f"flow-{flow_id}.json")
+            turn = from_store(self.store, flow)
+            path = self.export_dir / default_name(fmt, turn.flow_id)
+            write_private(path, render(fmt, [turn]))
         except OSError as exc:
             self.post_message(ExportFailed(flow_id, str(exc)))
             return

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json
+from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json, safe_repairs
 from ..flow import Flow, Mode
 from ..wire.fix import fix
 from ..wire.locate import LocatedText, pretty
@@ -278,7 +278,5 @@ def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: 
 def fixed_request(flow: Flow) -> bytes | None:
     """The request body with every safe repair applied (what "replay fixed" sends); None when the
     request is not JSON of a known dialect."""
-    analysis = analyse(flow)
-    if analysis.request is None or analysis.dialect is None:
-        return None
-    return orjson.dumps(fix(analysis.request, analysis.dialect).payload)
+    repaired = safe_repairs(analyse(flow))
+    return None if repaired is None else orjson.dumps(repaired.payload)

@@ -164,7 +164,7 @@ def test_export_is_byte_identical_and_the_mock_serves_it_back(env, tmp_path):
     assert "".join(c["text"] for c in data["response"]["chunks"]) == sent_bytes(canned).decode()
 
     # Offline: a mock serving only the fixture answers the same request with the same stream.
-    with MockUpstream(fixtures=[FixtureRoute.load(tmp_path / "one.json")], realtime=False) as offline:
+    with MockUpstream(fixtures=FixtureRoute.load(tmp_path / "one.json"), realtime=False) as offline:
         replay_client = openai.OpenAI(base_url=f"{offline.base_url}/v1", api_key="unused", max_retries=0)
         again = list(replay_client.chat.completions.create(model="gpt-4o-mini", messages=MESSAGES,
                                                            tools=[WEATHER], stream=True))

@@ -154,8 +154,8 @@ def test_mock_command_rejects_a_file_that_is_not_a_fixture(tmp_path, capsys):
     (tmp_path / "x.json").write_text("{}")
     assert main(["mock", str(tmp_path / "x.json"), "--port", "0"]) == 2
     assert capsys.readouterr().err == (
-        f'toolwire-inspect: cannot load fixture: {tmp_path / "x.json"}: not a toolwire fixture '
-        '(no "format": "toolwire-fixture")\n')
+        f'toolwire-inspect: cannot load {tmp_path / "x.json"}: not a toolwire fixture, a HAR file or a vcrpy '
+        'cassette\n')
 
 
 def test_reading_commands_refuse_a_missing_store_and_create_nothing(tmp_path, capsys):

@@ -4,12 +4,13 @@ import json
 from pathlib import Path
 
 from textual.notifications import Notify
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from inspector.analysis import analyse
 from inspector.export import dumps, fixture
 from inspector.store import Store
 from inspector.tui.messages import ExportFinished
+from inspector.tui.screens.export_format import ExportFormatScreen
 from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.screens.help import HelpScreen
@@ -69,6 +70,8 @@ async def test_x_exports_the_selected_flow_as_a_fixture(store: Store, ids: dict[
     (tmp_path / "out").mkdir()
     async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
         await pilot.press("k", "k", "k", "x")
+        assert isinstance(app.screen, ExportFormatScreen)
+        await pilot.press("enter")  # json, offered first
         done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
         path = tmp_path / "out" / f"flow-{ids['defective']}.json"
         assert (done.flow_id, done.path) == (ids["defective"], str(path))
@@ -86,11 +89,32 @@ async def test_x_in_the_flow_view_exports_that_flow(store: Store, ids: dict[str,
     app = make_app(store, export_dir=tmp_path)
     async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
         await open_flow(app, pilot, ids["streamed"])
-        await pilot.press("x")
+        await pilot.press("x", "enter")
         done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
         assert done.path == str(tmp_path / f"flow-{ids['streamed']}.json")
         flow = store.get(ids["streamed"])
         assert Path(done.path).read_bytes() == dumps(fixture(flow, analyse(flow)))
+
+
+async def test_x_asks_the_format_and_offers_the_last_one_first(store: Store, ids: dict[str, int],
+                                                                tmp_path: Path) -> None:
+    seen = Seen()
+    out = tmp_path / "out"
+    out.mkdir()
+    app = make_app(store, export_dir=out)
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        await pilot.press("x", "escape")  # cancelled: nothing written
+        assert isinstance(app.screen, FlowsScreen)
+        await pilot.press("x", "down", "down", "down", "enter")
+        done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
+        assert done.path == str(out / f"flow-{ids['replay']}.har")
+        assert json.loads(Path(done.path).read_text())["log"]["version"] == "1.2"
+        await pilot.press("k", "x")
+        assert app.screen.query_one(OptionList).highlighted == 3  # har again
+        await pilot.press("up", "enter")
+        done = await seen.wait_for(lambda m: isinstance(m, ExportFinished) and m.path.endswith(".yaml"))
+        assert done.path == str(out / f"flow-{ids['failed']}.yaml")
+        assert sorted(p.name for p in out.iterdir()) == [f"flow-{ids['failed']}.yaml", f"flow-{ids['replay']}.har"]
 
 
 async def test_pager_without_a_terminal_says_where_the_payload_is(store: Store, ids: dict[str, int]) -> None:

@@ -77,7 +77,8 @@ class FlowScreen(Screen[None]):
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
         Binding("R", "replay_fixed", "Replay fixed", show=False, id="flow.replay-fixed",
                 tooltip="Send it again with every safe repair applied (F)"),
-        Binding("x", "export", "Export", id="flow.export", tooltip="Write this flow as a JSON fixture"),
+        Binding("x", "export", "Export", id="flow.export",
+                tooltip="Export this flow (fixture, pytest, cassette or HAR)"),
         Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
         Binding("H", "headers", "Headers", show=False, id="flow.headers",
                 tooltip="Request, upstream and response headers (toggle)"),
@@ -230,7 +231,7 @@ class FlowScreen(Screen[None]):
         self.inspector.replay_flow(self.flow_id, fixed=True)
 
     def action_export(self) -> None:
-        self.inspector.export_flow(self.flow_id)
+        self.inspector.ask_export(self.flow_id)
 
     def action_chunks(self) -> None:
         tabs = self.query_one(TabbedContent)

@@ -32,7 +32,8 @@ class FlowsScreen(Screen[None]):
                 tooltip="Send the selected request upstream again, as recorded (marked ↻#N)"),
         Binding("R", "replay_fixed", "Replay fixed", show=False, id="flows.replay-fixed",
                 tooltip="Send the selected request with every safe repair applied (marked ↻F#N)"),
-        Binding("x", "export", "Export", id="flows.export", tooltip="Write the selected flow as a JSON fixture"),
+        Binding("x", "export", "Export", id="flows.export",
+                tooltip="Export the selected flow (fixture, pytest, cassette or HAR)"),
         Binding("c", "connection", "Agent settings", show=False, id="flows.connection",
                 tooltip="Show or hide every SDK variable and the store path in the header"),
     ]
@@ -147,4 +148,4 @@ class FlowsScreen(Screen[None]):
         if row is None:
             self.notify("no flow selected", severity="warning")
             return
-        self.inspector.export_flow(row.id)
+        self.inspector.ask_export(row.id)

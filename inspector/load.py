@@ -1,0 +1,315 @@
+"""Recorded turns from files: our fixtures, HAR files (ours, mitmproxy's, browsers' devtools, HTTP
+Toolkit's) and vcrpy cassettes (YAML or JSON), as Flows. The one reader `open`, `mock` and `check`
+use: whatever the format, a turn becomes a Flow and is judged, served and shown like a recorded one.
+
+A file this version cannot read says why in a LoadError (one line, the file named); a fixture of a
+newer format version is refused rather than half-read."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import zlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from . import export
+from .analysis import decode_body
+from .flow import Chunk, Flow, FlowState, Mode, header
+from .redact import redact_headers, redacted, secret_values
+from .wire import jsonsafe
+
+if TYPE_CHECKING:
+    from .store import Store
+
+
+class LoadError(ValueError):
+    """The file is not a recording this version can read; the message says why."""
+
+
+class NotARecording(LoadError):
+    """The file is none of the formats read here (`check` then reads it as a bare payload)."""
+
+
+@dataclass(slots=True)
+class Turn:
+    """One loaded exchange. `fixture`: our fixture's data when the file carried it (its recorded
+    findings and fixed form), else None."""
+
+    flow: Flow
+    source: str  # file name, and the entry's place in it when it holds several
+    fixture: dict[str, Any] | None = None
+
+
+def load(path: str | Path) -> list[Turn]:
+    """Every turn in the file at `path`. A format without absolute times (our fixture) gets the
+    file's modification time, so the list shows when it was written."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+        written = path.stat().st_mtime
+    except OSError as exc:
+        raise LoadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    turns = load_bytes(data, str(path))
+    for turn in turns:
+        if not turn.flow.started_at:
+            turn.flow.started_at = written
+    return turns
+
+
+def into_store(paths: list[str | Path], store: Store) -> int:
+    """Record every turn of the files at `paths` in `store` as one new session, analysed as the
+    forwarder's flows are (what `open` shows); the session's id. A LoadError before anything is
+    written if any file cannot be read."""
+    turns = [turn for path in paths for turn in load(path)]
+    session_id = store.new_session(", ".join(str(p) for p in paths), "(opened files)", "passthrough")
+    for turn in turns:
+        turn.flow.id = store.next_flow_id()
+        turn.flow.session_id = session_id
+        store.submit(turn.flow)
+    store.flush()
+    return session_id
+
+
+# Each format names itself with one of these; a file with none is not parsed at all (`check` then
+# reads it as a bare payload, which may be megabytes).
+_MARKS = (b'"toolwire-fixture"', b'"log"', b"interactions")
+
+
+def load_bytes(data: bytes, source: str) -> list[Turn]:
+    if not any(mark in data for mark in _MARKS):
+        raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
+    document = _document(data, source)
+    if isinstance(document, dict) and document.get("format") == export.FORMAT:
+        document = _faithful(data, source)
+        return [Turn(flow_from_fixture(document, source), source, document)]
+    if isinstance(document, dict) and isinstance(document.get("log"), dict):
+        from .har import turns_from_har
+
+        return turns_from_har(_faithful(data, source), source)
+    if isinstance(document, dict) and isinstance(document.get("interactions"), list):
+        from .cassette import turns_from_cassette
+
+        return turns_from_cassette(document, source)
+    raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
+
+
+def _document(data: bytes, source: str) -> Any:
+    """The file parsed, JSON or YAML, to tell what it is (JSON integers beyond 64 bits rounded)."""
+    if data.lstrip()[:1] in (b"{", b"["):
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise LoadError(f"{source}: not valid JSON: {exc}") from exc
+    import yaml  # cassettes are YAML; only they need it
+
+    class NoAliases(yaml.SafeLoader):
+        """A cassette has no aliases; a file of nested ones (the "billion laughs") would be read as
+        shared references that any walk over it, ours included, would expand to billions."""
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise LoadError(f"{source}: YAML aliases (*name) are not read: no cassette has them")
+            return super().compose_node(parent, index)
+
+    try:
+        return yaml.load(data, Loader=NoAliases)  # vcrpy writes bytes bodies as !!binary, which it reads
+    except yaml.YAMLError as exc:
+        raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette (neither JSON nor "
+                            f"YAML: {str(exc).splitlines()[0]})") from exc
+
+
+def _faithful(data: bytes, source: str) -> Any:
+    """A JSON recording read exactly: a body replayed rounded would not be the recording."""
+    try:
+        return jsonsafe.loads(data)
+    except jsonsafe.Unfaithful as exc:
+        raise LoadError(f"{source}: {exc}") from exc
+
+
+# -- our fixture -------------------------------------------------------------------------------
+
+def body_bytes(body: Any) -> bytes:
+    """A fixture body (see export.body_value) back to bytes; JSON is written compactly."""
+    if body is None:
+        return b""
+    if "json" in body:
+        return jsonsafe.dumps(body["json"])
+    if "text" in body:
+        return body["text"].encode()
+    return base64.b64decode(body["base64"])
+
+
+def header_pairs(lines: list[str]) -> list[tuple[str, str]]:
+    """Fixture headers ("name: value" lines) back to pairs."""
+    return [(name, value) for name, _, value in (line.partition(": ") for line in lines)]
+
+
+def _wire(body: Any, headers: list[tuple[str, str]]) -> tuple[bytes, list[tuple[str, str]]]:
+    """A fixture body as it travels: one the fixture holds decoded is encoded again with its recorded
+    content-encoding (other bytes than the provider's, the same content), so the flow reads, shows
+    and is served as recorded. An encoding nobody here writes is dropped with the header."""
+    raw = body_bytes(body)
+    encoding = body.get("content_encoding") if isinstance(body, dict) else None
+    if not encoding:
+        return raw, headers
+    headers = [(k, v) for k, v in headers if k.lower() != "content-length"]
+    codings = [c.strip().lower() for c in encoding.split(",") if c.strip()]
+    if not all(c in _ENCODERS for c in codings):
+        return raw, [(k, v) for k, v in headers if k.lower() != "content-encoding"]
+    for coding in codings:
+        raw = _ENCODERS[coding](raw)
+    return raw, headers
+
+
+def _brotli(data: bytes) -> bytes:
+    import brotli
+
+    return brotli.compress(data)
+
+
+def _zstd(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+_ENCODERS = {"gzip": lambda d: gzip.compress(d, mtime=0), "x-gzip": lambda d: gzip.compress(d, mtime=0),
+             "deflate": zlib.compress, "br": _brotli, "zstd": _zstd}
+
+
+def flow_from_fixture(data: dict[str, Any], source: str = "<fixture>", flow_id: int = 1) -> Flow:
+    version = data.get("version")
+    if not isinstance(version, int) or version < 1:
+        raise LoadError(f"{source}: fixture without a valid \"version\"")
+    if version > export.VERSION:
+        raise LoadError(f"{source}: fixture format version {version} is newer than this toolwire-inspect reads "
+                        f"(up to {export.VERSION}); upgrade toolwire-inspect to read it")
+    try:
+        return _fixture_flow(data, flow_id)
+    except jsonsafe.Unfaithful as exc:
+        raise LoadError(f"{source}: {exc}") from exc
+    except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as exc:
+        raise LoadError(f"{source}: malformed fixture ({type(exc).__name__}: {exc})") from exc
+
+
+def _fixture_flow(data: dict[str, Any], flow_id: int) -> Flow:
+    request, upstream, response = data["request"], data["upstream_request"], data["response"]
+    host = upstream.get("host") or ""
+    path = upstream["url"].removeprefix(export.UPSTREAM_PLACEHOLDER)
+    chunks = [Chunk(c["t_ms"] / 1000.0, body_bytes(c)) for c in response.get("chunks") or ()]
+    request_body, request_headers = _wire(request.get("body"), header_pairs(request.get("headers", [])))
+    response_body, response_headers = _wire(response.get("body"), header_pairs(response.get("headers", [])))
+    if chunks:
+        response_body = b"".join(c.data for c in chunks)
+    flow = Flow(
+        id=flow_id, session_id=0, started_at=0.0, method=request["method"], path=request["path"],
+        query=request.get("query", ""),
+        request_headers=request_headers, request_body=request_body, mode=Mode(data.get("mode", "passthrough")),
+        upstream_url=(export.upstream_origin(host) + path if host else path),
+        upstream_request_headers=header_pairs(upstream.get("headers", [])),
+        status=response.get("status"),
+        response_headers=response_headers, response_body=response_body, streamed=bool(response.get("streamed")),
+        chunks=chunks,
+        ttfb_ms=response.get("ttfb_ms"), latency_ms=response.get("latency_ms"),
+        state=FlowState(data.get("state", "complete")), error=data.get("error"),
+        translate=data.get("translate"), notes=list(data.get("notes", [])),
+    )
+    if not upstream.get("same_body_as_request", True):
+        flow.upstream_request_body, _ = _wire(upstream.get("body"), [])
+    if "upstream_response" in data:
+        flow.upstream_response_body, _ = _wire(data["upstream_response"]["body"], [])
+    return flow
+
+
+def fixture_from_carried(carried: dict[str, Any], request_body: bytes, response_body: bytes) -> dict[str, Any]:
+    """Our fixture back from a container's bodies and what export.carried put beside them."""
+    data = orjson.loads(orjson.dumps(carried["fixture"]))  # a copy the caller may keep
+    data["request"]["body"] = _body(request_body, carried.get("request_body"))
+    if carried.get("chunks") is not None:
+        chunks, offset = [], 0
+        for chunk in carried["chunks"]:
+            part = response_body[offset:offset + chunk["bytes"]]
+            offset += chunk["bytes"]
+            chunks.append({"t_ms": chunk["t_ms"], **export.chunk_value(part)})
+        data["response"]["chunks"] = chunks
+    else:
+        data["response"]["body"] = _body(response_body, carried.get("response_body"))
+    return data
+
+
+def _body(raw: bytes, meta: dict[str, Any] | None) -> dict[str, Any] | None:
+    if meta is None:
+        return None
+    meta = dict(meta)
+    if meta.pop("base64", False):
+        return {"base64": base64.b64encode(raw).decode("ascii"), **meta}
+    return {**(export.body_value(raw) or {"text": ""}), **meta}
+
+
+# -- shared by the HAR and cassette readers ----------------------------------------------------
+
+def split_url(url: str) -> tuple[str, str]:
+    """(path, query) of a recorded URL."""
+    parts = urlsplit(url)
+    return parts.path or "/", parts.query
+
+
+def iso_time(text: Any) -> float:
+    """A HAR startedDateTime as unix time; 0 when absent or unreadable (the UI shows no time)."""
+    if not isinstance(text, str):
+        return 0.0
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def recorded_flow(flow_id: int, method: str, url: str, request_headers: list[tuple[str, str]], request_body: bytes,
+                  status: int | None, response_headers: list[tuple[str, str]], response_body: bytes,
+                  *, started_at: float = 0.0, ttfb_ms: float | None = None,
+                  latency_ms: float | None = None) -> Flow:
+    """A turn another tool recorded (a HAR entry, a cassette's interaction) as a Flow, redacted as
+    the forwarder would have: secret headers and query values by name, and their values wherever
+    else they show."""
+    path, query = split_url(url)
+    # Devtools and cassettes keep the decoded body beside the recorded content-encoding: the header
+    # no longer describes these bytes.
+    if header(response_headers, "content-encoding") and decode_body(response_body, response_headers) is response_body:
+        response_headers = [(k, v) for k, v in response_headers
+                            if k.lower() not in ("content-encoding", "content-length")]
+    flow = Flow(
+        id=flow_id, session_id=0, started_at=started_at, method=method, path=path, query=query,
+        request_headers=redact_headers(request_headers), request_body=request_body, upstream_url=url,
+        upstream_request_headers=redact_headers(request_headers), status=status,
+        response_headers=redact_headers(response_headers), response_body=response_body,
+        ttfb_ms=ttfb_ms, latency_ms=latency_ms,
+        state=FlowState.COMPLETE if status else FlowState.ERROR,
+        error=None if status else "no response recorded", secrets=secret_values(request_headers, query, url),
+    )
+    if "text/event-stream" in flow.content_type and response_body:
+        # No per-chunk times recorded: one chunk per event, all at the first byte.
+        flow.streamed = True
+        at = (ttfb_ms or 0.0) / 1000.0
+        flow.chunks = [Chunk(at, event) for event in _events(response_body)]
+    return redacted(flow)
+
+
+def _events(body: bytes) -> list[bytes]:
+    """An SSE body cut after each blank line (the event boundaries), every byte kept."""
+    parts, start = [], 0
+    while True:
+        end = body.find(b"\n\n", start)
+        if end < 0:
+            break
+        parts.append(body[start:end + 2])
+        start = end + 2
+    if start < len(body):
+        parts.append(body[start:])
+    return parts
