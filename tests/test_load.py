@@ -35,7 +35,9 @@ def summary(path):
 def test_devtools_mitmproxy_and_http_toolkit_hars_read_as_flows():
     assert summary(DATA / "har" / "chrome.har") == (
         ("openai-chat", "POST", "/v1/chat/completions", "", 200, False, 0, 704.7, 734.5),
-        [("request", "OC-02", "/tools/0/function/name", "error")])
+        # The sample's answer calls the name the request should have declared: the pair rule sees it.
+        [("request", "OC-02", "/tools/0/function/name", "error"),
+         ("response", "XL-16", "/choices/0/message/tool_calls/0/function/name", "error")])
     assert summary(DATA / "har" / "firefox.har") == (
         ("anthropic", "POST", "/v1/messages", "", 200, True, 6, 380.0, 475.0), [])
     assert summary(DATA / "har" / "mitmproxy.har") == (
@@ -102,13 +104,15 @@ def test_check_judges_each_recorded_exchange(capsys):
     assert capsys.readouterr().out.splitlines() == [
         f"{files[0]}:request:/tools/0/function/name: error OC-02 tool name 'get weather' does not match "
         "^[a-zA-Z0-9_-]+$",
+        f"{files[0]}:response:/choices/0/message/tool_calls/0/function/name: error XL-16 the response calls "
+        "'get_weather', which the request does not declare (it declares get weather)",
         f"{files[2]}:request:/tools/0/parameters/additionalProperties: error XL-13 function 'lookup': strict:true "
         "needs additionalProperties:false on every object",
         f"{cassette}#interaction2:request:/messages/1/content: info OC-12 assistant message with tool_calls has "
         "no content key",
         f"{cassette}#interaction2:request:/messages/1/tool_calls/0/id: error OC-19 tool call 'call_v1' has no tool "
         "message before the next message",
-        "4 files checked: 3 error(s), 0 warning(s), 1 info",
+        "4 files checked: 4 error(s), 0 warning(s), 1 info",
     ]
 
 
@@ -119,7 +123,7 @@ def test_open_loads_every_file_into_a_read_only_store_and_no_secret_reaches_it(t
         assert store.read_only
         rows = store.rows()
         assert [(row.dialect, row.path, row.errors) for row in rows] == [
-            ("openai-chat", "/v1/chat/completions", 1), ("anthropic", "/v1/messages", 0),
+            ("openai-chat", "/v1/chat/completions", 2), ("anthropic", "/v1/messages", 0),
             ("gemini", "/v1beta/models/gemini-2.5-flash:generateContent", 0), ("openai-responses", "/v1/responses", 1),
             ("openai-chat", "/v1/chat/completions", 0), ("openai-chat", "/v1/chat/completions", 1)]
         assert len({row.session_id for row in rows}) == 1
