@@ -303,11 +303,3 @@ def prepare_fixed(view: FlowView) -> FixedView | None:
     pane.note = f"{len(result.repairs)} repairs · {errors_left} errors left · F: back to upstream"
     return FixedView(pane, lines, errors_left)
 
-
-def fixed_request(flow: Flow) -> bytes | None:
-    """The request body with every safe repair applied (what "replay fixed" sends); None when the
-    request is not JSON of a known dialect."""
-    analysis = analyse(flow)
-    if analysis.request is None or analysis.dialect is None:
-        return None
-    return orjson.dumps(fix(analysis.request, analysis.dialect).payload)

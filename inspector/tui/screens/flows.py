@@ -59,7 +59,7 @@ class FlowsScreen(Screen[None]):
         self.set_interval(STORE_CHECK_INTERVAL, self._show_store_problem)
 
     def _show_store_problem(self) -> None:
-        self.query_one("#connection", ConnectionBar).problem = self.inspector.store.last_error
+        self.query_one("#connection", ConnectionBar).problem = self.inspector.store_problem
 
     def _update_filter_count(self) -> None:
         flows = self.flow_list
