@@ -15,12 +15,10 @@ from ..filters import HELP as FILTER_HELP
 from .bridge import EventBridge
 from .commands import FlowCommands, ListCommands
 from .messages import ExportFailed, ExportFinished, FlowsUpdated, ForwarderStopped, ReplayFailed, ReplayFinished
-from .screens.flow import FlowScreen
 from .screens.flows import FlowsScreen
 from .screens.help import HelpScreen, binding_rows
 from .widgets.connection import ConnectionBar, Listening
 from .widgets.flow_list import FlowList
-from .widgets.payload import JsonArea, PayloadView
 
 if TYPE_CHECKING:
     from ..proxy import Forwarder
@@ -77,6 +75,13 @@ class InspectorApp(App[None]):
     def on_mount(self) -> None:
         if self.bridge is not None:
             self.bridge.attach(self)
+        # The flow view and the checker behind it are half of the app's imports (~1 s on a busy
+        # machine): imported after the list's first frame, in a thread, not before it.
+        self.call_after_refresh(self._import_flow_view)
+
+    @work(thread=True, exit_on_error=False, group="imports", description="import the flow view")
+    def _import_flow_view(self) -> None:
+        from .screens import flow  # noqa: F401
 
     def on_unmount(self) -> None:
         if self.bridge is not None:
@@ -90,6 +95,8 @@ class InspectorApp(App[None]):
 
     @on(FlowsUpdated)
     def flows_updated(self, message: FlowsUpdated) -> None:
+        from .screens.flow import FlowScreen
+
         self.flows_screen.refresh_flows()
         for screen in self.screen_stack:
             if isinstance(screen, FlowScreen) and (message.reread or screen.flow_id in message.completed):
@@ -112,9 +119,14 @@ class InspectorApp(App[None]):
     # -- commands shared by the screens -----------------------------------------------------
 
     def open_flow(self, flow_id: int) -> None:
+        from .screens.flow import FlowScreen
+
         self.push_screen(FlowScreen(flow_id))
 
     def action_help(self) -> None:
+        from .screens.flow import FlowScreen
+        from .widgets.payload import JsonArea, PayloadView
+
         if isinstance(self.screen, HelpScreen):
             return
         # Keys Textual itself provides have no Binding of ours to read; they are listed by hand.

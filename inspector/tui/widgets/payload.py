@@ -51,6 +51,9 @@ class JsonArea(TextArea):
         super().__init__(
             "", language="json", read_only=True, show_line_numbers=True, soft_wrap=False, id=id
         )
+        # Matching the bracket under the cursor scans the document in Python from the cursor: on
+        # the first line of a payload that is the whole of it, on the UI thread, at every load.
+        self.match_cursor_bracket = False
         self.marks: dict[int, str] = {}
         self.focus_line: int | None = None
         self.cursor_blink = False
