@@ -200,7 +200,7 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
     return 0
 
 
-def main() -> int:
+def main() -> None:
     # stdout is the event channel: nothing else may write there. Its descriptor moves to one that
     # no process started from here inherits (the store's analysis worker would otherwise hold the
     # pipe open, and the parent would not see this process end), and fd 1 becomes stderr.
@@ -210,9 +210,13 @@ def main() -> int:
     # A SIGTERM ends the command loop like a stop, so in-flight flows are still recorded.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
-        return serve(sys.stdin.buffer, events)
+        code = serve(sys.stdin.buffer, events)
     except KeyboardInterrupt:
-        return 130
+        code = 130
+    # The forwarder and the store are closed: the interpreter's own teardown (collecting every
+    # module) would only keep the parent's quit waiting.
+    sys.stderr.flush()
+    os._exit(code)
 
 
 # -- the parent ---------------------------------------------------------------------------------
@@ -428,4 +432,4 @@ def _end(process: subprocess.Popen[bytes], timeout: float = STOP_TIMEOUT) -> Non
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -171,3 +171,34 @@ def test_a_child_that_cannot_start_says_why(tmp_path: Path, upstream: MockUpstre
         ForwarderProcess.start("ftp://example.com", store=tmp_path / "f.sqlite3")
     assert str(refused.value) == (
         "--upstream must be an http(s) URL such as https://api.openai.com; got 'ftp://example.com'")
+
+
+async def test_keys_are_answered_while_a_2_mb_flow_loads(tmp_path: Path) -> None:
+    from inspector.tui.screens.flow import FlowScreen
+    from textual.widgets import TabbedContent
+
+    from .flows import save_flow
+
+    request = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": f"turn {n} " + "x" * 2600}
+                                                    for n in range(800)]}
+    # Analysed in the writer thread, not a worker process: this test is about the UI, not the store.
+    with Store(tmp_path / "big.sqlite3", analyse_apart=10**9) as store:
+        store.new_session("http://up.example", "http://127.0.0.1:0")
+        big = save_flow(store, request)
+        assert len(store.get(big).request_body) > 2_000_000
+        app = make_app(store)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            # The loading thread is held at the store's read lock, so the load is still running when
+            # the key comes, however fast the machine: the key must not wait for it.
+            with store._read_lock:
+                app.open_flow(big)
+                await pilot.press("s")
+                screen = app.screen
+                assert isinstance(screen, FlowScreen) and screen.view is None
+                assert screen.query_one(TabbedContent).active == "tab-chunks"
+            await settle(app, pilot)
+            assert screen.view is not None and screen.view.flow.id == big
+            assert screen.query_one(TabbedContent).active == "tab-chunks"  # the key's effect stays
+            await pilot.press("escape")
+            assert app.screen is app.flows_screen

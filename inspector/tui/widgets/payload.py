@@ -60,6 +60,10 @@ class JsonArea(TextArea):
         # The cursor-line style is applied after get_line() and would hide a mark's background.
         self.highlight_cursor_line = False
 
+    def find_matching_bracket(self, bracket: str, search_from: tuple[int, int]) -> tuple[int, int] | None:
+        # Textual 8.2.8 looks for the match at every cursor move even with matching off.
+        return None
+
     def show(self, text: str, marks: dict[int, str]) -> None:
         self.marks = marks
         self.focus_line = None
