@@ -115,6 +115,27 @@ def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None 
     return Pane(decoded.decode("utf-8", "replace"), note="not JSON: shown as received")
 
 
+# From this many request bytes the request pane gets a first paint before the analysis: checking and
+# locating a 2 MB conversation takes a few hundred milliseconds, its text alone a few.
+PREVIEW_FROM = 256 * 1024
+
+
+def preview(flow: Flow) -> Pane | None:
+    """The request pane before the analysis, for a body big enough to make the user wait for it (None
+    for the others, which are shown whole at once). orjson's own two-space indentation is the text
+    `pretty` builds, line for line, without its pointer map: the full view later lands on the same
+    lines."""
+    if len(flow.request_body) < PREVIEW_FROM:
+        return None
+    try:
+        document, _ = parse_json(decode_body(flow.request_body, flow.request_headers))
+    except BodyTooLarge:
+        return None
+    if document is None:
+        return None
+    return Pane(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode(), note="checking…")
+
+
 def chunk_lines(flow: Flow) -> list[str]:
     """One line per relayed chunk (the viewer numbers them): arrival time, gap since the previous
     chunk, size, what the chunk completed read as events (type, delta, tool-call index), then the

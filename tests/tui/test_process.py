@@ -187,7 +187,8 @@ async def test_keys_are_answered_while_a_2_mb_flow_loads(tmp_path: Path) -> None
         big = save_flow(store, request)
         assert len(store.get(big).request_body) > 2_000_000
         app = make_app(store)
-        async with app.run_test(size=(80, 24)) as pilot:
+        seen = Seen()
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await settle(app, pilot)
             # The loading thread is held at the store's read lock, so the load is still running when
             # the key comes, however fast the machine: the key must not wait for it.
@@ -200,5 +201,9 @@ async def test_keys_are_answered_while_a_2_mb_flow_loads(tmp_path: Path) -> None
             await settle(app, pilot)
             assert screen.view is not None and screen.view.flow.id == big
             assert screen.query_one(TabbedContent).active == "tab-chunks"  # the key's effect stays
+            # The request's text came first, before the analysis, on the lines the full view uses.
+            loaded = [m for m in seen.messages if isinstance(m, (FlowScreen.Previewed, FlowScreen.Prepared))]
+            assert [type(m) for m in loaded] == [FlowScreen.Previewed, FlowScreen.Prepared]
+            assert (loaded[0].pane.text, loaded[0].pane.note) == (screen.view.request.text, "checking…")
             await pilot.press("escape")
             assert app.screen is app.flows_screen

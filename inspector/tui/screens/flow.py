@@ -29,7 +29,7 @@ from ...flow import Flow, FlowState
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
-from ..view import UNCHANGED_TITLE, FixedView, FlowView, Located, prepare, prepare_fixed
+from ..view import UNCHANGED_TITLE, FixedView, FlowView, Located, Pane, prepare, prepare_fixed, preview
 from ..widgets.lines import LineViewer, ViewerScrolled
 from ..widgets.payload import PayloadView
 from ..widgets.violations import ViolationPanel
@@ -92,6 +92,13 @@ class FlowScreen(Screen[None]):
             super().__init__()
             self.view = view
 
+    class Previewed(Message):
+        """The request's text, before the analysis of a big flow is done (view.preview)."""
+
+        def __init__(self, pane: Pane) -> None:
+            super().__init__()
+            self.pane = pane
+
     class FixPrepared(Message):
         def __init__(self, fixed: FixedView | None) -> None:
             super().__init__()
@@ -141,6 +148,9 @@ class FlowScreen(Screen[None]):
         if flow is None:
             self.app.call_from_thread(self.app.notify, f"flow #{self.flow_id} is not in the store", severity="error")
             return
+        first = preview(flow)
+        if first is not None:
+            self.post_message(self.Previewed(first))
         self.post_message(self.Prepared(prepare(flow, self._session_findings(flow))))
 
     def _session_findings(self, flow: Flow) -> list[Violation]:
@@ -159,6 +169,10 @@ class FlowScreen(Screen[None]):
                         severity="error", markup=False)
             if self.view is None:
                 self.query_one("#flow-title", Static).update(f"#{self.flow_id} could not be shown")
+
+    def on_flow_screen_previewed(self, message: Previewed) -> None:
+        if self.view is None:  # a reload keeps showing the full view until the new one is ready
+            self.query_one("#request", PayloadView).show(message.pane)
 
     def on_flow_screen_prepared(self, message: Prepared) -> None:
         view = self.view = message.view
