@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ...analysis import session_findings
@@ -30,6 +30,7 @@ from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
 from ..view import UNCHANGED_TITLE, FixedView, FlowView, Located, Pane, prepare, prepare_fixed, preview
+from ..widgets.footer import SteadyFooter
 from ..widgets.lines import LineViewer, ViewerScrolled
 from ..widgets.payload import PayloadView
 from ..widgets.violations import ViolationPanel
@@ -134,7 +135,7 @@ class FlowScreen(Screen[None]):
                 with TabPane("Repairs", id="tab-repairs"):
                     yield LineViewer(id="repairs", wrap=True)
             yield ViolationPanel(id="violations")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         # The violations list starts focused: arrows (and n/N anywhere) walk the findings.

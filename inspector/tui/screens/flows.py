@@ -8,10 +8,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from ...filters import FilterError, compile_filter
 from ..widgets.connection import ConnectionBar
+from ..widgets.footer import SteadyFooter
 from ..widgets.flow_list import ColumnHeader, FlowList
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ class FlowsScreen(Screen[None]):
         yield FlowList(app.store, clock=app.clock, id="flows")
         yield Input(placeholder="filter: text, ~d DIALECT ~m MODEL ~s 4xx ~v RULE ~t TOOL ~e ~r #N, & | ! ( )",
                     id="filter")
-        yield Footer()
+        yield SteadyFooter()
 
     @property
     def flow_list(self) -> FlowList:
