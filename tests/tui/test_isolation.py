@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 CORE = ["inspector.wire", "inspector.proxy", "inspector.store", "inspector.replay",
-        "inspector.export", "inspector.mock", "inspector.analysis", "inspector.console"]
+        "inspector.export", "inspector.mock", "inspector.analysis", "inspector.console", "inspector.child"]
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:
