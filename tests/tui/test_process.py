@@ -103,6 +103,15 @@ async def test_flows_recorded_by_the_child_appear_live_replay_runs_there_and_qui
             assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
             # Two writers never share this store, so the ids are dense.
             assert [r.id for r in store.rows()] == [1, 2]
+            # Refusals are counted in the child and shown here.
+            refused = await asyncio.to_thread(httpx.post, f"{child.base_url}/v1/chat/completions",
+                                              json=clean_request(), headers={"Origin": "http://evil.example"})
+            assert refused.status_code == 403
+            await asyncio.to_thread(wait_until, lambda: child.access.refused == 1)
+            await pilot.press("c")  # at 80 columns the refusal needs the whole header
+            assert str(app.query_one(ConnectionBar).render()).split("\n")[1] == (
+                "refused 1: refused: requests from web pages (Origin 'http://evil.example') are not answered; "
+                "pass --allow-origin http://evil.example to allow that page")
             await pilot.press("q")
         # Asked by the quit itself, before the app's own teardown (the fixture's stop() comes later).
         await asyncio.to_thread(wait_until, lambda: gone(child.pid))
