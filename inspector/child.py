@@ -193,6 +193,12 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                     threading.Thread(target=replay, args=(command["request"], command["flow"], command["fixed"]),
                                      name="toolwire-child-replay", daemon=True).start()
         finally:
+            # Nobody reads this process's output any more (or soon will not: a parent killed outright
+            # closed its pipes). A warning printed while stopping must not fail the stop with a
+            # BrokenPipeError and leave the flows in flight unrecorded.
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 2)
+            os.close(quiet)
             forwarder.stop()
             outbox.close()
     finally:
