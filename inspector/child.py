@@ -183,6 +183,8 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                              "flow": replay_stored(store, forwarder, flow_id, fixed=fixed)})
             except ReplayError as exc:
                 outbox.send({"kind": "replayed", "request": request, "reason": str(exc)})
+            except Exception as exc:  # a bug must still answer: the UI is waiting for this reply
+                outbox.send({"kind": "replayed", "request": request, "reason": f"replay failed: {exc!r}"})
 
         try:
             for line in commands:
@@ -371,7 +373,10 @@ class ForwarderProcess:
     def _read_events(self) -> None:
         assert self._process is not None and self._process.stdout is not None
         for line in self._process.stdout:
-            frame = orjson.loads(line)
+            try:
+                frame = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # not a frame of ours (the child's own output goes to stderr): nothing to act on
             kind = frame["kind"]
             if kind == "refused":
                 self.access.refused, self.access.last_refusal = frame["count"], frame["last"]

@@ -97,6 +97,8 @@ class InspectorApp(App[None]):
     def flows_updated(self, message: FlowsUpdated) -> None:
         from .screens.flow import FlowScreen
 
+        if not self.flows_screen.query(FlowList):
+            return  # the app is taking its screens down (an event can arrive as it exits)
         self.flows_screen.refresh_flows()
         for screen in self.screen_stack:
             if isinstance(screen, FlowScreen) and (message.reread or screen.flow_id in message.completed):
