@@ -56,7 +56,7 @@ class InspectorApp(App[None]):
         if forwarder is not None:
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
-            default_mode = f"translate {translate.replace(':', ' → ')}" if translate else "passthrough"
+            default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
                                        mode or default_mode, forwarder.access,
                                        accepts=translate.split(":", 1)[0] if translate else None)

@@ -216,3 +216,11 @@ async def test_keys_are_answered_while_a_2_mb_flow_loads(tmp_path: Path) -> None
             assert (loaded[0].pane.text, loaded[0].pane.note) == (screen.view.request.text, "checking…")
             await pilot.press("escape")
             assert app.screen is app.flows_screen
+
+
+def test_the_header_names_each_mode(store: Store) -> None:
+    from inspector.proxy import Forwarder
+
+    modes = [make_app(store, forwarder=Forwarder("http://127.0.0.1:9", store=store, port=0, **options)).listening.mode
+             for options in ({}, {"repair": True}, {"translate": "openai-chat:anthropic"})]
+    assert modes == ["passthrough", "repair", "translate openai-chat → anthropic"]
