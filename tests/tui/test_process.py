@@ -65,13 +65,12 @@ def listening(port: int) -> bool:
 
 
 def gone(pid: int) -> bool:
+    """Ended: no such process, or a zombie (exited, not yet reaped by its parent)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:  # reaped, even between opening the file and reading it
         return True
-    # A zombie (exited, not yet reaped by its parent) is gone too.
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
 
 
 async def test_flows_recorded_by_the_child_appear_live_replay_runs_there_and_quit_stops_it(
