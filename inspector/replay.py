@@ -15,15 +15,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit
 
+import orjson
+
+from .analysis import analyse, safe_repairs
 from .flow import Flow
 from .proxy.access import origin, target_problem
 from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
 from .proxy.stdio import STDIO_SCHEME
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
-from .wire.dialect import Dialect
+from .wire.dialect import Dialect, from_path
 
 if TYPE_CHECKING:
     from .proxy.forwarder import Forwarder
+    from .store import Store
 
 # Recomputed by the HTTP client for the request it actually sends.
 _NOT_REPLAYED = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "expect",
@@ -106,3 +110,26 @@ def replay(flow: Flow, *, via: Forwarder, credentials: list[tuple[str, str]] | N
     if new_id is None:
         raise ReplayError(f"{via} answered without {FLOW_ID_HEADER}: is it a toolwire-inspect forwarder?")
     return int(new_id)
+
+
+def fixed_request(flow: Flow) -> bytes | None:
+    """The request body with every safe repair applied (what "replay fixed" sends); None when the
+    request is not JSON of a known dialect."""
+    repaired = safe_repairs(analyse(flow))
+    return None if repaired is None else orjson.dumps(repaired.payload)
+
+
+def replay_stored(store: Store, forwarder: Forwarder, flow_id: int, *, fixed: bool = False) -> int:
+    """Replay stored flow `flow_id` through `forwarder` with the credentials its client sent (the
+    forwarder keeps them in memory) or else the environment's; the new flow's id. `fixed`: with
+    every safe repair applied. A ReplayError says why not."""
+    flow = store.get(flow_id)
+    if flow is None:
+        raise ReplayError("not in the store")
+    body = None
+    if fixed:
+        body = fixed_request(flow)
+        if body is None:
+            raise ReplayError("nothing to fix: the request is not JSON of a known dialect")
+    credentials = forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
+    return replay(flow, via=forwarder, credentials=credentials, body=body, fixed=fixed)

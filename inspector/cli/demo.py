@@ -23,44 +23,49 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..demo import default_demo_store, demo_upstream, run_agent
-    from ..proxy import FlowEvent, Forwarder, ForwarderError
-    from .record import flow_line
 
-    store = open_store(args.store or default_demo_store())
+    path = args.store or default_demo_store()
     upstream = demo_upstream().start()
     stop = threading.Event()
     try:
         if args.headless:
+            from ..proxy import FlowEvent, Forwarder
+            from .record import flow_line
+
             def on_event(event: FlowEvent) -> None:
                 if event.kind == "completed" and event.row is not None:
                     print(flow_line(event.row), flush=True)
 
-            with Forwarder(upstream.base_url, store=store, port=args.port, on_event=on_event) as forwarder:
+            with open_store(path) as store, Forwarder(upstream.base_url, store=store, port=args.port,
+                                                      on_event=on_event) as forwarder:
                 run_agent(forwarder.base_url, pause=0.0)
                 store.flush()
             return 0
 
+        # As under `toolwire-inspect --upstream`: the forwarder in a process of its own.
+        from ..child import ChildFailed, ForwarderProcess
         from ..tui.app import InspectorApp
         from ..tui.bridge import EventBridge
 
-        bridge = EventBridge()
         try:
-            forwarder = Forwarder(upstream.base_url, store=store, port=args.port, on_event=bridge)
-            forwarder.start()
-        except ForwarderError as exc:
+            child = ForwarderProcess.start(upstream.base_url, store=path, port=args.port)
+        except ChildFailed as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 2
-        agent = threading.Thread(target=run_agent, args=(forwarder.base_url,),
+        bridge = EventBridge()
+        bridge.follow(child)
+        agent = threading.Thread(target=run_agent, args=(child.base_url,),
                                  kwargs={"pause": args.pause, "stop": stop}, name="toolwire-demo-agent", daemon=True)
         try:
-            app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge,
-                               upstream=f"{upstream.base_url} (built-in demo)", mode=forwarder.mode.value)
-            agent.start()
-            app.run()
-            return app.return_code or 0
+            with open_store(path, read_only=True) as store:
+                store.session_id = child.session_id
+                app = InspectorApp(store=store, forwarder=child, bridge=bridge,
+                                   upstream=f"{upstream.base_url} (built-in demo)", mode=child.mode.value)
+                agent.start()
+                app.run()
+                return app.return_code or 0
         finally:
             stop.set()
-            forwarder.stop()
+            child.stop()
     finally:
         upstream.stop()
-        store.close()

@@ -1,4 +1,5 @@
-"""The default command: the forwarder and the TUI in one process (`toolwire-inspect --upstream URL`).
+"""The default command: the TUI, with the forwarder in a child process (`toolwire-inspect --upstream
+URL`; see inspector.child for why a process of its own).
 
 Without `--upstream` nothing is forwarded: the TUI browses the flows already in the store."""
 
@@ -26,29 +27,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # Textual and the forwarder load only when the TUI actually starts, not for `--help`.
-    from ..proxy.forwarder import Forwarder, ForwarderError
-    from ..store import StoreError
-    from ..tui.app import InspectorApp
-    from ..tui.bridge import EventBridge
+    from ..child import ChildFailed, ForwarderProcess
 
-    store = open_store(args.store)
-    bridge = EventBridge()
-    forwarder = None
+    child = None
+    if args.upstream:
+        # Launched first: its start (imports, the store, the port) overlaps the UI's own imports.
+        child = ForwarderProcess.launch(args.upstream, store=args.store, host=args.host, port=args.port,
+                                        translate=args.translate, repair=args.repair,
+                                        allow_remote=args.allow_remote, allow_hosts=args.allow_host,
+                                        allow_origins=args.allow_origin)
     try:
-        if args.upstream:
+        # Textual loads only when the TUI actually starts, not for `--help`.
+        from ..tui.app import InspectorApp
+        from ..tui.bridge import EventBridge
+
+        bridge = EventBridge()
+        if child is None:
+            store = open_store(args.store)
+        else:
             try:
-                forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port,
-                                      on_event=bridge, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
-                                      allow_origins=args.allow_origin, translate=args.translate, repair=args.repair)
-                forwarder.start()
-            except (ForwarderError, StoreError) as exc:
+                child.wait_ready()
+            except ChildFailed as exc:
                 print(f"toolwire-inspect: {exc}", file=sys.stderr)
                 return 2
-        app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)
-        app.run()
-        return app.return_code or 0
+            bridge.follow(child)
+            # The child writes the store; this process only reads it.
+            store = open_store(args.store, read_only=True)
+            store.session_id = child.session_id
+        try:
+            app = InspectorApp(store=store, forwarder=child, bridge=bridge)
+            app.run()
+            return app.return_code or 0
+        finally:
+            store.close()
     finally:
-        if forwarder is not None:
-            forwarder.stop()
-        store.close()
+        if child is not None:
+            child.stop()

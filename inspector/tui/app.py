@@ -10,19 +10,16 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
+from ..child import ForwarderProcess
 from ..filters import HELP as FILTER_HELP
-from ..wire.dialect import from_path
 from .bridge import EventBridge
 from .commands import FlowCommands, ListCommands
-from .messages import ExportFailed, ExportFinished, FlowsUpdated, ReplayFailed, ReplayFinished
+from .messages import ExportFailed, ExportFinished, FlowsUpdated, ForwarderStopped, ReplayFailed, ReplayFinished
 from .screens.export_format import ExportFormatScreen
-from .screens.flow import FlowScreen
 from .screens.flows import FlowsScreen
 from .screens.help import HelpScreen, binding_rows
-from .view import fixed_request
-from .widgets.connection import Listening
+from .widgets.connection import ConnectionBar, Listening
 from .widgets.flow_list import FlowList
-from .widgets.payload import JsonArea, PayloadView
 
 if TYPE_CHECKING:
     from ..proxy import Forwarder
@@ -43,7 +40,7 @@ class InspectorApp(App[None]):
         self,
         *,
         store: Store,
-        forwarder: Forwarder | None,
+        forwarder: Forwarder | ForwarderProcess | None,
         bridge: EventBridge | None = None,
         upstream: str | None = None,
         mode: str | None = None,
@@ -61,10 +58,18 @@ class InspectorApp(App[None]):
         if forwarder is not None:
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
-            default_mode = f"translate {translate.replace(':', ' → ')}" if translate else "passthrough"
+            default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
                                        mode or default_mode, forwarder.access,
                                        accepts=translate.split(":", 1)[0] if translate else None)
+
+    @property
+    def store_problem(self) -> str | None:
+        """The store's latest write failure: the child's writer reports it when the forwarder runs
+        in a child process (this process then reads the store read-only)."""
+        if isinstance(self.forwarder, ForwarderProcess):
+            return self.forwarder.store_problem
+        return self.store.last_error
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()
@@ -72,6 +77,13 @@ class InspectorApp(App[None]):
     def on_mount(self) -> None:
         if self.bridge is not None:
             self.bridge.attach(self)
+        # The flow view and the checker behind it are half of the app's imports (~1 s on a busy
+        # machine): imported after the list's first frame, in a thread, not before it.
+        self.call_after_refresh(self._import_flow_view)
+
+    @work(thread=True, exit_on_error=False, group="imports", description="import the flow view")
+    def _import_flow_view(self) -> None:
+        from .screens import flow  # noqa: F401
 
     def on_unmount(self) -> None:
         if self.bridge is not None:
@@ -85,17 +97,40 @@ class InspectorApp(App[None]):
 
     @on(FlowsUpdated)
     def flows_updated(self, message: FlowsUpdated) -> None:
+        from .screens.flow import FlowScreen
+
+        if not self.flows_screen.query(FlowList):
+            return  # the app is taking its screens down (an event can arrive as it exits)
         self.flows_screen.refresh_flows()
         for screen in self.screen_stack:
-            if isinstance(screen, FlowScreen) and screen.flow_id in message.completed:
+            if isinstance(screen, FlowScreen) and (message.reread or screen.flow_id in message.completed):
                 screen.reload()
+
+    @on(ForwarderStopped)
+    def forwarder_stopped(self, message: ForwarderStopped) -> None:
+        # Said twice: a toast now, and in the header for as long as the app runs.
+        self.flows_screen.query_one(ConnectionBar).stopped = message.reason
+        self.notify(f"the forwarder process ended ({message.reason}): nothing more is recorded; the flows "
+                    "already stored can still be read", title="Forwarder stopped", severity="error",
+                    timeout=30, markup=False)
+
+    async def action_quit(self) -> None:
+        if isinstance(self.forwarder, ForwarderProcess):
+            # Asked now, so the child's shutdown runs while the UI takes itself down.
+            self.forwarder.request_stop()
+        self.exit()
 
     # -- commands shared by the screens -----------------------------------------------------
 
     def open_flow(self, flow_id: int) -> None:
+        from .screens.flow import FlowScreen
+
         self.push_screen(FlowScreen(flow_id))
 
     def action_help(self) -> None:
+        from .screens.flow import FlowScreen
+        from .widgets.payload import JsonArea, PayloadView
+
         if isinstance(self.screen, HelpScreen):
             return
         # Keys Textual itself provides have no Binding of ours to read; they are listed by hand.
@@ -111,23 +146,18 @@ class InspectorApp(App[None]):
     @work(thread=True, exit_on_error=False, group="replay", description="replay a flow")
     def replay_flow(self, flow_id: int, fixed: bool = False) -> None:
         """Replay goes through our own forwarder so the new flow is recorded like any other.
-        `fixed`: send the request with every safe repair applied instead of as recorded."""
-        from ..replay import ReplayError, credentials_from_env, replay  # first use only
+        `fixed`: send the request with every safe repair applied instead of as recorded. A
+        forwarder in a child process replays there: it holds the client's credentials."""
+        from ..replay import ReplayError, replay_stored  # first use only
 
-        flow = self.store.get(flow_id)
-        if flow is None or self.forwarder is None:
-            reason = "not in the store" if flow is None else "no forwarder running (start with --upstream)"
-            self.post_message(ReplayFailed(flow_id, reason))
+        if self.forwarder is None:
+            self.post_message(ReplayFailed(flow_id, "no forwarder running (start with --upstream)"))
             return
-        body = None
-        if fixed:
-            body = fixed_request(flow)
-            if body is None:
-                self.post_message(ReplayFailed(flow_id, "nothing to fix: the request is not JSON of a known dialect"))
-                return
-        credentials = self.forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
         try:
-            new_id = replay(flow, via=self.forwarder, credentials=credentials, body=body, fixed=fixed)
+            if isinstance(self.forwarder, ForwarderProcess):
+                new_id = self.forwarder.replay(flow_id, fixed=fixed)
+            else:
+                new_id = replay_stored(self.store, self.forwarder, flow_id, fixed=fixed)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return

@@ -14,6 +14,16 @@ class FlowsUpdated(Message):
 
     started: tuple[int, ...]
     completed: tuple[int, ...]
+    # The forwarder's process dropped ids because the UI read them too slowly: any flow may have
+    # changed, so whatever shows one reads it again.
+    reread: bool = False
+
+
+@dataclass
+class ForwarderStopped(Message):
+    """The forwarder's child process ended without being asked to (killed, crashed)."""
+
+    reason: str  # "exit status -9: <its last stderr line>"
 
 
 @dataclass

@@ -11,9 +11,8 @@ from typing import Any
 
 import orjson
 
-from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json, safe_repairs
+from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json
 from ..flow import Flow, Mode
-from ..wire.fix import fix
 from ..wire.locate import LocatedText, pretty
 from ..wire.sse import SSEParser
 from ..wire.translate import Loss, TranslationError, UnsupportedPair, get_bridge
@@ -112,6 +111,27 @@ def body_pane(body: bytes, headers: list[tuple[str, str]], document: Any | None 
     if not body:
         return Pane("", note="empty body")
     return Pane(decoded.decode("utf-8", "replace"), note="not JSON: shown as received")
+
+
+# From this many request bytes the request pane gets a first paint before the analysis: checking and
+# locating a 2 MB conversation takes a few hundred milliseconds, its text alone a few.
+PREVIEW_FROM = 256 * 1024
+
+
+def preview(flow: Flow) -> Pane | None:
+    """The request pane before the analysis, for a body big enough to make the user wait for it (None
+    for the others, which are shown whole at once). orjson's own two-space indentation is the text
+    `pretty` builds, line for line, without its pointer map: the full view later lands on the same
+    lines."""
+    if len(flow.request_body) < PREVIEW_FROM:
+        return None
+    try:
+        document, _ = parse_json(decode_body(flow.request_body, flow.request_headers))
+    except BodyTooLarge:
+        return None
+    if document is None:
+        return None
+    return Pane(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode(), note="checking…")
 
 
 def chunk_lines(flow: Flow) -> list[str]:
@@ -275,8 +295,3 @@ def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: 
     return located
 
 
-def fixed_request(flow: Flow) -> bytes | None:
-    """The request body with every safe repair applied (what "replay fixed" sends); None when the
-    request is not JSON of a known dialect."""
-    repaired = safe_repairs(analyse(flow))
-    return None if repaired is None else orjson.dumps(repaired.payload)

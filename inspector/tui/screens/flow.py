@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ...analysis import session_findings
@@ -30,7 +30,8 @@ from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
 from ..compare import prepare_fixed_diff, prepare_replay_diff, prepare_upstream_diff
-from ..view import UNCHANGED_TITLE, FlowView, Located, prepare
+from ..view import UNCHANGED_TITLE, FlowView, Located, Pane, prepare, preview
+from ..widgets.footer import SteadyFooter
 from ..widgets.lines import LineViewer, ViewerScrolled
 from ..widgets.payload import PayloadView
 from ..widgets.violations import ViolationPanel
@@ -103,6 +104,13 @@ class FlowScreen(Screen[None]):
             super().__init__()
             self.view = view
 
+    class Previewed(Message):
+        """The request's text, before the analysis of a big flow is done (view.preview)."""
+
+        def __init__(self, pane: Pane) -> None:
+            super().__init__()
+            self.pane = pane
+
     def __init__(self, flow_id: int) -> None:
         super().__init__()
         self.flow_id = flow_id
@@ -129,7 +137,7 @@ class FlowScreen(Screen[None]):
                 with TabPane("Headers", id="tab-headers"):
                     yield LineViewer(id="headers")
             yield ViolationPanel(id="violations")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         # The violations list starts focused: arrows (and n/N anywhere) walk the findings.
@@ -143,6 +151,9 @@ class FlowScreen(Screen[None]):
         if flow is None:
             self.app.call_from_thread(self.app.notify, f"flow #{self.flow_id} is not in the store", severity="error")
             return
+        first = preview(flow)
+        if first is not None:
+            self.post_message(self.Previewed(first))
         self.post_message(self.Prepared(prepare(flow, self._session_findings(flow))))
 
     def _session_findings(self, flow: Flow) -> list[Violation]:
@@ -161,6 +172,10 @@ class FlowScreen(Screen[None]):
                         severity="error", markup=False)
             if self.view is None:
                 self.query_one("#flow-title", Static).update(f"#{self.flow_id} could not be shown")
+
+    def on_flow_screen_previewed(self, message: Previewed) -> None:
+        if self.view is None:  # a reload keeps showing the full view until the new one is ready
+            self.query_one("#request", PayloadView).show(message.pane)
 
     def on_flow_screen_prepared(self, message: Prepared) -> None:
         view = self.view = message.view

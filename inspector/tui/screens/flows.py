@@ -8,10 +8,11 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from ...filters import FilterError, compile_filter
 from ..widgets.connection import ConnectionBar
+from ..widgets.footer import SteadyFooter
 from ..widgets.flow_list import ColumnHeader, FlowList
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ class FlowsScreen(Screen[None]):
         yield FlowList(app.store, clock=app.clock, id="flows")
         yield Input(placeholder="filter: text, ~d DIALECT ~m MODEL ~s 4xx ~v RULE ~t TOOL ~e ~r #N, & | ! ( )",
                     id="filter")
-        yield Footer()
+        yield SteadyFooter()
 
     @property
     def flow_list(self) -> FlowList:
@@ -60,7 +61,7 @@ class FlowsScreen(Screen[None]):
         self.set_interval(STORE_CHECK_INTERVAL, self._show_store_problem)
 
     def _show_store_problem(self) -> None:
-        self.query_one("#connection", ConnectionBar).problem = self.inspector.store.last_error
+        self.query_one("#connection", ConnectionBar).problem = self.inspector.store_problem
 
     def _update_filter_count(self) -> None:
         flows = self.flow_list

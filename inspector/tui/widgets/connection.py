@@ -65,6 +65,8 @@ class ConnectionBar(Widget):
     problem: reactive[str | None] = reactive(None, layout=True)
     # This session's tokens in/out as its responses report them (None, None: none reported).
     usage: reactive[tuple[int | None, int | None]] = reactive((None, None))
+    # Why the forwarder's process ended, when it ended on its own (None while it runs).
+    stopped: reactive[str | None] = reactive(None, layout=True)
     # Every setting, wrapped over as many rows as needed; else the two-row summary.
     expanded: reactive[bool] = reactive(False, layout=True)
     HINT = "  c: all settings"
@@ -87,6 +89,10 @@ class ConnectionBar(Widget):
 
     def render(self) -> Text:
         text = self._connection()
+        if self.stopped:
+            text.append("\n")
+            text.append(f"forwarder stopped ({self.stopped}): nothing more is recorded",
+                        self.get_component_rich_style("connection-bar--problem", partial=True))
         if self.problem:
             text.append("\n")
             text.append(f"store: {self.problem}", self.get_component_rich_style("connection-bar--problem", partial=True))

@@ -213,10 +213,12 @@ class FlowList(ScrollView, can_focus=True):
 
     class WindowRead(Message):
         def __init__(self, text: str, order: str, total: int, follow: bool, page_no: int,
-                     page: list[FlowRow]) -> None:
+                     page: list[FlowRow], reveal: int | None = None, revealed: int | None = None) -> None:
             super().__init__()
             self.text, self.order, self.total, self.follow = text, order, total, follow
             self.page_no, self.page = page_no, page
+            # The flow asked to be put under the cursor, and its index (None: not in the list).
+            self.reveal, self.revealed = reveal, revealed
 
     def __init__(self, source: RowSource, *, clock: Callable[[], float] = time.time, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -228,6 +230,7 @@ class FlowList(ScrollView, can_focus=True):
         # would read the store's first page for a frame nobody sees.
         self._placed = False
         self._reveal: int | None = None
+        self._reveal_missing: str | None = None  # said when the flow to reveal is not in the list
 
     def on_mount(self) -> None:
         # The first window is read in place: one count and one page (~20 ms at 100k flows
@@ -243,25 +246,33 @@ class FlowList(ScrollView, can_focus=True):
         The reads run in a thread: a filtered count over a large store takes a good fraction of
         a second, which would stall typing in the filter field. The newest reload wins."""
         at_end = self.total == 0 or self.cursor >= self.total - 1
-        self._read_window(self.filter_text, self.order, at_end if follow is None else follow, self.cursor)
+        self._read_window(self.filter_text, self.order, at_end if follow is None else follow, self.cursor,
+                          self._reveal)
 
-    def reveal(self, flow_id: int) -> None:
+    def reveal(self, flow_id: int, *, missing: str | None = None) -> None:
         """Put the cursor on this flow once a reload has it (a flow that was just recorded may
-        not be committed yet; the reload its completion triggers will have it)."""
-        self._reveal = flow_id
+        not be committed yet; the reload its completion triggers will have it). `missing`: say
+        this, and stop looking, if the list as filtered does not hold it."""
+        self._reveal, self._reveal_missing = flow_id, missing
         self.reload()
 
-    def _read(self, text: str, order: str, follow: bool, cursor: int) -> WindowRead:
+    def _read(self, text: str, order: str, follow: bool, cursor: int, reveal: int | None = None) -> WindowRead:
         total = self.source.count(text=text)
-        index = total - 1 if follow else min(cursor, total - 1)
+        # Where the flow to reveal is: a count over the filtered list (~50 ms at 10k flows with a
+        # text filter), so here in the reading thread, never on the UI thread.
+        revealed = self.source.index_of(reveal, text=text, order=order) if reveal is not None else None
+        if revealed is not None and revealed < total:
+            index = revealed
+        else:
+            index = total - 1 if follow else min(cursor, total - 1)
         page_no = max(0, index) // PAGE
         page = self.source.rows(text=text, limit=PAGE, offset=page_no * PAGE, order=order) if total else []
-        return self.WindowRead(text, order, total, follow, page_no, page)
+        return self.WindowRead(text, order, total, follow, page_no, page, reveal, revealed)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="flow-list-window",
           description="read the flow list window")
-    def _read_window(self, text: str, order: str, follow: bool, cursor: int) -> None:
-        window = self._read(text, order, follow, cursor)
+    def _read_window(self, text: str, order: str, follow: bool, cursor: int, reveal: int | None) -> None:
+        window = self._read(text, order, follow, cursor, reveal)
         if not get_current_worker().is_cancelled:
             self.post_message(window)
 
@@ -278,8 +289,13 @@ class FlowList(ScrollView, can_focus=True):
             self._set_cursor(self.total - 1)
         else:
             self._set_cursor(min(self.cursor, max(0, self.total - 1)))
-        if self._reveal is not None and self.select_id(self._reveal):
-            self._reveal = None
+        if window.reveal is not None and window.reveal == self._reveal:
+            if window.revealed is not None and window.revealed < self.total:
+                self._set_cursor(window.revealed)
+                self._reveal = self._reveal_missing = None
+            elif self._reveal_missing is not None:
+                self.notify(self._reveal_missing, severity="warning", markup=False)
+                self._reveal = self._reveal_missing = None
         self.refresh()
         self.post_message(self.Reloaded(self.total))
 
@@ -328,7 +344,7 @@ class FlowList(ScrollView, can_focus=True):
         row = self.current
         self._pages.clear()
         if row is not None:
-            self._reveal = row.id
+            self._reveal, self._reveal_missing = row.id, None
         self.reload(follow=row is None)
 
     # -- cursor ------------------------------------------------------------------------------
@@ -370,9 +386,7 @@ class FlowList(ScrollView, can_focus=True):
                 self.notify(f"#{row.id} is neither a replay nor replayed", severity="warning")
                 return
             target, what = replays[-1], f"#{replays[-1]}, the newest replay of #{row.id},"
-        if not self.select_id(target):
-            self.notify(f"{what} is not in the list as filtered (esc clears the filter)", severity="warning",
-                        markup=False)
+        self.reveal(target, missing=f"{what} is not in the list as filtered (esc clears the filter)")
 
     def action_open(self) -> None:
         row = self.current

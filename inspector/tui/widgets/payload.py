@@ -51,11 +51,18 @@ class JsonArea(TextArea):
         super().__init__(
             "", language="json", read_only=True, show_line_numbers=True, soft_wrap=False, id=id
         )
+        # Matching the bracket under the cursor scans the document in Python from the cursor: on
+        # the first line of a payload that is the whole of it, on the UI thread, at every load.
+        self.match_cursor_bracket = False
         self.marks: dict[int, str] = {}
         self.focus_line: int | None = None
         self.cursor_blink = False
         # The cursor-line style is applied after get_line() and would hide a mark's background.
         self.highlight_cursor_line = False
+
+    def find_matching_bracket(self, bracket: str, search_from: tuple[int, int]) -> tuple[int, int] | None:
+        # Textual 8.2.8 looks for the match at every cursor move even with matching off.
+        return None
 
     def show(self, text: str, marks: dict[int, str]) -> None:
         self.marks = marks

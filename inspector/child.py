@@ -1,0 +1,446 @@
+"""The forwarder in a process of its own, for the TUI: rendering a 2 MB payload holds the UI
+process's GIL for long stretches, and a forwarder sharing that GIL relays late (p99 9 → 15 ms
+measured). The child owns the forwarder and the store's writer; the UI reads the store through a
+read-only connection and hears what happened over the child's stdin/stdout.
+
+Protocol: one JSON object per line in each direction (orjson never writes a raw newline).
+
+    parent → child   the config (first line; over a pipe, not argv, since the upstream URL may
+                     carry credentials), then {"op": "replay", "request": N, "flow": ID,
+                     "fixed": BOOL} and {"op": "stop"}. End of file means the parent is gone:
+                     the child stops, so no orphan keeps the port (SIGKILL of the parent included).
+    child → parent   {"kind": "ready", ...what the header shows...} or {"kind": "failed",
+                     "message": ...}; then {"kind": "flows", "started": [...], "completed": [...]},
+                     {"kind": "changed"} (ids were dropped: read the store again),
+                     {"kind": "refused", "count": N, "last": ...}, {"kind": "store", "problem": ...},
+                     {"kind": "replayed", "request": N, "flow": ID} or {..., "reason": ...}.
+
+The forwarder's side never waits on the pipe: its events only append an id to a bounded list,
+and one sender thread writes what accumulated. When the UI reads slowly the lists overflow into a
+single "changed" (the store is the truth). Replay runs in the child: the credentials a client sent
+live only in the forwarder's memory and the replay marker is signed with a key only the forwarder's
+process knows; neither crosses the pipe."""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import orjson
+
+from .flow import Mode
+
+if TYPE_CHECKING:
+    from .proxy import FlowEvent, Forwarder
+
+MAX_PENDING_IDS = 4096  # ids waiting for the UI before they give way to one "changed"
+WATCH_INTERVAL = 0.5  # seconds between looks at the refusal count and the store's health
+START_TIMEOUT = 30.0  # seconds for the child to open the store and listen
+STOP_TIMEOUT = 3.0  # seconds the parent waits for a clean stop before killing the child
+STDERR_LINES = 20  # the child's last stderr lines, kept to say why it died
+
+
+def encode(frame: dict[str, Any]) -> bytes:
+    return orjson.dumps(frame) + b"\n"
+
+
+# -- the child ----------------------------------------------------------------------------------
+
+
+class Outbox:
+    """What the child tells the parent, written by one thread of its own."""
+
+    def __init__(self, stream: IO[bytes], forwarder: Forwarder) -> None:
+        self._stream = stream
+        self._forwarder = forwarder
+        self._changed = threading.Condition()
+        self._started: list[int] = []
+        self._completed: list[int] = []
+        self._overflow = False
+        self._frames: deque[dict[str, Any]] = deque()
+        self._closed = False
+        self._refused = 0
+        self._problem: str | None = None
+        self._thread = threading.Thread(target=self._run, name="toolwire-child-outbox", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def flow_event(self, event: FlowEvent) -> None:
+        """The forwarder's `on_event` (its thread, or the store writer's): an append, nothing more."""
+        with self._changed:
+            if not self._overflow:
+                (self._started if event.kind == "started" else self._completed).append(event.flow.id)
+                if len(self._started) + len(self._completed) > MAX_PENDING_IDS:
+                    self._started, self._completed, self._overflow = [], [], True
+            self._changed.notify()
+
+    def send(self, frame: dict[str, Any]) -> None:
+        with self._changed:
+            self._frames.append(frame)
+            self._changed.notify()
+
+    def close(self, timeout: float = 1.0) -> None:
+        """Write what is pending, then stop the thread."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify()
+        self._thread.join(timeout)
+
+    def _take(self) -> list[dict[str, Any]]:
+        frames = list(self._frames)
+        self._frames.clear()
+        if self._overflow:
+            frames.append({"kind": "changed"})
+        elif self._started or self._completed:
+            frames.append({"kind": "flows", "started": self._started, "completed": self._completed})
+        self._started, self._completed, self._overflow = [], [], False
+        return frames
+
+    def _watch(self) -> list[dict[str, Any]]:
+        """The refusal count and the store's health, when they changed: read here, not on the loop."""
+        frames = []
+        access = self._forwarder.access
+        if access.refused != self._refused:
+            self._refused = access.refused
+            frames.append({"kind": "refused", "count": access.refused, "last": access.last_refusal})
+        problem = self._forwarder.store.last_error
+        if problem != self._problem:
+            self._problem = problem
+            frames.append({"kind": "store", "problem": problem})
+        return frames
+
+    def _run(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(
+                    lambda: self._closed or self._frames or self._overflow or self._started or self._completed,
+                    WATCH_INTERVAL)
+                frames, closed = self._take(), self._closed
+            frames += self._watch()
+            try:
+                if frames:
+                    self._stream.write(b"".join(map(encode, frames)))
+                    self._stream.flush()
+            except (OSError, ValueError):
+                return  # the parent is gone; the end of stdin stops the child
+            if closed:
+                return
+
+
+def serve(commands: IO[bytes], events: IO[bytes]) -> int:
+    """The child's life: read the config, start, answer commands until told to stop or the
+    parent goes away, then stop the forwarder (recording what is in flight) and the store."""
+    # Here, not at the top: the UI process imports this module for ForwarderProcess alone, and
+    # the forwarder's imports (aiohttp, uvicorn) would only slow its first frame.
+    from .proxy import Forwarder, ForwarderError
+    from .replay import ReplayError, replay_stored
+    from .store import Store, StoreError
+
+    line = commands.readline()
+    if not line:
+        return 0  # the parent went away before saying what to run
+    config = orjson.loads(line)
+    try:
+        store = Store(config["store"])
+    except StoreError as exc:
+        events.write(encode({"kind": "failed", "message": str(exc)}))
+        events.flush()
+        return 2
+    try:
+        try:
+            forwarder = Forwarder(config["upstream"], store=store, host=config["host"], port=config["port"],
+                                  translate=config["translate"], repair=config["repair"],
+                                  allow_remote=config["allow_remote"], allow_hosts=config["allow_hosts"],
+                                  allow_origins=config["allow_origins"])
+            outbox = Outbox(events, forwarder)
+            forwarder.on_event = outbox.flow_event
+            forwarder.start()
+        except (ForwarderError, StoreError) as exc:
+            events.write(encode({"kind": "failed", "message": str(exc)}))
+            events.flush()
+            return 2
+        events.write(encode({"kind": "ready", "client_url": forwarder.client_url, "base_url": forwarder.base_url,
+                             "upstream": forwarder.upstream, "upstream_shown": forwarder.upstream_shown,
+                             "mode": forwarder.mode.value, "translate": forwarder.translate,
+                             "token": forwarder.access.token, "session_id": store.session_id}))
+        events.flush()
+        outbox.start()
+
+        def replay(request: int, flow_id: int, fixed: bool) -> None:
+            try:
+                outbox.send({"kind": "replayed", "request": request,
+                             "flow": replay_stored(store, forwarder, flow_id, fixed=fixed)})
+            except ReplayError as exc:
+                outbox.send({"kind": "replayed", "request": request, "reason": str(exc)})
+            except Exception as exc:  # a bug must still answer: the UI is waiting for this reply
+                outbox.send({"kind": "replayed", "request": request, "reason": f"replay failed: {exc!r}"})
+
+        try:
+            for line in commands:
+                command = orjson.loads(line)
+                if command["op"] == "stop":
+                    break
+                if command["op"] == "replay":
+                    threading.Thread(target=replay, args=(command["request"], command["flow"], command["fixed"]),
+                                     name="toolwire-child-replay", daemon=True).start()
+        finally:
+            # Nobody reads this process's output any more (or soon will not: a parent killed outright
+            # closed its pipes). A warning printed while stopping must not fail the stop with a
+            # BrokenPipeError and leave the flows in flight unrecorded.
+            quiet = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(quiet, 2)
+            os.close(quiet)
+            forwarder.stop()
+            outbox.close()
+    finally:
+        store.close()
+    return 0
+
+
+def main() -> None:
+    # stdout is the event channel: nothing else may write there. Its descriptor moves to one that
+    # no process started from here inherits (the store's analysis worker would otherwise hold the
+    # pipe open, and the parent would not see this process end), and fd 1 becomes stderr.
+    events = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    # A SIGTERM ends the command loop like a stop, so in-flight flows are still recorded.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    try:
+        code = serve(sys.stdin.buffer, events)
+    except KeyboardInterrupt:
+        code = 130
+    # The forwarder and the store are closed: the interpreter's own teardown (collecting every
+    # module) would only keep the parent's quit waiting.
+    sys.stderr.flush()
+    os._exit(code)
+
+
+# -- the parent ---------------------------------------------------------------------------------
+
+
+class ChildFailed(Exception):
+    """The forwarder's process could not start; the message says why, as the forwarder's would."""
+
+
+@dataclass(slots=True)
+class RemoteAccess:
+    """What the header reads of the child's access policy, kept current by its frames."""
+
+    token: str | None
+    refused: int = 0
+    last_refusal: str | None = None
+
+
+@dataclass(slots=True)
+class ForwarderProcess:
+    """A forwarder running in a child process, seen from the parent. Construct with `start()`."""
+
+    upstream: str
+    upstream_shown: str
+    client_url: str
+    base_url: str
+    mode: Mode
+    translate: str | None
+    access: RemoteAccess
+    session_id: int | None
+    store_problem: str | None = None
+    # "exit status N: last stderr line" once the child is gone; None while it runs.
+    stopped: str | None = None
+    _process: subprocess.Popen[bytes] | None = None
+    _on_frame: Callable[[dict[str, Any]], None] | None = None
+    _write_lock: threading.Lock = field(default_factory=threading.Lock)
+    _replies: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _replied: threading.Condition = field(default_factory=threading.Condition)
+    _requests: int = 0
+    _stderr: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_LINES))
+    _stopping: bool = False
+
+    @classmethod
+    def launch(cls, upstream: str, *, store: str | Path | None, host: str = "127.0.0.1", port: int = 0,
+               translate: str | None = None, repair: bool = False, allow_remote: bool = False,
+               allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = ()) -> ForwarderProcess:
+        """Launch the child (`store` None: the default store) and return at once; `wait_ready()`
+        before using it."""
+        process = subprocess.Popen(
+            [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            # Its own session: the terminal's ^C and ^Z reach the UI, which stops the child in order.
+            start_new_session=True)
+        assert process.stdin is not None
+        config = {"store": None if store is None else str(Path(store).resolve()), "upstream": upstream,
+                  "host": host, "port": port, "translate": translate, "repair": repair,
+                  "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
+                  "allow_origins": list(allow_origins)}
+        try:
+            process.stdin.write(encode(config))
+            process.stdin.flush()
+        except OSError:
+            pass  # it died already: wait_ready() says why
+        return cls(upstream=upstream, upstream_shown="", client_url="", base_url="", mode=Mode.PASSTHROUGH,
+                   translate=translate, access=RemoteAccess(None), session_id=None, _process=process)
+
+    @classmethod
+    def start(cls, upstream: str, *, timeout: float = START_TIMEOUT, **options: Any) -> ForwarderProcess:
+        """`launch()` and `wait_ready()`."""
+        child = cls.launch(upstream, **options)
+        child.wait_ready(timeout)
+        return child
+
+    def wait_ready(self, timeout: float = START_TIMEOUT) -> None:
+        """Wait until the child listens and learn what it listens on; a ChildFailed says why it
+        could not (the forwarder's own message: a bad upstream, a port in use, ...)."""
+        process = self._process
+        assert process is not None and process.stdout is not None
+        first = _read_line(process.stdout, timeout)
+        frame = orjson.loads(first) if first else None
+        if frame is None or frame.get("kind") != "ready":
+            if frame is not None and frame.get("kind") == "failed":
+                message = frame["message"]
+            else:
+                message = f"the forwarder process did not start ({_explain(process, timeout)})"
+            self._stopping = True
+            _end(process)
+            raise ChildFailed(message)
+        self.upstream, self.upstream_shown = frame["upstream"], frame["upstream_shown"]
+        self.client_url, self.base_url = frame["client_url"], frame["base_url"]
+        self.mode, self.translate = Mode(frame["mode"]), frame["translate"]
+        self.access, self.session_id = RemoteAccess(frame["token"]), frame["session_id"]
+        threading.Thread(target=self._read_stderr, name="toolwire-child-stderr", daemon=True).start()
+        threading.Thread(target=self._read_events, name="toolwire-child-events", daemon=True).start()
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
+    def listen(self, on_frame: Callable[[dict[str, Any]], None] | None) -> None:
+        """Hand every later frame (flows, changed, stopped) to `on_frame`, on the reader thread."""
+        self._on_frame = on_frame
+
+    def replay(self, flow_id: int, *, fixed: bool = False, timeout: float = 600.0) -> int:
+        """Ask the child to replay a stored flow; the new flow's id, or a ReplayError."""
+        from .replay import ReplayError
+
+        with self._replied:
+            self._requests += 1
+            request = self._requests
+        if not self._send({"op": "replay", "request": request, "flow": flow_id, "fixed": fixed}):
+            raise ReplayError(f"the forwarder is not running ({self.stopped})")
+        with self._replied:
+            if not self._replied.wait_for(lambda: request in self._replies or self.stopped is not None, timeout):
+                raise ReplayError(f"no answer from the forwarder within {timeout:.0f} s")
+            reply = self._replies.pop(request, None)
+        if reply is None:
+            raise ReplayError(f"the forwarder stopped before the replay ended ({self.stopped})")
+        if "reason" in reply:
+            raise ReplayError(reply["reason"])
+        return int(reply["flow"])
+
+    def request_stop(self) -> None:
+        """Ask the child to stop, without waiting."""
+        if not self._stopping:
+            self._stopping = True
+            self._send({"op": "stop"})
+
+    def stop(self, timeout: float = STOP_TIMEOUT) -> None:
+        """Ask the child to stop and wait for it (killed after `timeout`)."""
+        self.request_stop()
+        assert self._process is not None
+        _end(self._process, timeout)
+
+    def _send(self, command: dict[str, Any]) -> bool:
+        assert self._process is not None and self._process.stdin is not None
+        with self._write_lock:
+            try:
+                self._process.stdin.write(encode(command))
+                self._process.stdin.flush()
+            except (OSError, ValueError):
+                return False
+        return True
+
+    def _read_events(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        for line in self._process.stdout:
+            try:
+                frame = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # not a frame of ours (the child's own output goes to stderr): nothing to act on
+            kind = frame["kind"]
+            if kind == "refused":
+                self.access.refused, self.access.last_refusal = frame["count"], frame["last"]
+            elif kind == "store":
+                self.store_problem = frame["problem"]
+            elif kind == "replayed":
+                with self._replied:
+                    self._replies[frame["request"]] = frame
+                    self._replied.notify_all()
+            elif self._on_frame is not None:
+                self._on_frame(frame)
+        # The end of stdout: the child is gone (or going). Its stderr says why.
+        status = self._process.wait()
+        last = self._stderr[-1] if self._stderr else ""
+        with self._replied:
+            self.stopped = f"exit status {status}" + (f": {last}" if last else "")
+            self._replied.notify_all()
+        if self._on_frame is not None and not self._stopping:
+            self._on_frame({"kind": "stopped", "reason": self.stopped})
+
+    def _read_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        # Kept, not printed: under the TUI nobody reads the terminal's stderr.
+        for line in self._process.stderr:
+            self._stderr.append(line.decode("utf-8", "replace").rstrip())
+
+
+def _read_line(stream: IO[bytes], timeout: float) -> bytes:
+    """One line from a pipe, or b"" when none came within `timeout` (or the pipe closed)."""
+    deadline = time.monotonic() + timeout
+    data = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(stream, selectors.EVENT_READ)
+        while not data.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                return b""
+            chunk = os.read(stream.fileno(), 1)  # byte by byte: the rest stays for the reader thread
+            if not chunk:
+                return b""
+            data += chunk
+    return data
+
+
+def _explain(process: subprocess.Popen[bytes], timeout: float) -> str:
+    if process.poll() is None:
+        return f"no answer within {timeout:.0f} s"
+    assert process.stderr is not None
+    last = process.stderr.read().decode("utf-8", "replace").strip().splitlines()
+    return f"exit status {process.returncode}" + (f": {last[-1]}" if last else "")
+
+
+def _end(process: subprocess.Popen[bytes], timeout: float = STOP_TIMEOUT) -> None:
+    assert process.stdin is not None
+    try:
+        process.stdin.close()  # the end of its stdin: stop
+    except OSError:
+        pass
+    try:
+        process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+if __name__ == "__main__":
+    main()
