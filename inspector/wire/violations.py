@@ -7,7 +7,7 @@ from enum import Enum
 
 
 class Severity(str, Enum):
-    """How bad a finding is (contracts.md): error = the provider rejects it, warning = accepted
+    """How bad a finding is (docs/rules.md): error = the provider rejects it, warning = accepted
     but information is lost or changed, info = a normalisation the inspector must know."""
 
     ERROR = "error"
@@ -21,7 +21,7 @@ class Severity(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    rule: str  # stable id from contracts.md, e.g. "OC-05"
+    rule: str  # stable id in the catalogue (docs/rules.md), e.g. "OC-05"
     severity: Severity
     pointer: str  # RFC 6901 JSON pointer into the payload ("" is the whole document)
     message: str  # one line: what is wrong here

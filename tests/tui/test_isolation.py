@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 CORE = ["inspector.wire", "inspector.proxy", "inspector.store", "inspector.replay",
-        "inspector.export", "inspector.mock", "inspector.analysis", "inspector.console"]
+        "inspector.export", "inspector.mock", "inspector.analysis", "inspector.console", "inspector.report"]
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:

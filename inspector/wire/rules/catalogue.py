@@ -1,5 +1,5 @@
 """Every rule the checker knows: default severity, why the provider rejects it (or what is lost), and
-the usual fix. Wording follows `contracts.md`; a finding may override any of the three when its case
+the usual fix. docs/rules.md is generated from it; a finding may override any of the three when its case
 differs (a profile that makes a warning an error, a more specific hint)."""
 
 from __future__ import annotations
