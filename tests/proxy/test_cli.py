@@ -219,3 +219,42 @@ def test_replay_fails_when_the_upstream_refuses_it(recorded, capsys, monkeypatch
     recorded.mock.push(json_response({"error": {"message": "no"}}, status=status))
     assert main(["replay", "1", "--store", str(recorded.store.path)]) == 1
     assert capsys.readouterr().out == f"#2 replay of #1: {status} complete\n"
+
+
+# `record` says what to give the agent: the settings of the clients that fit the upstream, or in
+# translate mode those of the source dialect, each with the clients that read it.
+
+def _hints(*argv: str) -> list[str]:
+    """record's stderr after its `forwarding` line, the URL written `URL`. It stops on SIGTERM once a
+    flow's line shows it is waiting for one."""
+    proc, url = start_command("record", "--port", "0", *argv, marker="forwarding")
+    try:
+        httpx.get(url + "/v1/models")
+        assert proc.stdout.readline().startswith("#1 GET /v1/models ")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return [line.replace(url, "URL") for line in proc.stderr.read().splitlines()]
+
+
+def test_record_names_every_client_setting_for_an_upstream_of_no_known_provider(mock, tmp_path):
+    assert _hints("--upstream", mock.base_url, "--store", str(tmp_path / "s.sqlite3")) == [
+        "point the agent at it:",
+        "  OPENAI_BASE_URL=URL/v1      openai SDK, openai-agents, pydantic-ai, LangChain's ChatOpenAI, LiteLLM openai/ "
+        "models",
+        "  ANTHROPIC_BASE_URL=URL      anthropic SDK, Claude Code, LangChain's ChatAnthropic",
+        "  GOOGLE_GEMINI_BASE_URL=URL  google-genai SDK, Google ADK",
+        "  GEMINI_API_BASE=URL/v1beta  LiteLLM gemini/ models",
+        "  MCP URL/mcp                 MCP clients over streamable HTTP (the server's own path, /mcp here)",
+    ]
+
+
+def test_record_in_translate_mode_names_the_source_dialects_settings(mock, tmp_path):
+    assert _hints("--upstream", mock.base_url, "--translate", "gemini:openai-chat",
+                  "--store", str(tmp_path / "s.sqlite3")) == [
+        "point the agent at it:",
+        "  GOOGLE_GEMINI_BASE_URL=URL  google-genai SDK, Google ADK",
+        "  GEMINI_API_BASE=URL/v1beta  LiteLLM gemini/ models",
+    ]
