@@ -167,3 +167,14 @@ def test_machine_formats_also_fail_when_nothing_was_checked(files, capsys):
     assert out.out == ("::error file=odd.json,title=not checked::odd.json: cannot tell the dialect from the shape; "
                        "pass a dialect\n")
     assert out.err.splitlines()[-1] == "toolwire-inspect: nothing checked"
+
+
+def test_session_rules_over_a_session_without_mcp_flows_checked_nothing(tmp_path, capsys):
+    from inspector.store import Store
+    from tests.tui.flows import populate
+
+    with Store(tmp_path / "flows.sqlite3") as store:
+        populate(store)  # its latest session holds no MCP flow
+    assert main(["check", "--session", "--store", str(tmp_path / "flows.sqlite3")]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", "toolwire-inspect: nothing checked: session 2 has no MCP flow\n")
