@@ -187,15 +187,15 @@ def _run_session(args: argparse.Namespace) -> int:
             print(f"toolwire-inspect: nothing checked: session {session_id} has no MCP flow", file=sys.stderr)
             return 2
         findings = session_findings(found for found in map(store.get, ids) if found is not None)
-    records = [{**violation.to_dict(), "flow": flow_id}
-               for flow_id, violations in sorted(findings.items()) for violation in violations]
+    flagged = [(flow_id, violation) for flow_id, violations in sorted(findings.items()) for violation in violations]
+    records = [{**violation.to_dict(), "flow": flow_id} for flow_id, violation in flagged]
     if args.format == "json":
         print(orjson.dumps(records).decode())
     else:
-        for record in records:
-            print(f"#{record['flow']}:{record['pointer']}: {record['severity']} {record['rule']} {record['message']}")
+        for flow_id, violation in flagged:
+            print(f"#{flow_id}:{violation.pointer}: {violation.severity.value} {violation.rule} {violation.message}")
             if args.explain:
-                print(f"    why: {record['why']}\n    fix: {record['hint']}")
+                print("\n".join(report.explanation(violation)))
         errors = sum(1 for record in records if record["severity"] == "error")
         print(f"session {session_id}: {len(ids)} MCP flow(s) checked: {errors} error(s), "
               f"{len(records) - errors} other finding(s)")
