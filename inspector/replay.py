@@ -38,18 +38,43 @@ class ReplayError(Exception):
     """The replay was refused, could not be sent, or its answer carried no flow id."""
 
 
+# Where a fresh process finds a key for each dialect: the variables the provider's SDK reads (in
+# the order it reads them), and the header the key travels in with its prefix.
+_KEYS: dict[Dialect, tuple[tuple[str, ...], str, str]] = {
+    Dialect.OPENAI_CHAT: (("OPENAI_API_KEY",), "Authorization", "Bearer "),
+    Dialect.OPENAI_RESPONSES: (("OPENAI_API_KEY",), "Authorization", "Bearer "),
+    Dialect.ANTHROPIC: (("ANTHROPIC_API_KEY",), "x-api-key", ""),
+    Dialect.GEMINI: (("GEMINI_API_KEY", "GOOGLE_API_KEY"), "x-goog-api-key", ""),
+}
+# The recorded headers that carried a provider key (stored redacted).
+_KEY_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"})
+
+
+def key_variables(dialect: Dialect | None) -> tuple[str, ...]:
+    """The environment variables a key for `dialect` is read from (none for MCP or an unknown path)."""
+    return _KEYS[dialect][0] if dialect in _KEYS else ()
+
+
 def credentials_from_env(dialect: Dialect | None, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """The header a fresh process can authenticate `dialect` with, from the usual variables."""
     env = os.environ if env is None else env
-    if dialect in (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES) and env.get("OPENAI_API_KEY"):
-        return [("Authorization", f"Bearer {env['OPENAI_API_KEY']}")]
-    if dialect is Dialect.ANTHROPIC and env.get("ANTHROPIC_API_KEY"):
-        return [("x-api-key", env["ANTHROPIC_API_KEY"])]
-    if dialect is Dialect.GEMINI:
-        key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
-        if key:
-            return [("x-goog-api-key", key)]
-    return []
+    if dialect not in _KEYS:
+        return []
+    names, header, prefix = _KEYS[dialect]
+    key = next((env[name] for name in names if env.get(name)), None)
+    return [(header, prefix + key)] if key else []
+
+
+def recorded_key(flow: Flow) -> str | None:
+    """Where the recorded request carried a key that the store holds redacted: a header's name, or
+    `NAME in the query`; None when it was sent without one (a local model server, a mock)."""
+    for name, value in flow.request_headers:
+        if name.lower() in _KEY_HEADERS and value == REDACTED:
+            return name.lower()
+    for name, value in query_pairs(flow.query or ""):
+        if name.lower() in SECRET_QUERY_KEYS and value == REDACTED:
+            return f"{name} in the query"
+    return None
 
 
 def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,

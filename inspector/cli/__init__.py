@@ -12,17 +12,29 @@ import sys
 from .common import CommandError
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ["record", "flows", "replay", "export", "open", "check", "translate", "mock", "mcp-stdio", "demo"]
+_COMMANDS = ["record", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "demo"]
+
+
+# The options of the bare command (the TUI) may also come before a subcommand
+# (`toolwire-inspect --store s.sqlite3 flows`). argparse would let the subcommand's defaults
+# overwrite them, so they are parsed under a prefix and handed over in `_hand_over`.
+_BEFORE = "before_command_"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolwire-inspect",
-        description="Record, check, translate, replay and export LLM tool-calling traffic.",
+        description="Record, check, translate, replay and export LLM tool-calling traffic. The store is --store, "
+                    "else $TOOLWIRE_STORE, else flows.sqlite3 in the user data dir.",
     )
     from . import tui as tui_command
 
     tui_command.add_arguments(parser)
+    for action in parser._actions:
+        if action.dest != "help":
+            if action.metavar is None and action.nargs != 0:
+                action.metavar = action.dest.upper()
+            action.dest, action.default = _BEFORE + action.dest, argparse.SUPPRESS
     parser.set_defaults(handler=tui_command.run)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
@@ -30,10 +42,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def _hand_over(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Give the options found before the command to the command (the TUI's defaults without one); one
+    given again after the command keeps that value. An option the command does not take is refused."""
+    given = {name[len(_BEFORE):]: value for name, value in vars(args).items() if name.startswith(_BEFORE)}
+    for name in given:
+        delattr(args, _BEFORE + name)
+    if args.command is None:
+        from . import tui as tui_command
+
+        defaults = argparse.ArgumentParser(add_help=False)
+        tui_command.add_arguments(defaults)
+        vars(args).update({**vars(defaults.parse_args([])), **given})
+        return
+    command = _subparser(parser, args.command)
+    flags = {action.dest: action.option_strings[-1] for action in parser._actions if action.option_strings}
+    foreign = sorted(flags[_BEFORE + name] for name in given if not hasattr(args, name))
+    if foreign:
+        raise CommandError(f"{', '.join(foreign)} given before `{args.command}`, which takes no {', '.join(foreign)} "
+                           f"(options go after the command: toolwire-inspect {args.command} --help)")
+    for name, value in given.items():
+        if getattr(args, name) == command.get_default(name):
+            setattr(args, name, value)
+
+
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return action.choices[command]
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line as the handlers read it (a CommandError for an option that does not apply)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    _hand_over(parser, args)
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
     try:
+        args = parse_args(argv)
         return int(args.handler(args) or 0)
     except CommandError as exc:
         print(f"toolwire-inspect: {exc}", file=sys.stderr)

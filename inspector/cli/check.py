@@ -1,12 +1,12 @@
-"""`toolwire-inspect check [--dialect D] [--profile P] [--kind K] [--json] [--explain] [--fix OUT] FILE... | -`
-and `toolwire-inspect check --session [ID] [--store PATH] [--json]` (the session rules).
+"""`toolwire-inspect check [--dialect D] [--profile P] [--kind K] [--format F | --json] [--explain] [--fix OUT]
+FILE... | -` and `toolwire-inspect check --session [ID] [--store PATH] [--json]` (the session rules).
 
 Lints request, response and stream files against the contract rules. A recording (our fixture, a HAR
 file, a vcrpy cassette) is judged exchange by exchange as a recorded flow is, the rules that need the
-request and the response together included. Human output: one line per
-violation (`file:pointer: severity RULE message`) and a summary; `--json`: a JSON array. Exit status:
-0 without error-severity violations, 1 with any (with --fix: any left after fixing), 2 when an input
-cannot be read or parsed."""
+request and the response together included. inspector/report.py writes each output format (human,
+json, github, sarif). Exit status: 0 without error-severity violations,
+1 with any (with --fix: any left after fixing), 2 when an input cannot be read or parsed or nothing
+in it could be judged."""
 
 from __future__ import annotations
 
@@ -18,15 +18,17 @@ from typing import Any
 
 import orjson
 
+from .. import report
 from ..analysis import analyse
 from ..load import LoadError, NotARecording, Turn, load_bytes
+from ..report import FORMATS, Finding, Unchecked
 from ..wire import jsonsafe
 from ..wire.check import DocumentCheck, check_bytes, check_document
 from ..wire.dialect import DIALECT_NAMES
 from ..wire.fix import fix
-from ..wire.locate import pretty
+from ..wire.locate import source
 from ..wire.profiles import PROFILES
-from ..wire.violations import Violation, count_by_severity
+from ..wire.violations import count_by_severity
 from .common import add_store_argument, open_store, stored_id
 
 
@@ -42,8 +44,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "default per dialect")
     parser.add_argument("--kind", choices=("request", "response", "stream"),
                         help="what the inputs are; detected from the shape if absent")
-    parser.add_argument("--json", action="store_true", help="print a JSON array of violations")
-    parser.add_argument("--explain", action="store_true", help="add why and hint lines under each violation")
+    parser.add_argument("--format", choices=FORMATS, default="human",
+                        help="human (default); json: a JSON array; github: workflow annotations on the lines of "
+                             "the files; sarif: a SARIF 2.1.0 log for code scanning")
+    parser.add_argument("--json", action="store_const", dest="format", const="json", help="same as --format json")
+    parser.add_argument("--explain", action="store_true",
+                        help="add why, fix, the rule's title and its evidence under each violation")
     parser.add_argument("--fix", metavar="OUT",
                         help="write the repaired payload to OUT (a directory when several files are given; - for "
                              "stdout) and list the repairs")
@@ -61,10 +67,27 @@ def _read(name: str) -> bytes:
     return Path(name).read_bytes()
 
 
-def _line(result: DocumentCheck, violation: Violation, cache: dict[int, Any]) -> int:
-    if id(result) not in cache:
-        cache[id(result)] = pretty(result.document)
-    return cache[id(result)].line_of(violation.pointer) + 1
+def _findings(name: str, body: bytes, result: DocumentCheck) -> list[Finding]:
+    """The result's violations placed on their lines in the file as given."""
+    if not result.violations:
+        return []
+    located = source(body, sse=result.kind == "stream" and body.lstrip()[:1] != b"[")
+    dialect = result.dialect.value if result.dialect else ""
+    return [Finding(name, *located.position_of(violation.pointer), dialect, result.kind or "", violation)
+            for violation in result.violations]
+
+
+def _recording_findings(name: str, turns: list[Turn]) -> list[Finding]:
+    """Each recorded exchange judged as `analysis` judges a flow (request, response and what needs
+    both). They are labelled with the exchange and its side; their place in the file is the file's
+    first line, for the bodies sit inside the recording's own structure."""
+    found = []
+    for turn in turns:
+        analysis = analyse(turn.flow)
+        dialect = analysis.dialect.value if analysis.dialect else ""
+        found += [Finding(name, 1, 1, dialect, violation.where, violation, label=f"{turn.source}:{violation.where}")
+                  for violation in analysis.violations]
+    return found
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,6 +104,9 @@ def _run(args: argparse.Namespace) -> int:
         if args.files or args.fix:
             print("toolwire-inspect: --session checks a recorded session; give no FILE and no --fix", file=sys.stderr)
             return 2
+        if args.format not in ("human", "json"):
+            print("toolwire-inspect: --session writes human or json output", file=sys.stderr)
+            return 2
         return _run_session(args)
     if not args.files:
         print("toolwire-inspect: check needs FILE... (or - for stdin), or --session", file=sys.stderr)
@@ -90,52 +116,53 @@ def _run(args: argparse.Namespace) -> int:
         print(f"toolwire-inspect: --fix {args.fix}: with several files OUT must be an existing directory",
               file=sys.stderr)
         return 2
-    records: list[dict[str, Any]] = []
+    human = args.format == "human"
+    findings: list[Finding] = []
+    unchecked: list[Unchecked] = []
     repairs: list[dict[str, Any]] = []
-    unreadable = False
+    failed = False
     remaining_errors = 0
-    totals = [0, 0, 0]
     for name in args.files:
         try:
             body = _read(name)
         except OSError as exc:
-            print(f"toolwire-inspect: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
-            unreadable = True
+            unchecked.append(Unchecked(name, f"cannot read {name}: {exc.strerror or exc}"))
+            print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
             continue
         try:
             turns = load_bytes(body, name)
         except NotARecording:
             turns = None
         except LoadError as exc:
+            unchecked.append(Unchecked(name, str(exc)))
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
-            unreadable = True
             continue
         if turns is not None:
-            # A fixture, HAR file or cassette: each exchange judged whole, as a recorded flow is.
-            found = _check_recording(turns, records, out, args)
-            totals = [a + b for a, b in zip(totals, found)]
-            remaining_errors += found[0]
+            if not turns:
+                unchecked.append(Unchecked(name, f"{name}: nothing to check: the recording holds no exchange"))
+                print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
+                continue
+            found = _recording_findings(name, turns)
+            findings += found
+            if human:
+                for line in report.human(found, args.explain):
+                    print(line, file=out)
+            remaining_errors += count_by_severity([finding.violation for finding in found])[0]
             if args.fix:
                 print(f"toolwire-inspect: {name}: recordings are not rewritten (export --format json carries the "
                       "fixed request)", file=sys.stderr)
             continue
         result = check_bytes(body, args.dialect, args.kind, args.profile)
         if result.error is not None:
-            print(f"toolwire-inspect: {name}: {result.error}", file=sys.stderr)
-            unreadable = True
+            unchecked.append(Unchecked(name, f"{name}: {result.error}"))
+            print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
             continue
-        lines: dict[int, Any] = {}
-        for violation in result.violations:
-            record = {**violation.to_dict(), "file": name, "line": _line(result, violation, lines),
-                      "dialect": result.dialect.value if result.dialect else "", "kind": result.kind}
-            records.append(record)
-            if not args.json:
-                print(f"{name}:{violation.pointer}: {violation.severity.value} {violation.rule} "
-                      f"({violation.effect.value}) {violation.message}", file=out)
-                if args.explain:
-                    print(f"    why: {violation.why}\n    fix: {violation.hint}", file=out)
-        errors, warnings, infos = count_by_severity(result.violations)
-        totals = [totals[0] + errors, totals[1] + warnings, totals[2] + infos]
+        found = _findings(name, body, result)
+        findings += found
+        if human:
+            for line in report.human(found, args.explain):
+                print(line, file=out)
+        errors = count_by_severity(result.violations)[0]
         if not args.fix:
             remaining_errors += errors
             continue
@@ -149,56 +176,36 @@ def _run(args: argparse.Namespace) -> int:
             data = jsonsafe.dumps(fixed.payload, option=orjson.OPT_INDENT_2) + b"\n"
         except jsonsafe.Unfaithful as exc:
             print(f"toolwire-inspect: {name}: cannot fix faithfully: {exc}", file=sys.stderr)
-            unreadable = True
+            failed = True
             continue
         for repair in fixed.repairs:
             repairs.append({"file": name, "rule": repair.rule, "pointer": repair.pointer, "action": repair.action,
                             "detail": repair.detail})
-            if not args.json:
+            if human:
                 print(f"{name}:{repair.pointer}: fixed {repair.rule} {repair.action}: {repair.detail}", file=out)
         after = check_document(fixed.payload, result.dialect, result.kind, args.profile)
         remaining_errors += count_by_severity(after.violations)[0]
         _write_fixed(args.fix, name, len(args.files), data)
-    if args.json:
-        out.write(orjson.dumps(records).decode() + "\n")
-        if args.fix:
-            sys.stderr.write(orjson.dumps(repairs).decode() + "\n")
-    else:
-        files = len(args.files)
-        summary = (f"{files} file{'s' if files != 1 else ''} checked: {totals[0]} error(s), {totals[1]} warning(s), "
-                   f"{totals[2]} info")
+    checked = len(args.files) - len(unchecked)
+    if human:
+        summary = report.summary(checked, len(unchecked), (finding.violation for finding in findings))
         if args.fix:
             summary += f"; {len(repairs)} repair(s), {remaining_errors} error(s) left"
         print(summary, file=out)
-    if unreadable:
+    else:
+        if args.format == "json":
+            out.write(orjson.dumps(report.records(findings)).decode() + "\n")
+        elif args.format == "github":
+            out.write("".join(line + "\n" for line in report.github(findings, unchecked)))
+        else:
+            out.write(orjson.dumps(report.sarif(findings, unchecked), option=orjson.OPT_INDENT_2).decode() + "\n")
+        if args.fix:
+            sys.stderr.write(orjson.dumps(repairs).decode() + "\n")
+        if not checked:
+            print("toolwire-inspect: nothing checked", file=sys.stderr)
+    if unchecked or failed:
         return 2
     return 1 if remaining_errors else 0
-
-
-def _check_recording(turns: list[Turn], records: list[dict[str, Any]], out: Any,
-                     args: argparse.Namespace) -> list[int]:
-    """Judge each recorded exchange as `analysis` judges a flow (request, response and what needs
-    both); (errors, warnings, infos). `file` names the exchange, `where` the side of it."""
-    totals = [0, 0, 0]
-    for turn in turns:
-        analysis = analyse(turn.flow)
-        documents = {"request": analysis.request, "upstream": analysis.upstream_request,
-                     "response": analysis.response, "stream": analysis.response}
-        cache: dict[int, Any] = {}
-        for violation in analysis.violations:
-            document = documents.get(violation.where)
-            if id(document) not in cache:
-                cache[id(document)] = pretty(document)
-            records.append({**violation.to_dict(), "file": turn.source,
-                            "line": cache[id(document)].line_of(violation.pointer) + 1,
-                            "dialect": analysis.dialect.value if analysis.dialect else "", "kind": violation.where})
-            if not args.json:
-                print(f"{turn.source}:{violation.where}:{violation.pointer}: {violation.severity.value} "
-                      f"{violation.rule} {violation.message}", file=out)
-                if args.explain:
-                    print(f"    why: {violation.why}\n    fix: {violation.hint}", file=out)
-        totals = [a + b for a, b in zip(totals, count_by_severity(analysis.violations))]
-    return totals
 
 
 def _run_session(args: argparse.Namespace) -> int:
@@ -215,17 +222,20 @@ def _run_session(args: argparse.Namespace) -> int:
             print(f"toolwire-inspect: no session {args.session} in {store.path}", file=sys.stderr)
             return 2
         ids = store.flow_ids(session_id, dialect="mcp")
+        if not ids:
+            # The session rules judge MCP exchanges only: with none, nothing was checked.
+            print(f"toolwire-inspect: nothing checked: session {session_id} has no MCP flow", file=sys.stderr)
+            return 2
         findings = session_findings(found for found in map(store.get, ids) if found is not None)
-    records = [{**violation.to_dict(), "flow": flow_id}
-               for flow_id, violations in sorted(findings.items()) for violation in violations]
-    if args.json:
+    flagged = [(flow_id, violation) for flow_id, violations in sorted(findings.items()) for violation in violations]
+    records = [{**violation.to_dict(), "flow": flow_id} for flow_id, violation in flagged]
+    if args.format == "json":
         print(orjson.dumps(records).decode())
     else:
-        for record in records:
-            print(f"#{record['flow']}:{record['pointer']}: {record['severity']} {record['rule']} ({record['effect']}) "
-                  f"{record['message']}")
+        for flow_id, violation in flagged:
+            print(f"#{flow_id}:{violation.pointer}: {report.finding_line(violation)}")
             if args.explain:
-                print(f"    why: {record['why']}\n    fix: {record['hint']}")
+                print("\n".join(report.explanation(violation)))
         errors = sum(1 for record in records if record["severity"] == "error")
         print(f"session {session_id}: {len(ids)} MCP flow(s) checked: {errors} error(s), "
               f"{len(records) - errors} other finding(s)")

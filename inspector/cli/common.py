@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -46,8 +47,12 @@ def port(text: str) -> int:
     return value
 
 
+STORE_VARIABLE = "TOOLWIRE_STORE"  # saves repeating --store; the flag wins over it
+
+
 def add_store_argument(parser: argparse.ArgumentParser,
-                       help: str = "SQLite flow store (default: the user data dir)") -> None:
+                       help: str = f"SQLite flow store (default: ${STORE_VARIABLE}, else flows.sqlite3 in the user "
+                                   "data dir)") -> None:
     parser.add_argument("--store", metavar="PATH", help=help)
 
 
@@ -95,6 +100,7 @@ def open_store(path: str | Path | None, *, create: bool = True, read_only: bool 
     migration, no WAL switch), so they work on a read-only file and on someone else's."""
     from ..store import Store, StoreError, default_path
 
+    path = path or os.environ.get(STORE_VARIABLE) or None
     if (read_only or not create) and not Path(path or default_path()).exists():
         raise CommandError(f"no flow store at {path or default_path()} (record some flows first)")
     try:

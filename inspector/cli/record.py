@@ -44,6 +44,16 @@ def flow_line(row) -> str:
     return line
 
 
+def agent_hints(client_url: str, upstream: str, translate: str | None) -> str:
+    """What to give the agent, for the clients that fit the upstream (or a translate session's source)."""
+    from ..clients import likely_dialects, suggestions
+
+    rows = [(f"{setting.label}{url}", setting.readers)
+            for setting, url in suggestions(client_url, likely_dialects(upstream, translate))]
+    width = max(len(setting) for setting, _ in rows)
+    return "\n".join(["point the agent at it:", *(f"  {setting:<{width}}  {readers}" for setting, readers in rows)])
+
+
 def wait_for_signal(every_second: Callable[[], None] | None = None) -> None:
     """Block until Ctrl-C or SIGTERM, calling `every_second` meanwhile."""
     done = threading.Event()
@@ -88,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         if forwarder.access.token:
             print(f"access token {forwarder.access.token}: clients send it as the {TOKEN_HEADER} header or keep "
                   "the /t/<token> prefix of the URL above", file=sys.stderr)
-        print(f"point the agent at it, e.g. OPENAI_BASE_URL={forwarder.client_url}/v1", file=sys.stderr, flush=True)
+        print(agent_hints(forwarder.client_url, args.upstream, args.translate), file=sys.stderr, flush=True)
         try:
             wait_for_signal(refusal_reporter(forwarder.access))
         finally:

@@ -1,7 +1,9 @@
 """`toolwire-inspect replay FLOW_ID`: resend a stored request through a temporary forwarder, so the
 replay is recorded like any flow and linked to the original. Credentials come from the
 environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY): a new process
-has no other source, and the store never holds them."""
+has no other source, and the store never holds them. A flow sent with a key is not replayed
+without one. Exit status: 0 when the upstream answered 2xx/3xx, 1 for an error status or a failed
+transfer, 2 when nothing was sent."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
-    from ..replay import ReplayError, credentials_from_env, replay
+    from ..replay import ReplayError, credentials_from_env, key_variables, recorded_key, replay
     from ..wire.dialect import from_path
 
     store = open_store(args.store, create=False)
@@ -38,6 +40,14 @@ def run(args: argparse.Namespace) -> int:
                 print(f"toolwire-inspect: flow #{flow.id} has no recorded session; pass --upstream URL", file=sys.stderr)
                 return 2
             upstream = session.upstream
+        dialect = from_path(flow.path)
+        credentials = credentials_from_env(dialect)
+        carried = recorded_key(flow)
+        if carried and not credentials and key_variables(dialect):
+            # Sent without it, the replay could only come back 401 (and spend a request).
+            print(f"toolwire-inspect: flow #{flow.id} was sent with a key ({carried}) and the store keeps none: "
+                  f"set {' or '.join(key_variables(dialect))} to replay it", file=sys.stderr)
+            return 2
         try:
             forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate)
             forwarder.start()
@@ -46,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         try:
             # An --upstream given here is the user's own choice of destination.
-            new_id = replay(flow, via=forwarder, credentials=credentials_from_env(from_path(flow.path)),
-                            elsewhere=args.upstream is not None)
+            new_id = replay(flow, via=forwarder, credentials=credentials, elsewhere=args.upstream is not None)
         except ReplayError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 1
@@ -58,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         assert new is not None  # the forwarder recorded it before answering
         detail = f" {new.error}" if new.error else ""
         print(f"#{new.id} replay of #{flow.id}: {new.status if new.status is not None else '-'} {new.state.value}{detail}")
-        return 0 if new.state is FlowState.COMPLETE else 1
+        # An upstream that refused the replay (4xx/5xx) fails the command, as a failed transfer does.
+        refused = new.status is not None and new.status >= 400
+        return 0 if new.state is FlowState.COMPLETE and not refused else 1
     finally:
         store.close()

@@ -51,7 +51,7 @@ UNDECIDABLE: dict[str, str] = {
              "its signature while others kept theirs (GM-08) and an Anthropic tool_use turn without its "
              "thinking block while thinking is on (XL-14)",
     "OC-06 (size limits)": "the strict-mode size limits (properties, nesting, enum values, characters) changed "
-                           "over time and are quoted through mirrors (contracts.md §10.1); the shape rules are "
+                           "over time and are quoted through mirrors (OC-06 in docs/rules.md); the shape rules are "
                            "checked, the limits are not",
     "XL-15": "content lost between an MCP result and a dialect's tool result needs both documents",
     "GM-08 (model)": "whether a missing thoughtSignature is rejected depends on the model (Gemini 3), which is "
@@ -200,6 +200,10 @@ def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kin
     if chosen is None:
         return DocumentCheck(None, kind, payload, error="cannot tell the dialect from the shape; pass a dialect")
     kind = kind or detect_kind(payload, chosen)
+    if kind != "stream" and not _has_judged_fields(payload, chosen, kind):
+        fields = ", ".join(_JUDGED_FIELDS[chosen][kind])
+        return DocumentCheck(chosen, kind, payload, error=f"nothing to check: no field a {chosen.value} {kind} is "
+                                                          f"judged by ({fields})")
     if kind == "stream":
         try:
             body = jsonsafe.dumps(payload) if not isinstance(payload, (bytes, str)) else payload
@@ -222,6 +226,8 @@ def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | 
                 profile: str | Profile | None = None) -> DocumentCheck:
     """Check a raw body: JSON (request or response), or a stream (SSE, Gemini JSON array)."""
     stripped = body.lstrip()
+    if not stripped:
+        return DocumentCheck(Dialect(dialect) if dialect else None, kind, error="nothing to check: the input is empty")
     is_sse = stripped[:5] in (b"data:", b"event") or stripped[:1] == b":"
     if kind != "stream" and not is_sse:
         try:
@@ -237,7 +243,31 @@ def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | 
     if chosen is None:
         return DocumentCheck(None, "stream", error="cannot tell the dialect of the stream; pass a dialect")
     events, report, _ = streams.check_and_reassemble(body, chosen, profiles.get(profile, chosen))
+    if not events:
+        return DocumentCheck(chosen, "stream", events, error="nothing to check: the stream has no events")
     return DocumentCheck(chosen, "stream", events, report.violations)
+
+
+# The top-level fields the rules of each dialect read, by kind. A document with none of them (a
+# file of another format checked with --dialect, `{}`) gives no finding because nothing was judged,
+# not because it is clean.
+_JUDGED_FIELDS: dict[Dialect, dict[str, tuple[str, ...]]] = {
+    Dialect.OPENAI_CHAT: {"request": ("messages", "tools", "functions", "tool_choice", "function_call"),
+                          "response": ("choices",)},
+    Dialect.OPENAI_RESPONSES: {"request": ("input", "tools", "tool_choice", "previous_response_id"),
+                               "response": ("output",)},
+    Dialect.ANTHROPIC: {"request": ("messages", "tools", "tool_choice", "system"), "response": ("content",)},
+    Dialect.GEMINI: {"request": ("contents", "tools", "toolConfig", "tool_config", "systemInstruction",
+                                 "system_instruction"),
+                     "response": ("candidates",)},
+    Dialect.MCP: {"request": ("method", "params"), "response": ("result", "error")},
+}
+
+
+def _has_judged_fields(payload: Any, dialect: Dialect, kind: str) -> bool:
+    documents = payload if isinstance(payload, list) else [payload]
+    fields = _JUDGED_FIELDS[dialect][kind]
+    return any(isinstance(document, dict) and any(name in document for name in fields) for document in documents)
 
 
 def _looks_like_gemini_stream(payload: list[Any]) -> bool:

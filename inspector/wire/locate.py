@@ -5,6 +5,8 @@ single source of that mapping so the CLI, exports and UI agree."""
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,14 +25,19 @@ class LocatedText:
     def line_of(self, pointer: str) -> int:
         """The line of the deepest existing ancestor of `pointer` (a missing key points at
         the object that should have held it)."""
-        tokens = split(pointer)
-        while True:
-            candidate = join("", *tokens)
-            if candidate in self.lines:
-                return self.lines[candidate]
-            if not tokens:
-                return 0
-            tokens.pop()
+        return _nearest(self.lines, pointer, 0)
+
+
+def _nearest(places: dict[str, Any], pointer: str, default: Any) -> Any:
+    """What `places` holds for the deepest existing ancestor of `pointer` (itself included)."""
+    tokens = split(pointer) if pointer.startswith("/") else []
+    while True:
+        candidate = join("", *tokens)
+        if candidate in places:
+            return places[candidate]
+        if not tokens:
+            return default
+        tokens.pop()
 
 
 def _scalar(value: Any) -> str:
@@ -73,3 +80,108 @@ def pretty(document: Any) -> LocatedText:
         else:
             out.append(f"{pad}{prefix}{_scalar(value)}{suffix}")
     return LocatedText("\n".join(out), lines)
+
+
+# Where a finding is in the file a user checked (CI annotations, SARIF): the document as written,
+# not as pretty-printed. Line ends as SSE splits them (sse.py).
+_LINE_END = re.compile("\r\n|\r|\n")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.S)
+_SCALAR = re.compile(r'[^\s,:\[\]{}"]+')
+
+
+@dataclass(slots=True)
+class SourceText:
+    """Offsets of JSON pointers in the text of a checked file, as 1-based (line, column) in code points."""
+
+    text: str
+    offsets: dict[str, int]  # pointer -> offset where its value (a member: its key) starts
+
+    def position_of(self, pointer: str) -> tuple[int, int]:
+        """Line and column of the deepest existing ancestor of `pointer`; (1, 1) when none is known."""
+        offset = _nearest(self.offsets, pointer, None)
+        if offset is None:
+            return 1, 1
+        line_start = max(self.text.rfind("\n", 0, offset), self.text.rfind("\r", 0, offset)) + 1
+        return len(_LINE_END.findall(self.text, 0, line_start)) + 1, offset - line_start + 1
+
+
+def source(body: bytes, sse: bool = False) -> SourceText:
+    """Where each JSON pointer lands in `body`: a JSON document (pointers from its root), or with
+    `sse` an event stream whose pointers start with the event's index (`/3/choices/0`), counting
+    every event that has data, as streams.parse_events does. Total: any bytes give a map."""
+    text = body.decode("utf-8", "replace")
+    offsets: dict[str, int] = {}
+    if not sse:
+        _json_offsets(text, 0, len(text), "", offsets)
+        return SourceText(text, offsets)
+    index, data_lines, start = 0, [], 0
+    for end in [*(m.start() for m in _LINE_END.finditer(text)), len(text)]:
+        line = text[start:end]
+        if not line:
+            if data_lines:
+                _event(text, data_lines, join("", index), offsets)
+                index += 1
+            data_lines = []
+        elif line.startswith("data:"):
+            value = start + 5 + (line[5:6] == " ")
+            data_lines.append((value, end))
+        match = _LINE_END.match(text, end)
+        start = match.end() if match else end
+    if data_lines:
+        _event(text, data_lines, join("", index), offsets)
+    return SourceText(text, offsets)
+
+
+def _event(text: str, data_lines: list[tuple[int, int]], pointer: str, offsets: dict[str, int]) -> None:
+    if len(data_lines) == 1:
+        _json_offsets(text, *data_lines[0], pointer, offsets)
+    offsets[pointer] = data_lines[0][0]
+
+
+def _json_offsets(text: str, start: int, end: int, root: str, offsets: dict[str, int]) -> None:
+    """Record the offset of every value of the JSON text in text[start:end] (a member's: its key's).
+    Iterative, and forgiving: text that is not JSON records what it can and stops."""
+    # Open containers: [pointer, next array index, or -1 for an object awaiting a key].
+    stack: list[list[Any]] = []
+    position = start
+    pending = root  # the pointer of the next value, when one is expected
+    while position < end:
+        char = text[position]
+        if char in " \t\r\n,:":
+            position += 1
+            continue
+        if char in "}]":
+            if not stack:
+                return
+            stack.pop()
+            position += 1
+            if not stack:
+                return
+            continue
+        if stack and stack[-1][1] == -1 and pending is None:  # an object's key
+            match = _STRING.match(text, position, end)
+            if match is None:
+                return
+            try:
+                key = json.loads(match.group())
+            except ValueError:
+                key = match.group()[1:-1]
+            pending = join(stack[-1][0], key)
+            offsets[pending] = position
+            position = match.end()
+            continue
+        if pending is None:  # an array item
+            if not stack:
+                return
+            pending = join(stack[-1][0], stack[-1][1])
+            stack[-1][1] += 1
+        offsets.setdefault(pending, position)
+        if char in "{[":
+            stack.append([pending, -1 if char == "{" else 0])
+            position += 1
+        else:
+            match = (_STRING if char == '"' else _SCALAR).match(text, position, end)
+            position = match.end() if match and match.end() > position else position + 1
+            if not stack:
+                return
+        pending = None

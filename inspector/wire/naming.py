@@ -42,9 +42,9 @@ _OPENAI = NameRule("a-zA-Z0-9_-", 64, "^[a-zA-Z0-9_-]+$")
 NAME_RULES: dict[Dialect, NameRule] = {
     Dialect.OPENAI_CHAT: _OPENAI,
     Dialect.OPENAI_RESPONSES: _OPENAI,
-    # The API accepts up to 128 since mid-2025 (contracts.md §10.4).
+    # The API accepts up to 128 since mid-2025 (AN-02 in docs/rules.md).
     Dialect.ANTHROPIC: NameRule("a-zA-Z0-9_-", 128, "^[a-zA-Z0-9_-]{1,128}$"),
-    # Gemini API error text says 64, the 2026 SDK docstring 128: 64 (contracts.md §10.3).
+    # Gemini API error text says 64, the 2026 SDK docstring 128: 64 (GM-02 in docs/rules.md).
     Dialect.GEMINI: NameRule("a-zA-Z0-9_.:-", 64, "start with a letter or _, then a-z A-Z 0-9 _ . : -",
                              first="a-zA-Z_"),
     Dialect.MCP: NameRule("A-Za-z0-9_.-", 128, "A-Z a-z 0-9 _ - ."),

@@ -1,4 +1,4 @@
-"""Provider profiles: the limits that vary by endpoint (contracts.md §10), not constants in rules.
+"""Provider profiles: the limits that vary by endpoint (OC-03, OC-16, AN-02… in docs/rules.md), not rule constants.
 
 A profile is chosen by name (`--profile`), or defaults per dialect. Rules read only these fields."""
 

@@ -7,7 +7,7 @@ from enum import Enum
 
 
 class Severity(str, Enum):
-    """How bad a finding is (contracts.md): error = the provider rejects it (or, in a response, the
+    """How bad a finding is (docs/rules.md): error = the provider rejects it (or, in a response, the
     client cannot use it), warning = accepted but information is lost or changed, info = a
     normalisation the inspector must know. What exactly happens is the finding's `Effect`."""
 
@@ -35,7 +35,7 @@ class Effect(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    rule: str  # stable id from contracts.md, e.g. "OC-05"
+    rule: str  # stable id in the catalogue (docs/rules.md), e.g. "OC-05"
     severity: Severity
     pointer: str  # RFC 6901 JSON pointer into the payload ("" is the whole document)
     message: str  # one line: what is wrong here

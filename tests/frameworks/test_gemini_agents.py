@@ -253,7 +253,7 @@ def test_litellm_gemini_client_completes_a_tool_loop(rig: Rig, streamed: bool) -
     messages: list[Any] = [{"role": "user", "content": "Paris?"}]
 
     def complete() -> Any:
-        answer = litellm.completion(model=f"gemini/{MODEL}", api_base=rig.forwarder.base_url,
+        answer = litellm.completion(model=f"gemini/{MODEL}", api_base=f"{rig.forwarder.base_url}/v1beta",
                                     api_key="gm-test-litellm", messages=messages, tools=LITELLM_TOOLS, stream=streamed)
         if streamed:
             answer = litellm.stream_chunk_builder(list(answer), messages=messages)

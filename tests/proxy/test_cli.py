@@ -165,3 +165,98 @@ def test_reading_commands_refuse_a_missing_store_and_create_nothing(tmp_path, ca
         assert capsys.readouterr().err == (
             f"toolwire-inspect: no flow store at {missing} (record some flows first)\n")
     assert not (tmp_path / "nowhere").exists()
+
+
+# `replay` as people run it: a key missing from the environment is named before anything is sent,
+# and an upstream that refuses the replay makes the command fail.
+
+GEMINI = "/v1beta/models/gemini-2.5-flash:generateContent"
+GEMINI_BODY = b'{"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}'
+
+
+@pytest.fixture
+def no_keys(monkeypatch):
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_replay_names_the_missing_variable_and_sends_nothing(recorded, capsys, no_keys):
+    assert main(["replay", "1", "--store", str(recorded.store.path)]) == 2
+    assert capsys.readouterr().err == (
+        "toolwire-inspect: flow #1 was sent with a key (authorization) and the store keeps none: set "
+        "OPENAI_API_KEY to replay it\n")
+    assert len(recorded.mock.received) == 1
+    with Store(recorded.store.path) as store:
+        assert [row.id for row in store.rows()] == [1]
+
+
+def test_replay_of_a_gemini_flow_names_both_variables(rig, capsys, no_keys):
+    rig.mock.push(json_response({"candidates": []}))
+    rig.client.post(GEMINI + "?key=AIza-secret-in-the-query", content=GEMINI_BODY)
+    rig.events.completed()
+    rig.stop()
+    rig.store.close()
+    assert main(["replay", "1", "--store", str(rig.store.path)]) == 2
+    assert capsys.readouterr().err == (
+        "toolwire-inspect: flow #1 was sent with a key (key in the query) and the store keeps none: set "
+        "GEMINI_API_KEY or GOOGLE_API_KEY to replay it\n")
+
+
+def test_a_flow_sent_without_a_key_replays_without_one(rig, capsys, no_keys):
+    rig.mock.push(json_response(chat_completion("first")), json_response(chat_completion("again")))
+    rig.client.post(CHAT, content=BODY)
+    rig.events.completed()
+    rig.stop()
+    rig.store.close()
+    assert main(["replay", "1", "--store", str(rig.store.path)]) == 0
+    assert capsys.readouterr().out == "#2 replay of #1: 200 complete\n"
+    assert rig.mock.received[1].header("authorization") is None
+
+
+@pytest.mark.parametrize("status", [401, 429, 500])
+def test_replay_fails_when_the_upstream_refuses_it(recorded, capsys, monkeypatch, status):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-env")
+    recorded.mock.push(json_response({"error": {"message": "no"}}, status=status))
+    assert main(["replay", "1", "--store", str(recorded.store.path)]) == 1
+    assert capsys.readouterr().out == f"#2 replay of #1: {status} complete\n"
+
+
+# `record` says what to give the agent: the settings of the clients that fit the upstream, or in
+# translate mode those of the source dialect, each with the clients that read it.
+
+def _hints(*argv: str) -> list[str]:
+    """record's stderr after its `forwarding` line, the URL written `URL`. It stops on SIGTERM once a
+    flow's line shows it is waiting for one."""
+    proc, url = start_command("record", "--port", "0", *argv, marker="forwarding")
+    try:
+        httpx.get(url + "/v1/models")
+        assert proc.stdout.readline().startswith("#1 GET /v1/models ")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return [line.replace(url, "URL") for line in proc.stderr.read().splitlines()]
+
+
+def test_record_names_every_client_setting_for_an_upstream_of_no_known_provider(mock, tmp_path):
+    assert _hints("--upstream", mock.base_url, "--store", str(tmp_path / "s.sqlite3")) == [
+        "point the agent at it:",
+        "  OPENAI_BASE_URL=URL/v1      openai SDK, openai-agents, pydantic-ai, LangChain's ChatOpenAI, LiteLLM openai/ "
+        "models",
+        "  ANTHROPIC_BASE_URL=URL      anthropic SDK, Claude Code, LangChain's ChatAnthropic",
+        "  GOOGLE_GEMINI_BASE_URL=URL  google-genai SDK, Google ADK",
+        "  GEMINI_API_BASE=URL/v1beta  LiteLLM gemini/ models",
+        "  MCP URL/mcp                 MCP clients over streamable HTTP (the server's own path, /mcp here)",
+    ]
+
+
+def test_record_in_translate_mode_names_the_source_dialects_settings():
+    # The same lines record prints (above), for a translate session: only its source dialect's.
+    from inspector.cli.record import agent_hints
+
+    assert agent_hints("URL", "https://api.openai.com", "gemini:openai-chat").splitlines() == [
+        "point the agent at it:",
+        "  GOOGLE_GEMINI_BASE_URL=URL  google-genai SDK, Google ADK",
+        "  GEMINI_API_BASE=URL/v1beta  LiteLLM gemini/ models",
+    ]

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import build_parser, main
+from inspector.cli import main, parse_args
 
 
 def test_defaults() -> None:
-    args = build_parser().parse_args([])
+    args = parse_args([])
     assert (args.upstream, args.port, args.host, args.allow_remote, args.store, args.translate) == (
         None, 8787, "127.0.0.1", False, None, None)
 

@@ -48,11 +48,12 @@ def test_json_output_has_the_documented_fields(tmp_path, capsys):
     path = _write(tmp_path, "req.json", _defective())
     assert main(["check", "--json", path]) == 1
     records = orjson.loads(capsys.readouterr().out)
-    assert [(r["rule"], r["severity"], r["effect"], r["pointer"], r["file"], r["line"], r["dialect"], r["kind"])
-            for r in records] == [
-        ("OC-05", "error", "rejects", "/tools/0/function/parameters/properties/city/type", path, 13, "openai-chat",
+    # The file is one line of compact JSON: line and column are where each key sits in it.
+    assert [(r["rule"], r["severity"], r["effect"], r["pointer"], r["file"], r["line"], r["column"], r["dialect"],
+             r["kind"]) for r in records] == [
+        ("OC-05", "error", "rejects", "/tools/0/function/parameters/properties/city/type", path, 1, 169, "openai-chat",
          "request"),
-        ("OC-15", "warning", "may reject", "/messages/2/tool_calls/0/function/arguments", path, 59, "openai-chat",
+        ("OC-15", "warning", "may reject", "/messages/2/tool_calls/0/function/arguments", path, 1, 606, "openai-chat",
          "request")]
     assert records[0]["hint"].startswith("Convert the genai Schema")
     assert records[0]["why"].startswith("parameters must be a JSON Schema object")

@@ -1,8 +1,13 @@
 """Pretty-printing with a pointer -> line map: the line every violation is highlighted on."""
 
-import orjson
+import json
 
-from inspector.wire.locate import pretty
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from inspector.wire.locate import pretty, source
+from inspector.wire.pointer import join
 
 
 def test_lines_of_every_value_and_escaped_keys():
@@ -28,3 +33,51 @@ def test_the_deepest_document_orjson_accepts_does_not_exhaust_the_stack():
     located = pretty(deep)
     assert located.line_of("/0" * 1023) == 1023
     assert len(located.text.splitlines()) == 2047
+
+
+# `source`: where each pointer is in the file as written (check's CI annotations and SARIF).
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=5),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4),
+    max_leaves=20)
+
+
+def _pointers(value, pointer="", key=None):
+    """(pointer, its member key or None, value) for every value of a document."""
+    yield pointer, key, value
+    if isinstance(value, dict):
+        for name, child in value.items():
+            yield from _pointers(child, join(pointer, name), name)
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _pointers(child, join(pointer, index))
+
+
+@settings(max_examples=60, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 1, 2, "\t"]), st.sampled_from([", ", ","]))
+def test_every_pointer_lands_on_its_key_or_value_however_the_file_is_laid_out(document, indent, separator):
+    text = json.dumps(document, indent=indent, separators=(separator, ": "), ensure_ascii=False)
+    located = source(text.encode())
+    lines = text.split("\n")
+    for pointer, key, value in _pointers(document):
+        line, column = located.position_of(pointer)
+        at = lines[line - 1][column - 1:]
+        expected = json.dumps(key, ensure_ascii=False) if key is not None else json.dumps(value, ensure_ascii=False)[:1]
+        assert at.startswith(expected), (pointer, line, column)
+
+
+def test_sse_events_count_as_streams_parse_them_and_missing_pointers_fall_back():
+    body = (b": comment\n\nevent: a\ndata: {\"x\": [1, {\"y\": 2}]}\n\n"
+            b"data: {\"first\":\ndata: 1}\n\ndata: [DONE]\n\n")
+    located = source(body, sse=True)
+    assert [located.position_of(p) for p in ("/0", "/0/x/1/y", "/1", "/1/first", "/2", "/0/nowhere", "/9")] == [
+        (4, 7), (4, 18), (6, 7), (6, 7), (9, 7), (4, 7), (1, 1)]
+
+
+def test_crlf_lines_and_text_that_is_not_json_give_positions_not_errors():
+    assert source(b'{\r\n  "a": 1\r\n}').position_of("/a") == (2, 3)
+    assert source(b'{"a": [1, 2').position_of("/a/1") == (1, 11)
+    assert source(b"\xff{garbage").position_of("/x") == (1, 1)
+    deep = b"[" * 1024 + b"]" * 1024
+    assert source(deep).position_of("/0" * 1023) == (1, 1024)

@@ -1,4 +1,4 @@
-"""Anthropic Messages rules (contracts.md §3)."""
+"""Anthropic Messages rules (AN-* in docs/rules.md)."""
 
 from __future__ import annotations
 

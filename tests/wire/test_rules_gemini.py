@@ -1,4 +1,4 @@
-"""Gemini generateContent rules (contracts.md §4), Gemini API and Vertex profiles."""
+"""Gemini generateContent rules (GM-* in docs/rules.md), Gemini API and Vertex profiles."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""MCP rules (contracts.md §5) and the session rules across recorded flows."""
+"""MCP rules (MCP-* in docs/rules.md) and the session rules across recorded flows."""
 
 from __future__ import annotations
 

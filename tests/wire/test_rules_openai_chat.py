@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions rules (contracts.md §1): each trips on one defect and stays quiet on the
+"""OpenAI Chat Completions rules (OC-* in docs/rules.md): each trips on one defect and stays quiet on the
 nearest valid payload."""
 
 from __future__ import annotations

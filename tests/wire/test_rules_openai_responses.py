@@ -1,4 +1,4 @@
-"""OpenAI Responses rules (contracts.md §2)."""
+"""OpenAI Responses rules (OR-* in docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Every defect of the seed post-mortems (../shared/seeds/), as the checker and fixer see it. The seeds'
-own lesson applies: each assertion pins exactly one expected value."""
+"""Every defect of the seed post-mortems (transcribed from the design notes), as the checker and fixer
+see it. The seeds' own lesson applies: each assertion pins exactly one expected value."""
 
 from __future__ import annotations
 

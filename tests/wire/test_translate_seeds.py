@@ -1,4 +1,4 @@
-"""The seed post-mortems (../shared/seeds/), each replayed through the translator: the original,
+"""The seed post-mortems (from the design notes), each replayed through the translator: the original,
 the translation and the loss report, with exact assertions (a tolerant assertion hid seed 000's bug)."""
 
 from __future__ import annotations

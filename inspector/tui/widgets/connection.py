@@ -15,6 +15,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ...clients import suggestions
+from ...wire.dialect import DIALECT_NAMES
 from .. import format as fmt
 
 if TYPE_CHECKING:
@@ -30,21 +32,12 @@ class Listening:
     accepts: str | None = None  # translate mode: the one dialect clients may speak (None: any)
 
 
-# Each setting, and the dialects whose clients read it.
-_SETTINGS = [
-    ("OPENAI_BASE_URL=", "/v1", ("openai-chat", "openai-responses")),
-    ("ANTHROPIC_BASE_URL=", "", ("anthropic",)),
-    ("GOOGLE_GEMINI_BASE_URL=", "", ("gemini",)),
-    ("MCP ", "/mcp", ("mcp",)),
-]
-
-
 def agent_settings(base_url: str, accepts: str | None = None) -> list[tuple[str, str]]:
-    """What to give the agent: the environment each official SDK reads (`NAME=`), and the URL an
-    MCP client connects to (the forwarder keeps paths unchanged, so the server's own path). A
-    translate session accepts one dialect: only its setting is given."""
-    return [(label, f"{base_url}{suffix}") for label, suffix, dialects in _SETTINGS
-            if accepts is None or accepts in dialects]
+    """What to give the agent (inspector/clients.py): the environment each official SDK reads
+    (`NAME=`), and the URL an MCP client connects to. A translate session accepts one dialect: only
+    its setting is given."""
+    dialects = (accepts,) if accepts else tuple(DIALECT_NAMES)
+    return [(setting.label, url) for setting, url in suggestions(base_url, dialects, header_only=True)]
 
 
 class ConnectionBar(Widget):

@@ -1,4 +1,4 @@
-"""Anthropic Messages (contracts.md §3): custom and server tools, tool_choice, tool_use / tool_result
+"""Anthropic Messages (AN-* in docs/rules.md): custom and server tools, tool_choice, tool_use / tool_result
 blocks and their pairing from one message to the next, and responses. Streams are in `streams.py`."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: 
 def check_tool_use(report: Report, profile: Profile, block: dict[str, Any], pointer: str,
                    ids: dict[str, str], earlier: dict[str, str] | None = None) -> str | None:
     """AN-05 for one tool_use block. Returns its id when usable. `ids`: the ids of this message, which
-    must be unique; `earlier`: those of earlier turns, where a repeat was accepted (contracts.md AN-05)
+    must be unique; `earlier`: those of earlier turns, where a repeat was accepted (AN-05 in docs/rules.md)
     but still pairs results ambiguously."""
     block_id = block.get("id")
     check_name(report, profile, block.get("name"), join(pointer, "name"), "tool_use")
@@ -135,7 +135,7 @@ def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str,
     if kind != "none" and not has_tools:
         report.add("AN-10", "/tool_choice", "tool_choice is set but the request has no tools")
     thinking = as_dict(payload.get("thinking"))
-    # Only fixed-budget thinking conflicts: "adaptive" with a forced tool was accepted (contracts.md AN-11).
+    # Only fixed-budget thinking conflicts: "adaptive" with a forced tool was accepted (AN-11 in docs/rules.md).
     if kind in ("any", "tool") and thinking.get("type") == "enabled":
         report.add("AN-11", "/tool_choice/type", f"tool_choice {kind!r} forces tool use while thinking is enabled")
 

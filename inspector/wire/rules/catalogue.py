@@ -1,6 +1,6 @@
 """Every rule the checker knows: default severity, why (the contract and the provider's answer), the
-usual fix, and what the provider does (its effect) at each severity the rule is reported at. Wording
-follows `contracts.md`; a finding may override why and hint when its case differs (a more specific
+usual fix, and what the provider does (its effect) at each severity the rule is reported at. docs/rules.md is
+generated from it; a finding may override why and hint when its case differs (a more specific
 hint), and its severity when a profile makes it worse or milder, which picks the effect for it.
 
 A why describes the rule's contract, never one instance of it: where it quotes the provider's error,

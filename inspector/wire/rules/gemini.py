@@ -1,4 +1,4 @@
-"""Gemini generateContent (contracts.md §4), for the Gemini API and Vertex: function declarations and
+"""Gemini generateContent (GM-* in docs/rules.md), for the Gemini API and Vertex: function declarations and
 their proto-strict Schema, toolConfig, turn structure of contents, and responses. Proto JSON accepts
 camelCase and snake_case field names alike, so both are read. Streams are in `streams.py`."""
 
@@ -18,7 +18,7 @@ from .schema import check_json_schema
 _VERTEX_ONLY = ("enterpriseWebSearch",)
 _GEMINI_API_ONLY = ("fileSearch", "mcpServers")
 _MODES = ("AUTO", "ANY", "NONE", "VALIDATED", "MODE_UNSPECIFIED")
-# Model-dependent verdicts (contracts.md GM-11, GM-13): an error only for models known to reject.
+# Model-dependent verdicts (GM-11, GM-13 in docs/rules.md): an error only for models known to reject.
 _REJECTS_CONFIG_WITHOUT_DECLARATIONS = re.compile(r"(models/)?gemini-[12]\.")  # Gemini 3 accepts it
 _REJECTS_TEXT_BESIDE_RESPONSE = re.compile(r"(models/)?(gemini-3\.1-flash-lite|gemma-4)")  # 2.5 accepts it
 

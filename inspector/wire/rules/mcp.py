@@ -1,4 +1,4 @@
-"""MCP (contracts.md §5): JSON-RPC `tools/list` results, `tools/call` requests and results. A document
+"""MCP (MCP-* in docs/rules.md): JSON-RPC `tools/list` results, `tools/call` requests and results. A document
 is one JSON-RPC message or a batch (a list of them); other methods are not tool contracts and pass.
 Rules spanning several flows (the same tool from two servers) live in `session.py`."""
 

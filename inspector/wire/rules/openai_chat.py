@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions (contracts.md §1): tools, tool_choice, messages and their pairing, the
+"""OpenAI Chat Completions (OC-* in docs/rules.md): tools, tool_choice, messages and their pairing, the
 legacy functions surface, and responses. Streams are in `streams.py` (they reuse `check_call`)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""OpenAI Responses (contracts.md §2): flat function tools, built-in tool types, tool_choice, input items
+"""OpenAI Responses (OR-* in docs/rules.md): flat function tools, built-in tool types, tool_choice, input items
 and their call/output pairing, and responses. Streams are in `streams.py`."""
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
             if call_id is not None:
                 pending[call_id] = join(base, "call_id")
         elif kind == "tool_search_call":
-            # A client-executed tool search may be answered by a function_call_output (contracts.md OR-08);
+            # A client-executed tool search may be answered by a function_call_output (OR-08 in docs/rules.md);
             # a hosted one is not answered at all.
             if isinstance(item.get("call_id"), str):
                 searches.add(item["call_id"])

@@ -2,7 +2,7 @@
 
 Run by hand when a provider publishes a new definition; the product reads only the JSON it writes:
 
-    .venv/bin/python -m inspector.wire.specs.refresh --openapi ../shared/specs/openai-openapi.yaml \\
+    .venv/bin/python -m inspector.wire.specs.refresh --openapi openai-openapi/openapi.yaml \\
         --commit f85dbe223d40 --date 2026-08-21
 
 OpenAI: the request bodies of `POST /chat/completions` and `POST /responses` from openai-openapi's

@@ -23,7 +23,7 @@ class Loss:
     target: str | None  # JSON pointer into the translated document, None when nothing landed there
     kind: LossKind
     why: str
-    rule: str = ""  # the contracts.md rule the change protects, e.g. "XL-02"
+    rule: str = ""  # the rule (docs/rules.md) the change protects, e.g. "XL-02"
 
     def __str__(self) -> str:
         where = self.source or "/"

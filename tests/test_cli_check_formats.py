@@ -1,0 +1,180 @@
+"""`check`'s output formats for CI: GitHub annotations and SARIF 2.1.0, placed on the finding's line
+and column in the file as written; and a check that judged nothing says so and fails."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import orjson
+import pytest
+
+from inspector.cli import main
+from inspector.wire.rules.catalogue import RULES
+
+SCHEMA = json.loads((Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text())
+
+# A request as people write it by hand: indented, two defects on line 5, one on line 8.
+REQUEST = """{
+  "model": "gpt-4o",
+  "messages": [{"role": "user", "content": "hi"}],
+  "tools": [
+    {"type": "function", "function": {"name": "get.weather", "parameters": {"type": "OBJECT"}}}
+  ],
+  "tool_choice": "auto",
+  "parallel_tool_calls": "yes"
+}
+"""
+# A chat stream whose first event has a tool-call delta with index -1; the event is on line 3.
+STREAM = (": keep-alive\n\n"
+          'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":-1}]},'
+          '"finish_reason":"stop"}]}\n\n'
+          "data: [DONE]\n\n")
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # relative names, as a CI job passes them
+    Path("req.json").write_text(REQUEST)
+    Path("chat.sse").write_text(STREAM)
+    return tmp_path
+
+
+def test_github_annotations_sit_on_the_line_and_column_of_each_pointer(files, capsys):
+    assert main(["check", "--format", "github", "req.json", "chat.sse"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "::error file=req.json,line=5,col=39,title=OC-02 Function names match ^[a-zA-Z0-9_-]+$%2C at most 64 "
+        "characters::/tools/0/function/name: tool name 'get.weather' does not match ^[a-zA-Z0-9_-]+$",
+        "::error file=req.json,line=5,col=77,title=OC-05 parameters is a JSON Schema object with lower-case "
+        "types::/tools/0/function/parameters/type: function 'get.weather': type 'OBJECT' is upper-case (genai "
+        "Schema); JSON Schema wants 'object'",
+        "::error file=req.json,line=8,col=3,title=OC-10 parallel_tool_calls is a boolean::/parallel_tool_calls: "
+        "parallel_tool_calls is 'yes', not a boolean",
+        "::error file=chat.sse,line=3,col=87,title=XL-12 Re-chunked streams keep call ids%2C names and "
+        "indices::/0/choices/0/delta/tool_calls/0/index: tool call delta has index -1",
+    ]
+
+
+def test_github_escapes_what_would_end_a_property_or_the_message(files, capsys):
+    # A colon and a comma would end the file property early; a percent sign would start an escape.
+    Path("odd:name,%.json").write_text('{"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": '
+                                       '[{"type": "function", "function": {"name": "a:b,c%", "parameters": {}}}]}')
+    assert main(["check", "--format", "github", "odd:name,%.json"]) == 1
+    assert capsys.readouterr().out == (
+        "::error file=odd%3Aname%2C%25.json,line=1,col=109,title=OC-02 Function names match ^[a-zA-Z0-9_-]+$%2C at "
+        "most 64 characters::/tools/0/function/name: tool name 'a:b,c%25' does not match ^[a-zA-Z0-9_-]+$\n")
+
+
+def test_json_lines_are_lines_of_the_file_as_written(files, capsys):
+    assert main(["check", "--json", "req.json"]) == 1
+    assert [(r["rule"], r["line"], r["column"]) for r in orjson.loads(capsys.readouterr().out)] == [
+        ("OC-02", 5, 39), ("OC-05", 5, 77), ("OC-10", 8, 3)]
+
+
+def test_sarif_validates_against_the_official_schema_and_places_each_result(files, capsys):
+    assert main(["check", "--format", "sarif", "req.json", "chat.sse"]) == 1
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    (run,) = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules] == list(RULES)
+    oc05 = rules[list(RULES).index("OC-05")]
+    assert (oc05["shortDescription"]["text"], oc05["defaultConfiguration"]["level"], oc05["helpUri"],
+            oc05["properties"]["dialects"], oc05["properties"]["evidence"]) == (
+        "parameters is a JSON Schema object with lower-case types", "error", "docs/rules.md#oc-05", ["openai-chat"],
+        ["[S-OAI] `FunctionParameters` (L40649)", "https://github.com/google/adk-python/issues/1389"])
+    assert [(r["ruleId"], rules[r["ruleIndex"]]["id"], r["level"],
+             r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+             r["locations"][0]["physicalLocation"]["region"], r["properties"]["pointer"]) for r in run["results"]] == [
+        ("OC-02", "OC-02", "error", "req.json", {"startLine": 5, "startColumn": 39}, "/tools/0/function/name"),
+        ("OC-05", "OC-05", "error", "req.json", {"startLine": 5, "startColumn": 77},
+         "/tools/0/function/parameters/type"),
+        ("OC-10", "OC-10", "error", "req.json", {"startLine": 8, "startColumn": 3}, "/parallel_tool_calls"),
+        ("XL-12", "XL-12", "error", "chat.sse", {"startLine": 3, "startColumn": 87},
+         "/0/choices/0/delta/tool_calls/0/index"),
+    ]
+    assert run["invocations"] == [{"executionSuccessful": True, "toolExecutionNotifications": []}]
+
+
+def test_sarif_of_a_clean_file_and_of_a_file_not_checked(files, capsys):
+    Path("ok.json").write_text('{"model": "m", "messages": [{"role": "user", "content": "hi"}]}')
+    assert main(["check", "--format", "sarif", "ok.json"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    assert log["runs"][0]["results"] == []
+    Path("odd.json").write_text('{"hello": 1}')
+    assert main(["check", "--format", "sarif", "ok.json", "odd.json"]) == 2
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    assert log["runs"][0]["invocations"] == [{"executionSuccessful": False, "toolExecutionNotifications": [
+        {"level": "error", "message": {"text": "odd.json: cannot tell the dialect from the shape; pass a dialect"},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": "odd.json"}}}]}]}]
+
+
+def test_a_stream_event_spread_over_several_data_lines_points_at_its_first(files, capsys):
+    Path("multi.sse").write_text('event: x\ndata: {"object":"chat.completion.chunk",\ndata: "choices":[{"index":0,'
+                                 '"delta":{"tool_calls":[{"index":-1}]},"finish_reason":"stop"}]}\n\n')
+    assert main(["check", "--format", "github", "multi.sse"]) == 1
+    assert capsys.readouterr().out.startswith("::error file=multi.sse,line=2,col=7,title=XL-12 ")
+
+
+# A check that judged nothing: it says which file and why, the summary does not count it as
+# checked, and the exit status is 2.
+NOTHING = [
+    ("cannot tell the dialect", [], '{"format": "toolwire-fixture", "request": {}}',
+     "cannot tell the dialect from the shape; pass a dialect"),
+    ("empty file", [], "", "nothing to check: the input is empty"),
+    ("blank file with a dialect", ["--dialect", "openai-chat"], "\n  \n", "nothing to check: the input is empty"),
+    ("another format with a dialect", ["--dialect", "openai-chat"], '{"format": "toolwire-fixture", "request": {}}',
+     "nothing to check: no field a openai-chat request is judged by (messages, tools, functions, tool_choice, "
+     "function_call)"),
+    ("a response kind with no response field", ["--dialect", "anthropic", "--kind", "response"], '{"id": "msg_1"}',
+     "nothing to check: no field a anthropic response is judged by (content)"),
+    ("a stream with no event", ["--dialect", "openai-chat", "--kind", "stream"], ": only a comment\n\n",
+     "nothing to check: the stream has no events"),
+    ("a Gemini JSON-array stream with no event", ["--dialect", "gemini", "--kind", "stream"], "[]",
+     "nothing to check: the stream has no events"),
+]
+
+
+@pytest.mark.parametrize(("options", "content", "reason"), [case[1:] for case in NOTHING],
+                         ids=[case[0] for case in NOTHING])
+def test_a_check_that_judged_nothing_says_so_and_fails(files, capsys, options, content, reason):
+    Path("x.json").write_text(content)
+    assert main(["check", *options, "x.json"]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("nothing checked: 1 file could not be checked\n",
+                                  f"toolwire-inspect: x.json: {reason}\n")
+
+
+def test_the_summary_counts_only_the_files_it_judged(files, capsys):
+    Path("odd.json").write_text('{"hello": 1}')
+    assert main(["check", "req.json", "odd.json", "missing.json"]) == 2
+    out = capsys.readouterr()
+    assert out.out.splitlines()[-1] == "1 file checked, 2 not checked: 3 error(s), 0 warning(s), 0 info"
+    assert out.err.splitlines() == [
+        "toolwire-inspect: odd.json: cannot tell the dialect from the shape; pass a dialect",
+        "toolwire-inspect: cannot read missing.json: No such file or directory"]
+
+
+def test_machine_formats_also_fail_when_nothing_was_checked(files, capsys):
+    Path("odd.json").write_text('{"hello": 1}')
+    assert main(["check", "--json", "odd.json"]) == 2
+    assert capsys.readouterr().out == "[]\n"
+    assert main(["check", "--format", "github", "odd.json"]) == 2
+    out = capsys.readouterr()
+    assert out.out == ("::error file=odd.json,title=not checked::odd.json: cannot tell the dialect from the shape; "
+                       "pass a dialect\n")
+    assert out.err.splitlines()[-1] == "toolwire-inspect: nothing checked"
+
+
+def test_session_rules_over_a_session_without_mcp_flows_checked_nothing(tmp_path, capsys):
+    from inspector.store import Store
+    from tests.tui.flows import populate
+
+    with Store(tmp_path / "flows.sqlite3") as store:
+        populate(store)  # its latest session holds no MCP flow
+    assert main(["check", "--session", "--store", str(tmp_path / "flows.sqlite3")]) == 2
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", "toolwire-inspect: nothing checked: session 2 has no MCP flow\n")
