@@ -122,11 +122,13 @@ def test_a_stream_event_spread_over_several_data_lines_points_at_its_first(files
 # A check that judged nothing: it says which file and why, the summary does not count it as
 # checked, and the exit status is 2.
 NOTHING = [
-    ("cannot tell the dialect", [], '{"format": "toolwire-fixture", "request": {}}',
+    ("cannot tell the dialect", [], '{"note": "no dialect has this shape"}',
      "cannot tell the dialect from the shape; pass a dialect"),
+    ("a fixture without its version", [], '{"format": "toolwire-fixture", "request": {}}',
+     'fixture without a valid "version"'),
     ("empty file", [], "", "nothing to check: the input is empty"),
     ("blank file with a dialect", ["--dialect", "openai-chat"], "\n  \n", "nothing to check: the input is empty"),
-    ("another format with a dialect", ["--dialect", "openai-chat"], '{"format": "toolwire-fixture", "request": {}}',
+    ("another format with a dialect", ["--dialect", "openai-chat"], '{"note": "no dialect has this shape"}',
      "nothing to check: no field a openai-chat request is judged by (messages, tools, functions, tool_choice, "
      "function_call)"),
     ("a response kind with no response field", ["--dialect", "anthropic", "--kind", "response"], '{"id": "msg_1"}',

@@ -30,6 +30,6 @@ def test_the_hook_runs_check_over_fixture_files_and_fails_on_an_error(tmp_path):
     assert subprocess.run([*run, "ok.json"], cwd=tmp_path, capture_output=True).returncode == 0
     failed = subprocess.run([*run, "ok.json", "bad.json"], cwd=tmp_path, capture_output=True, text=True)
     assert (failed.returncode, failed.stdout.splitlines()) == (1, [
-        "bad.json:/tools/0/type: error OC-01 tool type 'web_search' is not accepted by Chat (only 'function' and "
+        "bad.json:/tools/0/type: error OC-01 (rejects) tool type 'web_search' is not accepted by Chat (only 'function' and "
         "'custom')",
         "2 files checked: 1 error(s), 0 warning(s), 0 info"])

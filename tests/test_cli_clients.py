@@ -68,7 +68,9 @@ def test_google_genai_reads_google_gemini_base_url(passthrough, clean_env):
     mock, store, forwarder, completed = passthrough
     clean_env.setenv("GOOGLE_GEMINI_BASE_URL", _setting("GOOGLE_GEMINI_BASE_URL", forwarder.base_url))
     mock.push(json_response(gemini_response("hi")))
-    client = genai.Client(api_key="AIza-env-test")  # kept: a dropped Client closes its connection pool
+    # kept: a dropped Client closes its connection pool. The API version is pinned because google-genai 2.x
+    # and 3.x default to different ones; the base URL comes from the environment alone.
+    client = genai.Client(api_key="AIza-env-test", http_options={"api_version": "v1beta"})
     answer = client.models.generate_content(model="gemini-2.5-flash", contents="hi")
     assert answer.text == "hi"
     assert [(row.path, row.status) for row in completed.wait(1)] == [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from inspector.cli import main
@@ -49,7 +50,9 @@ def test_rules_id_prints_the_whole_entry_with_its_sources(capsys):
         "OC-05  parameters is a JSON Schema object with lower-case types",
         "severity: error",
         "dialects: openai-chat",
-        f"why: {RULES['OC-05'].why}",
+        # The catalogue's why quotes the error with each finding's value and place; the reference names them.
+        "why: parameters must be a JSON Schema object with lower-case types; OpenAI validates it and answers 400 "
+        "naming the value (<value> at '<path>' \"is not valid under any of the given schemas\").",
         f"fix: {RULES['OC-05'].hint}",
         "evidence:",
         "  - [S-OAI] `FunctionParameters` (L40649)",
@@ -76,7 +79,9 @@ def test_check_explain_adds_the_rule_and_its_evidence(tmp_path, capsys):
                     '"function": {"name": "f", "parameters": {"type": "OBJECT"}}}]}')
     assert main(["check", "--explain", str(path)]) == 1
     assert capsys.readouterr().out.splitlines()[1:5] == [
-        f"    why: {RULES['OC-05'].why}",
+        "    why: parameters must be a JSON Schema object with lower-case types; OpenAI validates it and answers 400 "
+        "naming the value ('OBJECT' at 'tools[0].function.parameters.type' \"is not valid under any of the given "
+        "schemas\").",
         f"    fix: {RULES['OC-05'].hint}",
         "    rule: parameters is a JSON Schema object with lower-case types (openai-chat); toolwire-inspect rules OC-05",
         "    evidence: [S-OAI] `FunctionParameters` (L40649); https://github.com/google/adk-python/issues/1389",
@@ -99,3 +104,13 @@ def test_the_project_points_at_no_file_outside_it():
         text = path.read_text(errors="replace")
         found += [f"{name}: {match.group()}" for match in outside.finditer(text)]
     assert found == []
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    # `toolwire-inspect rules | head -1`: the pipe closes under the command; no traceback, exit 0.
+    proc = subprocess.Popen([sys.executable, "-m", "inspector", "rules"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    assert (proc.wait(60), proc.stderr.read()) == (0, b"")
+    proc.stderr.close()

@@ -102,15 +102,15 @@ def test_check_judges_each_recorded_exchange(capsys):
     assert main(["check", *files, str(DATA / "cassettes" / "openai_chat.yaml")]) == 1
     cassette = DATA / "cassettes" / "openai_chat.yaml"
     assert capsys.readouterr().out.splitlines() == [
-        f"{files[0]}:request:/tools/0/function/name: error OC-02 tool name 'get weather' does not match "
+        f"{files[0]}:request:/tools/0/function/name: error OC-02 (rejects) tool name 'get weather' does not match "
         "^[a-zA-Z0-9_-]+$",
-        f"{files[0]}:response:/choices/0/message/tool_calls/0/function/name: error XL-16 the response calls "
+        f"{files[0]}:response:/choices/0/message/tool_calls/0/function/name: error XL-16 (breaks client) the response calls "
         "'get_weather', which the request does not declare (it declares get weather)",
-        f"{files[2]}:request:/tools/0/parameters/additionalProperties: error XL-13 function 'lookup': strict:true "
+        f"{files[2]}:request:/tools/0/parameters/additionalProperties: error XL-13 (rejects) function 'lookup': strict:true "
         "needs additionalProperties:false on every object",
-        f"{cassette}#interaction2:request:/messages/1/content: info OC-12 assistant message with tool_calls has "
+        f"{cassette}#interaction2:request:/messages/1/content: info OC-12 (may reject) assistant message with tool_calls has "
         "no content key",
-        f"{cassette}#interaction2:request:/messages/1/tool_calls/0/id: error OC-19 tool call 'call_v1' has no tool "
+        f"{cassette}#interaction2:request:/messages/1/tool_calls/0/id: error OC-19 (rejects) tool call 'call_v1' has no tool "
         "message before the next message",
         "4 files checked: 4 error(s), 0 warning(s), 1 info",
     ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from .common import CommandError
@@ -88,6 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         return exc.status
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader (`| head`) went away: stop quietly, as Unix tools do. Python would otherwise
+        # report the pipe again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ in it could be judged."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -91,15 +90,6 @@ def _recording_findings(name: str, turns: list[Turn]) -> list[Finding]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except BrokenPipeError:
-        # The reader (e.g. `| head`) went away: stop quietly, as Unix tools do.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-
-
-def _run(args: argparse.Namespace) -> int:
     if args.session is not None:
         if args.files or args.fix:
             print("toolwire-inspect: --session checks a recorded session; give no FILE and no --fix", file=sys.stderr)

@@ -7,6 +7,7 @@ with the schema or file they point into) and the issues or recordings that showe
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..dialect import DIALECT_NAMES, Dialect
@@ -31,7 +32,12 @@ _CROSS_DIALECT: dict[str, tuple[str, ...]] = {
     "XL-12": (_CHAT,),
     "XL-13": (_RESPONSES,),
     "XL-14": (Dialect.ANTHROPIC.value,),
+    "XL-16": (_CHAT, _RESPONSES, Dialect.ANTHROPIC.value, Dialect.GEMINI.value),
 }
+
+# A why quotes the provider's error with each finding's own value and place ({{value}}, {{path}}: see
+# base.facts); the reference, about no finding, names them.
+_TEMPLATE_FIELD = re.compile(r"\{\{(\w+)\}\}")
 
 SOURCES: dict[str, str] = {
     'S-OAI': '`openai/openai-openapi` @ `f85dbe223d40` (2026-08-21), `openapi.yaml` (OpenAPI 3.1.0, info.version 2.3.0). Cited as `components.schemas.<Name>` + line in that file.',
@@ -215,6 +221,21 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'OR-14': ('No field the Responses API does not define', (
         '[S-OAI] `CreateResponse`',
     )),
+    'OR-15': ('A completed response holds a message or a call', (
+        '[S-OAI] `Response.output`, `Response.output_text`',
+    )),
+    'OR-16': ("An input_file's file_data is a document data URL", (
+        '[S-OAI] `InputFileContent.file_data`',
+        'recorded: "Invalid file data: … Expected a base64-encoded data URL with a valid file MIME type"',
+    )),
+    'OR-17': ('A replayed reasoning item is followed by its output item', (
+        '[S-OAI] `ReasoningItem`',
+        'recorded: "Item \'rs_…\' of type \'reasoning\' was provided without its required following item."',
+    )),
+    'OR-18': ("An assistant message replayed as input holds only the model's own parts", (
+        '[S-OAI] `OutputMessage.content` (output_text, refusal)',
+        'recorded: "Invalid value: \'input_text\'. Supported values are: \'output_text\' and \'refusal\'."',
+    )),
     'AN-01': ('A custom tool has name and an object input_schema', (
         '[S-ANT] `tool_param.py`',
     )),
@@ -273,6 +294,10 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'AN-14': ("The request matches Anthropic's API definition", (
         '[S-ANT] `message_create_params.py` (vendored in inspector/wire/specs)',
+    )),
+    'AN-15': ('A finished message holds text or a call', (
+        '[D-ANT-HTC] (an empty end_turn after tool results)',
+        '[S-ANT] `message.py` (`content`, `stop_reason`)',
     )),
     'GM-01': ('Gemini tools: one kind per entry, at most 128 declarations', (
         '[S-GEM] `Tool`',
@@ -360,6 +385,15 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         'https://github.com/vercel/ai (google schema conversion tests)',
         'https://github.com/google/adk-python (gemini schema utils)',
     )),
+    'GM-18': ('A Gemini answer has a candidate with parts', (
+        '[S-GEM] `GenerateContentResponse.candidates`, `promptFeedback`, `Candidate.finishReason`',
+    )),
+    'GM-19': ('No field the Gemini request messages do not define', (
+        "[S-GEM] (vendored in inspector/wire/specs as gemini.json); proto3 JSON mapping's unknown-field error",
+    )),
+    'GM-20': ("The request matches google-genai's types", (
+        '[S-GEM] (vendored in inspector/wire/specs as gemini.json)',
+    )),
     'MCP-01': ("A tools/list result has the revision's fields", (
         '[S-MCP] `ListToolsResult` (both revisions)',
         '`tools.mdx` §Capabilities',
@@ -384,6 +418,9 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'MCP-07': ('Tool failures are results with isError, not protocol errors', (
         '`tools.mdx` §Error Handling',
         '[S-MCP] `CallToolResult.isError` description',
+    )),
+    'MCP-08': ("tools/call names a tool the server's tools/list listed", (
+        '[S-MCP] `CallToolRequest`, `ListToolsResult` (a complete list has no nextCursor)',
     )),
     'XL-01': ('Schema types are cased for the target', (
         'OC-05, GM-03/04',
@@ -471,6 +508,10 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'XL-15': ('Tool-result content the target cannot carry', (
         'OC-17, OR-07, AN-06, GM-09, MCP-05',
     )),
+    'XL-16': ('The response calls only tools the request declared', (
+        'OC-26, OR-12 (a call the client cannot dispatch)',
+        '[S-OAI-PY-DELTA] (clients look the call up by name)',
+    )),
 }
 
 
@@ -504,7 +545,8 @@ def reference(rule_id: str) -> RuleReference | None:
     if rule is None:
         return None
     title, evidence = _REFERENCE[rule_id]
-    return RuleReference(rule.id, title, rule.severity, dialects(rule.id), rule.why, rule.hint, evidence)
+    return RuleReference(rule.id, title, rule.severity, dialects(rule.id), _TEMPLATE_FIELD.sub(r"<\1>", rule.why),
+                         rule.hint, evidence)
 
 
 def all_rules() -> list[RuleReference]:
