@@ -12,7 +12,7 @@ import sys
 from .common import CommandError
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ["record", "flows", "replay", "export", "check", "translate", "mock", "demo"]
+_COMMANDS = ["record", "flows", "replay", "export", "check", "translate", "mock", "demo", "ca"]
 
 
 def build_parser() -> argparse.ArgumentParser:
