@@ -137,8 +137,10 @@ def test_what_the_http_parser_refuses_reaches_nobody(rig, elsewhere):
     """uvicorn answers these 400 before any app runs: nothing is forwarded and nothing recorded."""
     for method, target in (("POST", f"@127.0.0.1:{elsewhere.port}/x"), ("POST", f"\\\\127.0.0.1:{elsewhere.port}/x"),
                            ("POST", "/a\x01b"), ("POST", "/\xe4"), ("POST", "/a b"), ("POST", "?x=1"),
-                           ("CONNECT", f"127.0.0.1:{elsewhere.port}"), ("GET", f"127.0.0.1:{elsewhere.port}")):
+                           ("GET", f"127.0.0.1:{elsewhere.port}")):
         assert request(rig.forwarder.port, target, method=method).status == 400, target
+    # Proxy mode answers CONNECT, but opens no tunnel to a loopback address not allowed by name.
+    assert request(rig.forwarder.port, f"127.0.0.1:{elsewhere.port}", method="CONNECT").status == 403
     # A bare CR ends nothing for httptools; a bare LF ends the request line, so the smuggled Host
     # makes two and the front door refuses it.
     for head, status in ((f"POST /a\rHost: 127.0.0.1:{elsewhere.port} HTTP/1.1\r\nHost: localhost", 400),

@@ -1,0 +1,224 @@
+"""Proxy mode: clients configured only with a proxy and a CA reach a provider through the forwarder.
+A provider host on the intercept list is mapped to a local TLS mock (its own test CA, trusted
+through `upstream_ca`); its flows are recorded like any other. Other hosts are tunnelled untouched
+and unrecorded; tunnels to loopback addresses need allowing by name; a client that does not trust
+the proxy CA fails, and the forwarder counts and shows why."""
+
+from __future__ import annotations
+
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import time
+
+import httpx
+import openai
+import pytest
+import trustme
+
+from inspector.mock import MockUpstream
+from inspector.proxy import Forwarder, ForwarderError
+from inspector.proxy.ca import LocalCA
+from inspector.redact import REDACTED
+
+from .conftest import Events
+
+CHAT = "/v1/chat/completions"
+BODY = b'{"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}'
+KEY = "sk-proxy-mode-secret"
+
+
+@pytest.fixture(scope="module")
+def upstream_tls(tmp_path_factory):
+    """A test CA of the upstream's own (not the proxy's) and a certificate it signed for loopback."""
+    directory = tmp_path_factory.mktemp("upstream-tls")
+    ca = trustme.CA()
+    ca.cert_pem.write_to_path(directory / "ca.pem")
+    ca.issue_cert("127.0.0.1", "localhost").private_key_and_cert_chain_pem.write_to_path(directory / "chain.pem")
+    return directory
+
+
+@pytest.fixture
+def tls_mock(upstream_tls):
+    chain = str(upstream_tls / "chain.pem")
+    with MockUpstream(tls=(chain, chain)) as upstream:
+        yield upstream
+
+
+class ProxyRig:
+    def __init__(self, mock: MockUpstream, store, upstream_tls, ca_dir, **options) -> None:
+        self.mock = mock
+        self.store = store
+        self.events = Events()
+        self.forwarder = Forwarder(
+            "http://127.0.0.1:9", store=store, port=0, on_event=self.events, ca_dir=ca_dir,
+            intercept=[f"api.openai.com={mock.base_url}", f"*.example.test={mock.base_url}/base"],
+            upstream_ca=upstream_tls / "ca.pem", **options)
+        self.forwarder.start()
+        self.ca = ca_dir / "toolwire-ca.pem"
+
+    @property
+    def proxy(self) -> str:
+        return self.forwarder.base_url
+
+    def trusting(self) -> ssl.SSLContext:
+        """A client context that trusts the proxy CA (made on the first intercepted tunnel, or now)."""
+        LocalCA(self.ca.parent)
+        return ssl.create_default_context(cafile=str(self.ca))
+
+    def refused(self, count: int, timeout: float = 10.0) -> str | None:
+        """Wait (polling, the counter lives on the forwarder's loop) for `count` refusals; the last one."""
+        deadline = time.monotonic() + timeout
+        while self.forwarder.access.refused < count:
+            assert time.monotonic() < deadline, f"{self.forwarder.access.refused} of {count} refusals"
+            time.sleep(0.01)
+        return self.forwarder.access.last_refusal
+
+
+@pytest.fixture
+def proxy_rig(tls_mock, store, upstream_tls, tmp_path):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "proxy-ca", allow_connect=["localhost"])
+    yield rig
+    rig.forwarder.stop()
+
+
+def test_httpx_through_the_proxy_reaches_the_intercepted_host_and_the_flow_is_recorded(proxy_rig):
+    with httpx.Client(proxy=proxy_rig.proxy, verify=proxy_rig.trusting(), timeout=10) as client:
+        response = client.post(f"https://api.openai.com{CHAT}", content=BODY,
+                               headers={"authorization": f"Bearer {KEY}", "content-type": "application/json"})
+        assert response.status_code == 200
+        assert response.json()["choices"][0]["message"]["content"] == "Hello from the mock upstream."
+        # A second tunnel to a wildcard host, whose upstream has a base path.
+        assert client.get("https://eu.example.test/v1/models").status_code == 404
+    proxy_rig.events.completed(2)
+    received = proxy_rig.mock.received
+    assert [(r.method, r.path, r.body) for r in received] == [("POST", CHAT, BODY), ("GET", "/base/v1/models", b"")]
+    assert received[0].header("authorization") == f"Bearer {KEY}"
+    assert received[0].header("host") == f"127.0.0.1:{proxy_rig.mock.port}"
+    rows = proxy_rig.store.rows(order="time")
+    assert sorted((r.id, r.method, r.path, r.dialect, r.status, r.state, r.mode) for r in rows) == [
+        (1, "POST", CHAT, "openai-chat", 200, "complete", "passthrough"),
+        (2, "GET", "/v1/models", "", 404, "complete", "passthrough")]
+    first = proxy_rig.store.get(1)
+    assert first.upstream_url == f"{proxy_rig.mock.base_url}{CHAT}"
+    assert dict(first.request_headers)["authorization"] == REDACTED
+    assert KEY.encode() not in proxy_rig.store.path.read_bytes()
+    assert proxy_rig.forwarder.access.refused == 0
+
+
+def test_the_openai_sdk_streams_through_the_proxy(proxy_rig):
+    http_client = httpx.Client(proxy=proxy_rig.proxy, verify=proxy_rig.trusting())
+    with openai.OpenAI(api_key=KEY, http_client=http_client, max_retries=0) as client:
+        stream = client.chat.completions.create(model="gpt-test", messages=[{"role": "user", "content": "hi"}],
+                                                stream=True)
+        text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    assert text == "Hello from the mock upstream."
+    (event,) = proxy_rig.events.completed(1)
+    assert (event.row.path, event.row.dialect, event.row.streamed, event.row.state, event.row.errors) == (
+        CHAT, "openai-chat", True, "complete", 0)
+
+
+def test_an_sdk_given_only_https_proxy_and_ssl_cert_file_is_recorded(proxy_rig, tmp_path):
+    bundle = LocalCA(proxy_rig.ca.parent).write_bundle(b"")  # only the proxy CA: nothing else is reached
+    script = ("import openai; c = openai.OpenAI(api_key='sk-env-only', max_retries=0); "
+              "print(c.chat.completions.create(model='gpt-test', messages=[{'role': 'user', 'content': 'hi'}])"
+              ".choices[0].message.content)")
+    env = {**os.environ, "HTTPS_PROXY": proxy_rig.proxy, "SSL_CERT_FILE": str(bundle), "NO_PROXY": ""}
+    env.pop("OPENAI_BASE_URL", None)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "Hello from the mock upstream.\n", "")
+    (event,) = proxy_rig.events.completed(1)
+    assert (event.row.path, event.row.dialect, event.row.status) == (CHAT, "openai-chat", 200)
+
+
+def test_a_host_off_the_intercept_list_is_tunnelled_untouched_and_not_recorded(proxy_rig, upstream_tls):
+    # The client verifies the mock's own certificate: the bytes went through unread.
+    verify = ssl.create_default_context(cafile=str(upstream_tls / "ca.pem"))
+    with httpx.Client(proxy=proxy_rig.proxy, verify=verify, timeout=10) as client:
+        response = client.post(f"https://localhost:{proxy_rig.mock.port}{CHAT}", content=BODY)
+        assert response.status_code == 200
+        assert client.post(f"https://localhost:{proxy_rig.mock.port}{CHAT}", content=BODY).status_code == 200
+    assert proxy_rig.mock.wait_answered(2)
+    assert [r.path for r in proxy_rig.mock.received] == [CHAT, CHAT]
+    assert (proxy_rig.store.count(), proxy_rig.forwarder.connect.tunnelled, proxy_rig.forwarder.access.refused) == (
+        0, 1, 0)
+
+
+def connect(port: int, target: str, headers: str = "") -> tuple[socket.socket, bytes]:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{headers}\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        data = sock.recv(65536)
+        if not data:
+            break
+        head += data
+    return sock, head
+
+
+@pytest.mark.parametrize("target", ["127.0.0.1:{port}", "[::1]:{port}"])
+def test_a_tunnel_to_a_loopback_address_not_allowed_by_name_is_refused(proxy_rig, target):
+    target = target.format(port=proxy_rig.mock.port)
+    sock, answer = connect(proxy_rig.forwarder.port, target)
+    sock.close()
+    host = target.rpartition(":")[0].strip("[]")
+    why = (f"refused: CONNECT {host}:{proxy_rig.mock.port} leads to a loopback or private address; pass "
+           f"--allow-connect {host} to tunnel there")
+    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 403 Forbidden"
+    assert answer.endswith(b'{"error":{"type":"toolwire_connect_not_allowed","message":"' + why.encode()
+                           + b'","code":403}}')
+    assert proxy_rig.refused(1) == why
+    assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
+
+
+def test_a_client_that_does_not_trust_the_proxy_ca_fails_and_the_refusal_is_shown(proxy_rig):
+    with httpx.Client(proxy=proxy_rig.proxy, timeout=10) as client:  # certifi's roots only
+        with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+            client.post(f"https://api.openai.com{CHAT}", content=BODY)
+    assert proxy_rig.refused(1) == (
+        "TLS with a client for api.openai.com failed (TLSV1_ALERT_UNKNOWN_CA): a client that does not trust the "
+        "proxy CA refuses its certificate; `toolwire-inspect ca` says how to trust it")
+    assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
+
+
+def test_a_request_in_a_tunnel_must_name_the_tunnels_host(proxy_rig):
+    context = proxy_rig.trusting()
+    for host, status in (("api.openai.com:443", b"200"), ("evil.example:443", b"421"), ("api.openai.com:8443", b"421")):
+        sock, answer = connect(proxy_rig.forwarder.port, "api.openai.com:443")
+        assert answer == b"HTTP/1.1 200 Connection established\r\n\r\n"
+        with context.wrap_socket(sock, server_hostname="api.openai.com") as tls:
+            tls.sendall(f"POST {CHAT} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(BODY)}\r\n"
+                        "Connection: close\r\n\r\n".encode() + BODY)
+            assert tls.recv(65536).split(b" ")[1] == status, host
+    assert [r.path for r in proxy_rig.mock.received] == [CHAT]
+    assert proxy_rig.refused(2) == ("refused: Host 'api.openai.com:8443' is not the host this tunnel was opened "
+                                    "for (api.openai.com:443)")
+
+
+def test_beyond_loopback_a_tunnel_needs_the_token_as_the_proxy_password(tls_mock, store, upstream_tls, tmp_path):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca", host="0.0.0.0", allow_remote=True)
+    try:
+        sock, answer = connect(rig.forwarder.port, "api.openai.com:443")
+        sock.close()
+        assert answer.split(b"\r\n")[0] == b"HTTP/1.1 403 Forbidden"
+        assert rig.refused(1).startswith("refused: this server listens beyond loopback and needs its access token")
+        proxy = f"http://token:{rig.forwarder.access.token}@127.0.0.1:{rig.forwarder.port}"
+        with httpx.Client(proxy=proxy, verify=rig.trusting(), timeout=10) as client:
+            assert client.post(f"https://api.openai.com{CHAT}", content=BODY).status_code == 200
+        rig.events.completed(1)
+    finally:
+        rig.forwarder.stop()
+
+
+@pytest.mark.parametrize(("spec", "why"), [
+    ("api.openai.com=ftp://x", "--intercept 'api.openai.com=ftp://x': the upstream after '=' must be an http(s) "
+                               "base URL without credentials, query or fragment, such as https://127.0.0.1:9443"),
+    ("https://api.openai.com", "--intercept 'https://api.openai.com': expected a host name such as api.example.com "
+                               "or *.example.com, optionally =URL of the upstream to send its requests to"),
+])
+def test_a_bad_intercept_is_refused_at_start(store, spec, why):
+    with pytest.raises(ForwarderError) as caught:
+        Forwarder("http://127.0.0.1:9", store=store, port=0, intercept=[spec])
+    assert str(caught.value) == why
