@@ -7,7 +7,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store, port
+from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_store_argument, open_store,
+                     port, proxy_options)
 
 DEFAULT_PORT = 8787
 
@@ -23,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_access_arguments(parser)
     add_store_argument(parser)
     add_mode_arguments(parser)
+    add_proxy_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +42,8 @@ def run(args: argparse.Namespace) -> int:
             try:
                 forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port,
                                       on_event=bridge, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
-                                      allow_origins=args.allow_origin, translate=args.translate, repair=args.repair)
+                                      allow_origins=args.allow_origin, translate=args.translate, repair=args.repair,
+                                      **proxy_options(args))
                 forwarder.start()
             except (ForwarderError, StoreError) as exc:
                 print(f"toolwire-inspect: {exc}", file=sys.stderr)

@@ -222,3 +222,30 @@ def test_a_bad_intercept_is_refused_at_start(store, spec, why):
     with pytest.raises(ForwarderError) as caught:
         Forwarder("http://127.0.0.1:9", store=store, port=0, intercept=[spec])
     assert str(caught.value) == why
+
+
+def test_record_serves_proxy_mode_with_its_options(tls_mock, upstream_tls, tmp_path):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp_path)}  # the CA goes under tmp_path
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "inspector", "record", "--upstream", "http://127.0.0.1:9", "--port", "0",
+         "--store", str(tmp_path / "flows.sqlite3"), "--intercept", f"api.openai.com={tls_mock.base_url}",
+         "--upstream-ca", str(upstream_tls / "ca.pem")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = [proc.stderr.readline() for _ in range(3)]
+        proxy = lines[2].split("HTTPS_PROXY=")[1].split()[0]
+        assert lines[2] == (f"or, for a client that takes no base URL: HTTPS_PROXY={proxy} and trust the CA "
+                            "`toolwire-inspect ca` prints\n")
+        with httpx.Client(proxy=proxy, verify=ssl.create_default_context(
+                cafile=str(LocalCA(tmp_path / "toolwire-inspect" / "ca").cert_path)), timeout=10) as client:
+            assert client.post(f"https://api.openai.com{CHAT}", content=BODY).status_code == 200
+        assert proc.stdout.readline().startswith(f"#1 POST {CHAT} 200 ")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_an_unreadable_upstream_ca_is_refused_at_start(store, tmp_path):
+    (tmp_path / "ca.pem").write_text("not pem")
+    with pytest.raises(ForwarderError, match=rf"^--upstream-ca {tmp_path / 'ca.pem'}: cannot load it as PEM "):
+        Forwarder("http://127.0.0.1:9", store=store, port=0, upstream_ca=tmp_path / "ca.pem")
