@@ -267,13 +267,17 @@ class ConnectHandler:
         client = _Pipe(self._pipes)
         upstream = _Pipe(self._pipes)
         client.peer, upstream.peer = upstream, client
-        family, kind, proto, _, address = infos[0]
-        try:
-            async with asyncio.timeout(_TUNNEL_CONNECT_TIMEOUT):
-                # The address checked above is the one connected to: no second lookup to rebind.
-                await loop.create_connection(lambda: upstream, address[0], address[1], family=family, proto=proto)
-        except (OSError, TimeoutError) as exc:
-            why = "timed out" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        why = ""
+        for family, _, proto, _, address in infos:  # in the resolver's order, as a client would
+            try:
+                async with asyncio.timeout(_TUNNEL_CONNECT_TIMEOUT):
+                    # The address checked above is the one connected to: no second lookup to rebind.
+                    await loop.create_connection(lambda: upstream, address[0], address[1], family=family,
+                                                 proto=proto)
+                break
+            except (OSError, TimeoutError) as exc:
+                why = "timed out" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        else:
             _refuse(transport, self.access.count(Refusal(
                 502, "toolwire_upstream_unreachable", f"CONNECT {host}:{port}: {why}")))
             return

@@ -11,6 +11,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import threading
 import time
 
 import httpx
@@ -249,3 +250,71 @@ def test_an_unreadable_upstream_ca_is_refused_at_start(store, tmp_path):
     (tmp_path / "ca.pem").write_text("not pem")
     with pytest.raises(ForwarderError, match=rf"^--upstream-ca {tmp_path / 'ca.pem'}: cannot load it as PEM "):
         Forwarder("http://127.0.0.1:9", store=store, port=0, upstream_ca=tmp_path / "ca.pem")
+
+
+class OneShotServer:
+    """A raw TCP server for one connection: reads `expect` bytes, answers them reversed, then
+    closes (or keeps the connection open when `linger`, until the test ends)."""
+
+    def __init__(self, expect: int, linger: bool = False) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.expect = expect
+        self.linger = linger
+        self.closed = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
+        with conn:
+            got = b""
+            while len(got) < self.expect:
+                got += conn.recv(65536)
+            conn.sendall(got[::-1])
+            if self.linger:
+                conn.settimeout(30)
+                while conn.recv(65536):  # until the tunnel is cut
+                    pass
+        self.closed.set()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def read_to_end(sock: socket.socket) -> bytes:
+    parts = []
+    while data := sock.recv(65536):
+        parts.append(data)
+    return b"".join(parts)
+
+
+def test_a_tunnel_relays_bytes_both_ways_and_closes_when_the_far_side_does(proxy_rig):
+    payload = bytes(range(256)) * 4096  # 1 MiB, every byte value, some sent with the CONNECT head itself
+    server = OneShotServer(len(payload))
+    try:
+        sock = socket.create_connection(("127.0.0.1", proxy_rig.forwarder.port), timeout=10)
+        with sock:
+            sock.sendall(f"CONNECT localhost:{server.port} HTTP/1.1\r\nHost: localhost:{server.port}\r\n\r\n".encode()
+                         + payload[:1000])
+            sock.sendall(payload[1000:])
+            answer = read_to_end(sock)
+        assert answer == b"HTTP/1.1 200 Connection established\r\n\r\n" + payload[::-1]
+    finally:
+        server.close()
+    assert (proxy_rig.store.count(), proxy_rig.forwarder.connect.tunnelled) == (0, 1)
+
+
+def test_stopping_the_forwarder_cuts_its_tunnels(proxy_rig):
+    server = OneShotServer(5, linger=True)
+    try:
+        sock, head = connect(proxy_rig.forwarder.port, f"localhost:{server.port}")
+        with sock:
+            assert head == b"HTTP/1.1 200 Connection established\r\n\r\n"
+            sock.sendall(b"hello")
+            assert sock.recv(5) == b"olleh"
+            proxy_rig.forwarder.stop()
+            assert read_to_end(sock) == b""
+        assert server.closed.wait(10)
+    finally:
+        server.close()
