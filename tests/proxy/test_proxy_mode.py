@@ -22,6 +22,7 @@ import trustme
 from inspector.mock import MockUpstream
 from inspector.proxy import Forwarder, ForwarderError
 from inspector.proxy.ca import LocalCA
+from inspector.proxy.connect import InterceptList
 from inspector.redact import REDACTED
 
 from .conftest import Events
@@ -318,3 +319,36 @@ def test_stopping_the_forwarder_cuts_its_tunnels(proxy_rig):
         assert server.closed.wait(10)
     finally:
         server.close()
+
+
+def test_the_intercept_list_matches_hosts_and_subdomains_exactly():
+    intercepts = InterceptList(["*.corp.test=https://127.0.0.1:9443/v1", "llm.internal"])
+    cases = [("api.openai.com", 443), ("api.openai.com", 8443), ("my-resource.openai.azure.com", 443),
+             ("openai.azure.com", 443), ("evilopenai.azure.com", 443), ("us-central1-aiplatform.googleapis.com", 443),
+             ("a.b.corp.test", 443), ("corp.test", 443), ("llm.internal", 443), ("api.openai.com.evil.test", 443),
+             ("example.com", 443)]
+    found = [(host, port, None if (hit := intercepts.match(host, port)) is None else
+              (hit.scheme, hit.authority, hit.base_path, hit.shown)) for host, port in cases]
+    assert found == [
+        ("api.openai.com", 443, ("https", "api.openai.com", "", "https://api.openai.com")),
+        ("api.openai.com", 8443, ("https", "api.openai.com:8443", "", "https://api.openai.com:8443")),
+        ("my-resource.openai.azure.com", 443, ("https", "my-resource.openai.azure.com", "",
+                                               "https://my-resource.openai.azure.com")),
+        ("openai.azure.com", 443, None),
+        ("evilopenai.azure.com", 443, None),
+        ("us-central1-aiplatform.googleapis.com", 443, ("https", "us-central1-aiplatform.googleapis.com", "",
+                                                        "https://us-central1-aiplatform.googleapis.com")),
+        ("a.b.corp.test", 443, ("https", "127.0.0.1:9443", "/v1", "https://127.0.0.1:9443/v1")),
+        ("corp.test", 443, None),
+        ("llm.internal", 443, ("https", "llm.internal", "", "https://llm.internal")),
+        ("api.openai.com.evil.test", 443, None),
+        ("example.com", 443, None),
+    ]
+
+
+@pytest.mark.parametrize("target", ["example.com:0", "example.com:99999", "exa_mple..com:443", "[::1:443"])
+def test_a_connect_target_that_is_not_host_port_is_refused(proxy_rig, target):
+    sock, answer = connect(proxy_rig.forwarder.port, target)
+    sock.close()
+    assert answer.split(b"\r\n")[0] in (b"HTTP/1.1 400 Bad Request", b"HTTP/1.1 400 ")
+    assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
