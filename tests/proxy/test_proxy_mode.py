@@ -352,3 +352,29 @@ def test_a_connect_target_that_is_not_host_port_is_refused(proxy_rig, target):
     sock.close()
     assert answer.split(b"\r\n")[0] in (b"HTTP/1.1 400 Bad Request", b"HTTP/1.1 400 ")
     assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
+
+
+def test_a_name_that_resolves_to_loopback_is_refused_unless_allowed(tls_mock, store, upstream_tls, tmp_path):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca")  # no --allow-connect
+    try:
+        sock, answer = connect(rig.forwarder.port, f"localhost:{tls_mock.port}")
+        sock.close()
+        assert answer.split(b"\r\n")[0] == b"HTTP/1.1 403 Forbidden"
+        assert rig.refused(1) == (f"refused: CONNECT localhost:{tls_mock.port} leads to a loopback or private "
+                                  f"address; pass --allow-connect localhost to tunnel there")
+    finally:
+        rig.forwarder.stop()
+
+
+@pytest.mark.parametrize("mode", [{"translate": "openai-chat:anthropic"}, {"repair": True}])
+def test_intercepted_flows_are_passthrough_whatever_the_forwarders_mode(tls_mock, store, upstream_tls, tmp_path,
+                                                                        mode):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca", **mode)
+    try:
+        with httpx.Client(proxy=rig.proxy, verify=rig.trusting(), timeout=10) as client:
+            assert client.post(f"https://api.openai.com{CHAT}", content=BODY).status_code == 200
+        (event,) = rig.events.completed(1)
+    finally:
+        rig.forwarder.stop()
+    assert [(r.path, r.body) for r in tls_mock.received] == [(CHAT, BODY)]
+    assert (event.row.mode, event.flow.translate, event.flow.upstream_request_body) == ("passthrough", None, None)
