@@ -35,8 +35,8 @@ _QUERY = re.compile(r"[!-\"$-~]*")  # printable ASCII but "#"
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _UNSAFE_DECODED = re.compile(r"[\x00-\x1f\x7f\\]|^//")
 _DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|$)")
-_NOT_A_PATH = ("is not a path; only /path?query targets are forwarded to the upstream (this is not an HTTP "
-               "proxy: set the client's base URL to the forwarder instead)")
+_NOT_A_PATH = ("is not a path; only /path?query targets are forwarded to the upstream (plain-HTTP proxying is "
+               "not served: set the client's base URL to the forwarder, or HTTPS_PROXY for https:// URLs)")
 
 
 def error_body(kind: str, message: str, status: int) -> bytes:

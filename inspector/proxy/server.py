@@ -95,7 +95,7 @@ class _BoundedHttpTools(HttpToolsProtocol):
     limits = ClientLimits()
     # Proxy mode (connect.py): takes the connection over when a CONNECT request comes; None answers 405.
     connect: ConnectTaker | None = None
-    intercepted: object | None = None  # set on the protocol serving an intercepted tunnel's requests
+    intercepted: Any = None  # a connect.Interception on the protocol serving an intercepted tunnel's requests
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._connect_target: bytes | None = None
@@ -163,7 +163,10 @@ class _BoundedHttpTools(HttpToolsProtocol):
         """The CONNECT head is read: the connection leaves uvicorn's care for the connect taker's."""
         self.connections.discard(self)
         self._unset_keepalive_if_required()
-        if self.connect is None or self.intercepted is not None:  # no proxy here, or CONNECT inside a tunnel
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.transport.abort()  # pipelined behind a request still answering: no clean reply exists
+            return
+        if self.connect is None or self.intercepted is not None:  # nor inside a tunnel
             message = b"CONNECT is not served here"
             self.transport.write(_NOT_ALLOWED % (len(message), message))
             self.transport.close()

@@ -129,8 +129,8 @@ def test_the_escape_quoted_in_the_issue_gets_a_clear_message(rig, elsewhere):
     assert answer.json() == {"error": {
         "type": "toolwire_bad_target", "code": 400,
         "message": f"not forwarded: request target '*@127.0.0.1:{elsewhere.port}/v1/messages' is not a path; "
-                   "only /path?query targets are forwarded to the upstream (this is not an HTTP proxy: "
-                   "set the client's base URL to the forwarder instead)"}}
+                   "only /path?query targets are forwarded to the upstream (plain-HTTP proxying is not served: "
+                   "set the client's base URL to the forwarder, or HTTPS_PROXY for https:// URLs)"}}
 
 
 def test_what_the_http_parser_refuses_reaches_nobody(rig, elsewhere):

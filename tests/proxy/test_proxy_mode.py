@@ -378,3 +378,18 @@ def test_intercepted_flows_are_passthrough_whatever_the_forwarders_mode(tls_mock
         rig.forwarder.stop()
     assert [(r.path, r.body) for r in tls_mock.received] == [(CHAT, BODY)]
     assert (event.row.mode, event.flow.translate, event.flow.upstream_request_body) == ("passthrough", None, None)
+
+
+def test_connect_is_not_served_by_the_mock_nor_inside_a_tunnel(proxy_rig):
+    plain = MockUpstream().start()
+    try:
+        sock, answer = connect(plain.port, "api.openai.com:443")
+        sock.close()
+        assert answer.split(b"\r\n")[0] == b"HTTP/1.1 405 Method Not Allowed"
+    finally:
+        plain.stop()
+    sock, answer = connect(proxy_rig.forwarder.port, "api.openai.com:443")
+    with proxy_rig.trusting().wrap_socket(sock, server_hostname="api.openai.com") as tls:
+        tls.sendall(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+        assert tls.recv(65536).split(b"\r\n")[0] == b"HTTP/1.1 405 Method Not Allowed"
+    assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
