@@ -174,7 +174,8 @@ class Forwarder:
             try:
                 self._upstream_ssl.load_verify_locations(upstream_ca)
             except (OSError, ssl.SSLError) as exc:
-                raise ForwarderError(f"--upstream-ca {upstream_ca}: cannot load it as PEM certificates: {exc}") from None
+                raise ForwarderError(f"--upstream-ca {upstream_ca}: cannot load it as PEM certificates: "
+                                     f"{exc}") from None
         self._server = ServerThread(
             self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client,
             limits=limits, connect=self.connect,
