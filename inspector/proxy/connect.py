@@ -71,11 +71,9 @@ class _Rule:
 class InterceptList:
     """Which CONNECT targets are terminated and recorded, and where their requests go."""
 
-    def __init__(self, specs: Iterable[str] = (), *, defaults: bool = True) -> None:
-        rules = [_parse_rule(spec) for spec in specs]  # given ones first: they may override a default's upstream
-        if defaults:
-            rules += [_Rule(host, None) for host in DEFAULT_INTERCEPTS]
-        self._rules = tuple(rules)
+    def __init__(self, specs: Iterable[str] = ()) -> None:
+        # The given ones first: they may send a default host's requests elsewhere.
+        self._rules = tuple([_parse_rule(spec) for spec in specs] + [_Rule(host, None) for host in DEFAULT_INTERCEPTS])
 
     def match(self, host: str, port: int) -> Interception | None:
         for rule in self._rules:
@@ -178,15 +176,15 @@ class ConnectHandler:
     async def _serve(self, transport: asyncio.Transport, target: bytes, headers: list[tuple[bytes, bytes]],
                      rest: bytes, serve: Callable[[Interception], asyncio.Protocol]) -> None:
         try:
+            refusal = self.access.admit_connect(headers)  # first: a client without the token learns nothing
+            if refusal is not None:
+                _refuse(transport, refusal)
+                return
             authority = _authority(target)
             if authority is None:
                 shown = target.decode("latin-1")
                 _refuse(transport, self.access.count(Refusal(
                     400, "toolwire_bad_target", f"refused: CONNECT target {shown!r} is not host:port")))
-                return
-            refusal = self.access.admit_connect(headers)
-            if refusal is not None:
-                _refuse(transport, refusal)
                 return
             if len(self._pipes) // 2 + len(self._tasks) > self.max_tunnels:
                 _refuse(transport, self.access.count(Refusal(

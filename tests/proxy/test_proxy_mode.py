@@ -346,11 +346,15 @@ def test_the_intercept_list_matches_hosts_and_subdomains_exactly():
     ]
 
 
-@pytest.mark.parametrize("target", ["example.com:0", "example.com:99999", "exa_mple..com:443", "[::1:443"])
+@pytest.mark.parametrize("target", ["example.com:0", "example.com:99999", "exa_mple..com:443", "[::1:443",
+                                    "example.com"])
 def test_a_connect_target_that_is_not_host_port_is_refused(proxy_rig, target):
     sock, answer = connect(proxy_rig.forwarder.port, target)
     sock.close()
-    assert answer.split(b"\r\n")[0] in (b"HTTP/1.1 400 Bad Request", b"HTTP/1.1 400 ")
+    why = f"refused: CONNECT target {target!r} is not host:port"
+    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 400 Bad Request"
+    assert answer.endswith(b'{"error":{"type":"toolwire_bad_target","message":"' + why.encode() + b'","code":400}}')
+    assert proxy_rig.refused(1) == why
     assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
 
 
