@@ -162,7 +162,7 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             forwarder = Forwarder(config["upstream"], store=store, host=config["host"], port=config["port"],
                                   translate=config["translate"], repair=config["repair"],
                                   allow_remote=config["allow_remote"], allow_hosts=config["allow_hosts"],
-                                  allow_origins=config["allow_origins"])
+                                  allow_origins=config["allow_origins"], **config.get("proxy", {}))
             outbox = Outbox(events, forwarder)
             forwarder.on_event = outbox.flow_event
             forwarder.start()
@@ -270,9 +270,10 @@ class ForwarderProcess:
     @classmethod
     def launch(cls, upstream: str, *, store: str | Path | None, host: str = "127.0.0.1", port: int = 0,
                translate: str | None = None, repair: bool = False, allow_remote: bool = False,
-               allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = ()) -> ForwarderProcess:
+               allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
+               proxy: dict[str, Any] | None = None) -> ForwarderProcess:
         """Launch the child (`store` None: the default store) and return at once; `wait_ready()`
-        before using it."""
+        before using it. `proxy`: proxy mode's Forwarder keywords (intercept, allow_connect, upstream_ca)."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -282,7 +283,7 @@ class ForwarderProcess:
         config = {"store": None if store is None else str(Path(store).resolve()), "upstream": upstream,
                   "host": host, "port": port, "translate": translate, "repair": repair,
                   "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
-                  "allow_origins": list(allow_origins)}
+                  "allow_origins": list(allow_origins), "proxy": _plain(proxy or {})}
         try:
             process.stdin.write(encode(config))
             process.stdin.flush()
@@ -444,3 +445,9 @@ def _end(process: subprocess.Popen[bytes], timeout: float = STOP_TIMEOUT) -> Non
 
 if __name__ == "__main__":
     main()
+
+
+def _plain(options: dict[str, Any]) -> dict[str, Any]:
+    """`options` as JSON carries them: paths as strings, iterables as lists."""
+    return {key: str(value) if isinstance(value, Path) else list(value) if isinstance(value, (tuple, set)) else value
+            for key, value in options.items()}

@@ -395,6 +395,7 @@ class MockUpstream:
         realtime: bool = True,
         allow_hosts: Iterable[str] = (),
         allow_origins: Iterable[str] = (),
+        tls: tuple[str, str] | None = None,
     ) -> None:
         self._script: deque[Canned] = deque(script)
         self.fixtures = list(fixtures)
@@ -407,7 +408,8 @@ class MockUpstream:
         self._answered = 0
         # The forwarder's front door: it may serve recorded conversations.
         self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
-        self._server = ServerThread(self._app, host, port, name="toolwire-mock")
+        # tls: (certificate chain file, key file), to stand for a provider reached over HTTPS.
+        self._server = ServerThread(self._app, host, port, name="toolwire-mock", tls=tls)
 
     @property
     def port(self) -> int:
@@ -415,7 +417,7 @@ class MockUpstream:
 
     @property
     def base_url(self) -> str:
-        return f"http://{self._server.host}:{self.port}"
+        return f"{'http' if self._server.tls is None else 'https'}://{self._server.host}:{self.port}"
 
     @property
     def client_url(self) -> str:

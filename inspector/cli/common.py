@@ -77,6 +77,25 @@ def add_access_arguments(parser: argparse.ArgumentParser) -> None:
                              "Requests with any other Origin are refused")
 
 
+def add_proxy_arguments(parser: argparse.ArgumentParser) -> None:
+    """Proxy mode (HTTPS_PROXY=http://127.0.0.1:PORT; see proxy/connect.py)."""
+    parser.add_argument("--intercept", action="append", default=[], metavar="HOST[=URL]",
+                        help="also intercept and record CONNECT tunnels to HOST (*.example.com for any subdomain), "
+                             "besides the known LLM API hosts; =URL sends its requests there instead of "
+                             "https://HOST; repeatable")
+    parser.add_argument("--allow-connect", action="append", default=[], metavar="HOST",
+                        help="tunnel to HOST even though it is a loopback or private address (refused "
+                             "otherwise); repeatable")
+    parser.add_argument("--upstream-ca", metavar="FILE",
+                        help="trust the CA certificates in this PEM file for upstream TLS, besides the usual roots "
+                             "(e.g. a local test upstream's own CA)")
+
+
+def proxy_options(args: argparse.Namespace) -> dict:
+    """The Forwarder keywords of add_proxy_arguments' options."""
+    return {"intercept": args.intercept, "allow_connect": args.allow_connect, "upstream_ca": args.upstream_ca}
+
+
 def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:
     """A callable that prints a line on stderr when `access` has refused requests since its last call:
     the server's loop never writes to the console itself."""

@@ -8,7 +8,8 @@ import sys
 import threading
 from collections.abc import Callable
 
-from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store, port, refusal_reporter
+from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_store_argument, open_store,
+                     port, proxy_options, refusal_reporter)
 from .tui import DEFAULT_PORT
 
 
@@ -23,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "clients then need the access token it prints")
     add_access_arguments(parser)
     add_mode_arguments(parser)
+    add_proxy_arguments(parser)
     add_store_argument(parser)
     # Defaults live in the forwarder, which `--help` should not have to import.
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
@@ -88,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
                       if value is not None}
             forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port, on_event=on_event,
                                   translate=args.translate, repair=args.repair, allow_remote=args.allow_remote,
-                                  allow_hosts=args.allow_host, allow_origins=args.allow_origin, **limits)
+                                  allow_hosts=args.allow_host, allow_origins=args.allow_origin, **limits,
+                                  **proxy_options(args))
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
@@ -98,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
         if forwarder.access.token:
             print(f"access token {forwarder.access.token}: clients send it as the {TOKEN_HEADER} header or keep "
                   "the /t/<token> prefix of the URL above", file=sys.stderr)
-        print(agent_hints(forwarder.client_url, args.upstream, args.translate), file=sys.stderr, flush=True)
+        print(agent_hints(forwarder.client_url, args.upstream, args.translate), file=sys.stderr)
+        print(f"or, for a client that takes no base URL: HTTPS_PROXY={forwarder.base_url} and trust the CA "
+              "`toolwire-inspect ca` prints", file=sys.stderr, flush=True)
         try:
             wait_for_signal(refusal_reporter(forwarder.access))
         finally:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store, port
+from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_store_argument, open_store,
+                     port, proxy_options)
 
 DEFAULT_PORT = 8787
 
@@ -24,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_access_arguments(parser)
     add_store_argument(parser)
     add_mode_arguments(parser)
+    add_proxy_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         child = ForwarderProcess.launch(args.upstream, store=args.store, host=args.host, port=args.port,
                                         translate=args.translate, repair=args.repair,
                                         allow_remote=args.allow_remote, allow_hosts=args.allow_host,
-                                        allow_origins=args.allow_origin)
+                                        allow_origins=args.allow_origin, proxy=proxy_options(args))
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp

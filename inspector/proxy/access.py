@@ -10,6 +10,8 @@ a page that may not use the forwarder may not write flows either."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import hmac
 import re
@@ -33,8 +35,8 @@ _QUERY = re.compile(r"[!-\"$-~]*")  # printable ASCII but "#"
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _UNSAFE_DECODED = re.compile(r"[\x00-\x1f\x7f\\]|^//")
 _DOT_SEGMENT = re.compile(r"(?:^|/)\.\.?(?:/|$)")
-_NOT_A_PATH = ("is not a path; only /path?query targets are forwarded to the upstream (this is not an HTTP "
-               "proxy: set the client's base URL to the forwarder instead)")
+_NOT_A_PATH = ("is not a path; only /path?query targets are forwarded to the upstream (plain-HTTP proxying is "
+               "not served: set the client's base URL to the forwarder, or HTTPS_PROXY for https:// URLs)")
 
 
 def error_body(kind: str, message: str, status: int) -> bytes:
@@ -127,17 +129,70 @@ class AccessPolicy:
                 given, slash, rest = raw_path[len(TOKEN_PREFIX):].partition(b"/")
                 tokens.append(given)
                 path = slash + rest or b"/"
-            if not tokens:
-                refusal = Refusal(403, "toolwire_token_required",
-                                  "refused: this server listens beyond loopback and needs its access token, as "
-                                  f"the {TOKEN_HEADER} header or as the /t/<token> prefix of the base URL it printed")
-            elif not all(hmac.compare_digest(given, self._token) for given in tokens):
-                refusal = Refusal(403, "toolwire_wrong_token", "refused: wrong access token")
+            refusal = self._check_tokens(tokens, "the /t/<token> prefix of the base URL it printed")
         if refusal is not None:
-            self.refused += 1
-            self.last_refusal = refusal.message
+            self.count(refusal)
             return raw_path, refusal
         return path, None
+
+    def count(self, refusal: Refusal) -> Refusal:
+        self.refused += 1
+        self.last_refusal = refusal.message
+        return refusal
+
+    def admit_connect(self, headers: list[tuple[bytes, bytes]]) -> Refusal | None:
+        """Why a CONNECT may not open a tunnel, or None. Its Host names the target, not this server,
+        and no web page can send one (fetch forbids the method, and DNS rebinding only reaches a
+        server by its own name), so only the browser marks and the token are checked; the token
+        may come as the password of the proxy URL (`http://any:TOKEN@host:port`)."""
+        origins: list[bytes] = []
+        tokens: list[bytes] = []
+        fetch_site = None
+        for name, value in headers:
+            name = name.lower()
+            if name == b"origin":
+                origins.append(value)
+            elif name == b"x-toolwire-token":
+                tokens.append(value)
+            elif name == b"sec-fetch-site":
+                fetch_site = value
+            elif name == b"proxy-authorization":
+                scheme, _, credentials = value.partition(b" ")
+                if scheme.lower() == b"basic":
+                    try:
+                        tokens.append(base64.b64decode(credentials.strip(), validate=True).partition(b":")[2])
+                    except binascii.Error:
+                        tokens.append(b"")
+        refusal = self._check_origins(origins, fetch_site)
+        if refusal is None and self._token is not None:
+            refusal = self._check_tokens(tokens, "the password of the proxy URL (http://token:TOKEN@host:port)")
+        return None if refusal is None else self.count(refusal)
+
+    def admit_intercepted(self, headers: list[tuple[bytes, bytes]], host: str, port: int) -> Refusal | None:
+        """Why a request inside an intercepted tunnel may not go on, or None. The tunnel was admitted
+        as a whole; its requests must name the host it was opened for, which is where they go."""
+        hosts = [value for name, value in headers if name.lower() == b"host"]
+        if len(hosts) != 1:
+            return self.count(Refusal(421, "toolwire_host_not_allowed",
+                                      f"refused: a request needs exactly one Host header (it has {len(hosts)})"))
+        value = hosts[0].decode("latin-1")
+        name = _host_name(value)
+        given_port = value.rpartition(":")[2] if name is not None and not value.endswith("]") and ":" in value else None
+        if name == host and (given_port is None or int(given_port) == port):
+            return None
+        return self.count(Refusal(421, "toolwire_host_not_allowed",
+                                  f"refused: Host {value!r} is not the host this tunnel was opened for "
+                                  f"({host}:{port})"))
+
+    def _check_tokens(self, tokens: list[bytes], where: str) -> Refusal | None:
+        assert self._token is not None
+        if not tokens:
+            return Refusal(403, "toolwire_token_required",
+                           "refused: this server listens beyond loopback and needs its access token, as "
+                           f"the {TOKEN_HEADER} header or as {where}")
+        if not all(hmac.compare_digest(given, self._token) for given in tokens):
+            return Refusal(403, "toolwire_wrong_token", "refused: wrong access token")
+        return None
 
     def _check_host(self, hosts: list[bytes]) -> Refusal | None:
         if len(hosts) != 1:

@@ -12,12 +12,14 @@ import hmac
 import logging
 import secrets
 import socket
+import ssl
 import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 from urllib.parse import urlencode, urlsplit
 
@@ -32,7 +34,8 @@ from ..wire.dialect import from_path, is_server_push, is_stream_path
 from ..wire.streams import ends_complete
 from .access import TOKEN_HEADER, AccessPolicy, target_problem
 from .access import error_body as _error_body
-from .server import ClientLimits, ListenError, ServerThread, is_loopback, request_target
+from .connect import ConnectHandler, InterceptError, Interception, InterceptList
+from .server import INTERCEPT_EXTENSION, ClientLimits, ListenError, ServerThread, is_loopback, request_target
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
 REPLAY_HEADER = "x-toolwire-replay-of"
@@ -102,6 +105,10 @@ class Forwarder:
         timeout: float = DEFAULT_TIMEOUT,
         max_body: int = DEFAULT_MAX_BODY,
         limits: ClientLimits = ClientLimits(),
+        intercept: Iterable[str] = (),
+        allow_connect: Iterable[str] = (),
+        ca_dir: Path | str | None = None,
+        upstream_ca: Path | str | None = None,
     ) -> None:
         shown = redact_url(upstream)
         try:
@@ -153,9 +160,25 @@ class Forwarder:
         self._credentials: OrderedDict[int, list[tuple[str, str]]] = OrderedDict()
         self._credentials_lock = threading.Lock()
         self._session: aiohttp.ClientSession | None = None
+        # Proxy mode (connect.py): CONNECT is answered, provider hosts intercepted with the local CA.
+        try:
+            intercepts = InterceptList(intercept)
+        except InterceptError as exc:
+            raise ForwarderError(str(exc)) from exc
+        self.connect = ConnectHandler(self.access, intercepts, ca_dir=ca_dir, allow_connect=allow_connect,
+                                      handshake_timeout=limits.client_timeout, max_tunnels=limits.max_connections)
+        self._upstream_ssl: ssl.SSLContext | bool = True  # aiohttp's default verification
+        if upstream_ca is not None:
+            # Trusted besides the usual roots, e.g. a test upstream's own CA.
+            self._upstream_ssl = ssl.create_default_context()
+            try:
+                self._upstream_ssl.load_verify_locations(upstream_ca)
+            except (OSError, ssl.SSLError) as exc:
+                raise ForwarderError(f"--upstream-ca {upstream_ca}: cannot load it as PEM certificates: "
+                                     f"{exc}") from None
         self._server = ServerThread(
             self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client,
-            limits=limits,
+            limits=limits, connect=self.connect,
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -218,17 +241,21 @@ class Forwarder:
             skip_auto_headers=_SKIP_AUTO,
             # Upstream silence is measured by _Silence, not sock_read: see there why.
             timeout=aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout)),
-            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300),
+            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, ssl=self._upstream_ssl),
             cookie_jar=aiohttp.DummyCookieJar(),
         )
 
     async def _close_client(self) -> None:
+        await self.connect.close()
         if self._session is not None:
             await self._session.close()
 
-    def _upstream_url(self, path: str, query: str) -> URL:
+    def _upstream_url(self, path: str, query: str, intercepted: Interception | None = None) -> URL:
         """The upstream URL of a checked target (see access.target_problem): the upstream's own
-        scheme and authority, its base path followed by `path`."""
+        scheme and authority (an intercepted tunnel's, in proxy mode), its base path followed by `path`."""
+        if intercepted is not None:
+            return URL.build(scheme=intercepted.scheme, authority=intercepted.authority,
+                             path=intercepted.base_path + path, query_string=query, encoded=True)
         return URL.build(scheme=self._scheme, authority=self._authority, path=self._base_path + path,
                          query_string=query, encoded=True)
 
@@ -273,7 +300,14 @@ class Forwarder:
         t0 = time.perf_counter()
         started_at = time.time()
         raw_path, _, raw_query = request_target(scope).partition(b"?")
-        raw_path, refused = self.access.admit(scope["headers"], raw_path)
+        # Proxy mode: a request in an intercepted tunnel goes, untransformed, to the tunnel's upstream.
+        intercepted: Interception | None = scope.get("extensions", {}).get(INTERCEPT_EXTENSION)
+        if intercepted is None:
+            raw_path, refused = self.access.admit(scope["headers"], raw_path)
+            mode, translate, transforms, shown = self.mode, self.translate, self._transforms, self.upstream_shown
+        else:
+            refused = self.access.admit_intercepted(scope["headers"], intercepted.host, intercepted.port)
+            mode, translate, transforms, shown = Mode.PASSTHROUGH, None, None, intercepted.shown
         if refused is not None:
             await refused.send(send)
             return
@@ -283,13 +317,13 @@ class Forwarder:
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         flow = Flow(
             id=flow_id, session_id=self.store.session_id or 0, started_at=started_at, method=scope["method"],
-            path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=self.mode,
-            translate=self.translate,
+            path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=mode,
+            translate=translate,
         )
         # Before any submit: every path below records the flow, and the store scrubs its secrets.
         self._keep_credentials(flow, headers, query)
         recorder = _Recorder(self, flow, t0, is_server_push(
-            flow.method, path, next((v for k, v in headers if k.lower() == "accept"), "")))
+            flow.method, path, next((v for k, v in headers if k.lower() == "accept"), "")), shown)
 
         body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
         if refusal is not None:
@@ -337,9 +371,9 @@ class Forwarder:
 
         transform: Transform | None = None
         target, upstream_body = path + (f"?{query}" if query else ""), body
-        if self._transforms is not None:
-            transform = self._transforms()
-            upstream_headers = self._transforms.upstream_headers(upstream_headers, query)
+        if transforms is not None:
+            transform = transforms()
+            upstream_headers = transforms.upstream_headers(upstream_headers, query)
             try:
                 upstream_body, target_path = transform.request(body, target)
             except TransformError as exc:
@@ -351,7 +385,7 @@ class Forwarder:
                 target = _translated_target(target_path, query)
                 flow.upstream_request_body = upstream_body
 
-        if self._upstream_auth:
+        if self._upstream_auth and intercepted is None:
             if any(name.lower() == "authorization" for name, _ in upstream_headers):
                 flow.notes.append("the upstream URL's credentials were not sent: the request has its own Authorization")
             else:
@@ -363,7 +397,7 @@ class Forwarder:
             await recorder.fail_before_response(send, 400, "toolwire_bad_target",
                                                 f"not forwarded after translation: {problem}")
             return
-        url = self._upstream_url(target_path, target_query)
+        url = self._upstream_url(target_path, target_query, intercepted)
         assert self._session is not None
         request = asyncio.ensure_future(
             self._session.request(
@@ -379,7 +413,7 @@ class Forwarder:
             # One loop turn lets the request task write to its (pooled) upstream connection:
             # the request is on its way before any bookkeeping below.
             await asyncio.sleep(0)
-            flow.upstream_url = self.upstream_shown + redact_url(target)
+            flow.upstream_url = shown + redact_url(target)
             flow.upstream_request_headers = redact_headers(upstream_headers)
             recorder.submit_started()
             await recorder.relay(request, watcher, send, transform)
@@ -427,10 +461,11 @@ async def _read_body(receive: Callable, limit: int, idle: float) -> tuple[bytes,
 class _Recorder:
     """Relays one upstream response and records it on the flow, then hands the flow to the store."""
 
-    __slots__ = ("forwarder", "flow", "t0", "server_push", "relayed", "started")
+    __slots__ = ("forwarder", "flow", "t0", "server_push", "relayed", "started", "upstream_shown")
 
-    def __init__(self, forwarder: Forwarder, flow: Flow, t0: float, server_push: bool = False) -> None:
+    def __init__(self, forwarder: Forwarder, flow: Flow, t0: float, server_push: bool, upstream_shown: str) -> None:
         self.forwarder = forwarder
+        self.upstream_shown = upstream_shown  # the forwarder's, or an intercepted tunnel's
         self.flow = flow
         self.t0 = t0
         self.server_push = server_push  # idle by design: no read timeout, and either side may end it
@@ -498,7 +533,7 @@ class _Recorder:
                 if silence.fired:
                     await self.fail_before_response(
                         send, 504, "toolwire_upstream_timeout",
-                        f"upstream sent nothing for {timeout:g} s ({self.forwarder.upstream_shown})")
+                        f"upstream sent nothing for {timeout:g} s ({self.upstream_shown})")
                     return
                 if not watcher.done():  # this task itself is cancelled: stop() cuts it
                     await self.fail_before_response(send, 503, "toolwire_forwarder_stopped",
@@ -510,13 +545,13 @@ class _Recorder:
                 await self.fail_before_response(
                     send, 504, "toolwire_upstream_timeout",
                     f"upstream did not accept a connection within {_connect_timeout(timeout):g} s "
-                    f"({self.forwarder.upstream_shown})",
+                    f"({self.upstream_shown})",
                 )
                 return
             except aiohttp.ClientConnectorError as exc:
                 await self.fail_before_response(
                     send, 502, "toolwire_upstream_unreachable",
-                    f"upstream unreachable: {self.forwarder.upstream_shown}: {_connect_reason(exc.os_error)}",
+                    f"upstream unreachable: {self.upstream_shown}: {_connect_reason(exc.os_error)}",
                 )
                 return
             except (aiohttp.ClientError, OSError) as exc:

@@ -12,7 +12,9 @@ import socket
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
+import httptools
 import uvicorn
 # httptools comes with uvicorn[standard], a dependency: the protocol below builds on it.
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -25,6 +27,7 @@ class ListenError(Exception):
 
 
 TARGET_EXTENSION = "toolwire.request_target"
+INTERCEPT_EXTENSION = "toolwire.intercepted"  # connect.Interception of a request in an intercepted tunnel
 
 
 def request_target(scope: dict) -> bytes:
@@ -73,6 +76,15 @@ _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-typ
                    b"connection: close\r\ncontent-length: %d\r\n\r\n%s")
 
 
+_NOT_ALLOWED = (b"HTTP/1.1 405 Method Not Allowed\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                b"connection: close\r\ncontent-length: %d\r\n\r\n%s")
+
+
+class ConnectTaker(Protocol):
+    def take(self, transport: asyncio.Transport, target: bytes, headers: list[tuple[bytes, bytes]], rest: bytes,
+             serve: Callable[[Any], asyncio.Protocol]) -> None: ...
+
+
 class _BoundedHttpTools(HttpToolsProtocol):
     """uvicorn's httptools protocol with a bounded request head, a deadline to send it and a
     cap on open connections. Nothing is recorded for what it refuses: no request exists yet.
@@ -81,8 +93,12 @@ class _BoundedHttpTools(HttpToolsProtocol):
     (`POST http://elsewhere/v1/x`) to its path, and the apps must see it in order to refuse it."""
 
     limits = ClientLimits()
+    # Proxy mode (connect.py): takes the connection over when a CONNECT request comes; None answers 405.
+    connect: ConnectTaker | None = None
+    intercepted: Any = None  # a connect.Interception on the protocol serving an intercepted tunnel's requests
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._connect_target: bytes | None = None
         self._head_bytes = 0
         self._in_head = True  # awaiting a request head: the first one, or the next on this connection
         self._head_timer: asyncio.TimerHandle | None = None
@@ -101,7 +117,21 @@ class _BoundedHttpTools(HttpToolsProtocol):
             self._head_bytes += len(data)
             if self._head_timer is None:  # a new request on a kept-alive connection
                 self._head_timer = self.loop.call_later(self.limits.client_timeout, self._head_timed_out)
-        super().data_received(data)
+        # uvicorn's data_received, but for what follows an upgrade: the offset of the bytes after
+        # a CONNECT head, which belong to the tunnel, is only in the exception.
+        self._unset_keepalive_if_required()
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserError:
+            message = "Invalid HTTP request received."
+            self.logger.warning(message)
+            self.send_400_response(message)
+            return
+        except httptools.HttpParserUpgrade as upgrade:
+            if self._connect_target is not None:
+                self._hand_over(data[upgrade.args[0]:])
+                return
+            self._unsupported_upgrade_warning()
         # Checked after feeding: one read (at most a few hundred KiB) past the limit is held
         # at most, and a read that holds the head's end and the body's start is never refused.
         if self._in_head and self._head_bytes > self.limits.max_head and not self.transport.is_closing():
@@ -112,14 +142,42 @@ class _BoundedHttpTools(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_head = False
         self._stop_head_timer()
-        self.scope.setdefault("extensions", {})[TARGET_EXTENSION] = bytes(self.url)
+        if self.parser.get_method() == b"CONNECT":  # no ASGI request: the connection becomes a tunnel
+            self._connect_target = bytes(self.url)
+            return
+        extensions = self.scope.setdefault("extensions", {})
+        extensions[TARGET_EXTENSION] = bytes(self.url)
+        if self.intercepted is not None:
+            extensions[INTERCEPT_EXTENSION] = self.intercepted
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
+        if self._connect_target is not None:
+            return
         # The request is read whole: what comes next on this connection is the next head.
         self._in_head = True
         self._head_bytes = 0
         super().on_message_complete()
+
+    def _hand_over(self, rest: bytes) -> None:
+        """The CONNECT head is read: the connection leaves uvicorn's care for the connect taker's."""
+        self.connections.discard(self)
+        self._unset_keepalive_if_required()
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.transport.abort()  # pipelined behind a request still answering: no clean reply exists
+            return
+        if self.connect is None or self.intercepted is not None:  # nor inside a tunnel
+            message = b"CONNECT is not served here"
+            self.transport.write(_NOT_ALLOWED % (len(message), message))
+            self.transport.close()
+            return
+        self.connect.take(self.transport, self._connect_target, self.headers, rest, self._serve_intercepted)
+
+    def _serve_intercepted(self, intercepted: object) -> _BoundedHttpTools:
+        """A fresh protocol, on this server, for the requests of an intercepted tunnel."""
+        protocol = type(self)(self.config, self.server_state, self.app_state, _loop=self.loop)
+        protocol.intercepted = intercepted
+        return protocol
 
     def _head_timed_out(self) -> None:
         self._head_timer = None
@@ -145,8 +203,12 @@ class ServerThread:
         setup: Callable[[], Awaitable[None]] | None = None,
         teardown: Callable[[], Awaitable[None]] | None = None,
         limits: ClientLimits = ClientLimits(),
+        connect: ConnectTaker | None = None,
+        tls: tuple[str, str] | None = None,
     ) -> None:
         self.app = app
+        self.connect = connect
+        self.tls = tls  # (certificate chain file, key file): serve HTTPS
         self.host = host
         self.port = port
         self.name = name
@@ -165,7 +227,7 @@ class ServerThread:
             self.app,
             interface="asgi3",  # bound methods fool uvicorn's guess
             lifespan="off",
-            http=type("BoundedHttpTools", (_BoundedHttpTools,), {"limits": self.limits}),
+            http=type("BoundedHttpTools", (_BoundedHttpTools,), {"limits": self.limits, "connect": self.connect}),
             timeout_keep_alive=self.limits.keep_alive,
             proxy_headers=False,  # relay X-Forwarded-* untouched; nothing here trusts them
             log_config=None,  # never reconfigure the host application's logging
@@ -176,6 +238,8 @@ class ServerThread:
             date_header=False,
             ws="none",
             timeout_graceful_shutdown=1,
+            ssl_certfile=None if self.tls is None else self.tls[0],
+            ssl_keyfile=None if self.tls is None else self.tls[1],
         )
         self._server = uvicorn.Server(config)
         ready = threading.Event()

@@ -129,16 +129,18 @@ def test_the_escape_quoted_in_the_issue_gets_a_clear_message(rig, elsewhere):
     assert answer.json() == {"error": {
         "type": "toolwire_bad_target", "code": 400,
         "message": f"not forwarded: request target '*@127.0.0.1:{elsewhere.port}/v1/messages' is not a path; "
-                   "only /path?query targets are forwarded to the upstream (this is not an HTTP proxy: "
-                   "set the client's base URL to the forwarder instead)"}}
+                   "only /path?query targets are forwarded to the upstream (plain-HTTP proxying is not served: "
+                   "set the client's base URL to the forwarder, or HTTPS_PROXY for https:// URLs)"}}
 
 
 def test_what_the_http_parser_refuses_reaches_nobody(rig, elsewhere):
     """uvicorn answers these 400 before any app runs: nothing is forwarded and nothing recorded."""
     for method, target in (("POST", f"@127.0.0.1:{elsewhere.port}/x"), ("POST", f"\\\\127.0.0.1:{elsewhere.port}/x"),
                            ("POST", "/a\x01b"), ("POST", "/\xe4"), ("POST", "/a b"), ("POST", "?x=1"),
-                           ("CONNECT", f"127.0.0.1:{elsewhere.port}"), ("GET", f"127.0.0.1:{elsewhere.port}")):
+                           ("GET", f"127.0.0.1:{elsewhere.port}")):
         assert request(rig.forwarder.port, target, method=method).status == 400, target
+    # Proxy mode answers CONNECT, but opens no tunnel to a loopback address not allowed by name.
+    assert request(rig.forwarder.port, f"127.0.0.1:{elsewhere.port}", method="CONNECT").status == 403
     # A bare CR ends nothing for httptools; a bare LF ends the request line, so the smuggled Host
     # makes two and the front door refuses it.
     for head, status in ((f"POST /a\rHost: 127.0.0.1:{elsewhere.port} HTTP/1.1\r\nHost: localhost", 400),

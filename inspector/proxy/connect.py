@@ -1,0 +1,371 @@
+"""Proxy mode: the forwarder answers CONNECT, for clients that take no base URL but honour
+HTTPS_PROXY. A tunnel to a host on the intercept list (the LLM providers, plus `--intercept HOST`)
+is terminated with a certificate for that host from the local CA (ca.py); its requests are then
+served by the forwarder's own app like any other, the upstream being `https://HOST` (or the URL
+given with `--intercept HOST=URL`). A tunnel to any other host is relayed untouched and
+unrecorded, with the flow control of the transports bounding what it holds.
+
+Who may open a tunnel (access.py's admit_connect): web pages cannot send CONNECT at all, so the
+risk is a local process, or a remote one when the forwarder listens beyond loopback, using it to
+reach what it could not reach itself. A tunnel to a loopback, private, link-local or otherwise
+non-global address is refused unless its host is allowed by name (`--allow-connect HOST`): the
+address checked is the one connected to, so a name that resolves to 127.0.0.1 is caught too."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import ssl
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from yarl import URL
+
+from ..redact import redact_url
+from .access import AccessPolicy, Refusal, error_body
+from .ca import CAError, LocalCA
+
+# The hosts of the known LLM APIs; "*." matches any subdomain (Azure names one per resource).
+DEFAULT_INTERCEPTS = (
+    "api.openai.com", "*.openai.azure.com", "api.anthropic.com", "generativelanguage.googleapis.com",
+    "*-aiplatform.googleapis.com", "aiplatform.googleapis.com", "openrouter.ai", "api.mistral.ai", "api.groq.com",
+    "api.together.xyz", "api.deepseek.com", "api.x.ai", "api.fireworks.ai", "api.cohere.com", "api.perplexity.ai",
+)
+
+_ESTABLISHED = b"HTTP/1.1 200 Connection established\r\n\r\n"
+_TUNNEL_CONNECT_TIMEOUT = 30.0
+
+
+class InterceptError(Exception):
+    """An --intercept or --allow-connect value that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interception:
+    """One intercepted tunnel, as the forwarder's app sees it in the request scope: the host the
+    client asked for, and the upstream its requests go to."""
+
+    host: str
+    port: int
+    scheme: str
+    authority: str
+    base_path: str
+    shown: str  # the upstream as it may be printed or stored
+
+
+@dataclass(frozen=True, slots=True)
+class _Rule:
+    pattern: str  # a host name, or "*.suffix" / "*-suffix" for any name ending so
+    upstream: URL | None  # None: https://HOST:PORT as the client asked
+
+    def matches(self, host: str) -> bool:
+        if self.pattern.startswith("*"):
+            suffix = self.pattern[1:]
+            return host.endswith(suffix) and len(host) > len(suffix)
+        return host == self.pattern
+
+
+class InterceptList:
+    """Which CONNECT targets are terminated and recorded, and where their requests go."""
+
+    def __init__(self, specs: Iterable[str] = ()) -> None:
+        # The given ones first: they may send a default host's requests elsewhere.
+        self._rules = tuple([_parse_rule(spec) for spec in specs] + [_Rule(host, None) for host in DEFAULT_INTERCEPTS])
+
+    def match(self, host: str, port: int) -> Interception | None:
+        for rule in self._rules:
+            if rule.matches(host):
+                if rule.upstream is None:
+                    authority = host if port == 443 else f"{host}:{port}"
+                    if ":" in host:
+                        authority = f"[{host}]" + ("" if port == 443 else f":{port}")
+                    return Interception(host, port, "https", authority, "", f"https://{authority}")
+                url = rule.upstream
+                return Interception(host, port, url.scheme, url.raw_authority, url.raw_path.rstrip("/"),
+                                    redact_url(str(url)).rstrip("/"))
+        return None
+
+
+def _parse_rule(spec: str) -> _Rule:
+    pattern, equals, target = spec.partition("=")
+    pattern = pattern.strip().lower()
+    bare = pattern[2:] if pattern.startswith("*.") else pattern[1:] if pattern.startswith("*-") else pattern
+    if not bare or not all(part and part.replace("-", "").isalnum() for part in bare.split(".")):
+        raise InterceptError(f"--intercept {spec!r}: expected a host name such as api.example.com or "
+                             "*.example.com, optionally =URL of the upstream to send its requests to")
+    if not equals:
+        return _Rule(pattern, None)
+    try:
+        url = URL(target.strip(), encoded=True)
+        valid = url.scheme in ("http", "https") and bool(url.raw_host) and url.port is not None
+    except ValueError:
+        valid = False
+    if not valid or url.user is not None or url.password is not None or url.raw_query_string or url.raw_fragment:
+        raise InterceptError(f"--intercept {spec!r}: the upstream after '=' must be an http(s) base URL without "
+                             "credentials, query or fragment, such as https://127.0.0.1:9443")
+    return _Rule(pattern, url)
+
+
+def _authority(target: bytes) -> tuple[str, int] | None:
+    """(host, port) of a CONNECT target `host:port` / `[v6]:port`, or None."""
+    text = target.decode("latin-1").lower()
+    if text.startswith("["):
+        host, bracket, port = text[1:].partition("]")
+        if not bracket or not port.startswith(":"):
+            return None
+        port = port[1:]
+        try:
+            ipaddress.IPv6Address(host)
+        except ValueError:
+            return None
+    else:
+        host, colon, port = text.rpartition(":")
+        if not colon or not host or not all(part and part.replace("-", "").replace("_", "").isalnum()
+                                            for part in host.split(".")):
+            return None
+    if not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+        return None
+    return host, int(port)
+
+
+def _global(address: str) -> bool:
+    ip = ipaddress.ip_address(address.partition("%")[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global
+
+
+class ConnectHandler:
+    """Serves CONNECT requests on the forwarder's loop. `take` is called by the server protocol
+    (server.py) with the connection, which is this handler's from then on."""
+
+    def __init__(self, access: AccessPolicy, intercepts: InterceptList, *, ca_dir: Path | str | None = None,
+                 allow_connect: Iterable[str] = (), handshake_timeout: float = 10.0, max_tunnels: int = 1024) -> None:
+        self.access = access
+        self.intercepts = intercepts
+        self.allow_connect = {host.strip("[]").lower() for host in allow_connect}
+        self.handshake_timeout = handshake_timeout
+        self.max_tunnels = max_tunnels
+        self.tunnelled = 0  # tunnels relayed untouched, for the curious (the CLI and UI show refusals)
+        self._ca_dir = ca_dir
+        self._ca: LocalCA | None = None
+        self._ca_lock = threading.Lock()
+        self._tasks: set[asyncio.Task] = set()
+        self._pipes: set[_Pipe] = set()
+
+    def take(self, transport: asyncio.Transport, target: bytes, headers: list[tuple[bytes, bytes]], rest: bytes,
+             serve: Callable[[Interception], asyncio.Protocol]) -> None:
+        """`rest`: what the client sent after the CONNECT head; `serve`: a fresh HTTP protocol for
+        the requests of an intercepted tunnel."""
+        transport.pause_reading()  # nothing is read until the connection has its next protocol
+        task = asyncio.get_running_loop().create_task(self._serve(transport, target, headers, rest, serve))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def close(self) -> None:
+        """Cut every tunnel and pending CONNECT: the forwarder stops."""
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        for pipe in list(self._pipes):
+            pipe.transport.abort()
+
+    async def _serve(self, transport: asyncio.Transport, target: bytes, headers: list[tuple[bytes, bytes]],
+                     rest: bytes, serve: Callable[[Interception], asyncio.Protocol]) -> None:
+        try:
+            refusal = self.access.admit_connect(headers)  # first: a client without the token learns nothing
+            if refusal is not None:
+                _refuse(transport, refusal)
+                return
+            authority = _authority(target)
+            if authority is None:
+                shown = target.decode("latin-1")
+                _refuse(transport, self.access.count(Refusal(
+                    400, "toolwire_bad_target", f"refused: CONNECT target {shown!r} is not host:port")))
+                return
+            if len(self._pipes) // 2 + len(self._tasks) > self.max_tunnels:
+                _refuse(transport, self.access.count(Refusal(
+                    503, "toolwire_too_many_tunnels", f"refused: more than {self.max_tunnels} tunnels are open")))
+                return
+            host, port = authority
+            interception = self.intercepts.match(host, port)
+            if interception is None:
+                await self._tunnel(transport, host, port, rest)
+            else:
+                await self._intercept(transport, interception, rest, serve)
+        except asyncio.CancelledError:
+            transport.abort()
+            raise
+
+    # -- intercepted: TLS ends here, the forwarder's app serves the requests --------------------
+
+    async def _intercept(self, transport: asyncio.Transport, interception: Interception, rest: bytes,
+                         serve: Callable[[Interception], asyncio.Protocol]) -> None:
+        host = interception.host
+        if rest:  # a TLS client waits for the 200 before its first byte
+            _refuse(transport, self.access.count(Refusal(
+                400, "toolwire_bad_request", f"refused: the client sent bytes after CONNECT {host} before the "
+                                             "tunnel was open")))
+            return
+        try:
+            context = await asyncio.to_thread(self._server_context, host)  # disk and signing: off the loop
+        except CAError as exc:
+            _refuse(transport, self.access.count(Refusal(502, "toolwire_ca_error", f"cannot intercept {host}: {exc}")))
+            return
+        transport.write(_ESTABLISHED)
+        early = _Early()
+        loop = asyncio.get_running_loop()
+        try:
+            tls = await loop.start_tls(transport, early, context, server_side=True,
+                                       ssl_handshake_timeout=self.handshake_timeout)
+        except (OSError, TimeoutError, ssl.SSLError) as exc:
+            transport.abort()
+            self.access.count(Refusal(  # counted and shown; no answer can reach a client that refused TLS
+                403, "toolwire_tls_refused",
+                f"TLS with a client for {host} failed ({_tls_reason(exc)}): a client that does not trust the "
+                "proxy CA refuses its certificate; `toolwire-inspect ca` says how to trust it"))
+            return
+        if tls is None or early.lost:
+            return
+        protocol = serve(interception)
+        tls.set_protocol(protocol)
+        protocol.connection_made(tls)  # type: ignore[arg-type]
+        if early.data:
+            protocol.data_received(b"".join(early.data))
+        if early.eof:
+            protocol.eof_received()
+
+    def _server_context(self, host: str) -> ssl.SSLContext:
+        with self._ca_lock:  # the CA is made once, on the first intercepted tunnel
+            if self._ca is None:
+                self._ca = LocalCA(self._ca_dir)
+        return self._ca.server_context(host)
+
+    # -- tunnelled: bytes both ways, untouched ---------------------------------------------------
+
+    async def _tunnel(self, transport: asyncio.Transport, host: str, port: int, rest: bytes) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except (socket.gaierror, UnicodeError) as exc:
+            _refuse(transport, self.access.count(Refusal(
+                502, "toolwire_upstream_unreachable", f"CONNECT {host}:{port}: cannot resolve host ({exc})")))
+            return
+        if host not in self.allow_connect:
+            infos = [info for info in infos if _global(info[4][0])]
+            if not infos:
+                _refuse(transport, self.access.count(Refusal(
+                    403, "toolwire_connect_not_allowed",
+                    f"refused: CONNECT {host}:{port} leads to a loopback or private address; pass "
+                    f"--allow-connect {host} to tunnel there")))
+                return
+        client = _Pipe(self._pipes)
+        upstream = _Pipe(self._pipes)
+        client.peer, upstream.peer = upstream, client
+        why = ""
+        for family, _, proto, _, address in infos:  # in the resolver's order, as a client would
+            try:
+                async with asyncio.timeout(_TUNNEL_CONNECT_TIMEOUT):
+                    # The address checked above is the one connected to: no second lookup to rebind.
+                    await loop.create_connection(lambda: upstream, address[0], address[1], family=family,
+                                                 proto=proto)
+                break
+            except (OSError, TimeoutError) as exc:
+                why = "timed out" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        else:
+            _refuse(transport, self.access.count(Refusal(
+                502, "toolwire_upstream_unreachable", f"CONNECT {host}:{port}: {why}")))
+            return
+        if transport.is_closing():
+            upstream.transport.close()
+            return
+        transport.write(_ESTABLISHED)
+        transport.set_protocol(client)
+        client.connection_made(transport)
+        if rest:
+            upstream.transport.write(rest)
+        self.tunnelled += 1
+        transport.resume_reading()
+        upstream.transport.resume_reading()
+
+
+class _Pipe(asyncio.Protocol):
+    """One side of a tunnel: what it reads goes to its peer. A peer's full write buffer pauses
+    this side's reading (so a tunnel holds at most the transports' high-water marks), and either
+    side closing closes the other once its buffer is written."""
+
+    def __init__(self, registry: set[_Pipe]) -> None:
+        self.registry = registry
+        self.peer: _Pipe | None = None
+        self.transport: asyncio.Transport = None  # type: ignore[assignment]
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        transport.pause_reading()  # type: ignore[attr-defined]  # until both ends are joined
+        self.registry.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        assert self.peer is not None
+        self.peer.transport.write(data)
+
+    def eof_received(self) -> None:
+        assert self.peer is not None
+        self.peer.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.registry.discard(self)
+        peer = self.peer
+        if peer is not None and peer.transport is not None:
+            if exc is None:
+                peer.transport.close()
+            else:
+                peer.transport.abort()
+
+    def pause_writing(self) -> None:
+        assert self.peer is not None
+        self.peer.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        assert self.peer is not None
+        self.peer.transport.resume_reading()
+
+
+class _Early(asyncio.Protocol):
+    """Holds what arrives between the end of the TLS handshake and the HTTP protocol taking over
+    (a TLS 1.3 client's first request may come in the same packet as its Finished)."""
+
+    def __init__(self) -> None:
+        self.data: list[bytes] = []
+        self.eof = False
+        self.lost = False
+
+    def data_received(self, data: bytes) -> None:
+        self.data.append(data)
+
+    def eof_received(self) -> bool:
+        self.eof = True
+        return True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+
+
+def _tls_reason(exc: BaseException) -> str:
+    if isinstance(exc, ssl.SSLError):
+        return exc.reason or str(exc)
+    if isinstance(exc, TimeoutError):
+        return "handshake timed out"
+    return f"{type(exc).__name__}: {exc}"
+
+
+_REFUSED_HEAD = b"HTTP/1.1 %d %s\r\ncontent-type: application/json\r\nconnection: close\r\ncontent-length: %d\r\n\r\n"
+_REASONS = {400: b"Bad Request", 403: b"Forbidden", 502: b"Bad Gateway", 503: b"Service Unavailable"}
+
+
+def _refuse(transport: asyncio.Transport, refusal: Refusal) -> None:
+    body = error_body(refusal.kind, refusal.message, refusal.status)
+    transport.write(_REFUSED_HEAD % (refusal.status, _REASONS[refusal.status], len(body)) + body)
+    transport.close()

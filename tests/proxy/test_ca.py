@@ -1,0 +1,99 @@
+"""Proxy mode's CA: made once with private file modes, reused, refused when others may read its
+key, and the certificates it signs pass a real TLS client's verification for their host only."""
+
+from __future__ import annotations
+
+import os
+import ssl
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from inspector.proxy.ca import CERT_FILE, KEY_FILE, CAError, LocalCA
+
+
+def run_ca(data_home) -> subprocess.CompletedProcess:
+    # platformdirs puts the user data dir under XDG_DATA_HOME: the real one is never touched.
+    return subprocess.run([sys.executable, "-m", "inspector", "ca"], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "XDG_DATA_HOME": str(data_home)})
+
+
+def test_ca_command_makes_the_ca_once_with_private_modes_and_says_how_to_trust_it(tmp_path):
+    first = run_ca(tmp_path)
+    assert (first.returncode, first.stderr) == (0, "")
+    directory = tmp_path / "toolwire-inspect" / "ca"
+    cert = directory / CERT_FILE
+    bundle = directory / "toolwire-ca-bundle.pem"
+    assert first.stdout.splitlines()[0] == (f"made the proxy CA: {cert}  (its key {directory / KEY_FILE} stays on "
+                                            "this machine)")
+    for line in (f"    export SSL_CERT_FILE={bundle}", f"    export REQUESTS_CA_BUNDLE={bundle}",
+                 f"    export NODE_EXTRA_CA_CERTS={cert}",
+                 f"    Debian/Ubuntu: sudo cp {cert} /usr/local/share/ca-certificates/toolwire-inspect.crt && "
+                 "sudo update-ca-certificates"):
+        assert line in first.stdout.splitlines()
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    assert stat.S_IMODE((directory / KEY_FILE).stat().st_mode) == 0o600
+    assert bundle.read_bytes().endswith(cert.read_bytes())
+    pem = cert.read_bytes()
+
+    second = run_ca(tmp_path)
+    assert (second.returncode, second.stderr) == (0, "")
+    assert second.stdout.splitlines()[0] == f"found the proxy CA: {cert}  (its key {directory / KEY_FILE} stays on " \
+                                            "this machine)"
+    assert cert.read_bytes() == pem
+
+
+def test_a_key_others_may_read_is_refused_not_used(tmp_path):
+    directory = tmp_path / "toolwire-inspect" / "ca"
+    LocalCA(directory)
+    key = directory / KEY_FILE
+    key.chmod(0o640)
+    with pytest.raises(CAError) as caught:
+        LocalCA(directory)
+    why = f"{key} may be read by others (mode 0640); `chmod 600 {key}` or delete the folder to make a new CA"
+    assert str(caught.value) == why
+    result = run_ca(tmp_path)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"toolwire-inspect: {why}\n")
+
+
+def test_a_damaged_ca_is_refused_with_the_way_out(tmp_path):
+    LocalCA(tmp_path)
+    (tmp_path / CERT_FILE).write_bytes(b"not a certificate")
+    with pytest.raises(CAError, match=r"^the proxy CA in .* is damaged \(.*\); delete the folder to make a new one"):
+        LocalCA(tmp_path)
+
+
+def handshake(server: ssl.SSLContext, client: ssl.SSLContext, name: str) -> None:
+    """A whole TLS handshake between two real contexts over memory buffers."""
+    c_in, c_out, s_in, s_out = ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO()
+    c = client.wrap_bio(c_in, c_out, server_hostname=name)
+    s = server.wrap_bio(s_in, s_out, server_side=True)
+    done = {"c": False, "s": False}
+    for _ in range(10):
+        for side, obj, out, peer_in in (("c", c, c_out, s_in), ("s", s, s_out, c_in)):
+            if not done[side]:
+                try:
+                    obj.do_handshake()
+                    done[side] = True
+                except ssl.SSLWantReadError:
+                    pass
+            peer_in.write(out.read())
+        if all(done.values()):
+            return
+    raise AssertionError("handshake did not finish")
+
+
+@pytest.mark.parametrize("host", ["api.openai.com", "127.0.0.1"])
+def test_a_leaf_verifies_for_its_host_and_for_no_other(tmp_path, host):
+    ca = LocalCA(tmp_path)
+    client = ssl.create_default_context(cafile=str(ca.cert_path))  # strict X.509 checks on 3.13+
+    context = ca.server_context(host)
+    assert ca.server_context(host.upper()) is context  # made once per host
+    handshake(context, client, host)
+    with pytest.raises(ssl.SSLCertVerificationError, match="mismatch"):
+        handshake(context, client, "api.anthropic.com")
+    with pytest.raises(ssl.SSLCertVerificationError, match="unable to get local issuer"):
+        handshake(context, ssl.create_default_context(), host)  # a client that does not trust the CA
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".lock", KEY_FILE, CERT_FILE]  # no leaf left on disk

@@ -1,0 +1,399 @@
+"""Proxy mode: clients configured only with a proxy and a CA reach a provider through the forwarder.
+A provider host on the intercept list is mapped to a local TLS mock (its own test CA, trusted
+through `upstream_ca`); its flows are recorded like any other. Other hosts are tunnelled untouched
+and unrecorded; tunnels to loopback addresses need allowing by name; a client that does not trust
+the proxy CA fails, and the forwarder counts and shows why."""
+
+from __future__ import annotations
+
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import openai
+import pytest
+import trustme
+
+from inspector.mock import MockUpstream
+from inspector.proxy import Forwarder, ForwarderError
+from inspector.proxy.ca import LocalCA
+from inspector.proxy.connect import InterceptList
+from inspector.redact import REDACTED
+
+from .conftest import Events
+
+CHAT = "/v1/chat/completions"
+BODY = b'{"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}'
+KEY = "sk-proxy-mode-secret"
+
+
+@pytest.fixture(scope="module")
+def upstream_tls(tmp_path_factory):
+    """A test CA of the upstream's own (not the proxy's) and a certificate it signed for loopback."""
+    directory = tmp_path_factory.mktemp("upstream-tls")
+    ca = trustme.CA()
+    ca.cert_pem.write_to_path(directory / "ca.pem")
+    ca.issue_cert("127.0.0.1", "localhost").private_key_and_cert_chain_pem.write_to_path(directory / "chain.pem")
+    return directory
+
+
+@pytest.fixture
+def tls_mock(upstream_tls):
+    chain = str(upstream_tls / "chain.pem")
+    with MockUpstream(tls=(chain, chain)) as upstream:
+        yield upstream
+
+
+class ProxyRig:
+    def __init__(self, mock: MockUpstream, store, upstream_tls, ca_dir, **options) -> None:
+        self.mock = mock
+        self.store = store
+        self.events = Events()
+        self.forwarder = Forwarder(
+            "http://127.0.0.1:9", store=store, port=0, on_event=self.events, ca_dir=ca_dir,
+            intercept=[f"api.openai.com={mock.base_url}", f"*.example.test={mock.base_url}/base"],
+            upstream_ca=upstream_tls / "ca.pem", **options)
+        self.forwarder.start()
+        self.ca = ca_dir / "toolwire-ca.pem"
+
+    @property
+    def proxy(self) -> str:
+        return self.forwarder.base_url
+
+    def trusting(self) -> ssl.SSLContext:
+        """A client context that trusts the proxy CA (made on the first intercepted tunnel, or now)."""
+        LocalCA(self.ca.parent)
+        return ssl.create_default_context(cafile=str(self.ca))
+
+    def refused(self, count: int, timeout: float = 10.0) -> str | None:
+        """Wait (polling, the counter lives on the forwarder's loop) for `count` refusals; the last one."""
+        deadline = time.monotonic() + timeout
+        while self.forwarder.access.refused < count:
+            assert time.monotonic() < deadline, f"{self.forwarder.access.refused} of {count} refusals"
+            time.sleep(0.01)
+        return self.forwarder.access.last_refusal
+
+
+@pytest.fixture
+def proxy_rig(tls_mock, store, upstream_tls, tmp_path):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "proxy-ca", allow_connect=["localhost"])
+    yield rig
+    rig.forwarder.stop()
+
+
+def test_httpx_through_the_proxy_reaches_the_intercepted_host_and_the_flow_is_recorded(proxy_rig):
+    with httpx.Client(proxy=proxy_rig.proxy, verify=proxy_rig.trusting(), timeout=10) as client:
+        response = client.post(f"https://api.openai.com{CHAT}", content=BODY,
+                               headers={"authorization": f"Bearer {KEY}", "content-type": "application/json"})
+        assert response.status_code == 200
+        assert response.json()["choices"][0]["message"]["content"] == "Hello from the mock upstream."
+        # A second tunnel to a wildcard host, whose upstream has a base path.
+        assert client.get("https://eu.example.test/v1/models").status_code == 404
+    proxy_rig.events.completed(2)
+    received = proxy_rig.mock.received
+    assert [(r.method, r.path, r.body) for r in received] == [("POST", CHAT, BODY), ("GET", "/base/v1/models", b"")]
+    assert received[0].header("authorization") == f"Bearer {KEY}"
+    assert received[0].header("host") == f"127.0.0.1:{proxy_rig.mock.port}"
+    rows = proxy_rig.store.rows(order="time")
+    assert sorted((r.id, r.method, r.path, r.dialect, r.status, r.state, r.mode) for r in rows) == [
+        (1, "POST", CHAT, "openai-chat", 200, "complete", "passthrough"),
+        (2, "GET", "/v1/models", "", 404, "complete", "passthrough")]
+    first = proxy_rig.store.get(1)
+    assert first.upstream_url == f"{proxy_rig.mock.base_url}{CHAT}"
+    assert dict(first.request_headers)["authorization"] == REDACTED
+    assert KEY.encode() not in proxy_rig.store.path.read_bytes()
+    assert proxy_rig.forwarder.access.refused == 0
+
+
+def test_the_openai_sdk_streams_through_the_proxy(proxy_rig):
+    http_client = httpx.Client(proxy=proxy_rig.proxy, verify=proxy_rig.trusting())
+    with openai.OpenAI(api_key=KEY, http_client=http_client, max_retries=0) as client:
+        stream = client.chat.completions.create(model="gpt-test", messages=[{"role": "user", "content": "hi"}],
+                                                stream=True)
+        text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    assert text == "Hello from the mock upstream."
+    (event,) = proxy_rig.events.completed(1)
+    assert (event.row.path, event.row.dialect, event.row.streamed, event.row.state, event.row.errors) == (
+        CHAT, "openai-chat", True, "complete", 0)
+
+
+def test_an_sdk_given_only_https_proxy_and_ssl_cert_file_is_recorded(proxy_rig, tmp_path):
+    bundle = LocalCA(proxy_rig.ca.parent).write_bundle(b"")  # only the proxy CA: nothing else is reached
+    script = ("import openai; c = openai.OpenAI(api_key='sk-env-only', max_retries=0); "
+              "print(c.chat.completions.create(model='gpt-test', messages=[{'role': 'user', 'content': 'hi'}])"
+              ".choices[0].message.content)")
+    env = {**os.environ, "HTTPS_PROXY": proxy_rig.proxy, "SSL_CERT_FILE": str(bundle), "NO_PROXY": ""}
+    env.pop("OPENAI_BASE_URL", None)
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "Hello from the mock upstream.\n", "")
+    (event,) = proxy_rig.events.completed(1)
+    assert (event.row.path, event.row.dialect, event.row.status) == (CHAT, "openai-chat", 200)
+
+
+def test_a_host_off_the_intercept_list_is_tunnelled_untouched_and_not_recorded(proxy_rig, upstream_tls):
+    # The client verifies the mock's own certificate: the bytes went through unread.
+    verify = ssl.create_default_context(cafile=str(upstream_tls / "ca.pem"))
+    with httpx.Client(proxy=proxy_rig.proxy, verify=verify, timeout=10) as client:
+        response = client.post(f"https://localhost:{proxy_rig.mock.port}{CHAT}", content=BODY)
+        assert response.status_code == 200
+        assert client.post(f"https://localhost:{proxy_rig.mock.port}{CHAT}", content=BODY).status_code == 200
+    assert proxy_rig.mock.wait_answered(2)
+    assert [r.path for r in proxy_rig.mock.received] == [CHAT, CHAT]
+    assert (proxy_rig.store.count(), proxy_rig.forwarder.connect.tunnelled, proxy_rig.forwarder.access.refused) == (
+        0, 1, 0)
+
+
+def connect(port: int, target: str, headers: str = "") -> tuple[socket.socket, bytes]:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n{headers}\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        data = sock.recv(65536)
+        if not data:
+            break
+        head += data
+    return sock, head
+
+
+@pytest.mark.parametrize("target", ["127.0.0.1:{port}", "[::1]:{port}"])
+def test_a_tunnel_to_a_loopback_address_not_allowed_by_name_is_refused(proxy_rig, target):
+    target = target.format(port=proxy_rig.mock.port)
+    sock, answer = connect(proxy_rig.forwarder.port, target)
+    sock.close()
+    host = target.rpartition(":")[0].strip("[]")
+    why = (f"refused: CONNECT {host}:{proxy_rig.mock.port} leads to a loopback or private address; pass "
+           f"--allow-connect {host} to tunnel there")
+    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 403 Forbidden"
+    assert answer.endswith(b'{"error":{"type":"toolwire_connect_not_allowed","message":"' + why.encode()
+                           + b'","code":403}}')
+    assert proxy_rig.refused(1) == why
+    assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
+
+
+def test_a_client_that_does_not_trust_the_proxy_ca_fails_and_the_refusal_is_shown(proxy_rig):
+    with httpx.Client(proxy=proxy_rig.proxy, timeout=10) as client:  # certifi's roots only
+        with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+            client.post(f"https://api.openai.com{CHAT}", content=BODY)
+    assert proxy_rig.refused(1) == (
+        "TLS with a client for api.openai.com failed (TLSV1_ALERT_UNKNOWN_CA): a client that does not trust the "
+        "proxy CA refuses its certificate; `toolwire-inspect ca` says how to trust it")
+    assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
+
+
+def test_a_request_in_a_tunnel_must_name_the_tunnels_host(proxy_rig):
+    context = proxy_rig.trusting()
+    for host, status in (("api.openai.com:443", b"200"), ("evil.example:443", b"421"), ("api.openai.com:8443", b"421")):
+        sock, answer = connect(proxy_rig.forwarder.port, "api.openai.com:443")
+        assert answer == b"HTTP/1.1 200 Connection established\r\n\r\n"
+        with context.wrap_socket(sock, server_hostname="api.openai.com") as tls:
+            tls.sendall(f"POST {CHAT} HTTP/1.1\r\nHost: {host}\r\nContent-Length: {len(BODY)}\r\n"
+                        "Connection: close\r\n\r\n".encode() + BODY)
+            assert tls.recv(65536).split(b" ")[1] == status, host
+    assert [r.path for r in proxy_rig.mock.received] == [CHAT]
+    assert proxy_rig.refused(2) == ("refused: Host 'api.openai.com:8443' is not the host this tunnel was opened "
+                                    "for (api.openai.com:443)")
+
+
+def test_beyond_loopback_a_tunnel_needs_the_token_as_the_proxy_password(tls_mock, store, upstream_tls, tmp_path):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca", host="0.0.0.0", allow_remote=True)
+    try:
+        sock, answer = connect(rig.forwarder.port, "api.openai.com:443")
+        sock.close()
+        assert answer.split(b"\r\n")[0] == b"HTTP/1.1 403 Forbidden"
+        assert rig.refused(1).startswith("refused: this server listens beyond loopback and needs its access token")
+        proxy = f"http://token:{rig.forwarder.access.token}@127.0.0.1:{rig.forwarder.port}"
+        with httpx.Client(proxy=proxy, verify=rig.trusting(), timeout=10) as client:
+            assert client.post(f"https://api.openai.com{CHAT}", content=BODY).status_code == 200
+        rig.events.completed(1)
+    finally:
+        rig.forwarder.stop()
+
+
+@pytest.mark.parametrize(("spec", "why"), [
+    ("api.openai.com=ftp://x", "--intercept 'api.openai.com=ftp://x': the upstream after '=' must be an http(s) "
+                               "base URL without credentials, query or fragment, such as https://127.0.0.1:9443"),
+    ("https://api.openai.com", "--intercept 'https://api.openai.com': expected a host name such as api.example.com "
+                               "or *.example.com, optionally =URL of the upstream to send its requests to"),
+])
+def test_a_bad_intercept_is_refused_at_start(store, spec, why):
+    with pytest.raises(ForwarderError) as caught:
+        Forwarder("http://127.0.0.1:9", store=store, port=0, intercept=[spec])
+    assert str(caught.value) == why
+
+
+def test_record_serves_proxy_mode_with_its_options(tls_mock, upstream_tls, tmp_path):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp_path)}  # the CA goes under tmp_path
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "inspector", "record", "--upstream", "http://127.0.0.1:9", "--port", "0",
+         "--store", str(tmp_path / "flows.sqlite3"), "--intercept", f"api.openai.com={tls_mock.base_url}",
+         "--upstream-ca", str(upstream_tls / "ca.pem")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        lines = [proc.stderr.readline() for _ in range(3)]
+        proxy = lines[2].split("HTTPS_PROXY=")[1].split()[0]
+        assert lines[2] == (f"or, for a client that takes no base URL: HTTPS_PROXY={proxy} and trust the CA "
+                            "`toolwire-inspect ca` prints\n")
+        with httpx.Client(proxy=proxy, verify=ssl.create_default_context(
+                cafile=str(LocalCA(tmp_path / "toolwire-inspect" / "ca").cert_path)), timeout=10) as client:
+            assert client.post(f"https://api.openai.com{CHAT}", content=BODY).status_code == 200
+        assert proc.stdout.readline().startswith(f"#1 POST {CHAT} 200 ")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_an_unreadable_upstream_ca_is_refused_at_start(store, tmp_path):
+    (tmp_path / "ca.pem").write_text("not pem")
+    with pytest.raises(ForwarderError, match=rf"^--upstream-ca {tmp_path / 'ca.pem'}: cannot load it as PEM "):
+        Forwarder("http://127.0.0.1:9", store=store, port=0, upstream_ca=tmp_path / "ca.pem")
+
+
+class OneShotServer:
+    """A raw TCP server for one connection: reads `expect` bytes, answers them reversed, then
+    closes (or keeps the connection open when `linger`, until the test ends)."""
+
+    def __init__(self, expect: int, linger: bool = False) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.expect = expect
+        self.linger = linger
+        self.closed = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
+        with conn:
+            got = b""
+            while len(got) < self.expect:
+                got += conn.recv(65536)
+            conn.sendall(got[::-1])
+            if self.linger:
+                conn.settimeout(30)
+                while conn.recv(65536):  # until the tunnel is cut
+                    pass
+        self.closed.set()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def read_to_end(sock: socket.socket) -> bytes:
+    parts = []
+    while data := sock.recv(65536):
+        parts.append(data)
+    return b"".join(parts)
+
+
+def test_a_tunnel_relays_bytes_both_ways_and_closes_when_the_far_side_does(proxy_rig):
+    payload = bytes(range(256)) * 4096  # 1 MiB, every byte value, some sent with the CONNECT head itself
+    server = OneShotServer(len(payload))
+    try:
+        sock = socket.create_connection(("127.0.0.1", proxy_rig.forwarder.port), timeout=10)
+        with sock:
+            sock.sendall(f"CONNECT localhost:{server.port} HTTP/1.1\r\nHost: localhost:{server.port}\r\n\r\n".encode()
+                         + payload[:1000])
+            sock.sendall(payload[1000:])
+            answer = read_to_end(sock)
+        assert answer == b"HTTP/1.1 200 Connection established\r\n\r\n" + payload[::-1]
+    finally:
+        server.close()
+    assert (proxy_rig.store.count(), proxy_rig.forwarder.connect.tunnelled) == (0, 1)
+
+
+def test_stopping_the_forwarder_cuts_its_tunnels(proxy_rig):
+    server = OneShotServer(5, linger=True)
+    try:
+        sock, head = connect(proxy_rig.forwarder.port, f"localhost:{server.port}")
+        with sock:
+            assert head == b"HTTP/1.1 200 Connection established\r\n\r\n"
+            sock.sendall(b"hello")
+            assert sock.recv(5) == b"olleh"
+            proxy_rig.forwarder.stop()
+            assert read_to_end(sock) == b""
+        assert server.closed.wait(10)
+    finally:
+        server.close()
+
+
+def test_the_intercept_list_matches_hosts_and_subdomains_exactly():
+    intercepts = InterceptList(["*.corp.test=https://127.0.0.1:9443/v1", "llm.internal"])
+    cases = [("api.openai.com", 443), ("api.openai.com", 8443), ("my-resource.openai.azure.com", 443),
+             ("openai.azure.com", 443), ("evilopenai.azure.com", 443), ("us-central1-aiplatform.googleapis.com", 443),
+             ("a.b.corp.test", 443), ("corp.test", 443), ("llm.internal", 443), ("api.openai.com.evil.test", 443),
+             ("example.com", 443)]
+    found = [(host, port, None if (hit := intercepts.match(host, port)) is None else
+              (hit.scheme, hit.authority, hit.base_path, hit.shown)) for host, port in cases]
+    assert found == [
+        ("api.openai.com", 443, ("https", "api.openai.com", "", "https://api.openai.com")),
+        ("api.openai.com", 8443, ("https", "api.openai.com:8443", "", "https://api.openai.com:8443")),
+        ("my-resource.openai.azure.com", 443, ("https", "my-resource.openai.azure.com", "",
+                                               "https://my-resource.openai.azure.com")),
+        ("openai.azure.com", 443, None),
+        ("evilopenai.azure.com", 443, None),
+        ("us-central1-aiplatform.googleapis.com", 443, ("https", "us-central1-aiplatform.googleapis.com", "",
+                                                        "https://us-central1-aiplatform.googleapis.com")),
+        ("a.b.corp.test", 443, ("https", "127.0.0.1:9443", "/v1", "https://127.0.0.1:9443/v1")),
+        ("corp.test", 443, None),
+        ("llm.internal", 443, ("https", "llm.internal", "", "https://llm.internal")),
+        ("api.openai.com.evil.test", 443, None),
+        ("example.com", 443, None),
+    ]
+
+
+@pytest.mark.parametrize("target", ["example.com:0", "example.com:99999", "exa_mple..com:443", "[::1:443",
+                                    "example.com"])
+def test_a_connect_target_that_is_not_host_port_is_refused(proxy_rig, target):
+    sock, answer = connect(proxy_rig.forwarder.port, target)
+    sock.close()
+    why = f"refused: CONNECT target {target!r} is not host:port"
+    assert answer.split(b"\r\n")[0] == b"HTTP/1.1 400 Bad Request"
+    assert answer.endswith(b'{"error":{"type":"toolwire_bad_target","message":"' + why.encode() + b'","code":400}}')
+    assert proxy_rig.refused(1) == why
+    assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
+
+
+def test_a_name_that_resolves_to_loopback_is_refused_unless_allowed(tls_mock, store, upstream_tls, tmp_path):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca")  # no --allow-connect
+    try:
+        sock, answer = connect(rig.forwarder.port, f"localhost:{tls_mock.port}")
+        sock.close()
+        assert answer.split(b"\r\n")[0] == b"HTTP/1.1 403 Forbidden"
+        assert rig.refused(1) == (f"refused: CONNECT localhost:{tls_mock.port} leads to a loopback or private "
+                                  f"address; pass --allow-connect localhost to tunnel there")
+    finally:
+        rig.forwarder.stop()
+
+
+@pytest.mark.parametrize("mode", [{"translate": "openai-chat:anthropic"}, {"repair": True}])
+def test_intercepted_flows_are_passthrough_whatever_the_forwarders_mode(tls_mock, store, upstream_tls, tmp_path,
+                                                                        mode):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca", **mode)
+    try:
+        with httpx.Client(proxy=rig.proxy, verify=rig.trusting(), timeout=10) as client:
+            assert client.post(f"https://api.openai.com{CHAT}", content=BODY).status_code == 200
+        (event,) = rig.events.completed(1)
+    finally:
+        rig.forwarder.stop()
+    assert [(r.path, r.body) for r in tls_mock.received] == [(CHAT, BODY)]
+    assert (event.row.mode, event.flow.translate, event.flow.upstream_request_body) == ("passthrough", None, None)
+
+
+def test_connect_is_not_served_by_the_mock_nor_inside_a_tunnel(proxy_rig):
+    plain = MockUpstream().start()
+    try:
+        sock, answer = connect(plain.port, "api.openai.com:443")
+        sock.close()
+        assert answer.split(b"\r\n")[0] == b"HTTP/1.1 405 Method Not Allowed"
+    finally:
+        plain.stop()
+    sock, answer = connect(proxy_rig.forwarder.port, "api.openai.com:443")
+    with proxy_rig.trusting().wrap_socket(sock, server_hostname="api.openai.com") as tls:
+        tls.sendall(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+        assert tls.recv(65536).split(b"\r\n")[0] == b"HTTP/1.1 405 Method Not Allowed"
+    assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
