@@ -167,6 +167,17 @@ class Store:
                                        (session_id, dialect)).fetchall()
         return [r[0] for r in found]
 
+    def data_version(self) -> int | None:
+        """A number that changes whenever another connection commits to the file (this store's writer,
+        another process: `mcp-stdio`, a second `record`); None when a reader holds the connection
+        now, so that a caller polling it never waits."""
+        if not self._read_lock.acquire(blocking=False):
+            return None
+        try:
+            return int(self._read.execute("PRAGMA data_version").fetchone()[0])
+        finally:
+            self._read_lock.release()
+
     def count(self, *, text: str = "") -> int:
         where, params = self._where(text)
         with self._read_lock:

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from ..store import Store
 
 
+# How often the list looks for flows other processes wrote to the store (a PRAGMA, microseconds).
+STORE_WATCH_INTERVAL = 1.0
+
+
 class InspectorApp(App[None]):
     TITLE = "toolwire-inspect"
     CSS_PATH = "app.tcss"
@@ -80,6 +84,18 @@ class InspectorApp(App[None]):
         # The flow view and the checker behind it are half of the app's imports (~1 s on a busy
         # machine): imported after the list's first frame, in a thread, not before it.
         self.call_after_refresh(self._import_flow_view)
+        # Other processes write to the same store (`mcp-stdio` wrappers, another `record`): their
+        # flows reach no bridge, so the list follows the file itself.
+        self._store_version = self.store.data_version()
+        self.set_interval(STORE_WATCH_INTERVAL, self._watch_store)
+
+    def _watch_store(self) -> None:
+        version = self.store.data_version()
+        if version is None or version == self._store_version:
+            return
+        self._store_version = version
+        if self.flows_screen.query(FlowList):
+            self.flows_screen.refresh_flows()
 
     @work(thread=True, exit_on_error=False, group="imports", description="import the flow view")
     def _import_flow_view(self) -> None:

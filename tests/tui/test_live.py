@@ -12,6 +12,7 @@ import pytest
 from textual.message import Message
 from textual.notifications import Notify
 
+from inspector.flow import Flow, FlowState
 from inspector.mock import MockUpstream
 from inspector.proxy import Forwarder
 from inspector.store import Store
@@ -397,3 +398,24 @@ async def test_the_header_sums_the_sessions_tokens(
         # The mock's completion reports 10 in and 5 out, each time.
         assert (store.session_usage(store.session_id), str(bar.render()).split("\n")[0]) == ((20, 10), (
             f"toolwire-inspect passthrough  tokens 20/10  listening {forwarder.base_url} → http://up.example"))
+
+
+async def test_flows_another_process_writes_to_the_store_appear_in_the_list(store: Store, tmp_path) -> None:
+    # `mcp-stdio` and a second `record` write to the same file through a connection of their own:
+    # no bridge tells the app, the list follows the file.
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        assert flows.total == 0
+        with Store(store.path) as other:
+            other.new_session("stdio://files", "stdio")
+            flow = Flow(id=other.next_flow_id(), session_id=other.session_id, started_at=time.time(), method="STDIO",
+                        path="stdio:files", request_body=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+                        state=FlowState.COMPLETE)
+            other.save(flow)
+        deadline = time.monotonic() + 10
+        while flows.total != 1 and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        await settle(app, pilot)
+        assert (flows.total, flows.current.path) == (1, "stdio:files")
