@@ -13,7 +13,12 @@ import orjson
 from . import jsonsafe, profiles, streams
 from .dialect import Dialect, from_shape
 from .profiles import Profile
-from .rules import anthropic, gemini, mcp, openai_chat, openai_responses, spec
+from .dialects.anthropic import rules as anthropic
+from .dialects.gemini import rules as gemini
+from .dialects.mcp import rules as mcp
+from .dialects.openai_chat import rules as openai_chat
+from .dialects.openai_responses import rules as openai_responses
+from .rules import spec
 from .rules.base import DialectRules, Report
 from .violations import Violation
 

@@ -15,7 +15,10 @@ import orjson
 
 from .dialect import Dialect
 from .profiles import Profile
-from .rules import anthropic, gemini, mcp, openai_chat
+from .dialects.anthropic import rules as anthropic
+from .dialects.gemini import rules as gemini
+from .dialects.mcp import rules as mcp
+from .dialects.openai_chat import rules as openai_chat
 from .rules.arguments import decode
 from .pointer import join
 from .rules.base import Report, as_dict, as_list, short

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from .. import jsonsafe
 from ..dialect import Dialect
-from . import mcp
+from ..dialects.mcp import bridge as mcp
 from .bridge import PAIRS, Bridge, RequestTranslation, ResponseTranslation, StreamTranslator, get_bridge
 from .model import Loss, State, TranslationError, UnsupportedPair
 

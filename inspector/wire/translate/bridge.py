@@ -15,7 +15,11 @@ from ..dialect import Dialect, asks_for_sse
 from ..dialects.gemini.fields import normalise, spelled
 from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
-from . import anthropic, chat, events as ev, gemini, responses
+from ..dialects.anthropic import bridge as anthropic
+from ..dialects.gemini import bridge as gemini
+from ..dialects.openai_chat import bridge as chat
+from ..dialects.openai_responses import bridge as responses
+from . import events as ev
 from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
 

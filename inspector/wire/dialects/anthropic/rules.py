@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..dialect import Dialect
-from ..naming import id_ok
-from ..pointer import join
-from ..profiles import Profile
-from ..violations import Severity
-from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
-from .schema import check_json_schema
+from ...dialect import Dialect
+from ...naming import id_ok
+from ...pointer import join
+from ...profiles import Profile
+from ...violations import Severity
+from ...rules.base import Report, as_dict, as_list, check_tool_name, remember_name, short
+from ...rules.schema import check_json_schema
 
 # Versioned client/server tool types: web_search_20250305, bash_20250124, tool_search_tool_bm25_20251119, …
 _VERSIONED = re.compile(r"([a-z_0-9]+?)_(\d{8})")

@@ -6,14 +6,14 @@ from typing import Any
 
 import orjson
 
-from .. import jsonsafe, sse
-from ..dialect import Dialect
-from ..pointer import join
-from ..sse import SSEEvent
-from . import events as ev
-from .common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
+from ... import jsonsafe, sse
+from ...dialect import Dialect
+from ...pointer import join
+from ...sse import SSEEvent
+from ...translate import events as ev
+from ...translate.common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
                      plain, refusal_as_text)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 
 _PARAMS = ("model", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature", "top_p",

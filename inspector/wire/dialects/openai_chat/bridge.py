@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonsafe, sse
-from ..dialect import Dialect
-from ..pointer import join
-from ..sse import SSEEvent
-from . import events as ev
-from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
+from ... import jsonsafe, sse
+from ...dialect import Dialect
+from ...pointer import join
+from ...sse import SSEEvent
+from ...translate import events as ev
+from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
                      hollow, join_text, openai_error, openai_reasoning, split_data_url)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
-from .arguments import decode_arguments, encode_arguments
+from ...translate.arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",

@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..dialects.gemini.fields import doubled, field
-from ..dialects.gemini.schema import findings
-from ..profiles import Profile
-from ..violations import Severity
-from ..pointer import join
-from .base import Report, as_dict, as_list, check_tool_name, remember_name, short
-from .schema import check_json_schema
+from .fields import doubled, field
+from .schema import findings
+from ...profiles import Profile
+from ...violations import Severity
+from ...pointer import join
+from ...rules.base import Report, as_dict, as_list, check_tool_name, remember_name, short
+from ...rules.schema import check_json_schema
 
 _VERTEX_ONLY = ("enterpriseWebSearch",)
 _GEMINI_API_ONLY = ("fileSearch", "mcpServers")

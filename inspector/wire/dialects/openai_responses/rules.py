@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..profiles import Profile
-from ..pointer import join
-from ..violations import Severity
-from .base import Report, as_list, check_null_or_empty, check_tool_name, remember_name, short
-from .openai_chat import DEGRADED_TOOL, check_arguments_text
-from .schema import check_json_schema, check_strict
+from ...profiles import Profile
+from ...pointer import join
+from ...violations import Severity
+from ...rules.base import Report, as_list, check_null_or_empty, check_tool_name, remember_name, short
+from ..openai_chat.rules import DEGRADED_TOOL, check_arguments_text
+from ...rules.schema import check_json_schema, check_strict
 
 # Built-in tool types and the fields each requires (OR-01).
 BUILTIN_REQUIRED: dict[str, tuple[str, ...]] = {

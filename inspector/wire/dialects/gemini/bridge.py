@@ -6,18 +6,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import jsonsafe, sse
-from ..dialect import Dialect, is_stream_path
-from ..dialects.gemini.fields import normalise
-from ..dialects.gemini.schema import Change, needs_json_schema, to_genai, to_json_schema
-from ..pointer import join
-from ..sse import SSEEvent
-from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
+from ... import jsonsafe, sse
+from ...dialect import Dialect, is_stream_path
+from .fields import normalise
+from .schema import Change, needs_json_schema, to_genai, to_json_schema
+from ...pointer import join
+from ...sse import SSEEvent
+from ...translate import events as ev
+from ...translate.common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
                      plain, refusal_as_text)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
-from .arguments import decode_arguments
+from ...translate.arguments import decode_arguments
 
 _MODEL_IN_PATH = re.compile(r"/models/([^/:]+):")
 _PARAMS = ("contents", "systemInstruction", "tools", "toolConfig", "generationConfig")

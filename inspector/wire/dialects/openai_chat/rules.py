@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..profiles import Profile, with_model
-from ..violations import Severity
-from . import arguments
-from ..pointer import join
-from .base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, remember_name, short
-from .schema import check_json_schema, check_strict
+from ...profiles import Profile, with_model
+from ...violations import Severity
+from ...rules import arguments
+from ...pointer import join
+from ...rules.base import Report, as_dict, as_list, check_null_or_empty, check_tool_name, remember_name, short
+from ...rules.schema import check_json_schema, check_strict
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
