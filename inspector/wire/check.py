@@ -13,22 +13,10 @@ import orjson
 from . import jsonsafe, profiles, streams
 from .dialect import Dialect, from_shape
 from .profiles import Profile
-from .dialects.anthropic import rules as anthropic
-from .dialects.gemini import rules as gemini
-from .dialects.mcp import rules as mcp
-from .dialects.openai_chat import rules as openai_chat
-from .dialects.openai_responses import rules as openai_responses
+from .dialects import home
 from .rules import spec
-from .rules.base import DialectRules, Report
+from .rules.base import Report
 from .violations import Violation
-
-_RULES: dict[Dialect, DialectRules] = {
-    Dialect.OPENAI_CHAT: openai_chat,
-    Dialect.OPENAI_RESPONSES: openai_responses,
-    Dialect.ANTHROPIC: anthropic,
-    Dialect.GEMINI: gemini,
-    Dialect.MCP: mcp,
-}
 
 Kind = Literal["request", "response", "stream"]
 
@@ -82,7 +70,7 @@ def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile |
     published schema where the rules said nothing."""
     dialect, chosen = _resolve(dialect, profile)
     report = Report()
-    _RULES[dialect].check_request(payload, chosen, report)
+    home(dialect).rules.check_request(payload, chosen, report)
     spec.check_request(payload, dialect, chosen, report)
     return report.violations
 
@@ -91,7 +79,7 @@ def check_response(payload: Any, dialect: Dialect | str, profile: str | Profile 
     """Violations in a non-streamed response body (already parsed JSON)."""
     dialect, chosen = _resolve(dialect, profile)
     report = Report()
-    _RULES[dialect].check_response(payload, chosen, report)
+    home(dialect).rules.check_response(payload, chosen, report)
     return report.violations
 
 

@@ -1,2 +1,50 @@
-"""One package per wire dialect: what that dialect's JSON means (field spellings, schema dialect),
-shared by the rules, the fixers, the bridges and the summaries."""
+"""One package per wire dialect, holding everything that is that dialect's own: its rules, its
+bridge, its stream reassembly, its fixers, its field spellings and schema dialect where it has them.
+
+Each package declares its parts once, in its `home` module (`HOME`); the checker, the bridges, the
+stream reader and the fixer find a dialect's parts through `home(dialect)`. Adding a dialect means
+adding its folder (and its member of `Dialect`). Package `__init__` modules stay empty, so reading
+one part (say `gemini.fields`) does not load the rest."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..dialect import Dialect
+
+if TYPE_CHECKING:
+    from ..profiles import Profile
+    from ..rules.base import DialectRules, Report
+    from ..translate.bridge import DialectBridge
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    dialect: Dialect
+    rules: DialectRules
+    # Stream events (`streams.parse_events`) -> the response a client would hold (None if none),
+    # reporting what is wrong with the stream on the way.
+    reassemble: Callable[[list[Any], Profile, Report], Any]
+    # The request bridge; None for a dialect translated document by document (MCP).
+    bridge: DialectBridge | None = None
+
+
+_HOMES: dict[Dialect, Home] = {}
+
+
+def home(dialect: Dialect) -> Home:
+    """The parts of `dialect`. The homes load on first use (they import the shared layers, which
+    import this package)."""
+    global _HOMES
+    if not _HOMES:
+        found: dict[Dialect, Home] = {}
+        for module in pkgutil.iter_modules(__path__):
+            if module.ispkg:
+                declared: Home = importlib.import_module(f"{__name__}.{module.name}.home").HOME
+                found[declared.dialect] = declared
+        _HOMES = found  # whole or not at all: another thread may be reading
+    return _HOMES[dialect]

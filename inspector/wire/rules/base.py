@@ -29,7 +29,7 @@ class Report:
 
 @runtime_checkable
 class DialectRules(Protocol):
-    """What each dialect's rule module provides (rules/<dialect>.py); check.py dispatches on it."""
+    """What each dialect's rule module provides (dialects/<dialect>/rules.py); check.py finds it through the dialect's home."""
 
     def check_request(self, payload: Any, profile: Profile, report: Report) -> None: ...
 

@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from .. import jsonsafe
 from ..dialect import Dialect
-from ..dialects.mcp import bridge as mcp
 from .bridge import PAIRS, Bridge, RequestTranslation, ResponseTranslation, StreamTranslator, get_bridge
 from .model import Loss, State, TranslationError, UnsupportedPair
 
@@ -32,6 +31,10 @@ def translate_document(payload: Any, source: Dialect | str, target: Dialect | st
     An MCP document nested deeper than can be written back raises jsonsafe.Unfaithful."""
     source, target = Dialect(source), Dialect(target)
     if source is Dialect.MCP:
+        # Imported here: MCP's bridge writes into every other dialect's bridge, and those import
+        # this package, so a module-level import would be a cycle whichever loads first.
+        from ..dialects.mcp import bridge as mcp
+
         if target is Dialect.MCP:
             raise UnsupportedPair("MCP to MCP is not a translation")
         jsonsafe.check_writable(payload)  # the schema walks recurse: refuse nesting they cannot take

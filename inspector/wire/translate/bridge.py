@@ -15,10 +15,8 @@ from ..dialect import Dialect, asks_for_sse
 from ..dialects.gemini.fields import normalise, spelled
 from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
-from ..dialects.anthropic import bridge as anthropic
+from ..dialects import home
 from ..dialects.gemini import bridge as gemini
-from ..dialects.openai_chat import bridge as chat
-from ..dialects.openai_responses import bridge as responses
 from . import events as ev
 from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
@@ -43,7 +41,7 @@ class EventEmitter(Protocol):
 
 @runtime_checkable
 class DialectBridge(Protocol):
-    """What each dialect's translate module provides (translate/<dialect>.py)."""
+    """What each dialect's bridge module provides (dialects/<dialect>/bridge.py)."""
 
     @property
     def StreamParser(self) -> Callable[[State], EventParser]: ...  # noqa: N802 (the module's class)
@@ -59,9 +57,6 @@ class DialectBridge(Protocol):
 
     def emit_response(self, resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]: ...
 
-
-_MODULES: dict[Dialect, DialectBridge] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
-                                          Dialect.ANTHROPIC: anthropic, Dialect.GEMINI: gemini}
 
 # (source, target) pairs offered: the client speaks the first, the upstream the second.
 PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
@@ -106,8 +101,8 @@ class Bridge:
     def __init__(self, source: Dialect, target: Dialect) -> None:
         self.source = source
         self.target = target
-        self._src = _MODULES[source]
-        self._dst = _MODULES[target]
+        self._src = _bridge(source)
+        self._dst = _bridge(target)
 
     def request(self, payload: Any, path: str) -> RequestTranslation:
         if not isinstance(payload, dict):
@@ -237,6 +232,12 @@ class StreamTranslator:
             else:
                 kept.append(event)
         return kept
+
+
+def _bridge(dialect: Dialect) -> DialectBridge:
+    bridge = home(dialect).bridge
+    assert bridge is not None, f"{dialect.value} has no request bridge"  # PAIRS offers only dialects that do
+    return bridge
 
 
 # What malformed input raises inside the parsers (a list where an object belongs, and so on).

@@ -1,0 +1,7 @@
+"""Where the wire layers find this dialect's parts."""
+
+from ...dialect import Dialect
+from .. import Home
+from . import bridge, rules, stream
+
+HOME = Home(Dialect.OPENAI_RESPONSES, rules=rules, reassemble=stream.reassemble, bridge=bridge)
