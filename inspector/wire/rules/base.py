@@ -7,6 +7,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..pointer import join
 from ..profiles import Profile
+from ..ranges import Range
 from ..violations import Severity, Violation
 from .catalogue import RULES
 
@@ -102,3 +103,15 @@ def check_tool_name(report: Report, profile: Profile, name: Any, pointer: str, w
         report.add(rule, pointer, f"{what} name {short(name)} {reason}")
         return False
     return True
+
+
+def check_ranges(report: Report, rule: str, node: dict[str, Any], ranges: dict[str, Range],
+                 fields: dict[str, tuple[str, ...]], base: str = "") -> None:
+    """Numbers outside the provider's range (a dialect home's `limits`), each where the request holds
+    it; a value of another type is the schema's business, not the range's."""
+    for name, bounds in ranges.items():
+        for key in fields.get(name, ()):
+            value = node.get(key)
+            if bounds.fit(value) != value:
+                report.add(rule, join(base, key), f"{key} {value!r} is outside the accepted range "
+                                                  f"({bounds.describe()})")

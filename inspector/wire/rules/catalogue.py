@@ -117,6 +117,12 @@ _RULES = [
          "hosts are checked.",
          "Remove the field, or move it where Chat takes it (e.g. Responses' text.format is response_format "
          "here)."),
+    Rule("OC-30", E, "Chat rejects sampling and length values outside their ranges: temperature 0–2, top_p 0–1, "
+         "max_tokens / max_completion_tokens at least 1 (\"Invalid 'temperature': decimal above maximum value. "
+         "Expected a value <= 2\"); compatible servers take the same ranges, Mistral documents no upper "
+         "temperature bound.",
+         "Send the value within its range; through --translate the bridge moves it to the nearest bound and "
+         "reports it."),
     # OpenAI Responses
     Rule("OR-01", E, "Each Responses tool type has required fields; unknown types are rejected.",
          "Fill the required fields of the tool type, or drop the tool with a warning."),
@@ -162,6 +168,11 @@ _RULES = [
          "(response_format is text.format here, max_tokens is max_output_tokens, messages is input).",
          "Remove the field, or move it where Responses takes it (response_format → text.format, "
          "max_tokens → max_output_tokens, messages → input)."),
+    Rule("OR-15", E, "The Responses API rejects max_output_tokens below 16 (\"Invalid 'max_output_tokens': integer "
+         "below minimum value. Expected a value >= 16\"), where Chat takes 1, and temperature outside 0–2 or "
+         "top_p outside 0–1.",
+         "Send max_output_tokens of at least 16 (a Chat or Anthropic client's smaller max_tokens included) and "
+         "sampling values within their ranges."),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}})."),
@@ -204,6 +215,15 @@ _RULES = [
     Rule("AN-14", E, "Anthropic validates the request against its API definition and answers 400 "
          "field by field (\"messages.39.content.0.tool_use.input: Input should be a valid dictionary\").",
          "Send the field in the shape the Anthropic SDK's MessageCreateParams types give."),
+    Rule("AN-15", E, "Anthropic takes temperature and top_p from 0 to 1 only (OpenAI's temperature goes to 2), "
+         "top_k from 0, max_tokens from 1, and a thinking budget_tokens of at least 1024 "
+         "(\"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024\").",
+         "Send the value within Anthropic's range: halve an OpenAI temperature's scale rather than cut it at 1 "
+         "if the spread matters; a budget of 1024 or more."),
+    Rule("AN-16", E, "max_tokens counts the thinking as well as the answer, so Anthropic rejects a request whose "
+         "max_tokens is not above thinking.budget_tokens (\"max_tokens must be greater than "
+         "thinking.budget_tokens\").",
+         "Raise max_tokens above budget_tokens (budget plus the answer's length), or lower the budget."),
     # Gemini
     Rule("GM-01", E, "Vertex allows at most 128 function declarations, and some tool kinds exist only on "
          "one of the Gemini API / Vertex.",
@@ -255,6 +275,9 @@ _RULES = [
          "Vertex rejects validation keywords beside anyOf.",
          "Give arrays typed items and nodes a type, drop other formats, merge a root object union, move "
          "keywords beside anyOf into its branches."),
+    Rule("GM-18", E, "Gemini's generationConfig takes temperature from 0.0 to 2.0, topP from 0.0 to 1.0 and "
+         "maxOutputTokens from 1 (the GenerationConfig reference); a value outside answers 400 INVALID_ARGUMENT.",
+         "Send the value within its range (either spelling, maxOutputTokens or max_output_tokens)."),
     # MCP
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "
          "cacheScope, ttlMs).",

@@ -11,7 +11,8 @@ from .. import jsonsafe
 from ..dialect import Dialect
 from ..naming import IdMap, NameMap, id_ok, mint_id
 from ..pointer import join
-from .model import Call, Loss, Message, Opaque, Part, Range, Request, Response, Result, State
+from ..ranges import Range
+from .model import Call, Loss, Message, Opaque, Part, Request, Response, Result, State
 
 
 @dataclass(slots=True)
@@ -55,17 +56,13 @@ class Emit:
         bound and reported, instead of being sent to a certain rejection."""
         value = getattr(req, field)
         bounds = ranges.get(field)
-        if bounds is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        if bounds is None:
             return value
-        fitted = value
-        if bounds.low is not None and fitted < bounds.low:
-            fitted = type(value)(bounds.low)
-        if bounds.high is not None and fitted > bounds.high:
-            fitted = type(value)(bounds.high)
+        fitted = bounds.fit(value)
         if fitted != value:
             self.convert(req.sources.get(field, join("", field)), tgt,
                          f"{value!r} is outside {self.target.value}'s range for this field "
-                         f"({_bounds(bounds)}); sent as {fitted!r}")
+                         f"({bounds.describe()}); sent as {fitted!r}")
         return fitted
 
     def opaque(self, item: Opaque) -> bool:
@@ -99,12 +96,6 @@ def openai_reasoning(req: Request, emit: Emit, tgt: str) -> str | None:
 # listed does not reason and rejects any effort.
 _LOWEST_EFFORT = ((re.compile(r"gpt-5-chat"), None), (re.compile(r"gpt-5\.\d"), "none"),
                   (re.compile(r"gpt-5"), "minimal"), (re.compile(r"o\d"), "low"))
-
-
-def _bounds(bounds: Range) -> str:
-    if bounds.high is None:
-        return f"at least {bounds.low:g}"
-    return f"{bounds.low:g} to {bounds.high:g}" if bounds.low is not None else f"at most {bounds.high:g}"
 
 
 def message_of(src: str) -> str:

@@ -15,8 +15,9 @@ from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
                      plain, refusal_as_text)
-from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Request, Response, Result, State,
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
+from .limits import RANGES
 from ...translate.arguments import decode_arguments
 
 _MODEL_IN_PATH = re.compile(r"/models/([^/:]+):")
@@ -29,7 +30,6 @@ _FINISH_IN = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter"
               "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter", "SPII": "content_filter",
               "IMAGE_SAFETY": "content_filter"}
 _FINISH_OUT = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
-RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
 def model_of(path: str) -> str:
