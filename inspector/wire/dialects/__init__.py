@@ -1,5 +1,6 @@
 """One package per wire dialect, holding everything that is that dialect's own: its rules, its
-bridge, its stream reassembly, its fixers, its field spellings and schema dialect where it has them.
+bridge, its stream reassembly, its fixers, its value ranges, its field spellings and schema
+dialect where it has them.
 
 Each package declares its parts once, in its `home` module (`HOME`); the checker, the bridges, the
 stream reader and the fixer find a dialect's parts through `home(dialect)`. Adding a dialect means
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..dialect import Dialect
 
 if TYPE_CHECKING:
+    from ..fix import Fixer
     from ..profiles import Profile
     from ..rules.base import DialectRules, Report
     from ..translate.bridge import DialectBridge
@@ -29,6 +31,8 @@ class Home:
     # Stream events (`streams.parse_events`) -> the response a client would hold (None if none),
     # reporting what is wrong with the stream on the way.
     reassemble: Callable[[list[Any], Profile, Report], Any]
+    # Repairs a parsed payload in place, noting each repair on the fixer (`wire.fix`).
+    fix: Callable[[Fixer, dict[str, Any]], None]
     # The request bridge; None for a dialect translated document by document (MCP).
     bridge: DialectBridge | None = None
 

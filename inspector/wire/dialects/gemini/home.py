@@ -2,6 +2,6 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import bridge, rules, stream
+from . import bridge, fix, rules, stream
 
-HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, bridge=bridge)
+HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, fix=fix.fix, bridge=bridge)

@@ -2,6 +2,6 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import rules, stream
+from . import fix, rules, stream
 
-HOME = Home(Dialect.MCP, rules=rules, reassemble=stream.reassemble)
+HOME = Home(Dialect.MCP, rules=rules, reassemble=stream.reassemble, fix=fix.fix)
