@@ -56,6 +56,7 @@ def test_every_dialect_home_provides_what_its_parts_are_typed_by():
     assert [d for d, h in homes.items() if h.dialect is not d] == []
     assert [d for d, h in homes.items() if not isinstance(h.rules, DialectRules)] == []
     assert [d for d, h in homes.items() if not (callable(h.reassemble) and callable(h.fix))] == []
+    assert [d for d, h in homes.items() if not (callable(h.summary.tools) and callable(h.summary.tool_calls))] == []
     bridged = {d for d, h in homes.items() if h.bridge is not None}
     assert bridged == {d for pair in PAIRS for d in pair}
     assert [d for d in bridged if not isinstance(homes[d].bridge, DialectBridge)] == []

@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..dialect import Dialect
 
@@ -22,6 +22,18 @@ if TYPE_CHECKING:
     from ..profiles import Profile
     from ..rules.base import DialectRules, Report
     from ..translate.bridge import DialectBridge
+
+
+class DialectSummary(Protocol):
+    """What the flow list shows of a dialect's exchange (dialects/<name>/summary.py)."""
+
+    # Where a response's usage object is, the counts that make the input, those that make the
+    # output; None where the dialect reports no usage.
+    USAGE: tuple[str, tuple[str, ...], tuple[str, ...]] | None
+
+    def tools(self, payload: dict[str, Any], path: str) -> int: ...
+
+    def tool_calls(self, payload: dict[str, Any]) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +45,11 @@ class Home:
     reassemble: Callable[[list[Any], Profile, Report], Any]
     # Repairs a parsed payload in place, noting each repair on the fixer (`wire.fix`).
     fix: Callable[[Fixer, dict[str, Any]], None]
+    summary: DialectSummary
     # The request bridge; None for a dialect translated document by document (MCP).
     bridge: DialectBridge | None = None
+    # The model a request's URL names, for a dialect whose body does not (Gemini).
+    model_in_path: Callable[[str], str] | None = None
 
 
 _HOMES: dict[Dialect, Home] = {}

@@ -2,6 +2,6 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import bridge, fix, rules, stream
+from . import bridge, fix, rules, stream, summary
 
-HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, fix=fix.fix, bridge=bridge)
+HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary, bridge=bridge)

@@ -2,6 +2,6 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import fix, rules, stream
+from . import fix, rules, stream, summary
 
-HOME = Home(Dialect.MCP, rules=rules, reassemble=stream.reassemble, fix=fix.fix)
+HOME = Home(Dialect.MCP, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary)
