@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from inspector.filters import FilterError, compile_filter, rules_text
-from inspector.mock import chat_completion
+from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.store import Store
 from tests.tui.flows import clean_request, defective_request, populate, save_flow
 

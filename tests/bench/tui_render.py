@@ -22,7 +22,8 @@ import httpx
 import orjson
 
 from inspector.flow import Flow, FlowState
-from inspector.mock import MockUpstream, chat_completion
+from inspector.mock import MockUpstream
+from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.proxy import Forwarder
 from inspector.store import Store
 from inspector.tui.app import InspectorApp

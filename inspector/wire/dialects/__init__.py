@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..dialect import Dialect
 
 if TYPE_CHECKING:
+    from ..canned import Call
     from ..fix import Fixer
     from ..profiles import Profile
     from ..rules.base import DialectRules, Report
@@ -48,6 +49,10 @@ class Home:
     summary: DialectSummary
     # The request bridge; None for a dialect translated document by document (MCP).
     bridge: DialectBridge | None = None
+    # What a fake model answers in this dialect (the mock upstream, `inspector.mock`): text and
+    # calls as a response body, and as stream events; None where the mock has no model to play (MCP).
+    mock_response: Callable[[str | None, list[Call]], dict[str, Any]] | None = None
+    mock_events: Callable[..., list[Any]] | None = None
     # The model a request's URL names, for a dialect whose body does not (Gemini).
     model_in_path: Callable[[str], str] | None = None
 

@@ -2,6 +2,7 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import bridge, fix, rules, stream, summary
+from . import bridge, fix, mock, rules, stream, summary
 
-HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary, bridge=bridge)
+HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary,
+            mock_response=mock.anthropic_message, mock_events=mock.anthropic_stream, bridge=bridge)

@@ -2,7 +2,8 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import bridge, fix, rules, stream, summary
+from . import bridge, fix, mock, rules, stream, summary
 
-HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary, bridge=bridge,
+HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary,
+            mock_response=mock.gemini_response, mock_events=mock.gemini_stream, bridge=bridge,
             model_in_path=bridge.model_of)

@@ -2,6 +2,7 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import bridge, fix, rules, stream, summary
+from . import bridge, fix, mock, rules, stream, summary
 
-HOME = Home(Dialect.OPENAI_CHAT, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary, bridge=bridge)
+HOME = Home(Dialect.OPENAI_CHAT, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary,
+            mock_response=mock.chat_completion, mock_events=mock.chat_stream, bridge=bridge)

@@ -2,6 +2,7 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import bridge, fix, rules, stream, summary
+from . import bridge, fix, mock, rules, stream, summary
 
-HOME = Home(Dialect.OPENAI_RESPONSES, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary, bridge=bridge)
+HOME = Home(Dialect.OPENAI_RESPONSES, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary,
+            mock_response=mock.responses_result, mock_events=mock.responses_stream, bridge=bridge)
