@@ -125,15 +125,7 @@ def detect_kind(payload: Any, dialect: Dialect) -> Kind:
         return "stream"
     if not isinstance(payload, dict):
         return "request"
-    if dialect is Dialect.OPENAI_CHAT:
-        return "response" if "choices" in payload and "messages" not in payload else "request"
-    if dialect is Dialect.OPENAI_RESPONSES:
-        return "response" if payload.get("object") == "response" or "output" in payload else "request"
-    if dialect is Dialect.ANTHROPIC:
-        return "response" if payload.get("type") == "message" or "stop_reason" in payload else "request"
-    if dialect is Dialect.GEMINI:
-        return "response" if "candidates" in payload else "request"
-    return "request" if "method" in payload else "response"
+    return "response" if home(dialect).is_response(payload) else "request"
 
 
 def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kind | None = None,

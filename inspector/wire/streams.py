@@ -15,7 +15,7 @@ import orjson
 from .dialect import Dialect
 from .dialects import home
 from .profiles import Profile
-from .rules.base import Report, as_list
+from .rules.base import Report
 from .sse import parse_all
 
 
@@ -54,13 +54,6 @@ def _array_prefix(text: str) -> list[Any]:
         events.append(value)
 
 
-# The events after which a dialect's stream has nothing more to say.
-_FINAL_TYPES = {
-    Dialect.ANTHROPIC: frozenset({"message_stop"}),
-    Dialect.OPENAI_RESPONSES: frozenset({"response.completed", "response.incomplete", "response.failed"}),
-}
-
-
 def ends_complete(body: bytes, dialect: Dialect | None) -> bool:
     """Whether a streamed body ends with its dialect's final event, so a client that hangs up
     after it had the whole answer. Only the last event is parsed."""
@@ -71,18 +64,7 @@ def ends_complete(body: bytes, dialect: Dialect | None) -> bool:
         return False  # the last event was never closed by its blank line: the client never had it
     start = max(stripped.rfind(b"\n\n"), stripped.rfind(b"\r\n\r\n"), stripped.rfind(b"\r\r"), 0)
     events = parse_events(stripped[start:] + b"\n\n", dialect)
-    if not events:
-        return False
-    last = events[-1]
-    if dialect is Dialect.OPENAI_CHAT:
-        return last == "[DONE]"
-    if not isinstance(last, dict):
-        return False
-    if dialect is Dialect.GEMINI:
-        return any(isinstance(c, dict) and c.get("finishReason") for c in as_list(last.get("candidates")))
-    if dialect is Dialect.MCP:  # the JSON-RPC answer to the request ends its stream
-        return "id" in last and ("result" in last or "error" in last)
-    return last.get("type") in _FINAL_TYPES[dialect]
+    return bool(events) and home(dialect).is_final(events[-1])
 
 
 def check_and_reassemble(body: bytes, dialect: Dialect, profile: Profile) -> tuple[list[Any], Report, Any | None]:

@@ -55,7 +55,8 @@ def test_every_dialect_home_provides_what_its_parts_are_typed_by():
     homes = {d: home(d) for d in Dialect}
     assert [d for d, h in homes.items() if h.dialect is not d] == []
     assert [d for d, h in homes.items() if not isinstance(h.rules, DialectRules)] == []
-    assert [d for d, h in homes.items() if not (callable(h.reassemble) and callable(h.fix))] == []
+    parts = {d: (h.reassemble, h.is_final, h.is_response, h.fix) for d, h in homes.items()}
+    assert [d for d, fns in parts.items() if not all(map(callable, fns))] == []
     assert [d for d, h in homes.items() if not (callable(h.summary.tools) and callable(h.summary.tool_calls))] == []
     bridged = {d for d, h in homes.items() if h.bridge is not None}
     assert bridged == {d for pair in PAIRS for d in pair}

@@ -135,3 +135,8 @@ def _finish_block(report: Report, profile: Profile, state: _Block, where: str, i
         inner = Report("stream")
         anthropic.check_tool_use(inner, profile, block, state.where + "/content_block", ids)
         report.violations.extend(v for v in inner.violations if not v.pointer.endswith("/input"))
+
+
+def is_final(event: Any) -> bool:
+    """Whether a client that read `event` had the whole answer."""
+    return isinstance(event, dict) and event.get("type") == "message_stop"

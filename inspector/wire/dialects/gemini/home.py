@@ -2,8 +2,9 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import bridge, fix, mock, rules, stream, summary
+from . import bridge, fix, mock, rules, shape, stream, summary
 
-HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary,
+HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
+            is_response=shape.is_response, fix=fix.fix, summary=summary,
             mock_response=mock.gemini_response, mock_events=mock.gemini_stream, bridge=bridge,
             model_in_path=bridge.model_of)

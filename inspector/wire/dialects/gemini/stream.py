@@ -58,3 +58,9 @@ def _merge_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
             parts[-1] = {**last, "text": last["text"] + part["text"]}
             return
     parts.append(part)
+
+
+def is_final(event: Any) -> bool:
+    """Whether a client that read `event` had the whole answer: a candidate says why it finished."""
+    return isinstance(event, dict) and any(isinstance(c, dict) and c.get("finishReason")
+                                           for c in as_list(event.get("candidates")))

@@ -2,6 +2,7 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import fix, rules, stream, summary
+from . import fix, rules, shape, stream, summary
 
-HOME = Home(Dialect.MCP, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary)
+HOME = Home(Dialect.MCP, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
+            is_response=shape.is_response, fix=fix.fix, summary=summary)

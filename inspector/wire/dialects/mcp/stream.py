@@ -29,3 +29,8 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> Any | Non
 
 def _prefixed(violation: Violation, prefix: str) -> Violation:
     return replace(violation, pointer=prefix + violation.pointer)
+
+
+def is_final(event: Any) -> bool:
+    """Whether a client that read `event` had the whole answer: the JSON-RPC answer to the request."""
+    return isinstance(event, dict) and "id" in event and ("result" in event or "error" in event)

@@ -2,7 +2,8 @@
 
 from ...dialect import Dialect
 from .. import Home
-from . import bridge, fix, mock, rules, stream, summary
+from . import bridge, fix, mock, rules, shape, stream, summary
 
-HOME = Home(Dialect.OPENAI_CHAT, rules=rules, reassemble=stream.reassemble, fix=fix.fix, summary=summary,
+HOME = Home(Dialect.OPENAI_CHAT, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
+            is_response=shape.is_response, fix=fix.fix, summary=summary,
             mock_response=mock.chat_completion, mock_events=mock.chat_stream, bridge=bridge)

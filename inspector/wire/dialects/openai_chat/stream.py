@@ -195,3 +195,8 @@ def _chat_call_delta(report: Report, state: _Choice, delta: Any, slot: _Slot, id
         call.add(fragment, slot)
     elif fragment is not None and not isinstance(fragment, str):
         report.add("OC-21", f"{_where(slot)}/function/arguments", "arguments fragment is not a string")
+
+
+def is_final(event: Any) -> bool:
+    """Whether a client that read `event` had the whole answer: Chat ends with `[DONE]`."""
+    return event == "[DONE]"

@@ -119,3 +119,11 @@ def _compare(report: Report, started: dict[str, Any], item: dict[str, Any], part
                                                       f"({short(item['arguments'], 30)} vs {short(joined, 30)})")
     if started.get("call_id") is not None and item.get("call_id") != started.get("call_id"):
         report.add("OR-10", join(where, "call_id"), "call_id changed between output_item.added and the end")
+
+
+_FINAL_TYPES = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+def is_final(event: Any) -> bool:
+    """Whether a client that read `event` had the whole answer."""
+    return isinstance(event, dict) and event.get("type") in _FINAL_TYPES
