@@ -57,6 +57,10 @@ class Home:
     # calls as a response body, and as stream events; None where the mock has no model to play (MCP).
     mock_response: Callable[[str | None, list[Call]], dict[str, Any]] | None = None
     mock_events: Callable[..., list[Any]] | None = None
+    # Where a request goes: the endpoint under an API prefix ("" where the path names the model),
+    # and the whole path for a prefix, model and stream flag; None where there is no HTTP bridge (MCP).
+    endpoint: str = ""
+    request_path: Callable[[str, str, bool], str] | None = None
     # The model a request's URL names, for a dialect whose body does not (Gemini).
     model_in_path: Callable[[str], str] | None = None
 

@@ -16,7 +16,6 @@ from ..dialects.gemini.fields import normalise, spelled
 from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
 from ..dialects import home
-from ..dialects.gemini import bridge as gemini
 from . import events as ev
 from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair
@@ -67,8 +66,6 @@ PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
 )
 # The HTTP statuses of the inspector's own refusals as Google names them (a Gemini SDK shows the name).
 _GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 502: "UNAVAILABLE"}
-_SUFFIX = {Dialect.OPENAI_CHAT: "/chat/completions", Dialect.OPENAI_RESPONSES: "/responses",
-           Dialect.ANTHROPIC: "/messages"}
 
 
 @dataclass(slots=True)
@@ -296,9 +293,10 @@ def _pair(req: Request, ids: IdMap, losses: list[Loss], source: Dialect) -> None
 
 
 def _target_path(path: str, source: Dialect, target: Dialect, model: str, stream: bool) -> str:
-    if target is Dialect.GEMINI:
-        return gemini.request_path(model, stream)
+    """The client's API prefix (what precedes its own endpoint) with the target's endpoint."""
     bare = path.split("?", 1)[0].rstrip("/")
-    suffix = _SUFFIX.get(source, "")
+    suffix = home(source).endpoint
     prefix = bare[: -len(suffix)] if suffix and bare.endswith(suffix) else "/v1"
-    return (prefix or "/v1") + _SUFFIX[target]
+    request_path = home(target).request_path
+    assert request_path is not None, f"{target.value} has no request path"  # PAIRS offers only dialects that do
+    return request_path(prefix or "/v1", model, stream)

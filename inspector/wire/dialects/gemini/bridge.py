@@ -37,10 +37,6 @@ def model_of(path: str) -> str:
     return match.group(1) if match else ""
 
 
-def request_path(model: str, stream: bool) -> str:
-    return f"/v1beta/models/{model}:streamGenerateContent?alt=sse" if stream else f"/v1beta/models/{model}:generateContent"
-
-
 # --- requests ------------------------------------------------------------------------------------
 
 def _media(part: dict[str, Any], src: str) -> Part:
