@@ -168,7 +168,7 @@ _RULES = [
          "(response_format is text.format here, max_tokens is max_output_tokens, messages is input).",
          "Remove the field, or move it where Responses takes it (response_format → text.format, "
          "max_tokens → max_output_tokens, messages → input)."),
-    Rule("OR-15", E, "The Responses API rejects max_output_tokens below 16 (\"Invalid 'max_output_tokens': integer "
+    Rule("OR-19", E, "The Responses API rejects max_output_tokens below 16 (\"Invalid 'max_output_tokens': integer "
          "below minimum value. Expected a value >= 16\"), where Chat takes 1, and temperature outside 0–2 or "
          "top_p outside 0–1.",
          "Send max_output_tokens of at least 16 (a Chat or Anthropic client's smaller max_tokens included) and "
@@ -215,7 +215,7 @@ _RULES = [
     Rule("AN-14", E, "Anthropic validates the request against its API definition and answers 400 "
          "field by field (\"messages.39.content.0.tool_use.input: Input should be a valid dictionary\").",
          "Send the field in the shape the Anthropic SDK's MessageCreateParams types give."),
-    Rule("AN-15", E, "Anthropic takes temperature and top_p from 0 to 1 only (OpenAI's temperature goes to 2), "
+    Rule("AN-17", E, "Anthropic takes temperature and top_p from 0 to 1 only (OpenAI's temperature goes to 2), "
          "top_k from 0, max_tokens from 1, and a thinking budget_tokens of at least 1024 "
          "(\"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024\").",
          "Send the value within Anthropic's range: halve an OpenAI temperature's scale rather than cut it at 1 "
@@ -275,7 +275,7 @@ _RULES = [
          "Vertex rejects validation keywords beside anyOf.",
          "Give arrays typed items and nodes a type, drop other formats, merge a root object union, move "
          "keywords beside anyOf into its branches."),
-    Rule("GM-18", E, "Gemini's generationConfig takes temperature from 0.0 to 2.0, topP from 0.0 to 1.0 and "
+    Rule("GM-21", E, "Gemini's generationConfig takes temperature from 0.0 to 2.0, topP from 0.0 to 1.0 and "
          "maxOutputTokens from 1 (the GenerationConfig reference); a value outside answers 400 INVALID_ARGUMENT.",
          "Send the value within its range (either spelling, maxOutputTokens or max_output_tokens)."),
     # MCP

@@ -103,7 +103,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
     if profile.reaches_provider:
-        check_ranges(report, "AN-15", payload, limits.ranges(profile), limits.FIELDS)
+        check_ranges(report, "AN-17", payload, limits.ranges(profile), limits.FIELDS)
         _check_thinking_budget(report, payload)
     names: dict[str, str] = {}
     if "tools" in payload and payload["tools"] is None:
@@ -119,14 +119,14 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
 
 
 def _check_thinking_budget(report: Report, payload: dict[str, Any]) -> None:
-    """A fixed thinking budget: at least the minimum (AN-15), and below max_tokens, which counts the
+    """A fixed thinking budget: at least the minimum (AN-17), and below max_tokens, which counts the
     thinking as well as the answer (AN-16)."""
     thinking = as_dict(payload.get("thinking"))
     budget = thinking.get("budget_tokens")
     if thinking.get("type") != "enabled" or isinstance(budget, bool) or not isinstance(budget, int):
         return
     if limits.THINKING_BUDGET.fit(budget) != budget:
-        report.add("AN-15", "/thinking/budget_tokens", f"budget_tokens {budget} is outside the accepted range "
+        report.add("AN-17", "/thinking/budget_tokens", f"budget_tokens {budget} is outside the accepted range "
                                                        f"({limits.THINKING_BUDGET.describe()})")
     max_tokens = payload.get("max_tokens")
     if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens <= budget:

@@ -37,7 +37,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         return
     key, generation = field(payload, "generationConfig")
     if profile.reaches_provider and isinstance(generation, dict):
-        check_ranges(report, "GM-18", generation, limits.ranges(profile), limits.FIELDS, join("", key))
+        check_ranges(report, "GM-21", generation, limits.ranges(profile), limits.FIELDS, join("", key))
     for where, name in doubled(payload):
         report.add("GM-16", where, f"{name!r} is also written in snake_case here; Gemini reads one of the two, "
                                    "so send each field once")

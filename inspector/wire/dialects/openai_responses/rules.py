@@ -86,7 +86,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
     if profile.reaches_provider:
-        check_ranges(report, "OR-15", payload, limits.ranges(profile), limits.FIELDS)
+        check_ranges(report, "OR-19", payload, limits.ranges(profile), limits.FIELDS)
     names: dict[str, str] = {}
     tools = as_list(payload.get("tools"))
     if check_null_or_empty(report, payload, "tools", "", "XL-10",
