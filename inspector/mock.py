@@ -22,7 +22,9 @@ from .flow import Flow
 from .proxy.access import AccessPolicy
 from .proxy.server import ServerThread, request_target
 from .redact import SECRET_QUERY_KEYS, query_pairs
+from .wire.canned import Call
 from .wire.dialect import Dialect, asks_for_sse, from_path, is_stream_path
+from .wire.dialects import home
 from .wire.sse import encode as sse_event
 
 JSON = "application/json"
@@ -78,171 +80,6 @@ def sse_response(events: Iterable[Any], *, interval: float = 0.0, status: int = 
     return Canned(status=status, headers=[("content-type", SSE), ("cache-control", "no-cache")], chunks=chunks)
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """A tool call the fake model makes: arguments as the JSON text the provider sends."""
-
-    name: str
-    arguments: str = "{}"
-    id: str = "call_1"
-
-
-def chat_completion(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini") -> dict:
-    calls = list(calls)
-    message: dict[str, Any] = {"role": "assistant", "content": text}
-    if calls:
-        message["tool_calls"] = [
-            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
-        ]
-    return {
-        "id": "chatcmpl-mock", "object": "chat.completion", "created": 1700000000, "model": model,
-        "choices": [{"index": 0, "message": message, "logprobs": None,
-                     "finish_reason": "tool_calls" if calls else "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
-    }
-
-
-def chat_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini",
-                pieces: int = 3) -> list[Any]:
-    """The `data:` payloads of a streamed chat completion, `[DONE]` included."""
-    calls = list(calls)
-    base = {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1700000000, "model": model}
-
-    def chunk(delta: dict, finish: str | None = None) -> dict:
-        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
-
-    events: list[Any] = [chunk({"role": "assistant", "content": "" if text is not None else None})]
-    for part in _split(text or "", pieces):
-        events.append(chunk({"content": part}))
-    for index, call in enumerate(calls):
-        events.append(chunk({"tool_calls": [{"index": index, "id": call.id, "type": "function",
-                                             "function": {"name": call.name, "arguments": ""}}]}))
-        for part in _split(call.arguments, pieces):
-            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]}))
-    events.append(chunk({}, "tool_calls" if calls else "stop"))
-    events.append("[DONE]")
-    return events
-
-
-def responses_result(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini") -> dict:
-    output: list[dict] = []
-    if text is not None:
-        output.append({"type": "message", "id": "msg_mock", "status": "completed", "role": "assistant",
-                       "content": [{"type": "output_text", "text": text, "annotations": []}]})
-    for n, call in enumerate(calls):
-        output.append({"type": "function_call", "id": f"fc_mock_{n}", "call_id": call.id, "name": call.name,
-                       "arguments": call.arguments, "status": "completed"})
-    return {
-        "id": "resp_mock", "object": "response", "created_at": 1700000000, "status": "completed", "model": model,
-        "output": output, "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-        "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
-                  "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
-    }
-
-
-def responses_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini",
-                     pieces: int = 3) -> list[tuple[str, dict]]:
-    calls = list(calls)
-    final = responses_result(text, calls, model)
-    in_progress = {**final, "status": "in_progress", "output": []}
-    events: list[tuple[str, dict]] = []
-
-    def emit(kind: str, **data: Any) -> None:
-        events.append((kind, {"type": kind, "sequence_number": len(events), **data}))
-
-    emit("response.created", response=in_progress)
-    for index, item in enumerate(final["output"]):
-        if item["type"] == "message":
-            emit("response.output_item.added", output_index=index, item={**item, "status": "in_progress", "content": []})
-            part = {"type": "output_text", "text": "", "annotations": []}
-            emit("response.content_part.added", item_id=item["id"], output_index=index, content_index=0, part=part)
-            for piece in _split(text or "", pieces):
-                emit("response.output_text.delta", item_id=item["id"], output_index=index, content_index=0,
-                     delta=piece, logprobs=[])
-            emit("response.output_text.done", item_id=item["id"], output_index=index, content_index=0,
-                 text=text, logprobs=[])
-            emit("response.content_part.done", item_id=item["id"], output_index=index, content_index=0,
-                 part=item["content"][0])
-        else:
-            emit("response.output_item.added", output_index=index,
-                 item={**item, "arguments": "", "status": "in_progress"})
-            for piece in _split(item["arguments"], pieces):
-                emit("response.function_call_arguments.delta", item_id=item["id"], output_index=index, delta=piece)
-            emit("response.function_call_arguments.done", item_id=item["id"], output_index=index,
-                 arguments=item["arguments"])
-        emit("response.output_item.done", output_index=index, item=item)
-    emit("response.completed", response=final)
-    return events
-
-
-def anthropic_message(text: str | None = None, calls: Iterable[Call] = (),
-                      model: str = "claude-sonnet-4-6") -> dict:
-    content: list[dict] = []
-    if text is not None:
-        content.append({"type": "text", "text": text})
-    for call in calls:
-        content.append({"type": "tool_use", "id": call.id, "name": call.name, "input": orjson.loads(call.arguments)})
-    return {
-        "id": "msg_mock", "type": "message", "role": "assistant", "model": model, "content": content,
-        "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn",
-        "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5},
-    }
-
-
-def anthropic_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "claude-sonnet-4-6",
-                     pieces: int = 3) -> list[tuple[str, dict]]:
-    final = anthropic_message(text, calls, model)
-    events: list[tuple[str, dict]] = [
-        ("message_start", {"type": "message_start",
-                           "message": {**final, "content": [], "stop_reason": None,
-                                       "usage": {"input_tokens": 10, "output_tokens": 1}}}),
-    ]
-    for index, block in enumerate(final["content"]):
-        if block["type"] == "text":
-            events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                   "content_block": {"type": "text", "text": ""}}))
-            events += [("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                "delta": {"type": "text_delta", "text": p}})
-                       for p in _split(block["text"], pieces)]
-        else:
-            events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                   "content_block": {**block, "input": {}}}))
-            events += [("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                "delta": {"type": "input_json_delta", "partial_json": p}})
-                       for p in _split(orjson.dumps(block["input"]).decode(), pieces)]
-        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    events.append(("message_delta", {"type": "message_delta",
-                                     "delta": {"stop_reason": final["stop_reason"], "stop_sequence": None},
-                                     "usage": {"output_tokens": 5}}))
-    events.append(("message_stop", {"type": "message_stop"}))
-    return events
-
-
-def gemini_response(text: str | None = None, calls: Iterable[Call] = (), model: str = "gemini-2.5-flash") -> dict:
-    parts: list[dict] = []
-    if text is not None:
-        parts.append({"text": text})
-    for call in calls:
-        parts.append({"functionCall": {"name": call.name, "args": orjson.loads(call.arguments)}})
-    return {
-        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
-        "modelVersion": model,
-    }
-
-
-def gemini_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "gemini-2.5-flash",
-                  pieces: int = 3) -> list[dict]:
-    """Gemini streams whole candidates: text in pieces, each function call in one part."""
-    events = [
-        {"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}, "index": 0}], "modelVersion": model}
-        for p in _split(text or "", pieces)
-    ]
-    last = gemini_response(None, calls, model)
-    events.append(last)
-    return events
-
-
 def gemini_json_stream(events: list[dict], *, interval: float = 0.0) -> Canned:
     """`streamGenerateContent` without `alt=sse`: one JSON array, sent element by element."""
     chunks = [(interval, (b"[" if n == 0 else b",\r\n") + orjson.dumps(e)) for n, e in enumerate(events)]
@@ -250,37 +87,19 @@ def gemini_json_stream(events: list[dict], *, interval: float = 0.0) -> Canned:
     return Canned(headers=[("content-type", JSON)], chunks=chunks)
 
 
-def _split(text: str, pieces: int) -> list[str]:
-    """`text` in exactly `pieces` parts (fewer only when it has fewer characters)."""
-    count = max(1, min(pieces, len(text)))
-    size, extra = divmod(len(text), count)
-    parts, start = [], 0
-    for n in range(count):
-        end = start + size + (1 if n < extra else 0)
-        parts.append(text[start:end])
-        start = end
-    return [p for p in parts if p]
-
-
 def reply(dialect: Dialect | None, *, stream: bool, text: str = "Hello from the mock upstream.",
           calls: Iterable[Call] = (), interval: float = 0.0, pieces: int = 3, sse: bool = True) -> Canned:
     """A well-formed answer in `dialect`, streamed or not (Gemini: `sse=False` for the JSON array)."""
     calls = list(calls)
-    if dialect is Dialect.OPENAI_RESPONSES:
-        return (sse_response(responses_stream(text, calls, pieces=pieces), interval=interval) if stream
-                else json_response(responses_result(text, calls)))
-    if dialect is Dialect.ANTHROPIC:
-        return (sse_response(anthropic_stream(text, calls, pieces=pieces), interval=interval) if stream
-                else json_response(anthropic_message(text, calls)))
-    if dialect is Dialect.GEMINI:
-        if not stream:
-            return json_response(gemini_response(text, calls))
-        events = gemini_stream(text, calls, pieces=pieces)
-        return sse_response(events, interval=interval) if sse else gemini_json_stream(events, interval=interval)
-    if dialect is Dialect.OPENAI_CHAT or dialect is None:
-        return (sse_response(chat_stream(text, calls, pieces=pieces), interval=interval) if stream
-                else json_response(chat_completion(text, calls)))
-    return json_response({"jsonrpc": "2.0", "id": 1, "result": {}})
+    parts = home(dialect or Dialect.OPENAI_CHAT)
+    if parts.mock_response is None or parts.mock_events is None:
+        return json_response({"jsonrpc": "2.0", "id": 1, "result": {}})  # MCP: an empty result
+    if not stream:
+        return json_response(parts.mock_response(text, calls))
+    events = parts.mock_events(text, calls, pieces=pieces)
+    if dialect is Dialect.GEMINI and not sse:
+        return gemini_json_stream(events, interval=interval)
+    return sse_response(events, interval=interval)
 
 
 def default_responder(request: Received, *, interval: float = 0.0, pieces: int = 3) -> Canned:

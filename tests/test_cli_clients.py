@@ -8,7 +8,10 @@ from google import genai
 
 from e2e.conftest import passthrough  # noqa: F401  (the fixture)
 from inspector.clients import likely_dialects, suggestions
-from inspector.mock import anthropic_message, chat_completion, gemini_response, json_response
+from inspector.mock import json_response
+from inspector.wire.dialects.anthropic.mock import anthropic_message
+from inspector.wire.dialects.gemini.mock import gemini_response
+from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.wire.dialect import DIALECT_NAMES
 
 

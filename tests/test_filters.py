@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 
 import pytest
 
 from inspector.filters import FilterError, compile_filter, rules_text
-from inspector.mock import chat_completion
+from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.store import Store
 from tests.tui.flows import clean_request, defective_request, populate, save_flow
 
@@ -130,15 +131,29 @@ def test_a_read_only_store_before_schema_4_filters_without_rule_ids(tmp_path, st
         assert {(row.tokens_in, row.tokens_out) for row in old.rows()} == {(None, None)}
 
 
-def test_opening_an_old_store_migrates_it_to_schema_4(tmp_path, store):
+def _rules_and_usage(path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT id, rules, tokens_in, tokens_out FROM flows ORDER BY id").fetchall()
+
+
+def test_opening_an_old_store_migrates_it_to_schema_4_and_backfills_rule_ids(tmp_path, store):
     store.flush()
+    analysed = _rules_and_usage(store.path)  # what schema 4's analysis stored for every flow
+    assert [(flow_id, rules) for flow_id, rules, *_ in analysed if rules] == [
+        (3, " OC-05 OC-17 "), (6, " OC-05 OC-17 ")]
     as_schema_3(store)
     with Store(tmp_path / "flows.sqlite3") as migrated:
-        assert found(migrated, "~v OC-05") == []  # flows analysed before schema 4 have no rule ids
+        # The flows analysed before schema 4 are analysed again on the writer thread, in batches,
+        # so that filters by rule find them too; the caller is never made to wait for it.
+        deadline = time.monotonic() + 10
+        while _rules_and_usage(migrated.path) != analysed and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _rules_and_usage(migrated.path) == analysed
+        assert found(migrated, "~v OC-05") == [3, 6]
         save_flow(migrated.new_session("u", "l") and migrated, defective_request(), response=chat_completion("ok"))
-        assert found(migrated, "~v OC-05") == [9]
-        assert [(row.id, row.tokens_in, row.tokens_out) for row in migrated.rows(text="#8 | #9")] == [
-            (8, None, None), (9, 10, 5)]
+        assert found(migrated, "~v OC-05") == [3, 6, 9]
+        with sqlite3.connect(migrated.path) as conn:  # done: nothing is left to backfill
+            assert conn.execute("SELECT * FROM meta WHERE key = 'rules_backfill_below'").fetchall() == []
 
 
 @pytest.mark.parametrize("order", ["time", "latency", "issues"])

@@ -62,6 +62,7 @@ class Store:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
         self._writer = Writer(self.path, first_free_id=first_free_id,
                               analyse_apart=tuning.ANALYSE_APART if analyse_apart is None else analyse_apart)
+        self._writer.backfill()
         try:
             # The first transaction reserves this store's pool of ids (and closes the flows of dead
             # processes). If the file is locked or full it fails after WRITE_TIMEOUT, reported,

@@ -79,11 +79,13 @@ CREATE INDEX flows_pending ON flows (session_id) WHERE state = 'pending';
 """
 # Version 4: the rule ids of each flow's findings (see filters.rules_text), for `~v RULE` and free
 # text in the list filter, and the tokens the response reports, for the list's usage column. Flows
-# analysed before it have neither.
+# analysed before it have neither: the ids below `rules_backfill_below` are analysed again by the
+# writer thread (Writer.backfill), newest first, and the key goes when none is left.
 SCHEMA_4 = """
 ALTER TABLE flows ADD COLUMN rules TEXT NOT NULL DEFAULT '';
 ALTER TABLE flows ADD COLUMN tokens_in INTEGER;
 ALTER TABLE flows ADD COLUMN tokens_out INTEGER;
+INSERT OR REPLACE INTO meta (key, value) SELECT 'rules_backfill_below', COALESCE(MAX(id), 0) + 1 FROM flows;
 """
 _MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4, 1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4,
                2: SCHEMA_3 + SCHEMA_4, 3: SCHEMA_4}

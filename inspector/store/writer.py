@@ -38,6 +38,15 @@ class _Job:
         self.error: BaseException | None = None
 
 
+class _Backfill:
+    """A batch of flows analysed before schema 4, to analyse again (their rule ids and usage)."""
+
+    __slots__ = ()
+
+
+_BACKFILL_BATCH = 50  # flows per turn: new flows wait at most one batch's analysis
+
+
 @dataclass(slots=True)
 class _Write:
     """A flow to write: its request row (`final` False) or the whole finished flow."""
@@ -62,6 +71,7 @@ class _Progress:
 _TICK = object()  # the writer woke up on its own, to write stream progress or retry the backlog
 _COMPLETION = rows.update("flows", rows.RESPONSE_COLUMNS + rows.SUMMARY_COLUMNS)
 _WHOLE_FLOW = rows.insert("flows", rows.FLOW_COLUMNS + rows.SUMMARY_COLUMNS)
+_BACKFILLED = rows.update("flows", ("rules", "tokens_in", "tokens_out"))
 _REQUEST_ROW = rows.insert("flows", rows.FLOW_COLUMNS)
 _RESPONSE_START = rows.update("flows", ("status", "response_headers", "streamed", "ttfb_ms"))
 _CHUNK_ROW = rows.insert("flow_chunks", ("flow_id", "seq", "t", "data"))
@@ -112,6 +122,11 @@ class Writer:
         if job.error is not None:
             raise StoreError(str(job.error)) from job.error
         return job.result
+
+    def backfill(self) -> None:
+        """Analyse again, a batch per turn of the writer thread, the flows stored before schema 4
+        (schema.SCHEMA_4); returns at once."""
+        self._queue.put(_Backfill())
 
     def stop(self) -> None:
         """Give the unused ids back, write what can be written, and end the thread."""
@@ -207,6 +222,11 @@ class Writer:
         for write in writes:
             if write.final and write.summary is None:
                 write.summary = self._analyser.summary(write.flow)
+        try:
+            backfill = self._backfill_batch(conn) if any(isinstance(item, _Backfill) for item in batch) else None
+        except sqlite3.Error as exc:  # the mark stays: the next open resumes
+            self._warn(f"cannot read the flows to analyse again ({exc})")
+            backfill = None
         saved: list[tuple[Callable[[FlowRow], None], FlowRow]] = []
         written: list[_Write] = []
         moved: list[tuple[Flow, int]] = []
@@ -239,6 +259,8 @@ class Writer:
                     saved.append((write.on_saved, row))
             if progress:
                 progressed = self._write_progress(conn, finished)
+            if backfill is not None:
+                self._write_backfill(conn, *backfill)
             for job in jobs:
                 try:
                     job.result = job.run(conn)
@@ -258,7 +280,7 @@ class Writer:
             for job in jobs:
                 job.error = job.error or exc
                 job.done.set()
-            return False
+            return False  # a backfill left undone resumes at the next open (its mark is unchanged)
         self._after_commit(claim, moved, written, progressed or [])
         if self.last_error is not None and self.last_error.startswith("cannot write"):
             print("toolwire-inspect: store: writing again; the flows kept in memory are stored", file=sys.stderr)
@@ -351,6 +373,33 @@ class Writer:
             state.chunks = count
             state.response_started = True
         self._recovered = True
+
+    def _backfill_batch(self, conn: sqlite3.Connection) -> tuple[int, list[tuple[int, Summary]]] | None:
+        """The next batch of old flows below the mark, analysed (outside the transaction)."""
+        mark = conn.execute("SELECT value FROM meta WHERE key = 'rules_backfill_below'").fetchone()
+        if mark is None:
+            return None
+        ids = [flow_id for (flow_id,) in conn.execute(
+            "SELECT id FROM flows WHERE id < ? AND state != 'pending' ORDER BY id DESC LIMIT ?",
+            (mark[0], _BACKFILL_BATCH))]
+        analysed = []
+        for flow_id in ids:
+            try:
+                flow = rows.load(conn, flow_id)
+                if flow is not None:
+                    analysed.append((flow_id, self._analyser.summary(flow)))
+            except Exception as exc:  # a row this build cannot read keeps its empty rule ids
+                self._warn(f"flow #{flow_id}: cannot analyse it again: {exc}")
+        return (min(ids) if ids else 0), analysed
+
+    def _write_backfill(self, conn: sqlite3.Connection, below: int, analysed: list[tuple[int, Summary]]) -> None:
+        for flow_id, summary in analysed:
+            conn.execute(_BACKFILLED, (summary.rules, summary.tokens_in, summary.tokens_out, flow_id))
+        if below:
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'rules_backfill_below'", (below,))
+            self._queue.put(_Backfill())  # the next batch, after what is queued now
+        else:
+            conn.execute("DELETE FROM meta WHERE key = 'rules_backfill_below'")
 
     def _write_progress(self, conn: sqlite3.Connection, finished: set[int]) -> list[tuple[_Progress, int]]:
         """Append the chunks relayed since the last time to `flow_chunks`: each chunk is written

@@ -13,17 +13,10 @@ import orjson
 from . import jsonsafe, profiles, streams
 from .dialect import Dialect, from_shape
 from .profiles import Profile
-from .rules import anthropic, gemini, mcp, openai_chat, openai_responses, spec
-from .rules.base import DialectRules, Report
+from .dialects import home
+from .rules import spec
+from .rules.base import Report
 from .violations import Violation
-
-_RULES: dict[Dialect, DialectRules] = {
-    Dialect.OPENAI_CHAT: openai_chat,
-    Dialect.OPENAI_RESPONSES: openai_responses,
-    Dialect.ANTHROPIC: anthropic,
-    Dialect.GEMINI: gemini,
-    Dialect.MCP: mcp,
-}
 
 Kind = Literal["request", "response", "stream"]
 
@@ -77,7 +70,7 @@ def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile |
     published schema where the rules said nothing."""
     dialect, chosen = _resolve(dialect, profile)
     report = Report(document=payload)
-    _RULES[dialect].check_request(payload, chosen, report)
+    home(dialect).rules.check_request(payload, chosen, report)
     spec.check_request(payload, dialect, chosen, report)
     return report.violations
 
@@ -88,7 +81,7 @@ def check_response(payload: Any, dialect: Dialect | str, profile: str | Profile 
     # MCP's rules name their effect on the client themselves: a tools/list result is what the client
     # declares to its provider next, so a name the provider refuses is refused there, not here.
     report = Report(document=payload, response=dialect is not Dialect.MCP)
-    _RULES[dialect].check_response(payload, chosen, report)
+    home(dialect).rules.check_response(payload, chosen, report)
     return report.violations
 
 
@@ -151,7 +144,7 @@ def check_exchange(request: Any, response: Any, dialect: Dialect | str, profile:
         found.response = [_at(v, "response") for v in check_response(response, dialect, answered)]
     if found.final is not None:
         report = Report("response", found.final, response=dialect is not Dialect.MCP)
-        _RULES[dialect].check_exchange(request, found.final, answered, report, streamed=streamed)
+        home(dialect).rules.check_exchange(request, found.final, answered, report, streamed=streamed)
         found.pair = report.violations
     return found
 
@@ -181,15 +174,7 @@ def detect_kind(payload: Any, dialect: Dialect) -> Kind:
         return "stream"
     if not isinstance(payload, dict):
         return "request"
-    if dialect is Dialect.OPENAI_CHAT:
-        return "response" if "choices" in payload and "messages" not in payload else "request"
-    if dialect is Dialect.OPENAI_RESPONSES:
-        return "response" if payload.get("object") == "response" or "output" in payload else "request"
-    if dialect is Dialect.ANTHROPIC:
-        return "response" if payload.get("type") == "message" or "stop_reason" in payload else "request"
-    if dialect is Dialect.GEMINI:
-        return "response" if "candidates" in payload else "request"
-    return "request" if "method" in payload else "response"
+    return "response" if home(dialect).is_response(payload) else "request"
 
 
 def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kind | None = None,

@@ -52,7 +52,7 @@ def seed(path: Path, rows: int) -> tuple[int, int]:
     """A store of `rows` small flows plus a 50 KB and a 2 MB one; their ids. The small ones are
     copied in SQL from one recorded through the real store (recording 100k takes minutes)."""
     from inspector.flow import Flow, FlowState
-    from inspector.mock import chat_completion
+    from inspector.wire.dialects.openai_chat.mock import chat_completion
     from inspector.store import Store
 
     with Store(path) as store:

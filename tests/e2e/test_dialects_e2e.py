@@ -13,10 +13,10 @@ from google import genai
 from google.genai import types
 
 from inspector.analysis import analyse
-from inspector.mock import (
-    Call, MockUpstream, anthropic_message, anthropic_stream, gemini_json_stream, gemini_response, gemini_stream,
-    json_response, sse_response,
-)
+from inspector.mock import MockUpstream, gemini_json_stream, json_response, sse_response
+from inspector.wire.canned import Call
+from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
+from inspector.wire.dialects.gemini.mock import gemini_response, gemini_stream
 from inspector.store import Store
 
 from .conftest import sent_bytes

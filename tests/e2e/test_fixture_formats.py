@@ -28,7 +28,9 @@ from inspector.cli import main
 from inspector.cli.open import opened_store
 from inspector.flow import header
 from inspector.load import LoadError, load
-from inspector.mock import Call, Canned, FixtureRoute, MockUpstream, chat_completion, chat_stream, sse_response
+from inspector.mock import Canned, FixtureRoute, MockUpstream, sse_response
+from inspector.wire.canned import Call
+from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
 from inspector.proxy import Forwarder
 from inspector.replay import replay
 from inspector.store import Store

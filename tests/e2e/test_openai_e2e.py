@@ -11,10 +11,10 @@ import pytest
 
 from inspector.analysis import analyse
 from inspector.export import dumps, fixture, write_fixture
-from inspector.mock import (
-    Call, FixtureRoute, MockUpstream, chat_completion, chat_stream, json_response, responses_result,
-    responses_stream, sse_response,
-)
+from inspector.mock import FixtureRoute, MockUpstream, json_response, sse_response
+from inspector.wire.canned import Call
+from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
+from inspector.wire.dialects.openai_responses.mock import responses_result, responses_stream
 from inspector.replay import replay
 from inspector.store import Store
 

@@ -13,8 +13,12 @@ import os
 import pytest
 
 from e2e.conftest import passthrough  # noqa: F401  (the fixture)
-from inspector.mock import (Call, anthropic_message, chat_completion, gemini_response, json_response,
-                            responses_result)
+from inspector.mock import json_response
+from inspector.wire.canned import Call
+from inspector.wire.dialects.anthropic.mock import anthropic_message
+from inspector.wire.dialects.gemini.mock import gemini_response
+from inspector.wire.dialects.openai_chat.mock import chat_completion
+from inspector.wire.dialects.openai_responses.mock import responses_result
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price list from the network
 pytest.importorskip("agents")

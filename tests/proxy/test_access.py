@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from inspector.cli import main
 from inspector.flow import Flow, FlowState
-from inspector.mock import MockUpstream, chat_completion, json_response
+from inspector.mock import MockUpstream, json_response
+from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.proxy import FLOW_ID_HEADER, REPLAY_HEADER, Forwarder, ForwarderError
 from inspector.proxy.access import _NOT_A_PATH, target_problem
 from inspector.redact import REDACTED

@@ -13,7 +13,8 @@ import httpx
 import pytest
 
 from inspector.cli import main
-from inspector.mock import chat_completion, json_response
+from inspector.mock import json_response
+from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.store import Store
 
 CHAT = "/v1/chat/completions"

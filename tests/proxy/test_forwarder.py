@@ -11,7 +11,8 @@ import orjson
 import pytest
 
 from inspector.flow import FIXED_REPLAY_NOTE, FlowState, Mode
-from inspector.mock import Canned, chat_stream, json_response, sse_response
+from inspector.mock import Canned, json_response, sse_response
+from inspector.wire.dialects.openai_chat.mock import chat_stream
 from inspector.proxy import Forwarder, ForwarderError
 from inspector.proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
 from inspector.redact import REDACTED

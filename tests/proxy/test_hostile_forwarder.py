@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from inspector.flow import FlowState
-from inspector.mock import Canned, chat_completion, json_response
+from inspector.mock import Canned, json_response
+from inspector.wire.dialects.openai_chat.mock import chat_completion
 
 CHAT = "/v1/chat/completions"
 JSON = {"content-type": "application/json"}

@@ -16,7 +16,9 @@ import pytest
 import zstandard
 
 from inspector.analysis import MAX_DECODED
-from inspector.mock import Call, Canned, chat_completion, sse_response
+from inspector.mock import Canned, sse_response
+from inspector.wire.canned import Call
+from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.proxy.server import ClientLimits
 
 from .conftest import Rig

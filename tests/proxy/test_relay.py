@@ -11,10 +11,11 @@ import openai
 import orjson
 import pytest
 
-from inspector.mock import (
-    Canned, anthropic_message, anthropic_stream, chat_stream, gemini_json_stream, gemini_stream, json_response,
-    responses_stream, sse_response,
-)
+from inspector.mock import Canned, gemini_json_stream, json_response, sse_response
+from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
+from inspector.wire.dialects.gemini.mock import gemini_stream
+from inspector.wire.dialects.openai_chat.mock import chat_stream
+from inspector.wire.dialects.openai_responses.mock import responses_stream
 
 CHAT = "/v1/chat/completions"
 BODY = b'{"model": "gpt-4o-mini", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'

@@ -9,7 +9,9 @@ import pytest
 
 from inspector.analysis import analyse
 from inspector.flow import Mode
-from inspector.mock import Call, chat_completion, chat_stream, json_response, sse_response
+from inspector.mock import json_response, sse_response
+from inspector.wire.canned import Call
+from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
 from inspector.wire.fix import fix
 
 KEY = "sk-test-repair-0123456789"

@@ -8,7 +8,8 @@ from typing import Any
 import orjson
 
 from inspector.flow import Chunk, Flow, FlowState
-from inspector.mock import Call, chat_completion, chat_stream
+from inspector.wire.canned import Call
+from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
 from inspector.store import Store
 
 # 2025-12-01 09:30:00 UTC: every test flow starts from here, so times render the same everywhere.

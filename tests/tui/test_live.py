@@ -262,7 +262,7 @@ async def test_a_pending_flow_completes_in_place(store: Store, ids: dict[str, in
     import orjson
 
     from inspector.flow import Flow, FlowState
-    from inspector.mock import chat_completion
+    from inspector.wire.dialects.openai_chat.mock import chat_completion
     from inspector.tui.screens.flow import FlowScreen
 
     from .flows import T0

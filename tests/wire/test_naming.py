@@ -45,18 +45,22 @@ def test_the_fixer_mints_a_repeated_call_id_as_the_bridges_do():
     assert ids == ["dup", mint_id("dup", {"dup"})] == ["dup", "call_" + _sha("dup")[:24]]
 
 
-def test_every_dialect_module_provides_what_its_table_is_typed_by():
-    # check._RULES and bridge._MODULES are typed by Protocols (mypy checks the modules against them);
-    # this keeps a new or renamed dialect module honest at run time as well.
-    from inspector.wire import check
+def test_every_dialect_home_provides_what_its_parts_are_typed_by():
+    # The homes are found by scanning wire/dialects/ (one registration per dialect); this keeps a new
+    # or renamed dialect folder honest at run time against the Protocols its parts are typed by.
+    from inspector.wire.dialects import home
     from inspector.wire.rules.base import DialectRules
-    from inspector.wire.translate import bridge
-    from inspector.wire.translate.bridge import DialectBridge
+    from inspector.wire.translate.bridge import PAIRS, DialectBridge
 
-    assert set(check._RULES) == set(Dialect)
-    assert [d for d, rules in check._RULES.items() if not isinstance(rules, DialectRules)] == []
-    assert set(bridge._MODULES) == {d for pair in bridge.PAIRS for d in pair}
-    assert [d for d, module in bridge._MODULES.items() if not isinstance(module, DialectBridge)] == []
+    homes = {d: home(d) for d in Dialect}
+    assert [d for d, h in homes.items() if h.dialect is not d] == []
+    assert [d for d, h in homes.items() if not isinstance(h.rules, DialectRules)] == []
+    parts = {d: (h.reassemble, h.is_final, h.is_response, h.fix) for d, h in homes.items()}
+    assert [d for d, fns in parts.items() if not all(map(callable, fns))] == []
+    assert [d for d, h in homes.items() if not (callable(h.summary.tools) and callable(h.summary.tool_calls))] == []
+    bridged = {d for d, h in homes.items() if h.bridge is not None}
+    assert bridged == {d for pair in PAIRS for d in pair}
+    assert [d for d in bridged if not isinstance(homes[d].bridge, DialectBridge)] == []
 
 
 def test_a_name_declared_twice_is_reported_the_same_way_in_every_dialect():

@@ -31,6 +31,18 @@ def _split(index, position):
     return mutate
 
 
+def _thinking(budget, max_tokens=2048):
+    """Fixed-budget thinking with room for an answer beside it (max_tokens counts both)."""
+    return doing(setting(["thinking"], {"type": "enabled", "budget_tokens": budget}),
+                 setting(["max_tokens"], max_tokens))
+
+
+def _thinking_kept(doc):
+    """The tool_use turn keeps its thinking block, as it must while thinking is on (XL-14)."""
+    doc["messages"][1]["content"].insert(0, {"type": "thinking", "thinking": "…", "signature": "c2ln"})
+    return doc
+
+
 def _both_ids(value):
     return doing(setting(["messages", 1, "content", 1, "id"], value),
                  setting(["messages", 2, "content", 0, "tool_use_id"], value))
@@ -106,7 +118,7 @@ CASES = [
     req("tool_choice without tools", doing(deleting(["tools"]), setting(["messages"], [
         {"role": "user", "content": "x"}])), "AN-10", "/tool_choice", "error",
         doing(deleting(["tools"]), deleting(["tool_choice"]), setting(["messages"], [{"role": "user", "content": "x"}]))),
-    req("forced tool with thinking", doing(setting(["thinking"], {"type": "enabled", "budget_tokens": 1024}),
+    req("forced tool with thinking", doing(_thinking(1024),
                                            setting(["tool_choice"], {"type": "any"})),
         "AN-11", "/tool_choice/type", "error",
         doing(setting(["thinking"], {"type": "adaptive"}), setting(["tool_choice"], {"type": "any"})),
@@ -115,12 +127,26 @@ CASES = [
         _append({"role": "assistant", "content": []})),
     req("upper-case input_schema type", setting(["tools", 0, "input_schema", "properties", "city", "type"], "STRING"),
         "XL-01", "/tools/0/input_schema/properties/city/type", "error", same),
-    req("thinking block dropped before tool_use", setting(["thinking"], {"type": "enabled", "budget_tokens": 1024}),
+    req("thinking block dropped before tool_use", _thinking(1024),
         "XL-14", "/messages/1/content/0", "error",
-        doing(setting(["thinking"], {"type": "enabled", "budget_tokens": 1024}),
+        doing(_thinking(1024),
               lambda doc: doc["messages"][1]["content"].insert(0, {"type": "thinking", "thinking": "…",
                                                                    "signature": "c2ln"}) or doc)),
     req("tool_choice null", setting(["tool_choice"], None), "XL-10", "/tool_choice", "info", same),
+    # Value ranges from the dialect's home (dialects/anthropic/limits.py), issue 8.
+    req("OpenAI's temperature scale", setting(["temperature"], 1.5), "AN-17", "/temperature", "error",
+        setting(["temperature"], 1)),
+    req("negative top_k", setting(["top_k"], -1), "AN-17", "/top_k", "error", setting(["top_k"], 0)),
+    req("max_tokens of zero", setting(["max_tokens"], 0), "AN-17", "/max_tokens", "error",
+        setting(["max_tokens"], 1)),
+    req("thinking budget below 1024", doing(_thinking(1023), _thinking_kept), "AN-17", "/thinking/budget_tokens",
+        "error", doing(_thinking(1024), _thinking_kept)),
+    req("max_tokens not above the thinking budget", doing(_thinking(2048, max_tokens=2048), _thinking_kept),
+        "AN-16", "/max_tokens", "error", doing(_thinking(2048, max_tokens=2049), _thinking_kept)),
+    req("max_tokens below the thinking budget, budget also too small", doing(_thinking(1000, max_tokens=500),
+                                                                            _thinking_kept),
+        "AN-16", "/max_tokens", "error", doing(_thinking(1024, max_tokens=1025), _thinking_kept),
+        also=(("AN-17", "/thinking/budget_tokens", "error"),)),
     resp("stop_reason end_turn with tool_use", setting(["stop_reason"], "end_turn"), "AN-13", "/stop_reason",
          "warning", same),
     resp("stop_reason tool_use without tool_use", doing(deleting(["content", 1])), "AN-13", "/stop_reason", "warning",

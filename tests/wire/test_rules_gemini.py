@@ -39,6 +39,13 @@ CALLS = ["contents", 1, "parts"]
 RESPONSES = ["contents", 2, "parts"]
 
 CASES = [
+    # Value ranges from the dialect's home (dialects/gemini/limits.py), issue 8.
+    req("temperature above 2", setting(["generationConfig"], {"temperature": 2.5}), "GM-21",
+        "/generationConfig/temperature", "error", setting(["generationConfig"], {"temperature": 2})),
+    req("snake_case top_p above 1", setting(["generation_config"], {"top_p": 1.5}), "GM-21",
+        "/generation_config/top_p", "error", setting(["generation_config"], {"top_p": 1})),
+    req("maxOutputTokens of zero", setting(["generationConfig"], {"maxOutputTokens": 0}), "GM-21",
+        "/generationConfig/maxOutputTokens", "error", setting(["generationConfig"], {"maxOutputTokens": 1})),
     req("a field in both spellings", doing(setting(["generation_config"], {"temperature": 1}),
                                            setting(["generationConfig"], {"temperature": 0})),
         "GM-16", "/generation_config", "warning", setting(["generation_config"], {"max_output_tokens": 9})),

@@ -253,9 +253,17 @@ CASES = [
            "/6/choices/0/finish_reason", "warning", same),
     stream("usage chunk without usage", lambda events: events + [{"choices": []}], "OC-23", "/7/choices", "info",
            lambda events: events + [{"choices": [], "usage": {"total_tokens": 3}}]),
+    # Value ranges from the dialect's home (dialects/openai_chat/limits.py); the spec layer says the
+    # same on api.openai.com and yields to the hand-written rule at the same place (issue 8).
+    req("temperature above 2", setting(["temperature"], 2.5), "OC-30", "/temperature", "error",
+        setting(["temperature"], 2)),
+    req("max_completion_tokens of zero", setting(["max_completion_tokens"], 0), "OC-30", "/max_completion_tokens",
+        "error", setting(["max_completion_tokens"], 1)),
+    req("temperature above 2 on a compatible server", setting(["temperature"], 2.5), "OC-30", "/temperature",
+        "error", same, profile="openai-compatible", near_profile="mistral"),
     # The spec layer: OpenAI's published schema beneath the hand-written rules (issue 8).
-    req("temperature above the published maximum", setting(["temperature"], 2.5), "OC-28", "/temperature",
-        "error", setting(["temperature"], 2)),
+    req("top_logprobs above the published maximum", doing(setting(["logprobs"], True), setting(["top_logprobs"], 21)),
+        "OC-28", "/top_logprobs", "error", doing(setting(["logprobs"], True), setting(["top_logprobs"], 20))),
     req("n below the published minimum", setting(["n"], 0), "OC-28", "/n", "error", setting(["n"], 1)),
     req("image_url.url null", setting(["messages", 1, "content"], [{"type": "image_url", "image_url": {"url": None}}]),
         "OC-28", "/messages/1/content/0/image_url/url", "error",

@@ -125,9 +125,14 @@ CASES = [
                                                      setting([5, "item", "arguments"], "[1,2]"),
                                                      setting([6, "response", "output", 0, "arguments"], "[1,2]")),
            "XL-08", "/4/arguments", "warning", same),
-    # The spec layer: OpenAI's published schema beneath the hand-written rules (issue 8).
-    req("max_output_tokens below 16", setting(["max_output_tokens"], 8), "OR-13", "/max_output_tokens", "error",
+    # Value ranges from the dialect's home (dialects/openai_responses/limits.py); the spec layer says
+    # the same and yields to the hand-written rule at the same place (issue 8).
+    req("max_output_tokens below 16", setting(["max_output_tokens"], 8), "OR-19", "/max_output_tokens", "error",
         setting(["max_output_tokens"], 16)),
+    req("max_output_tokens below 16 on a compatible server", setting(["max_output_tokens"], 10), "OR-19",
+        "/max_output_tokens", "error", setting(["max_output_tokens"], 16), profile="openai-compatible"),
+    req("top_p above 1", setting(["top_p"], 1.5), "OR-19", "/top_p", "error", setting(["top_p"], 1)),
+    # The spec layer: OpenAI's published schema beneath the hand-written rules (issue 8).
     req("input_image with a null image_url and no file", setting(["input", 0, "content"], [
         {"type": "input_image", "detail": "auto", "image_url": 5}]), "OR-13", "/input/0/content/0/image_url", "error",
         setting(["input", 0, "content"], [{"type": "input_image", "detail": "auto", "image_url": "https://x/a.png"}])),

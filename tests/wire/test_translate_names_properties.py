@@ -9,9 +9,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from inspector import mock
+from inspector.wire.canned import Call
 from inspector.wire.check import check_request
 from inspector.wire.dialect import Dialect
+from inspector.wire.dialects import home
 from inspector.wire.translate import PAIRS as BRIDGED, get_bridge
 from inspector.wire.violations import Severity
 
@@ -59,9 +60,9 @@ def _request(dialect: Dialect, names: list[str], call_id: str) -> dict[str, Any]
 
 
 def _reply(dialect: Dialect, name: str) -> dict[str, Any]:
-    call = mock.Call(name, '{"q":"x"}', "call_up_1")
-    return {CHAT: mock.chat_completion, RESP: mock.responses_result, ANT: mock.anthropic_message,
-            GEM: mock.gemini_response}[dialect](None, [call])
+    respond = home(dialect).mock_response
+    assert respond is not None
+    return respond(None, [Call(name, '{"q":"x"}', "call_up_1")])
 
 
 def _called(dialect: Dialect, payload: dict[str, Any]) -> list[str]:

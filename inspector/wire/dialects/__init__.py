@@ -1,2 +1,82 @@
-"""One package per wire dialect: what that dialect's JSON means (field spellings, schema dialect),
-shared by the rules, the fixers, the bridges and the summaries."""
+"""One package per wire dialect, holding everything that is that dialect's own: its rules, its
+bridge, its stream reassembly, its fixers, its value ranges, its field spellings and schema
+dialect where it has them.
+
+Each package declares its parts once, in its `home` module (`HOME`); the checker, the bridges, the
+stream reader and the fixer find a dialect's parts through `home(dialect)`. Adding a dialect means
+adding its folder (and its member of `Dialect`). Package `__init__` modules stay empty, so reading
+one part (say `gemini.fields`) does not load the rest."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..dialect import Dialect
+
+if TYPE_CHECKING:
+    from ..canned import Call
+    from ..fix import Fixer
+    from ..profiles import Profile
+    from ..rules.base import DialectRules, Report
+    from ..translate.bridge import DialectBridge
+
+
+class DialectSummary(Protocol):
+    """What the flow list shows of a dialect's exchange (dialects/<name>/summary.py)."""
+
+    # Where a response's usage object is, the counts that make the input, those that make the
+    # output; None where the dialect reports no usage.
+    USAGE: tuple[str, tuple[str, ...], tuple[str, ...]] | None
+
+    def tools(self, payload: dict[str, Any], path: str) -> int: ...
+
+    def tool_calls(self, payload: dict[str, Any]) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    dialect: Dialect
+    rules: DialectRules
+    # Stream events (`streams.parse_events`) -> the response a client would hold (None if none),
+    # reporting what is wrong with the stream on the way.
+    reassemble: Callable[[list[Any], Profile, Report], Any]
+    # Whether a client that read this stream event had the whole answer.
+    is_final: Callable[[Any], bool]
+    # Whether a parsed document (a JSON object) is a response rather than a request.
+    is_response: Callable[[dict[str, Any]], bool]
+    # Repairs a parsed payload in place, noting each repair on the fixer (`wire.fix`).
+    fix: Callable[[Fixer, dict[str, Any]], None]
+    summary: DialectSummary
+    # The request bridge; None for a dialect translated document by document (MCP).
+    bridge: DialectBridge | None = None
+    # What a fake model answers in this dialect (the mock upstream, `inspector.mock`): text and
+    # calls as a response body, and as stream events; None where the mock has no model to play (MCP).
+    mock_response: Callable[[str | None, list[Call]], dict[str, Any]] | None = None
+    mock_events: Callable[..., list[Any]] | None = None
+    # Where a request goes: the endpoint under an API prefix ("" where the path names the model),
+    # and the whole path for a prefix, model and stream flag; None where there is no HTTP bridge (MCP).
+    endpoint: str = ""
+    request_path: Callable[[str, str, bool], str] | None = None
+    # The model a request's URL names, for a dialect whose body does not (Gemini).
+    model_in_path: Callable[[str], str] | None = None
+
+
+_HOMES: dict[Dialect, Home] = {}
+
+
+def home(dialect: Dialect) -> Home:
+    """The parts of `dialect`. The homes load on first use (they import the shared layers, which
+    import this package)."""
+    global _HOMES
+    if not _HOMES:
+        found: dict[Dialect, Home] = {}
+        for module in pkgutil.iter_modules(__path__):
+            if module.ispkg:
+                declared: Home = importlib.import_module(f"{__name__}.{module.name}.home").HOME
+                found[declared.dialect] = declared
+        _HOMES = found  # whole or not at all: another thread may be reading
+    return _HOMES[dialect]

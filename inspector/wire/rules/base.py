@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..pointer import join, split
 from ..profiles import Profile
+from ..ranges import Range
 from ..violations import Effect, Severity, Violation
 from .catalogue import RULES
 
@@ -110,7 +111,7 @@ def _json_type(value: Any) -> str:
 
 @runtime_checkable
 class DialectRules(Protocol):
-    """What each dialect's rule module provides (rules/<dialect>.py); check.py dispatches on it."""
+    """What each dialect's rule module provides (dialects/<dialect>/rules.py); check.py finds it through the dialect's home."""
 
     def check_request(self, payload: Any, profile: Profile, report: Report) -> None: ...
 
@@ -207,3 +208,15 @@ def check_tool_name(report: Report, profile: Profile, name: Any, pointer: str, w
         report.add(rule, pointer, f"{what} name {short(name)} {reason}")
         return False
     return True
+
+
+def check_ranges(report: Report, rule: str, node: dict[str, Any], ranges: dict[str, Range],
+                 fields: dict[str, tuple[str, ...]], base: str = "") -> None:
+    """Numbers outside the provider's range (a dialect home's `limits`), each where the request holds
+    it; a value of another type is the schema's business, not the range's."""
+    for name, bounds in ranges.items():
+        for key in fields.get(name, ()):
+            value = node.get(key)
+            if bounds.fit(value) != value:
+                report.add(rule, join(base, key), f"{key} {value!r} is outside the accepted range "
+                                                  f"({bounds.describe()})")

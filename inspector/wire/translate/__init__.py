@@ -13,15 +13,13 @@ from typing import Any, Literal
 
 from .. import jsonsafe
 from ..dialect import Dialect
-from . import mcp
+from ..dialects import home
 from .bridge import PAIRS, Bridge, RequestTranslation, ResponseTranslation, StreamTranslator, get_bridge
 from .model import Loss, State, TranslationError, UnsupportedPair
 
 __all__ = ["PAIRS", "Bridge", "Loss", "RequestTranslation", "ResponseTranslation", "State", "StreamTranslator",
            "TranslationError", "UnsupportedPair", "get_bridge", "translate_document"]
 
-_DEFAULT_PATH = {Dialect.OPENAI_CHAT: "/v1/chat/completions", Dialect.OPENAI_RESPONSES: "/v1/responses",
-                 Dialect.ANTHROPIC: "/v1/messages", Dialect.GEMINI: "/v1beta/models/{model}:generateContent"}
 
 
 def translate_document(payload: Any, source: Dialect | str, target: Dialect | str,
@@ -32,6 +30,10 @@ def translate_document(payload: Any, source: Dialect | str, target: Dialect | st
     An MCP document nested deeper than can be written back raises jsonsafe.Unfaithful."""
     source, target = Dialect(source), Dialect(target)
     if source is Dialect.MCP:
+        # Imported here: MCP's bridge writes into every other dialect's bridge, and those import
+        # this package, so a module-level import would be a cycle whichever loads first.
+        from ..dialects.mcp import bridge as mcp
+
         if target is Dialect.MCP:
             raise UnsupportedPair("MCP to MCP is not a translation")
         jsonsafe.check_writable(payload)  # the schema walks recurse: refuse nesting they cannot take
@@ -42,6 +44,8 @@ def translate_document(payload: Any, source: Dialect | str, target: Dialect | st
         return translated.payload, translated.losses
     bridge = get_bridge(source, target)
     model = str(payload.get("model") or "") if isinstance(payload, dict) else ""
-    path = _DEFAULT_PATH[source].format(model=model)
+    request_path = home(source).request_path
+    assert request_path is not None  # get_bridge refused a source without one
+    path = request_path("/v1", model, False)
     request = bridge.request(payload, path)
     return request.payload, request.losses

@@ -15,7 +15,8 @@ from ..dialect import Dialect, asks_for_sse
 from ..dialects.gemini.fields import normalise, spelled
 from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
-from . import anthropic, chat, events as ev, gemini, responses
+from ..dialects import home
+from . import events as ev
 from .common import NAMELESS, Emit, vet
 from .model import Call, Loss, Request, Response, Result, State, TranslationError, UnsupportedPair, pair
 
@@ -39,7 +40,7 @@ class EventEmitter(Protocol):
 
 @runtime_checkable
 class DialectBridge(Protocol):
-    """What each dialect's translate module provides (translate/<dialect>.py)."""
+    """What each dialect's bridge module provides (dialects/<dialect>/bridge.py)."""
 
     @property
     def StreamParser(self) -> Callable[[State], EventParser]: ...  # noqa: N802 (the module's class)
@@ -56,9 +57,6 @@ class DialectBridge(Protocol):
     def emit_response(self, resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]: ...
 
 
-_MODULES: dict[Dialect, DialectBridge] = {Dialect.OPENAI_CHAT: chat, Dialect.OPENAI_RESPONSES: responses,
-                                          Dialect.ANTHROPIC: anthropic, Dialect.GEMINI: gemini}
-
 # (source, target) pairs offered: the client speaks the first, the upstream the second.
 PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
     (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES), (Dialect.OPENAI_RESPONSES, Dialect.OPENAI_CHAT),
@@ -68,8 +66,6 @@ PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
 )
 # The HTTP statuses of the inspector's own refusals as Google names them (a Gemini SDK shows the name).
 _GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 502: "UNAVAILABLE"}
-_SUFFIX = {Dialect.OPENAI_CHAT: "/chat/completions", Dialect.OPENAI_RESPONSES: "/responses",
-           Dialect.ANTHROPIC: "/messages"}
 
 
 @dataclass(slots=True)
@@ -104,7 +100,7 @@ def read_request(dialect: Dialect, payload: Any, path: str) -> Request:
     if not isinstance(payload, dict):
         raise TranslationError("the request body must be a JSON object", "")
     try:
-        return _MODULES[dialect].parse_request(payload, path)[0]
+        return _bridge(dialect).parse_request(payload, path)[0]
     except _MALFORMED as exc:
         raise TranslationError(f"malformed {dialect.value} request ({_describe(exc)})", "") from None
 
@@ -114,7 +110,7 @@ def read_response(dialect: Dialect, payload: Any) -> Response:
     if not isinstance(payload, dict):
         raise TranslationError("the response body must be a JSON object", "")
     try:
-        return _MODULES[dialect].parse_response(payload, State(dialect, dialect))[0]
+        return _bridge(dialect).parse_response(payload, State(dialect, dialect))[0]
     except _MALFORMED as exc:
         raise TranslationError(f"malformed {dialect.value} response ({_describe(exc)})", "") from None
 
@@ -123,8 +119,8 @@ class Bridge:
     def __init__(self, source: Dialect, target: Dialect) -> None:
         self.source = source
         self.target = target
-        self._src = _MODULES[source]
-        self._dst = _MODULES[target]
+        self._src = _bridge(source)
+        self._dst = _bridge(target)
 
     def request(self, payload: Any, path: str) -> RequestTranslation:
         if not isinstance(payload, dict):
@@ -256,6 +252,12 @@ class StreamTranslator:
         return kept
 
 
+def _bridge(dialect: Dialect) -> DialectBridge:
+    bridge = home(dialect).bridge
+    assert bridge is not None, f"{dialect.value} has no request bridge"  # PAIRS offers only dialects that do
+    return bridge
+
+
 # What malformed input raises inside the parsers (a list where an object belongs, and so on).
 _MALFORMED = (AttributeError, TypeError, KeyError, IndexError, ValueError)
 
@@ -305,9 +307,10 @@ def _pair(req: Request, ids: IdMap, losses: list[Loss], source: Dialect) -> None
 
 
 def _target_path(path: str, source: Dialect, target: Dialect, model: str, stream: bool) -> str:
-    if target is Dialect.GEMINI:
-        return gemini.request_path(model, stream)
+    """The client's API prefix (what precedes its own endpoint) with the target's endpoint."""
     bare = path.split("?", 1)[0].rstrip("/")
-    suffix = _SUFFIX.get(source, "")
+    suffix = home(source).endpoint
     prefix = bare[: -len(suffix)] if suffix and bare.endswith(suffix) else "/v1"
-    return (prefix or "/v1") + _SUFFIX[target]
+    request_path = home(target).request_path
+    assert request_path is not None, f"{target.value} has no request path"  # PAIRS offers only dialects that do
+    return request_path(prefix or "/v1", model, stream)

@@ -11,7 +11,8 @@ from .. import jsonsafe
 from ..dialect import Dialect
 from ..naming import IdMap, NameMap, id_ok, mint_id
 from ..pointer import join
-from .model import Call, Loss, Message, Opaque, Output, Part, Range, Request, Response, Result, State
+from ..ranges import Range
+from .model import Call, Loss, Message, Opaque, Output, Part, Request, Response, Result, State
 
 
 @dataclass(slots=True)
@@ -55,17 +56,13 @@ class Emit:
         bound and reported, instead of being sent to a certain rejection."""
         value = getattr(req, field)
         bounds = ranges.get(field)
-        if bounds is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        if bounds is None:
             return value
-        fitted = value
-        if bounds.low is not None and fitted < bounds.low:
-            fitted = type(value)(bounds.low)
-        if bounds.high is not None and fitted > bounds.high:
-            fitted = type(value)(bounds.high)
+        fitted = bounds.fit(value)
         if fitted != value:
             self.convert(req.sources.get(field, join("", field)), tgt,
                          f"{value!r} is outside {self.target.value}'s range for this field "
-                         f"({_bounds(bounds)}); sent as {fitted!r}")
+                         f"({bounds.describe()}); sent as {fitted!r}")
         return fitted
 
     def opaque(self, item: Opaque) -> bool:

@@ -172,14 +172,6 @@ class Builtin:
         return self.pointers.get(option, join(self.src, option))
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
-    """The values a dialect accepts for a numeric request field (bounds inclusive)."""
-
-    low: float | None = None
-    high: float | None = None
-
-
 @dataclass(slots=True)
 class Choice:
     mode: Literal["auto", "none", "required", "named", "hosted"]

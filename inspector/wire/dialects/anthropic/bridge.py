@@ -6,20 +6,20 @@ from typing import Any
 
 import orjson
 
-from .. import jsonsafe, sse
-from ..dialect import Dialect
-from ..pointer import join
-from ..sse import SSEEvent
-from . import events as ev
-from .common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
-                     output_kept_whole, plain, refusal_as_text)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Range, Reasoning, Request, Response,
-                    Result, State, StopReason, Tool, TranslationError)
+from ... import jsonsafe, sse
+from ...dialect import Dialect
+from ...pointer import join
+from ...sse import SSEEvent
+from ...translate import events as ev
+from ...translate.common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
+                                 output_kept_whole, plain, refusal_as_text)
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Reasoning, Request, Response, Result,
+                    State, StopReason, Tool, TranslationError)
+from .limits import RANGES
 
 _PARAMS = ("model", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature", "top_p",
            "stop_sequences", "stream")
 _DEFAULT_MAX_TOKENS = 4096
-RANGES = {"max_tokens": Range(1), "temperature": Range(0, 1), "top_p": Range(0, 1)}
 # The server tool that carries each neutral built-in kind: (tool type, the name a choice forces).
 _SERVER_TOOL = {"web_search": ("web_search_20250305", "web_search"),
                 "code_interpreter": ("code_execution_20250825", "code_execution")}

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonsafe, sse
-from ..dialect import Dialect
-from ..naming import digest
-from ..pointer import join
-from ..sse import SSEEvent
-from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
+from ... import jsonsafe, sse
+from ...dialect import Dialect
+from ...naming import digest
+from ...pointer import join
+from ...sse import SSEEvent
+from ...translate import events as ev
+from ...translate.common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
                      openai_error, openai_format, openai_output, openai_reasoning, split_data_url)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
-from .arguments import decode_arguments, encode_arguments
+from .limits import RANGES
+from ...translate.arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
            "max_output_tokens", "temperature", "top_p", "store", "reasoning", "text")
@@ -24,7 +25,6 @@ _BUILTIN_KIND = {"web_search": "web_search", "web_search_preview": "web_search",
                  "code_interpreter": "code_interpreter"}
 # The hosted-tool choice that forces each neutral built-in kind.
 _HOSTED_CHOICE = {"web_search": "web_search_preview", "code_interpreter": "code_interpreter"}
-RANGES = {"max_tokens": Range(16), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
 # --- requests ------------------------------------------------------------------------------------

@@ -5,23 +5,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsonsafe, sse
-from ..dialect import Dialect
-from ..pointer import join
-from ..sse import SSEEvent
-from . import events as ev
-from .common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
+from ... import jsonsafe, sse
+from ...dialect import Dialect
+from ...pointer import join
+from ...sse import SSEEvent
+from ...translate import events as ev
+from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
                      hollow, join_text, openai_error, openai_format, openai_output, openai_reasoning,
-                     split_data_url)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Range, Reasoning, Request, Response, Result,
+                                 split_data_url)
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
-from .arguments import decode_arguments, encode_arguments
+from .limits import RANGES
+from ...translate.arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",
            "web_search_options", "store", "reasoning_effort", "response_format")
 _NULLABLE = ("tools", "functions", "tool_choice", "function_call", "reasoning_effort", "response_format")
-RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
 # --- requests ------------------------------------------------------------------------------------

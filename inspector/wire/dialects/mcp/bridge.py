@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dialect import Dialect
-from ..naming import NAME_RULES, IdMap, NameMap, mint_id
-from ..pointer import join
-from . import anthropic, chat, gemini, responses
-from .common import Emit, declared_once, dumps, flagged_text, join_text
-from .model import Loss, Part, Result, State, Tool, TranslationError
+from ...dialect import Dialect
+from ...naming import NAME_RULES, IdMap, NameMap, mint_id
+from ...pointer import join
+from ..anthropic import bridge as anthropic
+from ..gemini import bridge as gemini
+from ..openai_chat import bridge as chat
+from ..openai_responses import bridge as responses
+from ...translate.common import Emit, declared_once, dumps, flagged_text, join_text
+from ...translate.model import Loss, Part, Result, State, Tool, TranslationError
 
 _EMIT_TOOLS = {Dialect.OPENAI_CHAT: chat.emit_tools, Dialect.OPENAI_RESPONSES: responses.emit_tools,
                Dialect.ANTHROPIC: anthropic.emit_tools, Dialect.GEMINI: gemini.emit_tools}

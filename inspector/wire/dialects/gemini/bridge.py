@@ -6,18 +6,19 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import jsonsafe, sse
-from ..dialect import Dialect, is_stream_path
-from ..dialects.gemini.fields import normalise
-from ..dialects.gemini.schema import Change, needs_json_schema, to_genai, to_json_schema
-from ..pointer import join
-from ..sse import SSEEvent
-from . import events as ev
-from .common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
-                     output_kept_whole, plain, refusal_as_text)
-from .model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Range, Request, Response, Result,
-                    State, StopReason, Tool, TranslationError)
-from .arguments import decode_arguments
+from ... import jsonsafe, sse
+from ...dialect import Dialect, is_stream_path
+from .fields import normalise
+from .schema import Change, needs_json_schema, to_genai, to_json_schema
+from ...pointer import join
+from ...sse import SSEEvent
+from ...translate import events as ev
+from ...translate.common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
+                                 output_kept_whole, plain, refusal_as_text)
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Request, Response, Result, State,
+                    StopReason, Tool, TranslationError)
+from .limits import RANGES
+from ...translate.arguments import decode_arguments
 
 _MODEL_IN_PATH = re.compile(r"/models/([^/:]+):")
 _PARAMS = ("contents", "systemInstruction", "tools", "toolConfig", "generationConfig")
@@ -31,16 +32,11 @@ _FINISH_IN = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter"
               "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter", "SPII": "content_filter",
               "IMAGE_SAFETY": "content_filter"}
 _FINISH_OUT = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
-RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 
 
 def model_of(path: str) -> str:
     match = _MODEL_IN_PATH.search(path)
     return match.group(1) if match else ""
-
-
-def request_path(model: str, stream: bool) -> str:
-    return f"/v1beta/models/{model}:streamGenerateContent?alt=sse" if stream else f"/v1beta/models/{model}:generateContent"
 
 
 # --- requests ------------------------------------------------------------------------------------

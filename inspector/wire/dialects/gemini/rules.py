@@ -7,13 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..dialects.gemini.fields import doubled, field
-from ..dialects.gemini.schema import findings
-from ..profiles import Profile
-from ..violations import Severity
-from ..pointer import join
-from .base import Report, as_dict, as_list, check_calls_declared, check_tool_name, remember_name, short
-from .schema import check_json_schema
+from .fields import doubled, field
+from .schema import findings
+from ...profiles import Profile
+from ...violations import Severity
+from ...pointer import join
+from ...rules.base import Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, remember_name, short
+from ...rules.schema import check_json_schema
+from . import limits
 
 _VERTEX_ONLY = ("enterpriseWebSearch",)
 _GEMINI_API_ONLY = ("fileSearch", "mcpServers")
@@ -34,6 +35,9 @@ def check_name(report: Report, profile: Profile, name: Any, pointer: str, what: 
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    key, generation = field(payload, "generationConfig")
+    if profile.reaches_provider and isinstance(generation, dict):
+        check_ranges(report, "GM-21", generation, limits.ranges(profile), limits.FIELDS, join("", key))
     for where, name in doubled(payload):
         report.add("GM-16", where, f"{name!r} is also written in snake_case here; Gemini reads one of the two, "
                                    "so send each field once")

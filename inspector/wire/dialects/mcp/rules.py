@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dialect import Dialect
-from ..naming import NAME_RULES
-from ..pointer import join
-from ..profiles import Profile
-from ..violations import Severity
-from .base import Report, remember_name, short
-from .schema import check_json_schema
+from ...dialect import Dialect
+from ...naming import NAME_RULES
+from ...pointer import join
+from ...profiles import Profile
+from ...violations import Severity
+from ...rules.base import Report, remember_name, short
+from ...rules.schema import check_json_schema
 
 # The name rules a tool name must meet to cross to OpenAI and Anthropic without an alias.
 _PORTABLE = (NAME_RULES[Dialect.OPENAI_CHAT], NAME_RULES[Dialect.ANTHROPIC])

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..profiles import Profile, with_model
-from ..violations import Severity
-from . import arguments
-from ..pointer import join
-from .base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_tool_name, remember_name,
-                   short)
-from .schema import check_json_schema, check_strict
+from ...profiles import Profile, with_model
+from ...violations import Severity
+from ...rules import arguments
+from ...pointer import join
+from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_ranges, check_tool_name,
+                          remember_name, short)
+from ...rules.schema import check_json_schema, check_strict
+from . import limits
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -155,6 +156,8 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
     profile = _routed(profile, payload)
+    if profile.reaches_provider:
+        check_ranges(report, "OC-30", payload, limits.ranges(profile), limits.FIELDS)
     names: dict[str, str] = {}
     tools = as_list(payload.get("tools"))
     if check_null_or_empty(report, payload, "tools", "", "OC-09", empty_is_error="tool_choice" in payload

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..profiles import Profile
-from ..pointer import join
-from ..violations import Severity
-from .base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_tool_name, remember_name,
-                   short)
-from .openai_chat import DEGRADED_TOOL, check_arguments_text
-from .schema import check_json_schema, check_strict
+from ...profiles import Profile
+from ...pointer import join
+from ...violations import Severity
+from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_ranges, check_tool_name, remember_name,
+                          short)
+from ..openai_chat.rules import DEGRADED_TOOL, check_arguments_text
+from ...rules.schema import check_json_schema, check_strict
+from . import limits
 
 # Built-in tool types and the fields each requires (OR-01).
 BUILTIN_REQUIRED: dict[str, tuple[str, ...]] = {
@@ -88,6 +89,8 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    if profile.reaches_provider:
+        check_ranges(report, "OR-19", payload, limits.ranges(profile), limits.FIELDS)
     names: dict[str, str] = {}
     tools = as_list(payload.get("tools"))
     if check_null_or_empty(report, payload, "tools", "", "XL-10",

@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..dialect import Dialect
-from ..naming import id_ok
-from ..pointer import join
-from ..profiles import Profile
-from ..violations import Severity
-from .base import Report, as_dict, as_list, check_calls_declared, check_tool_name, remember_name, short
-from .schema import check_json_schema
+from ...dialect import Dialect
+from ...naming import id_ok
+from ...pointer import join
+from ...profiles import Profile
+from ...violations import Severity
+from ...rules.base import Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, remember_name, short
+from ...rules.schema import check_json_schema
+from . import limits
 
 # Versioned client/server tool types: web_search_20250305, bash_20250124, tool_search_tool_bm25_20251119, …
 _VERSIONED = re.compile(r"([a-z_0-9]+?)_(\d{8})")
@@ -101,6 +102,9 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
+    if profile.reaches_provider:
+        check_ranges(report, "AN-17", payload, limits.ranges(profile), limits.FIELDS)
+        _check_thinking_budget(report, payload)
     names: dict[str, str] = {}
     if "tools" in payload and payload["tools"] is None:
         report.add("XL-10", "/tools", "tools is null; treated as absent")
@@ -112,6 +116,21 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     _check_messages(report, profile, turns)
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
         _check_thinking_kept(report, turns)
+
+
+def _check_thinking_budget(report: Report, payload: dict[str, Any]) -> None:
+    """A fixed thinking budget: at least the minimum (AN-17), and below max_tokens, which counts the
+    thinking as well as the answer (AN-16)."""
+    thinking = as_dict(payload.get("thinking"))
+    budget = thinking.get("budget_tokens")
+    if thinking.get("type") != "enabled" or isinstance(budget, bool) or not isinstance(budget, int):
+        return
+    if limits.THINKING_BUDGET.fit(budget) != budget:
+        report.add("AN-17", "/thinking/budget_tokens", f"budget_tokens {budget} is outside the accepted range "
+                                                       f"({limits.THINKING_BUDGET.describe()})")
+    max_tokens = payload.get("max_tokens")
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens <= budget:
+        report.add("AN-16", "/max_tokens", f"max_tokens {max_tokens} is not above thinking.budget_tokens {budget}")
 
 
 def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str, str], has_tools: bool) -> None:

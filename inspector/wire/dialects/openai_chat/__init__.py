@@ -1,0 +1,1 @@
+"""OpenAI Chat Completions (with the legacy `functions` / `function_call` fields)."""

@@ -1,0 +1,46 @@
+"""A fake model's answer as Chat writes it: a `chat.completion`, or the `data:` payloads of its stream."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ...canned import Call, split
+
+
+def chat_completion(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini") -> dict:
+    calls = list(calls)
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
+        ]
+    return {
+        "id": "chatcmpl-mock", "object": "chat.completion", "created": 1700000000, "model": model,
+        "choices": [{"index": 0, "message": message, "logprobs": None,
+                     "finish_reason": "tool_calls" if calls else "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+def chat_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini",
+                pieces: int = 3) -> list[Any]:
+    """The `data:` payloads of a streamed chat completion, `[DONE]` included."""
+    calls = list(calls)
+    base = {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1700000000, "model": model}
+
+    def chunk(delta: dict, finish: str | None = None) -> dict:
+        return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
+
+    events: list[Any] = [chunk({"role": "assistant", "content": "" if text is not None else None})]
+    for part in split(text or "", pieces):
+        events.append(chunk({"content": part}))
+    for index, call in enumerate(calls):
+        events.append(chunk({"tool_calls": [{"index": index, "id": call.id, "type": "function",
+                                             "function": {"name": call.name, "arguments": ""}}]}))
+        for part in split(call.arguments, pieces):
+            events.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]}))
+    events.append(chunk({}, "tool_calls" if calls else "stop"))
+    events.append("[DONE]")
+    return events
+
