@@ -344,9 +344,9 @@ def test_check_judges_the_exported_turn_in_every_format(recording, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines == [
         line for name in files for line in (
-            f"{name}:request:/tools/0/function/parameters/type: error OC-05 function 'get_weather': type 'OBJECT' "
+            f"{name}:request:/tools/0/function/parameters/type: error OC-05 (rejects) function 'get_weather': type 'OBJECT' "
             "is upper-case (genai Schema); JSON Schema wants 'object'",
-            f"{name}:request:/tools/0/function/parameters/properties/city/type: error OC-05 function 'get_weather': "
+            f"{name}:request:/tools/0/function/parameters/properties/city/type: error OC-05 (rejects) function 'get_weather': "
             "type 'STRING' is upper-case (genai Schema); JSON Schema wants 'string'")
     ] + ["3 files checked: 6 error(s), 0 warning(s), 0 info"]
 

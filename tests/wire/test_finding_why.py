@@ -69,11 +69,27 @@ def test_null_and_empty_lists_are_told_apart():
 def test_spec_layer_findings_name_their_own_field_and_value():
     payload = chat_request()
     payload["temperature"] = "hot"
-    payload["top_p"] = 7
+    payload["n"] = "two"
     head = "api.openai.com validates the request against its published schema and answers 400 naming the field "
     assert _found(check.check_request(payload, "openai-chat")) == [
         ("OC-28", "error", "rejects", "/temperature", head + "(\"Invalid 'temperature'…\"; it holds 'hot')."),
-        ("OC-28", "error", "rejects", "/top_p", head + "(\"Invalid 'top_p'…\"; it holds 7)."),
+        ("OC-28", "error", "rejects", "/n", head + "(\"Invalid 'n'…\"; it holds 'two')."),
+    ]
+
+
+def test_range_findings_quote_their_own_field_and_value():
+    payload = chat_request()
+    payload["top_p"] = 7
+    payload["temperature"] = 3
+    assert _found(check.check_request(payload, "openai-chat")) == [
+        ("OC-30", "error", "rejects", "/temperature", "Chat takes sampling and length values within their ranges only "
+         "(temperature 0–2, top_p 0–1, max_tokens / max_completion_tokens at least 1) and answers 400 for temperature "
+         "3 (\"Invalid 'temperature': … Expected a value …\"); compatible servers take the same ranges, Mistral "
+         "documents no upper temperature bound."),
+        ("OC-30", "error", "rejects", "/top_p", "Chat takes sampling and length values within their ranges only "
+         "(temperature 0–2, top_p 0–1, max_tokens / max_completion_tokens at least 1) and answers 400 for top_p 7 "
+         "(\"Invalid 'top_p': … Expected a value …\"); compatible servers take the same ranges, Mistral documents "
+         "no upper temperature bound."),
     ]
     anthropic = anthropic_request()
     anthropic["max_tokens"] = "many"

@@ -157,9 +157,9 @@ _RULES = [
          "compatible servers take extras of their own, so only OpenAI's hosts are checked.",
          "Remove the field, or move it where Chat takes it (e.g. Responses' text.format is response_format "
          "here).", REJ),
-    Rule("OC-30", E, "Chat rejects sampling and length values outside their ranges: temperature 0–2, top_p 0–1, "
-         "max_tokens / max_completion_tokens at least 1 (\"Invalid 'temperature': decimal above maximum value. "
-         "Expected a value <= 2\"); compatible servers take the same ranges, Mistral documents no upper "
+    Rule("OC-30", E, "Chat takes sampling and length values within their ranges only (temperature 0–2, top_p 0–1, "
+         "max_tokens / max_completion_tokens at least 1) and answers 400 for {{key}} {{value}} (\"Invalid "
+         "'{{path}}': … Expected a value …\"); compatible servers take the same ranges, Mistral documents no upper "
          "temperature bound.",
          "Send the value within its range; through --translate the bridge moves it to the nearest bound and "
          "reports it.", REJ),
@@ -234,9 +234,8 @@ _RULES = [
          "(\"Invalid value: 'input_text'. Supported values are: 'output_text' and 'refusal'.\") for an input "
          "part there.",
          "Write assistant text as output_text; move images and files to a user message.", REJ),
-    Rule("OR-19", E, "The Responses API rejects max_output_tokens below 16 (\"Invalid 'max_output_tokens': integer "
-         "below minimum value. Expected a value >= 16\"), where Chat takes 1, and temperature outside 0–2 or "
-         "top_p outside 0–1.",
+    Rule("OR-19", E, "The Responses API answers 400 for {{key}} {{value}} (\"Invalid '{{path}}': … Expected a value …\"): "
+         "max_output_tokens starts at 16, where Chat takes 1, temperature goes from 0 to 2 and top_p from 0 to 1.",
          "Send max_output_tokens of at least 16 (a Chat or Anthropic client's smaller max_tokens included) and "
          "sampling values within their ranges.", REJ),
     # Anthropic
@@ -299,9 +298,9 @@ _RULES = [
          "max_tokens is not above thinking.budget_tokens (\"max_tokens must be greater than "
          "thinking.budget_tokens\").",
          "Raise max_tokens above budget_tokens (budget plus the answer's length), or lower the budget.", REJ),
-    Rule("AN-17", E, "Anthropic takes temperature and top_p from 0 to 1 only (OpenAI's temperature goes to 2), "
-         "top_k from 0, max_tokens from 1, and a thinking budget_tokens of at least 1024 "
-         "(\"thinking.enabled.budget_tokens: Input should be greater than or equal to 1024\").",
+    Rule("AN-17", E, "Anthropic answers 400 for {{key}} {{value}} (\"{{dots}}: Input should be …\"): temperature and "
+         "top_p go from 0 to 1 only (OpenAI's temperature goes to 2), top_k from 0, max_tokens from 1, and a thinking "
+         "budget_tokens from 1024.",
          "Send the value within Anthropic's range: halve an OpenAI temperature's scale rather than cut it at 1 "
          "if the spread matters; a budget of 1024 or more.", REJ),
     # Gemini
@@ -378,8 +377,8 @@ _RULES = [
          "Send the field in the type the message defines (google-genai's types name each one).", REJ, {I: IGN},
          why_at={I: "{{key}} takes no null in google-genai's types; Gemini's proto JSON parser reads null as the "
                 "field's default."}),
-    Rule("GM-21", E, "Gemini's generationConfig takes temperature from 0.0 to 2.0, topP from 0.0 to 1.0 and "
-         "maxOutputTokens from 1 (the GenerationConfig reference); a value outside answers 400 INVALID_ARGUMENT.",
+    Rule("GM-21", E, "Gemini answers 400 INVALID_ARGUMENT for {{key}} {{value}}: generationConfig takes temperature "
+         "from 0.0 to 2.0, topP from 0.0 to 1.0 and maxOutputTokens from 1 (the GenerationConfig reference).",
          "Send the value within its range (either spelling, maxOutputTokens or max_output_tokens).", REJ),
     # MCP
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "

@@ -172,6 +172,10 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'OC-29': ('No parameter Chat does not define (OpenAI hosts)', (
         '[S-OAI] `CreateChatCompletionRequest`; recorded: "Unknown parameter: \'quality\'." (images endpoint)',
     )),
+    'OC-30': ('Sampling and length values within their ranges (Chat)', (
+        '[S-OAI] `CreateChatCompletionRequest.temperature`, `.top_p`, `.max_completion_tokens`',
+        'recorded: "Invalid \'temperature\': decimal above maximum value. Expected a value <= 2"',
+    )),
     'OR-01': ('Responses tools have a known type and its required fields', (
         '[S-OAI] `Tool` (L63486) and each member schema',
     )),
@@ -236,6 +240,10 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         '[S-OAI] `OutputMessage.content` (output_text, refusal)',
         'recorded: "Invalid value: \'input_text\'. Supported values are: \'output_text\' and \'refusal\'."',
     )),
+    'OR-19': ('max_output_tokens at least 16, sampling values within their ranges (Responses)', (
+        '[S-OAI] `CreateResponse.max_output_tokens`, `.temperature`, `.top_p`',
+        'recorded: "Invalid \'max_output_tokens\': integer below minimum value. Expected a value >= 16"',
+    )),
     'AN-01': ('A custom tool has name and an object input_schema', (
         '[S-ANT] `tool_param.py`',
     )),
@@ -298,6 +306,14 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'AN-15': ('A finished message holds text or a call', (
         '[D-ANT-HTC] (an empty end_turn after tool results)',
         '[S-ANT] `message.py` (`content`, `stop_reason`)',
+    )),
+    'AN-16': ('max_tokens above thinking.budget_tokens', (
+        '[S-ANT] `thinking_config_enabled_param.py` (`budget_tokens`), `message_create_params.py` (`max_tokens`)',
+        'recorded: "max_tokens must be greater than thinking.budget_tokens"',
+    )),
+    'AN-17': ('Sampling, length and thinking-budget values within their ranges (Anthropic)', (
+        '[S-ANT] `message_create_params.py` (`temperature`, `top_p`, `top_k`, `max_tokens`)',
+        'recorded: "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"',
     )),
     'GM-01': ('Gemini tools: one kind per entry, at most 128 declarations', (
         '[S-GEM] `Tool`',
@@ -393,6 +409,9 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'GM-20': ("The request matches google-genai's types", (
         '[S-GEM] (vendored in inspector/wire/specs as gemini.json)',
+    )),
+    'GM-21': ('generationConfig values within their ranges', (
+        '[S-GEM] `GenerationConfig` (`temperature`, `top_p`, `max_output_tokens`)',
     )),
     'MCP-01': ("A tools/list result has the revision's fields", (
         '[S-MCP] `ListToolsResult` (both revisions)',
