@@ -33,18 +33,24 @@ class ReplayError(Exception):
     """The replay was refused, could not be sent, or its answer carried no flow id."""
 
 
+# The variables the official SDKs read each dialect's key from, the first one set winning (a
+# copied curl command names the first).
+KEY_VARIABLES = {
+    Dialect.OPENAI_CHAT: ("OPENAI_API_KEY",), Dialect.OPENAI_RESPONSES: ("OPENAI_API_KEY",),
+    Dialect.ANTHROPIC: ("ANTHROPIC_API_KEY",), Dialect.GEMINI: ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+}
+_KEY_HEADER = {Dialect.OPENAI_CHAT: ("Authorization", "Bearer "), Dialect.OPENAI_RESPONSES: ("Authorization", "Bearer "),
+               Dialect.ANTHROPIC: ("x-api-key", ""), Dialect.GEMINI: ("x-goog-api-key", "")}
+
+
 def credentials_from_env(dialect: Dialect | None, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """The header a fresh process can authenticate `dialect` with, from the usual variables."""
     env = os.environ if env is None else env
-    if dialect in (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES) and env.get("OPENAI_API_KEY"):
-        return [("Authorization", f"Bearer {env['OPENAI_API_KEY']}")]
-    if dialect is Dialect.ANTHROPIC and env.get("ANTHROPIC_API_KEY"):
-        return [("x-api-key", env["ANTHROPIC_API_KEY"])]
-    if dialect is Dialect.GEMINI:
-        key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY")
-        if key:
-            return [("x-goog-api-key", key)]
-    return []
+    key = next((env[name] for name in KEY_VARIABLES.get(dialect, ()) if env.get(name)), None)  # type: ignore[arg-type]
+    if key is None:
+        return []
+    name, prefix = _KEY_HEADER[dialect]  # type: ignore[index]
+    return [(name, prefix + key)]
 
 
 def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,

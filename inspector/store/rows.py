@@ -168,7 +168,7 @@ def flow_row(flow: Flow, summary: Summary) -> FlowRow:
 
 
 def listed_row(values: tuple) -> FlowRow:
-    """A FlowRow from the values of LIST_COLUMNS."""
+    """A FlowRow from the values of `list_columns()`."""
     row = FlowRow(*values)
     row.streamed = bool(row.streamed)  # SQLite keeps booleans as integers
     row.replay_fixed = bool(row.replay_fixed)
