@@ -24,7 +24,9 @@ STORE_CHECK_INTERVAL = 0.5  # seconds between looks at the store's health, for t
 class FlowsScreen(Screen[None]):
     BINDINGS = [
         Binding("q", "app.quit", "Quit", id="flows.quit", tooltip="Quit (the forwarder stops with the app)"),
-        Binding("slash,f", "filter", "Filter", id="flows.filter",
+        # Priority: run as soon as the app reads the key, so the keys typed right after it go to
+        # the field it focuses, not to the list (see check_action for typing these in the field).
+        Binding("slash,f", "filter", "Filter", id="flows.filter", priority=True,
                 tooltip="Filter the list: ~d ~m ~s ~v ~t ~e ~r #N or text, with & | ! ( ) (see below)"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="flows.clear-filter",
                 tooltip="Drop the filter and show every flow"),
@@ -78,10 +80,15 @@ class FlowsScreen(Screen[None]):
         if store.session_id is not None:
             self.query_one("#connection", ConnectionBar).usage = store.session_usage(store.session_id)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter":  # `/` and `f` typed in the filter field are text
+            return not isinstance(self.focused, Input)
+        return True
+
     def action_filter(self) -> None:
         field = self.query_one("#filter", Input)
         field.add_class("visible")
-        field.focus()
+        self.set_focus(field)  # now, not on the next loop turn as focus() does
 
     def set_filter(self, expression: str) -> None:
         """Show the filter bar with `expression` in it (the palette's filters)."""
