@@ -10,18 +10,15 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
-from ..filters import HELP as FILTER_HELP
 from ..wire.dialect import from_path
 from .bridge import EventBridge
-from .commands import FlowCommands, ListCommands
+from .commands import FlowCommands, ScreenCommands
 from .messages import ExportFailed, ExportFinished, FlowsUpdated, ReplayFailed, ReplayFinished
 from .screens.flow import FlowScreen
 from .screens.flows import FlowsScreen
-from .screens.help import HelpScreen, binding_rows
+from .screens.help import HelpScreen, help_sections
 from .view import fixed_request
 from .widgets.connection import Listening
-from .widgets.flow_list import FlowList
-from .widgets.payload import JsonArea, PayloadView
 
 if TYPE_CHECKING:
     from ..proxy import Forwarder
@@ -31,7 +28,7 @@ if TYPE_CHECKING:
 class InspectorApp(App[None]):
     TITLE = "toolwire-inspect"
     CSS_PATH = "app.tcss"
-    COMMANDS = App.COMMANDS | {FlowCommands, ListCommands}
+    COMMANDS = App.COMMANDS | {FlowCommands, ScreenCommands}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit (the forwarder stops with the app)",
                 priority=True),
@@ -96,15 +93,7 @@ class InspectorApp(App[None]):
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        # Keys Textual itself provides have no Binding of ours to read; they are listed by hand.
-        builtin = [("tab, shift+tab", "Move between panes"), ("ctrl+p", "Command palette (themes, …)")]
-        self.push_screen(HelpScreen([
-            ("Flow list", binding_rows([*FlowsScreen.BINDINGS, *FlowList.BINDINGS])),
-            ("Filter expressions (/ in the list; flows --filter)", FILTER_HELP),
-            ("Flow view", binding_rows(FlowScreen.BINDINGS)),
-            ("Payload pane (tab to it)", binding_rows([*PayloadView.BINDINGS, *JsonArea.BINDINGS])),
-            ("Everywhere", binding_rows(self.BINDINGS) + builtin),
-        ]))
+        self.push_screen(HelpScreen(help_sections(self.screen)))
 
     @work(thread=True, exit_on_error=False, group="replay", description="replay a flow")
     def replay_flow(self, flow_id: int, fixed: bool = False) -> None:

@@ -69,6 +69,7 @@ class FlowScreen(Screen[None]):
     # -narrow stacks the panes (app.tcss); 100 columns is where two side-by-side panes of JSON
     # still show a key and its value.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HELP_TITLE = "Flow view"
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="flow.back", tooltip="Back to the flow list"),
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),

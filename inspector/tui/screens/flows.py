@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
+from ...filters import HELP as FILTER_HELP
 from ...filters import FilterError, compile_filter
 from ..widgets.connection import ConnectionBar
 from ..widgets.flow_list import ColumnHeader, FlowList
@@ -22,6 +23,8 @@ STORE_CHECK_INTERVAL = 0.5  # seconds between looks at the store's health, for t
 
 
 class FlowsScreen(Screen[None]):
+    HELP_TITLE = "Flow list"
+    HELP_EXTRA = [("Filter expressions (/ in the list; flows --filter)", FILTER_HELP)]
     BINDINGS = [
         Binding("q", "app.quit", "Quit", id="flows.quit", tooltip="Quit (the forwarder stops with the app)"),
         # Priority: run as soon as the app reads the key, so the keys typed right after it go to

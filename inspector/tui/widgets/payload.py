@@ -45,6 +45,7 @@ class JsonArea(TextArea):
     JsonArea > .json-area--focus { background: $primary 70%; text-style: bold; }
     """
 
+    HELP_SECTION = "Payload pane (tab to it)"
     BINDINGS = [Binding("w", "wrap", "Wrap", id="viewer.wrap", tooltip="Wrap long lines (toggle)")]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -122,6 +123,7 @@ class PayloadView(Vertical):
     PayloadView > JsonArea, PayloadView > LineViewer { height: 1fr; border: none; }
     PayloadView > #search { height: 1; border: none; padding: 0 1; background: $boost; }
     """
+    HELP_SECTION = "Payload pane (tab to it)"
     BINDINGS = [
         # Priority: the app runs it as soon as it reads the key, before it hands the keys typed
         # after it to the focused widget, so a burst (`/term` typed fast or pasted) lands in the box.
