@@ -63,6 +63,9 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
         raise ReplayError(f"flow #{flow.id} is not replayed: {problem}")
     headers = [(k, v) for k, v in flow.request_headers
                if k.lower() not in NOT_REPLAYED and not (k.lower() in SECRET_HEADERS and v == REDACTED)]
+    if kind is not ReplayKind.AS_RECORDED:
+        # A fixed or edited body is written decoded: the recorded content-encoding no longer applies.
+        headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
     given = {k.lower() for k, _ in credentials or ()}
     headers = [(k, v) for k, v in headers if k.lower() not in given]
     headers += list(credentials or ())

@@ -28,7 +28,7 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         text = str(app.screen.query_one("#help-text", Static).content)
         lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ")]
         keys = [key.rstrip(",") for key, *_ in lines]
-        assert keys == ["q", "/", "esc", "r", "R", "x", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
+        assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
                         "~d", "~m", "~s", "~v", "~t", "~e", "~r", "#N", "text", "&",
                         "ctrl+q", "?", "tab", "ctrl+p"]
         lines = text.splitlines()

@@ -25,7 +25,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ...analysis import session_findings
-from ...flow import Flow, FlowState
+from ...flow import REPLAY_NOTES, Flow, FlowState, ReplayKind
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
@@ -54,10 +54,13 @@ def flow_title(view: FlowView) -> Content:
         badge_style = "bold $error" if analysis.errors else "$warning"
         parts.append((f"  {fmt.badge(analysis.errors, analysis.warnings)}", badge_style))
     if flow.replay_of is not None:
-        parts.append((f"  replay of #{flow.replay_of}", "bold $secondary"))
+        kind = next((f"{kind.value} " for kind, note in REPLAY_NOTES.items() if note in flow.notes), "")
+        parts.append((f"  {kind}replay of #{flow.replay_of}", "bold $secondary"))
     parts.append(f"  latency {fmt.duration(flow.latency_ms)}")
     if flow.streamed or flow.ttfb_ms is not None:
         parts.append(f"  ttfb {fmt.duration(flow.ttfb_ms)}")
+    if analysis.buffered:
+        parts.append(("  ⇉ buffered: every event arrived at once", "bold $warning"))
     mode = f"translate {flow.translate.replace(':', ' → ')}" if flow.translate else flow.mode.value
     parts.append((f"  {mode}", "$text-muted"))
     if analysis.parse_error:
@@ -76,6 +79,15 @@ class FlowScreen(Screen[None]):
         Binding("R", "replay_fixed", "Replay fixed", show=False, id="flow.replay-fixed",
                 tooltip="Send it again with every safe repair applied (F)"),
         Binding("x", "export", "Export", id="flow.export", tooltip="Write this flow as a JSON fixture"),
+        Binding("e", "edit", "Edit", id="flow.edit", tooltip="Edit this request here, then send it (marked ↻E#N)"),
+        Binding("E", "edit(True)", "Edit in $EDITOR", show=False, id="flow.edit-external",
+                tooltip="Edit this request in $VISUAL or $EDITOR, then send it"),
+        Binding("y", "copy('curl')", "Copy curl", show=False, id="flow.copy-curl",
+                tooltip="Copy this request as curl (the key as $OPENAI_API_KEY, …), also to a file"),
+        Binding("Y", "copy('body')", "Copy body", show=False, id="flow.copy-body",
+                tooltip="Copy this request's body, also to a file"),
+        Binding("P", "copy('pointer')", "Copy pointer", show=False, id="flow.copy-pointer",
+                tooltip="Copy the JSON pointer of the chosen finding, also to a file"),
         Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
         Binding("H", "headers", "Headers", show=False, id="flow.headers",
                 tooltip="Request, upstream and response headers (toggle)"),
@@ -232,10 +244,19 @@ class FlowScreen(Screen[None]):
         self.inspector.replay_flow(self.flow_id)
 
     def action_replay_fixed(self) -> None:
-        self.inspector.replay_flow(self.flow_id, fixed=True)
+        self.inspector.replay_flow(self.flow_id, ReplayKind.FIXED)
 
     def action_export(self) -> None:
         self.inspector.export_flow(self.flow_id)
+
+    def action_edit(self, external: bool = False) -> None:
+        self.inspector.edit_flow(self.flow_id, external=external)
+
+    def action_copy(self, what: str) -> None:
+        if what == "pointer" and self.chosen is None:
+            self.notify("no finding chosen: pick one in the violations list (n)", severity="warning")
+            return
+        self.inspector.copy_from_flow(self.flow_id, what, self.chosen.violation.pointer if self.chosen else None)
 
     def action_chunks(self) -> None:
         tabs = self.query_one(TabbedContent)

@@ -12,6 +12,7 @@ from textual.widgets import Footer, Input
 
 from ...filters import HELP as FILTER_HELP
 from ...filters import FilterError, compile_filter
+from ...flow import ReplayKind
 from ..widgets.connection import ConnectionBar
 from ..widgets.flow_list import ColumnHeader, FlowList
 
@@ -38,6 +39,14 @@ class FlowsScreen(Screen[None]):
         Binding("R", "replay_fixed", "Replay fixed", show=False, id="flows.replay-fixed",
                 tooltip="Send the selected request with every safe repair applied (marked ↻F#N)"),
         Binding("x", "export", "Export", id="flows.export", tooltip="Write the selected flow as a JSON fixture"),
+        Binding("e", "edit", "Edit", id="flows.edit",
+                tooltip="Edit the selected request here, then send it (marked ↻E#N)"),
+        Binding("E", "edit(True)", "Edit in $EDITOR", show=False, id="flows.edit-external",
+                tooltip="Edit the selected request in $VISUAL or $EDITOR, then send it"),
+        Binding("y", "copy('curl')", "Copy curl", show=False, id="flows.copy-curl",
+                tooltip="Copy the selected request as curl (the key as $OPENAI_API_KEY, …), also to a file"),
+        Binding("Y", "copy('body')", "Copy body", show=False, id="flows.copy-body",
+                tooltip="Copy the selected request's body, also to a file"),
         Binding("c", "connection", "Agent settings", show=False, id="flows.connection",
                 tooltip="Show or hide every SDK variable and the store path in the header"),
     ]
@@ -150,7 +159,7 @@ class FlowsScreen(Screen[None]):
         if row is None:
             self.notify("no flow selected", severity="warning")
             return
-        self.inspector.replay_flow(row.id, fixed=True)
+        self.inspector.replay_flow(row.id, ReplayKind.FIXED)
 
     def action_export(self) -> None:
         row = self.flow_list.current
@@ -158,3 +167,17 @@ class FlowsScreen(Screen[None]):
             self.notify("no flow selected", severity="warning")
             return
         self.inspector.export_flow(row.id)
+
+    def action_edit(self, external: bool = False) -> None:
+        row = self.flow_list.current
+        if row is None:
+            self.notify("no flow selected", severity="warning")
+            return
+        self.inspector.edit_flow(row.id, external=external)
+
+    def action_copy(self, what: str) -> None:
+        row = self.flow_list.current
+        if row is None:
+            self.notify("no flow selected", severity="warning")
+            return
+        self.inspector.copy_from_flow(row.id, what)
