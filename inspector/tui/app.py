@@ -37,8 +37,9 @@ class InspectorApp(App[None]):
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {FlowCommands, ScreenCommands}
     BINDINGS = [
+        # Not in the footer: q quits from the list, and 80 columns have no room to say it twice.
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit (the forwarder stops with the app)",
-                priority=True),
+                priority=True, show=False),
         Binding("question_mark", "help", "Keys", id="app.help", tooltip="Show every key"),
     ]
 

@@ -80,7 +80,7 @@ async def test_e_edits_the_request_here_and_sends_it_as_an_edited_replay(
         await pilot.press("enter")
         await settle(app, pilot)
         title = str(app.screen.query_one("#flow-title", Static).content)
-        assert "  edited replay of #1" in title and title.endswith("passthrough")
+        assert "openai-chat · passthrough" in title and "  edited replay of #1" in title
 
 
 @pytest.mark.parametrize("size", [(80, 24)])  # the layout plays no part: the smallest size

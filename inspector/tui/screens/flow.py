@@ -45,6 +45,9 @@ def flow_title(view: FlowView) -> Content:
         (f"{flow.method} {flow.path}", "bold"),
         f"  {analysis.dialect.value if analysis.dialect else 'unknown dialect'}",
     ]
+    # The mode says how to read everything below (translated? repaired?): early, where it is never cut.
+    mode = f"translate {flow.translate.replace(':', ' → ')}" if flow.translate else flow.mode.value
+    parts.append((f" · {mode}", "$text-muted"))
     if analysis.model:
         parts.append(f"  {analysis.model}")
     failed = flow.state is FlowState.ERROR or (flow.status or 0) >= 400
@@ -61,8 +64,6 @@ def flow_title(view: FlowView) -> Content:
         parts.append(f"  ttfb {fmt.duration(flow.ttfb_ms)}")
     if analysis.buffered:
         parts.append(("  ⇉ buffered: every event arrived at once", "bold $warning"))
-    mode = f"translate {flow.translate.replace(':', ' → ')}" if flow.translate else flow.mode.value
-    parts.append((f"  {mode}", "$text-muted"))
     if analysis.parse_error:
         parts.append((f"  {analysis.parse_error}", "$warning"))
     return Content.assemble(*parts)
@@ -78,7 +79,8 @@ class FlowScreen(Screen[None]):
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
         Binding("R", "replay_fixed", "Replay fixed", show=False, id="flow.replay-fixed",
                 tooltip="Send it again with every safe repair applied (F)"),
-        Binding("x", "export", "Export", id="flow.export", tooltip="Write this flow as a JSON fixture"),
+        # The footer shows what reading a failing turn needs at 80 columns; ? and ctrl+p have the rest.
+        Binding("x", "export", "Export", show=False, id="flow.export", tooltip="Write this flow as a JSON fixture"),
         Binding("e", "edit", "Edit", id="flow.edit", tooltip="Edit this request here, then send it (marked ↻E#N)"),
         Binding("E", "edit(True)", "Edit in $EDITOR", show=False, id="flow.edit-external",
                 tooltip="Edit this request in $VISUAL or $EDITOR, then send it"),
@@ -88,7 +90,7 @@ class FlowScreen(Screen[None]):
                 tooltip="Copy this request's body, also to a file"),
         Binding("P", "copy('pointer')", "Copy pointer", show=False, id="flow.copy-pointer",
                 tooltip="Copy the JSON pointer of the chosen finding, also to a file"),
-        Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
+        Binding("s", "chunks", "Chunks", show=False, id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
         Binding("H", "headers", "Headers", show=False, id="flow.headers",
                 tooltip="Request, upstream and response headers (toggle)"),
         Binding("n", "violation(1)", "Next issue", id="flow.next-violation", tooltip="Go to the next violation"),
@@ -140,7 +142,7 @@ class FlowScreen(Screen[None]):
                 with TabPane("Repairs", id="tab-repairs"):
                     yield LineViewer(id="repairs", wrap=True)
             yield ViolationPanel(id="violations")
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold every key it shows (tests/tui/test_any_terminal.py)
 
     def on_mount(self) -> None:
         # The violations list starts focused: arrows (and n/N anywhere) walk the findings.

@@ -62,7 +62,7 @@ class FlowsScreen(Screen[None]):
         yield FlowList(app.store, clock=app.clock, id="flows")
         yield Input(placeholder="filter: text, ~d DIALECT ~m MODEL ~s 4xx ~v RULE ~t TOOL ~e ~r #N, & | ! ( )",
                     id="filter")
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold every key it shows (tests/tui/test_any_terminal.py)
 
     @property
     def flow_list(self) -> FlowList:

@@ -77,7 +77,7 @@ class EditorScreen(ModalScreen[bytes | None]):
         area.border_subtitle = "ctrl+s send · esc cancel"
         yield area
         yield Static("", id="edit-problem", markup=False)
-        yield Footer()
+        yield Footer(compact=True)  # 80 columns hold every key it shows (tests/tui/test_any_terminal.py)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
