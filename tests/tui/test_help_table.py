@@ -16,6 +16,7 @@ from inspector.tui.app import InspectorApp
 from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.screens.help import BUILTIN_KEYS, HelpScreen, key_names
+from inspector.tui.widgets.editor import EditorScreen
 from inspector.tui.widgets.flow_list import FlowList
 from inspector.tui.widgets.lines import LineViewer
 from inspector.tui.widgets.payload import JsonArea, PayloadView
@@ -27,17 +28,23 @@ from .test_flow_view import SIZES, open_flow
 OFFERED = {
     "list": [FlowsScreen, FlowList, InspectorApp],
     "flow": [FlowScreen, PayloadView, JsonArea, LineViewer, InspectorApp],
+    "editor": [EditorScreen, InspectorApp],  # a modal screen: of the app's keys, the priority ones
 }
 
 
 def bindings(kinds: list[type]) -> list[Binding]:
-    return [b for kind in kinds for b in kind.BINDINGS if isinstance(b, Binding)]
+    modal = EditorScreen in kinds
+    return [b for kind in kinds for b in kind.BINDINGS
+            if isinstance(b, Binding) and not (modal and kind is InspectorApp and not b.priority)]
 
 
 async def go_to(app, pilot, where: str, ids: dict[str, int]) -> None:  # type: ignore[no-untyped-def]
     await settle(app, pilot)
-    if where == "flow":
+    if where in ("flow", "editor"):
         await open_flow(app, pilot, ids["defective"])
+    if where == "editor":
+        await pilot.press("e")
+        await settle(app, pilot)
 
 
 def help_rows(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
@@ -65,7 +72,7 @@ async def test_every_key_of_the_screen_is_in_its_help_and_palette(store: Store, 
     async with app.run_test(size=size) as pilot:
         await go_to(app, pilot, where, ids)
         screen = app.screen
-        await pilot.press("question_mark")
+        await pilot.press("f1" if where == "editor" else "question_mark")  # ? is text in the editor
         assert isinstance(app.screen, HelpScreen)
         extra = FILTER_HELP if where == "list" else []
         assert sorted(help_rows(app)) == sorted(expected + extra + BUILTIN_KEYS)

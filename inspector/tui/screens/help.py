@@ -37,7 +37,8 @@ def _own_bindings(node: DOMNode) -> list[Binding]:
 def binding_table(screen: Screen) -> list[tuple[str, DOMNode, list[Binding]]]:
     """(section title, the node whose actions they are, its bindings) for every key of `screen`:
     the screen's own with those of its widgets that have no HELP_SECTION, each widget class with
-    one, then the app's. Only this app's widgets: Textual's own (inputs, lists) document themselves."""
+    one, then the app's that work there. Only this app's widgets: Textual's own (inputs, lists)
+    document themselves."""
     title = getattr(screen, "HELP_TITLE", type(screen).__name__)
     table: list[tuple[str, DOMNode, list[Binding]]] = [(title, screen, _own_bindings(screen))]
     seen: set[type] = set()
@@ -49,7 +50,9 @@ def binding_table(screen: Screen) -> list[tuple[str, DOMNode, list[Binding]]]:
         bindings = _own_bindings(node)
         if bindings:
             table.append((getattr(kind, "HELP_SECTION", title), node, bindings))
-    table.append((EVERYWHERE, screen.app, _own_bindings(screen.app)))
+    # Over a modal screen only the app's priority keys still work.
+    app_bindings = [b for b in _own_bindings(screen.app) if b.priority or not screen.is_modal]
+    table.append((EVERYWHERE, screen.app, app_bindings))
     return table
 
 

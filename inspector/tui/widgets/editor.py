@@ -54,6 +54,8 @@ class EditorScreen(ModalScreen[bytes | None]):
         # Priority: the TextArea would take esc to let go of the focus (its tab key indents).
         Binding("escape", "cancel", "Cancel", id="edit.cancel", priority=True,
                 tooltip="Close the editor without sending"),
+        # ? is text here, and a modal screen hides the app's own keys.
+        Binding("f1", "app.help", "Keys", id="edit.help", tooltip="Show every key of the editor"),
     ]
     DEFAULT_CSS = """
     EditorScreen { background: $background 60%; }
