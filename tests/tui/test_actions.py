@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import httpx
-import orjson
 import pytest
 from textual.notifications import Notify
 from textual.widgets import Static, TextArea
@@ -29,7 +28,7 @@ from inspector.tui.widgets.editor import EditorScreen
 from inspector.tui.widgets.flow_list import FlowList
 
 from .conftest import make_app, settle
-from .flows import clean_request, defective_request
+from .flows import clean_request
 from .test_flow_view import SIZES, open_flow
 from .test_live import SECRET, Seen, completed, forwarding, post_chat, upstream  # noqa: F401 (fixtures)
 
