@@ -12,8 +12,10 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
-# Keys Textual itself provides have no Binding of ours to read; they are listed by hand.
-BUILTIN_KEYS = [("tab, shift+tab", "Move between panes"), ("ctrl+p", "Command palette (every action, themes)")]
+# Keys Textual itself provides have no Binding of ours to read; they are listed by hand. In the
+# request editor (a modal screen) tab indents.
+PANE_KEYS = ("tab, shift+tab", "Move between panes")
+PALETTE_KEY = ("ctrl+p", "Command palette (every action, themes)")
 EVERYWHERE = "Everywhere"
 
 
@@ -62,7 +64,7 @@ def help_sections(screen: Screen) -> list[tuple[str, list[tuple[str, str]]]]:
     sections: dict[str, list[tuple[str, str]]] = {}
     for title, _, bindings in binding_table(screen):
         sections.setdefault(title, []).extend(binding_rows(bindings))
-    sections[EVERYWHERE] += BUILTIN_KEYS
+    sections[EVERYWHERE] += [PALETTE_KEY] if screen.is_modal else [PANE_KEYS, PALETTE_KEY]
     ordered = list(sections.items())
     return ordered[:1] + list(getattr(screen, "HELP_EXTRA", [])) + ordered[1:]
 
