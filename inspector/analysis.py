@@ -17,6 +17,7 @@ from .wire import profiles
 from .wire.fix import FixResult, fix
 from .wire.translate import RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.dialect import Dialect, from_path, from_shape
+from .wire.streams import parse_events
 from .wire.session import check_session, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Severity, Violation, count_by_severity
@@ -42,6 +43,7 @@ class Analysis:
     errors: int = 0
     warnings: int = 0
     parse_error: str | None = None
+    buffered: bool = False  # a stream whose events all arrived at once (see buffered_stream)
 
 
 MAX_DECODED = 64 * 1024 * 1024  # a few KiB of gzip can claim gigabytes: decode no further than this
@@ -191,7 +193,28 @@ def analyse(flow: Flow) -> Analysis:
         result.violations = _check(flow, result, dialect)
     result.tool_calls = response_tool_calls(result.response, dialect)
     result.errors, result.warnings, _ = count_by_severity(result.violations)
+    result.buffered = buffered_stream(flow, dialect)
     return result
+
+
+# A model writes its tokens a millisecond or more apart: events that came closer together than that
+# on average were held somewhere (a buffering proxy, gateway or client library) and let go at once.
+BUFFER_GAP = 0.001  # seconds between events
+MIN_BUFFERED_EVENTS = 3  # one or two events say nothing about pacing
+
+
+def buffered_stream(flow: Flow, dialect: Dialect | None) -> bool:
+    """Whether `flow` is a stream whose events all arrived at once: from the first chunk to the last,
+    less than BUFFER_GAP per event, by the chunk timings the forwarder recorded."""
+    if not flow.streamed or not flow.chunks:
+        return False
+    spread = flow.chunks[-1].t - flow.chunks[0].t
+    try:
+        body = decode_body(flow.response_body, flow.response_headers)
+    except BodyTooLarge:
+        return False
+    events = len(parse_events(body, dialect or Dialect.OPENAI_CHAT))
+    return events >= MIN_BUFFERED_EVENTS and spread < BUFFER_GAP * (events - 1)
 
 
 def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:

@@ -7,7 +7,8 @@ Protocol: one JSON object per line in each direction (orjson never writes a raw 
 
     parent → child   the config (first line; over a pipe, not argv, since the upstream URL may
                      carry credentials), then {"op": "replay", "request": N, "flow": ID,
-                     "fixed": BOOL} and {"op": "stop"}. End of file means the parent is gone:
+                     "kind": "as recorded"|"fixed"|"edited", "body": BASE64|null} (an edited
+                     request's body) and {"op": "stop"}. End of file means the parent is gone:
                      the child stops, so no orphan keeps the port (SIGKILL of the parent included).
     child → parent   {"kind": "ready", ...what the header shows...} or {"kind": "failed",
                      "message": ...}; then {"kind": "flows", "started": [...], "completed": [...]},
@@ -23,6 +24,7 @@ process knows; neither crosses the pipe."""
 
 from __future__ import annotations
 
+import base64
 import os
 import selectors
 import signal
@@ -38,7 +40,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from .flow import Mode
+from .flow import Mode, ReplayKind
 
 if TYPE_CHECKING:
     from .proxy import FlowEvent, Forwarder
@@ -177,10 +179,11 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
         events.flush()
         outbox.start()
 
-        def replay(request: int, flow_id: int, fixed: bool) -> None:
+        def replay(request: int, flow_id: int, kind: str, body: str | None) -> None:
             try:
                 outbox.send({"kind": "replayed", "request": request,
-                             "flow": replay_stored(store, forwarder, flow_id, fixed=fixed)})
+                             "flow": replay_stored(store, forwarder, flow_id, kind=ReplayKind(kind),
+                                                   body=None if body is None else base64.b64decode(body))})
             except ReplayError as exc:
                 outbox.send({"kind": "replayed", "request": request, "reason": str(exc)})
             except Exception as exc:  # a bug must still answer: the UI is waiting for this reply
@@ -192,7 +195,8 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                 if command["op"] == "stop":
                     break
                 if command["op"] == "replay":
-                    threading.Thread(target=replay, args=(command["request"], command["flow"], command["fixed"]),
+                    threading.Thread(target=replay, args=(command["request"], command["flow"], command["kind"],
+                                                          command["body"]),
                                      name="toolwire-child-replay", daemon=True).start()
         finally:
             # Nobody reads this process's output any more (or soon will not: a parent killed outright
@@ -330,14 +334,17 @@ class ForwarderProcess:
         """Hand every later frame (flows, changed, stopped) to `on_frame`, on the reader thread."""
         self._on_frame = on_frame
 
-    def replay(self, flow_id: int, *, fixed: bool = False, timeout: float = 600.0) -> int:
-        """Ask the child to replay a stored flow; the new flow's id, or a ReplayError."""
+    def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None,
+               timeout: float = 600.0) -> int:
+        """Ask the child to replay a stored flow (`body`: the edited request, for EDITED); the new
+        flow's id, or a ReplayError."""
         from .replay import ReplayError
 
         with self._replied:
             self._requests += 1
             request = self._requests
-        if not self._send({"op": "replay", "request": request, "flow": flow_id, "fixed": fixed}):
+        if not self._send({"op": "replay", "request": request, "flow": flow_id, "kind": kind.value,
+                           "body": None if body is None else base64.b64encode(body).decode()}):
             raise ReplayError(f"the forwarder is not running ({self.stopped})")
         with self._replied:
             if not self._replied.wait_for(lambda: request in self._replies or self.stopped is not None, timeout):

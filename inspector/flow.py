@@ -25,6 +25,20 @@ class Mode(str, Enum):
 # The note a replay sent with the safe repairs applied carries (the list marks it apart from a replay
 # as recorded). The forwarder writes it when the replay headers say so.
 FIXED_REPLAY_NOTE = "replay with the safe repairs applied"
+# The note of a replay whose request the user edited before sending it (e).
+EDITED_REPLAY_NOTE = "replay of an edited request"
+
+
+class ReplayKind(str, Enum):
+    """What a replay sends: the request as recorded (r), with the safe repairs (R), or as the user
+    edited it (e). The forwarder learns it from the signed replay header and notes it."""
+
+    AS_RECORDED = "as recorded"
+    FIXED = "fixed"
+    EDITED = "edited"
+
+
+REPLAY_NOTES = {ReplayKind.FIXED: FIXED_REPLAY_NOTE, ReplayKind.EDITED: EDITED_REPLAY_NOTE}
 
 
 @dataclass(slots=True)

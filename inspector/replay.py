@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 import orjson
 
 from .analysis import analyse, safe_repairs
-from .flow import Flow
+from .flow import Flow, ReplayKind
 from .proxy.access import origin, target_problem
 from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
 from .proxy.stdio import STDIO_SCHEME
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from .proxy.forwarder import Forwarder
     from .store import Store
 
-# Recomputed by the HTTP client for the request it actually sends.
-_NOT_REPLAYED = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "expect",
+# Recomputed by the HTTP client for the request it actually sends (curl's too, see inspector.curl).
+NOT_REPLAYED = frozenset({"host", "content-length", "transfer-encoding", "connection", "keep-alive", "expect",
                            REPLAY_HEADER, REPLAY_AUTH_HEADER})
 
 
@@ -78,7 +78,7 @@ def recorded_key(flow: Flow) -> str | None:
 
 
 def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
-                   *, fixed: bool = False) -> tuple[str, list[tuple[str, str]]]:
+                   *, kind: ReplayKind = ReplayKind.AS_RECORDED) -> tuple[str, list[tuple[str, str]]]:
     """(path with query, headers) to resend `flow`: its recorded headers minus the redacted
     secrets and the framing, plus `credentials` and the replay link. A ReplayError if the recorded
     target is not one the forwarder would send upstream."""
@@ -89,11 +89,14 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
     if problem is not None:
         raise ReplayError(f"flow #{flow.id} is not replayed: {problem}")
     headers = [(k, v) for k, v in flow.request_headers
-               if k.lower() not in _NOT_REPLAYED and not (k.lower() in SECRET_HEADERS and v == REDACTED)]
+               if k.lower() not in NOT_REPLAYED and not (k.lower() in SECRET_HEADERS and v == REDACTED)]
+    if kind is not ReplayKind.AS_RECORDED:
+        # A fixed or edited body is written decoded: the recorded content-encoding no longer applies.
+        headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]
     given = {k.lower() for k, _ in credentials or ()}
     headers = [(k, v) for k, v in headers if k.lower() not in given]
     headers += list(credentials or ())
-    headers += replay_marker(flow.id, fixed=fixed)
+    headers += replay_marker(flow.id, kind=kind)
     query = flow.query
     if query:
         # A redacted `?key=` is useless; the key travels as a header from `credentials` instead.
@@ -105,15 +108,16 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
 
 
 def replay(flow: Flow, *, via: Forwarder, credentials: list[tuple[str, str]] | None, body: bytes | None = None,
-           fixed: bool = False, timeout: float = 600.0, elsewhere: bool = False) -> int:
+           kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0, elsewhere: bool = False) -> int:
     """Send the recorded request (or `body`) through `via`, a forwarder of this process; the new
-    flow's id. `fixed`: `body` is the request with the safe repairs applied (the new flow says so). `elsewhere`: the caller chose `via`'s upstream knowing the flow went to another."""
+    flow's id. `kind`: what `body` is, the request with the safe repairs applied or as the user
+    edited it (the new flow says so). `elsewhere`: the caller chose `via`'s upstream knowing the flow went to another."""
     if not elsewhere and flow.upstream_url:
         went, going = origin(flow.upstream_url), origin(via.upstream)
         if went is None or went != going:
             raise ReplayError(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not to "
                               f"this forwarder's upstream {going}; its credentials are not sent anywhere else")
-    target, headers = replay_request(flow, credentials, fixed=fixed)
+    target, headers = replay_request(flow, credentials, kind=kind)
     content = flow.request_body if body is None else body
     parts = urlsplit(via.client_url)
     connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=timeout)
@@ -144,17 +148,20 @@ def fixed_request(flow: Flow) -> bytes | None:
     return None if repaired is None else orjson.dumps(repaired.payload)
 
 
-def replay_stored(store: Store, forwarder: Forwarder, flow_id: int, *, fixed: bool = False) -> int:
+def replay_stored(store: Store, forwarder: Forwarder, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED,
+                  body: bytes | None = None) -> int:
     """Replay stored flow `flow_id` through `forwarder` with the credentials its client sent (the
-    forwarder keeps them in memory) or else the environment's; the new flow's id. `fixed`: with
-    every safe repair applied. A ReplayError says why not."""
+    forwarder keeps them in memory) or else the environment's; the new flow's id. `kind` FIXED: with
+    every safe repair applied; EDITED: `body`, the request as the user edited it. A ReplayError says
+    why not."""
     flow = store.get(flow_id)
     if flow is None:
         raise ReplayError("not in the store")
-    body = None
-    if fixed:
+    if kind is ReplayKind.FIXED:
         body = fixed_request(flow)
         if body is None:
             raise ReplayError("nothing to fix: the request is not JSON of a known dialect")
+    elif kind is ReplayKind.AS_RECORDED:
+        body = None
     credentials = forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
-    return replay(flow, via=forwarder, credentials=credentials, body=body, fixed=fixed)
+    return replay(flow, via=forwarder, credentials=credentials, body=body, kind=kind)

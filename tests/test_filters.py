@@ -113,10 +113,10 @@ def test_sort_orders_end_on_the_most(store):
 
 
 def as_schema_3(store: Store) -> None:
-    """The store's file as schema 3 left it: no rule ids, no usage."""
+    """The store's file as schema 3 left it: no rule ids, no usage, no buffered streams."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        for column in ("rules", "tokens_in", "tokens_out"):
+        for column in ("rules", "tokens_in", "tokens_out", "buffered"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=3")
     store.close()
@@ -128,7 +128,7 @@ def test_a_read_only_store_before_schema_4_filters_without_rule_ids(tmp_path, st
     with Store(tmp_path / "flows.sqlite3", read_only=True) as old:
         assert found(old, "~v OC-05") == []
         assert found(old, "Lyon | ~v error") == [3, 6, 7]
-        assert {(row.tokens_in, row.tokens_out) for row in old.rows()} == {(None, None)}
+        assert {(row.tokens_in, row.tokens_out, row.buffered) for row in old.rows()} == {(None, None, False)}
 
 
 def _rules_and_usage(path) -> list[tuple]:

@@ -26,7 +26,7 @@ from urllib.parse import urlencode, urlsplit
 import aiohttp
 from yarl import URL
 
-from ..flow import FIXED_REPLAY_NOTE, Chunk, Flow, FlowState, Mode
+from ..flow import REPLAY_NOTES, Chunk, Flow, FlowState, Mode, ReplayKind
 from ..redact import (SECRET_HEADERS, SECRET_QUERY_KEYS, basic_auth, query_pairs, redact_headers, redact_query,
                       redact_url, secret_values, strip_userinfo)
 from ..store import FlowRow, Store
@@ -43,7 +43,6 @@ REPLAY_AUTH_HEADER = "x-toolwire-replay-auth"  # proves REPLAY_HEADER comes from
 FLOW_ID_HEADER = "x-toolwire-flow-id"  # answered only to replays, so replay() learns the new id
 # Ours alone: consumed here, never forwarded, never kept as a credential.
 _CONTROL_HEADERS = frozenset({REPLAY_HEADER, REPLAY_AUTH_HEADER, TOKEN_HEADER})
-_FIXED_SUFFIX = " fixed"  # after the id in REPLAY_HEADER: the replay carries the safe repairs
 # Known to no client: only replay_marker() in this process can sign a replay.
 _REPLAY_KEY = secrets.token_bytes(32)
 
@@ -77,10 +76,10 @@ class ForwarderError(Exception):
     """The forwarder cannot start as configured (bad upstream, address, translate spec)."""
 
 
-def replay_marker(flow_id: int, *, fixed: bool = False) -> list[tuple[str, str]]:
+def replay_marker(flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED) -> list[tuple[str, str]]:
     """The headers that make a request through this process's forwarder a replay of `flow_id`;
-    `fixed`: one sent with the safe repairs applied (signed with the id, so nobody else can say so)."""
-    value = f"{flow_id}{_FIXED_SUFFIX if fixed else ''}"
+    `kind` after the id says what it sends (signed with the id, so nobody else can say so)."""
+    value = str(flow_id) if kind is ReplayKind.AS_RECORDED else f"{flow_id} {kind.value}"
     return [(REPLAY_HEADER, value), (REPLAY_AUTH_HEADER, _replay_tag(value))]
 
 
@@ -359,9 +358,10 @@ class Forwarder:
         if replay_of is not None:
             if replay_tag is not None and hmac.compare_digest(replay_tag.encode("latin-1"),
                                                               _replay_tag(replay_of).encode()):
-                flow.replay_of = int(replay_of.removesuffix(_FIXED_SUFFIX))
-                if replay_of.endswith(_FIXED_SUFFIX):
-                    flow.notes.append(FIXED_REPLAY_NOTE)
+                number, _, kind = replay_of.partition(" ")
+                flow.replay_of = int(number)
+                if kind:
+                    flow.notes.append(REPLAY_NOTES[ReplayKind(kind)])
             else:
                 flow.notes.append(f"ignored {REPLAY_HEADER}: {replay_of!r} was not sent by this process's replay")
         for name, value in headers:

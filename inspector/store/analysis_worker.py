@@ -36,7 +36,7 @@ def summarise(flow: Flow) -> Summary:
         dialect=analysis.dialect.value if analysis.dialect is not None else "", model=analysis.model,
         tools=analysis.tools, tool_calls=analysis.tool_calls, errors=analysis.errors, warnings=analysis.warnings,
         parse_error=analysis.parse_error, rules=rules_text([v.rule for v in analysis.violations]),
-        tokens_in=tokens_in, tokens_out=tokens_out,
+        tokens_in=tokens_in, tokens_out=tokens_out, buffered=analysis.buffered,
     )
 
 

@@ -42,6 +42,7 @@ class Store:
         self.session_id: int | None = None
         self._read_lock = threading.Lock()
         self._schema_4: bool | None = None  # whether the flows table has schema 4's columns
+        self._columns: set[str] = set()  # the flows table's columns, once _where has read them
         self._closed = False
         self._writer: Writer | None = None
         if read_only:
@@ -155,7 +156,7 @@ class Store:
         """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a
         filter expression (see inspector.filters; a FilterError if it does not parse)."""
         where, params = self._where(text)
-        columns = rows.LIST_COLUMNS if self._schema_4 else rows.LIST_COLUMNS_BEFORE_4
+        columns = rows.list_columns(self._columns)
         sql = f"SELECT {columns} FROM flows{where} ORDER BY {', '.join(ORDERS[order])} LIMIT ? OFFSET ?"
         with self._read_lock:
             found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
@@ -202,8 +203,8 @@ class Store:
         if self._schema_4 is None:
             # A store opened read-only may predate schema 4 (no rules, no usage columns).
             with self._read_lock:
-                names = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
-            self._schema_4 = "rules" in names
+                self._columns = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
+            self._schema_4 = "rules" in self._columns
         condition, params = filters.compile_filter(text, rules=self._schema_4)
         return (f" WHERE ({condition})" if condition else ""), params
 

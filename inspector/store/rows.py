@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields, replace
 
 import orjson
 
-from ..flow import FIXED_REPLAY_NOTE, Flow, FlowState, Mode
+from ..flow import EDITED_REPLAY_NOTE, FIXED_REPLAY_NOTE, Flow, FlowState, Mode
 from .chunks import pack_chunks, unpack_chunks
 
 
@@ -38,6 +38,8 @@ class FlowRow:
     replay_fixed: bool = False  # a replay sent with the safe repairs applied (R), not as recorded
     tokens_in: int | None = None  # as the response reports them; None when it does not
     tokens_out: int | None = None
+    replay_edited: bool = False  # a replay of a request the user edited (e)
+    buffered: bool = False  # a stream whose events all arrived at once (analysis.buffered_stream)
 
 
 @dataclass(slots=True)
@@ -64,6 +66,7 @@ class Summary:
     rules: str = ""  # the findings' rule ids, as filters.rules_text writes them
     tokens_in: int | None = None
     tokens_out: int | None = None
+    buffered: bool = False
 
 
 # Flow columns are named as the Flow attributes they hold. The request side is complete when the
@@ -81,11 +84,15 @@ SUMMARY_COLUMNS = tuple(f.name for f in fields(Summary))
 SESSION_COLUMNS = tuple(f.name for f in fields(SessionRow))
 # What the list shows as a row's error: the transport error, else the body's parse error.
 _LISTED = {"error": "COALESCE(error, parse_error)",
-           "replay_fixed": f"replay_of IS NOT NULL AND instr(CAST(notes AS TEXT), '{FIXED_REPLAY_NOTE}') > 0"}
-LIST_COLUMNS = ", ".join(_LISTED.get(f.name, f.name) for f in fields(FlowRow))
-# The same from a store opened read-only at schema 3 or older, which has no usage columns.
-LIST_COLUMNS_BEFORE_4 = ", ".join(
-    "NULL" if f.name in ("tokens_in", "tokens_out") else _LISTED.get(f.name, f.name) for f in fields(FlowRow))
+           "replay_fixed": f"replay_of IS NOT NULL AND instr(CAST(notes AS TEXT), '{FIXED_REPLAY_NOTE}') > 0",
+           "replay_edited": f"replay_of IS NOT NULL AND instr(CAST(notes AS TEXT), '{EDITED_REPLAY_NOTE}') > 0"}
+
+
+def list_columns(present: set[str]) -> str:
+    """The SELECT list of a FlowRow from a flows table with the columns `present` (a store opened
+    read-only may predate the summary columns of later schemas: those read as NULL)."""
+    return ", ".join("NULL" if f.name in SUMMARY_COLUMNS and f.name not in present else _LISTED.get(f.name, f.name)
+                     for f in fields(FlowRow))
 
 
 def insert(table: str, columns: tuple[str, ...]) -> str:
@@ -156,14 +163,17 @@ def flow_row(flow: Flow, summary: Summary) -> FlowRow:
         mode=mode_value(flow.mode), error=flow.error or summary.parse_error,
         replay_fixed=flow.replay_of is not None and FIXED_REPLAY_NOTE in flow.notes,
         tokens_in=summary.tokens_in, tokens_out=summary.tokens_out,
+        replay_edited=flow.replay_of is not None and EDITED_REPLAY_NOTE in flow.notes, buffered=summary.buffered,
     )
 
 
 def listed_row(values: tuple) -> FlowRow:
-    """A FlowRow from the values of LIST_COLUMNS."""
+    """A FlowRow from the values of `list_columns()`."""
     row = FlowRow(*values)
     row.streamed = bool(row.streamed)  # SQLite keeps booleans as integers
     row.replay_fixed = bool(row.replay_fixed)
+    row.replay_edited = bool(row.replay_edited)
+    row.buffered = bool(row.buffered)
     return row
 
 

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import platformdirs
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Version 1, as first shipped: a file at any version is brought forward by the steps after it.
 SCHEMA_1 = """
@@ -87,9 +87,13 @@ ALTER TABLE flows ADD COLUMN tokens_in INTEGER;
 ALTER TABLE flows ADD COLUMN tokens_out INTEGER;
 INSERT OR REPLACE INTO meta (key, value) SELECT 'rules_backfill_below', COALESCE(MAX(id), 0) + 1 FROM flows;
 """
-_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4, 1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4,
-               2: SCHEMA_3 + SCHEMA_4, 3: SCHEMA_4}
-READABLE_VERSIONS = (1, 2, 3, 4)  # what a read-only open can list and show without migrating
+# Version 5: whether a stream's events all arrived at once (analysis.buffered_stream), for the list.
+SCHEMA_5 = """
+ALTER TABLE flows ADD COLUMN buffered INTEGER NOT NULL DEFAULT 0;
+"""
+_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5, 1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5,
+               2: SCHEMA_3 + SCHEMA_4 + SCHEMA_5, 3: SCHEMA_4 + SCHEMA_5, 4: SCHEMA_5}
+READABLE_VERSIONS = (1, 2, 3, 4, 5)  # what a read-only open can list and show without migrating
 
 
 class StoreError(Exception):

@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from textual import on, work
-from textual.app import App
+from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 
 from ..child import ForwarderProcess
-from ..filters import HELP as FILTER_HELP
+from ..flow import ReplayKind
 from .bridge import EventBridge
-from .commands import FlowCommands, ListCommands
-from .messages import ExportFailed, ExportFinished, FlowsUpdated, ForwarderStopped, ReplayFailed, ReplayFinished
+from .commands import FlowCommands, ScreenCommands
+from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinished, FlowsUpdated, ForwarderStopped,
+                       ReplayFailed, ReplayFinished)
 from .screens.export_format import ExportFormatScreen
 from .screens.flows import FlowsScreen
-from .screens.help import HelpScreen, binding_rows
+from .screens.help import HelpScreen, help_sections
 from .widgets.connection import ConnectionBar, Listening
+from .widgets.editor import EditorScreen, editable_request, json_problem, request_body
 from .widgets.flow_list import FlowList
 
 if TYPE_CHECKING:
@@ -33,10 +39,11 @@ STORE_WATCH_INTERVAL = 1.0
 class InspectorApp(App[None]):
     TITLE = "toolwire-inspect"
     CSS_PATH = "app.tcss"
-    COMMANDS = App.COMMANDS | {FlowCommands, ListCommands}
+    COMMANDS = App.COMMANDS | {FlowCommands, ScreenCommands}
     BINDINGS = [
+        # Not in the footer: q quits from the list, and 80 columns have no room to say it twice.
         Binding("ctrl+q", "quit", "Quit", id="app.quit", tooltip="Quit (the forwarder stops with the app)",
-                priority=True),
+                priority=True, show=False),
         Binding("question_mark", "help", "Keys", id="app.help", tooltip="Show every key"),
     ]
 
@@ -144,26 +151,16 @@ class InspectorApp(App[None]):
         self.push_screen(FlowScreen(flow_id))
 
     def action_help(self) -> None:
-        from .screens.flow import FlowScreen
-        from .widgets.payload import JsonArea, PayloadView
-
         if isinstance(self.screen, HelpScreen):
             return
-        # Keys Textual itself provides have no Binding of ours to read; they are listed by hand.
-        builtin = [("tab, shift+tab", "Move between panes"), ("ctrl+p", "Command palette (themes, …)")]
-        self.push_screen(HelpScreen([
-            ("Flow list", binding_rows([*FlowsScreen.BINDINGS, *FlowList.BINDINGS])),
-            ("Filter expressions (/ in the list; flows --filter)", FILTER_HELP),
-            ("Flow view", binding_rows(FlowScreen.BINDINGS)),
-            ("Payload pane (tab to it)", binding_rows([*PayloadView.BINDINGS, *JsonArea.BINDINGS])),
-            ("Everywhere", binding_rows(self.BINDINGS) + builtin),
-        ]))
+        self.push_screen(HelpScreen(help_sections(self.screen)))
 
     @work(thread=True, exit_on_error=False, group="replay", description="replay a flow")
-    def replay_flow(self, flow_id: int, fixed: bool = False) -> None:
+    def replay_flow(self, flow_id: int, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> None:
         """Replay goes through our own forwarder so the new flow is recorded like any other.
-        `fixed`: send the request with every safe repair applied instead of as recorded. A
-        forwarder in a child process replays there: it holds the client's credentials."""
+        `kind` FIXED: send the request with every safe repair applied instead of as recorded;
+        EDITED: send `body`, the request as the user edited it. A forwarder in a child process
+        replays there: it holds the client's credentials."""
         from ..replay import ReplayError, replay_stored  # first use only
 
         if self.forwarder is None:
@@ -171,9 +168,9 @@ class InspectorApp(App[None]):
             return
         try:
             if isinstance(self.forwarder, ForwarderProcess):
-                new_id = self.forwarder.replay(flow_id, fixed=fixed)
+                new_id = self.forwarder.replay(flow_id, kind=kind, body=body)
             else:
-                new_id = replay_stored(self.store, self.forwarder, flow_id, fixed=fixed)
+                new_id = replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return
@@ -225,3 +222,103 @@ class InspectorApp(App[None]):
     def export_failed(self, message: ExportFailed) -> None:
         self.notify(f"#{message.flow_id}: {message.reason}", title="Export failed", severity="error",
                     markup=False)
+
+    # -- edit and replay, copy --------------------------------------------------------------
+
+    @work(thread=True, exit_on_error=False, group="edit", description="read a request to edit")
+    def edit_flow(self, flow_id: int, *, external: bool = False) -> None:
+        """`e` (here) or `E` (in $VISUAL / $EDITOR): edit the request, then send it as a replay."""
+        flow = self.store.get(flow_id)
+        if flow is None:
+            self.post_message(ReplayFailed(flow_id, "not in the store"))
+            return
+        text, is_json = editable_request(flow)
+        self.post_message(EditReady(flow_id, text, is_json, external))
+
+    @on(EditReady)
+    def edit_ready(self, message: EditReady) -> None:
+        if message.external:
+            self._edit_externally(message.flow_id, message.text, message.is_json)
+        else:
+            self._edit_here(message.flow_id, message.text, message.is_json)
+
+    def _edit_here(self, flow_id: int, text: str, is_json: bool, *, check: bool = False) -> None:
+        def sent(body: bytes | None) -> None:
+            if body is not None:
+                self.replay_flow(flow_id, ReplayKind.EDITED, body)
+
+        self.push_screen(EditorScreen(flow_id, text, is_json=is_json, check=check), sent)
+
+    def _edit_externally(self, flow_id: int, text: str, is_json: bool) -> None:
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+        if not editor:
+            self.notify("no $VISUAL or $EDITOR set: editing here", title="Edit", markup=False)
+            self._edit_here(flow_id, text, is_json)
+            return
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".json" if is_json else ".txt",
+                                         prefix=f"flow-{flow_id}-", delete=False) as out:
+            out.write(text)
+        path = Path(out.name)
+        try:
+            try:
+                with self.suspend():
+                    code = subprocess.call([*shlex.split(editor), str(path)])
+            except (SuspendNotSupported, OSError) as exc:  # headless runs; an editor that is not installed
+                self.notify(f"cannot run {editor} ({type(exc).__name__}): editing here", title="Edit",
+                            severity="warning", markup=False)
+                self._edit_here(flow_id, text, is_json)
+                return
+            edited = path.read_text(encoding="utf-8", errors="replace")
+        finally:
+            path.unlink(missing_ok=True)
+        if code != 0:
+            self.notify(f"{editor} exited with status {code}: #{flow_id} not sent", title="Edit",
+                        severity="warning", markup=False)
+        elif edited == text:
+            self.notify(f"#{flow_id} unchanged: not sent", title="Edit", markup=False)
+        elif is_json and json_problem(edited) is not None:
+            # Nothing typed is lost: the in-app editor opens on it, saying what is wrong and where.
+            self._edit_here(flow_id, edited, is_json, check=True)
+        else:
+            self.replay_flow(flow_id, ReplayKind.EDITED, edited.encode("utf-8"))
+
+    @work(thread=True, exit_on_error=False, group="copy", description="copy from a flow")
+    def copy_from_flow(self, flow_id: int, what: str, pointer: str | None = None) -> None:
+        """`what`: "curl" (the request as a command), "body" (the client's request body) or
+        "pointer" (`pointer`). Written to a file too: not every terminal passes OSC 52 on."""
+        from ..curl import CurlError, curl_body, curl_command, needs_body_file  # first use only
+
+        flow = self.store.get(flow_id)
+        if flow is None:
+            self.post_message(CopyFailed(flow_id, "not in the store"))
+            return
+        base = self.export_dir / f"flow-{flow_id}"
+        try:
+            if what == "curl":
+                body_file = None
+                if needs_body_file(flow):
+                    body_file = Path(f"{base}.body")
+                    body_file.write_bytes(curl_body(flow))
+                text = curl_command(flow, body_file=None if body_file is None else str(body_file))
+                path, written = Path(f"{base}.curl.sh"), text + "\n"
+            elif what == "body":
+                text = request_body(flow).decode("utf-8", "replace")  # as sent, not re-indented
+                path, written = Path(f"{base}.request-body.txt"), text
+            else:
+                text = pointer or ""
+                path, written = Path(f"{base}.pointer.txt"), text + "\n"
+            path.write_text(written, encoding="utf-8")
+        except (CurlError, OSError) as exc:
+            self.post_message(CopyFailed(flow_id, str(exc)))
+            return
+        self.post_message(Copied(flow_id, what, text, str(path)))
+
+    @on(Copied)
+    def copied(self, message: Copied) -> None:
+        self.copy_to_clipboard(message.text)
+        self.notify(f"#{message.flow_id} {message.what} copied (if the terminal allows OSC 52) and written to "
+                    f"{message.path}", title="Copy", markup=False)
+
+    @on(CopyFailed)
+    def copy_failed(self, message: CopyFailed) -> None:
+        self.notify(f"#{message.flow_id}: {message.reason}", title="Copy failed", severity="error", markup=False)

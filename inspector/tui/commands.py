@@ -1,5 +1,5 @@
 """Command palette (ctrl+p): jump to any flow by id, path, model or dialect; run any action of the
-flow list (read from its bindings, as the help is) and the common filters."""
+screen in use (read from its bindings, as the help is) and the common filters."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from . import format as fmt
@@ -18,8 +17,6 @@ if TYPE_CHECKING:
 
 # The palette lists the newest flows; older ones are one filter (`/`) away.
 RECENT = 200
-# Cursor moves are keys, not commands.
-_NOT_COMMANDS = {"move", "first", "last", "page", "open"}
 # Filters worth one pick: (what the list shows, the expression).
 FILTERS = [
     ("flows that failed (transport error or status ≥ 400)", "~e"),
@@ -60,25 +57,24 @@ class FlowCommands(Provider):
                           help="Open this flow")
 
 
-class ListCommands(Provider):
-    """The flow list's actions and filters, while the list is the screen."""
+class ScreenCommands(Provider):
+    """Every action of the screen the palette was opened on, from the binding table the help and
+    the footer read (so a key and its command can never part), and the list's common filters."""
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
-        from .screens.flows import FlowsScreen  # the screen imports this module's siblings
+        from .screens.flows import FlowsScreen  # the screens import this module's siblings
+        from .screens.help import binding_table, key_names
 
         screen = self.screen
-        if not isinstance(screen, FlowsScreen):
-            return []
-        flows = screen.flow_list
         commands = []
-        for node, bindings in ((screen, screen.BINDINGS), (flows, flows.BINDINGS)):
+        for _, node, bindings in binding_table(screen):
             for binding in bindings:
-                if isinstance(binding, Binding) and binding.action.split("(")[0] not in _NOT_COMMANDS:
-                    commands.append((binding.tooltip or binding.description,
-                                     partial(self.app.call_later, node.run_action, binding.action),
-                                     f"key: {binding.key.split(',')[0]}"))
-        for what, expression in FILTERS:
-            commands.append((f"Filter: {what}", partial(screen.set_filter, expression), expression))
+                commands.append((binding.tooltip or binding.description,
+                                 partial(self.app.call_later, node.run_action, binding.action),
+                                 f"key: {key_names(binding).split(', ')[0]}"))
+        if isinstance(screen, FlowsScreen):
+            for what, expression in FILTERS:
+                commands.append((f"Filter: {what}", partial(screen.set_filter, expression), expression))
         return commands
 
     async def discover(self) -> Hits:

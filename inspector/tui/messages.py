@@ -48,3 +48,29 @@ class ExportFinished(Message):
 class ExportFailed(Message):
     flow_id: int
     reason: str
+
+
+@dataclass
+class EditReady(Message):
+    """A flow's request, ready to edit (read and decoded off the UI thread)."""
+
+    flow_id: int
+    text: str
+    is_json: bool
+    external: bool  # in $VISUAL / $EDITOR rather than the in-app editor
+
+
+@dataclass
+class Copied(Message):
+    """Text to put on the clipboard, already written to `path` for terminals without OSC 52."""
+
+    flow_id: int
+    what: str
+    text: str
+    path: str
+
+
+@dataclass
+class CopyFailed(Message):
+    flow_id: int
+    reason: str

@@ -10,7 +10,7 @@ import httpx
 import orjson
 import pytest
 
-from inspector.flow import FIXED_REPLAY_NOTE, FlowState, Mode
+from inspector.flow import EDITED_REPLAY_NOTE, FIXED_REPLAY_NOTE, FlowState, Mode, ReplayKind
 from inspector.mock import Canned, json_response, sse_response
 from inspector.wire.dialects.openai_chat.mock import chat_stream
 from inspector.proxy import Forwarder, ForwarderError
@@ -224,16 +224,21 @@ def test_replay_marker_is_stripped_and_links_the_flow(rig):
     assert rig.mock.received[0].header(REPLAY_AUTH_HEADER) is None
     assert event.row.replay_of == 41
     assert rig.store.get(event.flow.id).replay_of == 41
-    assert (event.row.replay_fixed, rig.store.get(event.flow.id).notes) == (False, [])
+    assert (event.row.replay_fixed, event.row.replay_edited, rig.store.get(event.flow.id).notes) == (False, False, [])
 
 
-def test_a_fixed_replay_says_so_in_its_notes_and_row(rig):
-    rig.client.post(CHAT, content=BODY, headers=replay_marker(41, fixed=True))
+@pytest.mark.parametrize(("kind", "note", "fixed", "edited"), [
+    (ReplayKind.FIXED, FIXED_REPLAY_NOTE, True, False),
+    (ReplayKind.EDITED, EDITED_REPLAY_NOTE, False, True),
+])
+def test_a_fixed_or_edited_replay_says_so_in_its_notes_and_row(rig, kind, note, fixed, edited):
+    rig.client.post(CHAT, content=BODY, headers=replay_marker(41, kind=kind))
     (event,) = rig.events.completed()
     assert rig.mock.received[0].header(REPLAY_HEADER) is None
-    assert (event.row.replay_of, event.row.replay_fixed) == (41, True)
-    assert rig.store.get(event.flow.id).notes == [FIXED_REPLAY_NOTE]
-    assert [(r.id, r.replay_of, r.replay_fixed) for r in rig.store.rows()] == [(event.flow.id, 41, True)]
+    assert (event.row.replay_of, event.row.replay_fixed, event.row.replay_edited) == (41, fixed, edited)
+    assert rig.store.get(event.flow.id).notes == [note]
+    assert [(r.id, r.replay_of, r.replay_fixed, r.replay_edited) for r in rig.store.rows()] == [
+        (event.flow.id, 41, fixed, edited)]
 
 
 def test_a_forged_fixed_mark_is_ignored(rig):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from inspector.flow import Flow
+import pytest
+
+from inspector.flow import Flow, ReplayKind
 from inspector.proxy import replay_marker
 from inspector.redact import REDACTED
 from inspector.replay import credentials_from_env, replay_request
@@ -46,3 +48,15 @@ def test_replay_request_drops_secrets_after_a_semicolon_and_session_ids():
     target, headers = replay_request(flow, [("Mcp-Session-Id", "session-live-1")])
     assert target == "/mcp?alt=sse"
     assert headers == [("Accept", "application/json"), ("Mcp-Session-Id", "session-live-1"), *replay_marker(2)]
+
+
+@pytest.mark.parametrize(("kind", "encoding"), [
+    (ReplayKind.AS_RECORDED, [("Content-Encoding", "gzip")]),  # the recorded bytes, still gzip
+    (ReplayKind.FIXED, []),  # a new body, written decoded
+    (ReplayKind.EDITED, []),
+])
+def test_a_new_body_goes_without_the_recorded_content_encoding(kind, encoding):
+    flow = Flow(id=3, session_id=1, started_at=0.0, method="POST", path="/v1/messages",
+                request_headers=[("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+    _, headers = replay_request(flow, None, kind=kind)
+    assert headers == [("Content-Type", "application/json"), *encoding, *replay_marker(3, kind=kind)]

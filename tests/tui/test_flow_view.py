@@ -43,8 +43,8 @@ async def test_violations_are_listed_and_marked_on_both_panes(store: Store, ids:
         assert right.border_subtitle == "identical to the original (passthrough)"
         assert left.viewer.document.get_line(8) == '          "type": "OBJECT",'
         title = str(screen.query_one("#flow-title", Static).content)
-        assert title == ("#3 POST /v1/chat/completions  openai-chat  gpt-4o-mini  200  ✖3  latency 342ms  ttfb 310ms"
-                         "  passthrough")
+        assert title == ("#3 POST /v1/chat/completions  openai-chat · passthrough  gpt-4o-mini  200  ✖3  latency 342ms"
+                         "  ttfb 310ms")
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -153,7 +153,7 @@ async def test_a_body_that_is_not_json_is_shown_as_received(store: Store) -> Non
         assert (response.border_subtitle, response.viewer.lines) == ("not JSON: shown as received", ["Bad Request"])
         title = str(screen.query_one("#flow-title", Static).content)
         assert title.startswith(
-            "#1 POST /v1/chat/completions  openai-chat  400  latency …  passthrough  request not valid JSON: ")
+            "#1 POST /v1/chat/completions  openai-chat · passthrough  400  latency …  request not valid JSON: ")
 
 
 async def test_a_flood_of_violations_is_listed_up_to_a_cap_and_marked_in_full(store: Store) -> None:

@@ -19,9 +19,9 @@ from .flows import clean_request
 
 
 class Terminal:
-    def __init__(self, args: list[str], cwd: Path) -> None:
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str] | None = None) -> None:
         self.master, slave = pty.openpty()
-        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36"}
+        env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36", **(env or {})}
         self.process = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env,
                                         close_fds=True)
         os.close(slave)

@@ -25,7 +25,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from ...analysis import session_findings
-from ...flow import Flow, FlowState
+from ...flow import REPLAY_NOTES, Flow, FlowState, ReplayKind
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
@@ -49,6 +49,9 @@ def flow_title(view: FlowView) -> Content:
         (f"{flow.method} {flow.path}", "bold"),
         f"  {analysis.dialect.value if analysis.dialect else 'unknown dialect'}",
     ]
+    # The mode says how to read everything below (translated? repaired?): early, where it is never cut.
+    mode = f"translate {flow.translate.replace(':', ' → ')}" if flow.translate else flow.mode.value
+    parts.append((f" · {mode}", "$text-muted"))
     if analysis.model:
         parts.append(f"  {analysis.model}")
     failed = flow.state is FlowState.ERROR or (flow.status or 0) >= 400
@@ -58,12 +61,13 @@ def flow_title(view: FlowView) -> Content:
         badge_style = "bold $error" if analysis.errors else "$warning"
         parts.append((f"  {fmt.badge(analysis.errors, analysis.warnings)}", badge_style))
     if flow.replay_of is not None:
-        parts.append((f"  replay of #{flow.replay_of}", "bold $secondary"))
+        kind = next((f"{kind.value} " for kind, note in REPLAY_NOTES.items() if note in flow.notes), "")
+        parts.append((f"  {kind}replay of #{flow.replay_of}", "bold $secondary"))
     parts.append(f"  latency {fmt.duration(flow.latency_ms)}")
     if flow.streamed or flow.ttfb_ms is not None:
         parts.append(f"  ttfb {fmt.duration(flow.ttfb_ms)}")
-    mode = f"translate {flow.translate.replace(':', ' → ')}" if flow.translate else flow.mode.value
-    parts.append((f"  {mode}", "$text-muted"))
+    if analysis.buffered:
+        parts.append(("  ⇉ buffered: every event arrived at once", "bold $warning"))
     if analysis.parse_error:
         parts.append((f"  {analysis.parse_error}", "$warning"))
     return Content.assemble(*parts)
@@ -73,14 +77,24 @@ class FlowScreen(Screen[None]):
     # -narrow stacks the panes (app.tcss); 100 columns is where two side-by-side panes of JSON
     # still show a key and its value.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HELP_TITLE = "Flow view"
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="flow.back", tooltip="Back to the flow list"),
         Binding("r", "replay", "Replay", id="flow.replay", tooltip="Send this request upstream again, as recorded"),
         Binding("R", "replay_fixed", "Replay fixed", show=False, id="flow.replay-fixed",
                 tooltip="Send it again with every safe repair applied (F)"),
-        Binding("x", "export", "Export", id="flow.export",
-                tooltip="Export this flow (fixture, pytest, cassette or HAR)"),
-        Binding("s", "chunks", "Chunks", id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
+        # The footer shows what reading a failing turn needs at 80 columns; ? and ctrl+p have the rest.
+        Binding("x", "export", "Export", show=False, id="flow.export", tooltip="Export this flow (fixture, pytest, cassette or HAR)"),
+        Binding("e", "edit", "Edit", id="flow.edit", tooltip="Edit this request here, then send it (marked ↻E#N)"),
+        Binding("E", "edit(True)", "Edit in $EDITOR", show=False, id="flow.edit-external",
+                tooltip="Edit this request in $VISUAL or $EDITOR, then send it"),
+        Binding("y", "copy('curl')", "Copy curl", show=False, id="flow.copy-curl",
+                tooltip="Copy as curl with the key as $…_API_KEY (and to a file)"),
+        Binding("Y", "copy('body')", "Copy body", show=False, id="flow.copy-body",
+                tooltip="Copy the request body (and to a file)"),
+        Binding("P", "copy('pointer')", "Copy pointer", show=False, id="flow.copy-pointer",
+                tooltip="Copy the chosen finding's JSON pointer (and to a file)"),
+        Binding("s", "chunks", "Chunks", show=False, id="flow.chunks", tooltip="Raw stream chunks with arrival times (toggle)"),
         Binding("H", "headers", "Headers", show=False, id="flow.headers",
                 tooltip="Request, upstream and response headers (toggle)"),
         Binding("n", "violation(1)", "Next issue", id="flow.next-violation", tooltip="Go to the next violation"),
@@ -137,7 +151,7 @@ class FlowScreen(Screen[None]):
                 with TabPane("Headers", id="tab-headers"):
                     yield LineViewer(id="headers")
             yield ViolationPanel(id="violations")
-        yield SteadyFooter()
+        yield SteadyFooter(compact=True)  # 80 columns hold every key it shows (tests/tui/test_any_terminal.py)
 
     def on_mount(self) -> None:
         # The violations list starts focused: arrows (and n/N anywhere) walk the findings.
@@ -243,10 +257,19 @@ class FlowScreen(Screen[None]):
         self.inspector.replay_flow(self.flow_id)
 
     def action_replay_fixed(self) -> None:
-        self.inspector.replay_flow(self.flow_id, fixed=True)
+        self.inspector.replay_flow(self.flow_id, ReplayKind.FIXED)
 
     def action_export(self) -> None:
         self.inspector.ask_export(self.flow_id)
+
+    def action_edit(self, external: bool = False) -> None:
+        self.inspector.edit_flow(self.flow_id, external=external)
+
+    def action_copy(self, what: str) -> None:
+        if what == "pointer" and self.chosen is None:
+            self.notify("no finding chosen: pick one in the violations list (n)", severity="warning")
+            return
+        self.inspector.copy_from_flow(self.flow_id, what, self.chosen.violation.pointer if self.chosen else None)
 
     def action_chunks(self) -> None:
         tabs = self.query_one(TabbedContent)

@@ -10,7 +10,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input
 
+from ...filters import HELP as FILTER_HELP
 from ...filters import FilterError, compile_filter
+from ...flow import ReplayKind
 from ..widgets.connection import ConnectionBar
 from ..widgets.footer import SteadyFooter
 from ..widgets.flow_list import ColumnHeader, FlowList
@@ -23,9 +25,13 @@ STORE_CHECK_INTERVAL = 0.5  # seconds between looks at the store's health, for t
 
 
 class FlowsScreen(Screen[None]):
+    HELP_TITLE = "Flow list"
+    HELP_EXTRA = [("Filter expressions (/ in the list; flows --filter)", FILTER_HELP)]
     BINDINGS = [
         Binding("q", "app.quit", "Quit", id="flows.quit", tooltip="Quit (the forwarder stops with the app)"),
-        Binding("slash,f", "filter", "Filter", id="flows.filter",
+        # Priority: run as soon as the app reads the key, so the keys typed right after it go to
+        # the field it focuses, not to the list (see check_action for typing these in the field).
+        Binding("slash,f", "filter", "Filter", id="flows.filter", priority=True,
                 tooltip="Filter the list: ~d ~m ~s ~v ~t ~e ~r #N or text, with & | ! ( ) (see below)"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="flows.clear-filter",
                 tooltip="Drop the filter and show every flow"),
@@ -33,8 +39,15 @@ class FlowsScreen(Screen[None]):
                 tooltip="Send the selected request upstream again, as recorded (marked ↻#N)"),
         Binding("R", "replay_fixed", "Replay fixed", show=False, id="flows.replay-fixed",
                 tooltip="Send the selected request with every safe repair applied (marked ↻F#N)"),
-        Binding("x", "export", "Export", id="flows.export",
-                tooltip="Export the selected flow (fixture, pytest, cassette or HAR)"),
+        Binding("x", "export", "Export", id="flows.export", tooltip="Export the selected flow (fixture, pytest, cassette or HAR)"),
+        Binding("e", "edit", "Edit", id="flows.edit",
+                tooltip="Edit the request here, then send it (marked ↻E#N)"),
+        Binding("E", "edit(True)", "Edit in $EDITOR", show=False, id="flows.edit-external",
+                tooltip="Edit the request in $VISUAL or $EDITOR, then send it"),
+        Binding("y", "copy('curl')", "Copy curl", show=False, id="flows.copy-curl",
+                tooltip="Copy as curl with the key as $…_API_KEY (and to a file)"),
+        Binding("Y", "copy('body')", "Copy body", show=False, id="flows.copy-body",
+                tooltip="Copy the request body (and to a file)"),
         Binding("c", "connection", "Agent settings", show=False, id="flows.connection",
                 tooltip="Show or hide every SDK variable and the store path in the header"),
     ]
@@ -50,7 +63,7 @@ class FlowsScreen(Screen[None]):
         yield FlowList(app.store, clock=app.clock, id="flows")
         yield Input(placeholder="filter: text, ~d DIALECT ~m MODEL ~s 4xx ~v RULE ~t TOOL ~e ~r #N, & | ! ( )",
                     id="filter")
-        yield SteadyFooter()
+        yield SteadyFooter(compact=True)  # 80 columns hold every key it shows (tests/tui/test_any_terminal.py)
 
     @property
     def flow_list(self) -> FlowList:
@@ -80,10 +93,15 @@ class FlowsScreen(Screen[None]):
         if store.session_id is not None:
             self.query_one("#connection", ConnectionBar).usage = store.session_usage(store.session_id)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter":  # `/` and `f` typed in the filter field are text
+            return not isinstance(self.focused, Input)
+        return True
+
     def action_filter(self) -> None:
         field = self.query_one("#filter", Input)
         field.add_class("visible")
-        field.focus()
+        self.set_focus(field)  # now, not on the next loop turn as focus() does
 
     def set_filter(self, expression: str) -> None:
         """Show the filter bar with `expression` in it (the palette's filters)."""
@@ -142,7 +160,7 @@ class FlowsScreen(Screen[None]):
         if row is None:
             self.notify("no flow selected", severity="warning")
             return
-        self.inspector.replay_flow(row.id, fixed=True)
+        self.inspector.replay_flow(row.id, ReplayKind.FIXED)
 
     def action_export(self) -> None:
         row = self.flow_list.current
@@ -150,3 +168,17 @@ class FlowsScreen(Screen[None]):
             self.notify("no flow selected", severity="warning")
             return
         self.inspector.ask_export(row.id)
+
+    def action_edit(self, external: bool = False) -> None:
+        row = self.flow_list.current
+        if row is None:
+            self.notify("no flow selected", severity="warning")
+            return
+        self.inspector.edit_flow(row.id, external=external)
+
+    def action_copy(self, what: str) -> None:
+        row = self.flow_list.current
+        if row is None:
+            self.notify("no flow selected", severity="warning")
+            return
+        self.inspector.copy_from_flow(row.id, what)

@@ -1,4 +1,6 @@
-"""`?`: every key, read from the bindings themselves so the help can never drift from them."""
+"""`?`: every key of the screen in use, read from the bindings themselves so the help can never
+drift from them. `binding_table` is the one table: the help, the command palette and the footers
+all read it."""
 
 from __future__ import annotations
 
@@ -6,11 +8,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
+from textual.dom import DOMNode
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+# Keys Textual itself provides have no Binding of ours to read; they are listed by hand. In the
+# request editor (a modal screen) tab indents.
+PANE_KEYS = ("tab, shift+tab", "Move between panes")
+PALETTE_KEY = ("ctrl+p", "Command palette (every action, themes)")
+EVERYWHERE = "Everywhere"
 
-def _key_names(binding: Binding) -> str:
+
+def key_names(binding: Binding) -> str:
     names = {"slash": "/", "question_mark": "?", "escape": "esc", "pagedown": "pgdn", "pageup": "pgup"}
     return ", ".join(binding.key_display or names.get(k.strip(), k.strip()) for k in binding.key.split(","))
 
@@ -19,8 +28,45 @@ def binding_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
     rows = []
     for binding in bindings:
         if isinstance(binding, Binding):
-            rows.append((_key_names(binding), binding.tooltip or binding.description))
+            rows.append((key_names(binding), binding.tooltip or binding.description))
     return rows
+
+
+def _own_bindings(node: DOMNode) -> list[Binding]:
+    return [b for b in type(node).__dict__.get("BINDINGS", ()) if isinstance(b, Binding)]
+
+
+def binding_table(screen: Screen) -> list[tuple[str, DOMNode, list[Binding]]]:
+    """(section title, the node whose actions they are, its bindings) for every key of `screen`:
+    the screen's own with those of its widgets that have no HELP_SECTION, each widget class with
+    one, then the app's that work there. Only this app's widgets: Textual's own (inputs, lists)
+    document themselves."""
+    title = getattr(screen, "HELP_TITLE", type(screen).__name__)
+    table: list[tuple[str, DOMNode, list[Binding]]] = [(title, screen, _own_bindings(screen))]
+    seen: set[type] = set()
+    for node in screen.walk_children():
+        kind = type(node)
+        if kind in seen or not kind.__module__.startswith(__package__.rsplit(".", 1)[0]):
+            continue
+        seen.add(kind)
+        bindings = _own_bindings(node)
+        if bindings:
+            table.append((getattr(kind, "HELP_SECTION", title), node, bindings))
+    # Over a modal screen only the app's priority keys still work.
+    app_bindings = [b for b in _own_bindings(screen.app) if b.priority or not screen.is_modal]
+    table.append((EVERYWHERE, screen.app, app_bindings))
+    return table
+
+
+def help_sections(screen: Screen) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The help of `screen`: its binding table, sections of one title merged, with the screen's
+    HELP_EXTRA (e.g. the filter expressions) after its own keys and the built-in keys last."""
+    sections: dict[str, list[tuple[str, str]]] = {}
+    for title, _, bindings in binding_table(screen):
+        sections.setdefault(title, []).extend(binding_rows(bindings))
+    sections[EVERYWHERE] += [PALETTE_KEY] if screen.is_modal else [PANE_KEYS, PALETTE_KEY]
+    ordered = list(sections.items())
+    return ordered[:1] + list(getattr(screen, "HELP_EXTRA", [])) + ordered[1:]
 
 
 class HelpScreen(ModalScreen[None]):

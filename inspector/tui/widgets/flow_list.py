@@ -105,10 +105,13 @@ class RowSource(Protocol):
 
 
 def replay_mark(row: FlowRow) -> str:
-    """`↻#3` a replay of flow 3 as recorded (r), `↻F#3` one sent with the safe repairs (R)."""
+    """`↻#3` a replay of flow 3 as recorded (r), `↻F#3` one sent with the safe repairs (R), `↻E#3`
+    one the user edited (e); `⇉` a stream whose events all arrived at once (buffered on the way)."""
+    buffered = "⇉ " if row.buffered else ""
     if row.replay_of is None:
-        return ""
-    return f"↻{'F' if row.replay_fixed else ''}#{row.replay_of} "
+        return buffered
+    kind = "F" if row.replay_fixed else "E" if row.replay_edited else ""
+    return f"{buffered}↻{kind}#{row.replay_of} "
 
 
 def row_cells(row: FlowRow, now: float) -> list[str]:

@@ -45,6 +45,7 @@ class LineViewer(ScrollView, can_focus=True):
     LineViewer > .line-viewer--repair { background: $success 20%; }
     LineViewer > .line-viewer--cursor { background: $accent 40%; text-style: bold; }
     """
+    HELP_SECTION = "Text pane: chunks, headers, repairs, big payloads (tab to it)"
     BINDINGS = [
         Binding("j,down", "move(1)", "Down", show=False, id="viewer.down", tooltip="Next line"),
         Binding("k,up", "move(-1)", "Up", show=False, id="viewer.up", tooltip="Previous line"),

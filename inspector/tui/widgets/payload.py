@@ -45,6 +45,7 @@ class JsonArea(TextArea):
     JsonArea > .json-area--focus { background: $primary 70%; text-style: bold; }
     """
 
+    HELP_SECTION = "Payload pane (tab to it)"
     BINDINGS = [Binding("w", "wrap", "Wrap", id="viewer.wrap", tooltip="Wrap long lines (toggle)")]
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -129,8 +130,11 @@ class PayloadView(Vertical):
     PayloadView > JsonArea, PayloadView > LineViewer { height: 1fr; border: none; }
     PayloadView > #search { height: 1; border: none; padding: 0 1; background: $boost; }
     """
+    HELP_SECTION = "Payload pane (tab to it)"
     BINDINGS = [
-        Binding("slash", "search", "Search", id="payload.search", tooltip="Search this payload"),
+        # Priority: the app runs it as soon as it reads the key, before it hands the keys typed
+        # after it to the focused widget, so a burst (`/term` typed fast or pasted) lands in the box.
+        Binding("slash", "search", "Search", id="payload.search", tooltip="Search this payload", priority=True),
         Binding("n", "search_step(1)", "Next match", show=False, id="payload.next-match",
                 tooltip="Next match of the search"),
         Binding("N", "search_step(-1)", "Prev match", show=False, id="payload.previous-match",
@@ -207,6 +211,8 @@ class PayloadView(Vertical):
         # Outside a search, n/N and esc belong to the screen (next violation, back).
         if action in ("search_step", "end_search"):
             return self.searching
+        if action == "search":  # a `/` typed in the box is part of the term
+            return not self.query_one("#search", Input).has_focus
         return True
 
     @on(Input.Changed, "#search")

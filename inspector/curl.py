@@ -1,0 +1,114 @@
+"""A recorded request as a `curl` command that sends it again, straight to the upstream it went to.
+
+The command never holds a key: the store has none (its secret headers and query values read
+`[redacted]`), and the command names each one by the variable a shell fills in, `$OPENAI_API_KEY`,
+`$ANTHROPIC_API_KEY` or `$GEMINI_API_KEY` by the upstream's dialect. It sends what went upstream
+(the translation or repair, not the client's original, in those modes) with its content-encoding
+undone, so the command is text a user can read and edit."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from urllib.parse import quote, urlsplit
+
+from .analysis import BodyTooLarge, decode_body
+from .flow import Flow
+from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
+from .replay import NOT_REPLAYED, key_variables
+from .wire.dialect import from_path
+
+# Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); a body past half of that goes in a file.
+INLINE_LIMIT = 64 * 1024
+# Headers that describe the bytes as recorded, not the decoded body the command sends.
+_NOT_SENT = NOT_REPLAYED | {"content-encoding", "accept-encoding"}
+_SHELL_SPECIAL = re.compile(r'([\\"$`])')
+
+
+class CurlError(ValueError):
+    """The flow cannot be written as a command (it never went upstream)."""
+
+
+def curl_body(flow: Flow) -> bytes:
+    """The body the command sends: what went upstream, content-encoding undone."""
+    body = flow.request_body if flow.upstream_request_body is None else flow.upstream_request_body
+    headers = flow.upstream_request_headers or flow.request_headers
+    try:
+        return decode_body(body, headers)
+    except BodyTooLarge:
+        return body
+
+
+def needs_body_file(flow: Flow) -> bool:
+    """Whether the body is too big, or not text, to stand in the command itself."""
+    body = curl_body(flow)
+    if len(body) > INLINE_LIMIT:
+        return True
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def curl_command(flow: Flow, *, body_file: str | None = None) -> str:
+    """The command, one option a line. `body_file`: the body is read from that file (`curl_body`
+    written there) instead of standing in the command; needed when `needs_body_file`."""
+    if not flow.upstream_url:
+        raise CurlError(f"flow #{flow.id} never went upstream: there is no request to copy")
+    url = urlsplit(flow.upstream_url)
+    variable = _key_variable(url.path)
+    lines = [f"curl {_url(flow.upstream_url, variable)}"]
+    if flow.method.upper() != "POST":
+        lines.append(f"-X {shlex.quote(flow.method.upper())}")
+    if flow.streamed:
+        lines.append("--no-buffer")  # show the events as they come, as the client saw them
+    for name, value in flow.upstream_request_headers or flow.request_headers:
+        lower = name.lower()
+        if lower in _NOT_SENT or lower.startswith("x-toolwire-"):
+            continue
+        if lower in SECRET_HEADERS and value == REDACTED:
+            secret = variable if lower in _KEY_HEADERS else re.sub(r"\W", "_", name).upper()
+            lines.append("-H " + _double_quoted(f"{name}: {_KEY_HEADERS.get(lower, '')}", secret))
+        else:
+            lines.append(f"-H {shlex.quote(f'{name}: {value}')}")
+    body = curl_body(flow)
+    if body_file is not None:
+        lines.append(f"--data-binary @{shlex.quote(body_file)}")
+    elif body:
+        lines.append(f"--data-binary {shlex.quote(body.decode('utf-8'))}")
+    return " \\\n  ".join(lines)
+
+
+# The headers that carry an API key, and what comes before the key in them.
+_KEY_HEADERS = {"authorization": "Bearer ", "x-api-key": "", "x-goog-api-key": "", "api-key": ""}
+
+
+def _key_variable(path: str) -> str:
+    names = key_variables(from_path(path))
+    return names[0] if names else "API_KEY"
+
+
+def _escaped(text: str) -> str:
+    """`text` as it must stand inside double quotes to reach the command unchanged."""
+    return _SHELL_SPECIAL.sub(r"\\\1", text)
+
+
+def _double_quoted(literal: str, variable: str) -> str:
+    """`literal` then the variable's value, as one double-quoted shell word."""
+    return f'"{_escaped(literal)}${{{variable}}}"'
+
+
+def _url(url: str, variable: str) -> str:
+    base, _, query = url.partition("?")
+    pairs = query_pairs(query)
+    if not any(k.lower() in SECRET_QUERY_KEYS and v == REDACTED for k, v in pairs):
+        return shlex.quote(url)
+    # `?key=[redacted]`: the key goes back in from the variable, the rest as recorded.
+    parts = []
+    for name, value in pairs:
+        if name.lower() in SECRET_QUERY_KEYS and value == REDACTED:
+            parts.append(f"{quote(name)}=${{{variable}}}")
+        else:
+            parts.append(_escaped(f"{quote(name)}={quote(value, safe=':/,')}"))
+    return f'"{_escaped(base)}?{"&".join(parts)}"'
