@@ -27,14 +27,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_argument(parser)
     parser.add_argument("--new-session", action="store_true",
                         help="record in a session of its own even when a recording session is running")
-    parser.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
+    # Not `command`: that is the subcommand's own name in the parsed arguments.
+    parser.add_argument("server_command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS...")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..proxy.stdio import Recorder, StdioRelay, credential_values, endpoint
 
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
     if not command:
         raise CommandError("mcp-stdio needs the server's command after --, e.g. "
                            "toolwire-inspect mcp-stdio -- npx -y @modelcontextprotocol/server-everything")

@@ -8,7 +8,8 @@ import pytest
 
 from inspector.analysis import BUFFER_GAP, buffered_stream
 from inspector.flow import Chunk, Flow
-from inspector.mock import Canned, chat_stream, sse_response
+from inspector.mock import Canned, sse_response
+from inspector.wire.dialects.openai_chat.mock import chat_stream
 from inspector.wire.dialect import Dialect
 
 CHAT = "/v1/chat/completions"

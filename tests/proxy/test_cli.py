@@ -249,6 +249,7 @@ def test_record_names_every_client_setting_for_an_upstream_of_no_known_provider(
         "  GOOGLE_GEMINI_BASE_URL=URL  google-genai SDK, Google ADK",
         "  GEMINI_API_BASE=URL/v1beta  LiteLLM gemini/ models",
         "  MCP URL/mcp                 MCP clients over streamable HTTP (the server's own path, /mcp here)",
+        "or, for a client that takes no base URL: HTTPS_PROXY=URL and trust the CA `toolwire-inspect ca` prints",
     ]
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from inspector.curl import INLINE_LIMIT, CurlError, curl_body, curl_command, needs_body_file
 from inspector.flow import Flow
-from inspector.mock import chat_stream, sse_response
+from inspector.mock import sse_response
+from inspector.wire.dialects.openai_chat.mock import chat_stream
 
 pytestmark = pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 

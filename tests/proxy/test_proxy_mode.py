@@ -234,10 +234,12 @@ def test_record_serves_proxy_mode_with_its_options(tls_mock, upstream_tls, tmp_p
          "--upstream-ca", str(upstream_tls / "ca.pem")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        lines = [proc.stderr.readline() for _ in range(3)]
-        proxy = lines[2].split("HTTPS_PROXY=")[1].split()[0]
-        assert lines[2] == (f"or, for a client that takes no base URL: HTTPS_PROXY={proxy} and trust the CA "
-                            "`toolwire-inspect ca` prints\n")
+        line = proc.stderr.readline()
+        while line and not line.startswith("or, for a client that takes no base URL"):
+            line = proc.stderr.readline()  # the base-URL settings come first
+        proxy = line.split("HTTPS_PROXY=")[1].split()[0]
+        assert line == (f"or, for a client that takes no base URL: HTTPS_PROXY={proxy} and trust the CA "
+                        "`toolwire-inspect ca` prints\n")
         with httpx.Client(proxy=proxy, verify=ssl.create_default_context(
                 cafile=str(LocalCA(tmp_path / "toolwire-inspect" / "ca").cert_path)), timeout=10) as client:
             assert client.post(f"https://api.openai.com{CHAT}", content=BODY).status_code == 200

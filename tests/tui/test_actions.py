@@ -17,7 +17,8 @@ from textual.widgets import Static, TextArea
 
 from inspector.curl import curl_command
 from inspector.flow import EDITED_REPLAY_NOTE
-from inspector.mock import MockUpstream, chat_stream, sse_response
+from inspector.mock import MockUpstream, sse_response
+from inspector.wire.dialects.openai_chat.mock import chat_stream
 from inspector.proxy import Forwarder
 from inspector.store import Store
 from inspector.tui.bridge import EventBridge

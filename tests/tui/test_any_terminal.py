@@ -11,7 +11,7 @@ from textual.widgets import Footer, Input, Static
 from textual.widgets._footer import FooterKey
 
 from inspector.flow import EDITED_REPLAY_NOTE
-from inspector.mock import chat_stream
+from inspector.wire.dialects.openai_chat.mock import chat_stream
 from inspector.store import Store
 from inspector.tui.widgets.flow_list import FlowList
 from inspector.tui.widgets.payload import JsonArea, PayloadView
