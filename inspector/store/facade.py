@@ -42,6 +42,7 @@ class Store:
         self.session_id: int | None = None
         self._read_lock = threading.Lock()
         self._schema_4: bool | None = None  # whether the flows table has schema 4's columns
+        self._schema_5 = True  # whether it has schema 5's route column (learnt with _schema_4)
         self._closed = False
         self._writer: Writer | None = None
         if read_only:
@@ -147,14 +148,16 @@ class Store:
     # -- reading -----------------------------------------------------------------------------
 
     def get(self, flow_id: int) -> Flow | None:
+        self._where("")  # learns which columns the file has
         with self._read_lock:
-            return rows.load(self._read, flow_id)
+            return rows.load(self._read, flow_id, route=self._schema_5)
 
     def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0, order: str = "time") -> list[FlowRow]:
         """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a
         filter expression (see inspector.filters; a FilterError if it does not parse)."""
         where, params = self._where(text)
-        columns = rows.LIST_COLUMNS if self._schema_4 else rows.LIST_COLUMNS_BEFORE_4
+        columns = (rows.LIST_COLUMNS if self._schema_5 else rows.LIST_COLUMNS_BEFORE_5 if self._schema_4
+                   else rows.LIST_COLUMNS_BEFORE_4)
         sql = f"SELECT {columns} FROM flows{where} ORDER BY {', '.join(ORDERS[order])} LIMIT ? OFFSET ?"
         with self._read_lock:
             found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
@@ -192,7 +195,8 @@ class Store:
             with self._read_lock:
                 names = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
             self._schema_4 = "rules" in names
-        condition, params = filters.compile_filter(text, rules=self._schema_4)
+            self._schema_5 = "route" in names
+        condition, params = filters.compile_filter(text, rules=self._schema_4, route=self._schema_5)
         return (f" WHERE ({condition})" if condition else ""), params
 
     def session_usage(self, session_id: int) -> tuple[int | None, int | None]:

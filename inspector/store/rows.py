@@ -38,6 +38,7 @@ class FlowRow:
     replay_fixed: bool = False  # a replay sent with the safe repairs applied (R), not as recorded
     tokens_in: int | None = None  # as the response reports them; None when it does not
     tokens_out: int | None = None
+    route: str = ""  # "" for the unnamed route (--upstream) and in stores from before schema 5
 
 
 @dataclass(slots=True)
@@ -70,7 +71,7 @@ class Summary:
 # request arrives; the response side is written when the response ends.
 REQUEST_COLUMNS = (
     "id", "session_id", "started_at", "method", "path", "query", "request_headers", "request_body", "mode",
-    "translate", "upstream_url", "upstream_request_headers", "upstream_request_body",
+    "translate", "upstream_url", "upstream_request_headers", "upstream_request_body", "route",
 )
 RESPONSE_COLUMNS = (
     "status", "response_headers", "upstream_response_body", "response_body", "streamed", "chunks", "ttfb_ms",
@@ -83,9 +84,12 @@ SESSION_COLUMNS = tuple(f.name for f in fields(SessionRow))
 _LISTED = {"error": "COALESCE(error, parse_error)",
            "replay_fixed": f"replay_of IS NOT NULL AND instr(CAST(notes AS TEXT), '{FIXED_REPLAY_NOTE}') > 0"}
 LIST_COLUMNS = ", ".join(_LISTED.get(f.name, f.name) for f in fields(FlowRow))
-# The same from a store opened read-only at schema 3 or older, which has no usage columns.
+# The same from a store opened read-only at schema 4, which has no route column, and at schema 3 or
+# older, which has no usage columns either.
+LIST_COLUMNS_BEFORE_5 = ", ".join("''" if f.name == "route" else _LISTED.get(f.name, f.name) for f in fields(FlowRow))
 LIST_COLUMNS_BEFORE_4 = ", ".join(
-    "NULL" if f.name in ("tokens_in", "tokens_out") else _LISTED.get(f.name, f.name) for f in fields(FlowRow))
+    "NULL" if f.name in ("tokens_in", "tokens_out") else "''" if f.name == "route" else _LISTED.get(f.name, f.name)
+    for f in fields(FlowRow))
 
 
 def insert(table: str, columns: tuple[str, ...]) -> str:
@@ -155,7 +159,7 @@ def flow_row(flow: Flow, summary: Summary) -> FlowRow:
         errors=summary.errors, warnings=summary.warnings, replay_of=flow.replay_of, streamed=flow.streamed,
         mode=mode_value(flow.mode), error=flow.error or summary.parse_error,
         replay_fixed=flow.replay_of is not None and FIXED_REPLAY_NOTE in flow.notes,
-        tokens_in=summary.tokens_in, tokens_out=summary.tokens_out,
+        tokens_in=summary.tokens_in, tokens_out=summary.tokens_out, route=flow.route,
     )
 
 
@@ -167,8 +171,11 @@ def listed_row(values: tuple) -> FlowRow:
     return row
 
 
-def load(conn: sqlite3.Connection, flow_id: int) -> Flow | None:
-    found = conn.execute(f"SELECT {', '.join(FLOW_COLUMNS)} FROM flows WHERE id = ?", (flow_id,)).fetchone()
+def load(conn: sqlite3.Connection, flow_id: int, *, route: bool = True) -> Flow | None:
+    """`route`: whether the table has schema 5's route column (a store read-only at schema 4 or
+    older has none: its flows came through the unnamed route)."""
+    selected = FLOW_COLUMNS if route else tuple("''" if name == "route" else name for name in FLOW_COLUMNS)
+    found = conn.execute(f"SELECT {', '.join(selected)} FROM flows WHERE id = ?", (flow_id,)).fetchone()
     if found is None:
         return None
     values = {name: _FROM_SQL.get(name, _same)(value) for name, value in zip(FLOW_COLUMNS, found)}

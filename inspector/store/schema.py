@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import platformdirs
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Version 1, as first shipped: a file at any version is brought forward by the steps after it.
 SCHEMA_1 = """
@@ -85,9 +85,14 @@ ALTER TABLE flows ADD COLUMN rules TEXT NOT NULL DEFAULT '';
 ALTER TABLE flows ADD COLUMN tokens_in INTEGER;
 ALTER TABLE flows ADD COLUMN tokens_out INTEGER;
 """
-_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4, 1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4,
-               2: SCHEMA_3 + SCHEMA_4, 3: SCHEMA_4}
-READABLE_VERSIONS = (1, 2, 3, 4)  # what a read-only open can list and show without migrating
+# Version 5: the route each flow came through (proxy/routes.py), for `~R NAME` and the list; flows
+# recorded before it came through the one unnamed route ("").
+SCHEMA_5 = """
+ALTER TABLE flows ADD COLUMN route TEXT NOT NULL DEFAULT '';
+"""
+_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5, 1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5,
+               2: SCHEMA_3 + SCHEMA_4 + SCHEMA_5, 3: SCHEMA_4 + SCHEMA_5, 4: SCHEMA_5}
+READABLE_VERSIONS = (1, 2, 3, 4, 5)  # what a read-only open can list and show without migrating
 
 
 class StoreError(Exception):
