@@ -1,13 +1,16 @@
 """The default command: the forwarder and the TUI in one process (`toolwire-inspect --upstream URL`).
 
-Without `--upstream` nothing is forwarded: the TUI browses the flows already in the store."""
+Without `--upstream` it serves the routes of `--route` or the config file, else the default routes
+(proxy/routes.py); if the defaults cannot listen (another instance has the port), the TUI browses
+the flows already in the store."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .common import add_access_arguments, add_mode_arguments, add_store_argument, open_store, port
+from .common import (add_access_arguments, add_mode_arguments, add_route_arguments, add_store_argument, open_forwarder,
+                     open_store, port)
 
 DEFAULT_PORT = 8787
 
@@ -23,11 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_access_arguments(parser)
     add_store_argument(parser)
     add_mode_arguments(parser)
+    add_route_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     # Textual and the forwarder load only when the TUI actually starts, not for `--help`.
-    from ..proxy.forwarder import Forwarder, ForwarderError
+    from ..proxy.forwarder import ForwarderError
+    from ..proxy.routes import Router
+    from ..proxy.server import ListenError
     from ..store import StoreError
     from ..tui.app import InspectorApp
     from ..tui.bridge import EventBridge
@@ -36,15 +42,17 @@ def run(args: argparse.Namespace) -> int:
     bridge = EventBridge()
     forwarder = None
     try:
-        if args.upstream:
-            try:
-                forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port,
-                                      on_event=bridge, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
-                                      allow_origins=args.allow_origin, translate=args.translate, repair=args.repair)
-                forwarder.start()
-            except (ForwarderError, StoreError) as exc:
+        try:
+            forwarder = open_forwarder(args, store, bridge)
+            forwarder.start()
+        except (ForwarderError, StoreError) as exc:
+            if not (isinstance(exc.__cause__, ListenError) and isinstance(forwarder, Router)
+                    and forwarder.source == "defaults"):
                 print(f"toolwire-inspect: {exc}", file=sys.stderr)
                 return 2
+            # Nobody asked for these routes: browsing the store is still worth it.
+            print(f"toolwire-inspect: not forwarding: {exc}", file=sys.stderr)
+            forwarder = None
         app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)
         app.run()
         return app.return_code or 0

@@ -102,6 +102,8 @@ class Forwarder:
         timeout: float = DEFAULT_TIMEOUT,
         max_body: int = DEFAULT_MAX_BODY,
         limits: ClientLimits = ClientLimits(),
+        route: str | None = None,
+        access: AccessPolicy | None = None,
     ) -> None:
         shown = redact_url(upstream)
         try:
@@ -133,7 +135,10 @@ class Forwarder:
         self._upstream_auth = [] if auth is None else [("Authorization", auth)]
         self._upstream_secrets = secret_values(self._upstream_auth, url=self.upstream)
         self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
-        self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+        # Routes of one launch share one policy (see routes.Router), so one count says what it refused.
+        self.access = access or AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+        self.route = route  # None: the unnamed route, at `/` of its own port
+        self.mount = ""  # the path prefix a Router serves this route under ("/r/NAME"), "" on a port of its own
         self.store = store
         self.host = host
         self.on_event = on_event
@@ -171,8 +176,9 @@ class Forwarder:
 
     @property
     def client_url(self) -> str:
-        """The base URL to give clients: with the access token in its path when one is needed."""
-        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "")
+        """The base URL to give clients: with the access token in its path when one is needed, and
+        the route's prefix when it shares a port with other routes."""
+        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "") + self.mount
 
     def start(self) -> None:
         # Other threads of this process (the store writer, a UI rendering a big payload) hold the
@@ -188,6 +194,12 @@ class Forwarder:
             self.store.new_session(self.upstream_shown, self.base_url, self.mode.value)
 
     def stop(self) -> None:
+        self.cut_in_flight()
+        self._server.stop()
+
+    def cut_in_flight(self) -> None:
+        """End the requests in flight, each recorded as cut by the stop (a Router calls it for each
+        route before stopping the server they share)."""
         loop = self._server.loop
         if loop is not None and not loop.is_closed():
             # Cut the flows still in flight ourselves, so each is recorded as cut by the stop,
@@ -196,7 +208,6 @@ class Forwarder:
                 asyncio.run_coroutine_threadsafe(self._cut_active(), loop).result(timeout=10)
             except RuntimeError:
                 pass  # the loop stopped meanwhile: nothing is in flight any more
-        self._server.stop()
 
     async def _cut_active(self) -> None:
         tasks = list(self._active)
@@ -257,19 +268,6 @@ class Forwarder:
     async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             return
-        task = asyncio.current_task()
-        assert task is not None
-        self._active.add(task)
-        try:
-            await self._forward(scope, receive, send)
-        except asyncio.CancelledError:
-            # Only stop() cancels a request; its flow is recorded already. Ending the app
-            # quietly (no traceback in the log) makes uvicorn drop the connection.
-            raise _AbortResponse() from None
-        finally:
-            self._active.discard(task)
-
-    async def _forward(self, scope: dict, receive: Callable, send: Callable) -> None:
         t0 = time.perf_counter()
         started_at = time.time()
         raw_path, _, raw_query = request_target(scope).partition(b"?")
@@ -277,19 +275,59 @@ class Forwarder:
         if refused is not None:
             await refused.send(send)
             return
-        flow_id = self.store.next_flow_id()
+        await self.handle(scope, receive, send, raw_path, raw_query, t0, started_at)
+
+    async def handle(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
+                     t0: float, started_at: float) -> None:
+        """Relay and record one admitted request; `raw_path` is below this route's prefix (a
+        Router takes the prefix off). Called on the loop of the server that admitted it."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._active.add(task)
+        try:
+            await self._forward(scope, receive, send, raw_path, raw_query, t0, started_at)
+        except asyncio.CancelledError:
+            # Only stop() cancels a request; its flow is recorded already. Ending the app
+            # quietly (no traceback in the log) makes uvicorn drop the connection.
+            raise _AbortResponse() from None
+        finally:
+            self._active.discard(task)
+
+    def _begin(self, scope: dict, raw_path: bytes, raw_query: bytes, t0: float,
+               started_at: float) -> tuple[Flow, list[tuple[str, str]], _Recorder]:
+        """The flow of an admitted request, its headers, and the recorder that will submit it."""
         path = raw_path.decode("latin-1")
         query = raw_query.decode("latin-1")
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         flow = Flow(
-            id=flow_id, session_id=self.store.session_id or 0, started_at=started_at, method=scope["method"],
-            path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=self.mode,
-            translate=self.translate,
+            id=self.store.next_flow_id(), session_id=self.store.session_id or 0, started_at=started_at,
+            method=scope["method"], path=path, query=redact_query(query), request_headers=redact_headers(headers),
+            mode=self.mode, translate=self.translate, route=self.route or "",
         )
         # Before any submit: every path below records the flow, and the store scrubs its secrets.
         self._keep_credentials(flow, headers, query)
-        recorder = _Recorder(self, flow, t0, is_server_push(
+        return flow, headers, _Recorder(self, flow, t0, is_server_push(
             flow.method, path, next((v for k, v in headers if k.lower() == "accept"), "")))
+
+    async def refuse(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
+                     t0: float, started_at: float, status: int, kind: str, message: str) -> None:
+        """Record an admitted request that goes to no upstream (a Router's unknown route) and answer
+        it with `status`: the flow keeps the whole path the client sent and names no route."""
+        flow, _, recorder = self._begin(scope, raw_path, raw_query, t0, started_at)
+        flow.route = ""
+        flow.mode, flow.translate = Mode.PASSTHROUGH, None
+        body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
+        flow.request_body = body
+        recorder.submit_started()
+        if refusal is not None and refusal[0] is None:  # nobody is left to answer
+            recorder.finish(FlowState.ERROR, refusal[1])
+            return
+        await recorder.fail_before_response(send, status, kind, message, close=refusal is not None)
+
+    async def _forward(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
+                       t0: float, started_at: float) -> None:
+        flow, headers, recorder = self._begin(scope, raw_path, raw_query, t0, started_at)
+        path, query = flow.path, raw_query.decode("latin-1")
 
         body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
         if refusal is not None:

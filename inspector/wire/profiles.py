@@ -134,6 +134,14 @@ _OFFICIAL_HOSTS = {Dialect.OPENAI_CHAT: _OPENAI_HOST, Dialect.OPENAI_RESPONSES: 
                    Dialect.ANTHROPIC: re.compile(r"api\.anthropic\.com"),
                    Dialect.GEMINI: re.compile(r"generativelanguage\.googleapis\.com")}
 
+
+
+def official_dialects(url: str) -> tuple[Dialect, ...]:
+    """The dialects a provider's own host at `url` speaks (none for any other host)."""
+    host = (urlsplit(url).hostname or "").lower()
+    return tuple(dialect for dialect, pattern in _OFFICIAL_HOSTS.items() if pattern.fullmatch(host))
+
+
 # Upstream hosts whose limits differ from the dialect's default.
 _HOSTS = [
     (re.compile(r"(.+\.)?openrouter\.ai"), "openrouter"),

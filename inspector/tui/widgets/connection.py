@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from ...base_urls import agent_settings
 from .. import format as fmt
 
 if TYPE_CHECKING:
@@ -28,23 +29,6 @@ class Listening:
     mode: str  # "passthrough" or "translate SRC → DST"
     access: AccessPolicy | None = None  # its refusal count is shown once there is one
     accepts: str | None = None  # translate mode: the one dialect clients may speak (None: any)
-
-
-# Each setting, and the dialects whose clients read it.
-_SETTINGS = [
-    ("OPENAI_BASE_URL=", "/v1", ("openai-chat", "openai-responses")),
-    ("ANTHROPIC_BASE_URL=", "", ("anthropic",)),
-    ("GOOGLE_GEMINI_BASE_URL=", "", ("gemini",)),
-    ("MCP ", "/mcp", ("mcp",)),
-]
-
-
-def agent_settings(base_url: str, accepts: str | None = None) -> list[tuple[str, str]]:
-    """What to give the agent: the environment each official SDK reads (`NAME=`), and the URL an
-    MCP client connects to (the forwarder keeps paths unchanged, so the server's own path). A
-    translate session accepts one dialect: only its setting is given."""
-    return [(label, f"{base_url}{suffix}") for label, suffix, dialects in _SETTINGS
-            if accepts is None or accepts in dialects]
 
 
 class ConnectionBar(Widget):
