@@ -16,6 +16,7 @@ import httpx
 import openai
 import pytest
 
+from inspector.cli import main
 from inspector.flow import FlowState, Mode
 from inspector.mock import MockUpstream
 from inspector.proxy.routes import DEFAULT_ROUTES, Route, RouteError, RouteTable, open_forwarder, resolve
@@ -200,3 +201,66 @@ def test_record_names_each_route_with_its_base_url_and_sdk_settings(tmp_path):
             proc.send_signal(signal.SIGTERM)
             proc.communicate(timeout=30)
     assert proc.returncode == 0
+
+
+CONFIG = """
+[routes.oa]
+url = "http://127.0.0.1:9/openai"
+mode = "repair"
+[routes.tools]
+url = "http://127.0.0.1:9"
+port = 8790
+"""
+
+
+def test_config_in_the_working_directory_and_flags_over_it(tmp_path):
+    (tmp_path / "toolwire-inspect.toml").write_text(CONFIG)
+    table = resolve(cwd=tmp_path)
+    assert table == RouteTable((Route("oa", "http://127.0.0.1:9/openai", repair=True),
+                                Route("tools", "http://127.0.0.1:9", port=8790)), None,
+                               f"config {tmp_path / 'toolwire-inspect.toml'}")
+    # A flag replaces the file's route of that name but not its mode; --route-mode sets a mode;
+    # --repair is the mode of the routes that set none.
+    table = resolve(cwd=tmp_path, routes=["oa=http://127.0.0.1:10", "an=http://127.0.0.1:11"],
+                    route_modes=["tools=translate:openai-chat:anthropic"], repair=True)
+    assert table.routes == (Route("oa", "http://127.0.0.1:10", repair=True),
+                            Route("tools", "http://127.0.0.1:9", port=8790, translate="openai-chat:anthropic"),
+                            Route("an", "http://127.0.0.1:11", repair=True))
+    # With routes from a file, --upstream is the unnamed route beside them.
+    assert resolve(cwd=tmp_path, upstream="http://127.0.0.1:12").upstream == "http://127.0.0.1:12"
+
+
+def test_config_flag_wins_over_the_working_directory(tmp_path):
+    (tmp_path / "toolwire-inspect.toml").write_text(CONFIG)
+    other = tmp_path / "other.toml"
+    other.write_text('[routes.gm]\nurl = "https://generativelanguage.googleapis.com"\n')
+    assert resolve(cwd=tmp_path, config=str(other)) == RouteTable(
+        (Route("gm", "https://generativelanguage.googleapis.com"),), None, f"config {other}")
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("[routes.oa\nurl = 1", "is not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 11)"),
+    ("port = 1", ": unknown key(s) port (known: routes)"),
+    ("routes = 1", ": routes must be tables, [routes.NAME] with url = \"...\""),
+    ("[routes.oa]\nurl = 1", ": [routes.oa] needs url = \"http(s)://...\""),
+    ("[routes.oa]\nurl = \"http://x\"\nhost = 1", ": [routes.oa]: unknown key(s) host (known: url, port, mode)"),
+    ("[routes.oa]\nurl = \"http://x\"\nport = 0", ": [routes.oa]: port must be a number from 1 to 65535"),
+    ("[routes.oa]\nurl = \"http://x\"\nport = true", ": [routes.oa]: port must be a number from 1 to 65535"),
+    ("[routes.oa]\nurl = \"http://x\"\nmode = \"fix\"",
+     ": [routes.oa]: mode 'fix' is not one of passthrough, repair or translate:SRC:DST"),
+    ("[routes.\"a b\"]\nurl = \"http://x\"",
+     ": [routes.a b]: a route name is letters, digits, '_', '.' or '-' (at most 64), got 'a b'"),
+])
+def test_a_broken_config_is_a_one_line_error(tmp_path, monkeypatch, capsys, text, why):
+    path = tmp_path / "toolwire-inspect.toml"
+    path.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert main(["record", "--port", "0", "--store", str(tmp_path / "flows.sqlite3")]) == 2
+    separator = " " if why.startswith("is") else ""
+    assert capsys.readouterr() == ("", f"toolwire-inspect: config {path}{separator}{why}\n")
+
+
+def test_a_missing_config_file_is_a_one_line_error(tmp_path):
+    with pytest.raises(RouteError) as caught:
+        resolve(config=str(tmp_path / "none.toml"))
+    assert str(caught.value) == f"cannot read config {tmp_path / 'none.toml'}: No such file or directory"
