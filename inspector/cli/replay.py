@@ -22,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
+    from ..proxy.routes import session_routes
     from ..replay import ReplayError, credentials_from_env, replay
     from ..wire.dialect import from_path
 
@@ -38,6 +39,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"toolwire-inspect: flow #{flow.id} has no recorded session; pass --upstream URL", file=sys.stderr)
                 return 2
             upstream = session.upstream
+            routes = session_routes(upstream)
+            if routes is not None:  # a routed session: the flow's own route's upstream
+                if flow.route not in routes:
+                    print(f"toolwire-inspect: flow #{flow.id}'s route {flow.route!r} is not in its session; "
+                          "pass --upstream URL", file=sys.stderr)
+                    return 2
+                upstream = routes[flow.route]
         try:
             forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate)
             forwarder.start()

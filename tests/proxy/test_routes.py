@@ -264,3 +264,59 @@ def test_a_missing_config_file_is_a_one_line_error(tmp_path):
     with pytest.raises(RouteError) as caught:
         resolve(config=str(tmp_path / "none.toml"))
     assert str(caught.value) == f"cannot read config {tmp_path / 'none.toml'}: No such file or directory"
+
+
+def test_replay_goes_through_the_route_the_flow_came_through(two):
+    from inspector.replay import ReplayError, replay
+
+    router, first, second, store, events = two
+    oa, an = router.forwarders
+    httpx.post(f"{an.client_url}/v1/messages", content=b'{"model": "m"}', headers={"x-api-key": "sk-ant-replayed"})
+    httpx.post(f"{oa.client_url}{CHAT}", content=b'{"model": "m"}', headers={"authorization": "Bearer sk-replayed"})
+    events.completed(2)
+    anthropic_flow, openai_flow = stored(store)
+    new_ids = [replay(flow, via=router, credentials=router.credentials(flow.id))
+               for flow in (openai_flow, anthropic_flow)]
+    events.completed(4)
+    flows = {f.id: f for f in stored(store)}
+    assert [(flows[i].route, flows[i].path, flows[i].replay_of, flows[i].status) for i in new_ids] == [
+        ("oa", CHAT, openai_flow.id, 200), ("an", "/v1/messages", anthropic_flow.id, 200)]
+    assert [(r.path, r.header("authorization")) for r in first.received] == [(CHAT, "Bearer sk-replayed")] * 2
+    assert [(r.path, r.header("x-api-key")) for r in second.received] == [("/v1/messages", "sk-ant-replayed")] * 2
+    openai_flow.route = "gone"
+    with pytest.raises(ReplayError, match=rf"^flow #{openai_flow.id} is not replayed: it came through route 'gone', "
+                                          "which this forwarder does not serve$"):
+        replay(openai_flow, via=router, credentials=[])
+
+
+def test_the_replay_command_uses_the_upstream_of_the_flows_route(two, capsys):
+    router, first, second, store, events = two
+    oa, an = router.forwarders
+    httpx.post(f"{an.client_url}/v1/messages", content=b'{"model": "m"}')
+    events.completed(1)
+    [flow] = stored(store)
+    assert main(["replay", str(flow.id), "--store", str(store.path)]) == 0
+    # The command's own store reserves its own ids: the new flow's id is whatever it got.
+    assert re.fullmatch(rf"#\d+ replay of #{flow.id}: 200 complete\n", capsys.readouterr().out)
+    assert [r.path for r in second.received] == ["/v1/messages"] * 2
+    assert first.received == []
+
+
+def test_each_route_has_its_own_mode(tmp_path):
+    with MockUpstream() as first, MockUpstream() as second, Store(tmp_path / "flows.sqlite3") as store:
+        events = Events()
+        table = resolve(routes=[f"plain={first.base_url}", f"bridge={second.base_url}"],
+                        route_modes=["bridge=translate:openai-chat:anthropic"], cwd=tmp_path)
+        with open_forwarder(table, store=store, port=0, on_event=events) as router:
+            plain, bridge = router.forwarders
+            for forwarder in (plain, bridge):
+                client = openai.OpenAI(api_key="sk-test", base_url=f"{forwarder.client_url}/v1", max_retries=0)
+                answer = client.chat.completions.create(model="claude-sonnet-4-6", max_tokens=16,
+                                                        messages=[{"role": "user", "content": "hi"}])
+                assert answer.choices[0].message.content == "Hello from the mock upstream."
+            events.completed(2)
+        assert [r.path for r in first.received] == [CHAT]
+        assert [r.path for r in second.received] == ["/v1/messages"]
+        assert [(f.route, f.mode, f.translate, f.path, f.upstream_url) for f in stored(store)] == [
+            ("plain", Mode.PASSTHROUGH, None, CHAT, f"{first.base_url}{CHAT}"),
+            ("bridge", Mode.TRANSLATE, "openai-chat:anthropic", CHAT, f"{second.base_url}/v1/messages")]
