@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding
 
+from ..base_urls import accepted_dialect
 from ..filters import HELP as FILTER_HELP
 from ..wire.dialect import from_path
 from .bridge import EventBridge
@@ -62,9 +63,12 @@ class InspectorApp(App[None]):
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
             default_mode = f"translate {translate.replace(':', ' → ')}" if translate else "passthrough"
+            # A Router (proxy/routes.py) has `all` its routes' forwarders, each with its own base URL.
+            routes = tuple((f.route or "", f.client_url, accepted_dialect(f.upstream, f.translate))
+                           for f in getattr(forwarder, "all", ()))
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
-                                       mode or default_mode, forwarder.access,
-                                       accepts=translate.split(":", 1)[0] if translate else None)
+                                       mode or ("routes" if routes else default_mode), forwarder.access,
+                                       accepts=translate.split(":", 1)[0] if translate else None, routes=routes)
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()

@@ -29,6 +29,9 @@ class Listening:
     mode: str  # "passthrough" or "translate SRC → DST"
     access: AccessPolicy | None = None  # its refusal count is shown once there is one
     accepts: str | None = None  # translate mode: the one dialect clients may speak (None: any)
+    # Several upstreams (proxy/routes.py): (name, base URL, dialect its clients speak or None) per
+    # route, whose settings replace the single base URL's.
+    routes: tuple[tuple[str, str, str | None], ...] = ()
 
 
 class ConnectionBar(Widget):
@@ -98,8 +101,12 @@ class ConnectionBar(Widget):
         text.append(" → ", key)
         text.append(self.listening.upstream, value)
         # The settings wrap between whole entries, never inside a URL someone will copy.
-        entries = [(label, url, value)
-                   for label, url in agent_settings(self.listening.base_url, self.listening.accepts)]
+        if self.listening.routes:
+            entries = [(f"{name or '(unnamed)'} {label}", url, value) for name, base, accepts in self.listening.routes
+                       for label, url in agent_settings(base, accepts)]
+        else:
+            entries = [(label, url, value)
+                       for label, url in agent_settings(self.listening.base_url, self.listening.accepts)]
         entries.append(("store ", self.store_path, key))
         access = self.listening.access
         if access is not None:
