@@ -25,7 +25,7 @@ class FlowsScreen(Screen[None]):
     BINDINGS = [
         Binding("q", "app.quit", "Quit", id="flows.quit", tooltip="Quit (the forwarder stops with the app)"),
         Binding("slash,f", "filter", "Filter", id="flows.filter",
-                tooltip="Filter the list: ~d ~m ~s ~v ~t ~e ~r #N or text, with & | ! ( ) (see below)"),
+                tooltip="Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text, with & | ! ( ) (see below)"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="flows.clear-filter",
                 tooltip="Drop the filter and show every flow"),
         Binding("r", "replay", "Replay", id="flows.replay",
