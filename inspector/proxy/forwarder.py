@@ -74,6 +74,14 @@ class ForwarderError(Exception):
     """The forwarder cannot start as configured (bad upstream, address, translate spec)."""
 
 
+def shorten_switch_interval() -> None:
+    """Before serving: other threads of this process (the store writer, a UI rendering a big
+    payload) hold the GIL in long stretches; by default a waiting thread gets it back only after
+    5 ms, which would land on every relayed chunk. 1 ms bounds that stall."""
+    if sys.getswitchinterval() > SWITCH_INTERVAL:
+        sys.setswitchinterval(SWITCH_INTERVAL)
+
+
 def replay_marker(flow_id: int, *, fixed: bool = False) -> list[tuple[str, str]]:
     """The headers that make a request through this process's forwarder a replay of `flow_id`;
     `fixed`: one sent with the safe repairs applied (signed with the id, so nobody else can say so)."""
@@ -181,11 +189,7 @@ class Forwarder:
         return self.base_url + (f"/t/{self.access.token}" if self.access.token else "") + self.mount
 
     def start(self) -> None:
-        # Other threads of this process (the store writer, a UI rendering a big payload) hold the
-        # GIL in long stretches; by default a waiting thread gets it back only after 5 ms, which
-        # would land on every relayed chunk. 1 ms bounds that stall.
-        if sys.getswitchinterval() > SWITCH_INTERVAL:
-            sys.setswitchinterval(SWITCH_INTERVAL)
+        shorten_switch_interval()
         try:
             self._server.start()
         except ListenError as exc:
@@ -278,14 +282,19 @@ class Forwarder:
         await self.handle(scope, receive, send, raw_path, raw_query, t0, started_at)
 
     async def handle(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
-                     t0: float, started_at: float) -> None:
+                     t0: float, started_at: float, refusal: tuple[int, str, str] | None = None) -> None:
         """Relay and record one admitted request; `raw_path` is below this route's prefix (a
-        Router takes the prefix off). Called on the loop of the server that admitted it."""
+        Router takes the prefix off). Called on the loop of the server that admitted it.
+        `refusal` (status, kind, message): record the request and answer it so, sending nothing
+        upstream (a Router's unknown route)."""
         task = asyncio.current_task()
         assert task is not None
         self._active.add(task)
         try:
-            await self._forward(scope, receive, send, raw_path, raw_query, t0, started_at)
+            if refusal is None:
+                await self._forward(scope, receive, send, raw_path, raw_query, t0, started_at)
+            else:
+                await self._refuse(scope, receive, send, raw_path, raw_query, t0, started_at, *refusal)
         except asyncio.CancelledError:
             # Only stop() cancels a request; its flow is recorded already. Ending the app
             # quietly (no traceback in the log) makes uvicorn drop the connection.
@@ -309,10 +318,10 @@ class Forwarder:
         return flow, headers, _Recorder(self, flow, t0, is_server_push(
             flow.method, path, next((v for k, v in headers if k.lower() == "accept"), "")))
 
-    async def refuse(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
-                     t0: float, started_at: float, status: int, kind: str, message: str) -> None:
-        """Record an admitted request that goes to no upstream (a Router's unknown route) and answer
-        it with `status`: the flow keeps the whole path the client sent and names no route."""
+    async def _refuse(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
+                      t0: float, started_at: float, status: int, kind: str, message: str) -> None:
+        """Record an admitted request that goes to no upstream and answer it with `status`: the
+        flow keeps the whole path the client sent and names no route."""
         flow, _, recorder = self._begin(scope, raw_path, raw_query, t0, started_at)
         flow.route = ""
         flow.mode, flow.translate = Mode.PASSTHROUGH, None

@@ -40,7 +40,7 @@ import platformdirs
 from ..redact import redact_url
 from ..store import Store
 from .access import AccessPolicy
-from .forwarder import FlowEvent, Forwarder, ForwarderError
+from .forwarder import FlowEvent, Forwarder, ForwarderError, shorten_switch_interval
 from .server import ClientLimits, ListenError, ServerThread, request_target
 
 CONFIG_NAME = "toolwire-inspect.toml"
@@ -280,6 +280,7 @@ class Router:
     def start(self) -> None:
         """Listen on the shared port (if any route is served there) and on each route's own port;
         on a failure, what started is stopped again."""
+        shorten_switch_interval()
         started: list = []
         try:
             if self._shared:
@@ -344,9 +345,10 @@ class Router:
             return
         # Admitted, so recorded like any flow: a client given a wrong base URL shows up in the list.
         known = ", ".join(f"/r/{name.decode()}/" for name in self._mounted)
-        await next(iter(self._mounted.values())).refuse(
-            scope, receive, send, raw_path, raw_query, t0, started_at, 404, "toolwire_unknown_route",
-            f"no route for {raw_path.decode('latin-1')!r}: paths start with one of {known}")
+        await next(iter(self._mounted.values())).handle(
+            scope, receive, send, raw_path, raw_query, t0, started_at, refusal=(
+                404, "toolwire_unknown_route", f"no route for {raw_path.decode('latin-1')!r}: paths start with "
+                                               f"one of {known}"))
 
 
 def session_upstream(forwarders: Iterable[Forwarder], root: Forwarder | None = None) -> str:
