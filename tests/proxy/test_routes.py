@@ -320,3 +320,37 @@ def test_each_route_has_its_own_mode(tmp_path):
         assert [(f.route, f.mode, f.translate, f.path, f.upstream_url) for f in stored(store)] == [
             ("plain", Mode.PASSTHROUGH, None, CHAT, f"{first.base_url}{CHAT}"),
             ("bridge", Mode.TRANSLATE, "openai-chat:anthropic", CHAT, f"{second.base_url}/v1/messages")]
+
+
+def test_upstream_alone_is_a_plain_forwarder_and_beside_routes_takes_what_they_do_not_claim(tmp_path):
+    from inspector.proxy import Forwarder
+
+    with MockUpstream() as first, MockUpstream() as second, Store(tmp_path / "flows.sqlite3") as store:
+        plain = open_forwarder(resolve(upstream=first.base_url, cwd=tmp_path), store=store, port=0)
+        assert type(plain) is Forwarder and plain.route is None and plain.client_url.endswith(":0")
+        events = Events()
+        table = resolve(upstream=first.base_url, routes=[f"an={second.base_url}"], cwd=tmp_path)
+        with open_forwarder(table, store=store, port=0, on_event=events) as router:
+            assert httpx.post(f"{router.client_url}{CHAT}", content=b"{}").status_code == 200
+            assert httpx.post(f"{router.client_url}/r/an/v1/messages", content=b"{}").status_code == 200
+            assert httpx.post(f"{router.client_url}/r/other{CHAT}", content=b"{}").status_code == 200
+            events.completed(3)
+            assert store.sessions()[-1].upstream == f"={first.base_url} an={second.base_url}"
+        assert [r.path for r in first.received] == [CHAT, f"/r/other{CHAT}"]
+        assert [r.path for r in second.received] == ["/v1/messages"]
+        assert [(f.route, f.path) for f in stored(store)] == [
+            ("", CHAT), ("an", "/v1/messages"), ("", f"/r/other{CHAT}")]
+
+
+def test_beyond_loopback_the_token_comes_before_the_route(tmp_path):
+    with MockUpstream() as first, Store(tmp_path / "flows.sqlite3") as store:
+        table = resolve(routes=[f"oa={first.base_url}"], cwd=tmp_path)
+        with open_forwarder(table, store=store, host="0.0.0.0", allow_remote=True, port=0) as router:
+            [oa] = router.forwarders
+            token = router.access.token
+            assert oa.client_url == f"http://0.0.0.0:{router.port}/t/{token}/r/oa"
+            local = f"http://127.0.0.1:{router.port}"
+            assert httpx.post(f"{local}/t/{token}/r/oa{CHAT}", content=b"{}").status_code == 200
+            assert httpx.post(f"{local}/r/oa{CHAT}", content=b"{}").status_code == 403
+            assert httpx.post(f"{local}/r/oa/t/{token}{CHAT}", content=b"{}").status_code == 403
+        assert [r.path for r in first.received] == [CHAT]
