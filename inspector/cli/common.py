@@ -101,6 +101,28 @@ def open_forwarder(args: argparse.Namespace, store: Store, on_event: Callable[[F
                                  allow_hosts=args.allow_host, allow_origins=args.allow_origin, **limits)
 
 
+def start_forwarder(args: argparse.Namespace, store: Store,
+                    on_event: Callable[[FlowEvent], None] | None) -> Forwarder | Router | None:
+    """`open_forwarder`, started, for the TUI; a CommandError if it cannot start. The default routes
+    nobody asked for that cannot listen (another instance has the port) give None, with a note on
+    stderr: the TUI then browses the store, which is still worth it."""
+    from ..proxy import ForwarderError
+    from ..proxy.routes import Router
+    from ..proxy.server import ListenError
+    from ..store import StoreError
+
+    forwarder = None
+    try:
+        forwarder = open_forwarder(args, store, on_event)
+        forwarder.start()
+    except (ForwarderError, StoreError) as exc:
+        if isinstance(exc.__cause__, ListenError) and isinstance(forwarder, Router) and forwarder.source == "defaults":
+            print(f"toolwire-inspect: not forwarding: {exc}", file=sys.stderr)
+            return None
+        raise CommandError(str(exc)) from None
+    return forwarder
+
+
 def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:
     """A callable that prints a line on stderr when `access` has refused requests since its last call:
     the server's loop never writes to the console itself."""

@@ -7,10 +7,9 @@ the flows already in the store."""
 from __future__ import annotations
 
 import argparse
-import sys
 
-from .common import (add_access_arguments, add_mode_arguments, add_route_arguments, add_store_argument, open_forwarder,
-                     open_store, port)
+from .common import (add_access_arguments, add_mode_arguments, add_route_arguments, add_store_argument, open_store,
+                     port, start_forwarder)
 
 DEFAULT_PORT = 8787
 
@@ -31,10 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # Textual and the forwarder load only when the TUI actually starts, not for `--help`.
-    from ..proxy.forwarder import ForwarderError
-    from ..proxy.routes import Router
-    from ..proxy.server import ListenError
-    from ..store import StoreError
     from ..tui.app import InspectorApp
     from ..tui.bridge import EventBridge
 
@@ -42,17 +37,7 @@ def run(args: argparse.Namespace) -> int:
     bridge = EventBridge()
     forwarder = None
     try:
-        try:
-            forwarder = open_forwarder(args, store, bridge)
-            forwarder.start()
-        except (ForwarderError, StoreError) as exc:
-            if not (isinstance(exc.__cause__, ListenError) and isinstance(forwarder, Router)
-                    and forwarder.source == "defaults"):
-                print(f"toolwire-inspect: {exc}", file=sys.stderr)
-                return 2
-            # Nobody asked for these routes: browsing the store is still worth it.
-            print(f"toolwire-inspect: not forwarding: {exc}", file=sys.stderr)
-            forwarder = None
+        forwarder = start_forwarder(args, store, bridge)
         app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)
         app.run()
         return app.return_code or 0

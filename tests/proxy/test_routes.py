@@ -27,6 +27,13 @@ from .conftest import Events
 CHAT = "/v1/chat/completions"
 
 
+@pytest.fixture(autouse=True)
+def user_config(tmp_path, monkeypatch):
+    """The user config dir (platformdirs reads XDG_CONFIG_HOME): empty unless a test writes there."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "config" / "toolwire-inspect"
+
+
 @pytest.fixture
 def two(tmp_path):
     """Two mock upstreams, a store, and a started router with routes `oa` and `an` to them."""
@@ -354,3 +361,32 @@ def test_beyond_loopback_the_token_comes_before_the_route(tmp_path):
             assert httpx.post(f"{local}/r/oa{CHAT}", content=b"{}").status_code == 403
             assert httpx.post(f"{local}/r/oa/t/{token}{CHAT}", content=b"{}").status_code == 403
         assert [r.path for r in first.received] == [CHAT]
+
+
+def test_config_in_the_user_config_dir_when_the_working_directory_has_none(tmp_path, user_config):
+    user_config.mkdir(parents=True)
+    (user_config / "toolwire-inspect.toml").write_text(CONFIG)
+    assert resolve(cwd=tmp_path).source == f"config {user_config / 'toolwire-inspect.toml'}"
+    (tmp_path / "toolwire-inspect.toml").write_text('[routes.here]\nurl = "http://127.0.0.1:9"\n')
+    assert resolve(cwd=tmp_path).routes == (Route("here", "http://127.0.0.1:9"),)
+
+
+def test_the_tui_browses_when_the_default_routes_cannot_listen(tmp_path, monkeypatch, capsys):
+    from inspector.cli import build_parser
+    from inspector.cli.common import CommandError, start_forwarder
+
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as busy, Store(tmp_path / "flows.sqlite3") as store:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        assert start_forwarder(build_parser().parse_args(["--port", port]), store, None) is None
+        assert capsys.readouterr().err == (
+            f"toolwire-inspect: not forwarding: cannot listen on 127.0.0.1:{port}: Address already in use\n")
+        # Routes someone asked for must listen.
+        with pytest.raises(CommandError, match=rf"^cannot listen on 127.0.0.1:{port}: Address already in use$"):
+            start_forwarder(build_parser().parse_args(["--port", port, "--route", "x=http://127.0.0.1:9"]), store, None)
+        with pytest.raises(CommandError, match=rf"^cannot listen on 127.0.0.1:{port}: Address already in use$"):
+            start_forwarder(build_parser().parse_args(["--port", port, "--upstream", "http://127.0.0.1:9"]), store,
+                            None)
+        assert store.sessions() == []
