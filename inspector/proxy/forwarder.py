@@ -167,7 +167,7 @@ class Forwarder:
         self._credentials_lock = threading.Lock()
         self._session: aiohttp.ClientSession | None = None
         self._server = ServerThread(
-            self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client,
+            self._app, host, port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
             limits=limits,
         )
 
@@ -196,6 +196,12 @@ class Forwarder:
             raise ForwarderError(str(exc)) from exc
         if self.store.session_id is None:
             self.store.new_session(self.upstream_shown, self.base_url, self.mode.value)
+
+    def mount_on(self, server: ServerThread, prefix: str) -> None:
+        """Be served by `server` (a Router's) under the path `prefix`: its port, loop and stop are
+        that server's, whose setup and teardown call open_client and close_client."""
+        self._server = server
+        self.mount = prefix
 
     def stop(self) -> None:
         self.cut_in_flight()
@@ -226,7 +232,7 @@ class Forwarder:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    async def _open_client(self) -> None:
+    async def open_client(self) -> None:
         self._session = aiohttp.ClientSession(
             # Relay the bytes as they came: the client asked for that encoding and decodes it.
             auto_decompress=False,
@@ -237,7 +243,7 @@ class Forwarder:
             cookie_jar=aiohttp.DummyCookieJar(),
         )
 
-    async def _close_client(self) -> None:
+    async def close_client(self) -> None:
         if self._session is not None:
             await self._session.close()
 

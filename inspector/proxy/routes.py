@@ -234,10 +234,7 @@ class Router:
         self._server = ServerThread(self._app, host, port, name="toolwire-router", setup=self._open_clients,
                                     teardown=self._close_clients, limits=limits)
         for forwarder in self._shared:
-            # Served by this server: its port, loop and stop are the router's.
-            forwarder._server = self._server
-            if forwarder is not root:
-                forwarder.mount = f"/r/{forwarder.route}"
+            forwarder.mount_on(self._server, "" if forwarder is root else f"/r/{forwarder.route}")
 
     @property
     def _shared(self) -> list[Forwarder]:
@@ -318,11 +315,11 @@ class Router:
 
     async def _open_clients(self) -> None:
         for forwarder in self._shared:
-            await forwarder._open_client()
+            await forwarder.open_client()
 
     async def _close_clients(self) -> None:
         for forwarder in self._shared:
-            await forwarder._close_client()
+            await forwarder.close_client()
 
     async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
