@@ -16,7 +16,8 @@ DEFAULT_PORT = 8787
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--upstream", metavar="URL",
-                        help="forward every request to this base URL (e.g. https://api.openai.com)")
+                        help="forward every request to this base URL (e.g. https://api.openai.com); "
+                             "without it and without routes, the default routes")
     parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
