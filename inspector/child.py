@@ -44,6 +44,7 @@ from .flow import Mode, ReplayKind
 
 if TYPE_CHECKING:
     from .proxy import FlowEvent, Forwarder
+    from .proxy.routes import Router
 
 MAX_PENDING_IDS = 4096  # ids waiting for the UI before they give way to one "changed"
 WATCH_INTERVAL = 0.5  # seconds between looks at the refusal count and the store's health
@@ -62,9 +63,9 @@ def encode(frame: dict[str, Any]) -> bytes:
 class Outbox:
     """What the child tells the parent, written by one thread of its own."""
 
-    def __init__(self, stream: IO[bytes], forwarder: Forwarder) -> None:
+    def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
-        self._forwarder = forwarder
+        self.forwarder: Forwarder | Router | None = None  # set once built: it reports to flow_event
         self._changed = threading.Condition()
         self._started: list[int] = []
         self._completed: list[int] = []
@@ -112,11 +113,11 @@ class Outbox:
     def _watch(self) -> list[dict[str, Any]]:
         """The refusal count and the store's health, when they changed: read here, not on the loop."""
         frames = []
-        access = self._forwarder.access
+        access = self.forwarder.access
         if access.refused != self._refused:
             self._refused = access.refused
             frames.append({"kind": "refused", "count": access.refused, "last": access.last_refusal})
-        problem = self._forwarder.store.last_error
+        problem = self.forwarder.store.last_error
         if problem != self._problem:
             self._problem = problem
             frames.append({"kind": "store", "problem": problem})
@@ -145,7 +146,9 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
     parent goes away, then stop the forwarder (recording what is in flight) and the store."""
     # Here, not at the top: the UI process imports this module for ForwarderProcess alone, and
     # the forwarder's imports (aiohttp, uvicorn) would only slow its first frame.
-    from .proxy import Forwarder, ForwarderError
+    from .proxy import ForwarderError
+    from .proxy import routes as routing
+    from .proxy.server import ListenError
     from .replay import ReplayError, replay_stored
     from .store import Store, StoreError
 
@@ -160,22 +163,35 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
         events.flush()
         return 2
     try:
+        forwarder = None
         try:
-            forwarder = Forwarder(config["upstream"], store=store, host=config["host"], port=config["port"],
-                                  translate=config["translate"], repair=config["repair"],
-                                  allow_remote=config["allow_remote"], allow_hosts=config["allow_hosts"],
-                                  allow_origins=config["allow_origins"], **config.get("proxy", {}))
-            outbox = Outbox(events, forwarder)
-            forwarder.on_event = outbox.flow_event
+            flags = config.get("routes", {})
+            table = routing.resolve(upstream=config["upstream"], routes=flags.get("route", []),
+                                    route_modes=flags.get("route_mode", []), config=flags.get("config"),
+                                    translate=config["translate"], repair=config["repair"])
+            outbox = Outbox(events)
+            forwarder = routing.open_forwarder(
+                table, store=store, host=config["host"], port=config["port"], on_event=outbox.flow_event,
+                translate=config["translate"], repair=config["repair"], allow_remote=config["allow_remote"],
+                allow_hosts=config["allow_hosts"], allow_origins=config["allow_origins"], proxy=config.get("proxy"))
+            outbox.forwarder = forwarder
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
-            events.write(encode({"kind": "failed", "message": str(exc)}))
+            # The default routes nobody asked for, on a port another instance holds: the UI browses.
+            browse = isinstance(exc.__cause__, ListenError) and getattr(forwarder, "source", None) == "defaults"
+            events.write(encode({"kind": "failed", "message": str(exc), "browse": browse}))
             events.flush()
             return 2
+        routed = isinstance(forwarder, routing.Router)
         events.write(encode({"kind": "ready", "client_url": forwarder.client_url, "base_url": forwarder.base_url,
-                             "upstream": forwarder.upstream, "upstream_shown": forwarder.upstream_shown,
-                             "mode": forwarder.mode.value, "translate": forwarder.translate,
-                             "token": forwarder.access.token, "session_id": store.session_id}))
+                             "upstream": forwarder.upstream_shown if routed else forwarder.upstream,
+                             "upstream_shown": forwarder.upstream_shown,
+                             "mode": Mode.PASSTHROUGH.value if routed else forwarder.mode.value,
+                             "translate": forwarder.translate, "token": forwarder.access.token,
+                             "session_id": store.session_id,
+                             "routes": [{"route": route.route, "client_url": route.client_url,
+                                         "upstream": route.upstream, "translate": route.translate}
+                                        for route in getattr(forwarder, "all", ())]}))
         events.flush()
         outbox.start()
 
@@ -235,7 +251,22 @@ def main() -> None:
 
 
 class ChildFailed(Exception):
-    """The forwarder's process could not start; the message says why, as the forwarder's would."""
+    """The forwarder's process could not start; the message says why, as the forwarder's would.
+    `browse`: only the default routes failed to listen (another instance has the port)."""
+
+    def __init__(self, message: str, browse: bool = False) -> None:
+        super().__init__(message)
+        self.browse = browse
+
+
+@dataclass(frozen=True, slots=True)
+class RouteShown:
+    """One route of a child serving several (what the header lists for it)."""
+
+    route: str
+    client_url: str
+    upstream: str
+    translate: str | None
 
 
 @dataclass(slots=True)
@@ -259,6 +290,7 @@ class ForwarderProcess:
     translate: str | None
     access: RemoteAccess
     session_id: int | None
+    all: tuple[RouteShown, ...] = ()  # the routes, when it serves several (proxy/routes.py)
     store_problem: str | None = None
     # "exit status N: last stderr line" once the child is gone; None while it runs.
     stopped: str | None = None
@@ -272,12 +304,14 @@ class ForwarderProcess:
     _stopping: bool = False
 
     @classmethod
-    def launch(cls, upstream: str, *, store: str | Path | None, host: str = "127.0.0.1", port: int = 0,
+    def launch(cls, upstream: str | None, *, store: str | Path | None, host: str = "127.0.0.1", port: int = 0,
                translate: str | None = None, repair: bool = False, allow_remote: bool = False,
                allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
-               proxy: dict[str, Any] | None = None) -> ForwarderProcess:
+               proxy: dict[str, Any] | None = None, routes: dict[str, Any] | None = None) -> ForwarderProcess:
         """Launch the child (`store` None: the default store) and return at once; `wait_ready()`
-        before using it. `proxy`: proxy mode's Forwarder keywords (intercept, allow_connect, upstream_ca)."""
+        before using it. `proxy`: proxy mode's Forwarder keywords (intercept, allow_connect,
+        upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve).
+        Without `upstream` and routes, the child serves the default routes."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -287,13 +321,13 @@ class ForwarderProcess:
         config = {"store": None if store is None else str(Path(store).resolve()), "upstream": upstream,
                   "host": host, "port": port, "translate": translate, "repair": repair,
                   "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
-                  "allow_origins": list(allow_origins), "proxy": _plain(proxy or {})}
+                  "allow_origins": list(allow_origins), "proxy": _plain(proxy or {}), "routes": _plain(routes or {})}
         try:
             process.stdin.write(encode(config))
             process.stdin.flush()
         except OSError:
             pass  # it died already: wait_ready() says why
-        return cls(upstream=upstream, upstream_shown="", client_url="", base_url="", mode=Mode.PASSTHROUGH,
+        return cls(upstream=upstream or "", upstream_shown="", client_url="", base_url="", mode=Mode.PASSTHROUGH,
                    translate=translate, access=RemoteAccess(None), session_id=None, _process=process)
 
     @classmethod
@@ -311,17 +345,19 @@ class ForwarderProcess:
         first = _read_line(process.stdout, timeout)
         frame = orjson.loads(first) if first else None
         if frame is None or frame.get("kind") != "ready":
+            browse = False
             if frame is not None and frame.get("kind") == "failed":
-                message = frame["message"]
+                message, browse = frame["message"], frame.get("browse", False)
             else:
                 message = f"the forwarder process did not start ({_explain(process, timeout)})"
             self._stopping = True
             _end(process)
-            raise ChildFailed(message)
+            raise ChildFailed(message, browse)
         self.upstream, self.upstream_shown = frame["upstream"], frame["upstream_shown"]
         self.client_url, self.base_url = frame["client_url"], frame["base_url"]
         self.mode, self.translate = Mode(frame["mode"]), frame["translate"]
         self.access, self.session_id = RemoteAccess(frame["token"]), frame["session_id"]
+        self.all = tuple(RouteShown(**route) for route in frame["routes"])
         threading.Thread(target=self._read_stderr, name="toolwire-child-stderr", daemon=True).start()
         threading.Thread(target=self._read_events, name="toolwire-child-events", daemon=True).start()
 

@@ -61,3 +61,9 @@ def suggestions(base_url: str, dialects: tuple[str, ...], *, header_only: bool =
     """Each setting that fits `dialects`, with its value for a forwarder at `base_url`."""
     return [(setting, f"{base_url}{setting.suffix}") for setting in SETTINGS
             if (setting.header or not header_only) and any(dialect in setting.dialects for dialect in dialects)]
+
+
+def agent_settings(base_url: str, dialects: tuple[str, ...] = tuple(DIALECT_NAMES)) -> list[tuple[str, str]]:
+    """What a header has room for: (`NAME=` or `MCP `, value) of the one setting per SDK that fits
+    `dialects`, for a forwarder (or route) at `base_url`."""
+    return [(setting.label, url) for setting, url in suggestions(base_url, dialects, header_only=True)]

@@ -7,6 +7,7 @@
     ~t TOOL      a payload names TOOL as a whole JSON string (offered, called or answered)
     ~e           the flow failed: a transport error or an HTTP status of 400 or more
     ~r           the flow is a replay
+    ~R ROUTE     the flow came through the route named ROUTE (its whole name); `~R ""` the unnamed one
     #N           flow N and its replays
     TEXT         free text over method, path, model, dialect, state, status, errors, rule ids and
                  payload text
@@ -28,6 +29,7 @@ HELP = [
     ("~t TOOL", "a payload names the tool TOOL"),
     ("~e", "failed: transport error or status ≥ 400"),
     ("~r", "is a replay"),
+    ("~R ROUTE", "came through route ROUTE (toolwire-inspect --route NAME=URL)"),
     ("#N", "flow N and its replays"),
     ("text", "path, model, state, status, errors, rule ids, payload text"),
     ("& | ! ( )", "and (or a space), or, not, grouping; \"…\" quotes"),
@@ -49,9 +51,9 @@ class Token:
     position: int
 
 
-_TOKEN = re.compile(r'\s*(?:(?P<op>[&|!()])|(?P<flag>~[a-z])|(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<unclosed>".*)|(?P<word>[^\s&|!()"]+))')
+_TOKEN = re.compile(r'\s*(?:(?P<op>[&|!()])|(?P<flag>~[a-zA-Z])|(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<unclosed>".*)|(?P<word>[^\s&|!()"]+))')
 # Filters that take a value, and those that stand alone.
-_VALUED = {"~d", "~m", "~s", "~v", "~t"}
+_VALUED = {"~d", "~m", "~s", "~v", "~t", "~R"}
 _BARE = {"~e", "~r"}
 # Free text looks at what the list shows and at the payloads. Bodies are BLOBs: cast to read them
 # as text (a compressed body does not match).
@@ -95,12 +97,14 @@ _ESCAPE = " ESCAPE '\\'"
 class _Parser:
     """Recursive descent: or := and ('|' and)*; and := not ('&'? not)*; not := '!' not | atom."""
 
-    def __init__(self, expression: str, rules: bool) -> None:
+    def __init__(self, expression: str, rules: bool, route: bool) -> None:
         self.tokens = _tokens(expression)
         self.at = 0
         self.end = len(expression)
         # A store read-only at schema 3 or older has no rules column: rule ids then match nothing.
         self.rules = "rules" if rules else "''"
+        # Nor has a store at schema 4 or older a route column: its flows all came through the unnamed one.
+        self.route = "route" if route else "''"
 
     def peek(self) -> Token | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -170,6 +174,8 @@ class _Parser:
             raise FilterError(f"{token.text} needs a value", value.position if value is not None else self.end)
         self.take()
         text = value.text if value.kind == "word" else f"#{value.text}"
+        if token.text == "~R":
+            return f"{self.route} = ? COLLATE NOCASE", [text]
         return _valued(token.text, text, value.position, self.rules)
 
 
@@ -202,12 +208,12 @@ def _valued(flag: str, value: str, position: int, rules: str) -> tuple[str, list
     return "(" + " OR ".join(f"{c} LIKE ?{_ESCAPE}" for c in _PAYLOADS) + ")", [pattern] * len(_PAYLOADS)
 
 
-def compile_filter(expression: str, *, rules: bool = True) -> tuple[str, list[object]]:
+def compile_filter(expression: str, *, rules: bool = True, route: bool = True) -> tuple[str, list[object]]:
     """(SQL condition, its parameters) for a WHERE clause over the flows table; ("", []) for a blank
-    expression. `rules`: whether the table has the `rules` column. Raises FilterError."""
+    expression. `rules`, `route`: whether the table has those columns. Raises FilterError."""
     if not expression.strip():
         return "", []
-    return _Parser(expression, rules).parse()
+    return _Parser(expression, rules, route).parse()
 
 
 def rules_text(rule_ids: list[str]) -> str:

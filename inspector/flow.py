@@ -76,6 +76,7 @@ class Flow:
     error: str | None = None
     replay_of: int | None = None
     translate: str | None = None  # "SRC:DST" when mode is TRANSLATE
+    route: str = ""  # the name of the route it came through (proxy/routes.py), "" for the unnamed one
     notes: list[str] = field(default_factory=list)  # loss report / repairs, one line each
     # The credential values the request carried, for the store to scrub wherever they show up
     # (see redact.redacted). Memory only: never stored, exported, shown or compared.

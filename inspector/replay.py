@@ -21,6 +21,7 @@ from .analysis import analyse, safe_repairs
 from .flow import Flow, ReplayKind
 from .proxy.access import origin, target_problem
 from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
+from .proxy.routes import Router
 from .proxy.stdio import STDIO_SCHEME
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .wire.dialect import Dialect, from_path
@@ -107,11 +108,20 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
     return flow.path + (f"?{query}" if query else ""), headers
 
 
-def replay(flow: Flow, *, via: Forwarder, credentials: list[tuple[str, str]] | None, body: bytes | None = None,
-           kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0, elsewhere: bool = False) -> int:
-    """Send the recorded request (or `body`) through `via`, a forwarder of this process; the new
-    flow's id. `kind`: what `body` is, the request with the safe repairs applied or as the user
-    edited it (the new flow says so). `elsewhere`: the caller chose `via`'s upstream knowing the flow went to another."""
+def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, str]] | None,
+           body: bytes | None = None, kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0,
+           elsewhere: bool = False) -> int:
+    """Send the recorded request (or `body`) through `via`, a forwarder of this process (a Router:
+    through the route the flow came through); the new flow's id. `kind`: what `body` is, the
+    request with the safe repairs applied or as the user edited it (the new flow says so).
+    `elsewhere`: the caller chose `via`'s upstream knowing the flow went to another."""
+    if isinstance(via, Router):
+        route = via.forwarder(flow.route)
+        if route is None:
+            came = f"route {flow.route!r}" if flow.route else "the unnamed route (--upstream)"
+            raise ReplayError(f"flow #{flow.id} is not replayed: it came through {came}, which this forwarder "
+                              "does not serve")
+        via = route
     if not elsewhere and flow.upstream_url:
         went, going = origin(flow.upstream_url), origin(via.upstream)
         if went is None or went != going:

@@ -71,7 +71,7 @@ def test_expressions_find_exactly_these_flows(store, expression, ids):
 
 
 @pytest.mark.parametrize(("expression", "message", "position"), [
-    ("~x foo", "unknown filter ~x (known: ~d, ~e, ~m, ~r, ~s, ~t, ~v) (at 1)", 0),
+    ("~x foo", "unknown filter ~x (known: ~R, ~d, ~e, ~m, ~r, ~s, ~t, ~v) (at 1)", 0),
     ("~d", "~d needs a value (at 3)", 2),
     ("~d (", "~d needs a value (at 4)", 3),
     ("(~r | ~e", "missing ) (at 9)", 8),
@@ -116,7 +116,7 @@ def as_schema_3(store: Store) -> None:
     """The store's file as schema 3 left it: no rule ids, no usage, no buffered streams."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        for column in ("rules", "tokens_in", "tokens_out", "buffered"):
+        for column in ("rules", "tokens_in", "tokens_out", "buffered", "route"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=3")
     store.close()
@@ -162,3 +162,46 @@ def test_index_of_is_the_position_in_rows(store, order, expression):
     listed = [row.id for row in store.rows(text=expression, order=order)]
     assert [store.index_of(flow_id, text=expression, order=order) for flow_id in range(1, 10)] == [
         listed.index(flow_id) if flow_id in listed else None for flow_id in range(1, 10)]
+
+
+def test_route_filter_matches_the_whole_route_name(store):
+    save_flow(store, clean_request(), offset=13, route="openai")
+    save_flow(store, clean_request(), offset=14, route="Anthropic")
+    assert [(row.id, row.route) for row in store.rows(text="#9 | #10")] == [(9, "openai"), (10, "Anthropic")]
+    assert found(store, "~R openai") == [9]
+    assert found(store, "~R anthropic") == [10]  # names match case-insensitively
+    assert found(store, "~R open") == []  # whole names only
+    assert found(store, '~R ""') == [1, 2, 3, 4, 5, 6, 7, 8]  # the unnamed route (--upstream)
+    assert found(store, "~R openai | ~R Anthropic") == [9, 10]
+    assert found(store, "!~R openai & ~r") == [6, 8]
+    with pytest.raises(FilterError, match=r"^~R needs a value \(at 3\)$"):
+        compile_filter("~R")
+
+
+def as_schema_4(store: Store) -> None:
+    """The store's file as schema 4 left it: no route column."""
+    store.flush()
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("ALTER TABLE flows DROP COLUMN route")
+        conn.execute("PRAGMA user_version=4")
+    store.close()
+
+
+def test_a_read_only_store_at_schema_4_lists_every_flow_on_the_unnamed_route(tmp_path, store):
+    as_schema_4(store)
+    with Store(tmp_path / "flows.sqlite3", read_only=True) as old:
+        assert {row.route for row in old.rows()} == {""}
+        assert found(old, '~R ""') == [1, 2, 3, 4, 5, 6, 7, 8]
+        assert found(old, "~R openai") == []
+        assert (old.get(7).route, old.get(7).path) == ("", "/v1beta/models/gemini-2.5-flash:generateContent")
+
+
+def test_opening_a_schema_4_store_migrates_it_to_schema_5(tmp_path, store):
+    as_schema_4(store)
+    with Store(tmp_path / "flows.sqlite3") as migrated:
+        assert found(migrated, '~R ""') == [1, 2, 3, 4, 5, 6, 7, 8]
+        save_flow(migrated.new_session("u", "l") and migrated, clean_request(), route="gemini")
+        assert found(migrated, "~R gemini") == [9]
+        assert (migrated.get(9).route, migrated.get(3).route) == ("gemini", "")
+    with sqlite3.connect(tmp_path / "flows.sqlite3") as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (5,)

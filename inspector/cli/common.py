@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..proxy import FlowEvent, Forwarder
     from ..proxy.access import AccessPolicy
+    from ..proxy.routes import Router
     from ..store import Store
 
 
@@ -94,6 +96,34 @@ def add_proxy_arguments(parser: argparse.ArgumentParser) -> None:
 def proxy_options(args: argparse.Namespace) -> dict:
     """The Forwarder keywords of add_proxy_arguments' options."""
     return {"intercept": args.intercept, "allow_connect": args.allow_connect, "upstream_ca": args.upstream_ca}
+
+
+def add_route_arguments(parser: argparse.ArgumentParser) -> None:
+    """Several upstreams through one forwarder (see proxy/routes.py)."""
+    parser.add_argument("--route", action="append", default=[], metavar="NAME=URL[@PORT]",
+                        help="serve the upstream URL at /r/NAME/ of the forwarder's port, or at / of PORT; "
+                             "repeatable. With no --upstream and no routes (flags or config), openai, anthropic "
+                             "and gemini routes go to the providers")
+    parser.add_argument("--route-mode", action="append", default=[], metavar="NAME=MODE",
+                        help="the mode of route NAME: passthrough, repair or translate:SRC:DST (default: "
+                             "--translate/--repair, else passthrough); repeatable")
+    parser.add_argument("--config", metavar="PATH",
+                        help="a TOML file of [routes.NAME] tables (url, port, mode); default: "
+                             "./toolwire-inspect.toml, else toolwire-inspect.toml in the user config dir")
+
+
+def open_forwarder(args: argparse.Namespace, store: Store, on_event: Callable[[FlowEvent], None] | None,
+                   **limits) -> Forwarder | Router:
+    """What `record` and the TUI serve for their flags: a Forwarder for `--upstream` alone, else a
+    Router of the routes the flags, the config file or the defaults give. Not started."""
+    from ..proxy import routes
+
+    table = routes.resolve(upstream=args.upstream, routes=args.route, route_modes=args.route_mode,
+                           config=args.config, translate=args.translate, repair=args.repair)
+    return routes.open_forwarder(table, store=store, host=args.host, port=args.port, on_event=on_event,
+                                 translate=args.translate, repair=args.repair, allow_remote=args.allow_remote,
+                                 allow_hosts=args.allow_host, allow_origins=args.allow_origin,
+                                 proxy=proxy_options(args), **limits)
 
 
 def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:

@@ -8,15 +8,16 @@ import sys
 import threading
 from collections.abc import Callable
 
-from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_store_argument, open_store,
-                     port, proxy_options, refusal_reporter)
+from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments,
+                     add_store_argument, open_forwarder, open_store, port, refusal_reporter)
 from .tui import DEFAULT_PORT
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("record", help="run the forwarder headless and print each finished flow")
-    parser.add_argument("--upstream", metavar="URL", required=True,
-                        help="forward every request to this base URL (e.g. https://api.openai.com)")
+    parser.add_argument("--upstream", metavar="URL",
+                        help="forward every request to this base URL (e.g. https://api.openai.com); "
+                             "without it and without routes, the default routes")
     parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT}; 0 picks one)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
@@ -25,6 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_access_arguments(parser)
     add_mode_arguments(parser)
     add_proxy_arguments(parser)
+    add_route_arguments(parser)
     add_store_argument(parser)
     # Defaults live in the forwarder, which `--help` should not have to import.
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
@@ -35,10 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def flow_line(row) -> str:
-    """One finished flow: `#id METHOD path status latency errors=N warnings=N [error: why]`."""
+    """One finished flow: `#id METHOD path status latency errors=N warnings=N [route=NAME] [error: why]`."""
     status = "-" if row.status is None else str(row.status)
     latency = "-" if row.latency_ms is None else f"{row.latency_ms:.1f}ms"
     line = f"#{row.id} {row.method} {row.path} {status} {latency} errors={row.errors} warnings={row.warnings}"
+    if row.route:
+        line += f" route={row.route}"
     if row.replay_of is not None:
         line += f" replay-of=#{row.replay_of}"
     if row.error:
@@ -54,6 +58,24 @@ def agent_hints(client_url: str, upstream: str, translate: str | None) -> str:
             for setting, url in suggestions(client_url, likely_dialects(upstream, translate))]
     width = max(len(setting) for setting, _ in rows)
     return "\n".join(["point the agent at it:", *(f"  {setting:<{width}}  {readers}" for setting, readers in rows)])
+
+
+# -- routes: the first lines of a routed launch -------------------------------------------------
+
+
+def route_lines(router, store) -> list[str]:
+    """`forwarding N routes (from WHERE; session, store)`, then one line per route: its name, its
+    base URL, its upstream and mode, and the settings of the SDKs that speak the upstream's dialect."""
+    from ..clients import agent_settings, likely_dialects
+
+    lines = [f"forwarding {len(router.all)} routes ({router.source}; session {store.session_id}, store {store.path})"]
+    for forwarder in router.all:
+        dialects = likely_dialects(forwarder.upstream, forwarder.translate)
+        settings = "  ".join(f"{label}{url}" for label, url in agent_settings(forwarder.client_url, dialects))
+        name = forwarder.route or "(unnamed)"
+        lines.append(f"route {name} {forwarder.client_url} -> {forwarder.upstream_shown} "
+                     f"[{forwarder.mode.value}{f' {forwarder.translate}' if forwarder.translate else ''}]  {settings}")
+    return lines
 
 
 def wait_for_signal(every_second: Callable[[], None] | None = None) -> None:
@@ -88,22 +110,23 @@ def run(args: argparse.Namespace) -> int:
         try:
             limits = {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))
                       if value is not None}
-            forwarder = Forwarder(args.upstream, store=store, host=args.host, port=args.port, on_event=on_event,
-                                  translate=args.translate, repair=args.repair, allow_remote=args.allow_remote,
-                                  allow_hosts=args.allow_host, allow_origins=args.allow_origin, **limits,
-                                  **proxy_options(args))
+            forwarder = open_forwarder(args, store, on_event, **limits)
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 2
-        print(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  (session {store.session_id}, "
-              f"store {store.path})", file=sys.stderr)
+        if isinstance(forwarder, Forwarder):
+            print(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  (session {store.session_id}, "
+                  f"store {store.path})", file=sys.stderr)
+        else:
+            print("\n".join(route_lines(forwarder, store)), file=sys.stderr)
         if forwarder.access.token:
             print(f"access token {forwarder.access.token}: clients send it as the {TOKEN_HEADER} header or keep "
                   "the /t/<token> prefix of the URL above", file=sys.stderr)
-        print(agent_hints(forwarder.client_url, args.upstream, args.translate), file=sys.stderr)
-        print(f"or, for a client that takes no base URL: HTTPS_PROXY={forwarder.base_url} and trust the CA "
-              "`toolwire-inspect ca` prints", file=sys.stderr, flush=True)
+        if isinstance(forwarder, Forwarder):
+            print(agent_hints(forwarder.client_url, args.upstream, args.translate), file=sys.stderr)
+            print(f"or, for a client that takes no base URL: HTTPS_PROXY={forwarder.base_url} and trust the CA "
+                  "`toolwire-inspect ca` prints", file=sys.stderr, flush=True)
         try:
             wait_for_signal(refusal_reporter(forwarder.access))
         finally:

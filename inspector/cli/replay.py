@@ -24,6 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
+    from ..proxy.routes import session_routes
     from ..replay import ReplayError, credentials_from_env, key_variables, recorded_key, replay
     from ..wire.dialect import from_path
 
@@ -40,6 +41,13 @@ def run(args: argparse.Namespace) -> int:
                 print(f"toolwire-inspect: flow #{flow.id} has no recorded session; pass --upstream URL", file=sys.stderr)
                 return 2
             upstream = session.upstream
+            routes = session_routes(upstream)
+            if routes is not None:  # a routed session: the flow's own route's upstream
+                if flow.route not in routes:
+                    print(f"toolwire-inspect: flow #{flow.id}'s route {flow.route!r} is not in its session; "
+                          "pass --upstream URL", file=sys.stderr)
+                    return 2
+                upstream = routes[flow.route]
         dialect = from_path(flow.path)
         credentials = credentials_from_env(dialect)
         carried = recorded_key(flow)

@@ -1,22 +1,25 @@
 """The default command: the TUI, with the forwarder in a child process (`toolwire-inspect --upstream
 URL`; see inspector.child for why a process of its own).
 
-Without `--upstream` nothing is forwarded: the TUI browses the flows already in the store."""
+Without `--upstream` it serves the routes of `--route` or the config file, else the default routes
+(proxy/routes.py); if the defaults cannot listen (another instance has the port), the TUI browses
+the flows already in the store."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_store_argument, open_store,
-                     port, proxy_options)
+from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments,
+                     add_store_argument, open_store, port, proxy_options)
 
 DEFAULT_PORT = 8787
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--upstream", metavar="URL",
-                        help="forward every request to this base URL (e.g. https://api.openai.com)")
+                        help="forward every request to this base URL (e.g. https://api.openai.com); "
+                             "without it and without routes, the default routes")
     parser.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"port to listen on (default {DEFAULT_PORT})")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--allow-remote", action="store_true",
@@ -26,32 +29,36 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_store_argument(parser)
     add_mode_arguments(parser)
     add_proxy_arguments(parser)
+    add_route_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..child import ChildFailed, ForwarderProcess
 
-    child = None
-    if args.upstream:
-        # Launched first: its start (imports, the store, the port) overlaps the UI's own imports.
-        child = ForwarderProcess.launch(args.upstream, store=args.store, host=args.host, port=args.port,
-                                        translate=args.translate, repair=args.repair,
-                                        allow_remote=args.allow_remote, allow_hosts=args.allow_host,
-                                        allow_origins=args.allow_origin, proxy=proxy_options(args))
+    # Launched first: its start (imports, the store, the port) overlaps the UI's own imports.
+    child: ForwarderProcess | None = ForwarderProcess.launch(
+        args.upstream, store=args.store, host=args.host, port=args.port, translate=args.translate,
+        repair=args.repair, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
+        allow_origins=args.allow_origin, proxy=proxy_options(args),
+        routes={"route": args.route, "route_mode": args.route_mode, "config": args.config})
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp
         from ..tui.bridge import EventBridge
 
         bridge = EventBridge()
+        try:
+            child.wait_ready()
+        except ChildFailed as exc:
+            if not exc.browse:
+                print(f"toolwire-inspect: {exc}", file=sys.stderr)
+                return 2
+            # Only the default routes, on a port another instance holds: browsing is still worth it.
+            print(f"toolwire-inspect: not forwarding: {exc}", file=sys.stderr)
+            child = None
         if child is None:
             store = open_store(args.store)
         else:
-            try:
-                child.wait_ready()
-            except ChildFailed as exc:
-                print(f"toolwire-inspect: {exc}", file=sys.stderr)
-                return 2
             bridge.follow(child)
             # The child writes the store; this process only reads it.
             store = open_store(args.store, read_only=True)

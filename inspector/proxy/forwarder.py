@@ -76,6 +76,14 @@ class ForwarderError(Exception):
     """The forwarder cannot start as configured (bad upstream, address, translate spec)."""
 
 
+def shorten_switch_interval() -> None:
+    """Before serving: other threads of this process (the store writer, a UI rendering a big
+    payload) hold the GIL in long stretches; by default a waiting thread gets it back only after
+    5 ms, which would land on every relayed chunk. 1 ms bounds that stall."""
+    if sys.getswitchinterval() > SWITCH_INTERVAL:
+        sys.setswitchinterval(SWITCH_INTERVAL)
+
+
 def replay_marker(flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED) -> list[tuple[str, str]]:
     """The headers that make a request through this process's forwarder a replay of `flow_id`;
     `kind` after the id says what it sends (signed with the id, so nobody else can say so)."""
@@ -108,6 +116,8 @@ class Forwarder:
         allow_connect: Iterable[str] = (),
         ca_dir: Path | str | None = None,
         upstream_ca: Path | str | None = None,
+        route: str | None = None,
+        access: AccessPolicy | None = None,
     ) -> None:
         shown = redact_url(upstream)
         try:
@@ -139,7 +149,10 @@ class Forwarder:
         self._upstream_auth = [] if auth is None else [("Authorization", auth)]
         self._upstream_secrets = secret_values(self._upstream_auth, url=self.upstream)
         self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
-        self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+        # Routes of one launch share one policy (see routes.Router), so one count says what it refused.
+        self.access = access or AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+        self.route = route  # None: the unnamed route, at `/` of its own port
+        self.mount = ""  # the path prefix a Router serves this route under ("/r/NAME"), "" on a port of its own
         self.store = store
         self.host = host
         self.on_event = on_event
@@ -176,7 +189,7 @@ class Forwarder:
                 raise ForwarderError(f"--upstream-ca {upstream_ca}: cannot load it as PEM certificates: "
                                      f"{exc}") from None
         self._server = ServerThread(
-            self._app, host, port, name="toolwire-forwarder", setup=self._open_client, teardown=self._close_client,
+            self._app, host, port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
             limits=limits, connect=self.connect,
         )
 
@@ -193,15 +206,12 @@ class Forwarder:
 
     @property
     def client_url(self) -> str:
-        """The base URL to give clients: with the access token in its path when one is needed."""
-        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "")
+        """The base URL to give clients: with the access token in its path when one is needed, and
+        the route's prefix when it shares a port with other routes."""
+        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "") + self.mount
 
     def start(self) -> None:
-        # Other threads of this process (the store writer, a UI rendering a big payload) hold the
-        # GIL in long stretches; by default a waiting thread gets it back only after 5 ms, which
-        # would land on every relayed chunk. 1 ms bounds that stall.
-        if sys.getswitchinterval() > SWITCH_INTERVAL:
-            sys.setswitchinterval(SWITCH_INTERVAL)
+        shorten_switch_interval()
         try:
             self._server.start()
         except ListenError as exc:
@@ -209,7 +219,19 @@ class Forwarder:
         if self.store.session_id is None:
             self.store.new_session(self.upstream_shown, self.base_url, self.mode.value)
 
+    def mount_on(self, server: ServerThread, prefix: str) -> None:
+        """Be served by `server` (a Router's) under the path `prefix`: its port, loop and stop are
+        that server's, whose setup and teardown call open_client and close_client."""
+        self._server = server
+        self.mount = prefix
+
     def stop(self) -> None:
+        self.cut_in_flight()
+        self._server.stop()
+
+    def cut_in_flight(self) -> None:
+        """End the requests in flight, each recorded as cut by the stop (a Router calls it for each
+        route before stopping the server they share)."""
         loop = self._server.loop
         if loop is not None and not loop.is_closed():
             # Cut the flows still in flight ourselves, so each is recorded as cut by the stop,
@@ -218,7 +240,6 @@ class Forwarder:
                 asyncio.run_coroutine_threadsafe(self._cut_active(), loop).result(timeout=10)
             except RuntimeError:
                 pass  # the loop stopped meanwhile: nothing is in flight any more
-        self._server.stop()
 
     async def _cut_active(self) -> None:
         tasks = list(self._active)
@@ -233,7 +254,7 @@ class Forwarder:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    async def _open_client(self) -> None:
+    async def open_client(self) -> None:
         self._session = aiohttp.ClientSession(
             # Relay the bytes as they came: the client asked for that encoding and decodes it.
             auto_decompress=False,
@@ -244,7 +265,7 @@ class Forwarder:
             cookie_jar=aiohttp.DummyCookieJar(),
         )
 
-    async def _close_client(self) -> None:
+    async def close_client(self) -> None:
         await self.connect.close()
         if self._session is not None:
             await self._session.close()
@@ -283,19 +304,6 @@ class Forwarder:
     async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             return
-        task = asyncio.current_task()
-        assert task is not None
-        self._active.add(task)
-        try:
-            await self._forward(scope, receive, send)
-        except asyncio.CancelledError:
-            # Only stop() cancels a request; its flow is recorded already. Ending the app
-            # quietly (no traceback in the log) makes uvicorn drop the connection.
-            raise _AbortResponse() from None
-        finally:
-            self._active.discard(task)
-
-    async def _forward(self, scope: dict, receive: Callable, send: Callable) -> None:
         t0 = time.perf_counter()
         started_at = time.time()
         raw_path, _, raw_query = request_target(scope).partition(b"?")
@@ -303,13 +311,42 @@ class Forwarder:
         intercepted: Interception | None = scope.get("extensions", {}).get(INTERCEPT_EXTENSION)
         if intercepted is None:
             raw_path, refused = self.access.admit(scope["headers"], raw_path)
-            mode, translate, transforms, shown = self.mode, self.translate, self._transforms, self.upstream_shown
         else:
             refused = self.access.admit_intercepted(scope["headers"], intercepted.host, intercepted.port)
-            mode, translate, transforms, shown = Mode.PASSTHROUGH, None, None, intercepted.shown
         if refused is not None:
             await refused.send(send)
             return
+        await self.handle(scope, receive, send, raw_path, raw_query, t0, started_at, intercepted=intercepted)
+
+    async def handle(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
+                     t0: float, started_at: float, refusal: tuple[int, str, str] | None = None,
+                     intercepted: Interception | None = None) -> None:
+        """Relay and record one admitted request; `raw_path` is below this route's prefix (a
+        Router takes the prefix off). Called on the loop of the server that admitted it.
+        `refusal` (status, kind, message): record the request and answer it so, sending nothing
+        upstream (a Router's unknown route). `intercepted`: it came through a proxy-mode tunnel."""
+        task = asyncio.current_task()
+        assert task is not None
+        self._active.add(task)
+        try:
+            if refusal is None:
+                await self._forward(scope, receive, send, raw_path, raw_query, t0, started_at, intercepted)
+            else:
+                await self._refuse(scope, receive, send, raw_path, raw_query, t0, started_at, *refusal)
+        except asyncio.CancelledError:
+            # Only stop() cancels a request; its flow is recorded already. Ending the app
+            # quietly (no traceback in the log) makes uvicorn drop the connection.
+            raise _AbortResponse() from None
+        finally:
+            self._active.discard(task)
+
+    def _begin(self, scope: dict, raw_path: bytes, raw_query: bytes, t0: float, started_at: float,
+               intercepted: Interception | None = None) -> tuple[Flow, list[tuple[str, str]], _Recorder]:
+        """The flow of an admitted request, its headers, and the recorder that will submit it."""
+        if intercepted is None:
+            mode, translate, shown = self.mode, self.translate, self.upstream_shown
+        else:
+            mode, translate, shown = Mode.PASSTHROUGH, None, intercepted.shown
         flow_id = self.store.next_flow_id()
         path = raw_path.decode("latin-1")
         query = raw_query.decode("latin-1")
@@ -317,12 +354,34 @@ class Forwarder:
         flow = Flow(
             id=flow_id, session_id=self.store.session_id or 0, started_at=started_at, method=scope["method"],
             path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=mode,
-            translate=translate,
+            translate=translate, route=self.route or "",
         )
         # Before any submit: every path below records the flow, and the store scrubs its secrets.
         self._keep_credentials(flow, headers, query)
-        recorder = _Recorder(self, flow, t0, is_server_push(
+        return flow, headers, _Recorder(self, flow, t0, is_server_push(
             flow.method, path, next((v for k, v in headers if k.lower() == "accept"), "")), shown)
+
+    async def _refuse(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
+                      t0: float, started_at: float, status: int, kind: str, message: str) -> None:
+        """Record an admitted request that goes to no upstream and answer it with `status`: the
+        flow keeps the whole path the client sent and names no route."""
+        flow, _, recorder = self._begin(scope, raw_path, raw_query, t0, started_at)
+        flow.route = ""
+        flow.mode, flow.translate = Mode.PASSTHROUGH, None
+        body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
+        flow.request_body = body
+        recorder.submit_started()
+        if refusal is not None and refusal[0] is None:  # nobody is left to answer
+            recorder.finish(FlowState.ERROR, refusal[1])
+            return
+        await recorder.fail_before_response(send, status, kind, message, close=refusal is not None)
+
+    async def _forward(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
+                       t0: float, started_at: float, intercepted: Interception | None = None) -> None:
+        flow, headers, recorder = self._begin(scope, raw_path, raw_query, t0, started_at, intercepted)
+        path, query = flow.path, raw_query.decode("latin-1")
+        transforms, shown = ((self._transforms, self.upstream_shown) if intercepted is None
+                             else (None, intercepted.shown))
 
         body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
         if refusal is not None:

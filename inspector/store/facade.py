@@ -149,8 +149,9 @@ class Store:
     # -- reading -----------------------------------------------------------------------------
 
     def get(self, flow_id: int) -> Flow | None:
+        self._where("")  # learns which columns the file has
         with self._read_lock:
-            return rows.load(self._read, flow_id)
+            return rows.load(self._read, flow_id, route="route" in self._columns)
 
     def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0, order: str = "time") -> list[FlowRow]:
         """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a
@@ -205,7 +206,7 @@ class Store:
             with self._read_lock:
                 self._columns = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
             self._schema_4 = "rules" in self._columns
-        condition, params = filters.compile_filter(text, rules=self._schema_4)
+        condition, params = filters.compile_filter(text, rules=self._schema_4, route="route" in self._columns)
         return (f" WHERE ({condition})" if condition else ""), params
 
     def session_usage(self, session_id: int) -> tuple[int | None, int | None]:

@@ -40,6 +40,7 @@ class FlowRow:
     tokens_out: int | None = None
     replay_edited: bool = False  # a replay of a request the user edited (e)
     buffered: bool = False  # a stream whose events all arrived at once (analysis.buffered_stream)
+    route: str = ""  # "" for the unnamed route (--upstream) and in stores from before schema 6
 
 
 @dataclass(slots=True)
@@ -73,7 +74,7 @@ class Summary:
 # request arrives; the response side is written when the response ends.
 REQUEST_COLUMNS = (
     "id", "session_id", "started_at", "method", "path", "query", "request_headers", "request_body", "mode",
-    "translate", "upstream_url", "upstream_request_headers", "upstream_request_body",
+    "translate", "upstream_url", "upstream_request_headers", "upstream_request_body", "route",
 )
 RESPONSE_COLUMNS = (
     "status", "response_headers", "upstream_response_body", "response_body", "streamed", "chunks", "ttfb_ms",
@@ -91,8 +92,9 @@ _LISTED = {"error": "COALESCE(error, parse_error)",
 def list_columns(present: set[str]) -> str:
     """The SELECT list of a FlowRow from a flows table with the columns `present` (a store opened
     read-only may predate the summary columns of later schemas: those read as NULL)."""
-    return ", ".join("NULL" if f.name in SUMMARY_COLUMNS and f.name not in present else _LISTED.get(f.name, f.name)
-                     for f in fields(FlowRow))
+    return ", ".join("NULL" if f.name in SUMMARY_COLUMNS and f.name not in present
+                     else "''" if f.name == "route" and f.name not in present  # before schema 6: the unnamed route
+                     else _LISTED.get(f.name, f.name) for f in fields(FlowRow))
 
 
 def insert(table: str, columns: tuple[str, ...]) -> str:
@@ -164,6 +166,7 @@ def flow_row(flow: Flow, summary: Summary) -> FlowRow:
         replay_fixed=flow.replay_of is not None and FIXED_REPLAY_NOTE in flow.notes,
         tokens_in=summary.tokens_in, tokens_out=summary.tokens_out,
         replay_edited=flow.replay_of is not None and EDITED_REPLAY_NOTE in flow.notes, buffered=summary.buffered,
+        route=flow.route,
     )
 
 
@@ -177,8 +180,11 @@ def listed_row(values: tuple) -> FlowRow:
     return row
 
 
-def load(conn: sqlite3.Connection, flow_id: int) -> Flow | None:
-    found = conn.execute(f"SELECT {', '.join(FLOW_COLUMNS)} FROM flows WHERE id = ?", (flow_id,)).fetchone()
+def load(conn: sqlite3.Connection, flow_id: int, *, route: bool = True) -> Flow | None:
+    """`route`: whether the table has schema 6's route column (a store read-only at schema 5 or
+    older has none: its flows came through the unnamed route)."""
+    selected = FLOW_COLUMNS if route else tuple("''" if name == "route" else name for name in FLOW_COLUMNS)
+    found = conn.execute(f"SELECT {', '.join(selected)} FROM flows WHERE id = ?", (flow_id,)).fetchone()
     if found is None:
         return None
     values = {name: _FROM_SQL.get(name, _same)(value) for name, value in zip(FLOW_COLUMNS, found)}

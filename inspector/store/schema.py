@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import platformdirs
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Version 1, as first shipped: a file at any version is brought forward by the steps after it.
 SCHEMA_1 = """
@@ -91,9 +91,15 @@ INSERT OR REPLACE INTO meta (key, value) SELECT 'rules_backfill_below', COALESCE
 SCHEMA_5 = """
 ALTER TABLE flows ADD COLUMN buffered INTEGER NOT NULL DEFAULT 0;
 """
-_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5, 1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5,
-               2: SCHEMA_3 + SCHEMA_4 + SCHEMA_5, 3: SCHEMA_4 + SCHEMA_5, 4: SCHEMA_5}
-READABLE_VERSIONS = (1, 2, 3, 4, 5)  # what a read-only open can list and show without migrating
+# Version 6: the route each flow came through (proxy/routes.py), for `~R NAME` and the list; flows
+# recorded before it came through the one unnamed route ("").
+SCHEMA_6 = """
+ALTER TABLE flows ADD COLUMN route TEXT NOT NULL DEFAULT '';
+"""
+_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5 + SCHEMA_6,
+               1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5 + SCHEMA_6, 2: SCHEMA_3 + SCHEMA_4 + SCHEMA_5 + SCHEMA_6,
+               3: SCHEMA_4 + SCHEMA_5 + SCHEMA_6, 4: SCHEMA_5 + SCHEMA_6, 5: SCHEMA_6}
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)  # what a read-only open can list and show without migrating
 
 
 class StoreError(Exception):

@@ -15,6 +15,7 @@ from textual.app import App, SuspendNotSupported
 from textual.binding import Binding
 
 from ..child import ForwarderProcess
+from ..clients import likely_dialects
 from ..flow import ReplayKind
 from .bridge import EventBridge
 from .commands import FlowCommands, ScreenCommands
@@ -70,9 +71,12 @@ class InspectorApp(App[None]):
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
             default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
+            # Several upstreams (proxy/routes.py): each route's name, base URL and its clients' dialects.
+            routes = tuple((route.route or "", route.client_url, likely_dialects(route.upstream, route.translate))
+                           for route in getattr(forwarder, "all", ()))
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
-                                       mode or default_mode, forwarder.access,
-                                       accepts=translate.split(":", 1)[0] if translate else None)
+                                       mode or ("routes" if routes else default_mode), forwarder.access,
+                                       accepts=translate.split(":", 1)[0] if translate else None, routes=routes)
 
     @property
     def store_problem(self) -> str | None:

@@ -134,6 +134,7 @@ _OFFICIAL_HOSTS = {Dialect.OPENAI_CHAT: _OPENAI_HOST, Dialect.OPENAI_RESPONSES: 
                    Dialect.ANTHROPIC: re.compile(r"api\.anthropic\.com"),
                    Dialect.GEMINI: re.compile(r"generativelanguage\.googleapis\.com")}
 
+
 # Upstream hosts whose limits differ from the dialect's default.
 _HOSTS = [
     (re.compile(r"(.+\.)?openrouter\.ai"), "openrouter"),

@@ -194,6 +194,8 @@ def row(name: str, direct: float, forwarded: float, target: str = "") -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer requests (a smoke run)")
+    parser.add_argument("--route", action="store_true",
+                        help="through a route (--route bench=MOCK, base URL /r/bench) instead of --upstream")
     args = parser.parse_args()
     small_n, big_n, streams = (500, 50, 15) if args.quick else (2500, 250, 60)
     big = big_request()
@@ -202,8 +204,11 @@ def main() -> None:
     mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0", "--chunks", str(CHUNKS - 3),
                             "--interval-ms", str(INTERVAL_MS)], "mock upstream on")
     store_dir = tempfile.mkdtemp(prefix="toolwire-bench-")
-    forwarder, forward_url = start([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
-                                    "--store", f"{store_dir}/flows.sqlite3"], "forwarding")
+    # A route's line gives its own base URL (…/r/bench), the first URL on it.
+    upstream, marker = (["--route", f"bench={mock_url}"], "route bench") if args.route else (
+        ["--upstream", mock_url], "forwarding")
+    forwarder, forward_url = start([PYTHON, "-m", "inspector", "record", *upstream, "--port", "0",
+                                    "--store", f"{store_dir}/flows.sqlite3"], marker)
     results: dict[str, tuple[float, float, str]] = {}
     streams_of: dict[str, tuple[list, list]] = {}
     try:
@@ -239,7 +244,8 @@ def main() -> None:
             pct([r[-1] for r in direct_runs], 50), pct([r[-1] for r in through_runs], 50), "")
 
     load_avg = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"\nforwarder overhead: direct to the mock vs through `toolwire-inspect record` (recording + checking on)")
+    print(f"\nforwarder overhead: direct to the mock vs through `toolwire-inspect record` (recording + checking on)"
+          f"{', through a route' if args.route else ''}")
     print(f"machine: {os.cpu_count()} cores, load average {load_avg} at the end (other work skews every figure)")
     print(f"requests: small {small_n} (c=1) / {small_n * 2} (c=8), 1 MB ({len(big)} bytes) {big_n} (c=1) / "
           f"{big_n * 2} (c=8), streams {streams} of each\n")

@@ -57,6 +57,7 @@ def save_flow(
     replay_of: int | None = None,
     upstream: str = "http://127.0.0.1:9",
     notes: list[str] | None = None,
+    route: str = "",
 ) -> int:
     """Write one finished flow through the real store and wait until it is committed."""
     assert store.session_id is not None
@@ -64,7 +65,7 @@ def save_flow(
         id=store.next_flow_id(), session_id=store.session_id, started_at=T0 + offset, method="POST", path=path,
         request_headers=[("content-type", "application/json"), ("authorization", "[redacted]")],
         request_body=orjson.dumps(request), upstream_url=upstream + path, status=status,
-        replay_of=replay_of, notes=list(notes or ()),
+        replay_of=replay_of, notes=list(notes or ()), route=route,
     )
     if stream is not None:
         flow.streamed = True

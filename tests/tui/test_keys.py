@@ -30,13 +30,13 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ")]
         keys = [key.rstrip(",") for key, *_ in lines]
         assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
-                        "~d", "~m", "~s", "~v", "~t", "~e", "~r", "#N", "text", "&",
+                        "~d", "~m", "~s", "~v", "~t", "~e", "~r", "~R", "#N", "text", "&",
                         "ctrl+q", "?", "tab", "ctrl+p"]
         lines = text.splitlines()
-        assert "  /, f            Filter the list: ~d ~m ~s ~v ~t ~e ~r #N or text, with & | ! ( ) (see below)" in lines
+        assert "  /, f            Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text, with & | ! ( ) (see below)" in lines
         # The expressions are documented where the keys are, from the table the parser's module keeps.
         start = lines.index("Filter expressions (/ in the list; flows --filter)")
-        assert lines[start + 1:start + 12] == [
+        assert lines[start + 1:start + 13] == [
             "  ~d DIALECT      dialect: chat, responses, anthropic, gemini, mcp",
             "  ~m MODEL        model contains MODEL",
             "  ~s STATUS       HTTP status: 400, 4xx, 5",
@@ -44,6 +44,7 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
             "  ~t TOOL         a payload names the tool TOOL",
             "  ~e              failed: transport error or status ≥ 400",
             "  ~r              is a replay",
+            "  ~R ROUTE        came through route ROUTE (toolwire-inspect --route NAME=URL)",
             "  #N              flow N and its replays",
             "  text            path, model, state, status, errors, rule ids, payload text",
             "  & | ! ( )       and (or a space), or, not, grouping; \"…\" quotes",

@@ -419,3 +419,28 @@ async def test_flows_another_process_writes_to_the_store_appear_in_the_list(stor
             await pilot.pause(0.05)
         await settle(app, pilot)
         assert (flows.total, flows.current.path) == (1, "stdio:files")
+
+
+async def test_routes_are_in_the_header_and_the_list(store: Store, upstream: MockUpstream, tmp_path) -> None:
+    from inspector.proxy.routes import open_forwarder, resolve
+
+    bridge = EventBridge()
+    table = resolve(routes=[f"oa={upstream.base_url}", "an=https://api.anthropic.com"], cwd=tmp_path)
+    with open_forwarder(table, store=store, port=0, on_event=bridge) as router:
+        seen = Seen()
+        app = make_app(store, forwarder=router, bridge=bridge)
+        async with app.run_test(size=(200, 36), message_hook=seen) as pilot:
+            bar = app.query_one(ConnectionBar)
+            bar.expanded = True
+            base = router.base_url
+            assert str(bar.render()).replace("\n", "  ") == (
+                f"toolwire-inspect routes  listening {base} → oa={upstream.base_url} an=https://api.anthropic.com  "
+                f"oa OPENAI_BASE_URL={base}/r/oa/v1  oa ANTHROPIC_BASE_URL={base}/r/oa  "
+                f"oa GOOGLE_GEMINI_BASE_URL={base}/r/oa  oa MCP {base}/r/oa/mcp  "
+                f"an ANTHROPIC_BASE_URL={base}/r/an  store flows.sqlite3")
+            await asyncio.to_thread(post_chat, f"{base}/r/oa")
+            await seen.wait_for(completed(1))
+            await settle(app, pilot)
+            flows = app.query_one(FlowList)
+            assert flows.current.route == "oa"
+            assert row_text(flows)[3] == "oa:/v1/chat/completions"

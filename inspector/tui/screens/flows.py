@@ -32,7 +32,7 @@ class FlowsScreen(Screen[None]):
         # Priority: run as soon as the app reads the key, so the keys typed right after it go to
         # the field it focuses, not to the list (see check_action for typing these in the field).
         Binding("slash,f", "filter", "Filter", id="flows.filter", priority=True,
-                tooltip="Filter the list: ~d ~m ~s ~v ~t ~e ~r #N or text, with & | ! ( ) (see below)"),
+                tooltip="Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text, with & | ! ( ) (see below)"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="flows.clear-filter",
                 tooltip="Drop the filter and show every flow"),
         Binding("r", "replay", "Replay", id="flows.replay",

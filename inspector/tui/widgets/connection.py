@@ -15,8 +15,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from ...clients import suggestions
-from ...wire.dialect import DIALECT_NAMES
+from ...clients import agent_settings
 from .. import format as fmt
 
 if TYPE_CHECKING:
@@ -30,14 +29,9 @@ class Listening:
     mode: str  # "passthrough" or "translate SRC → DST"
     access: AccessPolicy | None = None  # its refusal count is shown once there is one
     accepts: str | None = None  # translate mode: the one dialect clients may speak (None: any)
-
-
-def agent_settings(base_url: str, accepts: str | None = None) -> list[tuple[str, str]]:
-    """What to give the agent (inspector/clients.py): the environment each official SDK reads
-    (`NAME=`), and the URL an MCP client connects to. A translate session accepts one dialect: only
-    its setting is given."""
-    dialects = (accepts,) if accepts else tuple(DIALECT_NAMES)
-    return [(setting.label, url) for setting, url in suggestions(base_url, dialects, header_only=True)]
+    # Several upstreams (proxy/routes.py): (name, base URL, the dialects its clients speak) per
+    # route, whose settings replace the single base URL's.
+    routes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 class ConnectionBar(Widget):
@@ -113,8 +107,13 @@ class ConnectionBar(Widget):
         text.append(" → ", key)
         text.append(self.listening.upstream, value)
         # The settings wrap between whole entries, never inside a URL someone will copy.
-        entries = [(label, url, value)
-                   for label, url in agent_settings(self.listening.base_url, self.listening.accepts)]
+        if self.listening.routes:
+            entries = [(f"{name or '(unnamed)'} {label}", url, value) for name, base, accepts in self.listening.routes
+                       for label, url in agent_settings(base, accepts)]
+        else:
+            accepts = self.listening.accepts
+            entries = [(label, url, value) for label, url in (agent_settings(self.listening.base_url, (accepts,))
+                                                              if accepts else agent_settings(self.listening.base_url))]
         entries.append(("store ", self.store_path, key))
         access = self.listening.access
         if access is not None:

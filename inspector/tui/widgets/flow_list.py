@@ -119,7 +119,7 @@ def row_cells(row: FlowRow, now: float) -> list[str]:
         str(row.id),
         fmt.clock_time(row.started_at, now),
         row.method,
-        replay_mark(row) + row.path,
+        replay_mark(row) + (f"{row.route}:" if row.route else "") + row.path,  # `openai:/v1/…` on a named route
         fmt.DIALECT_SHORT.get(row.dialect, row.dialect or "-"),
         row.model or "-",
         fmt.status(row.status, row.state),

@@ -1,0 +1,380 @@
+"""Several upstreams through one forwarder: the route table and the dispatcher in front of it.
+
+A route is a name, an upstream base URL, a mode, and where clients reach it: below
+`/r/NAME/` of the shared port, or at `/` of a port of its own (`NAME=URL@PORT`, for clients that
+cannot take a path prefix). Each route is served by a Forwarder of its own (its upstream, mode and
+connection pool); all share one store and one access policy. The Router is the small ASGI app
+in front of the shared port: it admits a request once (Host, Origin, token), takes the route's
+prefix off, and hands the rest to that route's Forwarder, which checks the target below its
+upstream's base path like any other.
+
+Routes come from, in order of precedence: `--route`/`--route-mode` flags, a TOML config file
+(`--config PATH`, else `toolwire-inspect.toml` in the working directory, else in the user config
+dir), and, when neither these nor `--upstream` name any, the defaults: OpenAI, Anthropic and
+Gemini each under its own prefix. `--upstream URL` is the unnamed route at `/`: alone, it is a
+plain Forwarder exactly as before; with routes beside it, it gets every path no route claims.
+
+    # toolwire-inspect.toml
+    [routes.openai]
+    url = "https://api.openai.com"
+    [routes.claude]
+    url = "https://api.anthropic.com"
+    mode = "repair"                              # passthrough (default), repair, translate:SRC:DST
+    [routes.tools]
+    url = "http://127.0.0.1:3000"
+    port = 8790                                  # its own port, serving at /
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import platformdirs
+
+from ..redact import redact_url
+from ..store import Store
+from .access import AccessPolicy
+from .forwarder import FlowEvent, Forwarder, ForwarderError, shorten_switch_interval
+from .server import ClientLimits, ListenError, ServerThread, request_target
+
+CONFIG_NAME = "toolwire-inspect.toml"
+ROUTE_PREFIX = b"/r/"
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+_MODES = "passthrough, repair or translate:SRC:DST"
+
+
+class RouteError(ForwarderError):
+    """The routes cannot be set up as given (a bad flag, a broken config file); one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    name: str
+    upstream: str
+    port: int | None = None  # a port of its own; None: below /r/NAME/ of the shared port
+    translate: str | None = None
+    repair: bool = False
+
+    @property
+    def mode(self) -> str:
+        return f"translate:{self.translate}" if self.translate else "repair" if self.repair else "passthrough"
+
+
+DEFAULT_ROUTES = (
+    Route("openai", "https://api.openai.com"),
+    Route("anthropic", "https://api.anthropic.com"),
+    Route("gemini", "https://generativelanguage.googleapis.com"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RouteTable:
+    routes: tuple[Route, ...]
+    upstream: str | None = None  # --upstream: the unnamed route at `/`
+    source: str = "flags"  # where the routes came from, for the first line `record` prints
+
+
+def parse_route(text: str) -> Route:
+    """`NAME=URL` or `NAME=URL@PORT` (the URL's own userinfo may hold an @: only digits after the
+    last one make a port)."""
+    name, equals, url = text.partition("=")
+    if not equals or not url:
+        raise RouteError(f"--route {text!r}: expected NAME=URL or NAME=URL@PORT")
+    port = None
+    head, at, tail = url.rpartition("@")
+    if at and tail.isdecimal():
+        url, port = head, _port(tail, f"--route {name}")
+    return _route(name, url, port, f"--route {name}")
+
+
+def parse_mode(text: str, where: str) -> tuple[str | None, bool]:
+    """(translate, repair) of a route mode: `passthrough`, `repair` or `translate:SRC:DST`."""
+    if text == "passthrough":
+        return None, False
+    if text == "repair":
+        return None, True
+    kind, colon, spec = text.partition(":")
+    if kind == "translate" and colon and spec:
+        return spec, False
+    raise RouteError(f"{where}: mode {text!r} is not one of {_MODES}")
+
+
+def load_config(path: Path) -> list[Route]:
+    """The routes of a config file, or a RouteError naming the file and what is wrong with it."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RouteError(f"cannot read config {path}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise RouteError(f"config {path} is not valid TOML: {exc}") from None
+    unknown = set(document) - {"routes"}
+    if unknown:
+        raise RouteError(f"config {path}: unknown key(s) {', '.join(sorted(unknown))} (known: routes)")
+    tables = document.get("routes", {})
+    if not isinstance(tables, dict):
+        raise RouteError(f"config {path}: routes must be tables, [routes.NAME] with url = \"...\"")
+    found = []
+    for name, table in tables.items():
+        where = f"config {path}: [routes.{name}]"
+        if not isinstance(table, dict):
+            raise RouteError(f"{where} must be a table with url = \"...\"")
+        unknown = set(table) - {"url", "port", "mode"}
+        if unknown:
+            raise RouteError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (known: url, port, mode)")
+        url, port, mode = table.get("url"), table.get("port"), table.get("mode", "passthrough")
+        if not isinstance(url, str):
+            raise RouteError(f"{where} needs url = \"http(s)://...\"")
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int) or not 0 < port <= 65535):
+            raise RouteError(f"{where}: port must be a number from 1 to 65535")
+        if not isinstance(mode, str):
+            raise RouteError(f"{where}: mode must be a string: {_MODES}")
+        translate, repair = parse_mode(mode, where)
+        found.append(replace(_route(name, url, port, where), translate=translate, repair=repair))
+    return found
+
+
+def find_config(cwd: Path | None = None) -> Path | None:
+    """The config file in the working directory, else in the user config dir, else None."""
+    for folder in (cwd or Path.cwd(), Path(platformdirs.user_config_dir("toolwire-inspect"))):
+        if (folder / CONFIG_NAME).is_file():
+            return folder / CONFIG_NAME
+    return None
+
+
+def resolve(*, upstream: str | None = None, routes: Iterable[str] = (), route_modes: Iterable[str] = (),
+            config: str | None = None, translate: str | None = None, repair: bool = False,
+            cwd: Path | None = None) -> RouteTable:
+    """The route table a launch serves. Flags win over the config file route by route; a route's
+    own mode wins over `translate`/`repair`, which are the default mode of every route (and the
+    mode of `--upstream`)."""
+    path = Path(config) if config is not None else find_config(cwd)
+    by_name: dict[str, Route] = {}
+    source = "flags"
+    if path is not None:
+        by_name = {route.name: route for route in load_config(path)}
+        source = f"config {path}"
+    own_mode = {name for name, route in by_name.items() if route.mode != "passthrough"}
+    for text in routes:
+        route = parse_route(text)
+        if route.name in own_mode:  # the flag names no mode: the file's stays
+            previous = by_name[route.name]
+            route = replace(route, translate=previous.translate, repair=previous.repair)
+        by_name[route.name] = route
+    if not by_name and upstream is None:
+        by_name = {route.name: route for route in DEFAULT_ROUTES}
+        source = "defaults"
+    for text in route_modes:
+        name, equals, mode = text.partition("=")
+        if not equals or name not in by_name:
+            known = ", ".join(by_name) or "none"
+            raise RouteError(f"--route-mode {text!r}: expected NAME=MODE for a route (routes: {known})")
+        mode_translate, mode_repair = parse_mode(mode, f"--route-mode {name}")
+        by_name[name] = replace(by_name[name], translate=mode_translate, repair=mode_repair)
+        own_mode.add(name)
+    if translate or repair:
+        by_name = {name: route if name in own_mode else replace(route, translate=translate, repair=repair)
+                   for name, route in by_name.items()}
+    ports = [route.port for route in by_name.values() if route.port is not None]
+    if len(ports) != len(set(ports)):
+        raise RouteError(f"two routes ask for the same port: {sorted(ports)}")
+    return RouteTable(tuple(by_name.values()), upstream, source)
+
+
+def open_forwarder(table: RouteTable, *, store: Store, host: str = "127.0.0.1", port: int = 8787,
+                   on_event: Callable[[FlowEvent], None] | None = None, translate: str | None = None,
+                   repair: bool = False, allow_remote: bool = False, allow_hosts: Iterable[str] = (),
+                   allow_origins: Iterable[str] = (), proxy: dict | None = None, **limits) -> Forwarder | Router:
+    """What serves `table`, not started: a plain Forwarder for `--upstream` alone (its hot path
+    stays as it was), else a Router. A ForwarderError when a route cannot be served. `proxy`:
+    proxy mode's options (intercept, allow_connect, upstream_ca), which the plain Forwarder's port
+    serves; a Router's shared port does not answer CONNECT."""
+    options = dict(store=store, host=host, on_event=on_event, allow_remote=allow_remote, **limits)
+    if not table.routes:
+        assert table.upstream is not None
+        return Forwarder(table.upstream, port=port, translate=translate, repair=repair, allow_hosts=allow_hosts,
+                         allow_origins=allow_origins, **options, **(proxy or {}))
+    access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+    root = None
+    if table.upstream is not None:
+        root = Forwarder(table.upstream, port=port, translate=translate, repair=repair, access=access, **options)
+    mounted, own_port = [], []
+    for route in table.routes:
+        try:
+            forwarder = Forwarder(route.upstream, port=route.port or 0, translate=route.translate,
+                                  repair=route.repair, route=route.name, access=access, **options)
+        except ForwarderError as exc:
+            raise RouteError(f"route {route.name}: {exc}") from None
+        (mounted if route.port is None else own_port).append(forwarder)
+    return Router(mounted, own_port, root=root, access=access, store=store, host=host, port=port,
+                  limits=limits.get("limits", ClientLimits()), source=table.source)
+
+
+class Router:
+    """The routes of one launch: those below `/r/NAME/` on the shared port, dispatched here, and
+    those on ports of their own, each its own Forwarder's server. Quacks like a Forwarder where the
+    CLI and the UI use one (access, client_url, upstream_shown, mode, credentials, start, stop)."""
+
+    def __init__(self, mounted: list[Forwarder], own_port: list[Forwarder], *, root: Forwarder | None,
+                 access: AccessPolicy, store: Store, host: str, port: int, limits: ClientLimits = ClientLimits(),
+                 source: str = "flags") -> None:
+        self.forwarders = mounted + own_port  # the named routes: those on the shared port first
+        self.source = source
+        self.root = root  # --upstream beside the routes: every path no route claims
+        self.access = access
+        self.store = store
+        self.host = host
+        self.translate = None  # each route has its own mode; the header names them per route
+        self.mode = "routes"
+        self._mounted = {f.route.encode(): f for f in mounted if f.route}
+        self._own_port = own_port
+        self._server = ServerThread(self._app, host, port, name="toolwire-router", setup=self._open_clients,
+                                    teardown=self._close_clients, limits=limits)
+        for forwarder in self._shared:
+            forwarder.mount_on(self._server, "" if forwarder is root else f"/r/{forwarder.route}")
+
+    @property
+    def _shared(self) -> list[Forwarder]:
+        return [*self._mounted.values(), *([self.root] if self.root is not None else [])]
+
+    @property
+    def port(self) -> int:
+        return self._server.port
+
+    @property
+    def base_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def client_url(self) -> str:
+        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "")
+
+    @property
+    def upstream_shown(self) -> str:
+        return session_upstream(self.forwarders, self.root)
+
+    def forwarder(self, route: str) -> Forwarder | None:
+        """The Forwarder of the route named `route` ("" : the unnamed one), None if there is none."""
+        if not route:
+            return self.root
+        return next((f for f in self.forwarders if f.route == route), None)
+
+    def credentials(self, flow_id: int) -> list[tuple[str, str]]:
+        for forwarder in self.all:
+            found = forwarder.credentials(flow_id)
+            if found:
+                return found
+        return []
+
+    @property
+    def all(self) -> list[Forwarder]:
+        return [*([self.root] if self.root is not None else []), *self.forwarders]
+
+    def start(self) -> None:
+        """Listen on the shared port (if any route is served there) and on each route's own port;
+        on a failure, what started is stopped again."""
+        shorten_switch_interval()
+        started: list = []
+        try:
+            if self._shared:
+                try:
+                    self._server.start()
+                except ListenError as exc:
+                    raise RouteError(str(exc)) from exc
+                started.append(self._server)
+            if self.store.session_id is None:  # before the routes on their own ports start one of their own
+                self.store.new_session(self.upstream_shown, self.base_url, self.mode)
+            for forwarder in self._own_port:
+                try:
+                    forwarder.start()
+                except ForwarderError as exc:
+                    raise RouteError(f"route {forwarder.route}: {exc}") from None
+                started.append(forwarder)
+        except BaseException:
+            for thing in reversed(started):
+                thing.stop()
+            raise
+
+    def stop(self) -> None:
+        for forwarder in self._shared:
+            forwarder.cut_in_flight()
+        self._server.stop()
+        for forwarder in self._own_port:
+            forwarder.stop()
+
+    def __enter__(self) -> Router:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    async def _open_clients(self) -> None:
+        for forwarder in self._shared:
+            await forwarder.open_client()
+
+    async def _close_clients(self) -> None:
+        for forwarder in self._shared:
+            await forwarder.close_client()
+
+    async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            return
+        t0 = time.perf_counter()
+        started_at = time.time()
+        raw_path, _, raw_query = request_target(scope).partition(b"?")
+        raw_path, refused = self.access.admit(scope["headers"], raw_path)
+        if refused is not None:
+            await refused.send(send)
+            return
+        if raw_path.startswith(ROUTE_PREFIX):
+            name, slash, rest = raw_path[len(ROUTE_PREFIX):].partition(b"/")
+            forwarder = self._mounted.get(name)
+            if forwarder is not None:
+                await forwarder.handle(scope, receive, send, slash + rest or b"/", raw_query, t0, started_at)
+                return
+        if self.root is not None:
+            await self.root.handle(scope, receive, send, raw_path, raw_query, t0, started_at)
+            return
+        # Admitted, so recorded like any flow: a client given a wrong base URL shows up in the list.
+        known = ", ".join(f"/r/{name.decode()}/" for name in self._mounted)
+        await next(iter(self._mounted.values())).handle(
+            scope, receive, send, raw_path, raw_query, t0, started_at, refusal=(
+                404, "toolwire_unknown_route", f"no route for {raw_path.decode('latin-1')!r}: paths start with "
+                                               f"one of {known}"))
+
+
+def session_upstream(forwarders: Iterable[Forwarder], root: Forwarder | None = None) -> str:
+    """A routed session's `upstream` as stored: `NAME=URL` per route, space-separated (the
+    unnamed route as `=URL`), which replay reads back with `session_routes`."""
+    named = [f"{f.route}={f.upstream_shown}" for f in forwarders]
+    return " ".join(([f"={root.upstream_shown}"] if root is not None else []) + named)
+
+
+def session_routes(upstream: str) -> dict[str, str] | None:
+    """The routes of a session's stored `upstream` ({name: URL}, "" for the unnamed one), or None
+    for a session of one plain --upstream."""
+    if not upstream.startswith("=") and not re.match(r"[A-Za-z0-9][A-Za-z0-9_.-]*=", upstream):
+        return None
+    return dict(part.partition("=")[::2] for part in upstream.split(" "))
+
+
+def _route(name: str, url: str, port: int | None, where: str) -> Route:
+    if not _NAME.fullmatch(name):
+        raise RouteError(f"{where}: a route name is letters, digits, '_', '.' or '-' (at most 64), got {name!r}")
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise RouteError(f"{where}: the upstream must be an http(s) URL, got {redact_url(url)!r}")
+    return Route(name, url, port)
+
+
+def _port(text: str, where: str) -> int:
+    value = int(text)
+    if not 0 < value <= 65535:
+        raise RouteError(f"{where}: port {text} is not from 1 to 65535")
+    return value
