@@ -179,10 +179,11 @@ def test_route_filter_matches_the_whole_route_name(store):
 
 
 def as_schema_4(store: Store) -> None:
-    """The store's file as schema 4 left it: no route column."""
+    """The store's file as schema 4 left it: no buffered-stream mark, no route column."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        conn.execute("ALTER TABLE flows DROP COLUMN route")
+        for column in ("buffered", "route"):
+            conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=4")
     store.close()
 
@@ -196,7 +197,7 @@ def test_a_read_only_store_at_schema_4_lists_every_flow_on_the_unnamed_route(tmp
         assert (old.get(7).route, old.get(7).path) == ("", "/v1beta/models/gemini-2.5-flash:generateContent")
 
 
-def test_opening_a_schema_4_store_migrates_it_to_schema_5(tmp_path, store):
+def test_opening_a_schema_4_store_migrates_it_to_schema_6(tmp_path, store):
     as_schema_4(store)
     with Store(tmp_path / "flows.sqlite3") as migrated:
         assert found(migrated, '~R ""') == [1, 2, 3, 4, 5, 6, 7, 8]
@@ -204,4 +205,4 @@ def test_opening_a_schema_4_store_migrates_it_to_schema_5(tmp_path, store):
         assert found(migrated, "~R gemini") == [9]
         assert (migrated.get(9).route, migrated.get(3).route) == ("gemini", "")
     with sqlite3.connect(tmp_path / "flows.sqlite3") as conn:
-        assert conn.execute("PRAGMA user_version").fetchone() == (5,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (6,)

@@ -70,12 +70,15 @@ class InspectorApp(App[None]):
         if forwarder is not None:
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
-            default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
             # Several upstreams (proxy/routes.py): each route's name, base URL and its clients' dialects.
             routes = tuple((route.route or "", route.client_url, likely_dialects(route.upstream, route.translate))
                            for route in getattr(forwarder, "all", ()))
+            if routes:
+                default_mode = "routes"
+            else:
+                default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
-                                       mode or ("routes" if routes else default_mode), forwarder.access,
+                                       mode or default_mode, forwarder.access,
                                        accepts=translate.split(":", 1)[0] if translate else None, routes=routes)
 
     @property

@@ -26,7 +26,7 @@ import vcr
 from inspector.analysis import analyse, decode_body, safe_repairs
 from inspector.cli import main
 from inspector.cli.open import opened_store
-from inspector.flow import header
+from inspector.flow import ReplayKind, header
 from inspector.load import LoadError, load
 from inspector.mock import Canned, FixtureRoute, MockUpstream, sse_response
 from inspector.wire.canned import Call
@@ -74,7 +74,7 @@ def recording(tmp_path_factory):
         original = store.get(first.id)
         fixed_body = orjson.dumps(safe_repairs(analyse(original)).payload)
         fixed_id = replay(original, via=forwarder, credentials=forwarder.credentials(first.id), body=fixed_body,
-                          fixed=True)
+                          kind=ReplayKind.FIXED)
         completed.wait(3)
         store.flush()
     finally:

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from inspector.demo_script import DEMO_API_KEY, TURNS
+from inspector.flow import ReplayKind
 from inspector.mock import Canned, MockUpstream, json_response, sse_response
 from inspector.proxy import Forwarder, ForwarderError
 from inspector.store import Store
@@ -74,7 +75,7 @@ async def settle(app: InspectorApp, pilot) -> None:  # type: ignore[no-untyped-d
 async def replay_fixed(app: InspectorApp, pilot, flow_id: int) -> None:  # type: ignore[no-untyped-def]
     """`R` on a failing turn, as a user would, then wait (with a deadline) until the forwarder has
     recorded the replay: the replay comparison needs it in the store."""
-    app.replay_flow(flow_id, fixed=True)
+    app.replay_flow(flow_id, ReplayKind.FIXED)
     await settle(app, pilot)
     deadline = time.monotonic() + 10
     while not any(row.replay_of == flow_id for row in app.store.rows()):

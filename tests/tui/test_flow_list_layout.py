@@ -164,11 +164,11 @@ def test_usage_cells_fit_the_tokens_column(tokens_in, tokens_out, cell) -> None:
 
 
 def test_agent_settings_of_a_translate_session_name_only_the_dialect_it_accepts() -> None:
-    from inspector.tui.widgets.connection import agent_settings
+    from inspector.clients import agent_settings
 
     base = "http://127.0.0.1:8787"
     assert agent_settings(base) == [("OPENAI_BASE_URL=", f"{base}/v1"), ("ANTHROPIC_BASE_URL=", base),
                                     ("GOOGLE_GEMINI_BASE_URL=", base), ("MCP ", f"{base}/mcp")]
-    assert agent_settings(base, "openai-responses") == [("OPENAI_BASE_URL=", f"{base}/v1")]
-    assert agent_settings(base, "gemini") == [("GOOGLE_GEMINI_BASE_URL=", base)]
-    assert agent_settings(base, "anthropic") == [("ANTHROPIC_BASE_URL=", base)]
+    assert agent_settings(base, ("openai-responses",)) == [("OPENAI_BASE_URL=", f"{base}/v1")]
+    assert agent_settings(base, ("gemini",)) == [("GOOGLE_GEMINI_BASE_URL=", base)]
+    assert agent_settings(base, ("anthropic",)) == [("ANTHROPIC_BASE_URL=", base)]

@@ -29,7 +29,8 @@ def test_a_backlog_past_the_bound_becomes_one_changed_and_events_flow_again_afte
     read_end, write_end = os.pipe()
     with Store(tmp_path / "f.sqlite3") as store, os.fdopen(write_end, "wb") as stream:
         # Constructed, never started: the outbox only reads its access counts and the store's health.
-        outbox = Outbox(stream, Forwarder("http://127.0.0.1:9", store=store, port=0))
+        outbox = Outbox(stream)
+        outbox.forwarder = Forwarder("http://127.0.0.1:9", store=store, port=0)
         # Nobody writes yet (the UI is as slow as can be): the events still return at once.
         for flow_id in range(1, MAX_PENDING_IDS // 2 + 1):
             outbox.flow_event(event("started", flow_id))
@@ -49,7 +50,8 @@ def test_a_backlog_past_the_bound_becomes_one_changed_and_events_flow_again_afte
 def test_a_few_events_arrive_as_they_were_sent(tmp_path: Path) -> None:
     read_end, write_end = os.pipe()
     with Store(tmp_path / "f.sqlite3") as store, os.fdopen(write_end, "wb") as stream:
-        outbox = Outbox(stream, Forwarder("http://127.0.0.1:9", store=store, port=0))
+        outbox = Outbox(stream)
+        outbox.forwarder = Forwarder("http://127.0.0.1:9", store=store, port=0)
         for flow_id in (1, 2):
             outbox.flow_event(event("started", flow_id))
         outbox.flow_event(event("completed", 1))
