@@ -168,6 +168,29 @@ async def test_R_in_a_flow_replays_it_with_every_safe_repair_applied(
         assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
 
 
+async def test_R_on_the_fixed_diff_replays_the_request_it_shows(
+        store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge]) -> None:
+    # The fixed diff's title says R replays it: from that screen, not only from the flow view.
+    forwarder, bridge = forwarding
+    seen = Seen()
+    app = make_app(store, forwarder=forwarder, bridge=bridge, clock=time.time)
+    async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+        response = await asyncio.to_thread(httpx.post, f"{forwarder.base_url}/v1/chat/completions",
+                                           json=defective_request(), headers={"Authorization": f"Bearer {SECRET}"})
+        assert response.status_code == 200
+        await seen.wait_for(completed(1))
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await pilot.press("F")
+        await settle(app, pilot)
+        assert type(app.screen).__name__ == "DiffScreen"
+        await pilot.press("R")
+        finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
+        assert (finished.original_id, finished.new_id) == (1, 2)
+        assert orjson.loads(upstream.received[1].body) == fix(defective_request(), "openai-chat").payload
+
+
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 async def test_R_in_the_list_replays_fixed_and_the_list_marks_it_so(
         store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge], size) -> None:

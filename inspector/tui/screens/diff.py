@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
+from ...flow import ReplayKind
 from ..compare import DiffView
 from ..widgets.diff_viewer import DiffViewer
 from ..widgets.lines import LineViewer
@@ -38,6 +39,8 @@ class DiffScreen(Screen[None]):
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="diff.back", tooltip="Back to the flow"),
         Binding("z", "zoom", "Zoom", id="diff.zoom", tooltip="Give the focused pane the whole screen (toggle)"),
+        Binding("R", "replay_fixed", "Replay fixed", id="diff.replay-fixed",
+                tooltip="Replay the fixed request (the list marks it ↻F#N); on the fixed diff only"),
     ]
 
     class Prepared(Message):
@@ -45,9 +48,12 @@ class DiffScreen(Screen[None]):
             super().__init__()
             self.view = view
 
-    def __init__(self, prepare: Callable[[], DiffView | None], *, title: str, absent: str) -> None:
-        """`prepare` runs in a thread worker; `absent`: what the screen says when it returns None."""
+    def __init__(self, prepare: Callable[[], DiffView | None], *, title: str, absent: str,
+                 fixed_of: int | None = None) -> None:
+        """`prepare` runs in a thread worker; `absent`: what the screen says when it returns None.
+        `fixed_of`: the flow whose fixed request this diff shows (R replays it from here)."""
         super().__init__()
+        self.fixed_of = fixed_of
         self.prepare = prepare
         self.title_text = title
         self.absent = absent
@@ -60,6 +66,13 @@ class DiffScreen(Screen[None]):
             yield DiffViewer(id="diff", wrap=True)
             yield LineViewer(id="notes", wrap=True)
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.fixed_of is not None if action == "replay_fixed" else True
+
+    def action_replay_fixed(self) -> None:
+        if self.fixed_of is not None:
+            self.app.replay_flow(self.fixed_of, ReplayKind.FIXED)  # type: ignore[attr-defined]
 
     def on_mount(self) -> None:
         self.query_one("#diff", DiffViewer).border_title = "Diff"

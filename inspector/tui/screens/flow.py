@@ -323,7 +323,8 @@ class FlowScreen(Screen[None]):
             view = self.view
             self.app.push_screen(DiffScreen(lambda: prepare_fixed_diff(view),
                                             title=f"#{self.flow_id} original → fixed",
-                                            absent="nothing to fix: the request is not JSON of a known dialect"))
+                                            absent="nothing to fix: the request is not JSON of a known dialect",
+                                            fixed_of=self.flow_id))
 
     def action_diff_replay(self) -> None:
         if self.view is not None:
