@@ -236,7 +236,7 @@ class MockUpstream:
 
     @property
     def base_url(self) -> str:
-        return f"{'http' if self._server.tls is None else 'https'}://{self._server.host}:{self.port}"
+        return self._server.base_url
 
     @property
     def client_url(self) -> str:

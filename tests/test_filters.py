@@ -156,7 +156,7 @@ def test_opening_an_old_store_migrates_it_to_schema_4_and_backfills_rule_ids(tmp
             assert conn.execute("SELECT * FROM meta WHERE key = 'rules_backfill_below'").fetchall() == []
 
 
-@pytest.mark.parametrize("order", ["time", "latency", "issues"])
+@pytest.mark.parametrize("order", ["time", "latency", "issues", "route"])
 @pytest.mark.parametrize("expression", ["", "~d chat", "!~r"])
 def test_index_of_is_the_position_in_rows(store, order, expression):
     listed = [row.id for row in store.rows(text=expression, order=order)]
@@ -176,6 +176,21 @@ def test_route_filter_matches_the_whole_route_name(store):
     assert found(store, "!~R openai & ~r") == [6, 8]
     with pytest.raises(FilterError, match=r"^~R needs a value \(at 3\)$"):
         compile_filter("~R")
+
+
+def test_route_order_groups_the_flows_of_each_route(store):
+    save_flow(store, clean_request(), offset=13, route="openai")
+    save_flow(store, clean_request(), offset=14, route="anthropic")
+    save_flow(store, clean_request(), offset=15, route="openai")
+    assert [(row.id, row.route) for row in store.rows(order="route", text="~R openai | ~R anthropic | #1")] == [
+        (1, ""), (10, "anthropic"), (9, "openai"), (11, "openai")]
+    assert store.index_of(11, order="route") == 10  # after the eight unnamed-route flows and #10, #9
+
+
+def test_a_read_only_store_before_routes_orders_by_route_as_by_time(tmp_path, store):
+    as_schema_4(store)
+    with Store(tmp_path / "flows.sqlite3", read_only=True) as old:
+        assert [row.id for row in old.rows(order="route")] == [1, 2, 3, 4, 5, 6, 7, 8]
 
 
 def as_schema_4(store: Store) -> None:

@@ -201,8 +201,7 @@ class Forwarder:
 
     @property
     def base_url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}"
+        return self._server.base_url
 
     @property
     def client_url(self) -> str:

@@ -219,6 +219,12 @@ class ServerThread:
         self._thread: threading.Thread | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
 
+    @property
+    def base_url(self) -> str:
+        """The URL of `/` on this server (an IPv6 host in brackets); its port once started."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'http' if self.tls is None else 'https'}://{host}:{self.port}"
+
     def start(self) -> None:
         """Bind, then serve on a new thread; returns once the socket listens and the loop runs."""
         sock = self._bind()

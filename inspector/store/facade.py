@@ -21,11 +21,13 @@ from .writer import Writer
 
 # How the list can be sorted; each order ends on id, so that equal rows keep their time order.
 # The end of the list holds the newest, the slowest, the most findings: where the cursor follows.
-# A flow still pending (no latency yet) sorts as the quickest.
+# A flow still pending (no latency yet) sorts as the quickest; "route" groups a routed session's
+# flows by the route they came through (the unnamed route first).
 ORDERS = {
     "time": ("id",),
     "latency": ("COALESCE(latency_ms, -1)", "id"),
     "issues": ("errors", "warnings", "id"),
+    "route": ("route", "id"),
 }
 _SESSIONS = f"SELECT {', '.join(rows.SESSION_COLUMNS)} FROM sessions"
 
@@ -158,7 +160,7 @@ class Store:
         filter expression (see inspector.filters; a FilterError if it does not parse)."""
         where, params = self._where(text)
         columns = rows.list_columns(self._columns)
-        sql = f"SELECT {columns} FROM flows{where} ORDER BY {', '.join(ORDERS[order])} LIMIT ? OFFSET ?"
+        sql = f"SELECT {columns} FROM flows{where} ORDER BY {', '.join(self._order(order))} LIMIT ? OFFSET ?"
         with self._read_lock:
             found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
         return [rows.listed_row(values) for values in found]
@@ -190,7 +192,7 @@ class Store:
     def index_of(self, flow_id: int, *, text: str = "", order: str = "time") -> int | None:
         """Where flow `flow_id` is in `rows(text=text, order=order)`, None if the filter leaves it out."""
         where, params = self._where(text)
-        keys = ", ".join(ORDERS[order])
+        keys = ", ".join(self._order(order))
         with self._read_lock:
             if self._read.execute(f"SELECT 1 FROM flows{where}{' AND' if where else ' WHERE'} id = ?",
                                   (*params, flow_id)).fetchone() is None:
@@ -199,6 +201,10 @@ class Store:
                 f"SELECT COUNT(*) FROM flows{where}{' AND' if where else ' WHERE'} "
                 f"({keys}) < (SELECT {keys} FROM flows WHERE id = ?)", (*params, flow_id)).fetchone()
         return int(n)
+
+    def _order(self, order: str) -> tuple[str, ...]:
+        """ORDERS[order] for this file: one opened read-only from before schema 6 has no routes."""
+        return ORDERS["time"] if order == "route" and "route" not in self._columns else ORDERS[order]
 
     def _where(self, text: str) -> tuple[str, list[object]]:
         if self._schema_4 is None:

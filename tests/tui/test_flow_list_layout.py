@@ -131,7 +131,7 @@ async def test_filter_expressions_in_the_bar(store: Store, ids: dict[str, int], 
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_S_sorts_by_time_latency_issues_and_keeps_the_cursor_on_its_flow(
+async def test_S_sorts_by_time_latency_issues_route_and_keeps_the_cursor_on_its_flow(
         store: Store, ids: dict[str, int], size: tuple[int, int]) -> None:
     app = make_app(store)
     async with app.run_test(size=size) as pilot:
@@ -139,7 +139,7 @@ async def test_S_sorts_by_time_latency_issues_and_keeps_the_cursor_on_its_flow(
         flows, header = app.query_one(FlowList), app.query_one(ColumnHeader)
         await pilot.press("k", "k", "k")  # on the defective flow
         seen = []
-        for _ in range(3):
+        for _ in range(4):
             await pilot.press("S")
             await settle(app, pilot)
             seen.append((flows.order, header.order, [flows.row(i).id for i in range(flows.total)],
@@ -147,6 +147,7 @@ async def test_S_sorts_by_time_latency_issues_and_keeps_the_cursor_on_its_flow(
         assert seen == [
             ("latency", "latency", [4, 1, 2, 3, 5, 6], 3),  # the stream (4) is quickest
             ("issues", "issues", [1, 2, 4, 5, 3, 6], 3),
+            ("route", "route", [1, 2, 3, 4, 5, 6], 3),  # all on the unnamed route: by time within it
             ("time", "time", [1, 2, 3, 4, 5, 6], 3),
         ]
         assert isinstance(app.screen, FlowsScreen)

@@ -40,8 +40,8 @@ PAGE = 128
 MAX_PAGES = 16
 # How the list can be sorted, in the order `S` steps through them (the store's ORDERS), with the
 # column whose title shows it.
-ORDERS = ("time", "latency", "issues")
-ORDER_COLUMN = {"time": "#", "latency": "latency", "issues": "issues"}
+ORDERS = ("time", "latency", "issues", "route")
+ORDER_COLUMN = {"time": "#", "latency": "latency", "issues": "issues", "route": "path"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +188,7 @@ class FlowList(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False, id="flows.page-down", tooltip="One page down"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="flows.page-up", tooltip="One page up"),
         Binding("S", "sort", "Sort", id="flows.sort",
-                tooltip="Sort by time, latency, issues in turn (the newest, slowest, worst last)"),
+                tooltip="Sort by time, latency, issues, route in turn (the newest, slowest, worst last)"),
         Binding("o", "origin", "Origin/replays", show=False, id="flows.origin",
                 tooltip="On a replay: go to its origin; on a replayed flow: go to its newest replay"),
     ]
