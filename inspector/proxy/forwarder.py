@@ -189,7 +189,7 @@ class Forwarder:
                 raise ForwarderError(f"--upstream-ca {upstream_ca}: cannot load it as PEM certificates: "
                                      f"{exc}") from None
         self._server = ServerThread(
-            self._app, host, port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
+            self.app, host, port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
             limits=limits, connect=self.connect,
         )
 
@@ -300,7 +300,7 @@ class Forwarder:
 
     # -- the ASGI app ------------------------------------------------------------------------
 
-    async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
+    async def app(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             return
         t0 = time.perf_counter()
@@ -353,7 +353,7 @@ class Forwarder:
         flow = Flow(
             id=flow_id, session_id=self.store.session_id or 0, started_at=started_at, method=scope["method"],
             path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=mode,
-            translate=translate, route=self.route or "",
+            translate=translate, route="" if intercepted is not None else self.route or "",
         )
         # Before any submit: every path below records the flow, and the store scrubs its secrets.
         self._keep_credentials(flow, headers, query)

@@ -41,7 +41,7 @@ from ..redact import redact_url
 from ..store import Store
 from .access import AccessPolicy
 from .forwarder import FlowEvent, Forwarder, ForwarderError, shorten_switch_interval
-from .server import ClientLimits, ListenError, ServerThread, request_target
+from .server import INTERCEPT_EXTENSION, ClientLimits, ListenError, ServerThread, request_target
 
 CONFIG_NAME = "toolwire-inspect.toml"
 ROUTE_PREFIX = b"/r/"
@@ -193,24 +193,33 @@ def open_forwarder(table: RouteTable, *, store: Store, host: str = "127.0.0.1", 
     """What serves `table`, not started: a plain Forwarder for `--upstream` alone (its hot path
     stays as it was), else a Router. A ForwarderError when a route cannot be served. `proxy`:
     proxy mode's options (intercept, allow_connect, upstream_ca), which the plain Forwarder's port
-    serves; a Router's shared port does not answer CONNECT."""
+    serves, or a Router's shared port."""
     options = dict(store=store, host=host, on_event=on_event, allow_remote=allow_remote, **limits)
     if not table.routes:
         assert table.upstream is not None
         return Forwarder(table.upstream, port=port, translate=translate, repair=repair, allow_hosts=allow_hosts,
                          allow_origins=allow_origins, **options, **(proxy or {}))
     access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+    # Proxy mode on the shared port: CONNECT is answered by one forwarder's handler (the unnamed
+    # route's, else the first route's on that port), which relays what it intercepts.
+    proxying = dict(proxy or {})
     root = None
     if table.upstream is not None:
-        root = Forwarder(table.upstream, port=port, translate=translate, repair=repair, access=access, **options)
+        root = Forwarder(table.upstream, port=port, translate=translate, repair=repair, access=access, **options,
+                         **proxying)
+        proxying = {}
     mounted, own_port = [], []
     for route in table.routes:
+        shared = route.port is None
         try:
             forwarder = Forwarder(route.upstream, port=route.port or 0, translate=route.translate,
-                                  repair=route.repair, route=route.name, access=access, **options)
+                                  repair=route.repair, route=route.name, access=access, **options,
+                                  **(proxying if shared else {}))
         except ForwarderError as exc:
             raise RouteError(f"route {route.name}: {exc}") from None
-        (mounted if route.port is None else own_port).append(forwarder)
+        if shared:
+            proxying = {}
+        (mounted if shared else own_port).append(forwarder)
     return Router(mounted, own_port, root=root, access=access, store=store, host=host, port=port,
                   limits=limits.get("limits", ClientLimits()), source=table.source)
 
@@ -233,8 +242,11 @@ class Router:
         self.mode = "routes"
         self._mounted = {f.route.encode(): f for f in mounted if f.route}
         self._own_port = own_port
+        # The forwarder whose handler answers CONNECT on the shared port (see open_forwarder).
+        self._proxy = root if root is not None else (mounted[0] if mounted else None)
         self._server = ServerThread(self._app, host, port, name="toolwire-router", setup=self._open_clients,
-                                    teardown=self._close_clients, limits=limits)
+                                    teardown=self._close_clients, limits=limits,
+                                    connect=None if self._proxy is None else self._proxy.connect)
         for forwarder in self._shared:
             forwarder.mount_on(self._server, "" if forwarder is root else f"/r/{forwarder.route}")
 
@@ -324,6 +336,9 @@ class Router:
 
     async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
+            return
+        if self._proxy is not None and INTERCEPT_EXTENSION in scope.get("extensions", {}):
+            await self._proxy.app(scope, receive, send)  # a request in an intercepted tunnel: no route
             return
         t0 = time.perf_counter()
         started_at = time.time()

@@ -399,3 +399,27 @@ def test_connect_is_not_served_by_the_mock_nor_inside_a_tunnel(proxy_rig):
         tls.sendall(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
         assert tls.recv(65536).split(b"\r\n")[0] == b"HTTP/1.1 405 Method Not Allowed"
     assert (proxy_rig.mock.received, proxy_rig.store.count()) == ([], 0)
+
+
+def test_proxy_mode_works_on_the_routes_shared_port_and_its_flows_name_no_route(tls_mock, store, upstream_tls,
+                                                                               tmp_path):
+    # `toolwire-inspect` with routes (the defaults included) still answers CONNECT on its port.
+    from inspector.proxy.routes import open_forwarder, resolve
+
+    events = Events()
+    table = resolve(routes=["oa=http://127.0.0.1:9", "an=http://127.0.0.1:9"], cwd=tmp_path)
+    router = open_forwarder(table, store=store, port=0, on_event=events, proxy={
+        "ca_dir": tmp_path / "proxy-ca", "intercept": [f"api.openai.com={tls_mock.base_url}"],
+        "upstream_ca": upstream_tls / "ca.pem"})
+    with router:
+        LocalCA(tmp_path / "proxy-ca")
+        trusting = ssl.create_default_context(cafile=str(tmp_path / "proxy-ca" / "toolwire-ca.pem"))
+        with httpx.Client(proxy=router.base_url, verify=trusting, timeout=10) as client:
+            response = client.post(f"https://api.openai.com{CHAT}", content=BODY,
+                                   headers={"authorization": f"Bearer {KEY}", "content-type": "application/json"})
+        assert response.status_code == 200
+        events.completed(1)
+    store.flush()
+    [row] = store.rows()
+    assert (row.route, row.path, row.dialect, row.status) == ("", CHAT, "openai-chat", 200)
+    assert store.get(row.id).upstream_url == f"{tls_mock.base_url}{CHAT}"
