@@ -87,11 +87,10 @@ class FlowsScreen(Screen[None]):
         self.flow_list.reload()
 
     @on(FlowList.Reloaded)
-    def flows_reloaded(self) -> None:
+    def flows_reloaded(self, message: FlowList.Reloaded) -> None:
         self._update_filter_count()
-        store = self.inspector.store
-        if store.session_id is not None:
-            self.query_one("#connection", ConnectionBar).usage = store.session_usage(store.session_id)
+        if message.usage is not None:  # read with the window, off the UI thread
+            self.query_one("#connection", ConnectionBar).usage = message.usage
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "filter":  # `/` and `f` typed in the filter field are text

@@ -103,6 +103,8 @@ class RowSource(Protocol):
 
     def index_of(self, flow_id: int, *, text: str = "", order: str = "time") -> int | None: ...
 
+    def session_usage(self, session_id: int) -> tuple[int | None, int | None]: ...
+
 
 def replay_mark(row: FlowRow) -> str:
     """`↻#3` a replay of flow 3 as recorded (r), `↻F#3` one sent with the safe repairs (R), `↻E#3`
@@ -203,11 +205,13 @@ class FlowList(ScrollView, can_focus=True):
             self.flow_id = flow_id
 
     class Reloaded(Message):
-        """The window was re-read; `total` flows match the filter."""
+        """The window was re-read; `total` flows match the filter; `usage`: the session's tokens
+        (in, out), None without a recording session."""
 
-        def __init__(self, total: int) -> None:
+        def __init__(self, total: int, usage: tuple[int | None, int | None] | None = None) -> None:
             super().__init__()
             self.total = total
+            self.usage = usage
 
     class Sorted(Message):
         def __init__(self, order: str) -> None:
@@ -216,10 +220,12 @@ class FlowList(ScrollView, can_focus=True):
 
     class WindowRead(Message):
         def __init__(self, text: str, order: str, total: int, follow: bool, page_no: int,
-                     page: list[FlowRow], reveal: int | None = None, revealed: int | None = None) -> None:
+                     page: list[FlowRow], reveal: int | None = None, revealed: int | None = None,
+                     usage: tuple[int | None, int | None] | None = None) -> None:
             super().__init__()
             self.text, self.order, self.total, self.follow = text, order, total, follow
             self.page_no, self.page = page_no, page
+            self.usage = usage  # summed over the session's flows: a scan of a long session, read here too
             # The flow asked to be put under the cursor, and its index (None: not in the list).
             self.reveal, self.revealed = reveal, revealed
 
@@ -270,7 +276,9 @@ class FlowList(ScrollView, can_focus=True):
             index = total - 1 if follow else min(cursor, total - 1)
         page_no = max(0, index) // PAGE
         page = self.source.rows(text=text, limit=PAGE, offset=page_no * PAGE, order=order) if total else []
-        return self.WindowRead(text, order, total, follow, page_no, page, reveal, revealed)
+        session_id = self.source.session_id
+        usage = None if session_id is None else self.source.session_usage(session_id)
+        return self.WindowRead(text, order, total, follow, page_no, page, reveal, revealed, usage)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="flow-list-window",
           description="read the flow list window")
@@ -300,7 +308,7 @@ class FlowList(ScrollView, can_focus=True):
                 self.notify(self._reveal_missing, severity="warning", markup=False)
                 self._reveal = self._reveal_missing = None
         self.refresh()
-        self.post_message(self.Reloaded(self.total))
+        self.post_message(self.Reloaded(self.total, window.usage))
 
     def row(self, index: int) -> FlowRow | None:
         if not 0 <= index < self.total:
