@@ -198,7 +198,8 @@ class FlowScreen(Screen[None]):
         request.border_title = UNCHANGED_TITLE if view.unchanged else "Request · original"
         self._show_upstream(not view.unchanged)
         request.show(view.request)
-        upstream.show(view.upstream)
+        if not view.unchanged:  # else hidden: loading a copy nobody sees was a third of the open
+            upstream.show(view.upstream)
         self.query_one("#response", PayloadView).show(view.response)
         chunks = self.query_one("#chunks", LineViewer)
         chunks.load(view.chunks or ["(not streamed: the response arrived as one body)"])
