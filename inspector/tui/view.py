@@ -84,6 +84,9 @@ class FlowView:
     chunks: list[str]
     headers: list[str]
     violations: list[Located]
+    # What the upstream itself answered, when the client got something else (translate mode): its
+    # JSON, or its stream's text as it came.
+    upstream_response: Pane | None = None
 
     @property
     def unchanged(self) -> bool:
@@ -251,7 +254,12 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
     # Document order: n/N walk the panes top to bottom as the user reads them, not pointer strings
     # ("/10" sorts before "/2"). Findings with no line in any pane come last.
     located.sort(key=document_order)
-    return FlowView(flow, analysis, request, upstream, response, chunk_lines(flow), header_lines(flow), located)
+    upstream_response = None
+    if flow.upstream_response_body is not None and flow.upstream_response_body != flow.response_body:
+        upstream_response = body_pane(flow.upstream_response_body, flow.response_headers)
+        upstream_response.note = "what the upstream answered, before the translation back"
+    return FlowView(flow, analysis, request, upstream, response, chunk_lines(flow), header_lines(flow), located,
+                    upstream_response)
 
 
 def document_order(item: Located) -> tuple[int, int, int]:

@@ -11,6 +11,7 @@ import orjson
 import pytest
 from textual.message import Message
 from textual.notifications import Notify
+from textual.widgets import TabbedContent
 
 from inspector.flow import Flow, FlowState
 from inspector.mock import MockUpstream
@@ -276,8 +277,28 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
             notes = store.get(1).notes
             headers = screen.query_one("#headers", LineViewer).lines
             assert notes and headers[-len(notes) - 1:] == ["notes:", *(f"  {note}" for note in notes)]
+            # What the upstream itself answered (a Responses result), beside what the client got (Chat).
+            tabs = screen.query_one("#response-tabs", TabbedContent)
+            raw = screen.query_one("#upstream-response", PayloadView)
+            assert (tabs.get_tab("tab-upstream-response").display, raw.border_subtitle) == (
+                True, "what the upstream answered, before the translation back")
+            assert orjson.loads(raw.viewer.text) == orjson.loads(store.get(1).upstream_response_body)
+            assert orjson.loads(raw.viewer.text)["object"] == "response"
     finally:
         forwarder.stop()
+
+
+async def test_without_translation_there_is_no_upstream_response_tab(store: Store, ids: dict[str, int]) -> None:
+    from inspector.tui.widgets.payload import PayloadView
+
+    from .test_flow_view import open_flow
+
+    app = make_app(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_flow(app, pilot, ids["clean"])
+        tabs = screen.query_one("#response-tabs", TabbedContent)
+        assert (tabs.get_tab("tab-upstream-response").display, screen.query_one("#upstream-response",
+                                                                                  PayloadView).pane) == (False, None)
 
 
 async def test_a_pending_flow_completes_in_place(store: Store, ids: dict[str, int]) -> None:

@@ -150,12 +150,16 @@ class FlowScreen(Screen[None]):
                     yield LineViewer(id="chunks", wrap=True)
                 with TabPane("Headers", id="tab-headers"):
                     yield LineViewer(id="headers")
+                with TabPane("Upstream response", id="tab-upstream-response"):
+                    yield PayloadView("", id="upstream-response")
             yield ViolationPanel(id="violations")
         yield SteadyFooter(compact=True)  # 80 columns hold every key it shows (tests/tui/test_any_terminal.py)
 
     def on_mount(self) -> None:
         # The violations list starts focused: arrows (and n/N anywhere) walk the findings.
         self.query_one("#violation-list").focus()
+        # Shown only for a translated flow, once the view knows it has an upstream answer of its own.
+        self.query_one(TabbedContent).hide_tab("tab-upstream-response")
         self.load()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="flow-view", description="prepare flow view")
@@ -206,6 +210,11 @@ class FlowScreen(Screen[None]):
         self.query_one("#headers", LineViewer).load(view.headers)
         tabs = self.query_one(TabbedContent)
         tabs.get_tab("tab-chunks").label = f"Stream chunks ({len(view.chunks)})"  # type: ignore[assignment]
+        if view.upstream_response is None:
+            tabs.hide_tab("tab-upstream-response")
+        else:
+            tabs.show_tab("tab-upstream-response")
+            self.query_one("#upstream-response", PayloadView).show(view.upstream_response)
         self.query_one(ViolationPanel).show(view.violations)
 
     @on(ViolationPanel.Chosen)
