@@ -241,7 +241,7 @@ class MockUpstream:
     @property
     def client_url(self) -> str:
         """The base URL to give clients: with the access token in its path when one is needed."""
-        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "")
+        return self.base_url + self.access.url_prefix
 
     def start(self) -> MockUpstream:
         self._server.start()

@@ -106,6 +106,11 @@ class AccessPolicy:
         self.refused = 0
         self.last_refusal: str | None = None
 
+    @property
+    def url_prefix(self) -> str:
+        """What a client's base URL carries before its path: the token prefix when one is needed."""
+        return "" if self.token is None else f"{TOKEN_PREFIX.decode()}{self.token}"
+
     def admit(self, headers: list[tuple[bytes, bytes]], raw_path: bytes) -> tuple[bytes, Refusal | None]:
         """(the path without its token prefix, None), or (raw_path, why the request is refused)."""
         hosts: list[bytes] = []

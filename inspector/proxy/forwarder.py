@@ -207,7 +207,7 @@ class Forwarder:
     def client_url(self) -> str:
         """The base URL to give clients: with the access token in its path when one is needed, and
         the route's prefix when it shares a port with other routes."""
-        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "") + self.mount
+        return self.base_url + self.access.url_prefix + self.mount
 
     def start(self) -> None:
         shorten_switch_interval()
@@ -379,8 +379,7 @@ class Forwarder:
                        t0: float, started_at: float, intercepted: Interception | None = None) -> None:
         flow, headers, recorder = self._begin(scope, raw_path, raw_query, t0, started_at, intercepted)
         path, query = flow.path, raw_query.decode("latin-1")
-        transforms, shown = ((self._transforms, self.upstream_shown) if intercepted is None
-                             else (None, intercepted.shown))
+        transforms = self._transforms if intercepted is None else None  # intercepted: relayed untransformed
 
         body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
         if refusal is not None:
@@ -471,7 +470,7 @@ class Forwarder:
             # One loop turn lets the request task write to its (pooled) upstream connection:
             # the request is on its way before any bookkeeping below.
             await asyncio.sleep(0)
-            flow.upstream_url = shown + redact_url(target)
+            flow.upstream_url = recorder.upstream_shown + redact_url(target)
             flow.upstream_request_headers = redact_headers(upstream_headers)
             recorder.submit_started()
             await recorder.relay(request, watcher, send, transform)

@@ -264,7 +264,7 @@ class Router:
 
     @property
     def client_url(self) -> str:
-        return self.base_url + (f"/t/{self.access.token}" if self.access.token else "")
+        return self.base_url + self.access.url_prefix
 
     @property
     def upstream_shown(self) -> str:

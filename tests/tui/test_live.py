@@ -149,29 +149,10 @@ async def test_r_replays_with_the_credentials_held_in_memory(
         assert (flows.current.replay_fixed, store.get(2).notes) == (False, [])
 
 
+@pytest.mark.parametrize("screen_keys", [("enter",), ("enter", "F")], ids=["flow view", "fixed diff"])
 async def test_R_in_a_flow_replays_it_with_every_safe_repair_applied(
-        store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge]) -> None:
-    forwarder, bridge = forwarding
-    seen = Seen()
-    app = make_app(store, forwarder=forwarder, bridge=bridge, clock=time.time)
-    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
-        response = await asyncio.to_thread(httpx.post, f"{forwarder.base_url}/v1/chat/completions",
-                                           json=defective_request(), headers={"Authorization": f"Bearer {SECRET}"})
-        assert response.status_code == 200
-        await seen.wait_for(completed(1))
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        await pilot.press("R")
-        finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
-        assert (finished.original_id, finished.new_id) == (1, 2)
-        assert orjson.loads(upstream.received[1].body) == fix(defective_request(), "openai-chat").payload
-        assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
-
-
-async def test_R_on_the_fixed_diff_replays_the_request_it_shows(
-        store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge]) -> None:
-    # The fixed diff's title says R replays it: from that screen, not only from the flow view.
+        store: Store, upstream: MockUpstream, forwarding: tuple[Forwarder, EventBridge], screen_keys) -> None:
+    # From the flow view, and from its fixed diff, whose title says R replays it.
     forwarder, bridge = forwarding
     seen = Seen()
     app = make_app(store, forwarder=forwarder, bridge=bridge, clock=time.time)
@@ -181,15 +162,15 @@ async def test_R_on_the_fixed_diff_replays_the_request_it_shows(
         assert response.status_code == 200
         await seen.wait_for(completed(1))
         await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        await pilot.press("F")
-        await settle(app, pilot)
-        assert type(app.screen).__name__ == "DiffScreen"
+        for key in screen_keys:
+            await pilot.press(key)
+            await settle(app, pilot)
+        assert type(app.screen).__name__ == ("DiffScreen" if "F" in screen_keys else "FlowScreen")
         await pilot.press("R")
         finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
         assert (finished.original_id, finished.new_id) == (1, 2)
         assert orjson.loads(upstream.received[1].body) == fix(defective_request(), "openai-chat").payload
+        assert [r.header("authorization") for r in upstream.received] == [f"Bearer {SECRET}"] * 2
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
