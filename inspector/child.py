@@ -54,7 +54,8 @@ STDERR_LINES = 20  # the child's last stderr lines, kept to say why it died
 
 
 def encode(frame: dict[str, Any]) -> bytes:
-    return orjson.dumps(frame) + b"\n"
+    # Paths in the config (a CA file, a store) travel as their text; orjson writes tuples as lists.
+    return orjson.dumps(frame, default=str) + b"\n"
 
 
 # -- the child ----------------------------------------------------------------------------------
@@ -321,7 +322,7 @@ class ForwarderProcess:
         config = {"store": None if store is None else str(Path(store).resolve()), "upstream": upstream,
                   "host": host, "port": port, "translate": translate, "repair": repair,
                   "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
-                  "allow_origins": list(allow_origins), "proxy": _plain(proxy or {}), "routes": _plain(routes or {})}
+                  "allow_origins": list(allow_origins), "proxy": proxy or {}, "routes": routes or {}}
         try:
             process.stdin.write(encode(config))
             process.stdin.flush()
@@ -489,8 +490,3 @@ def _end(process: subprocess.Popen[bytes], timeout: float = STOP_TIMEOUT) -> Non
 if __name__ == "__main__":
     main()
 
-
-def _plain(options: dict[str, Any]) -> dict[str, Any]:
-    """`options` as JSON carries them: paths as strings, iterables as lists."""
-    return {key: str(value) if isinstance(value, Path) else list(value) if isinstance(value, (tuple, set)) else value
-            for key, value in options.items()}
