@@ -30,6 +30,7 @@ from .widgets.flow_list import FlowList
 
 if TYPE_CHECKING:
     from ..proxy import Forwarder
+    from .screens.flow import FlowScreen
     from ..store import Store
 
 
@@ -66,6 +67,7 @@ class InspectorApp(App[None]):
         self.clock = clock or time.time  # tests and screenshots pin it; "today" decides the time format
         self.export_dir = export_dir or Path.cwd()
         self.export_format = "json"  # what `x` offers first: the last format chosen
+        self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
         self.listening = None
         if forwarder is not None:
             # What the header shows; by default the forwarder's own upstream and mode.
@@ -153,9 +155,19 @@ class InspectorApp(App[None]):
     # -- commands shared by the screens -----------------------------------------------------
 
     def open_flow(self, flow_id: int) -> None:
+        """One flow screen, built at the first open and shown again for every flow after it."""
         from .screens.flow import FlowScreen
 
-        self.push_screen(FlowScreen(flow_id))
+        if self._flow_screen is None:
+            self._flow_screen = FlowScreen(flow_id)
+            self.install_screen(self._flow_screen, name="flow")
+        screen = self._flow_screen
+        screen.open(flow_id)
+        if screen in self.screen_stack:  # opened from a screen above it (the palette, a diff)
+            while self.screen is not screen:
+                self.pop_screen()
+        else:
+            self.push_screen(screen)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

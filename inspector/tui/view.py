@@ -35,6 +35,13 @@ class Pane:
     # line -> the most important mark on it: a severity name, or "repair" in the fixed view
     marks: dict[int, str] = field(default_factory=dict)
     starts: list[tuple[int, str]] | None = None  # (line, pointer) sorted, built on first alignment
+    split: list[str] | None = field(default=None, repr=False)  # the text's lines, once split
+
+    def lines(self) -> list[str]:
+        """The text's lines; prepare() splits them in its worker so showing a pane costs no pass over it."""
+        if self.split is None:
+            self.split = self.text.split("\n") if self.text else []
+        return self.split
 
     def line_of(self, pointer: str) -> int:
         return self.located.line_of(pointer) if self.located is not None else 0
@@ -134,7 +141,9 @@ def preview(flow: Flow) -> Pane | None:
         return None
     if document is None:
         return None
-    return Pane(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode(), note="checking…")
+    pane = Pane(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode(), note="checking…")
+    pane.lines()
+    return pane
 
 
 def chunk_lines(flow: Flow) -> list[str]:
@@ -258,6 +267,9 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
     if flow.upstream_response_body is not None and flow.upstream_response_body != flow.response_body:
         upstream_response = body_pane(flow.upstream_response_body, flow.response_headers)
         upstream_response.note = "what the upstream answered, before the translation back"
+    for pane in (request, upstream, response, upstream_response):
+        if pane is not None:
+            pane.lines()
     return FlowView(flow, analysis, request, upstream, response, chunk_lines(flow), header_lines(flow), located,
                     upstream_response)
 

@@ -14,7 +14,7 @@ from inspector.flow import EDITED_REPLAY_NOTE
 from inspector.wire.dialects.openai_chat.mock import chat_stream
 from inspector.store import Store
 from inspector.tui.widgets.flow_list import FlowList
-from inspector.tui.widgets.payload import JsonArea, PayloadView
+from inspector.tui.widgets.payload import PayloadView
 
 from .conftest import make_app, settle
 from .flows import defective_request, save_flow, sse
@@ -50,7 +50,7 @@ async def test_a_burst_after_slash_lands_in_the_payload_search(store: Store, ids
     async with app.run_test(size=size) as pilot:
         screen = await open_flow(app, pilot, ids["defective"])
         pane = screen.query_one("#request", PayloadView)
-        pane.query_one(JsonArea).focus()
+        pane.viewer.focus()
         await pilot.pause()
         await burst(app, pilot, "/wnzq")  # wrap, next finding, zoom, back: none may act
         box = pane.query_one("#search", Input)

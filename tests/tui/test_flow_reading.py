@@ -13,7 +13,7 @@ from inspector.store import Store
 from inspector.tui.format import fold
 from inspector.tui.view import UNCHANGED_TITLE, Pane, describe_event
 from inspector.tui.widgets.lines import LineViewer
-from inspector.tui.widgets.payload import JsonArea, PayloadView, find_all
+from inspector.tui.widgets.payload import PayloadView, find_all
 from inspector.tui.widgets.violations import ViolationPanel
 from inspector.wire.locate import pretty
 
@@ -150,12 +150,12 @@ async def test_w_wraps_the_focused_pane(store: Store, ids: dict[str, int], size)
     async with app.run_test(size=size) as pilot:
         screen = await open_flow(app, pilot, ids["defective"])
         area = screen.query_one("#request", PayloadView).viewer
-        assert isinstance(area, JsonArea) and area.soft_wrap is False
+        assert area.wrap is False
         area.focus()
         await pilot.press("w")
-        assert area.soft_wrap is True
+        assert area.wrap is True
         await pilot.press("w")
-        assert area.soft_wrap is False
+        assert area.wrap is False
 
 
 async def test_the_line_viewer_wraps_on_words_and_numbers_the_first_row() -> None:
@@ -187,7 +187,6 @@ async def test_slash_searches_the_payload_incrementally(store: Store, ids: dict[
         screen = await open_flow(app, pilot, ids["defective"])
         pane = screen.query_one("#request", PayloadView)
         area = pane.viewer
-        assert isinstance(area, JsonArea)
         area.focus()
         await pilot.press("slash")
         box = pane.query_one("#search", Input)
@@ -196,13 +195,13 @@ async def test_slash_searches_the_payload_incrementally(store: Store, ids: dict[
         await pilot.pause()
         assert pane.matches == [(6, 17), (34, 21)]
         # From where the reader is (the first finding, line 8), as `less` searches.
-        assert (pane.match, area.cursor_location[0], area.selected_text) == (1, 34, "scrape")
+        assert (pane.match, area.cursor, area.match) == (1, 34, (34, 21, 6))
         assert pane.border_subtitle == "'scrape': match 2 of 2 · n/N · esc"
         await pilot.press("enter")  # keeps the term; n/N now walk the matches, not the findings
         assert area.has_focus
         highlighted = screen.query_one(OptionList).highlighted
         await pilot.press("n")
-        assert (pane.match, area.cursor_location[0], area.selected_text) == (0, 6, "scrape")
+        assert (pane.match, area.cursor, area.match) == (0, 6, (6, 17, 6))
         await pilot.press("n")
         assert pane.match == 1
         await pilot.press("N")
@@ -326,3 +325,46 @@ def test_an_event_split_across_chunks_shows_on_the_chunk_that_completes_it() -> 
 ])
 def test_describe_event_reads_each_dialect(event: Any, gist: str) -> None:
     assert describe_event(orjson.dumps(event).decode()) == gist
+
+
+# ---- JSON colours, drawn line by line ------------------------------------------------------------
+
+def test_json_tokens_split_a_pretty_line_into_keys_strings_numbers_and_literals() -> None:
+    from inspector.tui.widgets.lines import json_tokens
+
+    def kinds(line: str) -> list[tuple[str, str]]:
+        return [(line[start:end], kind) for start, end, kind in json_tokens(line)]
+
+    assert kinds('  "name": "say \\"hi\\": now",') == [('"name"', "key"), ('"say \\"hi\\": now"', "string")]
+    assert kinds('    "n": -1.5e3,') == [('"n"', "key"), ("-1.5e3", "number")]
+    assert kinds('  "ok" : true,') == [('"ok"', "key"), ("true", "literal")]
+    assert kinds('  "a1": [') == [('"a1"', "key")]
+    assert kinds("    null") == [("null", "literal")]
+    assert kinds('  "x",') == [('"x"', "string")]
+    assert kinds("  ],") == []
+
+
+async def test_the_viewer_colours_json_and_the_search_match_where_they_are() -> None:
+    from textual.app import App
+
+    class One(App[None]):
+        def compose(self):
+            yield LineViewer()
+
+    app = One()
+    async with app.run_test(size=(40, 4)) as pilot:
+        viewer = app.query_one(LineViewer)
+        viewer.load(['{', '  "city": "Lyon",', '  "n": 3', '}'], json=True)
+        viewer.match = (1, 11, 3)  # "Lyo"
+        await pilot.pause()
+        row = list(viewer.render_line(1))
+        assert [segment.text for segment in row if segment.text.strip()][:5] == ['2 ', '"city"', ": ", '"', "Lyo"]
+        key, string, match = (next(s.style for s in row if s.text == text) for text in ('"city"', '"', "Lyo"))
+        styles = {name: viewer.get_component_rich_style(f"line-viewer--{name}", partial=True)
+                  for name in ("key", "string")}
+        assert (key.color, string.color, match.bgcolor) == (  # the match's background as blended on the pane
+            styles["key"].color, styles["string"].color, viewer.get_component_rich_style("line-viewer--match").bgcolor)
+        assert len({key.color, string.color}) == 2
+        viewer.load(['  "city": "Lyon",'])  # not JSON: one run in the line's own style
+        await pilot.pause()
+        assert [segment.text for segment in viewer.render_line(0) if segment.text.strip()] == ["1 ", '  "city": "Lyon",']

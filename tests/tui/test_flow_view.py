@@ -6,7 +6,7 @@ from textual.widgets import OptionList, Static, TabbedContent
 from inspector.store import Store
 from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.widgets.lines import LineViewer
-from inspector.tui.widgets.payload import JsonArea, PayloadView
+from inspector.tui.widgets.payload import PayloadView
 from inspector.tui.widgets.violations import ViolationPanel
 
 from .conftest import make_app
@@ -41,7 +41,7 @@ async def test_violations_are_listed_and_marked_on_both_panes(store: Store, ids:
         assert left.viewer.marks == {8: "error", 11: "error", 40: "error"}
         # Passthrough: one pane says so; the identical copy is neither shown nor loaded.
         assert (left.border_title, right.display, right.pane) == ("Request · sent upstream unchanged", False, None)
-        assert left.viewer.document.get_line(8) == '          "type": "OBJECT",'
+        assert left.viewer.lines[8] == '          "type": "OBJECT",'
         title = str(screen.query_one("#flow-title", Static).content)
         assert title == ("#3 POST /v1/chat/completions  openai-chat · passthrough  gpt-4o-mini  200  ✖3  latency 342ms"
                          "  ttfb 310ms")
@@ -53,18 +53,17 @@ async def test_n_and_N_walk_the_findings_in_document_order(store: Store, ids: di
     async with app.run_test(size=size) as pilot:
         screen = await open_flow(app, pilot, ids["defective"])
         left = screen.query_one("#request", PayloadView).viewer
-        assert isinstance(left, JsonArea)
         await pilot.pause()
-        assert left.focus_line == 8  # the first finding is highlighted on open
+        assert left.chosen == 8  # the first finding is highlighted on open
         seen = []
         for _ in range(3):
             await pilot.press("n")
             await pilot.pause()
-            seen.append((screen.query_one(OptionList).highlighted, left.focus_line, left.cursor_location))
-        assert seen == [(1, 11, (11, 0)), (2, 40, (40, 0)), (0, 8, (8, 0))]
+            seen.append((screen.query_one(OptionList).highlighted, left.chosen, left.cursor))
+        assert seen == [(1, 11, 11), (2, 40, 40), (0, 8, 8)]
         await pilot.press("N")
         await pilot.pause()
-        assert (screen.query_one(OptionList).highlighted, left.focus_line) == (2, 40)
+        assert (screen.query_one(OptionList).highlighted, left.chosen) == (2, 40)
         assert left.scroll_offset.y > 0
 
 
@@ -77,7 +76,7 @@ async def test_s_shows_raw_chunks_with_arrival_times(store: Store, ids: dict[str
         assert str(tabs.get_tab("tab-chunks").label) == "Stream chunks (6)"
         response = screen.query_one("#response", PayloadView)
         assert response.border_subtitle == "reassembled from 6 chunks (s: raw chunks)"
-        assert '"content": "It is sunny in Paris."' in response.viewer.text
+        assert '"content": "It is sunny in Paris."' in "\n".join(response.viewer.lines)
         await pilot.press("s")
         assert tabs.active == "tab-chunks"
         chunks = screen.query_one("#chunks", LineViewer)
@@ -115,22 +114,21 @@ async def test_escape_returns_to_the_list(store: Store, ids: dict[str, int]) -> 
         assert not isinstance(app.screen, FlowScreen)
 
 
-async def test_a_large_payload_uses_the_line_viewer(store: Store) -> None:
-    """Above the TextArea threshold the pane switches to the line-API viewer (no tree-sitter)."""
-    from inspector.tui.widgets.payload import TEXTAREA_MAX_CHARS
-
+async def test_a_payload_is_shown_from_the_lines_its_worker_split(store: Store) -> None:
+    """Every size goes to the line viewer, coloured as JSON, from the lines prepare() split off the
+    UI thread: showing a pane makes no pass over its text."""
     from .flows import clean_request, save_flow
 
     store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
     request = clean_request()
-    request["messages"] += [{"role": "user", "content": "x" * 1000} for _ in range(TEXTAREA_MAX_CHARS // 1000)]
+    request["messages"] += [{"role": "user", "content": "x" * 1000} for _ in range(150)]
     flow_id = save_flow(store, request)
     app = make_app(store)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_flow(app, pilot, flow_id)
         viewer = screen.query_one("#request", PayloadView).viewer
-        assert isinstance(viewer, LineViewer)
-        assert len(viewer.lines) == 29 + 150 * 4  # the clean request, then 4 lines per message
+        assert viewer.lines is screen.view.request.split
+        assert (len(viewer.lines), viewer.json) == (29 + 150 * 4, True)  # the clean request, then 4 lines per message
 
 
 async def test_a_body_that_is_not_json_is_shown_as_received(store: Store) -> None:
@@ -245,3 +243,51 @@ def test_the_upstream_pane_says_what_repair_mode_did() -> None:
                     request_body=body, upstream_request_body=sent, mode=Mode.REPAIR, state=FlowState.COMPLETE,
                     notes=["repaired OC-17 (added) at /messages/2/content: …"])
     assert prepare(repaired).upstream.note == "repaired on the way (1 repairs, H: the list)"
+
+
+# ---- one flow screen, reused from flow to flow ----------------------------------------------------
+
+async def test_the_flow_screen_is_built_once_and_shows_nothing_of_the_last_flow(store: Store, ids: dict[str, int]) -> None:
+    from inspector.tui.view import prepare
+
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        first = await open_flow(app, pilot, ids["defective"])
+        await pilot.press("z")
+        assert first.maximized is not None
+        await pilot.press("escape", "escape")  # unzoom, back to the list
+        second = await open_flow(app, pilot, ids["clean"])
+        assert second is first and second.maximized is None
+        assert [i.violation.rule for i in second.query_one(ViolationPanel).items] == []
+        # The answer for a flow left while it loaded arrives late: it is dropped, not shown.
+        second.post_message(FlowScreen.Prepared(prepare(store.get(ids["defective"]))))
+        await pilot.pause()
+        assert (second.flow_id, second.view.flow.id) == (ids["clean"], ids["clean"])
+        assert str(second.query_one("#flow-title", Static).content).startswith(f"#{ids['clean']} ")
+        assert second.query_one("#request", PayloadView).viewer.lines is second.view.request.split
+
+
+async def test_a_flow_opened_from_a_screen_above_the_flow_screen_replaces_it(store: Store, ids: dict[str, int]) -> None:
+    from inspector.tui.screens.diff import DiffScreen
+
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_flow(app, pilot, ids["defective"])
+        await pilot.press("F")
+        await pilot.pause()
+        assert isinstance(app.screen, DiffScreen)
+        again = await open_flow(app, pilot, ids["clean"])  # as the command palette does
+        assert again is screen and [type(s).__name__ for s in app.screen_stack] == ["FlowsScreen", "FlowScreen"]
+        assert screen.view.flow.id == ids["clean"]
+
+
+async def test_the_reused_flow_screen_follows_a_resize_made_while_it_was_away(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = await open_flow(app, pilot, ids["defective"])
+        assert (screen.has_class("-wide"), screen.has_class("-narrow")) == (True, False)
+        await pilot.press("escape")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        screen = await open_flow(app, pilot, ids["defective"])
+        assert (screen.has_class("-wide"), screen.has_class("-narrow"), screen.size) == (False, True, (80, 24))

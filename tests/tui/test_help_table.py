@@ -19,7 +19,7 @@ from inspector.tui.screens.help import PALETTE_KEY, PANE_KEYS, HelpScreen, key_n
 from inspector.tui.widgets.editor import EditorScreen
 from inspector.tui.widgets.flow_list import FlowList
 from inspector.tui.widgets.lines import LineViewer
-from inspector.tui.widgets.payload import JsonArea, PayloadView
+from inspector.tui.widgets.payload import PayloadView
 
 from .conftest import make_app, settle
 from .test_flow_view import SIZES, open_flow
@@ -27,7 +27,7 @@ from .test_flow_view import SIZES, open_flow
 # Which classes' keys each screen offers, named here by hand so the table is checked, not echoed.
 OFFERED = {
     "list": [FlowsScreen, FlowList, InspectorApp],
-    "flow": [FlowScreen, PayloadView, JsonArea, LineViewer, InspectorApp],
+    "flow": [FlowScreen, PayloadView, LineViewer, InspectorApp],
     "editor": [EditorScreen, InspectorApp],  # a modal screen: of the app's keys, the priority ones
 }
 

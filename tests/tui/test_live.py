@@ -239,7 +239,7 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
             assert upstream.received[0].path == "/v1/responses"
             right = screen.query_one("#upstream", PayloadView)
             assert right.border_subtitle == "translated openai-chat → openai-responses"
-            assert '"input": [' in right.viewer.text
+            assert '"input": [' in "\n".join(right.viewer.lines)
             report = [i for i in screen.query_one(ViolationPanel).items if i.violation.where == "translation"]
             # The report is the bridge's own, item for item (the translation helper owns its content).
             from inspector.wire.translate import get_bridge
@@ -252,7 +252,7 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
             assert (stop.violation.rule, stop.violation.message, stop.lines) == (
                 "XL", "dropped: the Responses API has no stop sequences", {"request": 28})
             left = screen.query_one("#request", PayloadView)
-            assert (left.viewer.marks[28], left.viewer.document.get_line(28)) == ("warning", '  "stop": [')
+            assert (left.viewer.marks[28], left.viewer.lines[28]) == ("warning", '  "stop": [')
             from inspector.tui.widgets.lines import LineViewer
 
             notes = store.get(1).notes
@@ -263,8 +263,8 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
             raw = screen.query_one("#upstream-response", PayloadView)
             assert (tabs.get_tab("tab-upstream-response").display, raw.border_subtitle) == (
                 True, "what the upstream answered, before the translation back")
-            assert orjson.loads(raw.viewer.text) == orjson.loads(store.get(1).upstream_response_body)
-            assert orjson.loads(raw.viewer.text)["object"] == "response"
+            assert orjson.loads("\n".join(raw.viewer.lines)) == orjson.loads(store.get(1).upstream_response_body)
+            assert orjson.loads("\n".join(raw.viewer.lines))["object"] == "response"
     finally:
         forwarder.stop()
 

@@ -1,5 +1,10 @@
-"""A plain line viewer on the line API: cost is proportional to the lines on screen, whatever the
-document size (toolong's idiom). Used above the TextArea size tier and for raw stream chunks.
+"""A line viewer on the line API: cost is proportional to the lines on screen, whatever the
+document size (toolong's idiom). It shows every payload, raw stream chunks, headers and diffs.
+
+Pretty-printed JSON (`load(..., json=True)`) is coloured line by line as it is drawn: the pretty
+printer puts one member per line and escapes newlines inside strings, so a line is a whole run of
+tokens and its colours need nothing from the lines around it. That is what lets a 2 MB payload show
+in the time a 2 KB one does, where a tree-sitter document pays for every line at load.
 
 Wrapping (`wrap`) folds each line into rows on word and `/` boundaries; the rows are computed once
 per load or width change, so it is meant for the short documents (chunks, repairs) and offered as a
@@ -7,7 +12,10 @@ toggle on the big ones."""
 
 from __future__ import annotations
 
+import re
+
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
@@ -17,6 +25,24 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..format import fold
+
+
+# A string (a key when a colon follows), a number, or a literal: what a pretty JSON line is made of.
+JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:)?|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null')
+
+
+def json_tokens(line: str) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of each token of one pretty-printed JSON line; kind is key, string,
+    number or literal. Punctuation and indentation are left out (drawn in the line's own style)."""
+    found = []
+    for match in JSON_TOKEN.finditer(line):
+        first = line[match.start()]
+        if first == '"':
+            key = match.group(1) is not None
+            found.append((match.start(), match.start(1) if key else match.end(), "key" if key else "string"))
+        else:
+            found.append((match.start(), match.end(), "literal" if first in "tfn" else "number"))
+    return found
 
 
 class ViewerScrolled(Message):
@@ -35,6 +61,12 @@ class LineViewer(ScrollView, can_focus=True):
         "line-viewer--info",
         "line-viewer--repair",
         "line-viewer--cursor",
+        "line-viewer--match",
+        "line-viewer--chosen",
+        "line-viewer--key",
+        "line-viewer--string",
+        "line-viewer--number",
+        "line-viewer--literal",
     }
     DEFAULT_CSS = """
     LineViewer { background: $surface; }
@@ -44,6 +76,12 @@ class LineViewer(ScrollView, can_focus=True):
     LineViewer > .line-viewer--info { background: $primary 15%; }
     LineViewer > .line-viewer--repair { background: $success 20%; }
     LineViewer > .line-viewer--cursor { background: $accent 40%; text-style: bold; }
+    LineViewer > .line-viewer--chosen { background: $primary 70%; text-style: bold; }
+    LineViewer > .line-viewer--match { background: $warning 60%; text-style: bold; }
+    LineViewer > .line-viewer--key { color: $text-primary; }
+    LineViewer > .line-viewer--string { color: $text-success; }
+    LineViewer > .line-viewer--number { color: $text-warning; }
+    LineViewer > .line-viewer--literal { color: $text-secondary; }
     """
     HELP_SECTION = "Text pane: chunks, headers, repairs, big payloads (tab to it)"
     BINDINGS = [
@@ -69,10 +107,19 @@ class LineViewer(ScrollView, can_focus=True):
         self._rows: list[tuple[int, int, int]] = []
         self._first_row: list[int] = []
         self._rows_width = -1
+        self.json = False  # colour the lines as pretty-printed JSON
+        self.match: tuple[int, int, int] | None = None  # (line, column, length) of a search match
+        self.chosen: int | None = None  # the chosen finding's line: marked whether focused or not
+        self._tokens: tuple[int, list[tuple[int, int, str]]] = (-1, [])  # the last line tokenised
+        self._styles: dict[str, Style] = {}  # component styles, until the next style update
 
-    def load(self, lines: list[str], marks: dict[int, str] | None = None) -> None:
+    def load(self, lines: list[str], marks: dict[int, str] | None = None, *, json: bool = False) -> None:
         self.lines = [line.expandtabs(4) for line in lines] if any("\t" in line for line in lines) else lines
         self.marks = marks or {}
+        self.json = json
+        self.match = None
+        self.chosen = None
+        self._tokens = (-1, [])
         # Width scanned once per load, not per frame; a 1M-line document costs one pass here.
         self._width = max((len(line) for line in lines), default=0) + self._gutter_width() + 1
         self._rows_width = -1
@@ -162,6 +209,17 @@ class LineViewer(ScrollView, can_focus=True):
             self.scroll_to(y=row - height + 1, animate=False)
         self.refresh()
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = {}
+
+    def _style(self, component: str, *, partial: bool = False) -> Style:
+        key = f"{component}:{partial}"
+        style = self._styles.get(key)
+        if style is None:
+            style = self._styles[key] = self.get_component_rich_style(f"line-viewer--{component}", partial=partial)
+        return style
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
@@ -174,15 +232,47 @@ class LineViewer(ScrollView, can_focus=True):
         style = base
         kind = self.marks.get(index)
         if kind is not None:
-            style = base + self.get_component_rich_style(f"line-viewer--{kind}")
+            style = base + self._style(kind)
+        if index == self.chosen:
+            style = style + self._style("chosen")
         if index == self.cursor and self.has_focus:
-            style = style + self.get_component_rich_style("line-viewer--cursor")
-        gutter_style = base + self.get_component_rich_style("line-viewer--gutter")
+            style = style + self._style("cursor")
         # A wrapped line numbers its first row only: the blank gutter says "continued".
         number = f"{index + 1:>{gutter_width - 1}} " if start == 0 else " " * gutter_width
-        segments = [Segment(number, gutter_style), Segment(self.lines[index][start:end], style)]
-        strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, style if kind else base)
+        line = self.lines[index]
+        stop = len(line) if end is None else end
+        segments = [Segment(number, base + self._style("gutter"))]
+        segments += [Segment(line[left:right], style + extra) for left, right, extra in self._spans(index, start, stop)]
+        strip = Strip(segments).crop_extend(scroll_x, scroll_x + width, style if kind is not None or index == self.chosen else base)
         return strip.simplify()
+
+    def _spans(self, index: int, start: int, stop: int) -> list[tuple[int, int, Style]]:
+        """The row's text [start, stop) cut where its colour changes: JSON tokens, the search match."""
+        coloured: list[tuple[int, int, Style]] = []
+        if self.json:
+            if self._tokens[0] != index:
+                self._tokens = (index, json_tokens(self.lines[index]))
+            coloured = [(left, right, self._style(kind, partial=True)) for left, right, kind in self._tokens[1]]
+        if self.match is not None and self.match[0] == index:
+            _, column, length = self.match
+            # The match is drawn over the tokens it crosses; their parts outside it keep their colour.
+            coloured = [piece for left, right, style in coloured
+                        for piece in ((left, min(right, column), style), (max(left, column + length), right, style))
+                        if piece[0] < piece[1]]
+            coloured.append((column, column + length, self._style("match")))
+            coloured.sort(key=lambda span: span[0])
+        spans, at = [], start
+        for left, right, extra in coloured:
+            left, right = max(left, at), min(right, stop)
+            if left >= right:
+                continue
+            if left > at:
+                spans.append((at, left, Style()))
+            spans.append((left, right, extra))
+            at = right
+        if at < stop or not spans:
+            spans.append((at, stop, Style()))
+        return spans
 
     def on_focus(self) -> None:
         self.refresh()

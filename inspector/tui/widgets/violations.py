@@ -17,9 +17,12 @@ from ...wire.violations import Effect, Severity
 from ..format import fold
 from ..view import Located
 
-# OptionList lays out every option up front (~0.3 ms each); beyond this the list would stall the
-# UI thread, while the panes still mark every finding.
+# OptionList lays out every option as it is added (~0.3 ms each): a screenful goes in at once, the
+# rest a chunk per frame, so a flow with hundreds of findings paints and answers keys meanwhile.
+# Beyond MAX_LISTED the panes still mark every finding.
 MAX_LISTED = 300
+FIRST_LISTED = 30
+LISTED_PER_FRAME = 50
 ICONS = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "●"}
 
 
@@ -62,6 +65,7 @@ class ViolationPanel(Vertical):
         self.items: list[Located] = []
         self.border_title = "Violations"
         self._prompt_width = 0  # the width the listed pointers were folded to
+        self._listing = 0  # bumped by every new listing: a chunk of an older one is dropped
 
     def compose(self) -> ComposeResult:
         yield OptionList(id="violation-list")
@@ -84,9 +88,21 @@ class ViolationPanel(Vertical):
             self._list_options()
             options.highlighted = 0
         else:
+            self._listing += 1
             options.clear_options()
             options.add_option(Option("no contract violations found", disabled=True))
             self.query_one("#violation-explanation", Static).update("")
+
+    def pending(self) -> None:
+        """Nothing known yet: the flow is being checked (the screen is reused from flow to flow)."""
+        self.items = []
+        self._listing += 1
+        self.border_subtitle = ""
+        self.set_class(True, "empty")
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_option(Option("checking…", disabled=True))
+        self.query_one("#violation-explanation", Static).update("")
 
     def _list_width(self) -> int:
         # The list's scrollbar takes 2 columns as soon as the findings outgrow it; fold for that.
@@ -96,21 +112,31 @@ class ViolationPanel(Vertical):
         options = self.query_one(OptionList)
         highlighted = options.highlighted
         self._prompt_width = self._list_width()
+        self._listing += 1
         options.clear_options()
-        options.add_options([Option(violation_prompt(item, self._prompt_width), id=str(n))
-                             for n, item in enumerate(self.items[:MAX_LISTED])])
-        if len(self.items) > MAX_LISTED:
-            options.add_option(Option(f"… {len(self.items) - MAX_LISTED} more, marked in the panes "
-                                      "(x exports them all)", disabled=True))
-        if highlighted is not None:
+        self._list_more(self._listing, 0, FIRST_LISTED)
+        if highlighted is not None and highlighted < options.option_count:
             with options.prevent(OptionList.OptionHighlighted):
                 options.highlighted = highlighted
 
+    def _list_more(self, listing: int, start: int, count: int) -> None:
+        if listing != self._listing:
+            return
+        end = min(start + count, len(self.items), MAX_LISTED)
+        options = self.query_one(OptionList)
+        options.add_options([Option(violation_prompt(self.items[n], self._prompt_width), id=str(n))
+                             for n in range(start, end)])
+        if end < min(len(self.items), MAX_LISTED):
+            self.call_after_refresh(self._list_more, listing, end, LISTED_PER_FRAME)
+        elif len(self.items) > MAX_LISTED:
+            options.add_option(Option(f"… {len(self.items) - MAX_LISTED} more, marked in the panes "
+                                      "(x exports them all)", disabled=True))
+
     def step(self, delta: int) -> None:
-        listed = min(len(self.items), MAX_LISTED)
+        options = self.query_one(OptionList)
+        listed = min(len(self.items), MAX_LISTED, options.option_count)
         if not listed:
             return
-        options = self.query_one(OptionList)
         current = options.highlighted if options.highlighted is not None else -delta
         options.highlighted = (current + delta) % listed
 
