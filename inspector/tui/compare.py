@@ -8,11 +8,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..analysis import BodyTooLarge, analyse, decode_body, parse_json
+from ..analysis import BodyTooLarge, analyse, decode_body, parse_json, upstream_answer
 from ..flow import Flow
 from ..wire import check, jsonsafe
 from ..wire.conversation import Conversation, Entry, Mark, build
 from ..wire.diff import Diff, Op, diff
+from ..wire.pointer import join
 from ..wire.fix import fix
 from ..wire.violations import count_by_severity
 from . import format as fmt
@@ -203,6 +204,44 @@ def prepare_upstream_diff(view: FlowView) -> DiffView | None:
     else:
         how = "rewritten on the way"
     return diff_view(f"#{flow.id} original → sent upstream · {how}", left, right, notes)
+
+
+def prepare_response_diff(view: FlowView) -> DiffView | None:
+    """What the upstream itself answered against what the client got, the bridge's response losses
+    (translate) or the restored tool names (repair) on their lines; streams as each side's own
+    dialect reassembles them. None when the client got the upstream's own answer."""
+    flow, analysis = view.flow, view.analysis
+    answer = upstream_answer(flow, analysis)
+    if answer is None:
+        return None
+    left = answer.document if answer.document is not None else \
+        _text(flow.upstream_response_body or b"", flow.response_headers)
+    right = analysis.response if analysis.response is not None else _text(flow.response_body, flow.response_headers)
+    notes = [Note(loss.source, loss.target, f"{loss.kind}: {loss.why}" + (f" [{loss.rule}]" if loss.rule else ""))
+             for loss in answer.losses]
+    if analysis.translation is not None:
+        how = f"translated {flow.translate.replace(':', ' → ') if flow.translate else ''}"
+    elif analysis.repaired is not None:
+        restored = analysis.repaired.aliases  # alias -> the name the client declared
+        notes = [Note(pointer, pointer, f"restored: the client declared {restored[alias]!r}, sent upstream as "
+                      f"{alias!r}") for pointer, alias in _strings(left, set(restored))]
+        how = "tool names restored on the way back"
+    else:
+        how = "rewritten on the way back"
+    streamed = " · both streams reassembled" if flow.streamed else ""
+    return diff_view(f"#{flow.id} upstream answer → client got · {how}{streamed}", left, right, notes)
+
+
+def _strings(document: Any, wanted: set[str], pointer: str = "") -> Iterable[tuple[str, str]]:
+    """(pointer, value) of every string in `document` that is one of `wanted`, in document order."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield from _strings(value, wanted, join(pointer, key))
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from _strings(value, wanted, join(pointer, index))
+    elif isinstance(document, str) and document in wanted:
+        yield pointer, document
 
 
 def prepare_fixed_diff(view: FlowView) -> DiffView | None:
