@@ -64,7 +64,8 @@ def prepare_conversation(view: FlowView) -> ConversationView:
     _tool_lines(tools, conversation)
     counts = conversation.counts()
     title = (f"#{flow.id} {analysis.dialect.value} · {len(conversation.turns)} turns · "
-             f"orphans {counts[Mark.ORPHAN]} · unanswered {counts[Mark.UNANSWERED]} · new calls {counts[Mark.NEW]}")
+             f"orphans {counts[Mark.ORPHAN]} · unanswered {counts[Mark.UNANSWERED]} · new calls {counts[Mark.NEW]}" +
+             (f" · ✖ {conversation.refused} unreadable" if conversation.refused else ""))
     return ConversationView(title, turns, tools, conversation)
 
 

@@ -147,7 +147,8 @@ async def test_D_on_a_translated_stream_compares_both_reassembled(store: Store, 
                    '"stop_sequence": null', '"usage": {', '  "input_tokens": 10', '  "output_tokens": 5', "}"]
         added = ['"object": "chat.completion"', f'"created": {created}', '"choices": [', "  [0] {", '    "index": 0',
                  '    "message": {', '      "role": "assistant"', '      "content": "Sunny."', '      "tool_calls": [',
-                 "        [0] {", '          "id": "toolu_1"', '          "type": "function"', '          "function": {',
+                 "        [0] {", '          "id": "toolu_1"', '          "type": "function"',
+                 '          "function": {',
                  '            "name": "get_weather"', '            "arguments": "{\\"city\\":\\"Paris\\"}"',
                  "          }", "        }", "      ]", "    }", '    "finish_reason": "tool_calls"', "  }", "]"]
         # A stream's losses have no place inside the reassembled answer: they sit on its first row.
@@ -180,8 +181,9 @@ async def test_D_in_repair_mode_marks_each_tool_name_given_back(store: Store, up
         restored = f"restored: the client declared 'get weather', sent upstream as {alias!r}"
         assert diff.lines == [
             "  {", '    "id": "chatcmpl-mock"', '    "object": "chat.completion"', '    "created": 1700000000',
-            '    "model": "gpt-4o-mini"', '    "choices": [', "      [0] {", '        "index": 0', '        "message": {',
-            '          "role": "assistant"', '          "content": null', '          "tool_calls": [', "            [0] {",
+            '    "model": "gpt-4o-mini"', '    "choices": [', "      [0] {", '        "index": 0',
+            '        "message": {', '          "role": "assistant"', '          "content": null',
+            '          "tool_calls": [', "            [0] {",
             '              "id": "call_1"', '              "type": "function"', '              "function": {',
             f'~               "name": "{alias}" → "get weather"', f"                  ▲ {restored}",
             '                "arguments": "{}"', "              }", "            }", "          ]", "        }",
