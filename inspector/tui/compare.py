@@ -13,8 +13,8 @@ from ..flow import Flow
 from ..wire import check, jsonsafe
 from ..wire.conversation import Conversation, Entry, Mark, build
 from ..wire.diff import Diff, Op, diff
-from ..wire.pointer import join
 from ..wire.fix import fix
+from ..wire.pointer import join
 from ..wire.violations import count_by_severity
 from . import format as fmt
 from .view import FlowView

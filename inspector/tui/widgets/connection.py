@@ -62,7 +62,7 @@ class Proxying:
         known = f"{self.known} LLM API hosts"
         if self.hosts:
             found.append((("intercepts ", f"{', '.join(self.hosts)} + {known}"),
-                          ("intercepts ", f"{len(self.hosts)} more + {known}")))
+                          ("intercepts ", f"{len(self.hosts)} given + {known}")))
         else:
             found.append((("intercepts ", known),))
         found += [((f"{name}=", path),) for name, path in self.trust[1:]]
