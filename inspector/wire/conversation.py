@@ -289,7 +289,8 @@ def _declared_names(document: Any) -> list[str]:
         return []
     names: list[str] = []
     declarations: list[Any] = []
-    for tool in document.get("tools") or []:
+    tools = document.get("tools")
+    for tool in tools if isinstance(tools, list) else []:  # else the parser refused it (an error turn says so)
         if not isinstance(tool, dict):
             continue
         nested = tool.get("functionDeclarations", tool.get("function_declarations"))

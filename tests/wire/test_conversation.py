@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from inspector.wire.conversation import Conversation, Mark, build
+from inspector.wire.conversation import Conversation, Mark, ToolUse, build
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import TranslationError, get_bridge
 
@@ -356,6 +356,19 @@ def test_a_top_level_field_the_parser_refuses_is_reported_first_and_the_history_
     assert turns(found) == [refused("request", "/messages", "/messages", "messages must be a list"),
                             ("system", "/system", False, [("message", "be brief", "/system", None, None, N, None,
                                                            False)])]
+
+
+@pytest.mark.parametrize("dialect", list(HISTORIES))
+def test_tools_that_are_not_a_list_are_refused_without_a_place_and_the_history_still_read(dialect: Dialect) -> None:
+    """The parsers trip over `tools: true` without naming it: the whole frame is refused (no tools,
+    so the call is not offered), the turns are read all the same."""
+    key, _, history, around = HISTORIES[dialect]
+    found = build(dialect, {"tools": True, key: [history[0], *history[2:]]},
+                  path="/v1beta/models/gemini-2.0-flash:generateContent")
+    assert (found.problem, found.tools, len(found.turns)) == ("", [ToolUse("w", "", called=1)], 4)
+    why = f"malformed {dialect.value} request (TypeError: 'bool' object is not iterable)"
+    assert turns(found)[0] == ("request", "", False, [("error", f"/: {why}", "", None, None, N, None, False)])
+    assert [turn[3][0][0] for turn in turns(found)[1:]] == ["message", "call", "result"]
 
 
 def test_a_response_the_parser_refuses_is_the_last_turn_and_the_history_stays() -> None:
