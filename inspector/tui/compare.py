@@ -233,16 +233,17 @@ def prepare_response_diff(view: FlowView) -> DiffView | None:
     return diff_view(f"#{flow.id} upstream answer → client got · {how}{streamed}", left, right, notes)
 
 
-def _strings(document: Any, wanted: set[str], pointer: str = "") -> Iterable[tuple[str, str]]:
+def _strings(document: Any, wanted: set[str]) -> Iterable[tuple[str, str]]:
     """(pointer, value) of every string in `document` that is one of `wanted`, in document order."""
-    if isinstance(document, dict):
-        for key, value in document.items():
-            yield from _strings(value, wanted, join(pointer, key))
-    elif isinstance(document, list):
-        for index, value in enumerate(document):
-            yield from _strings(value, wanted, join(pointer, index))
-    elif isinstance(document, str) and document in wanted:
-        yield pointer, document
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        pointer, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((join(pointer, key), value) for key, value in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((join(pointer, index), value) for index, value in reversed(list(enumerate(node))))
+        elif isinstance(node, str) and node in wanted:
+            yield pointer, node
 
 
 def prepare_fixed_diff(view: FlowView) -> DiffView | None:
