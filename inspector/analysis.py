@@ -15,9 +15,9 @@ from .flow import Flow, Mode, header
 from .wire import check, jsonsafe
 from .wire import profiles
 from .wire.fix import FixResult, fix
-from .wire.translate import RequestTranslation, TranslationError, UnsupportedPair, get_bridge
+from .wire.translate import Loss, RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.dialect import Dialect, from_path, from_shape
-from .wire.streams import parse_events
+from .wire.streams import check_and_reassemble, parse_events
 from .wire.session import check_session, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Severity, Violation, count_by_severity
@@ -289,6 +289,54 @@ def translation_of(flow: Flow, request: Any) -> RequestTranslation | None:
         return get_bridge(source, target).request(request, flow.path)
     except (TranslationError, UnsupportedPair, KeyError, ValueError, TypeError):
         return None
+
+
+@dataclass(slots=True)
+class UpstreamAnswer:
+    """What the upstream itself answered, when the client got something else (a translation, or a
+    repair that gave the client back the tool names it declared), read as the client's response
+    is: its JSON, or its stream reassembled."""
+
+    document: Any | None  # None when it is neither JSON nor a stream that reassembles
+    losses: list[Loss]  # the bridge's report on the way back (translate mode; else empty)
+
+
+def upstream_answer(flow: Flow, analysis: Analysis) -> UpstreamAnswer | None:
+    """None when the client got the upstream's own bytes (passthrough, or nothing to rewrite)."""
+    body = flow.upstream_response_body
+    if body is None or body == flow.response_body:
+        return None
+    try:
+        decoded = decode_body(body, flow.response_headers)
+    except BodyTooLarge:
+        return UpstreamAnswer(None, [])
+    dialect = analysis.upstream_dialect
+    if flow.streamed and dialect is not None:
+        # Judged elsewhere (the client's side is what the flow's findings are about): reassembled only.
+        document = check_and_reassemble(decoded, dialect, profiles.neutral(dialect))[2]
+    else:
+        document, _ = parse_json(decoded)
+    return UpstreamAnswer(document, _response_losses(flow, analysis, decoded, document))
+
+
+def _response_losses(flow: Flow, analysis: Analysis, body: bytes, document: Any) -> list[Loss]:
+    """The bridge's loss report for the response, recomputed as the request's is (`translation_of`):
+    a stream is fed through the same stream translator the forwarder ran."""
+    if analysis.translation is None:
+        return []
+    source, _, target = (flow.translate or "").partition(":")
+    try:
+        bridge = get_bridge(source, target)
+        if flow.streamed:
+            translator = bridge.stream(analysis.translation.state)
+            translator.feed(body)
+            translator.close()
+            return translator.losses
+        if isinstance(document, dict):
+            return bridge.response(document, analysis.translation.state).losses
+    except (TranslationError, UnsupportedPair, KeyError, ValueError, TypeError):
+        pass  # the forwarder met the same failure and recorded it as the flow's error
+    return []
 
 
 def _fixed_at(violation: Violation, pointers: list[str]) -> bool:

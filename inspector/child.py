@@ -292,6 +292,9 @@ class ForwarderProcess:
     access: RemoteAccess
     session_id: int | None
     all: tuple[RouteShown, ...] = ()  # the routes, when it serves several (proxy/routes.py)
+    # Proxy mode's options as launched (intercept, allow_connect, upstream_ca): the header tells
+    # a user who gave them what to set.
+    proxy: dict[str, Any] = field(default_factory=dict)
     store_problem: str | None = None
     # "exit status N: last stderr line" once the child is gone; None while it runs.
     stopped: str | None = None
@@ -329,7 +332,8 @@ class ForwarderProcess:
         except OSError:
             pass  # it died already: wait_ready() says why
         return cls(upstream=upstream or "", upstream_shown="", client_url="", base_url="", mode=Mode.PASSTHROUGH,
-                   translate=translate, access=RemoteAccess(None), session_id=None, _process=process)
+                   translate=translate, access=RemoteAccess(None), session_id=None, proxy=dict(proxy or {}),
+                   _process=process)
 
     @classmethod
     def start(cls, upstream: str, *, timeout: float = START_TIMEOUT, **options: Any) -> ForwarderProcess:

@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     import certifi  # httpx's own root bundle: the roots most Python clients trust by default
 
-    from ..proxy.ca import CAError, LocalCA
+    from ..proxy.ca import CAError, LocalCA, trust_settings
 
     try:
         ca = LocalCA()
@@ -26,18 +26,20 @@ def run(args: argparse.Namespace) -> int:
     except (CAError, OSError) as exc:
         raise CommandError(str(exc)) from exc
     cert = ca.cert_path
+    # The TUI's header names the same variables (tui/widgets/connection.py): one list of them.
+    python, requests, node = (f"export {name}={path}" for name, path in trust_settings(ca.directory))
     print(f"{'made' if ca.created else 'found'} the proxy CA: {cert}  (its key {ca.key_path} stays on this machine)")
     print(f"""
 With HTTPS_PROXY=http://127.0.0.1:8787 (or the port you listen on), clients reach the LLM providers
 through toolwire-inspect, which shows them a certificate signed by this CA. Make them trust it:
 
   Python (openai, anthropic, httpx, requests, aiohttp):
-    export SSL_CERT_FILE={bundle}
-    export REQUESTS_CA_BUNDLE={bundle}
+    {python}
+    {requests}
     ({bundle.name} holds the usual roots plus this CA: both variables replace a client's roots, and
     the hosts that are only tunnelled still show their real certificates)
   Node.js:
-    export NODE_EXTRA_CA_CERTS={cert}
+    {node}
   The system store (curl, Go, most other tools):
     Debian/Ubuntu: sudo cp {cert} /usr/local/share/ca-certificates/toolwire-inspect.crt && sudo update-ca-certificates
     Fedora/RHEL:   sudo trust anchor {cert}

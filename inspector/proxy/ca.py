@@ -43,6 +43,15 @@ def default_dir() -> Path:
     return Path(platformdirs.user_data_dir("toolwire-inspect")) / "ca"
 
 
+def trust_settings(directory: Path | str | None = None) -> list[tuple[str, Path]]:
+    """What a client sets to trust the CA in `directory` (default: the user's), as (variable, file):
+    Python's clients first (the bundle, `LocalCA.write_bundle`), then Node's (the CA alone). Names
+    only: nothing is made here."""
+    directory = Path(directory) if directory is not None else default_dir()
+    bundle = directory / BUNDLE_FILE
+    return [("SSL_CERT_FILE", bundle), ("REQUESTS_CA_BUNDLE", bundle), ("NODE_EXTRA_CA_CERTS", directory / CERT_FILE)]
+
+
 class LocalCA:
     """The CA in `directory`, made there if missing. Blocking (disk, key generation): call it off
     the forwarder's loop."""

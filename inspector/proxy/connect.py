@@ -75,6 +75,11 @@ class InterceptList:
         # The given ones first: they may send a default host's requests elsewhere.
         self._rules = tuple([_parse_rule(spec) for spec in specs] + [_Rule(host, None) for host in DEFAULT_INTERCEPTS])
 
+    @property
+    def hosts(self) -> list[str]:
+        """The host patterns intercepted, the given ones first (their upstream URLs left out)."""
+        return [rule.pattern for rule in self._rules]
+
     def match(self, host: str, port: int) -> Interception | None:
         for rule in self._rules:
             if rule.matches(host):

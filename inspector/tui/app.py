@@ -24,7 +24,7 @@ from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinish
 from .screens.export_format import ExportFormatScreen
 from .screens.flows import FlowsScreen
 from .screens.help import HelpScreen, help_sections
-from .widgets.connection import ConnectionBar, Listening
+from .widgets.connection import ConnectionBar, Listening, Proxying
 from .widgets.editor import EditorScreen, editable_request, json_problem, request_body
 from .widgets.flow_list import FlowList
 
@@ -81,7 +81,8 @@ class InspectorApp(App[None]):
                 default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
                                        mode or default_mode, forwarder.access,
-                                       accepts=translate.split(":", 1)[0] if translate else None, routes=routes)
+                                       accepts=translate.split(":", 1)[0] if translate else None, routes=routes,
+                                       proxy=Proxying.launched(forwarder.base_url, getattr(forwarder, "proxy", {})))
 
     @property
     def store_problem(self) -> str | None:

@@ -8,12 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..analysis import BodyTooLarge, analyse, decode_body, parse_json
+from ..analysis import BodyTooLarge, analyse, decode_body, parse_json, upstream_answer
 from ..flow import Flow
 from ..wire import check, jsonsafe
 from ..wire.conversation import Conversation, Entry, Mark, build
 from ..wire.diff import Diff, Op, diff
 from ..wire.fix import fix
+from ..wire.pointer import join
 from ..wire.violations import count_by_severity
 from . import format as fmt
 from .view import FlowView
@@ -63,7 +64,8 @@ def prepare_conversation(view: FlowView) -> ConversationView:
     _tool_lines(tools, conversation)
     counts = conversation.counts()
     title = (f"#{flow.id} {analysis.dialect.value} · {len(conversation.turns)} turns · "
-             f"orphans {counts[Mark.ORPHAN]} · unanswered {counts[Mark.UNANSWERED]} · new calls {counts[Mark.NEW]}")
+             f"orphans {counts[Mark.ORPHAN]} · unanswered {counts[Mark.UNANSWERED]} · new calls {counts[Mark.NEW]}" +
+             (f" · ✖ {conversation.refused} unreadable" if conversation.refused else ""))
     return ConversationView(title, turns, tools, conversation)
 
 
@@ -203,6 +205,45 @@ def prepare_upstream_diff(view: FlowView) -> DiffView | None:
     else:
         how = "rewritten on the way"
     return diff_view(f"#{flow.id} original → sent upstream · {how}", left, right, notes)
+
+
+def prepare_response_diff(view: FlowView) -> DiffView | None:
+    """What the upstream itself answered against what the client got, the bridge's response losses
+    (translate) or the restored tool names (repair) on their lines; streams as each side's own
+    dialect reassembles them. None when the client got the upstream's own answer."""
+    flow, analysis = view.flow, view.analysis
+    answer = upstream_answer(flow, analysis)
+    if answer is None:
+        return None
+    left = answer.document if answer.document is not None else \
+        _text(flow.upstream_response_body or b"", flow.response_headers)
+    right = analysis.response if analysis.response is not None else _text(flow.response_body, flow.response_headers)
+    notes = [Note(loss.source, loss.target, f"{loss.kind}: {loss.why}" + (f" [{loss.rule}]" if loss.rule else ""))
+             for loss in answer.losses]
+    if analysis.translation is not None:
+        how = f"translated {flow.translate.replace(':', ' → ') if flow.translate else ''}"
+    elif analysis.repaired is not None:
+        restored = analysis.repaired.aliases  # alias -> the name the client declared
+        notes = [Note(pointer, pointer, f"restored: the client declared {restored[alias]!r}, sent upstream as "
+                      f"{alias!r}") for pointer, alias in _strings(left, set(restored))]
+        how = "tool names restored on the way back"
+    else:
+        how = "rewritten on the way back"
+    streamed = " · both streams reassembled" if flow.streamed else ""
+    return diff_view(f"#{flow.id} upstream answer → client got · {how}{streamed}", left, right, notes)
+
+
+def _strings(document: Any, wanted: set[str]) -> Iterable[tuple[str, str]]:
+    """(pointer, value) of every string in `document` that is one of `wanted`, in document order."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        pointer, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((join(pointer, key), value) for key, value in reversed(node.items()))
+        elif isinstance(node, list):
+            stack.extend((join(pointer, index), value) for index, value in reversed(list(enumerate(node))))
+        elif isinstance(node, str) and node in wanted:
+            yield pointer, node
 
 
 def prepare_fixed_diff(view: FlowView) -> DiffView | None:

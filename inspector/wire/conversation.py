@@ -4,8 +4,9 @@ response's new turn at the end. Pure: no I/O, no UI.
 
 The turns are read through each dialect's own parser (the neutral form of `translate.model`, the
 one home of "what a dialect's history says") and paired by `translate.model.pair`, the same
-pairing the bridges translate with. An MCP flow is its JSON-RPC exchange instead: requests paired
-with responses by id."""
+pairing the bridges translate with. A history the parser refuses is read entry by entry through
+that same parser: each refused entry is an error turn in its place, the rest is read and paired.
+An MCP flow is its JSON-RPC exchange instead: requests paired with responses by id."""
 
 from __future__ import annotations
 
@@ -18,9 +19,10 @@ from typing import Any, Literal
 import orjson
 
 from .dialect import Dialect
+from .dialects import home
 from .pointer import join, split
 from .translate.bridge import read_request, read_response
-from .translate.model import Call, Item, Message, Part, Result, TranslationError, pair
+from .translate.model import Call, Item, Message, Part, Request, Result, TranslationError, pair
 
 CLIP = 2000  # characters of one entry's text: a 50 KB system prompt is read in the payload pane
 
@@ -76,7 +78,12 @@ class Conversation:
     dialect: Dialect
     turns: list[Turn]
     tools: list[ToolUse]
-    problem: str = ""  # why the history could not be read: nothing else is filled then
+    problem: str = ""  # why the request could not be read at all (not a JSON object): nothing else is filled then
+
+    @property
+    def refused(self) -> int:
+        """Parts of the request its dialect's parser refused (each an error turn in its place)."""
+        return sum(1 for turn in self.turns if not turn.new for entry in turn.entries if entry.kind == "error")
 
     def counts(self) -> dict[Mark, int]:
         found = {mark: 0 for mark in Mark if mark is not Mark.NONE}
@@ -93,14 +100,12 @@ def build(dialect: Dialect, request: Any, response: Any = None, *, path: str = "
     if dialect is Dialect.MCP:
         return _mcp(request, response)
     try:
-        req = read_request(dialect, request, path)
-        resp = read_response(dialect, response) if isinstance(response, dict) else None
+        req, history = _read(dialect, request, path)
     except TranslationError as exc:
         return Conversation(dialect, [], [], f"the history cannot be read as {dialect.value}: {exc}")
-    turns = _turns(req.items, new=False)
-    pairing = pair(req.items)
+    turns, entries = _turns(history, new=False)
+    pairing = pair([item for item in history if not isinstance(item, Turn)])
     where = {id(entry): index for index, turn in enumerate(turns) for entry in turn.entries}
-    entries = [entry for turn in turns for entry in turn.entries]
     answered: set[int] = set()
     for result, call in pairing.answers.items():
         if call is None:
@@ -114,11 +119,17 @@ def build(dialect: Dialect, request: Any, response: Any = None, *, path: str = "
         answered.add(call)
     for call in pairing.unanswered:
         entries[call].mark = Mark.UNANSWERED
+    try:
+        resp = read_response(dialect, response) if isinstance(response, dict) else None
+    except TranslationError as exc:
+        resp = None
+        turns.append(_refused("response", "", exc, exc.pointer, new=True))
     if resp is not None:
         if resp.error is not None:
             turns.append(Turn("error", "", [Entry("error", _clip(_error(resp.error)), "/error")], new=True))
         else:
-            for turn in _turns(resp.items, new=True):
+            new_turns, _ = _turns(list(resp.items), new=True)
+            for turn in new_turns:
                 for entry in turn.entries:
                     if entry.kind == "call":
                         entry.mark = Mark.NEW
@@ -131,22 +142,91 @@ def build(dialect: Dialect, request: Any, response: Any = None, *, path: str = "
     return Conversation(dialect, turns, tools)
 
 
+def _read(dialect: Dialect, request: Any, path: str) -> tuple[Request, list[Item | Turn]]:
+    """The request in the neutral form, and its history in order: the parser's items, and an error
+    turn in place of each part it refuses. A refused request is read again through the same parser
+    in pieces: its top-level fields without each one refused in turn, then each history entry on its
+    own. Raises TranslationError only for a request that is not a JSON object."""
+    try:
+        req = read_request(dialect, request, path)
+        return req, list(req.items)
+    except TranslationError:
+        if not isinstance(request, dict):
+            raise
+    key = home(dialect).history
+    entries = request.get(key)
+    by_entry = isinstance(entries, list)
+    frame = {**request, key: []} if by_entry else dict(request)
+    history: list[Item | Turn] = []
+    while True:
+        try:
+            req = read_request(dialect, frame, path)
+            break
+        except TranslationError as exc:
+            history.append(_refused("request", exc.pointer, exc, exc.pointer))
+            field = next(iter(split(exc.pointer)), None)
+            if field is None or field not in frame or frame[field] == []:
+                req = Request()  # refused as a whole, no field named: no tools, no system prompt to show
+                break
+            if field == key:
+                frame[key] = []  # a history that is not a list: none to read, but the parsers need the field
+            else:
+                del frame[field]
+    history += req.items
+    for index, entry in enumerate(entries if by_entry else ()):
+        here = join("", key, index)
+        try:
+            # The entry on its own is the history's entry 0: its pointers move back to its place.
+            items = read_request(dialect, {key: [entry]}, path).items
+        except TranslationError as exc:
+            role = next((entry[name] for name in ("role", "type") if isinstance(entry, dict) and
+                         isinstance(entry.get(name), str)), "unreadable")
+            history.append(_refused(role, here, exc, _moved(exc.pointer, key, index) or here))
+            continue
+        for item in items:
+            item.src = _moved(item.src, key, index)  # the only pointer of an item the conversation reads
+            history.append(item)
+    return req, history
+
+
+def _moved(pointer: str, key: str, index: int) -> str:
+    """A pointer into a one-entry history, into the whole history whose entry `index` it was."""
+    first = join("", key, 0)
+    if pointer == first or pointer.startswith(first + "/"):
+        return join("", key, index) + pointer[len(first):]
+    return pointer
+
+
+def _refused(role: str, pointer: str, exc: TranslationError, where: str, *, new: bool = False) -> Turn:
+    return Turn(role, pointer, [Entry("error", _clip(f"{where or '/'}: {exc.message}"), where)], new=new)
+
+
 def _speaker(item: Item) -> str:
     if isinstance(item, Message):
         return item.role
     return "tool" if isinstance(item, Result) else "assistant"
 
 
-def _turns(items: list[Item], *, new: bool) -> list[Turn]:
+def _turns(history: list[Item | Turn], *, new: bool) -> tuple[list[Turn], list[Entry]]:
     """Consecutive items of one speaker make a turn (a Chat assistant message and its tool calls,
-    Responses' separate input items, the tool results that answer one assistant turn)."""
+    Responses' separate input items, the tool results that answer one assistant turn); a refused
+    entry's turn stands alone. Also the items' entries, in the items' order (what `pair` indexes)."""
     turns: list[Turn] = []
-    for item in items:
+    entries: list[Entry] = []
+    joinable = False  # the last turn is the parser's, so the next item of its speaker joins it
+    for item in history:
+        if isinstance(item, Turn):
+            turns.append(item)
+            joinable = False
+            continue
         speaker = _speaker(item)
-        if not turns or turns[-1].role != speaker:
+        if not joinable or turns[-1].role != speaker:
             turns.append(Turn(speaker, _container(item.src), new=new))
-        turns[-1].entries.append(_entry(item))
-    return turns
+        entry = _entry(item)
+        turns[-1].entries.append(entry)
+        entries.append(entry)
+        joinable = True
+    return turns, entries
 
 
 def _container(pointer: str) -> str:
@@ -209,7 +289,8 @@ def _declared_names(document: Any) -> list[str]:
         return []
     names: list[str] = []
     declarations: list[Any] = []
-    for tool in document.get("tools") or []:
+    tools = document.get("tools")
+    for tool in tools if isinstance(tools, list) else []:  # else the parser refused it (an error turn says so)
         if not isinstance(tool, dict):
             continue
         nested = tool.get("functionDeclarations", tool.get("function_declarations"))

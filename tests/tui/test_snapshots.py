@@ -87,3 +87,39 @@ def test_view_at(snap_compare, store: Store, ids: dict[str, int], size: tuple[in
         await pilot.pause()
 
     assert snap_compare(make_app(store), terminal_size=size, run_before=open_view)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_upstream_answer_diff_at(snap_compare, store: Store, size: tuple[int, int]) -> None:
+    """`D`: Anthropic's own answer against the Chat completion the client got, the dropped thinking
+    block's loss on its line. The flow is written as the forwarder writes one, by the real bridge."""
+    import orjson
+
+    from inspector.flow import Mode
+    from inspector.wire.dialects.anthropic.mock import anthropic_message
+    from inspector.wire.translate import get_bridge
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    request = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}]}
+    bridge = get_bridge("openai-chat", "anthropic")
+    sent = bridge.request(request, "/v1/chat/completions")
+    answer = anthropic_message("Sunny.")
+    answer["content"].insert(0, {"type": "thinking", "thinking": "Paris, then.", "signature": "sig"})
+    got = {**bridge.response(answer, sent.state).payload, "created": 1700000000}  # the bridge stamps the hour
+    flow = store.get(save_flow(store, request, response=got))
+    assert flow is not None
+    flow.mode, flow.translate = Mode.TRANSLATE, "openai-chat:anthropic"
+    flow.upstream_request_body, flow.upstream_response_body = orjson.dumps(sent.payload), orjson.dumps(answer)
+    store.save(flow)
+
+    async def open_view(pilot) -> None:
+        pilot.app.open_flow(flow.id)
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("D")
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(make_app(store), terminal_size=size, run_before=open_view)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from inspector.wire.conversation import Conversation, Mark, build
+from inspector.wire.conversation import Conversation, Mark, ToolUse, build
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import TranslationError, get_bridge
 
@@ -181,13 +181,209 @@ def test_mcp_is_its_json_rpc_exchange_paired_by_id() -> None:
     assert tools(found) == [("echo", "/0/result/tools/0", 1, 1, False, None)]
 
 
-def test_a_history_the_parser_cannot_read_says_where() -> None:
-    found = build(Dialect.OPENAI_CHAT, {"messages": [{"role": "tool", "content": "x"}]})
+# ---- a history the parser refuses: each refused entry in place, the rest read and paired ---------
+
+def refused(role: str, pointer: str, where: str, why: str) -> tuple[Any, ...]:
+    """The turn of an entry the dialect's parser refused: its reason, at the place it names."""
+    return (role, pointer, False, [("error", f"{where}: {why}", where, None, None, N, None, False)])
+
+
+# Per dialect: a history whose entry 1 is replaced by each case, and the turns read around it. The
+# call (entry 2) is still answered by the result (entry 3) whatever entry 1 is.
+CHAT_HISTORY = [{"role": "user", "content": "Weather?"}, None,
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "w", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}]
+CHAT_AROUND = [("user", "/messages/0", False, [("message", "Weather?", "/messages/0", None, None, N, None, False)]),
+               ("assistant", "/messages/2", False, [("call", "{}", "/messages/2/tool_calls/0", "call_1", "w", ANSWERED,
+                                                     3, False)]),
+               ("tool", "/messages/3", False, [("result", "sunny", "/messages/3", "call_1", "w", N, 2, False)])]
+RESPONSES_HISTORY = [{"role": "user", "content": "Weather?"}, None,
+                     {"type": "function_call", "call_id": "call_1", "name": "w", "arguments": "{}"},
+                     {"type": "function_call_output", "call_id": "call_1", "output": "sunny"}]
+RESPONSES_AROUND = [("user", "/input/0", False, [("message", "Weather?", "/input/0", None, None, N, None, False)]),
+                    ("assistant", "/input/2", False, [("call", "{}", "/input/2", "call_1", "w", ANSWERED, 3, False)]),
+                    ("tool", "/input/3", False, [("result", "sunny", "/input/3", "call_1", "w", N, 2, False)])]
+ANTHROPIC_HISTORY = [{"role": "user", "content": "Weather?"}, None,
+                     {"role": "assistant", "content": [
+                         {"type": "tool_use", "id": "toolu_1", "name": "w", "input": {}}]},
+                     {"role": "user", "content": [
+                         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "sunny"}]}]
+ANTHROPIC_AROUND = [
+    ("user", "/messages/0", False, [("message", "Weather?", "/messages/0", None, None, N, None, False)]),
+    ("assistant", "/messages/2", False, [("call", "{}", "/messages/2/content/0", "toolu_1", "w", ANSWERED, 3, False)]),
+    ("tool", "/messages/3", False, [("result", "sunny", "/messages/3/content/0", "toolu_1", "w", N, 2, False)])]
+GEMINI_HISTORY = [{"role": "user", "parts": [{"text": "Weather?"}]}, None,
+                  {"role": "model", "parts": [{"functionCall": {"name": "w", "args": {}}}]},
+                  {"role": "user", "parts": [{"functionResponse": {"name": "w", "response": {"output": "sunny"}}}]}]
+GEMINI_AROUND = [("user", "/contents/0", False, [("message", "Weather?", "/contents/0", None, None, N, None, False)]),
+                 ("assistant", "/contents/2", False, [("call", "{}", "/contents/2/parts/0", None, "w", ANSWERED, 3,
+                                                       False)]),
+                 ("tool", "/contents/3", False, [("result", "sunny", "/contents/3/parts/0", None, "w", N, 2, False)])]
+# (history field, the tool `w` as the dialect declares it, the history, the turns around entry 1)
+HISTORIES = {Dialect.OPENAI_CHAT: ("messages", [{"type": "function", "function": {"name": "w"}}], CHAT_HISTORY,
+                                   CHAT_AROUND),
+             Dialect.OPENAI_RESPONSES: ("input", [{"type": "function", "name": "w"}], RESPONSES_HISTORY,
+                                        RESPONSES_AROUND),
+             Dialect.ANTHROPIC: ("messages", [{"name": "w", "input_schema": {"type": "object"}}], ANTHROPIC_HISTORY,
+                                 ANTHROPIC_AROUND),
+             Dialect.GEMINI: ("contents", [{"functionDeclarations": [{"name": "w"}]}], GEMINI_HISTORY, GEMINI_AROUND)}
+CALL = {"type": "function", "function": {"name": "w", "arguments": "{}"}}
+REFUSED_ENTRIES = [
+    # (dialect, entry 1, the role its turn is headed by, where the parser points, why it refuses)
+    (Dialect.OPENAI_CHAT, "hello", "unreadable", "/messages/1", "a message must be an object"),
+    (Dialect.OPENAI_CHAT, {"content": "hi"}, "unreadable", "/messages/1/role", "unknown message role None"),
+    (Dialect.OPENAI_CHAT, {"role": "robot", "content": "hi"}, "robot", "/messages/1/role",
+     "unknown message role 'robot'"),
+    (Dialect.OPENAI_CHAT, {"role": "user", "content": 5}, "user", "/messages/1/content",
+     "content must be a string or a list of parts"),
+    (Dialect.OPENAI_CHAT, {"role": "user", "content": [{"type": "video"}]}, "user", "/messages/1/content/0",
+     "unknown content part type 'video'"),
+    (Dialect.OPENAI_CHAT, {"role": "assistant", "tool_calls": {"id": "call_0", **CALL}}, "assistant",
+     "/messages/1/tool_calls", "tool_calls must be a list"),
+    (Dialect.OPENAI_CHAT, {"role": "assistant", "tool_calls": ["call_0"]}, "assistant", "/messages/1/tool_calls/0",
+     "a tool call must be an object"),
+    (Dialect.OPENAI_CHAT, {"role": "assistant", "tool_calls": [CALL]}, "assistant", "/messages/1/tool_calls/0/id",
+     "a tool call needs an id"),
+    (Dialect.OPENAI_CHAT, {"role": "assistant", "tool_calls": [{"id": "call_0", "function": {}}]}, "assistant",
+     "/messages/1/tool_calls/0/function/name", "a tool call needs a function name"),
+    # A shape the parser trips over without naming a place: the entry itself is the place.
+    (Dialect.OPENAI_CHAT, {"role": "assistant", "tool_calls": [{"id": "call_0", "function": ["w"]}]}, "assistant",
+     "/messages/1", "malformed openai-chat request (AttributeError: 'list' object has no attribute 'get')"),
+    (Dialect.OPENAI_CHAT, {"role": "tool", "content": "x"}, "tool", "/messages/1/tool_call_id",
+     "a tool message needs its tool_call_id"),
+    (Dialect.OPENAI_CHAT, {"role": "function", "content": "x"}, "function", "/messages/1/name",
+     "a legacy function message needs its name to find its call"),
+    (Dialect.OPENAI_RESPONSES, 5, "unreadable", "/input/1", "an input item must be an object"),
+    (Dialect.OPENAI_RESPONSES, {"role": "robot", "content": "x"}, "robot", "/input/1/role",
+     "unknown message role 'robot'"),
+    (Dialect.OPENAI_RESPONSES, {"role": "user", "content": {"text": "x"}}, "user", "/input/1/content",
+     "content must be a string or a list of parts"),
+    (Dialect.OPENAI_RESPONSES, {"type": "function_call", "name": "w", "arguments": "{}"}, "function_call",
+     "/input/1/call_id", "function_call needs call_id"),
+    (Dialect.OPENAI_RESPONSES, {"type": "function_call_output", "output": "x"}, "function_call_output",
+     "/input/1/call_id", "function_call_output needs call_id"),
+    (Dialect.OPENAI_RESPONSES, {"type": "item_reference", "id": "msg_1"}, "item_reference", "/input/1",
+     "an item_reference points at an item stored by the Responses server"),
+    (Dialect.ANTHROPIC, "hi", "unreadable", "/messages/1", "a message must be an object"),
+    (Dialect.ANTHROPIC, {"content": "x"}, "unreadable", "/messages/1/role", "unknown message role None"),
+    (Dialect.ANTHROPIC, {"role": "user", "content": 5}, "user", "/messages/1/content",
+     "content must be a string or a list of blocks"),
+    (Dialect.ANTHROPIC, {"role": "assistant", "content": [{"type": "tool_use", "name": "w", "input": {}}]},
+     "assistant", "/messages/1/content/0", "a tool_use needs id and name"),
+    (Dialect.ANTHROPIC, {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "w", "input": []}]},
+     "assistant", "/messages/1/content/0/input", "tool_use input must be an object"),
+    (Dialect.ANTHROPIC, {"role": "user", "content": [{"type": "tool_result", "content": "x"}]}, "user",
+     "/messages/1/content/0/tool_use_id", "a tool_result needs its tool_use_id"),
+    (Dialect.ANTHROPIC, {"role": "user", "content": [{"type": "video"}]}, "user", "/messages/1/content/0",
+     "user content block 'video' has no counterpart"),
+    (Dialect.GEMINI, 5, "unreadable", "/contents/1", "a content must be an object"),
+    (Dialect.GEMINI, {"role": "robot", "parts": [{"text": "x"}]}, "robot", "/contents/1/role",
+     "unknown content role 'robot'"),
+    (Dialect.GEMINI, {"role": "user", "parts": "x"}, "user", "/contents/1/parts", "parts must be a list"),
+    (Dialect.GEMINI, {"role": "model", "parts": [{"functionCall": {"args": {}}}]}, "model",
+     "/contents/1/parts/0/functionCall/name", "a functionCall needs a name"),
+    (Dialect.GEMINI, {"role": "user", "parts": [{"functionResponse": {"response": {}}}]}, "user",
+     "/contents/1/parts/0/functionResponse/name", "a functionResponse needs a name"),
+    (Dialect.GEMINI, {"role": "user", "parts": [{"bogus": 1}]}, "user", "/contents/1/parts/0",
+     "user part 'bogus' has no counterpart"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "entry", "role", "where", "why"), REFUSED_ENTRIES,
+                         ids=[f"{case[0].value}-{case[3]}-{case[4][:30]}" for case in REFUSED_ENTRIES])
+def test_an_entry_the_parser_refuses_shows_in_place_and_the_rest_is_read(
+        dialect: Dialect, entry: Any, role: str, where: str, why: str) -> None:
+    key, offered, history, around = HISTORIES[dialect]
+    found = build(dialect, {"tools": offered, key: [history[0], entry, *history[2:]]},
+                  path="/v1beta/models/gemini-2.0-flash:generateContent")
+    assert (found.problem, turns(found)) == ("", [around[0], refused(role, f"/{key}/1", where, why), *around[1:]])
+
+
+def test_a_legacy_result_the_parser_refuses_leaves_its_call_to_the_next_result_of_that_name() -> None:
+    found = build(Dialect.OPENAI_CHAT, {"functions": [{"name": "w"}], "messages": [
+        {"role": "assistant", "content": None, "function_call": {"name": "w", "arguments": "{}"}},
+        {"role": "function", "content": "lost"},
+        {"role": "function", "name": "w", "content": "sunny"}]})
+    assert turns(found) == [
+        ("assistant", "/messages/0", False, [("call", "{}", "/messages/0/function_call", None, "w", ANSWERED, 2,
+                                              False)]),
+        refused("function", "/messages/1", "/messages/1/name", "a legacy function message needs its name to find "
+                "its call"),
+        ("tool", "/messages/2", False, [("result", "sunny", "/messages/2", None, "w", N, 0, False)])]
+    assert tools(found) == [("w", "/functions/0", 1, 1, False, None)]
+
+
+def test_a_refused_result_leaves_its_call_unanswered_and_two_refused_entries_stay_apart() -> None:
+    found = build(Dialect.OPENAI_CHAT, {"messages": [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", **CALL}]},
+        {"role": "tool", "content": "x"}, {"role": "tool", "content": "y"}]})
+    assert turns(found) == [
+        ("assistant", "/messages/0", False, [("call", "{}", "/messages/0/tool_calls/0", "call_1", "w", UNANSWERED,
+                                              None, True)]),
+        refused("tool", "/messages/1", "/messages/1/tool_call_id", "a tool message needs its tool_call_id"),
+        refused("tool", "/messages/2", "/messages/2/tool_call_id", "a tool message needs its tool_call_id")]
+
+
+def test_a_responses_item_of_unknown_type_is_read_as_the_parser_reads_it_opaque_in_place() -> None:
+    """The parser carries item types it does not know as opaque state (new item kinds keep crossing,
+    reported as dropped), so the conversation shows it so, where it is, not as an error."""
+    found = build(Dialect.OPENAI_RESPONSES, {"tools": HISTORIES[Dialect.OPENAI_RESPONSES][1], "input": [
+        RESPONSES_HISTORY[0], {"type": "bogus"}, *RESPONSES_HISTORY[2:]]})
+    assert turns(found) == [
+        RESPONSES_AROUND[0],
+        ("assistant", "/input/1", False, [
+            ("state", "[openai-responses bogus item]", "/input/1", None, None, N, None, False),
+            ("call", "{}", "/input/2", "call_1", "w", ANSWERED, 2, False)]),
+        ("tool", "/input/3", False, [("result", "sunny", "/input/3", "call_1", "w", N, 1, False)])]
+
+
+def test_a_top_level_field_the_parser_refuses_is_reported_first_and_the_history_still_read() -> None:
+    """The field is left out and the rest read again: the Responses server's own history (which the
+    inspector cannot see) does not hide the turns the client did send, nor its tools."""
+    request = {"previous_response_id": "resp_1", "input": [*RESPONSES_HISTORY[:1], *RESPONSES_HISTORY[2:]],
+               "tools": [{"type": "function", "name": "w", "parameters": {"type": "object"}}]}
+    found = build(Dialect.OPENAI_RESPONSES, request)
+    assert turns(found) == [
+        refused("request", "/previous_response_id", "/previous_response_id", "previous_response_id points at "
+                "history held by the Responses server; the target cannot see it"),
+        RESPONSES_AROUND[0],
+        ("assistant", "/input/1", False, [("call", "{}", "/input/1", "call_1", "w", ANSWERED, 3, False)]),
+        ("tool", "/input/2", False, [("result", "sunny", "/input/2", "call_1", "w", N, 2, False)])]
+    assert tools(found) == [("w", "/tools/0", 1, 1, False, None)]
+    # A history that is not a list at all is one refused field; the parser cannot go entry by entry.
+    found = build(Dialect.ANTHROPIC, {"system": "be brief", "messages": {"role": "user"}})
+    assert turns(found) == [refused("request", "/messages", "/messages", "messages must be a list"),
+                            ("system", "/system", False, [("message", "be brief", "/system", None, None, N, None,
+                                                           False)])]
+
+
+@pytest.mark.parametrize("dialect", list(HISTORIES))
+def test_tools_that_are_not_a_list_are_refused_without_a_place_and_the_history_still_read(dialect: Dialect) -> None:
+    """The parsers trip over `tools: true` without naming it: the whole frame is refused (no tools,
+    so the call is not offered), the turns are read all the same."""
+    key, _, history, around = HISTORIES[dialect]
+    found = build(dialect, {"tools": True, key: [history[0], *history[2:]]},
+                  path="/v1beta/models/gemini-2.0-flash:generateContent")
+    assert (found.problem, found.tools, len(found.turns)) == ("", [ToolUse("w", "", called=1)], 4)
+    why = f"malformed {dialect.value} request (TypeError: 'bool' object is not iterable)"
+    assert turns(found)[0] == ("request", "", False, [("error", f"/: {why}", "", None, None, N, None, False)])
+    assert [turn[3][0][0] for turn in turns(found)[1:]] == ["message", "call", "result"]
+
+
+def test_a_response_the_parser_refuses_is_the_last_turn_and_the_history_stays() -> None:
+    found = build(Dialect.ANTHROPIC, {"messages": ANTHROPIC_HISTORY[:1]}, {
+        "type": "message", "role": "assistant", "content": [{"type": "tool_use", "name": "w", "input": {}}]})
+    assert (found.problem, turns(found)) == ("", [
+        ANTHROPIC_AROUND[0],
+        ("response", "", True, [("error", "/content/0: a tool_use needs id and name", "/content/0", None, None, N,
+                                 None, False)])])
+
+
+def test_a_request_that_is_not_an_object_has_no_turns_to_show() -> None:
+    found = build(Dialect.ANTHROPIC, ["not", "an", "object"])
     assert (found.problem, found.turns, found.tools) == (
-        "the history cannot be read as openai-chat: /messages/0/tool_call_id: a tool message needs its tool_call_id",
-        [], [])
-    assert build(Dialect.ANTHROPIC, ["not", "an", "object"]).problem == \
-        "the history cannot be read as anthropic: /: the request body must be a JSON object"
+        "the history cannot be read as anthropic: /: the request body must be a JSON object", [], [])
 
 
 def test_a_provider_error_is_the_last_turn_as_its_sdk_shows_it() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from inspector.wire.check import check_request, check_response, check_stream
 from inspector.wire.dialect import Dialect
-from inspector.wire.translate import PAIRS, get_bridge
+from inspector.wire.translate import PAIRS, TranslationError, get_bridge
 from inspector.wire.violations import Severity
 
 from . import translate_cases as cases
@@ -660,3 +660,29 @@ def test_gemini_lists_stay_lists_near_miss() -> None:
             "tools": [{"functionDeclarations": [{"name": "weather.get"}]}]}
     assert [(s, k) for s, _, k, _ in notes(send(GEM, CHAT, body)) if k == "aliased"] == [
         ("/tools/0/functionDeclarations/0/name", "aliased")]
+
+
+# ---- a list field of another type is refused where it is, not read as its characters or keys -------
+
+def test_gemini_parts_that_are_text_are_refused_not_dropped_unreported() -> None:
+    """`parts: "hi"` was walked character by character and each skipped: the turn vanished from the
+    translation with nothing in the loss report."""
+    with pytest.raises(TranslationError) as refused:
+        get_bridge(Dialect.GEMINI, Dialect.OPENAI_CHAT).request(
+            {"contents": [{"role": "user", "parts": "hi"}]}, "/v1beta/models/gemini-2.5-flash:generateContent")
+    assert str(refused.value) == "/contents/0/parts: parts must be a list"
+
+
+def test_gemini_parts_as_one_part_object_are_read_near_miss() -> None:
+    """One part where a list is declared is what Gemini's own parser takes (GM-16's normalise)."""
+    sent = get_bridge(Dialect.GEMINI, Dialect.OPENAI_CHAT).request(
+        {"contents": [{"role": "user", "parts": {"text": "hi"}}]}, "/v1beta/models/gemini-2.5-flash:generateContent")
+    assert sent.payload["messages"] == [{"role": "user", "content": "hi"}]
+
+
+@pytest.mark.parametrize("calls", [{"id": "call_1", "type": "function", "function": {"name": "f"}}, "call_1", 5])
+def test_chat_tool_calls_that_are_not_a_list_are_refused_where_they_are(calls: object) -> None:
+    with pytest.raises(TranslationError) as refused:
+        get_bridge(Dialect.OPENAI_CHAT, Dialect.ANTHROPIC).request(
+            {"model": "gpt-4o", "messages": [{"role": "assistant", "tool_calls": calls}]}, "/v1/chat/completions")
+    assert str(refused.value) == "/messages/0/tool_calls: tool_calls must be a list"

@@ -112,6 +112,8 @@ class FlowScreen(Screen[None]):
                 tooltip="The conversation: turns, each tool call paired with its result, tools offered vs called"),
         Binding("d", "diff_upstream", "Diff", show=False, id="flow.diff-upstream",
                 tooltip="The original request against what went upstream, the loss report on its lines"),
+        Binding("D", "diff_response", "Diff response", show=False, id="flow.diff-response",
+                tooltip="The upstream's own answer against what the client got, the loss report on its lines"),
         Binding("v", "diff_replay", "Vs replay", show=False, id="flow.diff-replay",
                 tooltip="This response against its replay's (or, on a replay, its origin's)"),
     ]
@@ -373,3 +375,13 @@ class FlowScreen(Screen[None]):
             self.app.push_screen(DiffScreen(lambda: prepare_replay_diff(store, view),
                                             title=f"#{self.flow_id} response vs replay",
                                             absent="neither a replay nor replayed: r or R replays it"))
+
+    def action_diff_response(self) -> None:
+        from ..compare import prepare_response_diff
+
+        if self.view is not None:
+            view = self.view
+            self.app.push_screen(DiffScreen(lambda: prepare_response_diff(view),
+                                            title=f"#{self.flow_id} upstream answer → client",
+                                            absent="the client got the upstream's own answer: there is nothing to "
+                                                   "compare"))

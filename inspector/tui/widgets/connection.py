@@ -4,12 +4,13 @@ store is failing (under the TUI nobody sees stderr).
 
 It takes two rows (three with a store problem) at any width: the mode and base URL, then as many
 whole settings as fit and the key that shows them all (`c`, which wraps them over as many rows as
-they need)."""
+they need). A forwarder launched with proxy mode's options (--intercept, --allow-connect,
+--upstream-ca) adds a row: HTTPS_PROXY, how to trust the CA, the hosts intercepted."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -23,6 +24,52 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
+class Proxying:
+    """Proxy mode, for the clients that take no base URL (proxy/connect.py)."""
+
+    url: str  # what HTTPS_PROXY is set to
+    # (variable, file) a client sets to trust the CA (proxy/ca.py's trust_settings); () until
+    # `toolwire-inspect ca` has written the bundle those variables name.
+    trust: tuple[tuple[str, str], ...]
+    hosts: tuple[str, ...]  # intercepted besides the known LLM API hosts (--intercept)
+    known: int  # the known LLM API hosts, intercepted too
+
+    @classmethod
+    def launched(cls, base_url: str, options: dict[str, Any]) -> Proxying | None:
+        """None unless the forwarder was launched with a proxy-mode option: CONNECT is always
+        answered, but the row is worth its height to those who asked for proxy mode."""
+        if not any(options.values()):
+            return None
+        from ...proxy.ca import trust_settings  # cryptography's import, only for proxy mode's users
+        from ...proxy.connect import DEFAULT_INTERCEPTS, InterceptList
+
+        given = list(options.get("intercept") or ())
+        trust = trust_settings()
+        made = trust[0][1].exists()  # a stat, once, when the app starts
+        return cls(base_url, tuple((name, str(path)) for name, path in trust) if made else (),
+                   tuple(InterceptList(given).hosts[:len(given)]), len(DEFAULT_INTERCEPTS))
+
+    def entries(self) -> list[tuple[tuple[str, str], ...]]:
+        """The row's entries by priority, each as its choices (label, value), widest first: what
+        the client must set, then how to trust the CA, then what is intercepted."""
+        run_ca = ("CA: ", "toolwire-inspect ca")  # the command that makes it and prints how to trust it
+        found: list[tuple[tuple[str, str], ...]] = [(("HTTPS_PROXY=", self.url),)]
+        if self.trust:
+            name, path = self.trust[0]
+            found.append(((f"{name}=", path), run_ca))
+        else:
+            found.append((run_ca,))
+        known = f"{self.known} LLM API hosts"
+        if self.hosts:
+            found.append((("intercepts ", f"{', '.join(self.hosts)} + {known}"),
+                          ("intercepts ", f"{len(self.hosts)} given + {known}")))
+        else:
+            found.append((("intercepts ", known),))
+        found += [((f"{name}=", path),) for name, path in self.trust[1:]]
+        return found
+
+
+@dataclass(frozen=True, slots=True)
 class Listening:
     base_url: str  # "http://127.0.0.1:8787", or "http://0.0.0.0:8787/t/<token>" beyond loopback
     upstream: str
@@ -32,6 +79,7 @@ class Listening:
     # Several upstreams (proxy/routes.py): (name, base URL, the dialects its clients speak) per
     # route, whose settings replace the single base URL's.
     routes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    proxy: Proxying | None = None  # proxy mode, when launched with its options
 
 
 class ConnectionBar(Widget):
@@ -76,6 +124,8 @@ class ConnectionBar(Widget):
 
     def render(self) -> Text:
         text = self._connection()
+        if self.listening is not None and self.listening.proxy is not None:
+            self._proxy(text, self.listening.proxy)
         if self.stopped:
             text.append("\n")
             text.append(f"forwarder stopped ({self.stopped}): nothing more is recorded",
@@ -149,3 +199,37 @@ class ConnectionBar(Widget):
             text.append(url, style)
             used += entry
         return text
+
+    def _proxy(self, text: Text, proxy: Proxying) -> None:
+        """Proxy mode's row: the entries that fit whole, by priority (an entry too wide for what is
+        left shows its shorter form), and the key to the rest; `c` wraps every entry in full."""
+        key = self.get_component_rich_style("connection-bar--key", partial=True)
+        value = self.get_component_rich_style("connection-bar--value", partial=True)
+        room = max(40, self.content_region.width)
+        entries = proxy.entries()
+        if self.expanded:
+            chosen = [choices[0] for choices in entries]
+        else:
+            chosen, used = [], 0
+            for number, choices in enumerate(entries):
+                for label, shown in choices:
+                    width = len(label) + len(shown) + (2 if chosen else 0)
+                    # The hint's room is kept while something may still be left out.
+                    hint = len(self.HINT) if number < len(entries) - 1 or len(chosen) < number else 0
+                    if not chosen or used + width + hint <= room:
+                        chosen.append((label, shown))
+                        used += width
+                        break
+        used: int | None = None  # columns taken on the current row; None before the first entry
+        for label, shown in chosen:
+            width = len(label) + len(shown)
+            if used is None or used + 2 + width > room:
+                text.append("\n")
+                used = width
+            else:
+                text.append("  ")
+                used += 2 + width
+            text.append(label, key)
+            text.append(shown, value)
+        if len(chosen) < len(entries):
+            text.append(self.HINT, key)

@@ -63,6 +63,8 @@ class Home:
     request_path: Callable[[str, str, bool], str] | None = None
     # The model a request's URL names, for a dialect whose body does not (Gemini).
     model_in_path: Callable[[str], str] | None = None
+    # The request's field holding the conversation's turns (messages, input, contents); "" for MCP.
+    history: str = ""
 
 
 _HOMES: dict[Dialect, Home] = {}

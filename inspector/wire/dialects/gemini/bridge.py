@@ -92,6 +92,8 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
             raise TranslationError("a content must be an object", src)
         role = content.get("role", "user")
         parts = content.get("parts") or []
+        if not isinstance(parts, list):  # one part object was made a list by normalise; text is walked as characters
+            raise TranslationError("parts must be a list", join(src, "parts"))
         if role == "model":
             _parse_model_turn(parts, join(src, "parts"), req.items, losses)
         elif role in ("user", "function"):

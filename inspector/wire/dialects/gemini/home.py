@@ -8,4 +8,4 @@ HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=
             is_response=shape.is_response, fix=fix.fix, summary=summary,
             mock_response=mock.gemini_response, mock_events=mock.gemini_stream, bridge=bridge,
             endpoint=shape.ENDPOINT, request_path=shape.request_path,
-            model_in_path=bridge.model_of)
+            model_in_path=bridge.model_of, history="contents")

@@ -113,6 +113,9 @@ def _parse_message(message: Any, src: str, req: Request, losses: list[Loss]) -> 
         tool_calls = message.get("tool_calls")
         if tool_calls is None and "tool_calls" in message:
             losses.append(Loss(join(src, "tool_calls"), None, "dropped", "null means absent", "XL-10"))
+        elif tool_calls is not None and not isinstance(tool_calls, list):
+            # Else a string or an object is walked as its characters or keys, and blamed on the first.
+            raise TranslationError("tool_calls must be a list", join(src, "tool_calls"))
         for j, call in enumerate(tool_calls or []):
             req.items.append(_parse_call(call, join(src, "tool_calls", j), losses))
         legacy = message.get("function_call")
