@@ -11,11 +11,11 @@ from typing import Any
 
 import orjson
 
-from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json
+from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json, upstream_answer
 from ..flow import Flow, Mode
 from ..wire.locate import LocatedText, pretty
 from ..wire.sse import SSEParser
-from ..wire.translate import Loss, TranslationError, UnsupportedPair, get_bridge
+from ..wire.translate import Loss
 from ..wire.violations import Effect, Severity, Violation
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
@@ -288,18 +288,9 @@ def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: 
     sent = analysis.translation
     if sent is None:
         return []
-    source, _, target = (flow.translate or "").partition(":")
+    answer = upstream_answer(flow, analysis)  # the response's losses, a stream's included
     items: list[tuple[str, Loss]] = [("request", loss) for loss in sent.losses]
-    try:
-        bridge = get_bridge(source, target)
-        upstream_response = None
-        if flow.upstream_response_body is not None and not flow.streamed:
-            upstream_response, _ = parse_json(decode_body(flow.upstream_response_body, flow.response_headers))
-        if isinstance(upstream_response, dict):
-            items += [("response", loss) for loss in bridge.response(upstream_response, sent.state).losses]
-    except (TranslationError, UnsupportedPair, KeyError, ValueError, TypeError):
-        # The forwarder met the same failure and recorded it as the flow's error.
-        return []
+    items += [("response", loss) for loss in (answer.losses if answer is not None else [])]
     located = []
     for side, loss in items:
         violation = Violation(loss.rule or "XL", Severity.WARNING, loss.source, f"{loss.kind}: {loss.why}",

@@ -32,7 +32,7 @@ from ...flow import REPLAY_NOTES, Flow, FlowState, ReplayKind
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
-from ..compare import prepare_fixed_diff, prepare_replay_diff, prepare_upstream_diff
+from ..compare import prepare_fixed_diff, prepare_replay_diff, prepare_response_diff, prepare_upstream_diff
 from ..view import UNCHANGED_TITLE, FlowView, Located, Pane, prepare, preview
 from ..widgets.footer import SteadyFooter
 from ..widgets.lines import LineViewer, ViewerScrolled
@@ -377,8 +377,6 @@ class FlowScreen(Screen[None]):
                                             absent="neither a replay nor replayed: r or R replays it"))
 
     def action_diff_response(self) -> None:
-        from ..compare import prepare_response_diff
-
         if self.view is not None:
             view = self.view
             self.app.push_screen(DiffScreen(lambda: prepare_response_diff(view),
