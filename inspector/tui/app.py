@@ -25,7 +25,6 @@ from .screens.export_format import ExportFormatScreen
 from .screens.flows import FlowsScreen
 from .screens.help import HelpScreen, help_sections
 from .widgets.connection import ConnectionBar, Listening, Proxying
-from .widgets.editor import EditorScreen, editable_request, json_problem, request_body
 from .widgets.flow_list import FlowList
 
 if TYPE_CHECKING:
@@ -248,6 +247,10 @@ class InspectorApp(App[None]):
     @work(thread=True, exit_on_error=False, group="edit", description="read a request to edit")
     def edit_flow(self, flow_id: int, *, external: bool = False) -> None:
         """`e` (here) or `E` (in $VISUAL / $EDITOR): edit the request, then send it as a replay."""
+        # First use only: the editor's TextArea and the checker it runs are a third of the app's
+        # imports, and the list's first frame needs neither.
+        from .widgets.editor import editable_request
+
         flow = self.store.get(flow_id)
         if flow is None:
             self.post_message(ReplayFailed(flow_id, "not in the store"))
@@ -263,6 +266,8 @@ class InspectorApp(App[None]):
             self._edit_here(message.flow_id, message.text, message.is_json)
 
     def _edit_here(self, flow_id: int, text: str, is_json: bool, *, check: bool = False) -> None:
+        from .widgets.editor import EditorScreen
+
         def sent(body: bytes | None) -> None:
             if body is not None:
                 self.replay_flow(flow_id, ReplayKind.EDITED, body)
@@ -270,6 +275,8 @@ class InspectorApp(App[None]):
         self.push_screen(EditorScreen(flow_id, text, is_json=is_json, check=check), sent)
 
     def _edit_externally(self, flow_id: int, text: str, is_json: bool) -> None:
+        from .widgets.editor import json_problem
+
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
         if not editor:
             self.notify("no $VISUAL or $EDITOR set: editing here", title="Edit", markup=False)
@@ -307,6 +314,7 @@ class InspectorApp(App[None]):
         """`what`: "curl" (the request as a command), "body" (the client's request body) or
         "pointer" (`pointer`). Written to a file too: not every terminal passes OSC 52 on."""
         from ..curl import CurlError, curl_body, curl_command, needs_body_file  # first use only
+        from .widgets.editor import request_body
 
         flow = self.store.get(flow_id)
         if flow is None:
