@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -26,6 +27,10 @@ from .screens.flows import FlowsScreen
 from .screens.help import HelpScreen, help_sections
 from .widgets.connection import ConnectionBar, Listening, Proxying
 from .widgets.flow_list import FlowList
+
+# How long a flow may take to be read and checked before its screen shows it loading: below this it
+# paints once, whole (open_flow).
+SHOW_FLOW_AFTER = 0.1
 
 if TYPE_CHECKING:
     from ..proxy import Forwarder
@@ -67,6 +72,7 @@ class InspectorApp(App[None]):
         self.export_dir = export_dir or Path.cwd()
         self.export_format = "json"  # what `x` offers first: the last format chosen
         self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
+        self._flow_to_show: int | None = None  # the flow asked for, until its screen is shown
         self.listening = None
         if forwarder is not None:
             # What the header shows; by default the forwarder's own upstream and mode.
@@ -155,7 +161,11 @@ class InspectorApp(App[None]):
     # -- commands shared by the screens -----------------------------------------------------
 
     def open_flow(self, flow_id: int) -> None:
-        """One flow screen, built at the first open and shown again for every flow after it."""
+        """One flow screen, built at the first open and shown again for every flow after it.
+
+        Once built, it is shown when the flow is ready, or after SHOW_FLOW_AFTER if that is sooner:
+        a flow read and checked in that time paints once, whole, instead of a frame of empty panes
+        first and the screen laid out and drawn twice."""
         from .screens.flow import FlowScreen
 
         if self._flow_screen is None:
@@ -166,8 +176,19 @@ class InspectorApp(App[None]):
         if screen in self.screen_stack:  # opened from a screen above it (the palette, a diff)
             while self.screen is not screen:
                 self.pop_screen()
-        else:
+        elif not screen.is_mounted:  # the first open builds it: shown at once, loading
             self.push_screen(screen)
+        else:
+            self._flow_to_show = flow_id
+            self.set_timer(SHOW_FLOW_AFTER, partial(self.show_flow_screen, flow_id))
+
+    def show_flow_screen(self, flow_id: int) -> None:
+        """The flow screen's first paint of `flow_id` is due (it is ready, or has had its time)."""
+        if self._flow_to_show != flow_id or self._flow_screen is None:
+            return  # shown already, or another flow was asked for since
+        self._flow_to_show = None
+        if self._flow_screen not in self.screen_stack:
+            self.push_screen(self._flow_screen)
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

@@ -291,3 +291,49 @@ async def test_the_reused_flow_screen_follows_a_resize_made_while_it_was_away(st
         await pilot.pause()
         screen = await open_flow(app, pilot, ids["defective"])
         assert (screen.has_class("-wide"), screen.has_class("-narrow"), screen.size) == (False, True, (80, 24))
+
+
+async def until(pilot, condition, what: str) -> None:
+    """Poll the app with a deadline (the flow screen's show-anyway timer runs on the app's clock)."""
+    import time as clock
+
+    deadline = clock.monotonic() + 5
+    while not condition():
+        assert clock.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause()
+
+
+async def test_a_reopened_flow_screen_shows_the_flow_ready_not_a_loading_frame(store: Store, ids: dict[str, int]) -> None:
+    """Once built, the screen comes up when its flow is read and checked: its first frame is whole."""
+    from textual import events
+
+    resumed: list[tuple[int, bool]] = []  # (flow id, view ready) each time the flow screen comes up
+
+    def hook(message: object) -> None:
+        # The list is put away as the flow screen is pushed over it.
+        if isinstance(message, events.ScreenSuspend) and isinstance(app.screen_stack[-1], FlowScreen):
+            resumed.append((app.screen.flow_id, app.screen.view is not None))
+
+    app = make_app(store)
+    async with app.run_test(size=(120, 36), message_hook=hook) as pilot:
+        await open_flow(app, pilot, ids["defective"])
+        await pilot.press("escape")
+        await open_flow(app, pilot, ids["clean"])
+        await pilot.press("escape")
+        await open_flow(app, pilot, ids["streamed"])
+    # The first open builds the screen and shows it at once, loading.
+    assert resumed == [(ids["defective"], False), (ids["clean"], True), (ids["streamed"], True)]
+
+
+async def test_a_flow_missing_from_the_store_still_gets_its_screen_saying_so(store: Store, ids: dict[str, int]) -> None:
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_flow(app, pilot, ids["clean"])
+        await pilot.press("escape")
+        app.open_flow(9999)
+        await until(pilot, lambda: isinstance(app.screen, FlowScreen), "the flow screen")
+        screen = app.screen
+        await until(pilot, lambda: "store" in str(screen.query_one("#flow-title", Static).content), "the title")
+        assert (str(screen.query_one("#flow-title", Static).content), screen.view) == ("#9999 is not in the store", None)
+        assert [str(o.prompt) for o in screen.query_one(OptionList).options] == ["nothing to check"]
+        assert screen.query_one("#request", PayloadView).viewer.lines == []

@@ -196,7 +196,7 @@ class FlowScreen(Screen[None]):
         flow_id = self.flow_id
         flow = self.inspector.store.get(flow_id)
         if flow is None:
-            self.app.call_from_thread(self.app.notify, f"flow #{flow_id} is not in the store", severity="error")
+            self.app.call_from_thread(self._missing, flow_id)
             return
         first = preview(flow)
         if first is not None:
@@ -212,6 +212,14 @@ class FlowScreen(Screen[None]):
         flows = [found for found in map(store.get, ids) if found is not None]
         return session_findings(flows).get(flow.id, [])
 
+    def _missing(self, flow_id: int) -> None:
+        if flow_id != self.flow_id:
+            return
+        self.notify(f"flow #{flow_id} is not in the store", severity="error")
+        self.query_one("#flow-title", Static).update(f"#{flow_id} is not in the store")
+        self.query_one(ViolationPanel).pending("nothing to check")
+        self.inspector.show_flow_screen(flow_id)
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # exit_on_error=False keeps the app alive; the user still has to hear about it.
         if event.state is WorkerState.ERROR:
@@ -219,12 +227,14 @@ class FlowScreen(Screen[None]):
                         severity="error", markup=False)
             if self.view is None:
                 self.query_one("#flow-title", Static).update(f"#{self.flow_id} could not be shown")
+                self.inspector.show_flow_screen(self.flow_id)
 
     def on_flow_screen_previewed(self, message: Previewed) -> None:
         # A reload keeps showing the full view until the new one is ready; a flow left for
         # another one while it loaded shows nothing of itself.
         if self.view is None and message.flow_id == self.flow_id:
             self.query_one("#request", PayloadView).show(message.pane)
+            self.inspector.show_flow_screen(self.flow_id)
 
     def on_flow_screen_prepared(self, message: Prepared) -> None:
         if message.view.flow.id != self.flow_id:
@@ -249,6 +259,7 @@ class FlowScreen(Screen[None]):
             tabs.show_tab("tab-upstream-response")
             self.query_one("#upstream-response", PayloadView).show(view.upstream_response)
         self.query_one(ViolationPanel).show(view.violations)
+        self.inspector.show_flow_screen(self.flow_id)
 
     @on(ViolationPanel.Chosen)
     def go_to_violation(self, event: ViolationPanel.Chosen) -> None:

@@ -93,7 +93,7 @@ class ViolationPanel(Vertical):
             options.add_option(Option("no contract violations found", disabled=True))
             self.query_one("#violation-explanation", Static).update("")
 
-    def pending(self) -> None:
+    def pending(self, note: str = "checking…") -> None:
         """Nothing known yet: the flow is being checked (the screen is reused from flow to flow)."""
         self.items = []
         self._listing += 1
@@ -101,7 +101,7 @@ class ViolationPanel(Vertical):
         self.set_class(True, "empty")
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_option(Option("checking…", disabled=True))
+        options.add_option(Option(note, disabled=True))
         self.query_one("#violation-explanation", Static).update("")
 
     def _list_width(self) -> int:
