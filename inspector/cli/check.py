@@ -47,6 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="human (default); json: a JSON array; github: workflow annotations on the lines of "
                              "the files; sarif: a SARIF 2.1.0 log for code scanning")
     parser.add_argument("--json", action="store_const", dest="format", const="json", help="same as --format json")
+    parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE", type=_header,
+                        help="a header the payloads were sent with, where it changes what the endpoint accepts "
+                             "(anthropic-beta, OpenAI-Beta, MCP-Protocol-Version); repeatable. Recordings carry their own")
     parser.add_argument("--explain", action="store_true",
                         help="add why, fix, the rule's title and its evidence under each violation")
     parser.add_argument("--fix", metavar="OUT",
@@ -58,6 +61,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_argument(parser, help="with --session: the SQLite flow store (default: the user data dir)")
     parser.add_argument("files", nargs="*", metavar="FILE", help="payload files, or - for stdin")
     parser.set_defaults(handler=run)
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME:VALUE")
+    return name.strip(), value.strip()
 
 
 def _read(name: str) -> bytes:
@@ -142,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"toolwire-inspect: {name}: recordings are not rewritten (export --format json carries the "
                       "fixed request)", file=sys.stderr)
             continue
-        result = check_bytes(body, args.dialect, args.kind, args.profile)
+        result = check_bytes(body, args.dialect, args.kind, args.profile, headers=args.header)
         if result.error is not None:
             unchecked.append(Unchecked(name, f"{name}: {result.error}"))
             print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
@@ -173,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
                             "detail": repair.detail})
             if human:
                 print(f"{name}:{repair.pointer}: fixed {repair.rule} {repair.action}: {repair.detail}", file=out)
-        after = check_document(fixed.payload, result.dialect, result.kind, args.profile)
+        after = check_document(fixed.payload, result.dialect, result.kind, args.profile, headers=args.header)
         remaining_errors += count_by_severity(after.violations)[0]
         _write_fixed(args.fix, name, len(args.files), data)
     checked = len(args.files) - len(unchecked)

@@ -22,6 +22,11 @@ _FIXED_NAMES = {"web_search": "web_search", "web_fetch": "web_fetch", "code_exec
                 "bash": "bash", "memory": "memory", "tool_search_tool_bm25": "tool_search_tool_bm25",
                 "tool_search_tool_regex": "tool_search_tool_regex"}
 _RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_reference"})
+# Beta features (the anthropic-beta header, `Profile.betas`) that make valid what the API otherwise refuses:
+# interleaved thinking counts the budget over the turn's thinking blocks, so it may exceed max_tokens
+# (AN-16); the MCP connector's current version takes `mcp_toolset` tools (AN-01).
+INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
+MCP_CONNECTOR = "mcp-client-2025-11-20"
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
                           "model_context_window_exceeded"})
 
@@ -84,6 +89,10 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
                 report.add("AN-01", join(pointer, "input_schema", "type") if "type" in schema
                            else join(pointer, "input_schema"), f"{label}: input_schema must have type 'object'")
             check_json_schema(report, schema, join(pointer, "input_schema"), "XL-01", what=label)
+    elif kind == "mcp_toolset":
+        if MCP_CONNECTOR not in profile.betas:
+            report.add("AN-01", join(pointer, "type"), f"tool type 'mcp_toolset' is the MCP connector's, which needs "
+                                                       f"the header anthropic-beta: {MCP_CONNECTOR}")
     else:
         match = _VERSIONED.fullmatch(kind) if isinstance(kind, str) else None
         if match is None:
@@ -104,7 +113,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         return
     if profile.reaches_provider:
         check_ranges(report, "AN-17", payload, limits.ranges(profile), limits.FIELDS)
-        _check_thinking_budget(report, payload)
+        _check_thinking_budget(report, profile, payload)
     names: dict[str, str] = {}
     if "tools" in payload and payload["tools"] is None:
         report.add("XL-10", "/tools", "tools is null; treated as absent")
@@ -118,9 +127,9 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         _check_thinking_kept(report, turns)
 
 
-def _check_thinking_budget(report: Report, payload: dict[str, Any]) -> None:
+def _check_thinking_budget(report: Report, profile: Profile, payload: dict[str, Any]) -> None:
     """A fixed thinking budget: at least the minimum (AN-17), and below max_tokens, which counts the
-    thinking as well as the answer (AN-16)."""
+    thinking as well as the answer (AN-16), unless interleaved thinking spreads it over the turn."""
     thinking = as_dict(payload.get("thinking"))
     budget = thinking.get("budget_tokens")
     if thinking.get("type") != "enabled" or isinstance(budget, bool) or not isinstance(budget, int):
@@ -129,7 +138,8 @@ def _check_thinking_budget(report: Report, payload: dict[str, Any]) -> None:
         report.add("AN-17", "/thinking/budget_tokens", f"budget_tokens {budget} is outside the accepted range "
                                                        f"({limits.THINKING_BUDGET.describe()})")
     max_tokens = payload.get("max_tokens")
-    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens <= budget:
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens <= budget \
+            and INTERLEAVED_THINKING not in profile.betas:
         report.add("AN-16", "/max_tokens", f"max_tokens {max_tokens} is not above thinking.budget_tokens {budget}")
 
 

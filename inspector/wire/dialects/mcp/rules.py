@@ -30,10 +30,39 @@ def _messages(payload: Any) -> list[tuple[Any, str]]:
     return [(payload, "")]
 
 
+# The first revision that declares itself in every request's _meta (and in the MCP-Protocol-Version
+# header over HTTP, which must agree); earlier ones negotiate it once, in initialize.
+MODERN = "2026-07-28"
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+def declared_revision(params: Any) -> Any:
+    """The revision a request's params declare in _meta (2026-07-28 and later); None without one."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get(VERSION_KEY, meta.get("protocolVersion")) if isinstance(meta, dict) else None
+
+
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     for message, base in _messages(payload):
         if isinstance(message, dict) and message.get("method") == "tools/call":
             check_call_params(report, message.get("params"), join(base, "params"))
+            _check_revision(report, profile, message.get("params"), join(base, "params"))
+
+
+def _check_revision(report: Report, profile: Profile, params: Any, base: str) -> None:
+    """MCP-04 against the revision the header names: a 2026-07-28 request declares it in _meta too, and a
+    body that names a revision names the header's (the server answers 400 HeaderMismatch otherwise)."""
+    if not profile.revision or not isinstance(params, dict):
+        return
+    declared = declared_revision(params)
+    if declared is None:
+        if profile.revision == MODERN:
+            report.add("MCP-04", base, f"MCP-Protocol-Version {profile.revision} needs the revision in "
+                                       f"_meta[{VERSION_KEY!r}] as well: this tools/call has none")
+    elif declared != profile.revision:
+        key = VERSION_KEY if VERSION_KEY in params["_meta"] else "protocolVersion"
+        report.add("MCP-04", join(base, "_meta", key), f"_meta names revision {short(declared)} but the "
+                                                       f"MCP-Protocol-Version header {profile.revision!r}")
 
 
 def check_call_params(report: Report, params: Any, base: str) -> None:
