@@ -11,7 +11,8 @@ from ...naming import id_ok
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
-from ...rules.base import Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, remember_name, short
+from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, readable,
+                           remember_name, short)
 from ...rules.schema import check_json_schema
 from . import limits
 
@@ -120,9 +121,10 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     tools = as_list(payload.get("tools"))
     for index, tool in enumerate(tools):
         _check_tool(report, profile, tool, join("/tools", index), names)
-    _check_tool_choice(report, payload, names, bool(tools))
-    turns = _turns(report, payload.get("messages"))
-    _check_messages(report, profile, turns)
+    if readable(payload.get("tools")):
+        _check_tool_choice(report, payload, names, bool(tools))
+    turns, whole = _turns(report, payload.get("messages"))
+    _check_messages(report, profile, turns, paired=whole)
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
         _check_thinking_kept(report, turns)
 
@@ -181,15 +183,19 @@ class _Turn:
         self.blocks: list[tuple[str, dict[str, Any]]] = []
 
 
-def _turns(report: Report, messages: Any) -> list[_Turn]:
-    """The messages as the API pairs them (AN-12 is judged per message, before merging)."""
+def _turns(report: Report, messages: Any) -> tuple[list[_Turn], bool]:
+    """The messages as the API pairs them (AN-12 is judged per message, before merging), and whether
+    every message and block is an object: a hole of another type (reported where it is) hides what
+    the turns around it call and answer, so pairing is not judged then."""
     if not isinstance(messages, list):
-        return []
+        return [], True
     turns: list[_Turn] = []
+    whole = True
     last = len(messages) - 1
     for index, message in enumerate(messages):
         base = join("/messages", index)
         if not isinstance(message, dict):
+            whole = False
             continue
         role = message.get("role")
         content = message.get("content")
@@ -199,20 +205,22 @@ def _turns(report: Report, messages: Any) -> list[_Turn]:
             turns.append(_Turn(role, base))
         if isinstance(content, str) and content:
             turns[-1].blocks.append((join(base, "content"), {"type": "text", "text": content}))
+        whole = whole and (isinstance(content, str) or readable(content))
         for position, block in enumerate(as_list(content)):
             if isinstance(block, dict):
                 turns[-1].blocks.append((join(base, "content", position), block))
-    return turns
+    return turns, whole
 
 
-def _check_messages(report: Report, profile: Profile, turns: list[_Turn]) -> None:
+def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, paired: bool) -> None:
+    """Each turn's blocks; with `paired`, also each tool_use against the tool_result that answers it."""
     ids: dict[str, str] = {}  # tool_use ids of earlier turns
     pending: dict[str, str] = {}  # tool_use ids of the previous assistant turn -> pointer
     answered: set[str] = set()
     server_all: set[str] = set()
     for turn in turns:
         if turn.role == "assistant":
-            _unanswered(report, pending, turn.base)
+            _unanswered(report, pending, turn.base, paired)
             server_ids: set[str] = set()
             turn_ids: dict[str, str] = {}
             for where, block in turn.blocks:
@@ -234,8 +242,8 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn]) -> Non
             server_all |= server_ids
             answered = set()
         elif turn.role == "user":
-            _check_user_blocks(report, turn, pending, answered, server_all)
-    _unanswered(report, pending, "")
+            _check_user_blocks(report, turn, pending, answered, server_all, paired)
+    _unanswered(report, pending, "", paired)
 
 
 def _check_thinking_kept(report: Report, turns: list[_Turn]) -> None:
@@ -250,15 +258,15 @@ def _check_thinking_kept(report: Report, turns: list[_Turn]) -> None:
         return
 
 
-def _unanswered(report: Report, pending: dict[str, str], next_pointer: str) -> None:
-    for block_id, pointer in pending.items():
+def _unanswered(report: Report, pending: dict[str, str], next_pointer: str, paired: bool) -> None:
+    for block_id, pointer in pending.items() if paired else ():
         where = f"before {next_pointer}" if next_pointer else "and the conversation ends"
         report.add("AN-07", pointer, f"tool_use {short(block_id)} has no tool_result in the next message {where}")
     pending.clear()
 
 
 def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], answered: set[str],
-                       server_all: set[str]) -> None:
+                       server_all: set[str], paired: bool) -> None:
     leading = True
     first_other: str | None = None
     for where, block in turn.blocks:
@@ -267,7 +275,7 @@ def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], ans
                 first_other = where
             leading = False
             continue
-        if not leading and first_other is not None:
+        if not leading and first_other is not None and paired:
             report.add("AN-09", first_other, "text or other blocks come before the tool_result blocks "
                                              "(\"Did not find … tool_result block(s) at the beginning\")")
             first_other = None  # report once per turn
@@ -275,6 +283,8 @@ def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], ans
         tool_use_id = block.get("tool_use_id")
         if not isinstance(tool_use_id, str):
             report.add("AN-06", join(where, "tool_use_id"), "tool_result has no tool_use_id")
+        elif not paired:
+            continue
         elif tool_use_id in pending:
             del pending[tool_use_id]
             answered.add(tool_use_id)
@@ -286,7 +296,7 @@ def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], ans
         else:
             report.add("AN-08", join(where, "tool_use_id"), f"tool_result answers {short(tool_use_id)}, which the "
                                                             "previous message did not call")
-    _unanswered(report, pending, turn.base)
+    _unanswered(report, pending, turn.base, paired)
 
 
 def _check_result_content(report: Report, block: dict[str, Any], where: str) -> None:
