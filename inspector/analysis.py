@@ -165,7 +165,7 @@ def _translate_target(flow: Flow) -> Dialect | None:
         return None
 
 
-def _is_stream(flow: Flow) -> bool:
+def is_stream(flow: Flow) -> bool:
     return flow.streamed or "text/event-stream" in flow.content_type
 
 
@@ -245,7 +245,7 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
     except BodyTooLarge as exc:
         result.parse_error = result.parse_error or f"response body {exc}"
         response_body = b""
-    streamed = bool(response_body) and _is_stream(flow)
+    streamed = bool(response_body) and is_stream(flow)
     if streamed:
         response = response_body
     elif response_body:

@@ -18,8 +18,8 @@ from typing import Any
 import orjson
 
 from .. import report
-from ..analysis import analyse
-from ..load import LoadError, NotARecording, Turn, load_bytes
+from ..analysis import BodyTooLarge, analyse, decode_body, is_stream
+from ..load import FilePlaces, LoadError, NotARecording, Turn, load_bytes
 from ..report import FORMATS, Finding, Unchecked
 from ..wire import jsonsafe
 from ..wire.check import DocumentCheck, check_bytes, check_document
@@ -27,7 +27,7 @@ from ..wire.dialect import DIALECT_NAMES
 from ..wire.fix import fix
 from ..wire.locate import source
 from ..wire.profiles import PROFILES
-from ..wire.violations import count_by_severity
+from ..wire.violations import Violation, count_by_severity
 from .common import add_store_argument, open_store, stored_id
 
 
@@ -86,17 +86,36 @@ def _findings(name: str, body: bytes, result: DocumentCheck) -> list[Finding]:
             for violation in result.violations]
 
 
-def _recording_findings(name: str, turns: list[Turn]) -> list[Finding]:
+def _recording_findings(name: str, data: bytes, turns: list[Turn]) -> list[Finding]:
     """Each recorded exchange judged as `analysis` judges a flow (request, response and what needs
-    both). They are labelled with the exchange and its side; their place in the file is the file's
-    first line, for the bodies sit inside the recording's own structure."""
+    both). They are labelled with the exchange and its side, and placed where the body they are in
+    sits in the file (load.FilePlaces)."""
+    places = FilePlaces(data)
     found = []
     for turn in turns:
         analysis = analyse(turn.flow)
         dialect = analysis.dialect.value if analysis.dialect else ""
-        found += [Finding(name, 1, 1, dialect, violation.where, violation, label=f"{turn.source}:{violation.where}")
-                  for violation in analysis.violations]
+        found += [Finding(name, *_place(places, turn, violation), dialect, violation.where, violation,
+                          label=f"{turn.source}:{violation.where}") for violation in analysis.violations]
     return found
+
+
+def _place(places: FilePlaces, turn: Turn, violation: Violation) -> tuple[int, int]:
+    """A recorded finding's line and column: at its pointer in its body. A stream's pair findings
+    point into the response it reassembles to, which the file does not hold: the body's own place."""
+    body = turn.bodies.get("response" if violation.where == "stream" else violation.where)
+    if body is None:
+        return 1, 1
+    # A stream held as its recorded chunks is cut where the network cut it, not by event.
+    if body[-1] == "chunks" or (violation.where == "response" and is_stream(turn.flow)):
+        return places.position(body, "")
+    if violation.where != "stream":
+        return places.position(body, violation.pointer)
+    try:
+        json_array = decode_body(turn.flow.response_body, turn.flow.response_headers).lstrip()[:1] == b"["
+    except BodyTooLarge:
+        return places.position(body, "")
+    return places.position(body, violation.pointer, sse=not json_array)  # Gemini streams a JSON array too
 
 
 def run(args: argparse.Namespace) -> int:
@@ -142,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
                 unchecked.append(Unchecked(name, f"{name}: nothing to check: the recording holds no exchange"))
                 print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
                 continue
-            found = _recording_findings(name, turns)
+            found = _recording_findings(name, body, turns)
             findings += found
             if human:
                 for line in report.human(found, args.explain):
