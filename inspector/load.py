@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import re
 import zlib
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,7 +26,7 @@ from .analysis import decode_body
 from .flow import Chunk, Flow, FlowState, Mode, header
 from .redact import redact_headers, redacted, secret_values
 from .wire import jsonsafe
-from .wire.locate import SourceText
+from .wire.locate import SourceText, within
 from .wire.locate import source as locate_source
 from .wire.pointer import join
 
@@ -58,9 +59,10 @@ class Turn:
 
 class FilePlaces:
     """Where a finding in a recording's body is in the recording's file, as 1-based (line, column):
-    in a JSON file (HAR, fixture, JSON cassette) the finding's own place inside the body, whether
-    the body is written in place or as the text of a string; in a YAML cassette the body's line.
-    The file is read for this only when asked (`open` and `mock` never ask)."""
+    the finding's own place inside the body, whether a JSON file (HAR, fixture, JSON cassette) writes
+    the body in place or as the text of a string, or a YAML cassette as a quoted scalar folded over
+    lines; the body's own place where it cannot be followed (base64, !!binary). The file is read for
+    this only when asked (`open` and `mock` never ask)."""
 
     def __init__(self, data: bytes) -> None:
         self.data = data
@@ -76,8 +78,9 @@ class FilePlaces:
         import yaml
 
         if self._yaml is None:
-            self._yaml = _yaml(self.data, "<cassette>", compose=True)
-        node = self._yaml
+            self._yaml = _yaml(self.data, "<cassette>", compose=True), SourceText(self.data.decode("utf-8", "replace"),
+                                                                                  {})
+        node, text = self._yaml
         for key in body:  # as far as the file has the path
             if isinstance(node, yaml.MappingNode) and any(name.value == key for name, _ in node.value):
                 node = next(value for name, value in node.value if name.value == key)
@@ -85,7 +88,12 @@ class FilePlaces:
                 node = node.value[key]
             else:
                 break
-        return node.start_mark.line + 1, node.start_mark.column + 1
+        start = node.start_mark.index
+        if isinstance(node, yaml.ScalarNode) and node.style in ("'", None) and node.tag.endswith(":str"):
+            decoded, places = _flow_scalar(text.text, start, node.end_mark.index, quoted=node.style == "'")
+            if decoded == node.value:  # read as PyYAML reads it, or not followed at all
+                start = within(decoded, places, pointer, sse, start)
+        return text.position_at(start)
 
 
 def load(path: str | Path) -> list[Turn]:
@@ -139,6 +147,34 @@ def load_bytes(data: bytes, source: str) -> list[Turn]:
 
         return turns_from_cassette(document, source)
     raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
+
+
+_FOLD = re.compile(r"[ \t]*(?:\r\n|\r|\n)[ \t\r\n]*")
+
+
+def _flow_scalar(text: str, start: int, end: int, *, quoted: bool) -> tuple[str, list[int]]:
+    """A single-quoted (or plain) YAML scalar in text[start:end] as its value, with the offset of each
+    of its characters: '' is one quote, and a line break with the blanks around it folds into a space
+    (n+1 breaks: n line breaks). How vcrpy's YAML writes a long JSON body over several lines."""
+    out: list[str] = []
+    places: list[int] = []
+    position, stop = (start + 1, end - 1) if quoted else (start, end)
+    while position < stop:
+        fold = _FOLD.match(text, position, stop)
+        if fold is not None:
+            breaks = len(re.findall(r"\r\n|\r|\n", fold.group()))
+            out.append(" " if breaks == 1 else "\n" * (breaks - 1))
+            places.extend([position] * len(out[-1]))
+            position = fold.end()
+        elif quoted and text.startswith("''", position):
+            out.append("'")
+            places.append(position)
+            position += 2
+        else:
+            out.append(text[position])
+            places.append(position)
+            position += 1
+    return "".join(out), places
 
 
 @cache

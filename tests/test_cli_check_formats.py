@@ -9,6 +9,7 @@ from pathlib import Path
 import jsonschema
 import orjson
 import pytest
+import yaml
 
 from inspector import export
 from inspector.cli import main
@@ -201,13 +202,14 @@ def recordings(tmp_path, monkeypatch):
 
 
 # Each finding where its body holds it: in a HAR's postData.text and content.text (JSON strings, so
-# inside the escaped text), in a fixture's body.json (written in place), on a cassette's body line.
+# inside the escaped text), in a fixture's body.json (written in place), in a cassette's quoted body (a
+# missing content key: its message).
 PLACES = [
     ("har/chrome.har", 58, 177, "OC-02", "/tools/0/function/name"),
     ("har/chrome.har", 88, 444, "XL-16", "/choices/0/message/tool_calls/0/function/name"),
     ("har/httptoolkit.har", 35, 132, "XL-13", "/tools/0/parameters/additionalProperties"),
-    ("cassettes/openai_chat.yaml", 41, 11, "OC-12", "/messages/1/content"),
-    ("cassettes/openai_chat.yaml", 41, 11, "OC-19", "/messages/1/tool_calls/0/id"),
+    ("cassettes/openai_chat.yaml", 41, 71, "OC-12", "/messages/1/content"),
+    ("cassettes/openai_chat.yaml", 41, 106, "OC-19", "/messages/1/tool_calls/0/id"),
     ("turn.json", 31, 15, "OC-02", "/tools/0/function/name"),
     ("turn.json", 83, 21, "XL-16", "/choices/0/message/tool_calls/0/function/name"),
 ]
@@ -246,3 +248,23 @@ def test_escapes_in_a_har_body_are_followed_to_the_character(tmp_path, capsys, m
     assert capsys.readouterr().out.splitlines() == [
         "::error file=escaped.har,line=12,col=237,title=OC-02 Function names match ^[a-zA-Z0-9_-]+$%2C at most 64 "
         "characters::/tools/0/function/name: tool name 'météo' does not match ^[a-zA-Z0-9_-]+$"]
+
+
+def test_a_cassette_body_folded_over_lines_is_followed_to_the_character(tmp_path, capsys, monkeypatch):
+    """vcrpy writes a long body as a single-quoted YAML scalar folded at 80 columns ('' for a quote):
+    the finding's line is the one its key ended up on."""
+    monkeypatch.chdir(tmp_path)
+    body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "It's raining in Paris; and Lyon?"}],
+                       "tools": [{"type": "function", "function": {"name": "get weather", "description": "By city",
+                                                                   "parameters": {"type": "object"}}}]})
+    Path("folded.yaml").write_text(yaml.dump({"interactions": [{
+        "request": {"body": body, "headers": {"Content-Type": ["application/json"]}, "method": "POST",
+                    "uri": "https://api.openai.com/v1/chat/completions"},
+        "response": {"body": {"string": ""}, "headers": {}, "status": {"code": 400, "message": "Bad Request"}}}],
+        "version": 1}))
+    lines = Path("folded.yaml").read_text().splitlines()
+    assert (lines[2][-14:], lines[3][:8], lines[3][74:80]) == ("\"It''s raining", "      in", '"name"')
+    assert main(["check", "--format", "github", "folded.yaml"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "::error file=folded.yaml,line=4,col=75,title=OC-02 Function names match ^[a-zA-Z0-9_-]+$%2C at most 64 "
+        "characters::/tools/0/function/name: tool name 'get weather' does not match ^[a-zA-Z0-9_-]+$"]

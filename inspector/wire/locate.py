@@ -123,8 +123,15 @@ class SourceText:
         decoded, places, _ = _string_literal(self.text, offset)
         if decoded is None:
             return self.position_at(offset)
-        inner = _nearest(source(decoded, sse).offsets, pointer, None)
-        return self.position_at(offset if inner is None else places[inner])
+        return self.position_at(within(decoded, places, pointer, sse, offset))
+
+
+def within(decoded: str, places: list[int], pointer: str, sse: bool, default: int) -> int:
+    """Where `pointer` is written in a file that holds a document as escaped or folded text: `decoded`
+    is the document, `places` the file offset of each of its characters; `default` when the pointer
+    (or an ancestor) is not in it."""
+    inner = _nearest(source(decoded, sse).offsets, pointer, None)
+    return default if inner is None or inner >= len(places) else places[inner]
 
 
 _BLANK = re.compile(r"[ \t\r\n]*")
