@@ -72,6 +72,12 @@ CASES = [
          "/params/arguments", "error", deleting(["params", "arguments"])),
     # The revision the HTTP header names decides what the body needs: 2026-07-28 declares itself in _meta
     # as well, and the two must agree; the same body under 2025-11-25 needs no _meta.
+    Case("_meta not an object", MCP, _modern_call, setting(["params", "_meta"], "2026-07-28"), "MCP-04",
+         "/params/_meta", "error", setting(["params", "_meta"], {})),
+    Case("clientInfo not an object", MCP, _modern_call,
+         setting(["params", "_meta", "io.modelcontextprotocol/clientInfo"], "c/1"), "MCP-04",
+         "/params/_meta/io.modelcontextprotocol~1clientInfo", "error",
+         setting(["params", "_meta", "io.modelcontextprotocol/clientInfo"], {"name": "c", "version": "1"})),
     Case("2026-07-28 tools/call without _meta", MCP, _modern_call, deleting(["params", "_meta"]), "MCP-04",
          "/params", "error", deleting(["params", "_meta"]), profile=revision("2026-07-28"),
          near_profile=revision("2025-11-25")),

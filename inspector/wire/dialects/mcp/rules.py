@@ -36,6 +36,11 @@ MODERN = "2026-07-28"
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 
 
+# What 2026-07-28 reserves in a request's _meta, and the JSON type each takes.
+_RESERVED_META = {VERSION_KEY: str, "io.modelcontextprotocol/clientInfo": dict,
+                  "io.modelcontextprotocol/clientCapabilities": dict}
+
+
 def declared_revision(params: Any) -> Any:
     """The revision a request's params declare in _meta (2026-07-28 and later); None without one."""
     meta = params.get("_meta") if isinstance(params, dict) else None
@@ -52,8 +57,8 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
 def _check_revision(report: Report, profile: Profile, params: Any, base: str) -> None:
     """MCP-04 against the revision the header names: a 2026-07-28 request declares it in _meta too, and a
     body that names a revision names the header's (the server answers 400 HeaderMismatch otherwise)."""
-    if not profile.revision or not isinstance(params, dict):
-        return
+    if not profile.revision or not isinstance(params, dict) or not isinstance(params.get("_meta", {}), (dict, type(None))):
+        return  # a _meta of another type is check_call_params' finding
     declared = declared_revision(params)
     if declared is None:
         if profile.revision == MODERN:
@@ -75,6 +80,14 @@ def check_call_params(report: Report, params: Any, base: str) -> None:
         value = params["arguments"]
         detail = "a JSON string; send the decoded object" if isinstance(value, str) else short(value)
         report.add("MCP-04", join(base, "arguments"), f"arguments is {detail}, not an object")
+    meta = params.get("_meta")
+    if meta is not None and not isinstance(meta, dict):
+        report.add("MCP-04", join(base, "_meta"), f"_meta is {short(meta)}, not an object")
+    elif isinstance(meta, dict):
+        for key, kind in _RESERVED_META.items():
+            if key in meta and not isinstance(meta[key], kind):
+                report.add("MCP-04", join(base, "_meta", key), f"{key} is {short(meta[key])}, not "
+                                                               f"{'a string' if kind is str else 'an object'}")
 
 
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
