@@ -229,7 +229,8 @@ def test_sarif_regions_of_recordings_and_the_log_still_validates(recordings, cap
     assert [(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
              r["locations"][0]["physicalLocation"]["region"], r["ruleId"], r["properties"]["pointer"])
             for r in log["runs"][0]["results"]] == [
-        (file, {"startLine": line, "startColumn": column}, rule, pointer) for file, line, column, rule, pointer in PLACES]
+        (file, {"startLine": line, "startColumn": column}, rule, pointer)
+        for file, line, column, rule, pointer in PLACES]
 
 
 def test_escapes_in_a_har_body_are_followed_to_the_character(tmp_path, capsys, monkeypatch):

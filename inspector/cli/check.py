@@ -49,7 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_const", dest="format", const="json", help="same as --format json")
     parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE", type=_header,
                         help="a header the payloads were sent with, where it changes what the endpoint accepts "
-                             "(anthropic-beta, OpenAI-Beta, MCP-Protocol-Version); repeatable. Recordings carry their own")
+                             "(anthropic-beta, OpenAI-Beta, MCP-Protocol-Version); repeatable. Recordings carry "
+                             "their own")
     parser.add_argument("--explain", action="store_true",
                         help="add why, fix, the rule's title and its evidence under each violation")
     parser.add_argument("--fix", metavar="OUT",

@@ -57,7 +57,8 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
 def _check_revision(report: Report, profile: Profile, params: Any, base: str) -> None:
     """MCP-04 against the revision the header names: a 2026-07-28 request declares it in _meta too, and a
     body that names a revision names the header's (the server answers 400 HeaderMismatch otherwise)."""
-    if not profile.revision or not isinstance(params, dict) or not isinstance(params.get("_meta", {}), (dict, type(None))):
+    if not profile.revision or not isinstance(params, dict) \
+            or not isinstance(params.get("_meta"), (dict, type(None))):
         return  # a _meta of another type is check_call_params' finding
     declared = declared_revision(params)
     if declared is None:
