@@ -1,11 +1,12 @@
 """A field of the wrong JSON type is one finding at that field, and only that: the provider refuses the
-request there, so nothing under it (the schema's view of a value it could not read) and nothing that
-follows from it elsewhere (a tool_choice "without tools", a result "without its call") is reported.
+request there (a client fails to parse the response there), so nothing under it (the schema's view of
+a value it could not read) and nothing that follows from it elsewhere (a tool_choice "without tools",
+a result "without its call", a stop reason "without calls") is reported.
 
-Generated: every container node of each dialect's valid requests in the rule tables is swapped for
-each wrong type (an object for a list, a list for an object, a string for either), and the request
-is checked again. A swap the provider takes as it is (text where content may be a string, one Gemini
-message where a list is declared) is judged only for not raising."""
+Generated: every container node of each dialect's valid requests and responses in the rule tables is
+swapped for each wrong type (an object for a list, a list for an object, a string for either), and the
+document is checked again. A swap the provider takes as it is (text where content may be a string, one
+Gemini message where a list is declared) is judged only for not raising."""
 
 from __future__ import annotations
 
@@ -29,11 +30,11 @@ _TABLES = (test_rules_anthropic, test_rules_gemini, test_rules_mcp, test_rules_o
            test_rules_openai_responses)
 
 
-def _bases() -> dict[tuple[str, str], Callable[[], Any]]:
-    """The valid requests of the tables, by dialect and name, judged at the provider's own endpoint
+def _bases(kind: str) -> dict[tuple[str, str], Callable[[], Any]]:
+    """The valid documents of the tables, by dialect and name, judged at the provider's own endpoint
     (whose published schema names each field's type; compatible servers' variants are not)."""
     return {(case.dialect, case.base.__name__): case.base for table in _TABLES for case in table.CASES
-            if case.kind == "request" and case.profile is None}
+            if case.kind == kind and case.profile is None}
 
 
 # Strings the providers take where a container is declared too: text content (Anthropic's messages,
@@ -43,6 +44,9 @@ _TEXT = {
     Dialect.OPENAI_CHAT: re.compile(r"/messages/\d+/content"),
     Dialect.OPENAI_RESPONSES: re.compile(r"/input|/input/\d+/content"),
 }
+# What no rule judges in a response: token counts are no tool-calling contract, and which result an MCP
+# message holds depends on the method of the request it answers, which a response alone does not say.
+_NOT_JUDGED = {("anthropic", "/usage"), ("mcp", "/result")}
 
 
 def _accepted(dialect: Dialect, pointer: str, value: Any) -> bool:
@@ -71,47 +75,45 @@ def _swapped(document: Any, pointer: str, value: Any) -> Any:
     return swapped
 
 
-def _swaps(dialect: str) -> Iterator[tuple[str, str, Any]]:
-    """(the baseline's name, the pointer swapped, the swapped request) of every wrong-typed container."""
-    for (name, base), make in _bases().items():
+def _swaps(dialect: str, kind: str, accepted: bool = False) -> Iterator[tuple[str, str, Any]]:
+    """(the baseline's name, the pointer swapped, the swapped document) for every container of the
+    dialect's baselines and each wrong type; with `accepted`, only the swaps the provider takes."""
+    for (name, base), make in _bases(kind).items():
         if name != dialect:
             continue
         document = make()
         for pointer, node in _containers(document):
             for value in ([["x"], "x"] if isinstance(node, dict) else [{"x": 1}, "x"]):
-                if not _accepted(Dialect(dialect), pointer, value):
+                if _accepted(Dialect(dialect), pointer, value) == accepted and (dialect, pointer) not in _NOT_JUDGED:
                     yield base, pointer, _swapped(document, pointer, value)
 
 
 DIALECTS = sorted(d.value for d in Dialect)
+CHECKS = {"request": check.check_request, "response": check.check_response}
 
 
-def test_every_dialect_has_valid_requests_to_swap():
-    assert sorted({dialect for dialect, _ in _bases()}) == DIALECTS
+@pytest.mark.parametrize("kind", CHECKS)
+def test_every_dialect_has_valid_documents_to_swap(kind):
+    assert sorted({dialect for dialect, _ in _bases(kind)}) == (
+        DIALECTS if kind == "request" else [d for d in DIALECTS if d != Dialect.GEMINI.value])
 
 
+@pytest.mark.parametrize("kind", CHECKS)
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_a_wrong_type_is_one_finding_at_its_field(dialect):
+def test_a_wrong_type_is_one_finding_at_its_field(dialect, kind):
     wrong = []
-    for base, pointer, request in _swaps(dialect):
-        found = [(v.rule, v.pointer) for v in check.check_request(request, dialect)]
+    for base, pointer, document in _swaps(dialect, kind):
+        found = [(v.rule, v.pointer) for v in CHECKS[kind](document, dialect)]
         if [place for _, place in found] != [pointer]:
             wrong.append((base, pointer, found))
     assert wrong == []
 
 
-@pytest.mark.parametrize("dialect", [Dialect.ANTHROPIC.value, Dialect.OPENAI_CHAT.value,
-                                     Dialect.OPENAI_RESPONSES.value, Dialect.GEMINI.value])
+@pytest.mark.parametrize("dialect", DIALECTS)
 def test_what_the_provider_takes_as_it_is_raises_nothing(dialect):
     """Text where content may be a string, one Gemini message for a list: no exception, whatever follows."""
-    for (name, _), make in _bases().items():
-        if name != dialect:
-            continue
-        document = make()
-        for pointer, node in _containers(document):
-            for value in ([["x"], "x"] if isinstance(node, dict) else [{"x": 1}, "x"]):
-                if _accepted(Dialect(dialect), pointer, value):
-                    check.check_request(_swapped(document, pointer, value), dialect)
+    for _, _, document in _swaps(dialect, "request", accepted=True):
+        check.check_request(document, dialect)
 
 
 def test_one_gemini_tool_object_is_read_as_the_list_gemini_takes_it_for():

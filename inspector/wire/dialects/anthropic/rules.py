@@ -320,12 +320,24 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         return
     ids: dict[str, str] = {}
     calls = 0
-    for position, block in enumerate(as_list(payload.get("content"))):
-        if isinstance(block, dict) and block.get("type") == "tool_use":
+    content = payload.get("content")
+    if content is not None and not isinstance(content, list):
+        report.add("AN-15", "/content", f"content is {short(content)}, not a list of blocks", Severity.ERROR,
+                   why=_UNREADABLE)
+    for position, block in enumerate(as_list(content)):
+        if not isinstance(block, dict):
+            report.add("AN-15", join("/content", position), f"content block is {short(block)}, not an object",
+                       Severity.ERROR, why=_UNREADABLE)
+        elif block.get("type") == "tool_use":
             check_tool_use(report, profile, block, join("/content", position), ids)
             calls += 1
-    check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
-    check_turn(payload, report)
+    if readable(content):  # what the blocks call is known: stop_reason can be held to it
+        check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
+        check_turn(payload, report)
+
+
+_UNREADABLE = ("A client parses the message's content as a list of block objects; a value of another type fails "
+               "there and the agent gets no turn.")
 
 
 def check_stop_reason(report: Report, reason: Any, calls: int, pointer: str) -> None:

@@ -11,7 +11,7 @@ from ...naming import NAME_RULES
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
-from ...rules.base import Report, remember_name, short
+from ...rules.base import Report, readable, remember_name, short
 from ...rules.schema import check_json_schema
 
 # The name rules a tool name must meet to cross to OpenAI and Anthropic without an alias.
@@ -165,7 +165,9 @@ def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: di
         else:
             check_json_schema(report, output, join(base, "outputSchema"), "XL-01", what=label)
     annotations = tool.get("annotations")
-    if isinstance(annotations, dict):
+    if annotations is not None and not isinstance(annotations, dict):
+        report.add("MCP-02", join(base, "annotations"), f"{label}: annotations is {short(annotations)}, not an object")
+    elif isinstance(annotations, dict):
         for hint in _HINTS:
             if hint in annotations and not isinstance(annotations[hint], bool):
                 report.add("MCP-02", join(base, "annotations", hint), f"{label}: {hint} must be a boolean")
@@ -194,7 +196,12 @@ def check_call_result(report: Report, result: dict[str, Any], base: str) -> None
     if is_error is True:
         report.add("MCP-07", join(base, "isError"), "the tool failed (isError:true): feed the result back to the "
                                                     "model rather than raising")
-    if "structuredContent" in result and result["structuredContent"] is not None and not has_text:
+    structured = result.get("structuredContent")
+    if structured is not None and not isinstance(structured, dict):
+        report.add("MCP-05", join(base, "structuredContent"), f"structuredContent is {short(structured)}, not an "
+                                                              "object")
+    # Whether a text block mirrors it is known only when every block could be read.
+    elif structured is not None and not has_text and readable(content):
         report.add("MCP-06", join(base, "structuredContent"), "structuredContent without its serialised JSON in a "
                                                               "text block (older clients see nothing)")
 

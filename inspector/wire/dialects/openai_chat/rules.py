@@ -454,7 +454,13 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
                        "called function", _UNNAMED_CALL)
             check_arguments_text(report, profile, call.get("arguments"),
                                  join(base, "message", "function_call", "arguments"))
-        check_finish_reason(report, choice.get("finish_reason"), count, legacy, join(base, "finish_reason"))
+        # The calls of a message or a tool_calls of another type are unknown (reported where it is).
+        if isinstance(choice.get("message", {}), dict) and readable(calls):
+            check_finish_reason(report, choice.get("finish_reason"), count, legacy, join(base, "finish_reason"))
+
+
+_UNREADABLE = ("A client parses each choice and its message as objects; a value of another type fails there and "
+               "the agent gets no turn.")
 
 
 def check_turn(payload: dict[str, Any], report: Report) -> bool:
@@ -466,7 +472,14 @@ def check_turn(payload: dict[str, Any], report: Report) -> bool:
                                         "there is no message to read")
         return False
     for index, choice in enumerate(choices):
-        message = as_dict(as_dict(choice).get("message"))
+        if not isinstance(choice, dict):
+            report.add("OC-24", join("/choices", index), f"choice is {short(choice)}, not an object", why=_UNREADABLE)
+            continue
+        if not isinstance(choice.get("message", {}), dict):
+            report.add("OC-25", join("/choices", index, "message"), f"message is {short(choice['message'])}, not an "
+                                                                     "object", why=_UNREADABLE)
+            continue
+        message = as_dict(choice.get("message"))
         # A filtered or truncated answer may be empty (Azure's content filter sends content null).
         if not (message.get("tool_calls") or isinstance(message.get("function_call"), dict)) and message.get(
                 "content") is None and not any(message.get(key) for key in ("refusal", "audio")) and as_dict(

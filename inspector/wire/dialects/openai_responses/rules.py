@@ -288,14 +288,26 @@ def _check_output_item(report: Report, item: dict[str, Any], base: str, pending:
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
-    check_turn(payload, report)
+    output = payload.get("output")
+    if output is not None and not isinstance(output, list):
+        report.add("OR-15", "/output", f"output is {short(output)}, not a list of items", Severity.ERROR,
+                   why=_UNREADABLE)
+    for index, item in enumerate(as_list(output)):
+        if not isinstance(item, dict):
+            report.add("OR-15", join("/output", index), f"output item is {short(item)}, not an object", Severity.ERROR,
+                       why=_UNREADABLE)
+    if readable(output):  # what the output holds is known
+        check_turn(payload, report)
     ids: dict[str, str] = {}
-    for index, item in enumerate(as_list(payload.get("output"))):
+    for index, item in enumerate(as_list(output)):
         if isinstance(item, dict) and item.get("type") == "function_call":
             check_call_item(report, profile, item, join("/output", index), ids,
                             ("OR-12", f"the response ({short(payload.get('status'))}) holds a function_call "
                                       "without a name"))
 
+
+_UNREADABLE = ("A client parses the response's output as a list of item objects; a value of another type fails "
+               "there and the agent gets no turn.")
 
 # A response in these states says itself why it holds no turn.
 _EXPLAINED = frozenset({"incomplete", "failed", "cancelled", "queued", "in_progress"})
