@@ -42,7 +42,7 @@ class NotARecording(LoadError):
     """The file is none of the formats read here (`check` then reads it as a bare payload)."""
 
 
-Path_ = tuple[str | int, ...]  # keys and indices from a recording's root to a value in it
+Keys = tuple[str | int, ...]  # keys and indices from a recording's root to a value in it
 
 
 @dataclass(slots=True)
@@ -54,7 +54,7 @@ class Turn:
     flow: Flow
     source: str  # file name, and the entry's place in it when it holds several
     fixture: dict[str, Any] | None = None
-    bodies: dict[str, Path_] = field(default_factory=dict)
+    bodies: dict[str, Keys] = field(default_factory=dict)
 
 
 class FilePlaces:
@@ -69,7 +69,7 @@ class FilePlaces:
         self._json: SourceText | None = None
         self._yaml: Any = None
 
-    def position(self, body: Path_, pointer: str, *, sse: bool = False) -> tuple[int, int]:
+    def position(self, body: Keys, pointer: str, *, sse: bool = False) -> tuple[int, int]:
         """`pointer` in the body at `body`; the body's own place for pointer "" (or one it cannot follow)."""
         if self.data.lstrip()[:1] in (b"{", b"["):
             if self._json is None:
@@ -137,7 +137,7 @@ def load_bytes(data: bytes, source: str) -> list[Turn]:
     document = _document(data, source)
     if isinstance(document, dict) and document.get("format") == export.FORMAT:
         document = _faithful(data, source)
-        return [Turn(flow_from_fixture(document, source), source, document, fixture_bodies(document))]
+        return [Turn(flow_from_fixture(document, source), source, document, _fixture_bodies(document))]
     if isinstance(document, dict) and isinstance(document.get("log"), dict):
         from .har import turns_from_har
 
@@ -279,10 +279,10 @@ _ENCODERS = {"gzip": lambda d: gzip.compress(d, mtime=0), "x-gzip": lambda d: gz
              "deflate": zlib.compress, "br": _brotli, "zstd": _zstd}
 
 
-def fixture_bodies(data: dict[str, Any]) -> dict[str, Path_]:
+def _fixture_bodies(data: dict[str, Any]) -> dict[str, Keys]:
     """Where our fixture file holds each side's body: its json, text or base64 value (a stream: its
     chunks). The upstream's is the request's unless the fixture says it differed."""
-    def at(*path: str) -> Path_:
+    def at(*path: str) -> Keys:
         body = data
         for key in path:
             body = body.get(key) if isinstance(body, dict) else None
