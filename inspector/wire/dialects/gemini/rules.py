@@ -172,9 +172,10 @@ def _paired(contents: list[tuple[str, Any]]) -> bool:
     """Whether calls can be paired with their responses: every content, part, call and response is an
     object (a hole of another type is reported where it is, and hides what it called or answered)."""
     for _, content in contents:
-        if not isinstance(content, dict) or not whole(field(content, "parts")[1]):
+        parts = field(content, "parts")[1] if isinstance(content, dict) else None
+        if not isinstance(content, dict) or not whole(parts):
             return False
-        for _, part in items(field(content, "parts")[1], ""):
+        for part in parts if isinstance(parts, list) else (parts,) if parts is not None else ():
             if any(not isinstance(field(part, key)[1], (dict, type(None))) for key in ("functionCall",
                                                                                       "functionResponse")):
                 return False
