@@ -165,7 +165,7 @@ def _translate_target(flow: Flow) -> Dialect | None:
         return None
 
 
-def _is_stream(flow: Flow) -> bool:
+def is_stream(flow: Flow) -> bool:
     return flow.streamed or "text/event-stream" in flow.content_type
 
 
@@ -231,10 +231,13 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
         found.extend(v if v.where else _with_where(v, where) for v in violations)
 
     upstream_dialect = result.upstream_dialect or dialect
-    upstream_profile = profiles.with_model(profiles.for_upstream(flow.upstream_url, upstream_dialect), result.model)
+    # What each side's endpoint accepts depends on the beta features its request opts into by header.
+    upstream_profile = profiles.with_headers(
+        profiles.with_model(profiles.for_upstream(flow.upstream_url, upstream_dialect), result.model),
+        flow.upstream_request_headers or flow.request_headers)
     translated = flow.mode is Mode.TRANSLATE and _translate_target(flow) is not None
-    client_profile = (profiles.with_model(profiles.neutral(dialect), result.model) if translated
-                      else upstream_profile)
+    client_profile = (profiles.with_headers(profiles.with_model(profiles.neutral(dialect), result.model),
+                                            flow.request_headers) if translated else upstream_profile)
     fixed, restored = _rewrites(flow, result, dialect, upstream_profile, translated)
     response: Any = None  # what check_exchange judges: parsed JSON, or the stream's bytes
     try:
@@ -242,7 +245,7 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
     except BodyTooLarge as exc:
         result.parse_error = result.parse_error or f"response body {exc}"
         response_body = b""
-    streamed = bool(response_body) and _is_stream(flow)
+    streamed = bool(response_body) and is_stream(flow)
     if streamed:
         response = response_body
     elif response_body:

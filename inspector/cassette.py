@@ -99,6 +99,16 @@ def _pairs(headers: Any) -> list[tuple[str, str]]:
 
 
 def _turn(interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
+    turn = _read(interaction, where, flow_id)
+    base = ("interactions", flow_id - 1)
+    body = interaction["response"].get("body")
+    turn.bodies = {"request": (*base, "request", "body"), "upstream": (*base, "request", "body"),
+                   "response": (*base, "response", "body", "string") if isinstance(body, dict)
+                   else (*base, "response", "body")}
+    return turn
+
+
+def _read(interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
     request, response = interaction["request"], interaction["response"]
     request_body = _bytes(request.get("body"))
     body = response.get("body")

@@ -115,6 +115,14 @@ def _content_bytes(content: dict[str, Any]) -> bytes:
 
 
 def _turn(entry: dict[str, Any], where: str, flow_id: int) -> Turn:
+    turn = _read(entry, where, flow_id)
+    request, response = ("log", "entries", flow_id - 1, "request"), ("log", "entries", flow_id - 1, "response")
+    turn.bodies = {"request": (*request, "postData", "text"), "upstream": (*request, "postData", "text"),
+                   "response": (*response, "content", "text")}
+    return turn
+
+
+def _read(entry: dict[str, Any], where: str, flow_id: int) -> Turn:
     request, response = entry["request"], entry["response"]
     posted = (request.get("postData") or {}).get("text", "")
     ours = entry.get("_toolwire")

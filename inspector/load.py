@@ -10,9 +10,11 @@ from __future__ import annotations
 import base64
 import binascii
 import gzip
+import re
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -24,6 +26,9 @@ from .analysis import decode_body
 from .flow import Chunk, Flow, FlowState, Mode, header
 from .redact import redact_headers, redacted, secret_values
 from .wire import jsonsafe
+from .wire.locate import SourceText, within
+from .wire.locate import source as locate_source
+from .wire.pointer import join
 
 if TYPE_CHECKING:
     from .store import Store
@@ -37,14 +42,58 @@ class NotARecording(LoadError):
     """The file is none of the formats read here (`check` then reads it as a bare payload)."""
 
 
+Keys = tuple[str | int, ...]  # keys and indices from a recording's root to a value in it
+
+
 @dataclass(slots=True)
 class Turn:
     """One loaded exchange. `fixture`: our fixture's data when the file carried it (its recorded
-    findings and fixed form), else None."""
+    findings and fixed form), else None. `bodies`: where in the file each side's body sits
+    ("request", "upstream", "response"), for `FilePlaces` to put a finding on its line."""
 
     flow: Flow
     source: str  # file name, and the entry's place in it when it holds several
     fixture: dict[str, Any] | None = None
+    bodies: dict[str, Keys] = field(default_factory=dict)
+
+
+class FilePlaces:
+    """Where a finding in a recording's body is in the recording's file, as 1-based (line, column):
+    the finding's own place inside the body, whether a JSON file (HAR, fixture, JSON cassette) writes
+    the body in place or as the text of a string, or a YAML cassette as a quoted scalar folded over
+    lines; the body's own place where it cannot be followed (base64, !!binary). The file is read for
+    this only when asked (`open` and `mock` never ask)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._json: SourceText | None = None
+        self._yaml: Any = None
+
+    def position(self, body: Keys, pointer: str, *, sse: bool = False) -> tuple[int, int]:
+        """`pointer` in the body at `body`; the body's own place for pointer "" (or one it cannot follow)."""
+        if self.data.lstrip()[:1] in (b"{", b"["):
+            if self._json is None:
+                self._json = locate_source(self.data)
+            return self._json.embedded(join("", *body), pointer, sse)
+        import yaml
+
+        if self._yaml is None:
+            self._yaml = _yaml(self.data, "<cassette>", compose=True), SourceText(self.data.decode("utf-8", "replace"),
+                                                                                  {})
+        node, text = self._yaml
+        for key in body:  # as far as the file has the path
+            if isinstance(node, yaml.MappingNode) and any(name.value == key for name, _ in node.value):
+                node = next(value for name, value in node.value if name.value == key)
+            elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+                node = node.value[key]
+            else:
+                break
+        start = node.start_mark.index
+        if isinstance(node, yaml.ScalarNode) and node.style in ("'", None) and node.tag.endswith(":str"):
+            decoded, places = _flow_scalar(text.text, start, node.end_mark.index, quoted=node.style == "'")
+            if decoded == node.value:  # read as PyYAML reads it, or not followed at all
+                start = within(decoded, places, pointer, sse, start)
+        return text.position_at(start)
 
 
 def load(path: str | Path) -> list[Turn]:
@@ -88,7 +137,7 @@ def load_bytes(data: bytes, source: str) -> list[Turn]:
     document = _document(data, source)
     if isinstance(document, dict) and document.get("format") == export.FORMAT:
         document = _faithful(data, source)
-        return [Turn(flow_from_fixture(document, source), source, document)]
+        return [Turn(flow_from_fixture(document, source), source, document, _fixture_bodies(document))]
     if isinstance(document, dict) and isinstance(document.get("log"), dict):
         from .har import turns_from_har
 
@@ -100,6 +149,61 @@ def load_bytes(data: bytes, source: str) -> list[Turn]:
     raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
 
 
+_FOLD = re.compile(r"[ \t]*(?:\r\n|\r|\n)[ \t\r\n]*")
+
+
+def _flow_scalar(text: str, start: int, end: int, *, quoted: bool) -> tuple[str, list[int]]:
+    """A single-quoted (or plain) YAML scalar in text[start:end] as its value, with the offset of each
+    of its characters: '' is one quote, and a line break with the blanks around it folds into a space
+    (n+1 breaks: n line breaks). How vcrpy's YAML writes a long JSON body over several lines."""
+    out: list[str] = []
+    places: list[int] = []
+    position, stop = (start + 1, end - 1) if quoted else (start, end)
+    while position < stop:
+        fold = _FOLD.match(text, position, stop)
+        if fold is not None:
+            breaks = len(re.findall(r"\r\n|\r|\n", fold.group()))
+            out.append(" " if breaks == 1 else "\n" * (breaks - 1))
+            places.extend([position] * len(out[-1]))
+            position = fold.end()
+        elif quoted and text.startswith("''", position):
+            out.append("'")
+            places.append(position)
+            position += 2
+        else:
+            out.append(text[position])
+            places.append(position)
+            position += 1
+    return "".join(out), places
+
+
+@cache
+def _yaml_loader() -> type:
+    """The YAML loader for cassettes (yaml is imported only when a cassette is read)."""
+    import yaml
+
+    class NoAliases(yaml.SafeLoader):
+        """A cassette has no aliases; a file of nested ones (the "billion laughs") would be read as
+        shared references that any walk over it, ours included, would expand to billions."""
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise LoadError(f"{self.name}: YAML aliases (*name) are not read: no cassette has them")
+            return super().compose_node(parent, index)
+
+    return NoAliases
+
+
+def _yaml(data: bytes, source: str, compose: bool = False) -> Any:
+    """The YAML file's data, or with `compose` its node tree (which knows each value's line)."""
+    loader = _yaml_loader()(data)
+    loader.name = source
+    try:
+        return loader.get_single_node() if compose else loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def _document(data: bytes, source: str) -> Any:
     """The file parsed, JSON or YAML, to tell what it is (JSON integers beyond 64 bits rounded)."""
     if data.lstrip()[:1] in (b"{", b"["):
@@ -109,17 +213,8 @@ def _document(data: bytes, source: str) -> Any:
             raise LoadError(f"{source}: not valid JSON: {exc}") from exc
     import yaml  # cassettes are YAML; only they need it
 
-    class NoAliases(yaml.SafeLoader):
-        """A cassette has no aliases; a file of nested ones (the "billion laughs") would be read as
-        shared references that any walk over it, ours included, would expand to billions."""
-
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                raise LoadError(f"{source}: YAML aliases (*name) are not read: no cassette has them")
-            return super().compose_node(parent, index)
-
     try:
-        return yaml.load(data, Loader=NoAliases)  # vcrpy writes bytes bodies as !!binary, which it reads
+        return _yaml(data, source)  # vcrpy writes bytes bodies as !!binary, which it reads
     except yaml.YAMLError as exc:
         raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette (neither JSON nor "
                             f"YAML: {str(exc).splitlines()[0]})") from exc
@@ -182,6 +277,24 @@ def _zstd(data: bytes) -> bytes:
 
 _ENCODERS = {"gzip": lambda d: gzip.compress(d, mtime=0), "x-gzip": lambda d: gzip.compress(d, mtime=0),
              "deflate": zlib.compress, "br": _brotli, "zstd": _zstd}
+
+
+def _fixture_bodies(data: dict[str, Any]) -> dict[str, Keys]:
+    """Where our fixture file holds each side's body: its json, text or base64 value (a stream: its
+    chunks). The upstream's is the request's unless the fixture says it differed."""
+    def at(*path: str) -> Keys:
+        body = data
+        for key in path:
+            body = body.get(key) if isinstance(body, dict) else None
+        kind = next((k for k in ("json", "text", "base64") if isinstance(body, dict) and k in body), None)
+        return (*path, kind) if kind else path
+
+    response = data.get("response") if isinstance(data.get("response"), dict) else {}
+    upstream = data.get("upstream_request") if isinstance(data.get("upstream_request"), dict) else {}
+    return {"request": at("request", "body"),
+            "upstream": at("request", "body") if upstream.get("same_body_as_request", True)
+            else at("upstream_request", "body"),
+            "response": ("response", "chunks") if response.get("chunks") else at("response", "body")}
 
 
 def flow_from_fixture(data: dict[str, Any], source: str = "<fixture>", flow_id: int = 1) -> Flow:

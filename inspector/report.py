@@ -3,7 +3,8 @@ GitHub workflow annotations, SARIF 2.1.0 for code scanning; and the rule referen
 docs/rules.md). The CLI only chooses a format: every byte of each is decided here.
 
 A finding's position is the line and column of its JSON pointer in the file as the user wrote it
-(wire/locate.source), so annotations land where an editor shows the value, not in a reformatted copy."""
+(wire/locate.source), so annotations land where an editor shows the value, not in a reformatted copy;
+in a recording, inside the body that holds it (load.FilePlaces)."""
 
 from __future__ import annotations
 

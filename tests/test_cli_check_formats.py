@@ -9,8 +9,11 @@ from pathlib import Path
 import jsonschema
 import orjson
 import pytest
+import yaml
 
+from inspector import export
 from inspector.cli import main
+from inspector.load import load
 from inspector.wire.rules.catalogue import RULES
 
 SCHEMA = json.loads((Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text())
@@ -180,3 +183,89 @@ def test_session_rules_over_a_session_without_mcp_flows_checked_nothing(tmp_path
     assert main(["check", "--session", "--store", str(tmp_path / "flows.sqlite3")]) == 2
     out = capsys.readouterr()
     assert (out.out, out.err) == ("", "toolwire-inspect: nothing checked: session 2 has no MCP flow\n")
+
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def recordings(tmp_path, monkeypatch):
+    """Devtools' and HTTP Toolkit's HAR files, a vcrpy cassette and our fixture of the devtools turn,
+    under relative names."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("har/chrome.har", "har/httptoolkit.har", "cassettes/openai_chat.yaml"):
+        Path(name).parent.mkdir(exist_ok=True)
+        Path(name).write_bytes((DATA / name).read_bytes())
+    (turn,) = load("har/chrome.har")
+    export.write_fixture(turn.flow, "turn.json")
+    return ["har/chrome.har", "har/httptoolkit.har", "cassettes/openai_chat.yaml", "turn.json"]
+
+
+# Each finding where its body holds it: in a HAR's postData.text and content.text (JSON strings, so
+# inside the escaped text), in a fixture's body.json (written in place), in a cassette's quoted body (a
+# missing content key: its message).
+PLACES = [
+    ("har/chrome.har", 58, 177, "OC-02", "/tools/0/function/name"),
+    ("har/chrome.har", 88, 444, "XL-16", "/choices/0/message/tool_calls/0/function/name"),
+    ("har/httptoolkit.har", 35, 132, "XL-13", "/tools/0/parameters/additionalProperties"),
+    ("cassettes/openai_chat.yaml", 41, 71, "OC-12", "/messages/1/content"),
+    ("cassettes/openai_chat.yaml", 41, 106, "OC-19", "/messages/1/tool_calls/0/id"),
+    ("turn.json", 31, 15, "OC-02", "/tools/0/function/name"),
+    ("turn.json", 83, 21, "XL-16", "/choices/0/message/tool_calls/0/function/name"),
+]
+
+
+def test_github_annotations_on_recordings_sit_where_the_body_holds_each_finding(recordings, capsys):
+    assert main(["check", "--format", "github", *recordings]) == 1
+    assert [(line.split(" ", 1)[1].split(",title=")[0], line.rsplit("::", 1)[1].split(":")[0])
+            for line in capsys.readouterr().out.splitlines()] == [
+        (f"file={file},line={line},col={column}", pointer) for file, line, column, _, pointer in PLACES]
+
+
+def test_sarif_regions_of_recordings_and_the_log_still_validates(recordings, capsys):
+    assert main(["check", "--format", "sarif", *recordings]) == 1
+    log = json.loads(capsys.readouterr().out)
+    jsonschema.Draft4Validator(SCHEMA).validate(log)
+    assert [(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+             r["locations"][0]["physicalLocation"]["region"], r["ruleId"], r["properties"]["pointer"])
+            for r in log["runs"][0]["results"]] == [
+        (file, {"startLine": line, "startColumn": column}, rule, pointer)
+        for file, line, column, rule, pointer in PLACES]
+
+
+def test_escapes_in_a_har_body_are_followed_to_the_character(tmp_path, capsys, monkeypatch):
+    """postData.text is a JSON string: an escaped character is six characters in the file for one in
+    the body (twelve for a surrogate pair), a line break two; the column counts the file's."""
+    monkeypatch.chdir(tmp_path)
+    request = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Météo à Paris 🌧?"}],
+               "tools": [{"type": "function", "function": {"name": "météo", "parameters": {"type": "object"}}}]}
+    entry = {"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions", "headers": [],
+                         "postData": {"mimeType": "application/json",
+                                      "text": json.dumps(request, ensure_ascii=False, indent=1)}},
+             "response": {"status": 0, "headers": [], "content": {"size": 0, "mimeType": ""}}}
+    Path("escaped.har").write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}, indent=1))
+    assert Path("escaped.har").read_text().splitlines()[11][236:255] == '\\"name\\": \\"m\\u00e9'
+    assert main(["check", "--format", "github", "escaped.har"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "::error file=escaped.har,line=12,col=237,title=OC-02 Function names match ^[a-zA-Z0-9_-]+$%2C at most 64 "
+        "characters::/tools/0/function/name: tool name 'météo' does not match ^[a-zA-Z0-9_-]+$"]
+
+
+def test_a_cassette_body_folded_over_lines_is_followed_to_the_character(tmp_path, capsys, monkeypatch):
+    """vcrpy writes a long body as a single-quoted YAML scalar folded at 80 columns ('' for a quote):
+    the finding's line is the one its key ended up on."""
+    monkeypatch.chdir(tmp_path)
+    body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "It's raining in Paris; and Lyon?"}],
+                       "tools": [{"type": "function", "function": {"name": "get weather", "description": "By city",
+                                                                   "parameters": {"type": "object"}}}]})
+    Path("folded.yaml").write_text(yaml.dump({"interactions": [{
+        "request": {"body": body, "headers": {"Content-Type": ["application/json"]}, "method": "POST",
+                    "uri": "https://api.openai.com/v1/chat/completions"},
+        "response": {"body": {"string": ""}, "headers": {}, "status": {"code": 400, "message": "Bad Request"}}}],
+        "version": 1}))
+    lines = Path("folded.yaml").read_text().splitlines()
+    assert (lines[2][-14:], lines[3][:8], lines[3][74:80]) == ("\"It''s raining", "      in", '"name"')
+    assert main(["check", "--format", "github", "folded.yaml"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "::error file=folded.yaml,line=4,col=75,title=OC-02 Function names match ^[a-zA-Z0-9_-]+$%2C at most 64 "
+        "characters::/tools/0/function/name: tool name 'get weather' does not match ^[a-zA-Z0-9_-]+$"]

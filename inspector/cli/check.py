@@ -18,8 +18,8 @@ from typing import Any
 import orjson
 
 from .. import report
-from ..analysis import analyse
-from ..load import LoadError, NotARecording, Turn, load_bytes
+from ..analysis import BodyTooLarge, analyse, decode_body, is_stream
+from ..load import FilePlaces, LoadError, NotARecording, Turn, load_bytes
 from ..report import FORMATS, Finding, Unchecked
 from ..wire import jsonsafe
 from ..wire.check import DocumentCheck, check_bytes, check_document
@@ -27,7 +27,7 @@ from ..wire.dialect import DIALECT_NAMES
 from ..wire.fix import fix
 from ..wire.locate import source
 from ..wire.profiles import PROFILES
-from ..wire.violations import count_by_severity
+from ..wire.violations import Violation, count_by_severity
 from .common import add_store_argument, open_store, stored_id
 
 
@@ -47,6 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="human (default); json: a JSON array; github: workflow annotations on the lines of "
                              "the files; sarif: a SARIF 2.1.0 log for code scanning")
     parser.add_argument("--json", action="store_const", dest="format", const="json", help="same as --format json")
+    parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE", type=_header,
+                        help="a header the payloads were sent with, where it changes what the endpoint accepts "
+                             "(anthropic-beta, OpenAI-Beta, MCP-Protocol-Version); repeatable. Recordings carry "
+                             "their own")
     parser.add_argument("--explain", action="store_true",
                         help="add why, fix, the rule's title and its evidence under each violation")
     parser.add_argument("--fix", metavar="OUT",
@@ -58,6 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_argument(parser, help="with --session: the SQLite flow store (default: the user data dir)")
     parser.add_argument("files", nargs="*", metavar="FILE", help="payload files, or - for stdin")
     parser.set_defaults(handler=run)
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME:VALUE")
+    return name.strip(), value.strip()
 
 
 def _read(name: str) -> bytes:
@@ -76,17 +87,36 @@ def _findings(name: str, body: bytes, result: DocumentCheck) -> list[Finding]:
             for violation in result.violations]
 
 
-def _recording_findings(name: str, turns: list[Turn]) -> list[Finding]:
+def _recording_findings(name: str, data: bytes, turns: list[Turn]) -> list[Finding]:
     """Each recorded exchange judged as `analysis` judges a flow (request, response and what needs
-    both). They are labelled with the exchange and its side; their place in the file is the file's
-    first line, for the bodies sit inside the recording's own structure."""
+    both). They are labelled with the exchange and its side, and placed where the body they are in
+    sits in the file (load.FilePlaces)."""
+    places = FilePlaces(data)
     found = []
     for turn in turns:
         analysis = analyse(turn.flow)
         dialect = analysis.dialect.value if analysis.dialect else ""
-        found += [Finding(name, 1, 1, dialect, violation.where, violation, label=f"{turn.source}:{violation.where}")
-                  for violation in analysis.violations]
+        found += [Finding(name, *_place(places, turn, violation), dialect, violation.where, violation,
+                          label=f"{turn.source}:{violation.where}") for violation in analysis.violations]
     return found
+
+
+def _place(places: FilePlaces, turn: Turn, violation: Violation) -> tuple[int, int]:
+    """A recorded finding's line and column: at its pointer in its body. A stream's pair findings
+    point into the response it reassembles to, which the file does not hold: the body's own place."""
+    body = turn.bodies.get("response" if violation.where == "stream" else violation.where)
+    if body is None:
+        return 1, 1
+    # A stream held as its recorded chunks is cut where the network cut it, not by event.
+    if body[-1] == "chunks" or (violation.where == "response" and is_stream(turn.flow)):
+        return places.position(body, "")
+    if violation.where != "stream":
+        return places.position(body, violation.pointer)
+    try:
+        json_array = decode_body(turn.flow.response_body, turn.flow.response_headers).lstrip()[:1] == b"["
+    except BodyTooLarge:
+        return places.position(body, "")
+    return places.position(body, violation.pointer, sse=not json_array)  # Gemini streams a JSON array too
 
 
 def run(args: argparse.Namespace) -> int:
@@ -132,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
                 unchecked.append(Unchecked(name, f"{name}: nothing to check: the recording holds no exchange"))
                 print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
                 continue
-            found = _recording_findings(name, turns)
+            found = _recording_findings(name, body, turns)
             findings += found
             if human:
                 for line in report.human(found, args.explain):
@@ -142,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"toolwire-inspect: {name}: recordings are not rewritten (export --format json carries the "
                       "fixed request)", file=sys.stderr)
             continue
-        result = check_bytes(body, args.dialect, args.kind, args.profile)
+        result = check_bytes(body, args.dialect, args.kind, args.profile, headers=args.header)
         if result.error is not None:
             unchecked.append(Unchecked(name, f"{name}: {result.error}"))
             print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
@@ -173,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
                             "detail": repair.detail})
             if human:
                 print(f"{name}:{repair.pointer}: fixed {repair.rule} {repair.action}: {repair.detail}", file=out)
-        after = check_document(fixed.payload, result.dialect, result.kind, args.profile)
+        after = check_document(fixed.payload, result.dialect, result.kind, args.profile, headers=args.header)
         remaining_errors += count_by_severity(after.violations)[0]
         _write_fixed(args.fix, name, len(args.files), data)
     checked = len(args.files) - len(unchecked)

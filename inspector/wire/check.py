@@ -5,6 +5,7 @@ exception. Payloads are read in place (no copies) and every list is walked once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -54,8 +55,9 @@ UNDECIDABLE: dict[str, str] = {
                             "are errors only when the profile names a model known to reject (the recorder reads "
                             "it from the path), warnings otherwise",
     "MCP-04 (revision)": "_meta on tools/call is required only in 2026-07-28, and a request without _meta does "
-                         "not say which revision it speaks; result fields that 2026-07-28 requires are checked "
-                         "by the session rules when the request declares that revision",
+                         "not say which revision it speaks unless it came over HTTP with its MCP-Protocol-Version "
+                         "header (then it is checked); result fields that 2026-07-28 requires are checked by the "
+                         "session rules when the request declares that revision",
     "AN-02 (length)": "Anthropic widened names from 64 to 128 characters during 2025; older endpoints reject 65+",
 }
 
@@ -178,12 +180,15 @@ def detect_kind(payload: Any, dialect: Dialect) -> Kind:
 
 
 def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kind | None = None,
-                   profile: str | Profile | None = None) -> DocumentCheck:
+                   profile: str | Profile | None = None, *,
+                   headers: Iterable[tuple[str, str]] = ()) -> DocumentCheck:
     """Check a parsed request or response, detecting the dialect and kind from its shape unless given.
-    A JSON list is a Gemini JSON-array stream (or an MCP batch)."""
+    A JSON list is a Gemini JSON-array stream (or an MCP batch). `headers`: those the request was sent
+    with, where they change what the endpoint accepts (profiles.with_headers)."""
     chosen = Dialect(dialect) if dialect is not None else from_shape(payload)
     if chosen is None:
         return DocumentCheck(None, kind, payload, error="cannot tell the dialect from the shape; pass a dialect")
+    profile = profiles.with_headers(profiles.get(profile, chosen), headers)
     kind = kind or detect_kind(payload, chosen)
     if kind != "stream" and not _has_judged_fields(payload, chosen, kind):
         fields = ", ".join(_JUDGED_FIELDS[chosen][kind])
@@ -208,7 +213,8 @@ _STREAM_SHAPES = {
 
 
 def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | None = None,
-                profile: str | Profile | None = None) -> DocumentCheck:
+                profile: str | Profile | None = None, *,
+                headers: Iterable[tuple[str, str]] = ()) -> DocumentCheck:
     """Check a raw body: JSON (request or response), or a stream (SSE, Gemini JSON array)."""
     stripped = body.lstrip()
     if not stripped:
@@ -221,13 +227,14 @@ def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | 
             return DocumentCheck(Dialect(dialect) if dialect else None, kind, error=f"not valid JSON: {exc}")
         if not (isinstance(payload, list) and (dialect is None or Dialect(dialect) is Dialect.GEMINI) and kind is None
                 and _looks_like_gemini_stream(payload)):
-            return check_document(payload, dialect, kind, profile)
+            return check_document(payload, dialect, kind, profile, headers=headers)
     chosen = Dialect(dialect) if dialect is not None else None
     if chosen is None:
         chosen = Dialect.GEMINI if stripped[:1] == b"[" else _stream_dialect(body)
     if chosen is None:
         return DocumentCheck(None, "stream", error="cannot tell the dialect of the stream; pass a dialect")
-    events, report, _ = streams.check_and_reassemble(body, chosen, profiles.get(profile, chosen))
+    events, report, _ = streams.check_and_reassemble(body, chosen,
+                                                     profiles.with_headers(profiles.get(profile, chosen), headers))
     if not events:
         return DocumentCheck(chosen, "stream", events, error="nothing to check: the stream has no events")
     return DocumentCheck(chosen, "stream", events, report.violations)

@@ -99,17 +99,90 @@ class SourceText:
     def position_of(self, pointer: str) -> tuple[int, int]:
         """Line and column of the deepest existing ancestor of `pointer`; (1, 1) when none is known."""
         offset = _nearest(self.offsets, pointer, None)
-        if offset is None:
-            return 1, 1
+        return (1, 1) if offset is None else self.position_at(offset)
+
+    def position_at(self, offset: int) -> tuple[int, int]:
         line_start = max(self.text.rfind("\n", 0, offset), self.text.rfind("\r", 0, offset)) + 1
         return len(_LINE_END.findall(self.text, 0, line_start)) + 1, offset - line_start + 1
 
+    def embedded(self, at: str, pointer: str, sse: bool = False) -> tuple[int, int]:
+        """Line and column of `pointer` in a document this file holds at `at` (a recording's body):
+        written in place as JSON (a fixture's body.json), or as the text of a JSON string (a HAR's
+        postData.text), whose escapes are followed to the character. Where the pointer cannot be
+        followed into the text (base64, a string that is no JSON), the holder's own place."""
+        offset = self.offsets.get(at)
+        if offset is None:
+            return self.position_of(at)
+        if self.text[offset:offset + 1] == '"':  # a member is found by its key: the value follows it
+            _, _, end = _string_literal(self.text, offset)
+            after = _BLANK.match(self.text, end).end()
+            if self.text[after:after + 1] == ":":
+                offset = _BLANK.match(self.text, after + 1).end()
+        if self.text[offset:offset + 1] != '"':
+            return self.position_of(join(at, *split(pointer)) if pointer else at)
+        decoded, places, _ = _string_literal(self.text, offset)
+        if decoded is None:
+            return self.position_at(offset)
+        return self.position_at(within(decoded, places, pointer, sse, offset))
 
-def source(body: bytes, sse: bool = False) -> SourceText:
+
+def within(decoded: str, places: list[int], pointer: str, sse: bool, default: int) -> int:
+    """Where `pointer` is written in a file that holds a document as escaped or folded text: `decoded`
+    is the document, `places` the file offset of each of its characters; `default` when the pointer
+    (or an ancestor) is not in it."""
+    inner = _nearest(source(decoded, sse).offsets, pointer, None)
+    return default if inner is None or inner >= len(places) else places[inner]
+
+
+_BLANK = re.compile(r"[ \t\r\n]*")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", '"': '"'}
+
+
+def _string_literal(text: str, start: int) -> tuple[str | None, list[int], int]:
+    """The JSON string literal at text[start] decoded, for each decoded character the offset in `text`
+    where it is written, and the offset after the literal; None when it is not a well-formed literal."""
+    out: list[str] = []
+    places: list[int] = []
+    position = start + 1
+    while position < len(text) and text[position] != '"':
+        char = text[position]
+        if char != "\\":
+            out.append(char)
+            places.append(position)
+            position += 1
+            continue
+        escape = text[position + 1:position + 2]
+        if escape == "u":
+            try:
+                code = int(text[position + 2:position + 6], 16)
+            except ValueError:
+                return None, [], position
+            width = 6
+            if 0xD800 <= code < 0xDC00 and text[position + 6:position + 8] == "\\u":  # a surrogate pair
+                try:
+                    low = int(text[position + 8:position + 12], 16)
+                except ValueError:
+                    return None, [], position
+                if 0xDC00 <= low < 0xE000:
+                    code, width = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00), 12
+            out.append(chr(code))
+        elif escape in _ESCAPES:
+            out.append(_ESCAPES[escape])
+            width = 2
+        else:
+            return None, [], position
+        places.append(position)
+        position += width
+    if position >= len(text):
+        return None, [], position
+    return "".join(out), places, position + 1
+
+
+def source(body: bytes | str, sse: bool = False) -> SourceText:
     """Where each JSON pointer lands in `body`: a JSON document (pointers from its root), or with
     `sse` an event stream whose pointers start with the event's index (`/3/choices/0`), counting
     every event that has data, as streams.parse_events does. Total: any bytes give a map."""
-    text = body.decode("utf-8", "replace")
+    text = body if isinstance(body, str) else body.decode("utf-8", "replace")
     offsets: dict[str, int] = {}
     if not sse:
         _json_offsets(text, 0, len(text), "", offsets)

@@ -5,6 +5,7 @@ A profile is chosen by name (`--profile`), or defaults per dialect. Rules read o
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
@@ -60,6 +61,12 @@ class Profile:
     # Whether the endpoint is the one the provider's published schema describes (the spec layer,
     # rules/spec.py): compatible servers take their own variants of the request.
     published_schema: bool = True
+    # The beta features the request opts into by header (`with_headers`): they widen what the endpoint
+    # accepts, e.g. Anthropic's interleaved thinking lets budget_tokens exceed max_tokens (AN-16).
+    betas: frozenset[str] = frozenset()
+    # The MCP revision an HTTP request names in its MCP-Protocol-Version header (`with_headers`): it decides
+    # what the body must carry (2026-07-28 declares itself in _meta as well, MCP-04).
+    revision: str = ""
 
     @property
     def openai_limits(self) -> bool:
@@ -126,6 +133,25 @@ def neutral(dialect: Dialect) -> Profile:
 
 def with_model(profile: Profile, model: str) -> Profile:
     return replace(profile, model=model) if model and model != profile.model else profile
+
+
+# The request headers that opt into beta features, as the SDKs send them: one header, the features
+# comma-separated (`anthropic-beta: a,b`, Anthropic's `betas=[...]`; OpenAI's `OpenAI-Beta`).
+BETA_HEADERS = frozenset({"anthropic-beta", "openai-beta"})
+REVISION_HEADER = "mcp-protocol-version"
+
+
+def with_headers(profile: Profile, headers: Iterable[tuple[str, str]]) -> Profile:
+    """`profile` for a request sent with `headers`: what the endpoint accepts from this request, by
+    the beta features it opts into and the MCP revision it names (the one place rules learn about
+    headers)."""
+    headers = list(headers)
+    betas = frozenset(token.strip().lower() for name, value in headers if name.lower() in BETA_HEADERS
+                      for token in value.split(",") if token.strip())
+    revision = next((value.strip() for name, value in headers if name.lower() == REVISION_HEADER), profile.revision)
+    if betas <= profile.betas and revision == profile.revision:
+        return profile
+    return replace(profile, betas=profile.betas | betas, revision=revision)
 
 
 _OPENAI_HOST = re.compile(r"api\.openai\.com")

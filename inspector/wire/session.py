@@ -11,8 +11,9 @@
   server listed for that tool.
 - MCP-08: a tools/call naming a tool that the same server's (complete) tools/list, earlier in the
   recording, did not list: the MCP side of "a response calls a tool the request never declared".
-- MCP-01/MCP-05 by revision: when the request declares protocol 2026-07-28 (in `_meta`), its tools/list
-  result needs resultType, cacheScope and ttlMs, and its tools/call result needs resultType.
+- MCP-01/MCP-05 by revision: when the request declares protocol 2026-07-28 (in `_meta`, or over HTTP
+  in its MCP-Protocol-Version header), its tools/list result needs resultType, cacheScope and ttlMs,
+  and its tools/call result needs resultType.
 
 Violations carry `where` = the flow id (as a string) and a pointer into that flow's response."""
 
@@ -31,6 +32,7 @@ from jsonschema.validators import validator_for
 from ..flow import Flow
 from . import jsonsafe, profiles
 from .dialect import Dialect, from_path
+from .dialects.mcp.rules import MODERN, declared_revision
 from .pointer import join
 from .rules.base import Report, as_dict, short
 from .streams import check_and_reassemble
@@ -43,6 +45,7 @@ class SessionEntry:
     url: str  # the MCP endpoint as addressed: scheme://host/path?query (secrets already redacted)
     request: Any  # the parsed JSON-RPC request (or batch)
     response: Any  # the parsed JSON-RPC response (or batch), reassembled when it came as SSE
+    revision: str = ""  # the MCP-Protocol-Version the request was sent with over HTTP
 
 
 def endpoint(url: str) -> str:
@@ -72,7 +75,8 @@ def entries_from_flows(flows: Iterable[Flow]) -> list[SessionEntry]:
             response = check_and_reassemble(body, Dialect.MCP, profiles.get(None, Dialect.MCP))[2]
         base = flow.upstream_url or flow.path
         url = base if not flow.query or "?" in base else f"{base}?{flow.query}"
-        entries.append(SessionEntry(flow.id, url, request, response))
+        revision = profiles.with_headers(profiles.get(None, Dialect.MCP), flow.request_headers).revision
+        entries.append(SessionEntry(flow.id, url, request, response, revision))
     return entries
 
 
@@ -98,7 +102,8 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
             result = as_dict(message.get("result"))
             request_id = message.get("id")
             request = requests.get(request_id) if isinstance(request_id, (str, int)) else None
-            if request is not None and _revision(request) == "2026-07-28" and result:
+            if request is not None and (declared_revision(request.get("params")) or entry.revision) == MODERN \
+                    and result:
                 found.extend(_revision_fields(entry, request.get("method"), result, join(base, "result")))
             if request is not None and request.get("method") == "tools/call":
                 found.extend(_unlisted_call(entry, listed.get(endpoint(entry.url)), request, message, base))
@@ -157,11 +162,6 @@ def _unlisted_call(entry: SessionEntry, known: tuple[set[str], bool] | None, req
 
 _REVISION_FIELDS = {"tools/list": ("MCP-01", ("resultType", "cacheScope", "ttlMs")),
                     "tools/call": ("MCP-05", ("resultType",))}
-
-
-def _revision(request: dict[str, Any]) -> Any:
-    meta = as_dict(as_dict(request.get("params")).get("_meta"))
-    return meta.get("io.modelcontextprotocol/protocolVersion", meta.get("protocolVersion"))
 
 
 def _revision_fields(entry: SessionEntry, method: Any, result: dict[str, Any], base: str) -> list[Violation]:

@@ -127,3 +127,26 @@ def test_gemini_json_array_stream_is_recorded_and_reassembled(env):
     assert b"".join(c.data for c in flow.chunks) == body
     assert analyse(flow).response["candidates"][0]["content"]["parts"][-1] == {
         "functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}
+
+
+def test_anthropic_beta_header_decides_what_the_endpoint_accepts(env):
+    """A thinking budget above max_tokens is refused (AN-16) unless the request opts into interleaved
+    thinking with the anthropic-beta header, as the SDK sends `betas=[...]`: the same body judged by the
+    header it travelled with."""
+    mock, store, forwarder, completed = env
+    mock.push(json_response(anthropic_message("Checking.", CALLS[:1])),
+              json_response(anthropic_message("Checking.", CALLS[:1])))
+    client = anthropic.Anthropic(base_url=forwarder.base_url, api_key=ANTHROPIC_KEY, max_retries=0)
+    body = {"model": "claude-sonnet-4-6", "max_tokens": 2048, "thinking": {"type": "enabled", "budget_tokens": 8000},
+            "messages": [{"role": "user", "content": "Weather in Paris?"}],
+            "tools": [{"name": "get_weather", "input_schema": {"type": "object", "properties": {}}}]}
+
+    client.messages.create(**body)
+    client.beta.messages.create(**body, betas=["interleaved-thinking-2025-05-14"])
+    client.close()
+
+    rows = completed.wait(2)
+    assert [header for _, header in mock.received[1].headers if _.lower() == "anthropic-beta"] == [
+        "interleaved-thinking-2025-05-14"]
+    assert [[(v.rule, v.pointer, v.severity.value) for v in analyse(store.get(row.id)).violations]
+            for row in rows] == [[("AN-16", "/max_tokens", "error")], []]

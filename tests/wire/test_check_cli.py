@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import orjson
+import pytest
 
 from inspector.cli import main
 
@@ -128,3 +129,22 @@ def test_stdin_in_a_real_process():
         _defective()), capture_output=True, timeout=60)
     assert process.returncode == 1
     assert [(r["rule"], r["file"]) for r in orjson.loads(process.stdout)] == [("OC-05", "-"), ("OC-15", "-")]
+
+
+def test_header_option_says_what_the_payload_was_sent_with(tmp_path, capsys):
+    """A budget above max_tokens is refused unless the request opts into interleaved thinking by header;
+    `--header` gives a bare payload the headers a recording would carry (case and spacing as sent)."""
+    path = _write(tmp_path, "req.json", {"model": "claude-sonnet-4-6", "max_tokens": 2048,
+                                         "thinking": {"type": "enabled", "budget_tokens": 8000},
+                                         "messages": [{"role": "user", "content": "Hi"}]})
+    assert main(["check", "--dialect", "anthropic", path]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{path}:/max_tokens: error AN-16 (rejects) max_tokens 2048 is not above thinking.budget_tokens 8000",
+        "1 file checked: 1 error(s), 0 warning(s), 0 info"]
+    assert main(["check", "--dialect", "anthropic", "--header",
+                 "Anthropic-Beta: files-api-2025-04-14, interleaved-thinking-2025-05-14", path]) == 0
+    assert capsys.readouterr().out.splitlines() == ["1 file checked: 0 error(s), 0 warning(s), 0 info"]
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--header", "interleaved-thinking-2025-05-14", path])
+    assert exited.value.code == 2
+    assert "argument --header: 'interleaved-thinking-2025-05-14' is not NAME:VALUE" in capsys.readouterr().err

@@ -81,3 +81,27 @@ def test_crlf_lines_and_text_that_is_not_json_give_positions_not_errors():
     assert source(b"\xff{garbage").position_of("/x") == (1, 1)
     deep = b"[" * 1024 + b"]" * 1024
     assert source(deep).position_of("/0" * 1023) == (1, 1024)
+
+
+@settings(max_examples=40, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 1]), st.booleans())
+def test_a_document_held_as_the_text_of_a_json_string_is_followed_through_its_escapes(document, indent, ascii):
+    """A HAR's postData.text: each pointer's position in the file is where its key or value begins
+    once the string's escapes (\\", \\n, \\u00e9, surrogate pairs) are read."""
+    body = json.dumps(document, indent=indent, ensure_ascii=False)
+    text = json.dumps({"entries": [{"postData": {"text": body}}]}, indent=1, ensure_ascii=ascii)
+    located = source(text.encode())
+    lines = text.split("\n")
+    for pointer, key, value in _pointers(document):
+        line, column = located.embedded("/entries/0/postData/text", pointer)
+        rest = json.decoder.scanstring(lines[line - 1], column - 1)[0]
+        expected = json.dumps(key, ensure_ascii=False) if key is not None else json.dumps(value, ensure_ascii=False)[:1]
+        assert rest.startswith(expected), (pointer, line, column)
+
+
+def test_an_embedded_document_in_place_base64_or_missing_falls_back_to_the_nearest_place():
+    text = '{\n "body": {"json": {"a": [1, 2]}},\n "b64": {"base64": "eyJhIjogMX0="},\n "bad": "\\q"\n}'
+    located = source(text.encode())
+    assert [located.embedded("/body/json", "/a/1"), located.embedded("/body/json", "/a/9"),
+            located.embedded("/b64/base64", "/a"), located.embedded("/bad", "/a"),
+            located.embedded("/nowhere/text", "/a")] == [(2, 29), (2, 20), (3, 21), (4, 9), (1, 1)]

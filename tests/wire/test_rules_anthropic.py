@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.wire import check
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect
 
 from .rule_cases import assert_case, deleting, doing, makers, same, setting
 from .wire_payloads import anthropic_events, anthropic_request, anthropic_response, named_sse
@@ -41,6 +42,16 @@ def _thinking_kept(doc):
     """The tool_use turn keeps its thinking block, as it must while thinking is on (XL-14)."""
     doc["messages"][1]["content"].insert(0, {"type": "thinking", "thinking": "…", "signature": "c2ln"})
     return doc
+
+
+def _beta(*features):
+    """Anthropic's endpoint for a request sent with `anthropic-beta: <features>` (the SDK's betas=[...])."""
+    return profiles.with_headers(profiles.get(None, Dialect.ANTHROPIC), [("anthropic-beta", ",".join(features))])
+
+
+# Anthropic's MCP connector: servers beside the tools, and a toolset naming one of them.
+_MCP_TOOLSET = doing(setting(["mcp_servers"], [{"type": "url", "url": "https://mcp.example/mcp", "name": "docs"}]),
+                     setting(["tools", 1], {"type": "mcp_toolset", "mcp_server_name": "docs"}))
 
 
 def _both_ids(value):
@@ -147,6 +158,14 @@ CASES = [
                                                                             _thinking_kept),
         "AN-16", "/max_tokens", "error", doing(_thinking(1024, max_tokens=1025), _thinking_kept),
         also=(("AN-17", "/thinking/budget_tokens", "error"),)),
+    # Interleaved thinking (a beta header) makes the budget the whole turn's, across its thinking blocks:
+    # the documented exception, the same bytes accepted (the header's case is near_profile's).
+    req("budget above max_tokens without interleaved thinking", doing(_thinking(4096, max_tokens=2048),
+                                                                      _thinking_kept),
+        "AN-16", "/max_tokens", "error", doing(_thinking(4096, max_tokens=2048), _thinking_kept),
+        near_profile=_beta("context-1m-2025-08-07", "interleaved-thinking-2025-05-14")),
+    req("MCP toolset without the MCP connector's beta", _MCP_TOOLSET, "AN-01", "/tools/1/type", "error",
+        _MCP_TOOLSET, near_profile=_beta("mcp-client-2025-11-20")),
     resp("stop_reason end_turn with tool_use", setting(["stop_reason"], "end_turn"), "AN-13", "/stop_reason",
          "warning", same),
     resp("stop_reason tool_use without tool_use", doing(deleting(["content", 1])), "AN-13", "/stop_reason", "warning",

@@ -6,7 +6,8 @@ import orjson
 import pytest
 
 from inspector.flow import Flow
-from inspector.wire import check
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect
 from inspector.wire.session import SessionEntry, check_session, endpoint, entries_from_flows
 
 from .rule_cases import Case, assert_case, deleting, doing, same, setting
@@ -26,6 +27,20 @@ def call_result(name, trip, rule, pointer, severity, near, **kw):
 
 def call(name, trip, rule, pointer, severity, near, **kw):
     return Case(name, MCP, mcp_call_request, trip, rule, pointer, severity, near, "request", **kw)
+
+
+def revision(version):
+    """An MCP server answering a request sent over HTTP with `MCP-Protocol-Version: <version>`."""
+    return profiles.with_headers(profiles.get(None, Dialect.MCP), [("MCP-Protocol-Version", version)])
+
+
+def _modern_call():
+    """A 2026-07-28 tools/call: the revision, the client and its capabilities in _meta."""
+    request = mcp_call_request()
+    request["params"]["_meta"] = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                  "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+                                  "io.modelcontextprotocol/clientCapabilities": {}}
+    return request
 
 
 CASES = [
@@ -55,9 +70,25 @@ CASES = [
     call("tools/call without name", deleting(["params", "name"]), "MCP-04", "/params/name", "error", same),
     call("arguments as a JSON string", setting(["params", "arguments"], '{"city":"Oslo"}'), "MCP-04",
          "/params/arguments", "error", deleting(["params", "arguments"])),
+    # The revision the HTTP header names decides what the body needs: 2026-07-28 declares itself in _meta
+    # as well, and the two must agree; the same body under 2025-11-25 needs no _meta.
+    Case("_meta not an object", MCP, _modern_call, setting(["params", "_meta"], "2026-07-28"), "MCP-04",
+         "/params/_meta", "error", setting(["params", "_meta"], {})),
+    Case("clientInfo not an object", MCP, _modern_call,
+         setting(["params", "_meta", "io.modelcontextprotocol/clientInfo"], "c/1"), "MCP-04",
+         "/params/_meta/io.modelcontextprotocol~1clientInfo", "error",
+         setting(["params", "_meta", "io.modelcontextprotocol/clientInfo"], {"name": "c", "version": "1"})),
+    Case("2026-07-28 tools/call without _meta", MCP, _modern_call, deleting(["params", "_meta"]), "MCP-04",
+         "/params", "error", deleting(["params", "_meta"]), profile=revision("2026-07-28"),
+         near_profile=revision("2025-11-25")),
+    Case("_meta names another revision than the header", MCP, _modern_call,
+         setting(["params", "_meta", "io.modelcontextprotocol/protocolVersion"], "2025-11-25"), "MCP-04",
+         "/params/_meta/io.modelcontextprotocol~1protocolVersion", "error",
+         setting(["params", "_meta", "io.modelcontextprotocol/protocolVersion"], "2025-11-25"),
+         profile=revision("2026-07-28"), near_profile=revision("2025-11-25")),
+    # Whether a text block mirrors structuredContent is unknown while content cannot be read: no MCP-06.
     call_result("content not a list", setting(["result", "content"], "4°C"), "MCP-05", "/result/content", "error",
-                same,
-        also=(("MCP-06", "/result/structuredContent", "warning"),)),
+                same),
     call_result("unknown content block", setting(["result", "content", 0], {"type": "json", "json": {}}), "MCP-05",
                 "/result/content/0", "error",
                 setting(["result", "content", 0], {"type": "resource_link", "uri": "file:///a", "name": "a"}),
@@ -107,9 +138,10 @@ def test_streamable_http_sse_response_is_checked_and_reassembled():
 # --- session rules ------------------------------------------------------------------------------------
 
 
-def _flow(flow_id, path, request, response, query=""):
+def _flow(flow_id, path, request, response, query="", revision=None):
     return Flow(id=flow_id, session_id=1, started_at=0.0, method="POST", path=path, query=query,
                 upstream_url=f"http://127.0.0.1:9000{path}" + (f"?{query}" if query else ""),
+                request_headers=[("mcp-protocol-version", revision)] if revision else [],
                 request_body=orjson.dumps(request), response_body=orjson.dumps(response))
 
 
@@ -229,6 +261,16 @@ def test_results_of_a_2026_07_28_request_need_that_revisions_fields():
     entries = entries_from_flows([_flow(1, "/a/mcp", listed, mcp_list_result()),
                                   _flow(2, "/a/mcp", call, mcp_call_result()),
                                   _flow(3, "/a/mcp", LIST_REQUEST, mcp_list_result())])
+    assert [(v.rule, v.where, v.pointer) for v in check_session(entries)] == [
+        ("MCP-01", "1", "/result/resultType"), ("MCP-01", "1", "/result/cacheScope"), ("MCP-01", "1", "/result/ttlMs"),
+        ("MCP-05", "2", "/result/resultType")]
+
+
+def test_the_revision_header_decides_which_result_fields_are_required():
+    """Over HTTP the MCP-Protocol-Version header names the revision of a request whose body does not."""
+    entries = entries_from_flows([_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result(), revision="2026-07-28"),
+                                  _flow(2, "/a/mcp", mcp_call_request(), mcp_call_result(), revision="2026-07-28"),
+                                  _flow(3, "/a/mcp", LIST_REQUEST, mcp_list_result(), revision="2025-11-25")])
     assert [(v.rule, v.where, v.pointer) for v in check_session(entries)] == [
         ("MCP-01", "1", "/result/resultType"), ("MCP-01", "1", "/result/cacheScope"), ("MCP-01", "1", "/result/ttlMs"),
         ("MCP-05", "2", "/result/resultType")]

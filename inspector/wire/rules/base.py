@@ -131,6 +131,14 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def readable(value: Any) -> bool:
+    """Whether a list the rules pair or look names up in holds only objects (absent and null are
+    readable: nothing). A hole of another type is the provider's first refusal and is reported where
+    it is; what the list would have declared or answered is unknown, so verdicts that count on it (a
+    tool_choice naming no tool, a result without its call) are not given."""
+    return value is None or (isinstance(value, list) and all(isinstance(item, dict) for item in value))
+
+
 def short(value: Any, limit: int = 60) -> str:
     """A value quoted for a one-line message, cut to `limit` characters."""
     try:

@@ -239,7 +239,8 @@ _RULES = [
          "Send max_output_tokens of at least 16 (a Chat or Anthropic client's smaller max_tokens included) and "
          "sampling values within their ranges.", REJ),
     # Anthropic
-    Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\".",
+    Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\"; a tool of another type is "
+         "a versioned Anthropic tool, or an MCP connector's mcp_toolset sent with its beta header.",
          "Send input_schema as a JSON Schema object ({\"type\":\"object\",\"properties\":{…}}).", REJ),
     Rule("AN-02", E, "Anthropic checks names against ^[a-zA-Z0-9_-]{1,128}$ (64 on older endpoints): "
          "\"String should match pattern\".",
@@ -296,7 +297,8 @@ _RULES = [
          CLI),
     Rule("AN-16", E, "max_tokens counts the thinking as well as the answer, so Anthropic rejects a request whose "
          "max_tokens is not above thinking.budget_tokens (\"max_tokens must be greater than "
-         "thinking.budget_tokens\").",
+         "thinking.budget_tokens\"), unless the request opts into interleaved thinking (anthropic-beta: "
+         "interleaved-thinking-2025-05-14), where the budget spans the turn's thinking blocks.",
          "Raise max_tokens above budget_tokens (budget plus the answer's length), or lower the budget.", REJ),
     Rule("AN-17", E, "Anthropic answers 400 for {{key}} {{value}} (\"{{dots}}: Input should be …\"): temperature and "
          "top_p go from 0 to 1 only (OpenAI's temperature goes to 2), top_k from 0, max_tokens from 1, and a thinking "

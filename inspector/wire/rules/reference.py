@@ -246,6 +246,7 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'AN-01': ('A custom tool has name and an object input_schema', (
         '[S-ANT] `tool_param.py`',
+        '[S-ANT] `beta/beta_mcp_toolset_param.py` (an `mcp_toolset` only with anthropic-beta: mcp-client-2025-11-20)',
     )),
     'AN-02': ('Tool names match ^[a-zA-Z0-9_-]{1,128}$', (
         'https://github.com/apify/tester-mcp-client/issues/11 (2025-03, {1,64})',
@@ -310,6 +311,8 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'AN-16': ('max_tokens above thinking.budget_tokens', (
         '[S-ANT] `thinking_config_enabled_param.py` (`budget_tokens`), `message_create_params.py` (`max_tokens`)',
         'recorded: "max_tokens must be greater than thinking.budget_tokens"',
+        'https://platform.claude.com/docs/en/build-with-claude/extended-thinking (with interleaved thinking, '
+        'anthropic-beta: interleaved-thinking-2025-05-14, budget_tokens may exceed max_tokens)',
     )),
     'AN-17': ('Sampling, length and thinking-budget values within their ranges (Anthropic)', (
         '[S-ANT] `message_create_params.py` (`temperature`, `top_p`, `top_k`, `max_tokens`)',

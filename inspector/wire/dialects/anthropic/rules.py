@@ -11,7 +11,8 @@ from ...naming import id_ok
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
-from ...rules.base import Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, remember_name, short
+from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, readable,
+                           remember_name, short)
 from ...rules.schema import check_json_schema
 from . import limits
 
@@ -22,6 +23,11 @@ _FIXED_NAMES = {"web_search": "web_search", "web_fetch": "web_fetch", "code_exec
                 "bash": "bash", "memory": "memory", "tool_search_tool_bm25": "tool_search_tool_bm25",
                 "tool_search_tool_regex": "tool_search_tool_regex"}
 _RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_reference"})
+# Beta features (the anthropic-beta header, `Profile.betas`) that make valid what the API otherwise refuses:
+# interleaved thinking counts the budget over the turn's thinking blocks, so it may exceed max_tokens
+# (AN-16); the MCP connector's current version takes `mcp_toolset` tools (AN-01).
+INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
+MCP_CONNECTOR = "mcp-client-2025-11-20"
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
                           "model_context_window_exceeded"})
 
@@ -84,6 +90,10 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
                 report.add("AN-01", join(pointer, "input_schema", "type") if "type" in schema
                            else join(pointer, "input_schema"), f"{label}: input_schema must have type 'object'")
             check_json_schema(report, schema, join(pointer, "input_schema"), "XL-01", what=label)
+    elif kind == "mcp_toolset":
+        if MCP_CONNECTOR not in profile.betas:
+            report.add("AN-01", join(pointer, "type"), f"tool type 'mcp_toolset' is the MCP connector's, which needs "
+                                                       f"the header anthropic-beta: {MCP_CONNECTOR}")
     else:
         match = _VERSIONED.fullmatch(kind) if isinstance(kind, str) else None
         if match is None:
@@ -104,23 +114,24 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         return
     if profile.reaches_provider:
         check_ranges(report, "AN-17", payload, limits.ranges(profile), limits.FIELDS)
-        _check_thinking_budget(report, payload)
+        _check_thinking_budget(report, profile, payload)
     names: dict[str, str] = {}
     if "tools" in payload and payload["tools"] is None:
         report.add("XL-10", "/tools", "tools is null; treated as absent")
     tools = as_list(payload.get("tools"))
     for index, tool in enumerate(tools):
         _check_tool(report, profile, tool, join("/tools", index), names)
-    _check_tool_choice(report, payload, names, bool(tools))
-    turns = _turns(report, payload.get("messages"))
-    _check_messages(report, profile, turns)
+    if readable(payload.get("tools")):
+        _check_tool_choice(report, payload, names, bool(tools))
+    turns, whole = _turns(report, payload.get("messages"))
+    _check_messages(report, profile, turns, paired=whole)
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
         _check_thinking_kept(report, turns)
 
 
-def _check_thinking_budget(report: Report, payload: dict[str, Any]) -> None:
+def _check_thinking_budget(report: Report, profile: Profile, payload: dict[str, Any]) -> None:
     """A fixed thinking budget: at least the minimum (AN-17), and below max_tokens, which counts the
-    thinking as well as the answer (AN-16)."""
+    thinking as well as the answer (AN-16), unless interleaved thinking spreads it over the turn."""
     thinking = as_dict(payload.get("thinking"))
     budget = thinking.get("budget_tokens")
     if thinking.get("type") != "enabled" or isinstance(budget, bool) or not isinstance(budget, int):
@@ -129,7 +140,8 @@ def _check_thinking_budget(report: Report, payload: dict[str, Any]) -> None:
         report.add("AN-17", "/thinking/budget_tokens", f"budget_tokens {budget} is outside the accepted range "
                                                        f"({limits.THINKING_BUDGET.describe()})")
     max_tokens = payload.get("max_tokens")
-    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens <= budget:
+    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) and max_tokens <= budget \
+            and INTERLEAVED_THINKING not in profile.betas:
         report.add("AN-16", "/max_tokens", f"max_tokens {max_tokens} is not above thinking.budget_tokens {budget}")
 
 
@@ -171,15 +183,19 @@ class _Turn:
         self.blocks: list[tuple[str, dict[str, Any]]] = []
 
 
-def _turns(report: Report, messages: Any) -> list[_Turn]:
-    """The messages as the API pairs them (AN-12 is judged per message, before merging)."""
+def _turns(report: Report, messages: Any) -> tuple[list[_Turn], bool]:
+    """The messages as the API pairs them (AN-12 is judged per message, before merging), and whether
+    every message and block is an object: a hole of another type (reported where it is) hides what
+    the turns around it call and answer, so pairing is not judged then."""
     if not isinstance(messages, list):
-        return []
+        return [], True
     turns: list[_Turn] = []
+    whole = True
     last = len(messages) - 1
     for index, message in enumerate(messages):
         base = join("/messages", index)
         if not isinstance(message, dict):
+            whole = False
             continue
         role = message.get("role")
         content = message.get("content")
@@ -189,20 +205,22 @@ def _turns(report: Report, messages: Any) -> list[_Turn]:
             turns.append(_Turn(role, base))
         if isinstance(content, str) and content:
             turns[-1].blocks.append((join(base, "content"), {"type": "text", "text": content}))
+        whole = whole and (isinstance(content, str) or readable(content))
         for position, block in enumerate(as_list(content)):
             if isinstance(block, dict):
                 turns[-1].blocks.append((join(base, "content", position), block))
-    return turns
+    return turns, whole
 
 
-def _check_messages(report: Report, profile: Profile, turns: list[_Turn]) -> None:
+def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, paired: bool) -> None:
+    """Each turn's blocks; with `paired`, also each tool_use against the tool_result that answers it."""
     ids: dict[str, str] = {}  # tool_use ids of earlier turns
     pending: dict[str, str] = {}  # tool_use ids of the previous assistant turn -> pointer
     answered: set[str] = set()
     server_all: set[str] = set()
     for turn in turns:
         if turn.role == "assistant":
-            _unanswered(report, pending, turn.base)
+            _unanswered(report, pending, turn.base, paired)
             server_ids: set[str] = set()
             turn_ids: dict[str, str] = {}
             for where, block in turn.blocks:
@@ -224,8 +242,8 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn]) -> Non
             server_all |= server_ids
             answered = set()
         elif turn.role == "user":
-            _check_user_blocks(report, turn, pending, answered, server_all)
-    _unanswered(report, pending, "")
+            _check_user_blocks(report, turn, pending, answered, server_all, paired)
+    _unanswered(report, pending, "", paired)
 
 
 def _check_thinking_kept(report: Report, turns: list[_Turn]) -> None:
@@ -240,15 +258,15 @@ def _check_thinking_kept(report: Report, turns: list[_Turn]) -> None:
         return
 
 
-def _unanswered(report: Report, pending: dict[str, str], next_pointer: str) -> None:
-    for block_id, pointer in pending.items():
+def _unanswered(report: Report, pending: dict[str, str], next_pointer: str, paired: bool) -> None:
+    for block_id, pointer in pending.items() if paired else ():
         where = f"before {next_pointer}" if next_pointer else "and the conversation ends"
         report.add("AN-07", pointer, f"tool_use {short(block_id)} has no tool_result in the next message {where}")
     pending.clear()
 
 
 def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], answered: set[str],
-                       server_all: set[str]) -> None:
+                       server_all: set[str], paired: bool) -> None:
     leading = True
     first_other: str | None = None
     for where, block in turn.blocks:
@@ -257,7 +275,7 @@ def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], ans
                 first_other = where
             leading = False
             continue
-        if not leading and first_other is not None:
+        if not leading and first_other is not None and paired:
             report.add("AN-09", first_other, "text or other blocks come before the tool_result blocks "
                                              "(\"Did not find … tool_result block(s) at the beginning\")")
             first_other = None  # report once per turn
@@ -265,6 +283,8 @@ def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], ans
         tool_use_id = block.get("tool_use_id")
         if not isinstance(tool_use_id, str):
             report.add("AN-06", join(where, "tool_use_id"), "tool_result has no tool_use_id")
+        elif not paired:
+            continue
         elif tool_use_id in pending:
             del pending[tool_use_id]
             answered.add(tool_use_id)
@@ -276,7 +296,7 @@ def _check_user_blocks(report: Report, turn: _Turn, pending: dict[str, str], ans
         else:
             report.add("AN-08", join(where, "tool_use_id"), f"tool_result answers {short(tool_use_id)}, which the "
                                                             "previous message did not call")
-    _unanswered(report, pending, turn.base)
+    _unanswered(report, pending, turn.base, paired)
 
 
 def _check_result_content(report: Report, block: dict[str, Any], where: str) -> None:
@@ -300,12 +320,24 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         return
     ids: dict[str, str] = {}
     calls = 0
-    for position, block in enumerate(as_list(payload.get("content"))):
-        if isinstance(block, dict) and block.get("type") == "tool_use":
+    content = payload.get("content")
+    if content is not None and not isinstance(content, list):
+        report.add("AN-15", "/content", f"content is {short(content)}, not a list of blocks", Severity.ERROR,
+                   why=_UNREADABLE)
+    for position, block in enumerate(as_list(content)):
+        if not isinstance(block, dict):
+            report.add("AN-15", join("/content", position), f"content block is {short(block)}, not an object",
+                       Severity.ERROR, why=_UNREADABLE)
+        elif block.get("type") == "tool_use":
             check_tool_use(report, profile, block, join("/content", position), ids)
             calls += 1
-    check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
-    check_turn(payload, report)
+    if readable(content):  # what the blocks call is known: stop_reason can be held to it
+        check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
+        check_turn(payload, report)
+
+
+_UNREADABLE = ("A client parses the message's content as a list of block objects; a value of another type fails "
+               "there and the agent gets no turn.")
 
 
 def check_stop_reason(report: Report, reason: Any, calls: int, pointer: str) -> None:

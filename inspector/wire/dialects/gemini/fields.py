@@ -17,8 +17,8 @@ _DATA = frozenset({"args", "response", "parametersJsonSchema", "responseJsonSche
 _MAPS = frozenset({"properties", "defs", "$defs"})
 # Lists of messages. Gemini's JSON parser also takes one message where a list is declared (recorded:
 # `tools` as one {functionDeclarations} object; Vertex's own REST samples send `contents` and `parts`
-# that way); `normalise` reads it as a list of one, and `spelled` maps pointers back.
-_LISTS = frozenset({"contents", "parts", "tools", "functionDeclarations", "safetySettings"})
+# that way); `normalise` and `items` read it as a list of one, and `spelled` maps pointers back.
+LISTS = frozenset({"contents", "parts", "tools", "functionDeclarations", "safetySettings"})
 
 
 def camel(key: str) -> str:
@@ -44,6 +44,21 @@ def field(node: dict[str, Any], name: str) -> tuple[str, Any]:
     return name, None
 
 
+def items(value: Any, pointer: str) -> list[tuple[str, Any]]:
+    """(pointer, message) for each message of a list field (LISTS) as Gemini's parser reads it: the
+    list's items, or the one message written in its place, at the field's own pointer."""
+    if isinstance(value, list):
+        return [(join(pointer, index), item) for index, item in enumerate(value)]
+    return [(pointer, value)] if isinstance(value, dict) else []
+
+
+def whole(value: Any) -> bool:
+    """Whether a list field (LISTS) is absent, one message, or a list of messages: what it declares or
+    holds can be read (base.readable)."""
+    return value is None or isinstance(value, dict) or (isinstance(value, list)
+                                                        and all(isinstance(item, dict) for item in value))
+
+
 def normalise(value: Any) -> Any:
     """`value` with every proto field name in lowerCamelCase; parts that need no respelling are
     shared, and a value already in camelCase comes back as the very same object. When a message
@@ -63,7 +78,7 @@ def normalise(value: Any) -> Any:
                 continue
         if name in _DATA:
             new = item
-        elif name in _LISTS and isinstance(item, dict):
+        elif name in LISTS and isinstance(item, dict):
             new = [normalise(item)]
         elif name in _MAPS and isinstance(item, dict):
             subs = {sub: normalise(schema) for sub, schema in item.items()}

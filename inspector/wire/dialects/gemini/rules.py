@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .fields import doubled, field
+from .fields import doubled, field, items, whole
 from .schema import findings
 from ...profiles import Profile
 from ...violations import Severity
@@ -44,8 +44,9 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     names: dict[str, str] = {}
     declarations = 0
     declared_params: dict[str, bool] = {}
-    for index, tool in enumerate(as_list(payload.get("tools"))):
-        base = join("/tools", index)
+    tools = payload.get("tools")
+    known = whole(tools)  # every declaration can be read: the names toolConfig may refer to are all known
+    for base, tool in items(tools, "/tools"):
         if not isinstance(tool, dict):
             report.add("GM-01", base, f"tool is {short(tool)}, not an object")
             continue
@@ -54,13 +55,14 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
                 where = "Vertex" if kind in _VERTEX_ONLY else "the Gemini API"
                 report.add("GM-01", join(base, kind), f"tool kind {kind!r} exists only on {where}")
         key, decls = field(tool, "functionDeclarations")
-        for position, decl in enumerate(as_list(decls)):
+        known = known and whole(decls)
+        for where, decl in items(decls, join(base, key)):
             declarations += 1
-            _check_declaration(report, profile, decl, join(base, key, position), names, declared_params)
+            _check_declaration(report, profile, decl, where, names, declared_params)
     if profile.max_tools is not None and declarations > profile.max_tools:
         report.add("GM-01", "/tools", f"{declarations} function declarations; {profile.name} accepts at most "
                                       f"{profile.max_tools}")
-    _check_tool_config(report, profile, payload, names, declared_params)
+    _check_tool_config(report, profile, payload, names, declared_params, known)
     _check_contents(report, profile, payload.get("contents"))
 
 
@@ -86,7 +88,8 @@ def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, n
                                                        vertex=profile.vertex):
             report.add(rule, where, message, severity)
         root = parameters.get("type") if isinstance(parameters, dict) else None
-        if profile.vertex and not (isinstance(root, str) and root.upper() == "OBJECT"):
+        # Parameters that are no Schema object at all are GM-04's finding alone.
+        if profile.vertex and isinstance(parameters, dict) and not (isinstance(root, str) and root.upper() == "OBJECT"):
             report.add("GM-06", join(base, params_key, "type") if isinstance(parameters, dict) and "type" in parameters
                        else join(base, params_key), f"{label}: Vertex needs the parameters root to be OBJECT")
     if json_schema is not None:
@@ -94,7 +97,8 @@ def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, n
 
 
 def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any], names: dict[str, str],
-                       declared_params: dict[str, bool]) -> None:
+                       declared_params: dict[str, bool], known: bool) -> None:
+    """GM-13; what depends on the declared names only when every declaration could be read (`known`)."""
     config_key, config = field(payload, "toolConfig")
     if config is None:
         return
@@ -106,7 +110,7 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
     upper = mode.upper() if isinstance(mode, str) else None
     if mode is not None and upper not in _MODES:
         report.add("GM-13", join(base, "mode"), f"mode {short(mode)} is not AUTO|ANY|NONE|VALIDATED")
-    if not names and upper != "NONE":
+    if known and not names and upper != "NONE":
         severity = _known_to_reject(_REJECTS_CONFIG_WITHOUT_DECLARATIONS, profile)
         report.add("GM-13", base, "functionCallingConfig is set without function_declarations"
                    + (f" ({profile.model} rejects it)" if severity is Severity.ERROR else
@@ -117,7 +121,7 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
             report.add("GM-13", join(base, allowed_key), f"allowedFunctionNames is only valid with mode ANY, not "
                                                          f"{short(mode)}")
         for position, allowed_name in enumerate(as_list(allowed)):
-            if names and not (isinstance(allowed_name, str) and allowed_name in names):
+            if known and names and not (isinstance(allowed_name, str) and allowed_name in names):
                 report.add("GM-13", join(base, allowed_key, position), f"allowedFunctionNames names "
                                                                        f"{short(allowed_name)}, which is not declared")
     if profile.vertex and upper == "ANY":
@@ -148,34 +152,48 @@ def check_call_part(report: Report, part: dict[str, Any], key: str, where: str) 
                                                          "not inside it")
 
 
-def _turns(contents: list[Any]) -> list[tuple[int, Any, list[tuple[str, dict[str, Any]]]]]:
+def _turns(contents: list[tuple[str, Any]]) -> list[tuple[str, Any, list[tuple[str, dict[str, Any]]]]]:
     """Consecutive contents of one role as the API merges them before checking the turn structure:
-    (index of the first content, role, [(pointer, part)])."""
-    turns: list[tuple[int, Any, list[tuple[str, dict[str, Any]]]]] = []
-    for index, content in enumerate(contents):
+    (pointer of the first content, role, [(pointer, part)])."""
+    turns: list[tuple[str, Any, list[tuple[str, dict[str, Any]]]]] = []
+    for pointer, content in contents:
         if not isinstance(content, dict):
             continue
         role = content.get("role", "user")
         if not turns or turns[-1][1] != role:
-            turns.append((index, role, []))
-        turns[-1][2].extend((join("/contents", index, "parts", position), part)
-                            for position, part in enumerate(_parts(content)) if isinstance(part, dict))
+            turns.append((pointer, role, []))
+        parts_key, parts = field(content, "parts")
+        turns[-1][2].extend((where, part) for where, part in items(parts, join(pointer, parts_key))
+                            if isinstance(part, dict))
     return turns
 
 
-def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
-    if not isinstance(contents, list):
-        return
-    for index, content in enumerate(contents):
+def _paired(contents: list[tuple[str, Any]]) -> bool:
+    """Whether calls can be paired with their responses: every content, part, call and response is an
+    object (a hole of another type is reported where it is, and hides what it called or answered)."""
+    for _, content in contents:
+        parts = field(content, "parts")[1] if isinstance(content, dict) else None
+        if not isinstance(content, dict) or not whole(parts):
+            return False
+        for part in parts if isinstance(parts, list) else (parts,) if parts is not None else ():
+            if any(not isinstance(field(part, key)[1], (dict, type(None))) for key in ("functionCall",
+                                                                                      "functionResponse")):
+                return False
+    return True
+
+
+def _check_contents(report: Report, profile: Profile, value: Any) -> None:
+    contents = items(value, "/contents")
+    for pointer, content in contents:
         role = as_dict(content).get("role", "user")
         if isinstance(content, dict) and role not in ("user", "model"):
-            report.add("GM-07", join("/contents", index, "role"), f"role {short(role)} is not user|model")
+            report.add("GM-07", join(pointer, "role"), f"role {short(role)} is not user|model")
+    paired = _paired(contents)
     previous = ""  # kind of the previous turn: user | response | call | model
-    pending: tuple[int, list[tuple[str, Any, str]]] | None = None  # (turn index, [(name, id, pointer)])
+    pending: tuple[str, list[tuple[str, Any, str]]] | None = None  # (turn pointer, [(name, id, pointer)])
     call_ids: dict[str, str] = {}
     signed_turns, unsigned_turns = 0, []
-    for index, role, parts in _turns(contents):
-        base = join("/contents", index)
+    for base, role, parts in _turns(contents):
         calls: list[tuple[str, Any, str]] = []
         responses: list[tuple[Any, Any, str]] = []
         texts: list[str] = []
@@ -209,28 +227,30 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
                 responses.append((response.get("name"), response.get("id"), where))
             elif "text" in part:
                 texts.append(where)
-        if calls and responses:
+        if calls and responses and paired:
             report.add("GM-10", responses[0][2], "a function-call turn also holds functionResponse parts")
         if pending is not None and not responses:
-            _unanswered(report, pending)
+            _unanswered(report, pending, paired)
             pending = None
         if calls:
-            if previous not in ("user", "response"):
+            if previous not in ("user", "response") and paired:
                 report.add("GM-10", calls[0][2],
                            "a function-call turn must come right after a user turn or a function-response turn"
-                           + (" (history starts with a model call)" if index == 0 else ""))
+                           + (" (history starts with a model call)" if base == contents[0][0] else ""))
             if signed:
                 signed_turns += 1
             else:
                 unsigned_turns.append(calls[0][2])
-            pending = (index, calls)
+            pending = (base, calls)
             previous = "call"
         elif responses:
             if pending is None:
-                report.add("GM-10", responses[0][2], "a function-response turn must directly follow its "
-                                                     "function-call turn")
+                if paired:
+                    report.add("GM-10", responses[0][2], "a function-response turn must directly follow its "
+                                                         "function-call turn")
             else:
-                _match(report, pending[1], responses, base)
+                if paired:
+                    _match(report, pending[1], responses, base)
                 pending = None
             severity = _known_to_reject(_REJECTS_TEXT_BESIDE_RESPONSE, profile)
             # Per content: text in its own content after the responses is the documented remedy.
@@ -242,17 +262,18 @@ def _check_contents(report: Report, profile: Profile, contents: Any) -> None:
         else:
             previous = "model" if role == "model" else "user"
     if pending is not None:
-        _unanswered(report, pending)
+        _unanswered(report, pending, paired)
     if signed_turns:
         for where in unsigned_turns:
             report.add("GM-08", where, "this function-call turn has no thoughtSignature while others do: a "
                                        "dropped signature is rejected by Gemini 3", Severity.WARNING)
 
 
-def _unanswered(report: Report, pending: tuple[int, list[tuple[str, Any, str]]]) -> None:
-    index, calls = pending
+def _unanswered(report: Report, pending: tuple[str, list[tuple[str, Any, str]]], paired: bool) -> None:
+    base, calls = pending
     names = ", ".join(repr(name) for name, _, _ in calls)
-    report.add("GM-10", join("/contents", index), f"function-call turn ({names}) is not answered by the next turn")
+    if paired:
+        report.add("GM-10", base, f"function-call turn ({names}) is not answered by the next turn")
 
 
 def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tuple[Any, Any, str]],

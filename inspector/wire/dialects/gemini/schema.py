@@ -443,6 +443,10 @@ def findings(schema: Any, pointer: str, *, what: str, vertex: bool) -> Iterator[
             stack.extend((child, join(where, "properties", name), False) for name, child in properties.items())
         elif "properties" in node:
             yield "GM-04", join(where, "properties"), f"{what}: properties must be an object", Severity.ERROR
+        required = node.get("required")
+        if required is not None and not (isinstance(required, list) and all(isinstance(n, str) for n in required)):
+            yield "GM-04", join(where, "required"), f"{what}: required must be a list of property names", \
+                Severity.ERROR
         items = node.get("items")
         if isinstance(items, dict):
             stack.append((items, join(where, "items"), False))

@@ -11,7 +11,7 @@ from ...naming import NAME_RULES
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
-from ...rules.base import Report, remember_name, short
+from ...rules.base import Report, readable, remember_name, short
 from ...rules.schema import check_json_schema
 
 # The name rules a tool name must meet to cross to OpenAI and Anthropic without an alias.
@@ -30,10 +30,45 @@ def _messages(payload: Any) -> list[tuple[Any, str]]:
     return [(payload, "")]
 
 
+# The first revision that declares itself in every request's _meta (and in the MCP-Protocol-Version
+# header over HTTP, which must agree); earlier ones negotiate it once, in initialize.
+MODERN = "2026-07-28"
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+# What 2026-07-28 reserves in a request's _meta, and the JSON type each takes.
+_RESERVED_META = {VERSION_KEY: str, "io.modelcontextprotocol/clientInfo": dict,
+                  "io.modelcontextprotocol/clientCapabilities": dict}
+
+
+def declared_revision(params: Any) -> Any:
+    """The revision a request's params declare in _meta (2026-07-28 and later); None without one."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return meta.get(VERSION_KEY, meta.get("protocolVersion")) if isinstance(meta, dict) else None
+
+
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     for message, base in _messages(payload):
         if isinstance(message, dict) and message.get("method") == "tools/call":
             check_call_params(report, message.get("params"), join(base, "params"))
+            _check_revision(report, profile, message.get("params"), join(base, "params"))
+
+
+def _check_revision(report: Report, profile: Profile, params: Any, base: str) -> None:
+    """MCP-04 against the revision the header names: a 2026-07-28 request declares it in _meta too, and a
+    body that names a revision names the header's (the server answers 400 HeaderMismatch otherwise)."""
+    if not profile.revision or not isinstance(params, dict) \
+            or not isinstance(params.get("_meta"), (dict, type(None))):
+        return  # a _meta of another type is check_call_params' finding
+    declared = declared_revision(params)
+    if declared is None:
+        if profile.revision == MODERN:
+            report.add("MCP-04", base, f"MCP-Protocol-Version {profile.revision} needs the revision in "
+                                       f"_meta[{VERSION_KEY!r}] as well: this tools/call has none")
+    elif declared != profile.revision:
+        key = VERSION_KEY if VERSION_KEY in params["_meta"] else "protocolVersion"
+        report.add("MCP-04", join(base, "_meta", key), f"_meta names revision {short(declared)} but the "
+                                                       f"MCP-Protocol-Version header {profile.revision!r}")
 
 
 def check_call_params(report: Report, params: Any, base: str) -> None:
@@ -46,6 +81,14 @@ def check_call_params(report: Report, params: Any, base: str) -> None:
         value = params["arguments"]
         detail = "a JSON string; send the decoded object" if isinstance(value, str) else short(value)
         report.add("MCP-04", join(base, "arguments"), f"arguments is {detail}, not an object")
+    meta = params.get("_meta")
+    if meta is not None and not isinstance(meta, dict):
+        report.add("MCP-04", join(base, "_meta"), f"_meta is {short(meta)}, not an object")
+    elif isinstance(meta, dict):
+        for key, kind in _RESERVED_META.items():
+            if key in meta and not isinstance(meta[key], kind):
+                report.add("MCP-04", join(base, "_meta", key), f"{key} is {short(meta[key])}, not "
+                                                               f"{'a string' if kind is str else 'an object'}")
 
 
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
@@ -122,7 +165,9 @@ def check_tool(report: Report, profile: Profile, tool: Any, base: str, names: di
         else:
             check_json_schema(report, output, join(base, "outputSchema"), "XL-01", what=label)
     annotations = tool.get("annotations")
-    if isinstance(annotations, dict):
+    if annotations is not None and not isinstance(annotations, dict):
+        report.add("MCP-02", join(base, "annotations"), f"{label}: annotations is {short(annotations)}, not an object")
+    elif isinstance(annotations, dict):
         for hint in _HINTS:
             if hint in annotations and not isinstance(annotations[hint], bool):
                 report.add("MCP-02", join(base, "annotations", hint), f"{label}: {hint} must be a boolean")
@@ -151,7 +196,12 @@ def check_call_result(report: Report, result: dict[str, Any], base: str) -> None
     if is_error is True:
         report.add("MCP-07", join(base, "isError"), "the tool failed (isError:true): feed the result back to the "
                                                     "model rather than raising")
-    if "structuredContent" in result and result["structuredContent"] is not None and not has_text:
+    structured = result.get("structuredContent")
+    if structured is not None and not isinstance(structured, dict):
+        report.add("MCP-05", join(base, "structuredContent"), f"structuredContent is {short(structured)}, not an "
+                                                              "object")
+    # Whether a text block mirrors it is known only when every block could be read.
+    elif structured is not None and not has_text and readable(content):
         report.add("MCP-06", join(base, "structuredContent"), "structuredContent without its serialised JSON in a "
                                                               "text block (older clients see nothing)")
 

@@ -10,7 +10,7 @@ from ...violations import Severity
 from ...rules import arguments
 from ...pointer import join
 from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_ranges, check_tool_name,
-                          remember_name, short)
+                          readable, remember_name, short)
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
 
@@ -188,8 +188,10 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
             report.add("XL-10", "/parallel_tool_calls", "parallel_tool_calls is null; treated as absent (true)")
         elif not isinstance(value, bool):
             report.add("OC-10", "/parallel_tool_calls", f"parallel_tool_calls is {short(value)}, not a boolean")
-    _check_tool_choice(report, profile, payload, names, bool(tools))
-    _check_function_call_choice(report, payload, functions)
+    if readable(payload.get("tools")):
+        _check_tool_choice(report, profile, payload, names, bool(tools))
+    if readable(payload.get("functions")):
+        _check_function_call_choice(report, payload, functions)
     _check_messages(report, profile, payload.get("messages"))
     fmt = as_dict(payload.get("response_format"))
     body = as_dict(fmt.get("json_schema"))
@@ -270,6 +272,8 @@ def _check_function_call_choice(report: Report, payload: dict[str, Any], functio
 def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
     if not isinstance(messages, list):
         return
+    # Calls are paired with their answers only over a history of objects (base.readable).
+    paired = readable(messages) and all(readable(message.get("tool_calls")) for message in messages)
     ids: dict[str, str] = {}
     pending: dict[str, str] = {}  # id -> pointer of the call, for the latest assistant batch
     answered: set[str] = set()
@@ -280,14 +284,14 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
             continue
         role = message.get("role")
         if role != "tool" and pending:
-            _unanswered(report, pending)
+            _unanswered(report, pending, paired)
         if role == "tool":
-            _check_tool_message(report, message, base, pending, answered, ids)
+            _check_tool_message(report, message, base, pending, answered, ids, paired)
             continue
         if not isinstance(role, str) or role not in _ROLES:
             continue
         if role == "function":
-            _check_function_message(report, message, base, legacy)
+            _check_function_message(report, message, base, legacy, paired)
             continue
         if role != "assistant":
             continue
@@ -332,7 +336,7 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
             if call_id is not None:
                 pending[call_id] = join(base, "tool_calls", position, "id")
     if pending:
-        _unanswered(report, pending)
+        _unanswered(report, pending, paired)
 
 
 def _check_assistant_parts(report: Report, profile: Profile, parts: list[Any], pointer: str) -> None:
@@ -351,14 +355,14 @@ def _check_assistant_parts(report: Report, profile: Profile, parts: list[Any], p
         report.add("OC-12", pointer, "a refusal part must be the only assistant content part", Severity.ERROR)
 
 
-def _unanswered(report: Report, pending: dict[str, str]) -> None:
-    for call_id, pointer in pending.items():
+def _unanswered(report: Report, pending: dict[str, str], paired: bool) -> None:
+    for call_id, pointer in pending.items() if paired else ():
         report.add("OC-19", pointer, f"tool call {short(call_id)} has no tool message before the next message")
     pending.clear()
 
 
 def _check_tool_message(report: Report, message: dict[str, Any], base: str, pending: dict[str, str],
-                        answered: set[str], ids: dict[str, str]) -> None:
+                        answered: set[str], ids: dict[str, str], paired: bool) -> None:
     if "content" not in message or message["content"] is None:
         state = "null" if "content" in message else "missing"
         report.add("OC-17", join(base, "content"), f"tool message content is {state}")
@@ -379,6 +383,8 @@ def _check_tool_message(report: Report, message: dict[str, Any], base: str, pend
     if not isinstance(call_id, str) or not call_id:
         report.add("OC-17", join(base, "tool_call_id"), "tool message has no tool_call_id")
         return
+    if not paired:
+        return
     if call_id in pending:
         del pending[call_id]
         answered.add(call_id)
@@ -393,7 +399,7 @@ def _check_tool_message(report: Report, message: dict[str, Any], base: str, pend
 
 
 def _check_function_message(report: Report, message: dict[str, Any], base: str,
-                            legacy: list[tuple[str, str]]) -> None:
+                            legacy: list[tuple[str, str]], paired: bool) -> None:
     name = message.get("name")
     if "content" not in message:
         report.add("OC-20", join(base, "content"), "function message has no content (required, may be null)")
@@ -402,6 +408,8 @@ def _check_function_message(report: Report, message: dict[str, Any], base: str,
                                                    "string")
     if not isinstance(name, str) or not name:
         report.add("OC-20", join(base, "name"), "function message has no name: it cannot be paired with its call")
+        return
+    if not paired:
         return
     for position, (called, _) in enumerate(legacy):
         if called == name:
@@ -446,7 +454,13 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
                        "called function", _UNNAMED_CALL)
             check_arguments_text(report, profile, call.get("arguments"),
                                  join(base, "message", "function_call", "arguments"))
-        check_finish_reason(report, choice.get("finish_reason"), count, legacy, join(base, "finish_reason"))
+        # The calls of a message or a tool_calls of another type are unknown (reported where it is).
+        if isinstance(choice.get("message", {}), dict) and readable(calls):
+            check_finish_reason(report, choice.get("finish_reason"), count, legacy, join(base, "finish_reason"))
+
+
+_UNREADABLE = ("A client parses each choice and its message as objects; a value of another type fails there and "
+               "the agent gets no turn.")
 
 
 def check_turn(payload: dict[str, Any], report: Report) -> bool:
@@ -458,7 +472,14 @@ def check_turn(payload: dict[str, Any], report: Report) -> bool:
                                         "there is no message to read")
         return False
     for index, choice in enumerate(choices):
-        message = as_dict(as_dict(choice).get("message"))
+        if not isinstance(choice, dict):
+            report.add("OC-24", join("/choices", index), f"choice is {short(choice)}, not an object", why=_UNREADABLE)
+            continue
+        if not isinstance(choice.get("message", {}), dict):
+            report.add("OC-25", join("/choices", index, "message"), f"message is {short(choice['message'])}, not an "
+                                                                     "object", why=_UNREADABLE)
+            continue
+        message = as_dict(choice.get("message"))
         # A filtered or truncated answer may be empty (Azure's content filter sends content null).
         if not (message.get("tool_calls") or isinstance(message.get("function_call"), dict)) and message.get(
                 "content") is None and not any(message.get(key) for key in ("refusal", "audio")) and as_dict(

@@ -9,7 +9,7 @@ from ...profiles import Profile
 from ...pointer import join
 from ...violations import Severity
 from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_ranges, check_tool_name, remember_name,
-                          short)
+                          readable, short)
 from ..openai_chat.rules import DEGRADED_TOOL, check_arguments_text
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
@@ -99,7 +99,8 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
             report.add("OR-01", "/tools", "tools must be an array")
         for index, tool in enumerate(tools):
             _check_tool(report, profile, tool, join("/tools", index), names)
-    _check_tool_choice(report, payload, names)
+    if readable(payload.get("tools")):
+        _check_tool_choice(report, payload, names)
     # Either keeps the history server-side: an output may answer a call this request does not hold.
     server_history = next((key for key in ("previous_response_id", "conversation") if payload.get(key) is not None),
                           None)
@@ -156,6 +157,8 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
     pending: dict[str, str] = {}  # call_id -> pointer of the call, not yet answered
     interrupted: dict[str, str] = {}  # calls whose output has not come before another message item
     searches: set[str] = set()  # call_ids of tool_search_call items
+    # Calls are paired with their outputs only over items that are all objects (base.readable).
+    paired = readable(items)
     for index, item in enumerate(items):
         base = join("/input", index)
         if not isinstance(item, dict):
@@ -174,7 +177,7 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
                 searches.add(item["call_id"])
         elif kind == "function_call_output":
             _check_output_item(report, item, base, pending, interrupted, ids,
-                               server_history or str(item.get("call_id")) in searches)
+                               server_history or not paired or str(item.get("call_id")) in searches)
         elif kind in (None, "message") and "role" in item:
             role = item.get("role")
             if role == "tool":
@@ -186,7 +189,7 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
             _check_files(report, item.get("content"), join(base, "content"))
             interrupted.update(pending)
             pending.clear()
-    for call_id, pointer in {**interrupted, **pending}.items():
+    for call_id, pointer in {**interrupted, **pending}.items() if paired else ():
         report.add("OR-08", pointer, f"function_call {short(call_id)} has no function_call_output "
                                      "(\"No tool output found\")")
 
@@ -251,7 +254,7 @@ def check_call_item(report: Report, profile: Profile, item: dict[str, Any], base
 
 
 def _check_output_item(report: Report, item: dict[str, Any], base: str, pending: dict[str, str],
-                       interrupted: dict[str, str], ids: dict[str, str], server_history: bool) -> None:
+                       interrupted: dict[str, str], ids: dict[str, str], unseen_calls: bool) -> None:
     output = item.get("output")
     if isinstance(output, str):
         if len(output) > MAX_OUTPUT_CHARS:
@@ -277,7 +280,7 @@ def _check_output_item(report: Report, item: dict[str, Any], base: str, pending:
                                                    "it must follow its call")
     elif call_id in ids:
         report.add("OR-08", join(base, "call_id"), f"call {short(call_id)} is answered twice")
-    elif not server_history:
+    elif not unseen_calls:  # the call may be server-side, a client tool search, or in a hole
         report.add("OR-08", join(base, "call_id"), f"no function_call with call_id {short(call_id)} precedes this "
                                                    "output (\"No tool call found\")")
 
@@ -285,14 +288,26 @@ def _check_output_item(report: Report, item: dict[str, Any], base: str, pending:
 def check_response(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
-    check_turn(payload, report)
+    output = payload.get("output")
+    if output is not None and not isinstance(output, list):
+        report.add("OR-15", "/output", f"output is {short(output)}, not a list of items", Severity.ERROR,
+                   why=_UNREADABLE)
+    for index, item in enumerate(as_list(output)):
+        if not isinstance(item, dict):
+            report.add("OR-15", join("/output", index), f"output item is {short(item)}, not an object", Severity.ERROR,
+                       why=_UNREADABLE)
+    if readable(output):  # what the output holds is known
+        check_turn(payload, report)
     ids: dict[str, str] = {}
-    for index, item in enumerate(as_list(payload.get("output"))):
+    for index, item in enumerate(as_list(output)):
         if isinstance(item, dict) and item.get("type") == "function_call":
             check_call_item(report, profile, item, join("/output", index), ids,
                             ("OR-12", f"the response ({short(payload.get('status'))}) holds a function_call "
                                       "without a name"))
 
+
+_UNREADABLE = ("A client parses the response's output as a list of item objects; a value of another type fails "
+               "there and the agent gets no turn.")
 
 # A response in these states says itself why it holds no turn.
 _EXPLAINED = frozenset({"incomplete", "failed", "cancelled", "queued", "in_progress"})
