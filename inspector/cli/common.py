@@ -96,16 +96,10 @@ def add_access_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_proxy_arguments(parser: argparse.ArgumentParser) -> None:
     """Proxy mode (HTTPS_PROXY=http://127.0.0.1:PORT; see proxy/connect.py)."""
-    parser.add_argument("--intercept", action="append", default=[], metavar="HOST[=URL]",
-                        help="also intercept and record CONNECT tunnels to HOST (*.example.com for any subdomain), "
-                             "besides the known LLM API hosts; =URL sends its requests there instead of "
-                             "https://HOST; repeatable")
+    add_intercept_arguments(parser)
     parser.add_argument("--allow-connect", action="append", default=[], metavar="HOST",
                         help="tunnel to HOST even though it is a loopback or private address (refused "
                              "otherwise); repeatable")
-    parser.add_argument("--upstream-ca", metavar="FILE",
-                        help="trust the CA certificates in this PEM file for upstream TLS, besides the usual roots "
-                             "(e.g. a local test upstream's own CA)")
     # Defaults live in proxy/connect.py, which `--help` should not have to import.
     parser.add_argument("--tunnel-idle", type=positive(float), metavar="SECONDS",
                         help="close a tunnel to a host not intercepted once nothing has moved through it either "
@@ -113,6 +107,18 @@ def add_proxy_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tunnels", type=positive(int), metavar="N",
                         help="refuse CONNECT with 503 while N tunnels are open (default: a fifth of what the "
                              "file-descriptor limit allows)")
+
+
+def add_intercept_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which hosts proxy mode intercepts, and where their requests go: also what `replay` needs to
+    send a flow recorded so back to its host."""
+    parser.add_argument("--intercept", action="append", default=[], metavar="HOST[=URL]",
+                        help="also intercept and record CONNECT tunnels to HOST (*.example.com for any subdomain), "
+                             "besides the known LLM API hosts; =URL sends its requests there instead of "
+                             "https://HOST; repeatable")
+    parser.add_argument("--upstream-ca", metavar="FILE",
+                        help="trust the CA certificates in this PEM file for upstream TLS, besides the usual roots "
+                             "(e.g. a local test upstream's own CA)")
 
 
 def proxy_options(args: argparse.Namespace) -> dict:

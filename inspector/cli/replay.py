@@ -2,7 +2,8 @@
 replay is recorded like any flow and linked to the original. Credentials come from the
 environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY): a new process
 has no other source, and the store never holds them. A flow sent with a key is not replayed
-without one. Exit status: 0 when the upstream answered 2xx/3xx, 1 for an error status or a failed
+without one. A flow recorded in proxy mode goes back to its host through a tunnel, as it came,
+when that host is on the intercept list (the known providers, plus --intercept). Exit status: 0 when the upstream answered 2xx/3xx, 1 for an error status or a failed
 transfer, 2 when nothing was sent."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import add_store_argument, flow_id, open_store
+from .common import add_intercept_arguments, add_store_argument, flow_id, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID")
     add_store_argument(parser)
     parser.add_argument("--upstream", metavar="URL", help="send it here instead of the recording session's upstream")
+    # A flow recorded in proxy mode goes back through a tunnel to its host, if intercepted here too.
+    add_intercept_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -57,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
                   f"set {' or '.join(key_variables(dialect))} to replay it", file=sys.stderr)
             return 2
         try:
-            forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate)
+            forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate, intercept=args.intercept,
+                                  upstream_ca=args.upstream_ca)
             forwarder.start()
         except ForwarderError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)

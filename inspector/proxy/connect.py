@@ -266,10 +266,18 @@ class ConnectHandler:
             protocol.eof_received()
 
     def _server_context(self, host: str) -> ssl.SSLContext:
+        return self._local_ca().server_context(host)
+
+    def client_context(self) -> ssl.SSLContext:
+        """A client's TLS context that trusts this handler's CA, and only it: for a replay sent
+        through an intercepted tunnel (replay.py). A CAError when the CA cannot be made or read."""
+        return ssl.create_default_context(cafile=str(self._local_ca().cert_path))
+
+    def _local_ca(self) -> LocalCA:
         with self._ca_lock:  # the CA is made once, on the first intercepted tunnel
             if self._ca is None:
                 self._ca = LocalCA(self._ca_dir)
-        return self._ca.server_context(host)
+            return self._ca
 
     # -- tunnelled: bytes both ways, untouched ---------------------------------------------------
 

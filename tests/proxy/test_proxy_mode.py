@@ -6,7 +6,9 @@ the proxy CA fails, and the forwarder counts and shows why."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import socket
 import ssl
 import subprocess
@@ -19,12 +21,14 @@ import openai
 import pytest
 import trustme
 
+from inspector.flow import ReplayKind
 from inspector.mock import MockUpstream
 from inspector.proxy import Forwarder, ForwarderError
 from inspector.proxy.ca import LocalCA
 from inspector.proxy.connect import InterceptList
 from inspector.proxy.server import ClientLimits
 from inspector.redact import REDACTED
+from inspector.replay import ReplayError, replay, replay_stored
 
 from .conftest import Events
 
@@ -632,3 +636,102 @@ def test_a_tunnel_beyond_the_bound_is_refused_while_the_others_and_plain_request
         server.close()
         rig.forwarder.stop()
     assert rig.forwarder.access.refused == 1
+
+
+# -- replaying a flow recorded by interception ---------------------------------------------------
+
+def record_intercepted(rig: ProxyRig, key: str = KEY) -> int:
+    """One chat request through the proxy to api.openai.com; its flow's id."""
+    with httpx.Client(proxy=rig.proxy, verify=rig.trusting(), timeout=10) as client:
+        response = client.post(f"https://api.openai.com{CHAT}", content=BODY,
+                                headers={"authorization": f"Bearer {key}", "content-type": "application/json"})
+    assert response.status_code == 200
+    (event,) = rig.events.completed(1)
+    return event.flow.id
+
+
+@pytest.mark.parametrize("kind", [ReplayKind.AS_RECORDED, ReplayKind.FIXED])
+def test_an_intercepted_flow_replays_through_a_tunnel_to_its_host(proxy_rig, kind):
+    original = record_intercepted(proxy_rig)
+    new_id = replay_stored(proxy_rig.store, proxy_rig.forwarder, original, kind=kind)
+    (_, event) = proxy_rig.events.completed(2)
+    assert (event.flow.id, event.row.replay_of, event.row.status, event.row.state, event.row.mode, event.row.route,
+            event.flow.upstream_url) == (new_id, original, 200, "complete", "passthrough", "",
+                                         f"{proxy_rig.mock.base_url}{CHAT}")
+    assert dict(event.flow.request_headers)["host"] == "api.openai.com"
+    # The key the client sent, from the forwarder's memory, reached the host both times.
+    assert [(r.path, r.header("authorization")) for r in proxy_rig.mock.received] == [(CHAT, f"Bearer {KEY}")] * 2
+    assert (proxy_rig.forwarder.access.refused, proxy_rig.forwarder.connect.tunnelled) == (0, 0)
+
+
+def test_an_intercepted_flow_replays_through_a_routers_shared_port(tls_mock, store, upstream_tls, tmp_path):
+    # The TUI's forwarder with no --upstream serves the default routes: the tunnel is the way in.
+    from inspector.proxy.routes import open_forwarder, resolve
+
+    events = Events()
+    router = open_forwarder(resolve(routes=["oa=http://127.0.0.1:9"], cwd=tmp_path), store=store, port=0,
+                            on_event=events, proxy={"ca_dir": tmp_path / "proxy-ca", "upstream_ca": upstream_tls
+                                                    / "ca.pem", "intercept": [f"api.openai.com={tls_mock.base_url}"]})
+    with router:
+        context = ssl.create_default_context(cafile=str(LocalCA(tmp_path / "proxy-ca").cert_path))
+        with httpx.Client(proxy=router.base_url, verify=context, timeout=10) as client:
+            assert client.post(f"https://api.openai.com{CHAT}", content=BODY,
+                               headers={"authorization": f"Bearer {KEY}"}).status_code == 200
+        (first,) = events.completed(1)
+        new_id = replay_stored(store, router, first.flow.id)
+        (_, event) = events.completed(2)
+    assert (event.flow.id, event.row.replay_of, event.row.status, event.row.route) == (new_id, first.flow.id, 200, "")
+    assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}"] * 2
+
+
+def test_an_intercepted_flow_is_not_replayed_where_the_intercept_list_does_not_send_it(tls_mock, store,
+                                                                                      upstream_tls, tmp_path):
+    recording = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca")
+    try:
+        original = store.get(record_intercepted(recording))
+    finally:
+        recording.forwarder.stop()
+    # Today api.openai.com is intercepted as itself (the default list), not sent to the mock.
+    elsewhere = Forwarder("http://127.0.0.1:9", store=store, port=0, ca_dir=tmp_path / "ca")
+    # A stored flow that names a host off the list (a store can be edited or imported).
+    foreign = dataclasses.replace(original, upstream_url=f"https://llm.example.test{CHAT}",
+                                  request_headers=[("host", "llm.example.test"), *original.request_headers[1:]])
+    assert original.request_headers[0] == ("host", "api.openai.com")
+    with elsewhere:
+        refused = []
+        for flow in (original, foreign):
+            with pytest.raises(ReplayError) as caught:
+                replay(flow, via=elsewhere, credentials=[("Authorization", "Bearer sk-env")])
+            refused.append(str(caught.value))
+        assert (elsewhere.access.refused, elsewhere.connect.open_tunnels) == (0, 0)
+    assert refused == [
+        f"flow #{original.id} is not replayed: it went to {tls_mock.base_url} through a tunnel to api.openai.com, "
+        "which this forwarder sends to https://api.openai.com; its credentials are not sent anywhere else",
+        f"flow #{original.id} is not replayed: it was intercepted from llm.example.test, which this forwarder does "
+        "not intercept (--intercept llm.example.test adds it); a replay goes only to hosts on the intercept list, "
+        "never to any host a stored flow names"]
+    assert (len(tls_mock.received), store.count()) == (1, 1)
+
+
+def test_the_replay_command_sends_an_intercepted_flow_to_its_host(tls_mock, store, upstream_tls, tmp_path,
+                                                                 monkeypatch, capsys):
+    from inspector.cli import main
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # the replay's forwarder makes its CA under tmp_path
+    recording = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca")
+    try:
+        original = record_intercepted(recording)
+    finally:
+        recording.forwarder.stop()
+    store.flush()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    argv = ["replay", str(original), "--store", str(store.path), "--upstream-ca", str(upstream_tls / "ca.pem")]
+    assert main(argv) == 1  # today api.openai.com is itself: the mock needs --intercept, as when recording
+    assert capsys.readouterr().err == (
+        f"toolwire-inspect: flow #{original} is not replayed: it went to {tls_mock.base_url} through a tunnel to "
+        "api.openai.com, which this forwarder sends to https://api.openai.com; its credentials are not sent "
+        "anywhere else\n")
+    assert main([*argv, "--intercept", f"api.openai.com={tls_mock.base_url}"]) == 0
+    new_id = re.fullmatch(rf"#(\d+) replay of #{original}: 200 complete\n", capsys.readouterr().out).group(1)
+    assert store.get(int(new_id)).replay_of == original
+    assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}", "Bearer sk-from-env"]
