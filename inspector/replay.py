@@ -197,11 +197,11 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
             pass  # the forwarder records the body; only its end matters here
         new_id = response.getheader(FLOW_ID_HEADER)
     except (OSError, http.client.HTTPException) as exc:
-        raise ReplayError(f"replay of #{flow.id} through {via} failed: {exc}") from exc
+        raise ReplayError(f"replay of #{flow.id} through {via.base_url} failed: {exc}") from exc
     finally:
         connection.close()
     if new_id is None:
-        raise ReplayError(f"{via} answered without {FLOW_ID_HEADER}: is it a toolwire-inspect forwarder?")
+        raise ReplayError(f"{via.base_url} answered without {FLOW_ID_HEADER}: is it a toolwire-inspect forwarder?")
     return int(new_id)
 
 

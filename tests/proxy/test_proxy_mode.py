@@ -29,6 +29,7 @@ from inspector.proxy.connect import InterceptList
 from inspector.proxy.server import ClientLimits
 from inspector.redact import REDACTED
 from inspector.replay import ReplayError, replay, replay_stored
+from inspector.store import Store
 
 from .conftest import Events
 
@@ -735,3 +736,69 @@ def test_the_replay_command_sends_an_intercepted_flow_to_its_host(tls_mock, stor
     new_id = re.fullmatch(rf"#(\d+) replay of #{original}: 200 complete\n", capsys.readouterr().out).group(1)
     assert store.get(int(new_id)).replay_of == original
     assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}", "Bearer sk-from-env"]
+
+
+def test_the_tuis_forwarder_process_replays_an_intercepted_flow_and_takes_the_tunnel_options(
+        tls_mock, upstream_tls, tmp_path):
+    # `r`/`R` in the TUI: the replay runs in the forwarder's own process, which got proxy mode's
+    # options (the TUI's flags) through its config.
+    from inspector.child import ForwarderProcess
+
+    completed: list[int] = []
+    arrived = threading.Condition()
+
+    def on_frame(frame: dict) -> None:
+        with arrived:
+            completed.extend(frame.get("completed", ()))
+            arrived.notify_all()
+
+    child = ForwarderProcess.start(None, store=tmp_path / "flows.sqlite3", port=0, proxy={
+        "ca_dir": str(tmp_path / "ca"), "intercept": [f"api.openai.com={tls_mock.base_url}"],
+        "upstream_ca": str(upstream_tls / "ca.pem"), "max_tunnels": 1})
+    try:
+        child.listen(on_frame)
+        context = ssl.create_default_context(cafile=str(LocalCA(tmp_path / "ca").cert_path))
+        with httpx.Client(proxy=child.base_url, verify=context, timeout=10) as client:
+            assert client.post(f"https://api.openai.com{CHAT}", content=BODY,
+                               headers={"authorization": f"Bearer {KEY}"}).status_code == 200
+            # Its tunnel is open (kept alive): the only one --max-tunnels 1 allows.
+            sock, answer = connect(int(child.base_url.rpartition(":")[2]), "api.openai.com:443")
+            sock.close()
+            assert answer.split(b"\r\n")[0] == b"HTTP/1.1 503 Service Unavailable"
+        with arrived:
+            assert arrived.wait_for(lambda: len(completed) == 1, 10)
+        # The client's tunnel may still be closing: wait until the replay's own can open.
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                new_id = child.replay(completed[0], kind=ReplayKind.FIXED)
+                break
+            except ReplayError as exc:
+                assert "503" in str(exc) and time.monotonic() < deadline, str(exc)
+                threading.Event().wait(0.05)
+    finally:
+        child.stop()
+    with Store(tmp_path / "flows.sqlite3", read_only=True) as store:
+        replayed = store.get(new_id)
+    assert (replayed.replay_of, replayed.status, replayed.upstream_url) == (
+        completed[0], 200, f"{tls_mock.base_url}{CHAT}")
+    assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}"] * 2
+
+
+def test_a_replay_whose_tunnel_is_refused_says_why(tls_mock, store, upstream_tls, tmp_path):
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca", allow_connect=["localhost"], max_tunnels=1)
+    server = TalkingServer()
+    try:
+        original = record_intercepted(rig)
+        open_tunnels(rig, 0)
+        held, head = connect(rig.forwarder.port, f"localhost:{server.port}")  # the one tunnel allowed
+        with held:
+            assert head == ESTABLISHED
+            with pytest.raises(ReplayError) as caught:
+                replay_stored(store, rig.forwarder, original)
+    finally:
+        server.close()
+        rig.forwarder.stop()
+    assert str(caught.value) == (f"replay of #{original} through {rig.forwarder.base_url} failed: Tunnel connection "
+                                 "failed: 503 Service Unavailable")
+    assert (len(tls_mock.received), rig.forwarder.access.refused) == (1, 1)
