@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import resource
 import socket
 import ssl
 import subprocess
@@ -552,8 +553,8 @@ def test_an_idle_tunnel_is_closed_both_ways_after_the_idle_timeout(tls_mock, sto
 @pytest.mark.parametrize("talker", ["client", "server"])
 def test_a_tunnel_busy_one_way_stays_open_past_the_idle_timeout_then_closes_once_idle(
         tls_mock, store, upstream_tls, tmp_path, talker):
-    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca", allow_connect=["localhost"], tunnel_idle=0.4)
-    ticks = 12  # a byte every 0.1 s: busy for three times the idle timeout
+    rig = ProxyRig(tls_mock, store, upstream_tls, tmp_path / "ca", allow_connect=["localhost"], tunnel_idle=0.3)
+    ticks = 8  # a byte every 0.1 s: busy for more than twice the idle timeout
     server = TalkingServer(ticks=ticks if talker == "server" else 0, pace=0.1)
     try:
         sock, head = connect(rig.forwarder.port, f"localhost:{server.port}")
@@ -565,7 +566,7 @@ def test_a_tunnel_busy_one_way_stays_open_past_the_idle_timeout_then_closes_once
                     threading.Event().wait(0.1)  # pacing the bytes, not waiting on anything
             # The server's first byte may come with the head.
             assert head + read_to_end(sock) == ESTABLISHED + (b"." * ticks if talker == "server" else b"")
-            assert time.monotonic() - started >= 1.2
+            assert time.monotonic() - started >= 0.8
         assert server.closed.wait(10)
         assert server.received == (b"." * ticks if talker == "client" else b"")
     finally:
@@ -802,3 +803,46 @@ def test_a_replay_whose_tunnel_is_refused_says_why(tls_mock, store, upstream_tls
     assert str(caught.value) == (f"replay of #{original} through {rig.forwarder.base_url} failed: Tunnel connection "
                                  "failed: 503 Service Unavailable")
     assert (len(tls_mock.received), rig.forwarder.access.refused) == (1, 1)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd") or not 600 <= resource.getrlimit(resource.RLIMIT_NOFILE)[1],
+                    reason="needs Linux and a hard descriptor limit of at least 600")
+def test_under_a_low_descriptor_limit_a_flood_of_tunnels_leaves_room_for_plain_clients(mock, tmp_path):
+    """`record` limited to 600 descriptors: 344 of them for 172 client/upstream pairs, a fifth of
+    which (34) for tunnels. A local process holding every tunnel it can get is refused the 35th,
+    and the plain connections' share still serves a full set of clients."""
+    def low_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (600, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+    far = socket.create_server(("127.0.0.1", 0), backlog=128)  # never accepts: the kernel's backlog holds them
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "inspector", "record", "--upstream", mock.base_url, "--port", "0",
+         "--store", str(tmp_path / "flows.sqlite3"), "--allow-connect", "localhost"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=low_limit,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "XDG_DATA_HOME": str(tmp_path)})
+    held: list[socket.socket] = []
+    try:
+        line = proc.stderr.readline()
+        while line and not line.startswith("forwarding"):
+            line = proc.stderr.readline()
+        url = next(word for word in line.split() if word.startswith("http://"))
+        port = int(url.rpartition(":")[2].split("/")[0])
+        for _ in range(34):
+            sock, head = connect(port, f"localhost:{far.getsockname()[1]}")
+            held.append(sock)
+            assert head == ESTABLISHED
+        sock, answer = connect(port, f"localhost:{far.getsockname()[1]}")
+        sock.close()
+        assert answer.split(b"\r\n")[0] == b"HTTP/1.1 503 Service Unavailable"
+        assert b"34 tunnels are open, as many as --max-tunnels allows" in answer
+        # The plain connections' share (the other 138 pairs) is whole: 137 idle clients and a request.
+        held += [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(137)]
+        assert httpx.post(f"{url}{CHAT}", content=BODY, timeout=10).status_code == 200
+        assert proc.stdout.readline().startswith(f"#1 POST {CHAT} 200 ")
+    finally:
+        for sock in held:
+            sock.close()
+        far.close()
+        proc.terminate()
+        _, errors = proc.communicate(timeout=10)
+    assert "Too many open files" not in errors
