@@ -31,6 +31,7 @@ from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .wire.dialect import Dialect, from_path
 
 if TYPE_CHECKING:
+    from .proxy.connect import InterceptList
     from .proxy.forwarder import Forwarder
     from .store import Store
 
@@ -112,12 +113,13 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
     return flow.path + (f"?{query}" if query else ""), headers
 
 
-def intercepted_host(flow: Flow, via: Forwarder | Router) -> tuple[str, int] | None:
-    """(host, port) of the tunnel a flow recorded in proxy mode came through, when `via` intercepts
-    that host today and sends its requests where they went then; None for a flow that came by a
-    base URL. A ReplayError for an intercepted flow `via` would not send there: the host is off its
-    intercept list, or goes elsewhere now. Only the intercept list decides, never the stored flow's
-    own word: a store can be edited or imported, and a replay carries the user's keys."""
+def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str, int] | None:
+    """(host, port) of the tunnel a flow recorded in proxy mode came through, when `intercepts`
+    (a forwarder's list; None: it answers no CONNECT) holds that host today and sends its requests
+    where they went then; None for a flow that came by a base URL. A ReplayError for an intercepted
+    flow that would not go there: the host is off the list, or goes elsewhere now. Only the list
+    decides, never the stored flow's own word: a store can be edited or imported, and a replay
+    carries the user's keys."""
     hosts = [value for name, value in flow.request_headers if name.lower() == "host"]
     if len(hosts) != 1 or not flow.upstream_url:
         return None
@@ -129,8 +131,7 @@ def intercepted_host(flow: Flow, via: Forwarder | Router) -> tuple[str, int] | N
     if not host or is_loopback(host):
         return None
     went = origin(flow.upstream_url)
-    handler = via.connect
-    interception = None if handler is None else handler.intercepts.match(host, port)
+    interception = None if intercepts is None else intercepts.match(host, port)
     if interception is None:
         # Recorded from a tunnel to https://HOST, off this forwarder's list: not replayed there.
         if went == origin(f"https://{hosts[0]}"):
@@ -154,7 +155,7 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
     its host, see intercepted_host); the new flow's id. `kind`: what `body` is, the request with
     the safe repairs applied or as the user edited it (the new flow says so). `elsewhere`: the
     caller chose `via`'s upstream knowing the flow went to another."""
-    tunnel = None if elsewhere else intercepted_host(flow, via)
+    tunnel = None if elsewhere else intercepted_host(flow, None if via.connect is None else via.connect.intercepts)
     if tunnel is None:
         if isinstance(via, Router):
             route = via.forwarder(flow.route)

@@ -24,6 +24,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _intercepted(flow, intercept: list[str]) -> bool:
+    """Whether `flow` came through a tunnel the replay's forwarder would intercept (or refuses to
+    replay it for a reason of its own: replay() says which)."""
+    from ..proxy.connect import InterceptError, InterceptList
+    from ..replay import ReplayError, intercepted_host
+
+    try:
+        return intercepted_host(flow, InterceptList(intercept)) is not None
+    except (InterceptError, ReplayError):
+        return True  # the forwarder or the replay refuses it, with the reason
+
+
 def run(args: argparse.Namespace) -> int:
     from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
@@ -46,11 +58,15 @@ def run(args: argparse.Namespace) -> int:
             upstream = session.upstream
             routes = session_routes(upstream)
             if routes is not None:  # a routed session: the flow's own route's upstream
-                if flow.route not in routes:
+                if flow.route in routes:
+                    upstream = routes[flow.route]
+                elif _intercepted(flow, args.intercept):
+                    # It belongs to no route: its tunnel decides where it goes, not the forwarder's upstream.
+                    upstream = next(iter(routes.values()))
+                else:
                     print(f"toolwire-inspect: flow #{flow.id}'s route {flow.route!r} is not in its session; "
                           "pass --upstream URL", file=sys.stderr)
                     return 2
-                upstream = routes[flow.route]
         dialect = from_path(flow.path)
         credentials = credentials_from_env(dialect)
         carried = recorded_key(flow)

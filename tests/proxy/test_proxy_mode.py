@@ -666,8 +666,10 @@ def test_an_intercepted_flow_replays_through_a_tunnel_to_its_host(proxy_rig, kin
     assert (proxy_rig.forwarder.access.refused, proxy_rig.forwarder.connect.tunnelled) == (0, 0)
 
 
-def test_an_intercepted_flow_replays_through_a_routers_shared_port(tls_mock, store, upstream_tls, tmp_path):
+def test_an_intercepted_flow_replays_through_a_routers_shared_port(tls_mock, store, upstream_tls, tmp_path,
+                                                                  monkeypatch, capsys):
     # The TUI's forwarder with no --upstream serves the default routes: the tunnel is the way in.
+    from inspector.cli import main
     from inspector.proxy.routes import open_forwarder, resolve
 
     events = Events()
@@ -684,6 +686,14 @@ def test_an_intercepted_flow_replays_through_a_routers_shared_port(tls_mock, sto
         (_, event) = events.completed(2)
     assert (event.flow.id, event.row.replay_of, event.row.status, event.row.route) == (new_id, first.flow.id, 200, "")
     assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}"] * 2
+    # The replay command too, although the flow belongs to none of the session's routes.
+    store.flush()
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    assert main(["replay", str(first.flow.id), "--store", str(store.path), "--upstream-ca", str(upstream_tls / "ca.pem"),
+                 "--intercept", f"api.openai.com={tls_mock.base_url}"]) == 0
+    assert re.fullmatch(rf"#\d+ replay of #{first.flow.id}: 200 complete\n", capsys.readouterr().out)
+    assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}"] * 2 + ["Bearer sk-from-env"]
 
 
 def test_an_intercepted_flow_is_not_replayed_where_the_intercept_list_does_not_send_it(tls_mock, store,
