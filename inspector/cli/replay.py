@@ -3,15 +3,20 @@ replay is recorded like any flow and linked to the original. Credentials come fr
 environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY): a new process
 has no other source, and the store never holds them. A flow sent with a key is not replayed
 without one. A flow recorded in proxy mode goes back to its host through a tunnel, as it came,
-when that host is on the intercept list (the known providers, plus --intercept). Exit status: 0 when the upstream answered 2xx/3xx, 1 for an error status or a failed
-transfer, 2 when nothing was sent."""
+when that host is on the intercept list (the known providers, plus --intercept). Exit status: 0
+when the upstream answered 2xx/3xx, 1 for an error status or a failed transfer, 2 when nothing
+was sent."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from .common import add_intercept_arguments, add_store_argument, flow_id, open_store
+
+if TYPE_CHECKING:
+    from ..flow import Flow
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def _intercepted(flow, intercept: list[str]) -> bool:
+def _intercepted(flow: Flow, intercept: list[str]) -> bool:
     """Whether `flow` came through a tunnel the replay's forwarder would intercept (or refuses to
     replay it for a reason of its own: replay() says which)."""
     from ..proxy.connect import InterceptError, InterceptList

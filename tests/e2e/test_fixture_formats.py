@@ -289,15 +289,17 @@ def test_exported_gemini_pytest_file_replays_through_google_genai_and_fails_when
     completed = Completed()
     forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
     forwarder.start()
-    client = genai.Client(api_key="AIza-test-fixtures", http_options=genai_types.HttpOptions(base_url=forwarder.base_url))
+    client = genai.Client(api_key="AIza-test-fixtures",
+                          http_options=genai_types.HttpOptions(base_url=forwarder.base_url))
+    city = genai_types.Schema(type=genai_types.Type.OBJECT,
+                              properties={"city": genai_types.Schema(type=genai_types.Type.STRING)})
     try:
         for name, call in (("get weather", client.models.generate_content),
                            ("get_weather", client.models.generate_content_stream)):
-            declaration = genai_types.FunctionDeclaration(
-                name=name, description="Weather by city", parameters=genai_types.Schema(
-                    type=genai_types.Type.OBJECT, properties={"city": genai_types.Schema(type=genai_types.Type.STRING)}))
-            result = call(model="gemini-2.5-flash", contents="Weather in Paris?", config=genai_types.GenerateContentConfig(
-                tools=[genai_types.Tool(function_declarations=[declaration])], temperature=0.2))
+            declaration = genai_types.FunctionDeclaration(name=name, description="Weather by city", parameters=city)
+            config = genai_types.GenerateContentConfig(tools=[genai_types.Tool(function_declarations=[declaration])],
+                                                       temperature=0.2)
+            result = call(model="gemini-2.5-flash", contents="Weather in Paris?", config=config)
             if name == "get_weather":
                 list(result)  # the stream read to its end
         with pytest.raises(genai_errors.ClientError):

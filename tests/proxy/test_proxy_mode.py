@@ -690,8 +690,8 @@ def test_an_intercepted_flow_replays_through_a_routers_shared_port(tls_mock, sto
     store.flush()
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
-    assert main(["replay", str(first.flow.id), "--store", str(store.path), "--upstream-ca", str(upstream_tls / "ca.pem"),
-                 "--intercept", f"api.openai.com={tls_mock.base_url}"]) == 0
+    assert main(["replay", str(first.flow.id), "--store", str(store.path), "--upstream-ca",
+                 str(upstream_tls / "ca.pem"), "--intercept", f"api.openai.com={tls_mock.base_url}"]) == 0
     assert re.fullmatch(rf"#\d+ replay of #{first.flow.id}: 200 complete\n", capsys.readouterr().out)
     assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}"] * 2 + ["Bearer sk-from-env"]
 
