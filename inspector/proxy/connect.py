@@ -317,6 +317,7 @@ class ConnectHandler:
             upstream.transport.close()
             return
         transport.write(_ESTABLISHED + b"".join(upstream.held))
+        upstream.held.clear()
         transport.set_protocol(client)
         client.connection_made(transport)
         tunnel.open()
