@@ -6,18 +6,21 @@ project with pytest.
   broken request, the test fails naming the rule it breaks (needs `toolwire-inspect`);
 - an in-process mock upstream (the standard library's http.server) answers the recorded response,
   chunk by chunk for a stream, and a client call gets those exact bytes back; through the official
-  SDK when the dialect has one and it is installed (needs only pytest otherwise).
+  SDK when the dialect has one and it is installed (needs only pytest otherwise): openai, anthropic,
+  google-genai (for the Gemini API's own paths, not Vertex AI's).
 
 Written from the fixture (so redacted and stable); the fixture rides along as FIXTURE."""
 
 from __future__ import annotations
 
 import pprint
+import re
 from typing import Any
 
 from . import export
 
 # The SDK call that sends a recorded request body as is: (module, client expression, method path).
+# Gemini's has a test of its own (_GENAI_TEST).
 _SDKS = {
     "openai-chat": ("openai", "openai.OpenAI(base_url=base_url + '/v1', api_key='test-key', max_retries=0)",
                     "chat.completions.create"),
@@ -26,6 +29,56 @@ _SDKS = {
     "anthropic": ("anthropic", "anthropic.Anthropic(base_url=base_url, api_key='test-key', max_retries=0)",
                   "messages.create"),
 }
+
+
+# The Gemini API paths google-genai builds (Vertex AI's differ); its stream is always SSE.
+_GENAI_PATH = re.compile(r"/(v1|v1beta|v1alpha)/models/[^/:]+:(generateContent|streamGenerateContent)")
+
+_GENAI_TEST = '''
+
+def _genai_call():
+    """The recorded REST request as the SDK's arguments: the API version, model and method from its
+    path; the body's generationConfig and the rest of the body (tools, systemInstruction, ...) as
+    the config, whose types take the REST spelling."""
+    version, _, rest = FIXTURE["request"]["path"].strip("/").partition("/models/")
+    model, _, method = rest.partition(":")
+    body = dict(RECORDED_REQUEST["json"])
+    contents = body.pop("contents", None)
+    config = {**body.pop("generationConfig", {}), **body}
+    return version, method == "streamGenerateContent", {"model": model, "contents": contents, "config": config}
+
+
+def test_sdk_replays_the_recorded_response(upstream):
+    genai = pytest.importorskip("google.genai")
+    errors = pytest.importorskip("google.genai.errors")
+    types = pytest.importorskip("google.genai.types")
+    version, stream, arguments = _genai_call()
+    client = genai.Client(api_key="test-key", http_options=types.HttpOptions(base_url=upstream, api_version=version))
+    call = client.models.generate_content_stream if stream else client.models.generate_content
+    status, _, _ = _recorded_response()
+    if status >= 400:
+        with pytest.raises(errors.APIError) as raised:
+            result = call(**arguments)
+            if stream:
+                list(result)
+        assert raised.value.code == status
+        return
+    result = call(**arguments)
+    if stream:
+        events = list(result)  # the SDK reads the whole recorded stream
+        assert events
+    else:
+        # What the SDK read, in the REST spelling, without what it adds of its own.
+        assert result.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={
+            "sdk_http_response", "automatic_function_calling_history"}) == FIXTURE["response"]["body"]["json"]
+'''
+
+
+def _genai(data: dict[str, Any]) -> bool:
+    """Whether google-genai can send the recorded request: a path it builds, an SSE stream."""
+    request = data["request"]
+    match = _GENAI_PATH.fullmatch(request["path"])
+    return match is not None and (match[2] == "generateContent" or "alt=sse" in (request["query"] or "").split("&"))
 
 
 def _literal(value: Any) -> str:
@@ -38,9 +91,11 @@ def render(data: dict[str, Any], name: str = "turn") -> bytes:
     fixed = data.get("fixed")
     dialect = data.get("dialect")
     sdk = _SDKS.get(dialect or "") if "json" in request_body else None
+    genai = dialect == "gemini" and "json" in request_body and _genai(data)
+    sdk_name = sdk[0] if sdk is not None else "google-genai" if genai else None
     parts = [f'''"""Regression test for a recorded {dialect or "HTTP"} turn ({name}), exported by toolwire-inspect
 (fixture format {export.VERSION}: docs/fixtures.md). Run it with pytest; the rule checks need
-toolwire-inspect installed, the response replay only pytest{" (and the " + sdk[0] + " SDK)" if sdk else ""}."""
+toolwire-inspect installed, the response replay only pytest{" (and the " + sdk_name + " SDK)" if sdk_name else ""}."""
 
 import base64
 import http.server
@@ -171,4 +226,6 @@ def test_sdk_replays_the_recorded_response(upstream):
     else:
         assert result.to_dict() == FIXTURE["response"]["body"]["json"]
 ''')
+    elif genai:
+        parts.append(_GENAI_TEST)
     return "".join(parts).encode("utf-8")

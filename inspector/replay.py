@@ -3,6 +3,8 @@ and linked to its original. Credentials come from the forwarder's memory or the 
 never from disk (the store holds only redacted headers). Only a request that goes where it went
 when recorded is resent: a stored target that is not a plain path, or a flow recorded against
 another upstream, is refused rather than sent, with a key from the environment, somewhere else.
+A flow recorded in proxy mode is resent the way it came, through a tunnel to its host, when
+that host is on the forwarder's intercept list.
 
 The forwarder is on loopback and the request is already built, so the standard library's client
 is all this needs; httpx would drag rich into the core (its package imports its CLI module)."""
@@ -19,14 +21,17 @@ import orjson
 
 from .analysis import analyse, safe_repairs
 from .flow import Flow, ReplayKind
-from .proxy.access import origin, target_problem
+from .proxy.access import TOKEN_HEADER, origin, target_problem
+from .proxy.ca import CAError
 from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
 from .proxy.routes import Router
+from .proxy.server import is_loopback
 from .proxy.stdio import STDIO_SCHEME
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .wire.dialect import Dialect, from_path
 
 if TYPE_CHECKING:
+    from .proxy.connect import InterceptList
     from .proxy.forwarder import Forwarder
     from .store import Store
 
@@ -108,32 +113,82 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
     return flow.path + (f"?{query}" if query else ""), headers
 
 
+def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str, int] | None:
+    """(host, port) of the tunnel a flow recorded in proxy mode came through, when `intercepts`
+    (a forwarder's list; None: it answers no CONNECT) holds that host today and sends its requests
+    where they went then; None for a flow that came by a base URL. A ReplayError for an intercepted
+    flow that would not go there: the host is off the list, or goes elsewhere now. Only the list
+    decides, never the stored flow's own word: a store can be edited or imported, and a replay
+    carries the user's keys."""
+    hosts = [value for name, value in flow.request_headers if name.lower() == "host"]
+    if len(hosts) != 1 or not flow.upstream_url:
+        return None
+    parts = urlsplit(f"//{hosts[0]}")
+    try:
+        host, port = (parts.hostname or "").lower(), parts.port or 443
+    except ValueError:  # a port out of range: the forwarder admitted no such flow
+        return None
+    if not host or is_loopback(host):
+        return None
+    went = origin(flow.upstream_url)
+    interception = None if intercepts is None else intercepts.match(host, port)
+    if interception is None:
+        # Recorded from a tunnel to https://HOST, off this forwarder's list: not replayed there.
+        if went == origin(f"https://{hosts[0]}"):
+            raise ReplayError(f"flow #{flow.id} is not replayed: it was intercepted from {host}, which this "
+                              f"forwarder does not intercept (--intercept {host} adds it); a replay goes only to "
+                              "hosts on the intercept list, never to any host a stored flow names")
+        return None
+    going = origin(f"{interception.scheme}://{interception.authority}")
+    if went != going:
+        raise ReplayError(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url} through a "
+                          f"tunnel to {host}, which this forwarder sends to {interception.shown}; its credentials "
+                          "are not sent anywhere else")
+    return host, port
+
+
 def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, str]] | None,
            body: bytes | None = None, kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0,
            elsewhere: bool = False) -> int:
     """Send the recorded request (or `body`) through `via`, a forwarder of this process (a Router:
-    through the route the flow came through); the new flow's id. `kind`: what `body` is, the
-    request with the safe repairs applied or as the user edited it (the new flow says so).
-    `elsewhere`: the caller chose `via`'s upstream knowing the flow went to another."""
-    if isinstance(via, Router):
-        route = via.forwarder(flow.route)
-        if route is None:
-            came = f"route {flow.route!r}" if flow.route else "the unnamed route (--upstream)"
-            raise ReplayError(f"flow #{flow.id} is not replayed: it came through {came}, which this forwarder "
-                              "does not serve")
-        via = route
-    if not elsewhere and flow.upstream_url:
-        went, going = origin(flow.upstream_url), origin(via.upstream)
-        if went is None or went != going:
-            raise ReplayError(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not to "
-                              f"this forwarder's upstream {going}; its credentials are not sent anywhere else")
+    through the route the flow came through; a flow recorded in proxy mode: through a tunnel to
+    its host, see intercepted_host); the new flow's id. `kind`: what `body` is, the request with
+    the safe repairs applied or as the user edited it (the new flow says so). `elsewhere`: the
+    caller chose `via`'s upstream knowing the flow went to another."""
+    tunnel = None if elsewhere else intercepted_host(flow, None if via.connect is None else via.connect.intercepts)
+    if tunnel is None:
+        if isinstance(via, Router):
+            route = via.forwarder(flow.route)
+            if route is None:
+                came = f"route {flow.route!r}" if flow.route else "the unnamed route (--upstream)"
+                raise ReplayError(f"flow #{flow.id} is not replayed: it came through {came}, which this forwarder "
+                                  "does not serve")
+            via = route
+        if not elsewhere and flow.upstream_url:
+            went, going = origin(flow.upstream_url), origin(via.upstream)
+            if went is None or went != going:
+                raise ReplayError(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not "
+                                  f"to this forwarder's upstream {going}; its credentials are not sent anywhere else")
     target, headers = replay_request(flow, credentials, kind=kind)
     content = flow.request_body if body is None else body
     parts = urlsplit(via.client_url)
-    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=timeout)
+    address = parts.hostname or "127.0.0.1", parts.port or 80
+    if tunnel is None:
+        connection = http.client.HTTPConnection(*address, timeout=timeout)
+        prefix = parts.path  # the token prefix of the client URL, if any, goes first
+    else:
+        assert via.connect is not None  # intercepted_host found the tunnel's host on its list
+        try:
+            context = via.connect.client_context()
+        except CAError as exc:
+            raise ReplayError(f"replay of #{flow.id} through a tunnel to {tunnel[0]}: {exc}") from exc
+        # The way a client in proxy mode sends it: CONNECT to the forwarder, then TLS to the host.
+        connection = http.client.HTTPSConnection(*address, timeout=timeout, context=context)
+        token = via.access.token
+        connection.set_tunnel(*tunnel, headers={} if token is None else {TOKEN_HEADER: token})
+        prefix = ""
     try:
-        # The token prefix of the client URL, if any, goes first.
-        connection.putrequest(flow.method, parts.path + target, skip_host=False, skip_accept_encoding=True)
+        connection.putrequest(flow.method, prefix + target, skip_host=False, skip_accept_encoding=True)
         for name, value in headers:
             connection.putheader(name, value)
         connection.putheader("Content-Length", str(len(content)))
@@ -143,11 +198,11 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
             pass  # the forwarder records the body; only its end matters here
         new_id = response.getheader(FLOW_ID_HEADER)
     except (OSError, http.client.HTTPException) as exc:
-        raise ReplayError(f"replay of #{flow.id} through {via} failed: {exc}") from exc
+        raise ReplayError(f"replay of #{flow.id} through {via.base_url} failed: {exc}") from exc
     finally:
         connection.close()
     if new_id is None:
-        raise ReplayError(f"{via} answered without {FLOW_ID_HEADER}: is it a toolwire-inspect forwarder?")
+        raise ReplayError(f"{via.base_url} answered without {FLOW_ID_HEADER}: is it a toolwire-inspect forwarder?")
     return int(new_id)
 
 

@@ -49,6 +49,21 @@ def port(text: str) -> int:
     return value
 
 
+def positive(kind: type[int] | type[float]) -> Callable[[str], int | float]:
+    """argparse type of a count or a number of seconds above zero."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = 0
+        if not value > 0 or value == float("inf"):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {'whole ' if kind is int else ''}number above 0")
+        return value
+
+    return parse
+
+
 STORE_VARIABLE = "TOOLWIRE_STORE"  # saves repeating --store; the flag wins over it
 
 
@@ -81,13 +96,26 @@ def add_access_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_proxy_arguments(parser: argparse.ArgumentParser) -> None:
     """Proxy mode (HTTPS_PROXY=http://127.0.0.1:PORT; see proxy/connect.py)."""
+    add_intercept_arguments(parser)
+    parser.add_argument("--allow-connect", action="append", default=[], metavar="HOST",
+                        help="tunnel to HOST even though it is a loopback or private address (refused "
+                             "otherwise); repeatable")
+    # Defaults live in proxy/connect.py, which `--help` should not have to import.
+    parser.add_argument("--tunnel-idle", type=positive(float), metavar="SECONDS",
+                        help="close a tunnel to a host not intercepted once nothing has moved through it either "
+                             "way for this long (default 600)")
+    parser.add_argument("--max-tunnels", type=positive(int), metavar="N",
+                        help="refuse CONNECT with 503 while N tunnels are open (default: a fifth of what the "
+                             "file-descriptor limit allows)")
+
+
+def add_intercept_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which hosts proxy mode intercepts, and where their requests go: also what `replay` needs to
+    send a flow recorded so back to its host."""
     parser.add_argument("--intercept", action="append", default=[], metavar="HOST[=URL]",
                         help="also intercept and record CONNECT tunnels to HOST (*.example.com for any subdomain), "
                              "besides the known LLM API hosts; =URL sends its requests there instead of "
                              "https://HOST; repeatable")
-    parser.add_argument("--allow-connect", action="append", default=[], metavar="HOST",
-                        help="tunnel to HOST even though it is a loopback or private address (refused "
-                             "otherwise); repeatable")
     parser.add_argument("--upstream-ca", metavar="FILE",
                         help="trust the CA certificates in this PEM file for upstream TLS, besides the usual roots "
                              "(e.g. a local test upstream's own CA)")
@@ -95,7 +123,11 @@ def add_proxy_arguments(parser: argparse.ArgumentParser) -> None:
 
 def proxy_options(args: argparse.Namespace) -> dict:
     """The Forwarder keywords of add_proxy_arguments' options."""
-    return {"intercept": args.intercept, "allow_connect": args.allow_connect, "upstream_ca": args.upstream_ca}
+    options = {"intercept": args.intercept, "allow_connect": args.allow_connect, "upstream_ca": args.upstream_ca}
+    for name in ("tunnel_idle", "max_tunnels"):
+        if getattr(args, name) is not None:
+            options[name] = getattr(args, name)
+    return options
 
 
 def add_route_arguments(parser: argparse.ArgumentParser) -> None:

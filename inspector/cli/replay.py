@@ -2,15 +2,21 @@
 replay is recorded like any flow and linked to the original. Credentials come from the
 environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY): a new process
 has no other source, and the store never holds them. A flow sent with a key is not replayed
-without one. Exit status: 0 when the upstream answered 2xx/3xx, 1 for an error status or a failed
-transfer, 2 when nothing was sent."""
+without one. A flow recorded in proxy mode goes back to its host through a tunnel, as it came,
+when that host is on the intercept list (the known providers, plus --intercept). Exit status: 0
+when the upstream answered 2xx/3xx, 1 for an error status or a failed transfer, 2 when nothing
+was sent."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from .common import add_store_argument, flow_id, open_store
+from .common import add_intercept_arguments, add_store_argument, flow_id, open_store
+
+if TYPE_CHECKING:
+    from ..flow import Flow
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +24,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID")
     add_store_argument(parser)
     parser.add_argument("--upstream", metavar="URL", help="send it here instead of the recording session's upstream")
+    # A flow recorded in proxy mode goes back through a tunnel to its host, if intercepted here too.
+    add_intercept_arguments(parser)
     parser.set_defaults(handler=run)
+
+
+def _intercepted(flow: Flow, intercept: list[str]) -> bool:
+    """Whether `flow` came through a tunnel the replay's forwarder would intercept (or refuses to
+    replay it for a reason of its own: replay() says which)."""
+    from ..proxy.connect import InterceptError, InterceptList
+    from ..replay import ReplayError, intercepted_host
+
+    try:
+        return intercepted_host(flow, InterceptList(intercept)) is not None
+    except (InterceptError, ReplayError):
+        return True  # the forwarder or the replay refuses it, with the reason
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,11 +63,15 @@ def run(args: argparse.Namespace) -> int:
             upstream = session.upstream
             routes = session_routes(upstream)
             if routes is not None:  # a routed session: the flow's own route's upstream
-                if flow.route not in routes:
+                if flow.route in routes:
+                    upstream = routes[flow.route]
+                elif _intercepted(flow, args.intercept):
+                    # It belongs to no route: its tunnel decides where it goes, not the forwarder's upstream.
+                    upstream = next(iter(routes.values()))
+                else:
                     print(f"toolwire-inspect: flow #{flow.id}'s route {flow.route!r} is not in its session; "
                           "pass --upstream URL", file=sys.stderr)
                     return 2
-                upstream = routes[flow.route]
         dialect = from_path(flow.path)
         credentials = credentials_from_env(dialect)
         carried = recorded_key(flow)
@@ -57,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
                   f"set {' or '.join(key_variables(dialect))} to replay it", file=sys.stderr)
             return 2
         try:
-            forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate)
+            forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate, intercept=args.intercept,
+                                  upstream_ca=args.upstream_ca)
             forwarder.start()
         except ForwarderError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)

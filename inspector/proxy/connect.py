@@ -9,7 +9,13 @@ Who may open a tunnel (access.py's admit_connect): web pages cannot send CONNECT
 risk is a local process, or a remote one when the forwarder listens beyond loopback, using it to
 reach what it could not reach itself. A tunnel to a loopback, private, link-local or otherwise
 non-global address is refused unless its host is allowed by name (`--allow-connect HOST`): the
-address checked is the one connected to, so a name that resolves to 127.0.0.1 is caught too."""
+address checked is the one connected to, so a name that resolves to 127.0.0.1 is caught too.
+
+What a tunnel may hold: at most `max_tunnels` are open at once (relayed, intercepted, or still
+being set up), so a process opening tunnels without end gets a 503 instead of spending the
+descriptors every other client needs; a relayed tunnel through which no byte has moved either
+way for `idle_timeout` seconds is closed. An intercepted tunnel is an HTTP connection of the
+forwarder's once TLS ends, so the server's own client limits (server.ClientLimits) bound its idling."""
 
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ from yarl import URL
 from ..redact import redact_url
 from .access import AccessPolicy, Refusal, error_body
 from .ca import CAError, LocalCA
+from .server import descriptor_pairs
 
 # The hosts of the known LLM APIs; "*." matches any subdomain (Azure names one per resource).
 DEFAULT_INTERCEPTS = (
@@ -37,6 +44,12 @@ DEFAULT_INTERCEPTS = (
 
 _ESTABLISHED = b"HTTP/1.1 200 Connection established\r\n\r\n"
 _TUNNEL_CONNECT_TIMEOUT = 30.0
+# As long as the forwarder waits on a silent upstream (forwarder.DEFAULT_TIMEOUT): a tunnel to a
+# provider off the intercept list carries the same requests, silent while the model thinks.
+DEFAULT_TUNNEL_IDLE = 600.0
+# A fifth of the descriptor pairs: with the plain connections' share (server.ClientLimits), the
+# two together stay within the process's descriptor limit.
+DEFAULT_MAX_TUNNELS = max(16, min(2_000, descriptor_pairs() // 5))
 
 
 class InterceptError(Exception):
@@ -148,18 +161,30 @@ class ConnectHandler:
     (server.py) with the connection, which is this handler's from then on."""
 
     def __init__(self, access: AccessPolicy, intercepts: InterceptList, *, ca_dir: Path | str | None = None,
-                 allow_connect: Iterable[str] = (), handshake_timeout: float = 10.0, max_tunnels: int = 1024) -> None:
+                 allow_connect: Iterable[str] = (), handshake_timeout: float = 10.0,
+                 max_tunnels: int = DEFAULT_MAX_TUNNELS, idle_timeout: float = DEFAULT_TUNNEL_IDLE) -> None:
         self.access = access
         self.intercepts = intercepts
         self.allow_connect = {host.strip("[]").lower() for host in allow_connect}
         self.handshake_timeout = handshake_timeout
         self.max_tunnels = max_tunnels
+        self.idle_timeout = idle_timeout
         self.tunnelled = 0  # tunnels relayed untouched, for the curious (the CLI and UI show refusals)
         self._ca_dir = ca_dir
         self._ca: LocalCA | None = None
         self._ca_lock = threading.Lock()
-        self._tasks: set[asyncio.Task] = set()
-        self._pipes: set[_Pipe] = set()
+        self._tasks: set[asyncio.Task] = set()  # CONNECTs being answered
+        self._tunnels: set[_Tunnel] = set()  # relayed
+        self._intercepted = 0  # intercepted tunnels whose HTTP connection is open
+
+    @property
+    def open_tunnels(self) -> int:
+        """Tunnels open or being set up, of every kind."""
+        return len(self._tasks) + len(self._tunnels) + self._intercepted
+
+    def released(self) -> None:
+        """An intercepted tunnel's HTTP connection is lost (called by the server protocol)."""
+        self._intercepted -= 1
 
     def take(self, transport: asyncio.Transport, target: bytes, headers: list[tuple[bytes, bytes]], rest: bytes,
              serve: Callable[[Interception], asyncio.Protocol]) -> None:
@@ -175,8 +200,8 @@ class ConnectHandler:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        for pipe in list(self._pipes):
-            pipe.transport.abort()
+        for tunnel in list(self._tunnels):
+            tunnel.abort()
 
     async def _serve(self, transport: asyncio.Transport, target: bytes, headers: list[tuple[bytes, bytes]],
                      rest: bytes, serve: Callable[[Interception], asyncio.Protocol]) -> None:
@@ -191,9 +216,10 @@ class ConnectHandler:
                 _refuse(transport, self.access.count(Refusal(
                     400, "toolwire_bad_target", f"refused: CONNECT target {shown!r} is not host:port")))
                 return
-            if len(self._pipes) // 2 + len(self._tasks) > self.max_tunnels:
+            if self.open_tunnels - 1 >= self.max_tunnels:  # this CONNECT's own task aside
                 _refuse(transport, self.access.count(Refusal(
-                    503, "toolwire_too_many_tunnels", f"refused: more than {self.max_tunnels} tunnels are open")))
+                    503, "toolwire_too_many_tunnels",
+                    f"refused: {self.open_tunnels - 1} tunnels are open, as many as --max-tunnels allows")))
                 return
             host, port = authority
             interception = self.intercepts.match(host, port)
@@ -237,6 +263,7 @@ class ConnectHandler:
             return
         protocol = serve(interception)
         tls.set_protocol(protocol)
+        self._intercepted += 1  # until the protocol's connection_lost calls released()
         protocol.connection_made(tls)  # type: ignore[arg-type]
         if early.data:
             protocol.data_received(b"".join(early.data))
@@ -244,10 +271,18 @@ class ConnectHandler:
             protocol.eof_received()
 
     def _server_context(self, host: str) -> ssl.SSLContext:
+        return self._local_ca().server_context(host)
+
+    def client_context(self) -> ssl.SSLContext:
+        """A client's TLS context that trusts this handler's CA, and only it: for a replay sent
+        through an intercepted tunnel (replay.py). A CAError when the CA cannot be made or read."""
+        return ssl.create_default_context(cafile=str(self._local_ca().cert_path))
+
+    def _local_ca(self) -> LocalCA:
         with self._ca_lock:  # the CA is made once, on the first intercepted tunnel
             if self._ca is None:
                 self._ca = LocalCA(self._ca_dir)
-        return self._ca.server_context(host)
+            return self._ca
 
     # -- tunnelled: bytes both ways, untouched ---------------------------------------------------
 
@@ -267,9 +302,8 @@ class ConnectHandler:
                     f"refused: CONNECT {host}:{port} leads to a loopback or private address; pass "
                     f"--allow-connect {host} to tunnel there")))
                 return
-        client = _Pipe(self._pipes)
-        upstream = _Pipe(self._pipes)
-        client.peer, upstream.peer = upstream, client
+        tunnel = _Tunnel(self._tunnels, self.idle_timeout)
+        client, upstream = tunnel.client, tunnel.upstream
         why = ""
         for family, _, proto, _, address in infos:  # in the resolver's order, as a client would
             try:
@@ -287,14 +321,75 @@ class ConnectHandler:
         if transport.is_closing():
             upstream.transport.close()
             return
-        transport.write(_ESTABLISHED)
+        transport.write(_ESTABLISHED + b"".join(upstream.held))
+        upstream.held.clear()
         transport.set_protocol(client)
         client.connection_made(transport)
+        tunnel.open()
         if rest:
             upstream.transport.write(rest)
         self.tunnelled += 1
+        if upstream.ended:  # the far side said all it had to say before the join
+            transport.close()
+            return
         transport.resume_reading()
         upstream.transport.resume_reading()
+
+
+class _Tunnel:
+    """A relayed tunnel: its two ends, in `registry` from joining until both are lost, and the
+    timer that closes it once no byte has moved either way for `idle` seconds (one timer, moved
+    only when it fires; each read writes one field). Closing waits for what is buffered to be
+    written; a side still open a further `idle` seconds later (its reader stalled) is aborted."""
+
+    __slots__ = ("client", "upstream", "last", "idle", "_registry", "_handle", "_closing", "_time")
+
+    def __init__(self, registry: set[_Tunnel], idle: float) -> None:
+        self.client = _Pipe(self)
+        self.upstream = _Pipe(self)
+        self.client.peer, self.upstream.peer = self.upstream, self.client
+        self.idle = idle
+        self._registry = registry
+        self._handle: asyncio.TimerHandle | None = None
+        self._closing = False
+        self._time = asyncio.get_running_loop().time
+        self.last = self._time()
+
+    def open(self) -> None:
+        """Both ends are joined."""
+        self._registry.add(self)
+        self.last = self._time()
+        self._handle = asyncio.get_running_loop().call_later(self.idle, self._check)
+
+    def moved(self) -> None:
+        self.last = self._time()
+
+    def lost(self) -> None:
+        if self.client.lost and self.upstream.lost:
+            self._registry.discard(self)
+            if self._handle is not None:
+                self._handle.cancel()
+                self._handle = None
+
+    def abort(self) -> None:
+        for pipe in (self.client, self.upstream):
+            if pipe.transport is not None:
+                pipe.transport.abort()
+
+    def _check(self) -> None:
+        now = self._time()
+        if now - self.last < self.idle:
+            self._handle = asyncio.get_running_loop().call_later(self.last + self.idle - now, self._check)
+            return
+        if self._closing:
+            self.abort()
+            self._handle = None
+            return
+        self._closing = True
+        for pipe in (self.client, self.upstream):
+            pipe.transport.close()
+        self.last = now
+        self._handle = asyncio.get_running_loop().call_later(self.idle, self._check)
 
 
 class _Pipe(asyncio.Protocol):
@@ -302,32 +397,45 @@ class _Pipe(asyncio.Protocol):
     this side's reading (so a tunnel holds at most the transports' high-water marks), and either
     side closing closes the other once its buffer is written."""
 
-    def __init__(self, registry: set[_Pipe]) -> None:
-        self.registry = registry
+    def __init__(self, tunnel: _Tunnel) -> None:
+        self.tunnel = tunnel
         self.peer: _Pipe | None = None
         self.transport: asyncio.Transport = None  # type: ignore[assignment]
+        self.lost = False
+        self.ended = False  # sent its EOF or was lost
+        self.held: list[bytes] = []
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
         transport.pause_reading()  # type: ignore[attr-defined]  # until both ends are joined
-        self.registry.add(self)
 
     def data_received(self, data: bytes) -> None:
         assert self.peer is not None
+        self.tunnel.moved()
+        if self.peer.transport is None:
+            # The far side spoke first, before the client's end is joined (the event loop may
+            # start reading before connection_made's pause takes effect): held until joined.
+            self.held.append(data)
+            self.transport.pause_reading()
+            return
         self.peer.transport.write(data)
 
     def eof_received(self) -> None:
         assert self.peer is not None
+        if self.peer.transport is None:
+            self.ended = True  # before the join: the client's end is closed once joined
+            return
         self.peer.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.registry.discard(self)
+        self.lost = self.ended = True
         peer = self.peer
         if peer is not None and peer.transport is not None:
             if exc is None:
                 peer.transport.close()
             else:
                 peer.transport.abort()
+        self.tunnel.lost()
 
     def pause_writing(self) -> None:
         assert self.peer is not None
@@ -335,6 +443,7 @@ class _Pipe(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         assert self.peer is not None
+        self.tunnel.moved()  # a slow reader drained its buffer: bytes moved
         self.peer.transport.resume_reading()
 
 

@@ -34,7 +34,8 @@ from ..wire.dialect import from_path, is_server_push, is_stream_path
 from ..wire.streams import ends_complete
 from .access import TOKEN_HEADER, AccessPolicy, target_problem
 from .access import error_body as _error_body
-from .connect import ConnectHandler, InterceptError, Interception, InterceptList
+from .connect import (DEFAULT_MAX_TUNNELS, DEFAULT_TUNNEL_IDLE, ConnectHandler, InterceptError, Interception,
+                      InterceptList)
 from .server import INTERCEPT_EXTENSION, ClientLimits, ListenError, ServerThread, is_loopback, request_target
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
@@ -116,6 +117,8 @@ class Forwarder:
         allow_connect: Iterable[str] = (),
         ca_dir: Path | str | None = None,
         upstream_ca: Path | str | None = None,
+        tunnel_idle: float = DEFAULT_TUNNEL_IDLE,
+        max_tunnels: int = DEFAULT_MAX_TUNNELS,
         route: str | None = None,
         access: AccessPolicy | None = None,
     ) -> None:
@@ -178,7 +181,8 @@ class Forwarder:
         except InterceptError as exc:
             raise ForwarderError(str(exc)) from exc
         self.connect = ConnectHandler(self.access, intercepts, ca_dir=ca_dir, allow_connect=allow_connect,
-                                      handshake_timeout=limits.client_timeout, max_tunnels=limits.max_connections)
+                                      handshake_timeout=limits.client_timeout, max_tunnels=max_tunnels,
+                                      idle_timeout=tunnel_idle)
         self._upstream_ssl: ssl.SSLContext | bool = True  # aiohttp's default verification
         if upstream_ca is not None:
             # Trusted besides the usual roots, e.g. a test upstream's own CA.

@@ -40,6 +40,7 @@ import platformdirs
 from ..redact import redact_url
 from ..store import Store
 from .access import AccessPolicy
+from .connect import ConnectHandler
 from .forwarder import FlowEvent, Forwarder, ForwarderError, shorten_switch_interval
 from .server import INTERCEPT_EXTENSION, ClientLimits, ListenError, ServerThread, request_target
 
@@ -249,6 +250,11 @@ class Router:
                                     connect=None if self._proxy is None else self._proxy.connect)
         for forwarder in self._shared:
             forwarder.mount_on(self._server, "" if forwarder is root else f"/r/{forwarder.route}")
+
+    @property
+    def connect(self) -> ConnectHandler | None:
+        """The handler that answers CONNECT on the shared port (None: no route is served there)."""
+        return None if self._proxy is None else self._proxy.connect
 
     @property
     def _shared(self) -> list[Forwarder]:

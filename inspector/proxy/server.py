@@ -56,6 +56,13 @@ def _new_loop() -> asyncio.AbstractEventLoop:
     return uvloop.new_event_loop()
 
 
+def descriptor_pairs() -> int:
+    """How many client connections the descriptor limit allows, each with its upstream connection
+    (two descriptors), 256 kept free for the store, logs and the UI. Plain connections and proxy
+    mode's tunnels (connect.DEFAULT_MAX_TUNNELS, a fifth) share them."""
+    return (resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 256) // 2
+
+
 @dataclass(frozen=True, slots=True)
 class ClientLimits:
     """What one client may hold of the server. uvicorn bounds neither the request head under
@@ -68,8 +75,8 @@ class ClientLimits:
     client_timeout: float = 10.0
     keep_alive: int = 5  # idle seconds between two requests on one connection
     # Each relayed request holds two descriptors (client and upstream): refusing connections
-    # beyond this keeps descriptors free for the upstream side and the store.
-    max_connections: int = max(64, min(10_000, (resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 256) // 2))
+    # beyond this keeps descriptors free for the upstream side, the store and the tunnels' fifth.
+    max_connections: int = max(64, min(10_000, descriptor_pairs() - descriptor_pairs() // 5))
 
 
 _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"
@@ -83,6 +90,9 @@ _NOT_ALLOWED = (b"HTTP/1.1 405 Method Not Allowed\r\ncontent-type: text/plain; c
 class ConnectTaker(Protocol):
     def take(self, transport: asyncio.Transport, target: bytes, headers: list[tuple[bytes, bytes]], rest: bytes,
              serve: Callable[[Any], asyncio.Protocol]) -> None: ...
+
+    def released(self) -> None:
+        """The connection of an intercepted tunnel (a protocol `serve` made) is lost."""
 
 
 class _BoundedHttpTools(HttpToolsProtocol):
@@ -111,6 +121,8 @@ class _BoundedHttpTools(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_head_timer()
         super().connection_lost(exc)
+        if self.intercepted is not None and self.connect is not None:
+            self.connect.released()  # its place among the tunnels is free
 
     def data_received(self, data: bytes) -> None:
         if self._in_head:

@@ -22,14 +22,18 @@ import openai
 import orjson
 import pytest
 import vcr
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types as genai_types
 
 from inspector.analysis import analyse, decode_body, safe_repairs
 from inspector.cli import main
 from inspector.cli.open import opened_store
 from inspector.flow import ReplayKind, header
 from inspector.load import LoadError, load
-from inspector.mock import Canned, FixtureRoute, MockUpstream, sse_response
+from inspector.mock import Canned, FixtureRoute, MockUpstream, json_response, sse_response
 from inspector.wire.canned import Call
+from inspector.wire.dialects.gemini.mock import gemini_response, gemini_stream
 from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
 from inspector.proxy import Forwarder
 from inspector.replay import replay
@@ -271,6 +275,72 @@ def test_exported_pytest_file_passes_in_a_fresh_project_and_fails_when_broken_ag
     assert "1 failed, 3 deselected" in result.stdout
     assert ("AssertionError: the fixed request breaks OC-05 at /tools/0/function/parameters/type, "
             "OC-05 at /tools/0/function/parameters/properties/city/type") in result.stdout
+
+
+def test_exported_gemini_pytest_file_replays_through_google_genai_and_fails_when_broken_again(tmp_path):
+    """The same for Gemini, recorded with the google-genai SDK: a declaration named with a space
+    (GM-02, renamed by the fixers) answered in JSON, an SSE stream with a call, and a 400."""
+    refusal = {"error": {"code": 400, "message": "Invalid value at 'tools[0]'", "status": "INVALID_ARGUMENT"}}
+    mock = MockUpstream([json_response(gemini_response("Looking.")),
+                         sse_response(gemini_stream("Looking.", [Call("get_weather", '{"city": "Paris"}', "c1")]),
+                                      interval=0.01),
+                         Canned(status=400, body=orjson.dumps(refusal))]).start()
+    store = Store(tmp_path / "flows.sqlite3")
+    completed = Completed()
+    forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
+    forwarder.start()
+    client = genai.Client(api_key="AIza-test-fixtures",
+                          http_options=genai_types.HttpOptions(base_url=forwarder.base_url))
+    city = genai_types.Schema(type=genai_types.Type.OBJECT,
+                              properties={"city": genai_types.Schema(type=genai_types.Type.STRING)})
+    try:
+        for name, call in (("get weather", client.models.generate_content),
+                           ("get_weather", client.models.generate_content_stream)):
+            declaration = genai_types.FunctionDeclaration(name=name, description="Weather by city", parameters=city)
+            config = genai_types.GenerateContentConfig(tools=[genai_types.Tool(function_declarations=[declaration])],
+                                                       temperature=0.2)
+            result = call(model="gemini-2.5-flash", contents="Weather in Paris?", config=config)
+            if name == "get_weather":
+                list(result)  # the stream read to its end
+        with pytest.raises(genai_errors.ClientError):
+            client.models.generate_content(model="gemini-2.5-flash", contents="Again?")
+        first, second, third = completed.wait(3)
+        store.flush()
+    finally:
+        client.close()
+        forwarder.stop()
+        store.close()
+        mock.stop()
+    project = tmp_path / "project"
+    project.mkdir()
+    for flow_id, test_name in ((first.id, "test_turn.py"), (second.id, "test_stream.py"),
+                               (third.id, "test_refused.py")):
+        assert main(["export", str(flow_id), "--format", "pytest", "--store", str(tmp_path / "flows.sqlite3"),
+                     "-o", str(project / test_name)]) == 0
+    result = run_pytest(project, "-v")
+    assert result.returncode == 0, result.stdout + result.stderr
+    passed = sorted(line.split(" ")[0] for line in result.stdout.splitlines() if " PASSED" in line)
+    assert passed == [
+        "test_refused.py::test_client_gets_the_recorded_response",
+        "test_refused.py::test_recorded_request_trips_the_recorded_rules",
+        "test_refused.py::test_sdk_replays_the_recorded_response",
+        "test_stream.py::test_client_gets_the_recorded_response",
+        "test_stream.py::test_recorded_request_trips_the_recorded_rules",
+        "test_stream.py::test_sdk_replays_the_recorded_response",
+        "test_turn.py::test_client_gets_the_recorded_response",
+        "test_turn.py::test_fixed_request_passes",
+        "test_turn.py::test_recorded_request_trips_the_recorded_rules",
+        "test_turn.py::test_sdk_replays_the_recorded_response",
+    ]
+    test_file = project / "test_turn.py"
+    source = test_file.read_text()
+    start = source.index("FIXED_REQUEST = ")
+    end = source.index("\n\n", start)
+    test_file.write_text(source[:start] + 'FIXED_REQUEST = RECORDED_REQUEST["json"]' + source[end:])
+    result = run_pytest(project, "test_turn.py", "-k", "fixed_request")
+    assert result.returncode == 1
+    assert "1 failed, 3 deselected" in result.stdout
+    assert "AssertionError: the fixed request breaks GM-02 at /tools/0/functionDeclarations/0/name" in result.stdout
 
 
 def test_a_fixture_of_a_newer_version_is_refused(recording, tmp_path):

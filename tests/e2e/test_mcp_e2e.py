@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from mcp.server.mcpserver import MCPServer
 
 from inspector.analysis import analyse
 from inspector.proxy import Forwarder
@@ -18,29 +17,14 @@ from inspector.cli import main
 from inspector.store import Store
 from inspector.wire.dialect import Dialect
 from inspector.wire.session import check_session, entries_from_flows
-
-
-def _server(name: str) -> MCPServer:
-    server = MCPServer(name)
-
-    @server.tool()
-    def lookup(query: str) -> str:
-        """Look something up."""
-        return f"{name}: {query}"
-
-    @server.tool(name=f"{name}_status")
-    def status() -> str:
-        """Server status."""
-        return "ok"
-
-    return server
+from tests.mcp_servers import mcp_server
 
 
 class TwoServers:
     """alpha at /alpha/mcp and beta at /beta/mcp on one loopback port."""
 
     def __init__(self) -> None:
-        self.servers = {name: _server(name) for name in ("alpha", "beta")}
+        self.servers = {name: mcp_server(name) for name in ("alpha", "beta")}
         self.apps = {name: server.streamable_http_app(streamable_http_path=f"/{name}/mcp")
                      for name, server in self.servers.items()}
         self._stack = contextlib.AsyncExitStack()

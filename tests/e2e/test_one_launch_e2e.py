@@ -73,7 +73,7 @@ async def test_one_launch_records_two_providers_and_two_mcp_servers_in_one_sessi
             stdio = StdioServerParameters(
                 command=sys.executable, cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)},
                 args=["-m", "inspector", "mcp-stdio", "--store", str(db), "--name", "beta", "--",
-                      sys.executable, "-m", "tests.proxy.stdio_servers", "sdk", "beta"])
+                      sys.executable, "-m", "tests.mcp_servers", "sdk", "beta"])
             async with Client(stdio) as client:
                 await client.list_tools()
             flows = flows_of(db, 6)

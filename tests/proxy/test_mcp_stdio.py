@@ -28,7 +28,7 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 def wrapper(db: Path, *server: str, name: str | None = None, extra: tuple[str, ...] = ()) -> list[str]:
     named = ["--name", name] if name else []
     return ["-m", "inspector", "mcp-stdio", "--store", str(db), *named, *extra, "--",
-            sys.executable, "-m", "tests.proxy.stdio_servers", *server]
+            sys.executable, "-m", "tests.mcp_servers", *server]
 
 
 def sdk_server(db: Path, name: str, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()) -> StdioServerParameters:

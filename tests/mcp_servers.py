@@ -1,7 +1,9 @@
-"""MCP servers over stdio for the mcp-stdio tests, run as `python -m tests.proxy.stdio_servers KIND NAME`.
+"""The MCP test servers, in one home: `mcp_server(NAME)`, the mcp SDK's own server with `lookup` and
+`NAME_status` (served over streamable HTTP by the e2e tests), and the servers over stdio for the
+mcp-stdio tests, run as `python -m tests.mcp_servers KIND NAME`:
 
-- `sdk NAME`: the mcp SDK's own server with `lookup` and `NAME_status`, and `crash` (exits with 3
-  while answering) and `leak` (answers with the value of $SERVER_API_TOKEN in an error).
+- `sdk NAME`: mcp_server(NAME) plus `crash` (exits with 3 while answering) and `leak` (answers
+  with the value of $SERVER_API_TOKEN in an error).
 - `exit CODE`: reads one line and exits with CODE without answering.
 - `script PATH`: writes nothing of its own: for each line it reads it appends the line to PATH and
   answers with the next canned line from PATH.answers (bytes as they are); exits at EOF with 0.
@@ -12,11 +14,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-
-def sdk(name: str) -> None:
+if TYPE_CHECKING:  # imported where used: `exit` and `script` start without the mcp SDK
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+
+
+def mcp_server(name: str) -> MCPServer:
+    """Two tools: `lookup`, which every server of this kind serves (a duplicate across servers),
+    and `NAME_status`, its own."""
+    from mcp.server.mcpserver import MCPServer
 
     server = MCPServer(name)
 
@@ -29,6 +36,14 @@ def sdk(name: str) -> None:
     def status() -> str:
         """Server status."""
         return "ok"
+
+    return server
+
+
+def sdk(name: str) -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = mcp_server(name)
 
     @server.tool()
     def crash() -> str:
