@@ -346,6 +346,7 @@ def test_json_tokens_split_a_pretty_line_into_keys_strings_numbers_and_literals(
 
 async def test_the_viewer_colours_json_and_the_search_match_where_they_are() -> None:
     from textual.app import App
+    from textual.color import Color
 
     class One(App[None]):
         def compose(self):
@@ -360,10 +361,10 @@ async def test_the_viewer_colours_json_and_the_search_match_where_they_are() -> 
         row = list(viewer.render_line(1))
         assert [segment.text for segment in row if segment.text.strip()][:5] == ['2 ', '"city"', ": ", '"', "Lyo"]
         key, string, match = (next(s.style for s in row if s.text == text) for text in ('"city"', '"', "Lyo"))
-        styles = {name: viewer.get_component_rich_style(f"line-viewer--{name}", partial=True)
-                  for name in ("key", "string")}
+        theme = app.get_css_variables()  # keys and strings in the theme's colours
         assert (key.color, string.color, match.bgcolor) == (  # the match's background as blended on the pane
-            styles["key"].color, styles["string"].color, viewer.get_component_rich_style("line-viewer--match").bgcolor)
+            Color.parse(theme["text-primary"]).rich_color, Color.parse(theme["text-success"]).rich_color,
+            viewer.get_component_rich_style("line-viewer--match").bgcolor)
         assert len({key.color, string.color}) == 2
         viewer.load(['  "city": "Lyon",'])  # not JSON: one run in the line's own style
         await pilot.pause()

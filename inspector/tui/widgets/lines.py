@@ -18,6 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.binding import Binding
+from textual.color import Color
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -45,6 +46,11 @@ def json_tokens(line: str) -> list[tuple[int, int, str]]:
     return found
 
 
+# A token's colour, from the theme's variables: component classes would do the same, but each one
+# is restyled with its widget on every screen switch, and the flow screen has six viewers.
+TOKEN_COLOURS = {"key": "text-primary", "string": "text-success", "number": "text-warning", "literal": "text-secondary"}
+
+
 class ViewerScrolled(Message):
     """A payload viewer's top line may have changed (the flow view keeps the other pane aligned)."""
 
@@ -63,10 +69,6 @@ class LineViewer(ScrollView, can_focus=True):
         "line-viewer--cursor",
         "line-viewer--match",
         "line-viewer--chosen",
-        "line-viewer--key",
-        "line-viewer--string",
-        "line-viewer--number",
-        "line-viewer--literal",
     }
     DEFAULT_CSS = """
     LineViewer { background: $surface; }
@@ -78,10 +80,6 @@ class LineViewer(ScrollView, can_focus=True):
     LineViewer > .line-viewer--cursor { background: $accent 40%; text-style: bold; }
     LineViewer > .line-viewer--chosen { background: $primary 70%; text-style: bold; }
     LineViewer > .line-viewer--match { background: $warning 60%; text-style: bold; }
-    LineViewer > .line-viewer--key { color: $text-primary; }
-    LineViewer > .line-viewer--string { color: $text-success; }
-    LineViewer > .line-viewer--number { color: $text-warning; }
-    LineViewer > .line-viewer--literal { color: $text-secondary; }
     """
     HELP_SECTION = "Text pane: chunks, headers, repairs, big payloads (tab to it)"
     BINDINGS = [
@@ -213,11 +211,17 @@ class LineViewer(ScrollView, can_focus=True):
         super().notify_style_update()
         self._styles = {}
 
-    def _style(self, component: str, *, partial: bool = False) -> Style:
-        key = f"{component}:{partial}"
-        style = self._styles.get(key)
+    def _style(self, component: str) -> Style:
+        style = self._styles.get(component)
         if style is None:
-            style = self._styles[key] = self.get_component_rich_style(f"line-viewer--{component}", partial=partial)
+            style = self._styles[component] = self.get_component_rich_style(f"line-viewer--{component}")
+        return style
+
+    def _token_style(self, kind: str) -> Style:
+        style = self._styles.get(kind)
+        if style is None:
+            variable = self.app.get_css_variables().get(TOKEN_COLOURS[kind])
+            style = self._styles[kind] = Style(color=Color.parse(variable).rich_color) if variable else Style()
         return style
 
     def render_line(self, y: int) -> Strip:
@@ -252,7 +256,7 @@ class LineViewer(ScrollView, can_focus=True):
         if self.json:
             if self._tokens[0] != index:
                 self._tokens = (index, json_tokens(self.lines[index]))
-            coloured = [(left, right, self._style(kind, partial=True)) for left, right, kind in self._tokens[1]]
+            coloured = [(left, right, self._token_style(kind)) for left, right, kind in self._tokens[1]]
         if self.match is not None and self.match[0] == index:
             _, column, length = self.match
             # The match is drawn over the tokens it crosses; their parts outside it keep their colour.
