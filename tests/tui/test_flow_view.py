@@ -337,3 +337,35 @@ async def test_a_flow_missing_from_the_store_still_gets_its_screen_saying_so(sto
         assert (str(screen.query_one("#flow-title", Static).content), screen.view) == ("#9999 is not in the store", None)
         assert [str(o.prompt) for o in screen.query_one(OptionList).options] == ["nothing to check"]
         assert screen.query_one("#request", PayloadView).viewer.lines == []
+
+
+async def test_a_long_findings_list_fills_in_by_frames_and_keeps_its_place_when_re_listed() -> None:
+    """Hundreds of findings go in a screenful at once and the rest a chunk per frame; a re-listing (the
+    panel resized) puts the highlight back where it was, even past the first screenful."""
+    from textual.app import App
+
+    from inspector.tui.view import Located
+    from inspector.tui.widgets.violations import FIRST_LISTED
+    from inspector.wire.violations import Severity, Violation
+
+    items = [Located(Violation("OC-05", Severity.ERROR, f"/tools/{n}/function/parameters/type", "upper-case type"),
+                     {"request": n}) for n in range(120)]
+
+    class One(App[None]):
+        def compose(self):
+            yield ViolationPanel()
+
+    app = One()
+    async with app.run_test(size=(60, 30)) as pilot:
+        panel = app.query_one(ViolationPanel)
+        options = panel.query_one(OptionList)
+        panel.show(items)
+        assert options.option_count == FIRST_LISTED
+        while options.option_count < len(items):
+            await pilot.pause()
+        assert [option.id for option in options.options] == [str(n) for n in range(120)]
+        options.highlighted = 70
+        await pilot.resize_terminal(50, 30)  # folds the pointers anew: the list is re-listed
+        while options.option_count < len(items):
+            await pilot.pause()
+        assert (options.highlighted, options.option_count) == (70, 120)

@@ -114,20 +114,22 @@ class ViolationPanel(Vertical):
         self._prompt_width = self._list_width()
         self._listing += 1
         options.clear_options()
-        self._list_more(self._listing, 0, FIRST_LISTED)
-        if highlighted is not None and highlighted < options.option_count:
-            with options.prevent(OptionList.OptionHighlighted):
-                options.highlighted = highlighted
+        self._list_more(self._listing, 0, FIRST_LISTED, highlighted)
 
-    def _list_more(self, listing: int, start: int, count: int) -> None:
+    def _list_more(self, listing: int, start: int, count: int, highlighted: int | None = None) -> None:
+        """Add the next `count` findings; `highlighted` goes back on once its option is in."""
         if listing != self._listing:
             return
         end = min(start + count, len(self.items), MAX_LISTED)
         options = self.query_one(OptionList)
         options.add_options([Option(violation_prompt(self.items[n], self._prompt_width), id=str(n))
                              for n in range(start, end)])
+        if highlighted is not None and highlighted < end:
+            with options.prevent(OptionList.OptionHighlighted):
+                options.highlighted = highlighted
+            highlighted = None
         if end < min(len(self.items), MAX_LISTED):
-            self.call_after_refresh(self._list_more, listing, end, LISTED_PER_FRAME)
+            self.call_after_refresh(self._list_more, listing, end, LISTED_PER_FRAME, highlighted)
         elif len(self.items) > MAX_LISTED:
             options.add_option(Option(f"… {len(self.items) - MAX_LISTED} more, marked in the panes "
                                       "(x exports them all)", disabled=True))
