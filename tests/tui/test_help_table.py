@@ -49,8 +49,15 @@ async def go_to(app, pilot, where: str, ids: dict[str, int]) -> None:  # type: i
 
 def help_rows(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     text = str(app.screen.query_one("#help-text", Static).content)
-    # "  keys<padding>what they do": keys hold single spaces at most ("j, down").
-    return [tuple(re.split(r" {2,}", line.strip(), maxsplit=1)) for line in text.splitlines() if line.startswith("  ")]
+    # "  keys<padding>what they do": keys hold single spaces at most ("j, down"); a long description
+    # continues on lines of its own, indented under itself.
+    rows: list[list[str]] = []
+    for line in text.splitlines():
+        if line.startswith("   ") and rows:
+            rows[-1][1] += " " + line.strip()
+        elif line.startswith("  "):
+            rows.append(re.split(r" {2,}", line.strip(), maxsplit=1))
+    return [tuple(row) for row in rows]
 
 
 async def palette_commands(app, pilot) -> list[str]:  # type: ignore[no-untyped-def]
@@ -83,3 +90,20 @@ async def test_every_key_of_the_screen_is_in_its_help_and_palette(store: Store, 
         textual = {command.title for command in app.get_system_commands(screen)}
         ours = {text for text in commands if text not in textual and not text.startswith(("Open #", "Filter: "))}
         assert ours == {text for _, text in expected}
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_long_description_continues_under_itself_not_under_the_keys(store: Store, size) -> None:
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        lines = str(app.screen.query_one("#help-text", Static).content).splitlines()
+        start = next(n for n, line in enumerate(lines) if line.startswith("  /, f "))
+        column = lines[start].index("Filter the list")
+        assert lines[start:start + 2] == [
+            "  /, f" + " " * (column - 6) + "Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text,",
+            " " * column + "with & | ! ( ) (see below)"]
+        box = app.screen.query_one("#help-text", Static)
+        assert all(len(line) <= box.content_region.width for line in lines)

@@ -12,6 +12,8 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from ..format import fold
+
 # Keys Textual itself provides have no Binding of ours to read; they are listed by hand. In the
 # request editor (a modal screen) tab indents.
 PANE_KEYS = ("tab, shift+tab", "Move between panes")
@@ -76,6 +78,7 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen > VerticalScroll { width: 80; max-height: 90%; height: auto; border: round $accent;
         background: $surface; padding: 0 1; }
     """
+    WIDTH = 80  # the box's, as above: a description folds to what is left beside the key column
 
     def __init__(self, sections: list[tuple[str, list[tuple[str, str]]]]) -> None:
         """`sections`: (title, [(keys, what they do)]), usually from `binding_rows`."""
@@ -85,10 +88,14 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         parts: list[str | tuple[str, str]] = []
         width = max(len(keys) for _, rows in self.sections for keys, _ in rows) + 2
+        # Border, padding and a scrollbar's 2 columns: a long description continues under itself,
+        # not under the keys.
+        room = min(self.WIDTH, self.app.size.width) - 6 - (2 + width)
         for title, rows in self.sections:
             parts.append((f"{title}\n", "bold $accent"))
             for keys, text in rows:
-                parts += [(f"  {keys:<{width}}", "bold"), f"{text}\n"]
+                folded = ("\n" + " " * (2 + width)).join(text[start:end].rstrip() for start, end in fold(text, room))
+                parts += [(f"  {keys:<{width}}", "bold"), f"{folded}\n"]
             parts.append("\n")
         with VerticalScroll() as scroll:
             scroll.border_title = "Keys"
