@@ -27,26 +27,31 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         text = str(app.screen.query_one("#help-text", Static).content)
-        lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ")]
+        # A key's row starts two spaces in; a long description continues further in.
+        lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ") and line[2] != " "]
         keys = [key.rstrip(",") for key, *_ in lines]
         assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
                         "~d", "~m", "~s", "~v", "~t", "~e", "~r", "~R", "#N", "text", "&",
                         "ctrl+q", "?", "tab", "ctrl+p"]
         lines = text.splitlines()
-        assert "  /, f            Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text, with & | ! ( ) (see below)" in lines
+        start = lines.index("  /, f            Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text,")
+        assert lines[start + 1] == "                  with & | ! ( ) (see below)"
         # The expressions are documented where the keys are, from the table the parser's module keeps.
         start = lines.index("Filter expressions (/ in the list; flows --filter)")
-        assert lines[start + 1:start + 13] == [
+        assert lines[start + 1:start + 16] == [
             "  ~d DIALECT      dialect: chat, responses, anthropic, gemini, mcp",
             "  ~m MODEL        model contains MODEL",
             "  ~s STATUS       HTTP status: 400, 4xx, 5",
-            "  ~v RULE         has a finding of rule RULE (OC-05), or ~v error / ~v warning",
+            "  ~v RULE         has a finding of rule RULE (OC-05), or ~v error / ~v",
+            "                  warning",
             "  ~t TOOL         a payload names the tool TOOL",
             "  ~e              failed: transport error or status ≥ 400",
             "  ~r              is a replay",
-            "  ~R ROUTE        came through route ROUTE (toolwire-inspect --route NAME=URL)",
+            "  ~R ROUTE        came through route ROUTE (toolwire-inspect --route",
+            "                  NAME=URL)",
             "  #N              flow N and its replays",
-            "  text            path, model, state, status, errors, rule ids, payload text",
+            "  text            path, model, state, status, errors, rule ids, payload",
+            "                  text",
             "  & | ! ( )       and (or a space), or, not, grouping; \"…\" quotes",
             ""]
         await pilot.press("escape")
