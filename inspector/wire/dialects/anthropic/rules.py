@@ -28,6 +28,9 @@ _RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_
 # (AN-16); the MCP connector's current version takes `mcp_toolset` tools (AN-01).
 INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
 MCP_CONNECTOR = "mcp-client-2025-11-20"
+# Fine-grained tool streaming sends tool input as the model writes it, without buffering or validating it, so
+# a joined input that is not JSON is documented behaviour under it, not a stream mangled on the way (AN-13).
+FINE_GRAINED_TOOL_STREAMING = "fine-grained-tool-streaming-2025-05-14"
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
                           "model_context_window_exceeded"})
 
