@@ -11,8 +11,8 @@ from ...naming import id_ok
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
-from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, readable,
-                           remember_name, short)
+from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_history, check_ranges,
+                           check_tool_name, readable, remember_name, short)
 from ...rules.schema import check_json_schema
 from . import limits
 
@@ -126,10 +126,15 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         _check_tool(report, profile, tool, join("/tools", index), names)
     if readable(payload.get("tools")):
         _check_tool_choice(report, payload, names, bool(tools))
+    check_history(report, "AN-14", payload, "messages", "message object", _HISTORY)
     turns, whole = _turns(report, payload.get("messages"))
     _check_messages(report, profile, turns, paired=whole)
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
         _check_thinking_kept(report, turns)
+
+
+_HISTORY = ("Anthropic, and servers compatible with its Messages API, read messages as a list of message objects "
+            "and refuse the request at a value of another type: here {{value}} at '{{dots}}'.")
 
 
 def _check_thinking_budget(report: Report, profile: Profile, payload: dict[str, Any]) -> None:
