@@ -44,9 +44,9 @@ _TEXT = {
     Dialect.OPENAI_CHAT: re.compile(r"/messages/\d+/content"),
     Dialect.OPENAI_RESPONSES: re.compile(r"/input|/input/\d+/content"),
 }
-# What no rule judges in a response: token counts are no tool-calling contract, and which result an MCP
-# message holds depends on the method of the request it answers, which a response alone does not say.
-_NOT_JUDGED = {("anthropic", "/usage"), ("mcp", "/result")}
+# What a response alone does not judge: which result an MCP message holds depends on the method of the
+# request it answers (the exchange judges it: test_rules_exchange).
+_NOT_JUDGED = {("mcp", "/result")}
 
 
 def _accepted(dialect: Dialect, pointer: str, value: Any) -> bool:

@@ -12,7 +12,7 @@ from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
 from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_history, check_ranges,
-                           check_tool_name, readable, remember_name, short)
+                           check_tool_name, readable, remember_name, short, show_json)
 from ...rules.schema import check_json_schema
 from . import limits
 
@@ -339,6 +339,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         elif block.get("type") == "tool_use":
             check_tool_use(report, profile, block, join("/content", position), ids)
             calls += 1
+    check_usage(report, payload, "/usage")
     if readable(content):  # what the blocks call is known: stop_reason can be held to it
         check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
         check_turn(payload, report)
@@ -346,6 +347,18 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
 
 _UNREADABLE = ("A client parses the message's content as a list of block objects; a value of another type fails "
                "there and the agent gets no turn.")
+
+
+def check_usage(report: Report, node: dict[str, Any], pointer: str) -> None:
+    """AN-15 for the token counts of a message (or of a stream's message_start and message_delta)."""
+    usage = node.get("usage")
+    if "usage" in node and not isinstance(usage, dict):
+        report.add("AN-15", pointer, f"usage is {show_json(usage)}, not an object of token counts", Severity.ERROR,
+                   why=_UNREADABLE_USAGE)
+
+
+_UNREADABLE_USAGE = ("A client reads the message's usage as an object of token counts (input_tokens, output_tokens); "
+                     "a value of another type fails there, or leaves the agent's token accounting without the turn.")
 
 
 def check_stop_reason(report: Report, reason: Any, calls: int, pointer: str) -> None:

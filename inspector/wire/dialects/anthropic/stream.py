@@ -36,6 +36,7 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
         kind = event.get("type")
         where = join("", number)
         if kind == "message_start":
+            anthropic.check_usage(report, as_dict(event.get("message")), join(where, "message", "usage"))
             message = dict(as_dict(event.get("message")))
             message["content"] = []
             continue
@@ -47,6 +48,7 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
                 if key in delta:
                     message[key] = delta[key]
                     stop_where = join(where, "delta", "stop_reason") if key == "stop_reason" else stop_where
+            anthropic.check_usage(report, event, join(where, "usage"))
             if isinstance(event.get("usage"), dict):
                 message["usage"] = {**as_dict(message.get("usage")), **event["usage"]}
             continue
