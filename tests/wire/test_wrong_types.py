@@ -167,7 +167,8 @@ def test_a_history_of_the_wrong_type_says_what_it_holds():
     responses["input"][1] = "hello"
     [finding] = check.check_request(chat, "openai-chat", "mistral")
     assert (finding.rule, finding.pointer, finding.severity.value, finding.message) == (
-        "OC-28", "/messages", "error", "messages is {\"role\": \"user\", \"content\": \"hi\"}, not a list of message objects")
+        "OC-28", "/messages", "error",
+        "messages is {\"role\": \"user\", \"content\": \"hi\"}, not a list of message objects")
     assert finding.why == ("Chat servers read messages as a list of message objects and refuse the request at a "
                            "value of another type: here {\"role\": \"user\", \"content\": \"hi\"} at 'messages'.")
     [finding] = check.check_request(responses, "openai-responses", "openrouter")
