@@ -77,8 +77,11 @@ def test_the_analysis_of_a_hostile_flow_is_total(case):
 
 @pytest.mark.parametrize("key", ["method", "model", "type", "tools", "messages", "contents", "stop_reason"])
 def test_a_member_nested_a_thousand_levels_where_the_dialect_is_told_by_shape(key):
+    """Read without a traceback; a history whose first entry is a list, not a message, is that one finding."""
     analysis = analyse(flow_of(('{"%s":%s}' % (key, nested(1000))).encode(), path="/"))
-    assert (analysis.parse_error, analysis.violations) == (None, [])
+    history = {"messages": [("request", "OC-28", "/messages/0")], "contents": [("request", "GM-20", "/contents/0")]}
+    assert (analysis.parse_error, [(v.where, v.rule, v.pointer) for v in analysis.violations]) == (
+        None, history.get(key, []))
 
 
 @pytest.mark.parametrize(("method", "path"), [("OPTIONS", "*"), ("POST", "*"), ("GET", "*foo"), ("POST", "*foo")])

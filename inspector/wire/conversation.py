@@ -20,6 +20,7 @@ import orjson
 
 from .dialect import Dialect
 from .dialects import home
+from .dialects.gemini.fields import spelled
 from .pointer import join, split
 from .translate.bridge import read_request, read_response
 from .translate.model import Call, Item, Message, Part, Request, Result, TranslationError, pair
@@ -139,7 +140,24 @@ def build(dialect: Dialect, request: Any, response: Any = None, *, path: str = "
     for turn in turns:
         for entry in turn.entries:
             entry.undeclared = entry.kind == "call" and entry.name not in offered
+    if dialect is Dialect.GEMINI:
+        _respell(turns, tools, request, response)
     return Conversation(dialect, turns, tools)
+
+
+def _respell(turns: list[Turn], tools: list[ToolUse], request: Any, response: Any) -> None:
+    """Gemini's parser reads a normalised copy (lowerCamelCase, a single message as a list of one), so
+    its pointers are that copy's; a snake_case client (google-genai's REST spelling) gets them back in
+    the spelling of the document it sent, where they point at something."""
+    for turn in turns:
+        document = response if turn.new else request
+        turn.pointer = spelled(document, turn.pointer) if turn.pointer else ""
+        for entry in turn.entries:
+            old, entry.pointer = entry.pointer, spelled(document, entry.pointer) if entry.pointer else ""
+            if entry.kind == "error" and old and entry.text.startswith(old + ":"):
+                entry.text = entry.pointer + entry.text[len(old):]  # the refusal quotes its place (_refused)
+    for tool in tools:
+        tool.pointer = spelled(request, tool.pointer) if tool.pointer else ""
 
 
 def _read(dialect: Dialect, request: Any, path: str) -> tuple[Request, list[Item | Turn]]:

@@ -147,6 +147,36 @@ def test_gemini_pairs_by_name_and_counts_a_repeated_declaration() -> None:
     assert tools(found) == [("f", "/tools/0/functionDeclarations/0", 2, 1, False, None)]
 
 
+def test_gemini_snake_case_pointers_are_the_clients_own_spelling() -> None:
+    """google-genai's REST spelling (function_call, function_declarations, one part object for a list):
+    every pointer is the client's, so it points at the place in the document the client sent."""
+    request = {"contents": [
+        {"role": "user", "parts": {"text": "hi"}},
+        {"role": "model", "parts": [{"function_call": {"name": "f", "args": {"x": 1}}}]},
+        {"role": "user", "parts": [{"function_response": {"name": "f", "response": {"r": 1}}}]},
+        {"role": "user", "parts": [{"function_response": {"response": {}}}]}],
+        "tools": [{"function_declarations": [{"name": "f"}]}],
+        "system_instruction": {"parts": [{"text": "be brief"}]}}
+    response = {"candidates": [{"content": {"role": "model", "parts": [
+        {"text": "again"}, {"function_call": {"name": "f", "args": {}}}]}, "finish_reason": "STOP"}]}
+    found = build(Dialect.GEMINI, request, response, path="/v1beta/models/gemini-2.0-flash:generateContent")
+    assert turns(found) == [
+        ("system", "/system_instruction", False, [("message", "be brief", "/system_instruction", None, None, N, None,
+                                                   False)]),
+        ("user", "/contents/0", False, [("message", "hi", "/contents/0", None, None, N, None, False)]),
+        ("assistant", "/contents/1", False, [("call", "{\"x\":1}", "/contents/1/parts/0", None, "f", ANSWERED, 3,
+                                              False)]),
+        ("tool", "/contents/2", False, [("result", "{\"r\":1}", "/contents/2/parts/0", None, "f", N, 2, False)]),
+        ("user", "/contents/3", False, [("error", "/contents/3/parts/0/function_response/name: a functionResponse "
+                                                  "needs a name", "/contents/3/parts/0/function_response/name",
+                                         None, None, N, None, False)]),
+        ("assistant", "/candidates/0", True, [
+            ("message", "again", "/candidates/0/content/parts/0", None, None, N, None, False),
+            ("call", "{}", "/candidates/0/content/parts/1", None, "f", NEW, None, False)]),
+    ]
+    assert tools(found) == [("f", "/tools/0/function_declarations/0", 1, 2, False, None)]
+
+
 def test_responses_items_pair_by_call_id() -> None:
     request = {"model": "gpt-4.1", "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}}],
                "input": [{"role": "user", "content": "hi"},

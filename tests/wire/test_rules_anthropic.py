@@ -44,6 +44,9 @@ def _thinking_kept(doc):
     return doc
 
 
+FINE_GRAINED = "fine-grained-tool-streaming-2025-05-14"
+
+
 def _beta(*features):
     """Anthropic's endpoint for a request sent with `anthropic-beta: <features>` (the SDK's betas=[...])."""
     return profiles.with_headers(profiles.get(None, Dialect.ANTHROPIC), [("anthropic-beta", ",".join(features))])
@@ -188,6 +191,13 @@ CASES = [
         also=(("AN-13", "/4/index", "error"), ("AN-13", "/5/index", "error"), ("AN-13", "/8/index", "error"),)),
     stream("stop_reason end_turn after tool_use", setting([9, "delta", "stop_reason"], "end_turn"), "AN-13",
            "/9/delta/stop_reason", "warning", same),
+    # Without fine-grained tool streaming Anthropic buffers and validates each tool input before it streams
+    # it: a joined input that is not JSON was mangled on the way (an error). With the beta it streams
+    # unvalidated and documents invalid or cut input (a warning, below); valid input is fine either way.
+    stream("joined input cut short", setting([6, "delta", "partial_json"], '"Os'), "AN-13", "/7", "error",
+           same),
+    stream("joined input cut short under fine-grained tool streaming", setting([6, "delta", "partial_json"], '"Os'),
+           "AN-13", "/7", "warning", same, _beta(FINE_GRAINED)),
     stream("streamed tool_use id invalid", setting([1, "content_block", "id"], "functions.get_weather:0"), "AN-05",
            "/1/content_block/id", "error", same),
     # The spec layer: the Anthropic SDK's request types beneath the hand-written rules (issue 8).
@@ -248,3 +258,23 @@ def test_a_stream_ended_by_the_documented_error_event_is_not_a_broken_stream():
     assert sorted((v.rule, v.pointer, v.severity.value) for v in check.check_stream(
         named_sse(anthropic_events()[:6]), ANT)) == [("AN-13", "", "warning"), ("AN-13", "/1", "error"),
                                                      ("AN-13", "/1", "error"), ("AN-13", "/2", "error")]
+
+
+def test_fine_grained_tool_streaming_says_why_the_input_is_not_json():
+    """The beta's documented behaviour, not a broken stream: the finding says so, and what the client
+    can do with the input it cannot run."""
+    events = anthropic_events()
+    events[6]["delta"]["partial_json"] = '"Os'
+    events[9]["delta"]["stop_reason"] = "max_tokens"
+    [finding] = check.check_stream(named_sse(events), ANT, _beta("context-1m-2025-08-07", FINE_GRAINED))
+    assert (finding.rule, finding.pointer, finding.severity.value, finding.effect.value) == (
+        "AN-13", "/7", "warning", "breaks client")
+    assert finding.message == ("joined partial_json of block toolu_a is not JSON (e.g. Python literal syntax or "
+                               "truncated text): '{\"city\":\"Os'")
+    assert finding.why == (
+        "With fine-grained tool streaming (anthropic-beta: fine-grained-tool-streaming-2025-05-14) Anthropic "
+        "streams tool input without buffering or validating it, and documents that the joined input may be "
+        "invalid or partial JSON, above all when the turn stops at max_tokens: the client cannot run this call "
+        "as it is.")
+    assert finding.hint == ("Answer the call with an is_error tool_result that quotes the input inside a JSON "
+                            "object, or retry the turn with a larger max_tokens.")

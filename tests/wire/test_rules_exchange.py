@@ -27,6 +27,8 @@ RESPONSES, RESPONSES_STREAM = _pair(responses_request, responses_response), _pai
 ANTHROPIC, ANTHROPIC_STREAM = _pair(anthropic_request, anthropic_response), _pair(anthropic_request, anthropic_events)
 GEMINI, GEMINI_STREAM = _pair(gemini_request, gemini_response), _pair(gemini_request, gemini_chunks)
 SERVER = "http://mcp.test/mcp"
+MCP_LIST = _pair(lambda: {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, mcp_list_result)
+MCP_CALL = _pair(mcp_call_request, mcp_call_result)
 
 
 def _session() -> list[dict[str, Any]]:
@@ -170,6 +172,17 @@ CASES = [
     Case("gemini stream ending empty", "gemini", GEMINI_STREAM,
          _gemini_stream_of("STOP"), "GM-18", "/candidates/0/content", "warning",
          _gemini_stream_of("MAX_TOKENS"), "exchange-stream"),
+    # An MCP result of the wrong type: which result it had to be is the request's method's (MCP-01, MCP-05).
+    Case("mcp tools/list result as a list", "mcp", MCP_LIST,
+         setting(["response", "result"], [{"name": "get_weather"}]), "MCP-01", "/result", "error",
+         setting(["response", "result"], {"tools": [{"name": "get_weather", "inputSchema": {"type": "object"}}]}),
+         "exchange"),
+    Case("mcp tools/call result as text", "mcp", MCP_CALL,
+         setting(["response", "result"], "4 degrees"), "MCP-05", "/result", "error",
+         setting(["response", "result"], {"content": [{"type": "text", "text": "4 degrees"}]}), "exchange"),
+    Case("anthropic usage as text", "anthropic", ANTHROPIC,
+         setting(["response", "usage"], "1 in, 9 out"), "AN-15", "/usage", "error",
+         setting(["response", "usage"], {"input_tokens": 1, "output_tokens": 9}), "exchange"),
     # MCP-08: tools/call against the same server's tools/list, earlier in the session.
     Case("mcp call to an unlisted tool", "mcp", _session,
          setting([1, "request", "params", "name"], "get_time"), "MCP-08", "/result", "error",
@@ -227,3 +240,34 @@ def test_a_gemini_answer_with_no_candidate_key_is_still_judged():
     """Proto JSON leaves an empty candidates list out; usageMetadata says it is generateContent's answer."""
     assert [(v.rule, v.pointer) for v in check.check_response({"usageMetadata": {"totalTokenCount": 4}},
                                                                 "gemini")] == [("GM-18", "")]
+
+
+def test_a_result_of_the_wrong_type_is_named_by_the_method_it_answers():
+    """Batched: each result is judged by the method of the request with its id; a method outside the tools
+    the checker knows (ping) is not judged, and a result whose request is not in the batch neither."""
+    request = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, mcp_call_request(),
+               {"jsonrpc": "2.0", "id": 3, "method": "ping"}]
+    response = [{"jsonrpc": "2.0", "id": 1, "result": None}, {"jsonrpc": "2.0", "id": 2, "result": [1]},
+                {"jsonrpc": "2.0", "id": 3, "result": "pong"}, {"jsonrpc": "2.0", "id": 9, "result": "?"}]
+    found = check.check_exchange(request, response, "mcp")
+    assert [(v.rule, v.pointer, v.severity.value, v.message, v.where) for v in found.violations] == [
+        ("MCP-01", "/0/result", "error", "tools/list result is null, not an object {tools: [...]}", "response"),
+        ("MCP-05", "/1/result", "error", "tools/call result is [1], not a CallToolResult object", "response")]
+
+
+def test_anthropic_usage_of_the_wrong_type_is_one_finding_in_a_body_and_a_stream():
+    response = anthropic_response()
+    response["usage"] = [1, 9]
+    [finding] = check.check_exchange(anthropic_request(), response, "anthropic").violations
+    assert (finding.rule, finding.pointer, finding.severity.value, finding.message, finding.effect.value) == (
+        "AN-15", "/usage", "error", "usage is [1, 9], not an object of token counts", "breaks client")
+    events = anthropic_events()
+    events[0]["message"]["usage"] = "none"
+    found = check.check_exchange(anthropic_request(), sse(events), "anthropic")
+    assert [(v.rule, v.pointer, v.severity.value, v.where) for v in found.violations] == [
+        ("AN-15", "/0/message/usage", "error", "stream")]
+    events = anthropic_events()
+    events[-2]["usage"] = 9
+    found = check.check_exchange(anthropic_request(), sse(events), "anthropic")
+    assert [(v.rule, v.pointer, v.severity.value, v.where) for v in found.violations] == [
+        ("AN-15", "/9/usage", "error", "stream")]

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from inspector.wire import check
+from inspector.wire import check, profiles
 from inspector.wire.dialect import Dialect
 from inspector.wire.dialects.gemini.fields import LISTS, camel
 from inspector.wire.pointer import join, split
@@ -44,9 +44,9 @@ _TEXT = {
     Dialect.OPENAI_CHAT: re.compile(r"/messages/\d+/content"),
     Dialect.OPENAI_RESPONSES: re.compile(r"/input|/input/\d+/content"),
 }
-# What no rule judges in a response: token counts are no tool-calling contract, and which result an MCP
-# message holds depends on the method of the request it answers, which a response alone does not say.
-_NOT_JUDGED = {("anthropic", "/usage"), ("mcp", "/result")}
+# What a response alone does not judge: which result an MCP message holds depends on the method of the
+# request it answers (the exchange judges it: test_rules_exchange).
+_NOT_JUDGED = {("mcp", "/result")}
 
 
 def _accepted(dialect: Dialect, pointer: str, value: Any) -> bool:
@@ -136,3 +136,58 @@ def test_a_tools_string_is_one_finding_in_every_dialect():
         found[dialect] = [(v.rule, v.pointer, v.severity.value) for v in check.check_request(request, dialect)]
     assert found == {"anthropic": [("AN-14", "/tools", "error")], "gemini": [("GM-20", "/tools", "error")],
                      "openai-chat": [("OC-01", "/tools", "error")], "openai-responses": [("OR-01", "/tools", "error")]}
+
+
+# The history of each OpenAI-family request, and an item of it.
+_HISTORY = re.compile(r"/(messages|input)(/\d+)?")
+COMPATIBLE = ("openai-compatible", "mistral", "openrouter")
+
+
+@pytest.mark.parametrize("profile", COMPATIBLE)
+@pytest.mark.parametrize("dialect", ["openai-chat", "openai-responses"])
+def test_a_history_of_the_wrong_type_is_one_finding_under_compatible_profiles(dialect, profile):
+    """The spec layer is off for compatible servers (they take their own variants of the rest), but
+    each parses the history as a list of objects: the hand-written rules find a wrong type there, the
+    same finding as at OpenAI's own endpoint."""
+    swaps = [(base, pointer, document) for base, pointer, document in _swaps(dialect, "request")
+             if _HISTORY.fullmatch(pointer)]
+    assert len(swaps) >= 4
+    wrong = []
+    for base, pointer, document in swaps:
+        found = [(v.rule, v.pointer, v.severity.value) for v in check.check_request(document, dialect, profile)]
+        at_openai = [(v.rule, v.pointer, v.severity.value) for v in check.check_request(document, dialect)]
+        if found != at_openai or [place for _, place, _ in found] != [pointer]:
+            wrong.append((base, pointer, found, at_openai))
+    assert wrong == []
+
+
+def test_a_history_of_the_wrong_type_says_what_it_holds():
+    chat, responses = chat_request(), responses_request()
+    chat["messages"] = {"role": "user", "content": "hi"}
+    responses["input"][1] = "hello"
+    [finding] = check.check_request(chat, "openai-chat", "mistral")
+    assert (finding.rule, finding.pointer, finding.severity.value, finding.message) == (
+        "OC-28", "/messages", "error",
+        "messages is {\"role\": \"user\", \"content\": \"hi\"}, not a list of message objects")
+    assert finding.why == ("Chat servers read messages as a list of message objects and refuse the request at a "
+                           "value of another type: here {\"role\": \"user\", \"content\": \"hi\"} at 'messages'.")
+    [finding] = check.check_request(responses, "openai-responses", "openrouter")
+    assert (finding.rule, finding.pointer, finding.severity.value, finding.message) == (
+        "OR-13", "/input/1", "error", "input item is \"hello\", not an object")
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "gemini"])
+def test_a_history_of_the_wrong_type_is_one_finding_at_a_compatible_host(dialect):
+    """An Anthropic- or Gemini-compatible gateway (profiles.for_upstream: not the official host, so no
+    spec layer) gets the same one finding for a history of the wrong type as the official endpoint."""
+    key = {"anthropic": "messages", "gemini": "contents"}[dialect]
+    gateway = profiles.for_upstream("http://gateway.internal/v1", Dialect(dialect))
+    assert not gateway.published_schema
+    wrong = []
+    for base, pointer, document in _swaps(dialect, "request"):
+        if re.fullmatch(rf"/{key}(/\d+)?", pointer):
+            found = [(v.rule, v.pointer, v.severity.value) for v in check.check_request(document, dialect, gateway)]
+            if found != [(v.rule, v.pointer, v.severity.value) for v in check.check_request(document, dialect)] \
+                    or [place for _, place, _ in found] != [pointer]:
+                wrong.append((base, pointer, found))
+    assert wrong == []

@@ -139,6 +139,24 @@ def readable(value: Any) -> bool:
     return value is None or (isinstance(value, list) and all(isinstance(item, dict) for item in value))
 
 
+def check_history(report: Report, rule: str, payload: dict[str, Any], key: str, what: str, why: str, *,
+                  text: bool = False, one: bool = False) -> None:
+    """A conversation history (`key`: Chat's messages, Responses' input, ...) of the wrong JSON type, or
+    an item of it that is not an object: one finding at that place, at every endpoint, since servers
+    compatible with a dialect parse its history the same way (the spec layer, which judges the rest of
+    a request, is off for them). Absent and null are the spec's business. `text`: a string is a
+    history too; `one`: so is a single object (Gemini reads one Content where a list is declared)."""
+    value = payload.get(key)
+    if value is None or (text and isinstance(value, str)) or (one and isinstance(value, dict)):
+        return
+    if not isinstance(value, list):
+        report.add(rule, join("", key), f"{key} is {show_json(value)}, not a list of {what}s", why=why)
+        return
+    for index, item in enumerate(value):
+        if not isinstance(item, dict):
+            report.add(rule, join("", key, index), f"{key} item is {show_json(item)}, not an object", why=why)
+
+
 def short(value: Any, limit: int = 60) -> str:
     """A value quoted for a one-line message, cut to `limit` characters."""
     try:

@@ -300,6 +300,9 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         '[S-ANT] `raw_message_stream_event.py`, `raw_content_block_delta.py`, `input_json_delta.py`, `stop_reason.py`',
         'SDK accumulator `src/anthropic/lib/streaming/_messages.py` (~L469–482)',
         'https://github.com/crmne/ruby_llm/issues/710',
+        'https://platform.claude.com/docs/en/agents-and-tools/tool-use/fine-grained-tool-streaming (with '
+        'anthropic-beta: fine-grained-tool-streaming-2025-05-14 tool input streams unbuffered and unvalidated: '
+        'invalid or partial JSON is documented, a warning then)',
     )),
     'AN-14': ("The request matches Anthropic's API definition", (
         '[S-ANT] `message_create_params.py` (vendored in inspector/wire/specs)',

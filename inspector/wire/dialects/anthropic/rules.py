@@ -11,8 +11,8 @@ from ...naming import id_ok
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
-from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, readable,
-                           remember_name, short)
+from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_history, check_ranges,
+                           check_tool_name, readable, remember_name, short, show_json)
 from ...rules.schema import check_json_schema
 from . import limits
 
@@ -28,6 +28,9 @@ _RESULT_BLOCKS = frozenset({"text", "image", "search_result", "document", "tool_
 # (AN-16); the MCP connector's current version takes `mcp_toolset` tools (AN-01).
 INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
 MCP_CONNECTOR = "mcp-client-2025-11-20"
+# Fine-grained tool streaming sends tool input as the model writes it, without buffering or validating it, so
+# a joined input that is not JSON is documented behaviour under it, not a stream mangled on the way (AN-13).
+FINE_GRAINED_TOOL_STREAMING = "fine-grained-tool-streaming-2025-05-14"
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
                           "model_context_window_exceeded"})
 
@@ -123,10 +126,15 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         _check_tool(report, profile, tool, join("/tools", index), names)
     if readable(payload.get("tools")):
         _check_tool_choice(report, payload, names, bool(tools))
+    check_history(report, "AN-14", payload, "messages", "message object", _HISTORY)
     turns, whole = _turns(report, payload.get("messages"))
     _check_messages(report, profile, turns, paired=whole)
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
         _check_thinking_kept(report, turns)
+
+
+_HISTORY = ("Anthropic, and servers compatible with its Messages API, read messages as a list of message objects "
+            "and refuse the request at a value of another type: here {{value}} at '{{dots}}'.")
 
 
 def _check_thinking_budget(report: Report, profile: Profile, payload: dict[str, Any]) -> None:
@@ -331,6 +339,7 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
         elif block.get("type") == "tool_use":
             check_tool_use(report, profile, block, join("/content", position), ids)
             calls += 1
+    check_usage(report, payload, "/usage")
     if readable(content):  # what the blocks call is known: stop_reason can be held to it
         check_stop_reason(report, payload.get("stop_reason"), calls, "/stop_reason")
         check_turn(payload, report)
@@ -338,6 +347,18 @@ def check_response(payload: Any, profile: Profile, report: Report) -> None:
 
 _UNREADABLE = ("A client parses the message's content as a list of block objects; a value of another type fails "
                "there and the agent gets no turn.")
+
+
+def check_usage(report: Report, node: dict[str, Any], pointer: str) -> None:
+    """AN-15 for the token counts of a message (or of a stream's message_start and message_delta)."""
+    usage = node.get("usage")
+    if "usage" in node and not isinstance(usage, dict):
+        report.add("AN-15", pointer, f"usage is {show_json(usage)}, not an object of token counts", Severity.ERROR,
+                   why=_UNREADABLE_USAGE)
+
+
+_UNREADABLE_USAGE = ("A client reads the message's usage as an object of token counts (input_tokens, output_tokens); "
+                     "a value of another type fails there, or leaves the agent's token accounting without the turn.")
 
 
 def check_stop_reason(report: Report, reason: Any, calls: int, pointer: str) -> None:

@@ -36,6 +36,7 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
         kind = event.get("type")
         where = join("", number)
         if kind == "message_start":
+            anthropic.check_usage(report, as_dict(event.get("message")), join(where, "message", "usage"))
             message = dict(as_dict(event.get("message")))
             message["content"] = []
             continue
@@ -47,6 +48,7 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
                 if key in delta:
                     message[key] = delta[key]
                     stop_where = join(where, "delta", "stop_reason") if key == "stop_reason" else stop_where
+            anthropic.check_usage(report, event, join(where, "usage"))
             if isinstance(event.get("usage"), dict):
                 message["usage"] = {**as_dict(message.get("usage")), **event["usage"]}
             continue
@@ -126,8 +128,11 @@ def _finish_block(report: Report, profile: Profile, state: _Block, where: str, i
         if decoded.ok:
             block["input"] = decoded.value
         else:
-            report.add("AN-13", where, f"joined partial_json of block {block.get('id', '?')} is {decoded.describe()}: "
-                                       f"{short(text)}")
+            message = f"joined partial_json of block {block.get('id', '?')} is {decoded.describe()}: {short(text)}"
+            if anthropic.FINE_GRAINED_TOOL_STREAMING in profile.betas:
+                report.add("AN-13", where, message, Severity.WARNING, why=_UNVALIDATED, hint=_UNVALIDATED_FIX)
+            else:
+                report.add("AN-13", where, message)
             block["input"] = text
     elif not isinstance(block.get("input"), dict):
         block["input"] = {}
@@ -135,6 +140,14 @@ def _finish_block(report: Report, profile: Profile, state: _Block, where: str, i
         inner = Report("stream", report.document, response=True)
         anthropic.check_tool_use(inner, profile, block, state.where + "/content_block", ids)
         report.violations.extend(v for v in inner.violations if not v.pointer.endswith("/input"))
+
+
+_UNVALIDATED = (f"With fine-grained tool streaming (anthropic-beta: {anthropic.FINE_GRAINED_TOOL_STREAMING}) Anthropic "
+                "streams tool input without buffering or validating it, and documents that the joined input may be "
+                "invalid or partial JSON, above all when the turn stops at max_tokens: the client cannot run this "
+                "call as it is.")
+_UNVALIDATED_FIX = ("Answer the call with an is_error tool_result that quotes the input inside a JSON object, or retry "
+                    "the turn with a larger max_tokens.")
 
 
 def is_final(event: Any) -> bool:

@@ -12,7 +12,8 @@ from .schema import findings
 from ...profiles import Profile
 from ...violations import Severity
 from ...pointer import join
-from ...rules.base import Report, as_dict, as_list, check_calls_declared, check_ranges, check_tool_name, remember_name, short
+from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_history, check_ranges, check_tool_name,
+                           remember_name, short)
 from ...rules.schema import check_json_schema
 from . import limits
 
@@ -63,6 +64,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         report.add("GM-01", "/tools", f"{declarations} function declarations; {profile.name} accepts at most "
                                       f"{profile.max_tools}")
     _check_tool_config(report, profile, payload, names, declared_params, known)
+    check_history(report, "GM-20", payload, "contents", "Content object", _HISTORY, one=True)
     _check_contents(report, profile, payload.get("contents"))
 
 
@@ -180,6 +182,10 @@ def _paired(contents: list[tuple[str, Any]]) -> bool:
                                                                                       "functionResponse")):
                 return False
     return True
+
+
+_HISTORY = ("Gemini, and servers compatible with its API, read contents as a list of Content objects (or one) and "
+            "refuse the request at a value of another type: here {{value}} at '{{path}}'.")
 
 
 def _check_contents(report: Report, profile: Profile, value: Any) -> None:

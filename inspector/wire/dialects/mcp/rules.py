@@ -11,7 +11,7 @@ from ...naming import NAME_RULES
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
-from ...rules.base import Report, readable, remember_name, short
+from ...rules.base import Report, readable, remember_name, short, show_json
 from ...rules.schema import check_json_schema
 
 # The name rules a tool name must meet to cross to OpenAI and Anthropic without an alias.
@@ -207,5 +207,21 @@ def check_call_result(report: Report, result: dict[str, Any], base: str) -> None
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    """Nothing: MCP's pair (a tools/call against the server's tools/list) spans two exchanges, so the
-    session rules judge it (MCP-08 in `session.py`); a result's own rules ran on the stream."""
+    """A result of the wrong JSON type, which only the method of the request it answers (paired by id)
+    names: a tools/list result (MCP-01), a CallToolResult (MCP-05). Which tools a call may name spans
+    two exchanges, so the session rules judge it (MCP-08 in `session.py`); a result's own rules ran
+    on the response."""
+    methods = {message["id"]: message.get("method") for message, _ in _messages(request)
+               if isinstance(message, dict) and isinstance(message.get("id"), (str, int))}
+    for message, base in _messages(response):
+        if not isinstance(message, dict) or "result" not in message or isinstance(message["result"], dict):
+            continue
+        answer_id = message.get("id")
+        method = methods.get(answer_id) if isinstance(answer_id, (str, int)) else None
+        if method in _RESULTS:
+            rule, shape = _RESULTS[method]
+            report.add(rule, join(base, "result"), f"{method} result is {show_json(message['result'])}, not {shape}")
+
+
+# The tool methods' results, by the rule that owns each and the shape it must have.
+_RESULTS = {"tools/list": ("MCP-01", "an object {tools: [...]}"), "tools/call": ("MCP-05", "a CallToolResult object")}

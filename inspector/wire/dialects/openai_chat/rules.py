@@ -10,7 +10,7 @@ from ...violations import Severity
 from ...rules import arguments
 from ...pointer import join
 from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_ranges, check_tool_name,
-                          readable, remember_name, short)
+                          check_history, readable, remember_name, short)
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
 
@@ -192,6 +192,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         _check_tool_choice(report, profile, payload, names, bool(tools))
     if readable(payload.get("functions")):
         _check_function_call_choice(report, payload, functions)
+    check_history(report, "OC-28", payload, "messages", "message object", _HISTORY)
     _check_messages(report, profile, payload.get("messages"))
     fmt = as_dict(payload.get("response_format"))
     body = as_dict(fmt.get("json_schema"))
@@ -267,6 +268,10 @@ def _check_function_call_choice(report: Report, payload: dict[str, Any], functio
                                                        "among the functions")
     elif choice not in ("none", "auto"):
         report.add("OC-20", "/function_call", f"function_call {short(choice)} is not none|auto|{{name}}")
+
+
+_HISTORY = ("Chat servers read messages as a list of message objects and refuse the request at a value of another "
+            "type: here {{value}} at '{{path}}'.")
 
 
 def _check_messages(report: Report, profile: Profile, messages: Any) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 from ...profiles import Profile
 from ...pointer import join
 from ...violations import Severity
-from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_ranges, check_tool_name, remember_name,
-                          readable, short)
+from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_history, check_null_or_empty,
+                           check_ranges, check_tool_name, remember_name, readable, short)
 from ..openai_chat.rules import DEGRADED_TOOL, check_arguments_text
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
@@ -107,6 +107,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if server_history is not None:
         report.add("OR-11", join("", server_history), "history is server-side: call/output pairing is checked only "
                                                       "within this request")
+    check_history(report, "OR-13", payload, "input", "item object", _HISTORY, text=True)
     _check_input(report, profile, payload.get("input"), server_history=server_history is not None)
     fmt = as_dict(as_dict(payload.get("text")).get("format"))
     if fmt.get("type") == "json_schema" and fmt.get("strict") is True:
@@ -148,6 +149,10 @@ def _check_tool_choice(report: Report, payload: dict[str, Any], names: dict[str,
             report.add("OR-04", "/tool_choice/server_label", "mcp tool_choice needs server_label")
     elif not isinstance(kind, str) or kind not in _HOSTED_CHOICES:
         report.add("OR-04", "/tool_choice/type", f"tool_choice type {short(kind)} is not a Responses shape")
+
+
+_HISTORY = ("Responses servers read input as text or a list of item objects and refuse the request at a value of "
+            "another type: here {{value}} at '{{path}}'.")
 
 
 def _check_input(report: Report, profile: Profile, items: Any, *, server_history: bool) -> None:
