@@ -686,3 +686,61 @@ def test_chat_tool_calls_that_are_not_a_list_are_refused_where_they_are(calls: o
         get_bridge(Dialect.OPENAI_CHAT, Dialect.ANTHROPIC).request(
             {"model": "gpt-4o", "messages": [{"role": "assistant", "tool_calls": calls}]}, "/v1/chat/completions")
     assert str(refused.value) == "/messages/0/tool_calls: tool_calls must be a list"
+
+
+# --- token counts the upstream wrote wrongly cost the counts, never the answer ----------------------
+
+def _answer(dialect: Dialect, stream: bool):
+    from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
+    from inspector.wire.dialects.gemini.mock import gemini_response, gemini_stream
+    from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
+    from inspector.wire.dialects.openai_responses.mock import responses_result, responses_stream
+
+    made = {CHAT: (chat_completion, chat_stream), RESP: (responses_result, responses_stream),
+            ANT: (anthropic_message, anthropic_stream), GEM: (gemini_response, gemini_stream)}[dialect]
+    return made[1 if stream else 0]("It is sunny.")
+
+
+USAGE_KEY = {CHAT: "usage", RESP: "usage", ANT: "usage", GEM: "usageMetadata"}
+BAD_USAGE = ["lots", [1, 2], 7, {"prompt_tokens": "x", "completion_tokens": [1], "input_tokens": "x",
+                                 "output_tokens": {"n": 1}, "promptTokenCount": "x", "candidatesTokenCount": "1e9"}]
+
+
+def _spoil(node, key: str, bad):
+    """Every `key` member of the answer (the body's, or each event's and its nested message's) set to `bad`."""
+    if isinstance(node, dict):
+        return {k: (bad if k == key else _spoil(v, key, bad)) for k, v in node.items()}
+    if isinstance(node, tuple):
+        return (node[0], _spoil(node[1], key, bad))
+    return node
+
+
+@pytest.mark.parametrize("bad", BAD_USAGE, ids=["text", "list", "number", "members-of-wrong-types"])
+@pytest.mark.parametrize(("source", "target"), PAIRS, ids=[f"{s.value}->{t.value}" for s, t in PAIRS])
+def test_usage_of_the_wrong_type_costs_the_counts_not_the_answer(source, target, bad) -> None:
+    import re
+
+    from inspector.wire.sse import SSEParser
+
+    request = {ANT: ant(), GEM: {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
+               RESP: {"model": "gpt-5", "input": "hi"}}.get(source, chat())
+    bridge = get_bridge(source, target)
+    sent = bridge.request(request, PATH[source])
+    answer = bridge.response(_spoil(_answer(target, False), USAGE_KEY[target], bad), sent.state).payload
+    assert "It is sunny." in orjson.dumps(answer).decode()
+
+    def relayed(answer: list) -> list[str]:
+        """The client's stream, token counts and timestamps zeroed."""
+        streamed = bridge.request({**request, "stream": True}, PATH[source])
+        relay = bridge.stream(streamed.state)
+        out = b""
+        for event in answer:
+            name, data = event if isinstance(event, tuple) else ("", event)
+            text = data if isinstance(data, str) else orjson.dumps(data).decode()
+            out += relay.feed((f"event: {name}\n" if name else "").encode() + f"data: {text}\n\n".encode())
+        parser = SSEParser()
+        events = parser.feed(out + relay.close()) + parser.close()
+        return [re.sub(r'"(\w*(?:tokens|TokenCount|created\w*))":\d+', r'"\1":0', e.data) for e in events]
+
+    # The same stream as with counts written right, but for the counts.
+    assert relayed(_spoil(_answer(target, True), USAGE_KEY[target], bad)) == relayed(_answer(target, True))

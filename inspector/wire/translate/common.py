@@ -288,6 +288,14 @@ _STATUS_OF = {name: row[0] for row in _ERRORS for name in (row[1], row[2][1], ro
     "engine_overloaded": 529, "FAILED_PRECONDITION": 400, "OUT_OF_RANGE": 400, "DEADLINE_EXCEEDED": 500}
 
 
+def token_counts(usage: Any, *keys: str) -> tuple[int, ...]:
+    """The counts `usage` reports under `keys`, 0 for each it does not give as a whole number: an
+    upstream that writes its usage wrongly costs the client the token counts, never the answer."""
+    found = usage if isinstance(usage, dict) else {}
+    return tuple(int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+                 and float(value).is_integer() else 0 for value in (found.get(key) for key in keys))
+
+
 def error_status(error: Any) -> int:
     """The kind of a provider error body (OpenAI, Anthropic or Google) as its HTTP status."""
     if not isinstance(error, dict):

@@ -12,7 +12,7 @@ from ...pointer import join
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
-                                 output_kept_whole, plain, refusal_as_text)
+                                 output_kept_whole, plain, refusal_as_text, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .limits import RANGES
@@ -493,9 +493,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
     if payload.get("stop_reason") == "pause_turn":
         losses.append(Loss("/stop_reason", None, "converted", "pause_turn (a server tool paused) is reported as a "
                            "normal stop", ""))
-    usage = payload.get("usage") or {}
-    resp.input_tokens = int(usage.get("input_tokens") or 0)
-    resp.output_tokens = int(usage.get("output_tokens") or 0)
+    resp.input_tokens, resp.output_tokens = token_counts(payload.get("usage"), "input_tokens", "output_tokens")
     return resp, losses
 
 
@@ -549,7 +547,7 @@ class StreamParser:
         kind = data.get("type") or event.event
         if kind == "message_start":
             message = data.get("message") or {}
-            self.usage[0] = int((message.get("usage") or {}).get("input_tokens") or 0)
+            self.usage[0] = token_counts(message.get("usage"), "input_tokens")[0]
             return [ev.Start(str(message.get("id") or ""), str(message.get("model") or ""), self.usage[0])]
         if kind == "content_block_start":
             index, block = data.get("index"), data.get("content_block") or {}
@@ -583,7 +581,7 @@ class StreamParser:
             reason = (data.get("delta") or {}).get("stop_reason")
             if reason:
                 self.stop = _STOP_IN.get(reason, "stop")  # type: ignore[assignment]
-            self.usage[1] = int((data.get("usage") or {}).get("output_tokens") or self.usage[1])
+            self.usage[1] = token_counts(data.get("usage"), "output_tokens")[0] or self.usage[1]
             return []
         if kind == "message_stop":
             return self.close()

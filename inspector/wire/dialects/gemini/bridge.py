@@ -14,7 +14,7 @@ from ...pointer import join
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
-                                 output_kept_whole, plain, refusal_as_text)
+                                 output_kept_whole, plain, refusal_as_text, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Request, Response, Result, State,
                     StopReason, Tool, TranslationError)
 from .limits import RANGES
@@ -495,9 +495,8 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
     blocked = (payload.get("promptFeedback") or {}).get("blockReason")
     has_calls = any(isinstance(i, Call) for i in resp.items)
     resp.stop = "content_filter" if blocked else "tool_calls" if has_calls else _FINISH_IN.get(reason or "STOP", "stop")  # type: ignore[assignment]
-    usage = payload.get("usageMetadata") or {}
-    resp.input_tokens = int(usage.get("promptTokenCount") or 0)
-    resp.output_tokens = int(usage.get("candidatesTokenCount") or 0)
+    resp.input_tokens, resp.output_tokens = token_counts(payload.get("usageMetadata"), "promptTokenCount",
+                                                         "candidatesTokenCount")
     return resp, losses
 
 
@@ -559,7 +558,7 @@ class StreamParser:
             out.append(ev.Start(str(chunk.get("responseId") or ""), str(chunk.get("modelVersion") or "")))
         usage = chunk.get("usageMetadata")
         if isinstance(usage, dict):
-            self.usage = (int(usage.get("promptTokenCount") or 0), int(usage.get("candidatesTokenCount") or 0))
+            self.usage = token_counts(usage, "promptTokenCount", "candidatesTokenCount")  # type: ignore[assignment]
         items: list[Any] = []
         self.reason = _parse_candidate(chunk, items) or self.reason
         for item in items:

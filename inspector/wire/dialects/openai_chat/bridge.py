@@ -12,7 +12,7 @@ from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
                      hollow, join_text, openai_error, openai_format, openai_output, openai_reasoning,
-                                 split_data_url)
+                                 split_data_url, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .limits import RANGES
@@ -473,9 +473,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
             resp.items.append(Call(None, str(legacy.get("name", "")), arguments, here, raw))
         resp.stop = _FINISH.get(choice.get("finish_reason"), "stop")  # type: ignore[assignment]
     hollow(resp, losses, "/choices/0/message" if choices else "/choices")
-    usage = payload.get("usage") or {}
-    resp.input_tokens = int(usage.get("prompt_tokens") or 0)
-    resp.output_tokens = int(usage.get("completion_tokens") or 0)
+    resp.input_tokens, resp.output_tokens = token_counts(payload.get("usage"), "prompt_tokens", "completion_tokens")
     return resp, losses
 
 
@@ -540,7 +538,7 @@ class StreamParser:
             out.append(ev.Start(str(chunk.get("id") or ""), str(chunk.get("model") or "")))
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = (int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+            self.usage = token_counts(usage, "prompt_tokens", "completion_tokens")  # type: ignore[assignment]
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 if not self.dropped_choices:

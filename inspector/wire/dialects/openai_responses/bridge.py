@@ -11,7 +11,7 @@ from ...pointer import join
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
-                     openai_error, openai_format, openai_output, openai_reasoning, split_data_url)
+                     openai_error, openai_format, openai_output, openai_reasoning, split_data_url, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .limits import RANGES
@@ -382,9 +382,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
             resp.items.append(Opaque(Dialect.OPENAI_RESPONSES, f"{kind} item", item, here))
     hollow(resp, losses, "/output")
     resp.stop = _stop(payload, any(isinstance(i, Call) for i in resp.items))
-    usage = payload.get("usage") or {}
-    resp.input_tokens = int(usage.get("input_tokens") or 0)
-    resp.output_tokens = int(usage.get("output_tokens") or 0)
+    resp.input_tokens, resp.output_tokens = token_counts(payload.get("usage"), "input_tokens", "output_tokens")
     return resp, losses
 
 
@@ -496,12 +494,11 @@ class StreamParser:
             return self._item_done(data.get("output_index"), data.get("item") or {})
         if kind in ("response.completed", "response.incomplete"):
             response = data.get("response") or {}
-            usage = response.get("usage") or {}
             has_calls = any(isinstance(i, dict) and i.get("type") in ("function_call", "custom_tool_call")
                             for i in response.get("output") or [])
             self.done = True
-            return [ev.Finish(_stop(response, has_calls), int(usage.get("input_tokens") or 0),
-                              int(usage.get("output_tokens") or 0))]
+            return [ev.Finish(_stop(response, has_calls), *token_counts(response.get("usage"), "input_tokens",
+                                                                          "output_tokens"))]
         if kind in ("response.failed", "error"):
             self.done = True
             error = (data.get("response") or {}).get("error") if kind == "response.failed" else data
