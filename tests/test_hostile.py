@@ -306,3 +306,41 @@ def test_mock_refuses_in_one_line_a_hand_written_fixture_it_would_replay_changed
         '{"status": 200, "headers": ["content-type: application/json"], "body": {"json": {"x": ' + body + "}}}}")
     assert _run_apart("mock", "--port", "0", str(fixture_path)) == (
         2, [], [f"toolwire-inspect: cannot load {fixture_path}: {reason}"])
+
+
+# --- the views' builders (run in the TUI's workers): a flow nested 1000 levels deep wherever a payload
+# can hold it gives each view its normal result ----------------------------------------------------
+
+def deep_lines(key: str, depth: int, indent: int) -> list[str]:
+    """`nested(depth)` as `pretty` (and every pane) writes it: one bracket a line."""
+    pad = "  " * indent
+    return [f'{pad}"{key}": ['] + [pad + "  " * d + "[" for d in range(1, depth - 1)] + \
+        [pad + "  " * (depth - 1) + "[]"] + [pad + "  " * d + "]" for d in range(depth - 2, 0, -1)] + [pad + "]"]
+
+
+def test_the_views_of_a_request_nested_a_thousand_levels(tmp_path):
+    from inspector.tui.compare import (prepare_conversation, prepare_fixed_diff, prepare_response_diff,
+                                       prepare_upstream_diff)
+    from inspector.tui.view import PREVIEW_FROM, prepare, preview
+
+    long = "x" * PREVIEW_FROM  # big enough for the request pane's first paint before the analysis
+    body = chat_request(raw_extra=nested(1000)).replace(b'"Oslo?"', b'"' + long.encode() + b'"')
+    view = prepare(flow_of(body))
+    start = view.request.line_of("/x_extra")
+    assert (start, view.request.lines()[start:]) == (27, deep_lines("x_extra", 1000, 1) + ["}"])
+    first = preview(flow_of(body))
+    assert first is not None and (first.text, first.note) == (view.request.text, "checking…")
+    assert [(v.violation.rule, v.violation.pointer, v.lines) for v in view.violations] == [
+        ("OC-29", "/x_extra", {"request": 27, "upstream": 27})]
+    fixed = prepare_fixed_diff(view)
+    reason = "cannot fix faithfully: nested more than 254 levels deep, deeper than can be written back"
+    assert fixed is not None and (fixed.title, fixed.lines.lines, fixed.lines.marks, fixed.notes, fixed.summary) == (
+        f"#1 original → fixed · {reason}", [reason], {0: "error"}, None, "")
+    conversation = prepare_conversation(view)
+    assert (conversation.title, conversation.turns.lines[1:]) == (
+        "#1 openai-chat · 4 turns · orphans 0 · unanswered 0 · new calls 0",
+        [f"   {long[:2000]}… ({PREVIEW_FROM - 2000} more characters)", "#1 assistant  /messages/1",
+         "   → call get_weather  call_1 → answered in #2 ✖ not offered in tools", '       {"city": "Oslo"}',
+         "#2 tool  /messages/2", "   ← result of get_weather  call_1 ← answers #1", "       4°C",
+         "#3 assistant · response (new turn)  /choices/0", "   ok"])
+    assert (prepare_upstream_diff(view), prepare_response_diff(view)) == (None, None)
