@@ -344,3 +344,66 @@ def test_the_views_of_a_request_nested_a_thousand_levels(tmp_path):
          "#2 tool  /messages/2", "   ← result of get_weather  call_1 ← answers #1", "       4°C",
          "#3 assistant · response (new turn)  /choices/0", "   ok"])
     assert (prepare_upstream_diff(view), prepare_response_diff(view)) == (None, None)
+
+
+def chain(depth: int, leaf: str) -> bytes:
+    return ('{"a":' * depth + leaf + "}" * depth).encode()
+
+
+def test_the_diffs_of_a_flow_nested_a_thousand_levels_in_its_upstream_copy_and_response(tmp_path):
+    """The upstream copy (repair mode) holds the nesting, and the response, whose replay answers
+    differently at the bottom: each diff gives its rows, the deep ones included."""
+    from inspector.flow import Mode
+    from inspector.tui.compare import prepare_replay_diff, prepare_upstream_diff
+    from inspector.tui.view import prepare
+
+    with Store(tmp_path / "flows.sqlite3") as store:
+        store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8", "repair")
+        origin = flow_of(chat_request(), id=store.next_flow_id(), mode=Mode.REPAIR,
+                         upstream_request_body=chat_request(raw_extra=nested(1000)),
+                         response_body=b'{"object":"chat.completion","choices":[],"x":' + chain(999, "1") + b"}")
+        replayed = flow_of(chat_request(), id=store.next_flow_id(), replay_of=origin.id,
+                           response_body=b'{"object":"chat.completion","choices":[],"x":' + chain(999, "2") + b"}")
+        for flow in (origin, replayed):
+            flow.session_id = store.session_id
+            store.submit(flow)
+        store.flush()
+        view = prepare(origin)
+        upstream = prepare_upstream_diff(view)
+        assert upstream is not None and upstream.notes is not None
+        assert (upstream.title, upstream.summary, upstream.notes.lines) == (
+            "#1 original → sent upstream · repaired on the way", "+1 −0 ~0",
+            ["no notes: nothing was reported for these changes"])
+        assert upstream.lines.lines == ["  {", '    "model": "gpt-test"', '    "messages": [… 3 items]',
+                                        '+   "x_extra": [', *("+ " + "  " * d + "[0] [" for d in range(2, 1000)),
+                                        "+ " + "  " * 1000 + "[0] []",
+                                        *("+ " + "  " * d + "]" for d in range(999, 0, -1)),
+                                        "  }"]
+        assert upstream.lines.marks == {line: "added" for line in range(3, 2002)}
+        for start in (view, prepare(replayed)):  # from either end
+            replay = prepare_replay_diff(store, start)
+            assert replay is not None
+            assert (replay.title, replay.summary, replay.lines.marks) == (
+                "response of #1 (200) → replay #2 (200)", "+0 −0 ~1", {1002: "changed"})
+            assert replay.lines.lines == ["  {", '    "object": "chat.completion"', '    "choices": [… 0 items]',
+                                          '    "x": {', *("  " + "  " * d + '"a": {' for d in range(2, 1000)),
+                                          "~ " + "  " * 1000 + '"a": 1 → 2',
+                                          *("  " + "  " * d + "}" for d in range(999, -1, -1))]
+
+
+def test_a_stream_chunk_nested_a_thousand_levels_reads_as_its_event():
+    from inspector.flow import Chunk
+    from inspector.tui.compare import prepare_conversation
+    from inspector.tui.view import prepare
+
+    events = [b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"ok"}}],"x":'
+              + nested(1000).encode() + b"}\n\n", b"data: [DONE]\n\n"]
+    flow = flow_of(chat_request(), streamed=True, chunks=[Chunk(0.001 * n, event) for n, event in enumerate(events, 1)],
+                   response_body=b"".join(events), response_headers=[("content-type", "text/event-stream")])
+    view = prepare(flow)
+    assert view.chunks == [
+        f'      +1.0 ms      Δ1.0 ms    {len(events[0])} B  ▸ chunk "ok" │ '
+        + events[0].decode().replace("\n", "\\n"),
+        "      +2.0 ms      Δ1.0 ms      14 B  ▸ [DONE] │ data: [DONE]\\n\\n"]
+    assert (view.response.note, prepare_conversation(view).turns.lines[-2:]) == (
+        "reassembled from 2 chunks (s: raw chunks)", ["#3 assistant · response (new turn)  /choices/0", "   ok"])
