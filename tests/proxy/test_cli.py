@@ -270,13 +270,13 @@ def test_record_in_translate_mode_names_the_source_dialects_settings():
 UNSENT = "http://127.0.0.1:9"  # nothing listens there: a replay that reached it would fail, not hang
 
 
-def stored(tmp_path, **fields):  # type: ignore[no-untyped-def]
-    """A store holding one recorded chat flow (session upstream UNSENT), `fields` changed."""
+def stored(tmp_path, session: str = UNSENT, **fields):  # type: ignore[no-untyped-def]
+    """A store holding one recorded chat flow (its session's upstream `session`), `fields` changed."""
     from inspector.flow import Flow, FlowState
 
     path = tmp_path / "flows.sqlite3"
     with Store(path) as store:
-        store.new_session(UNSENT, "http://127.0.0.1:8")
+        store.new_session(session, "http://127.0.0.1:8")
         flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=1.0, method="POST", path=CHAT,
                     request_headers=[("content-type", "application/json")], request_body=BODY,
                     upstream_url=UNSENT + CHAT, status=200, state=FlowState.COMPLETE, response_body=b"{}")
@@ -295,7 +295,10 @@ def stored(tmp_path, **fields):  # type: ignore[no-untyped-def]
      "stored flow names"),
     ({"upstream_url": "stdio://mcp-server"}, ["--upstream", UNSENT],
      "flow #1 is not replayed: it was recorded over stdio (mcp-stdio), and a replay is sent over HTTP"),
-], ids=["intercepted-off-the-list", "stdio"])
+    ({"session_id": 77}, [], "flow #1 has no recorded session; pass --upstream URL"),
+    ({"session": f"openai={UNSENT}", "route": "gone"}, [],
+     "flow #1's route 'gone' is not in its session; pass --upstream URL"),
+], ids=["intercepted-off-the-list", "stdio", "no-session", "route-gone"])
 def test_a_replay_refused_before_sending_exits_2_and_records_nothing(tmp_path, capsys, no_keys, fields, argv,
                                                                    reason):
     path = stored(tmp_path, **fields)
