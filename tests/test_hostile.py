@@ -407,3 +407,31 @@ def test_a_stream_chunk_nested_a_thousand_levels_reads_as_its_event():
         "      +2.0 ms      Δ1.0 ms      14 B  ▸ [DONE] │ data: [DONE]\\n\\n"]
     assert (view.response.note, prepare_conversation(view).turns.lines[-2:]) == (
         "reassembled from 2 chunks (s: raw chunks)", ["#3 assistant · response (new turn)  /choices/0", "   ok"])
+
+
+def test_the_views_of_a_tool_schema_and_a_tool_input_nested_a_thousand_levels():
+    from inspector.tui.compare import prepare_conversation, prepare_fixed_diff
+    from inspector.tui.view import prepare
+
+    schema = '{"type":"object","properties":{"a":' * 499 + '{"type":"string"}' + "}}" * 499
+    body = ('{"model":"m","max_tokens":5,"tools":[{"name":"f","input_schema":' + schema + '}],"messages":['
+            '{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f",'
+            '"input":' + chain(998, "1").decode() + '}]},{"role":"user","content":[{"type":"tool_result",'
+            '"tool_use_id":"t1","content":"done"}]}]}').encode()
+    view = prepare(flow_of(body, path="/v1/messages", response_body=b'{"type":"message","role":"assistant",'
+                           b'"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}'))
+    line = view.request.line_of("/messages/1/content/0/input" + "/a" * 998)
+    assert (len(view.request.lines()), line, view.request.lines()[line]) == (4530, 3516, "  " * 1003 + '"a": 1')
+    conversation = prepare_conversation(view)
+    text = '{"a":' * 998 + "1" + "}" * 998
+    assert (conversation.title, conversation.turns.lines, conversation.tools.lines) == (
+        "#1 anthropic · 4 turns · orphans 0 · unanswered 0 · new calls 0",
+        ["#0 user  /messages/0", "   x", "#1 assistant  /messages/1", "   → call f  t1 → answered in #2",
+         f"       {text[:2000]}… ({len(text) - 2000} more characters)", "#2 tool  /messages/2",
+         "   ← result of f  t1 ← answers #1", "       done", "#3 assistant · response (new turn)  /content/0",
+         "   ok"],
+        ["tools: 1 offered · 1 called · 0 never called · 0 not offered · 0 duplicated · 0 aliased",
+         "f  offered · called ×1"])
+    fixed = prepare_fixed_diff(view)
+    assert fixed is not None and fixed.title == ("#1 original → fixed · cannot fix faithfully: nested more than 254 "
+                                                 "levels deep, deeper than can be written back")
