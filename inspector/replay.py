@@ -44,6 +44,10 @@ class ReplayError(Exception):
     """The replay was refused, could not be sent, or its answer carried no flow id."""
 
 
+class ReplayRefused(ReplayError):
+    """The replay was refused before anything was sent (the `replay` command exits 2 for it)."""
+
+
 # Where a fresh process finds a key for each dialect: the variables the provider's SDK reads (in
 # the order it reads them), and the header the key travels in with its prefix.
 _KEYS: dict[Dialect, tuple[tuple[str, ...], str, str]] = {
@@ -89,11 +93,11 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
     secrets and the framing, plus `credentials` and the replay link. A ReplayError if the recorded
     target is not one the forwarder would send upstream."""
     if flow.upstream_url.startswith(STDIO_SCHEME):
-        raise ReplayError(f"flow #{flow.id} is not replayed: it was recorded over stdio (mcp-stdio), and a replay "
+        raise ReplayRefused(f"flow #{flow.id} is not replayed: it was recorded over stdio (mcp-stdio), and a replay "
                           f"is sent over HTTP")
     problem = target_problem(flow.path, flow.query)
     if problem is not None:
-        raise ReplayError(f"flow #{flow.id} is not replayed: {problem}")
+        raise ReplayRefused(f"flow #{flow.id} is not replayed: {problem}")
     headers = [(k, v) for k, v in flow.request_headers
                if k.lower() not in NOT_REPLAYED and not (k.lower() in SECRET_HEADERS and v == REDACTED)]
     if kind is not ReplayKind.AS_RECORDED:
@@ -135,13 +139,13 @@ def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str,
     if interception is None:
         # Recorded from a tunnel to https://HOST, off this forwarder's list: not replayed there.
         if went == origin(f"https://{hosts[0]}"):
-            raise ReplayError(f"flow #{flow.id} is not replayed: it was intercepted from {host}, which this "
+            raise ReplayRefused(f"flow #{flow.id} is not replayed: it was intercepted from {host}, which this "
                               f"forwarder does not intercept (--intercept {host} adds it); a replay goes only to "
                               "hosts on the intercept list, never to any host a stored flow names")
         return None
     going = origin(f"{interception.scheme}://{interception.authority}")
     if went != going:
-        raise ReplayError(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url} through a "
+        raise ReplayRefused(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url} through a "
                           f"tunnel to {host}, which this forwarder sends to {interception.shown}; its credentials "
                           "are not sent anywhere else")
     return host, port
@@ -161,13 +165,13 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
             route = via.forwarder(flow.route)
             if route is None:
                 came = f"route {flow.route!r}" if flow.route else "the unnamed route (--upstream)"
-                raise ReplayError(f"flow #{flow.id} is not replayed: it came through {came}, which this forwarder "
+                raise ReplayRefused(f"flow #{flow.id} is not replayed: it came through {came}, which this forwarder "
                                   "does not serve")
             via = route
         if not elsewhere and flow.upstream_url:
             went, going = origin(flow.upstream_url), origin(via.upstream)
             if went is None or went != going:
-                raise ReplayError(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not "
+                raise ReplayRefused(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not "
                                   f"to this forwarder's upstream {going}; its credentials are not sent anywhere else")
     target, headers = replay_request(flow, credentials, kind=kind)
     content = flow.request_body if body is None else body
@@ -181,7 +185,7 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
         try:
             context = via.connect.client_context()
         except CAError as exc:
-            raise ReplayError(f"replay of #{flow.id} through a tunnel to {tunnel[0]}: {exc}") from exc
+            raise ReplayRefused(f"replay of #{flow.id} through a tunnel to {tunnel[0]}: {exc}") from exc
         # The way a client in proxy mode sends it: CONNECT to the forwarder, then TLS to the host.
         connection = http.client.HTTPSConnection(*address, timeout=timeout, context=context)
         token = via.access.token

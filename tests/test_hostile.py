@@ -309,3 +309,132 @@ def test_mock_refuses_in_one_line_a_hand_written_fixture_it_would_replay_changed
         '{"status": 200, "headers": ["content-type: application/json"], "body": {"json": {"x": ' + body + "}}}}")
     assert _run_apart("mock", "--port", "0", str(fixture_path)) == (
         2, [], [f"toolwire-inspect: cannot load {fixture_path}: {reason}"])
+
+
+# --- the views' builders (run in the TUI's workers): a flow nested 1000 levels deep wherever a payload
+# can hold it gives each view its normal result ----------------------------------------------------
+
+def deep_lines(key: str, depth: int, indent: int) -> list[str]:
+    """`nested(depth)` as `pretty` (and every pane) writes it: one bracket a line."""
+    pad = "  " * indent
+    return [f'{pad}"{key}": ['] + [pad + "  " * d + "[" for d in range(1, depth - 1)] + \
+        [pad + "  " * (depth - 1) + "[]"] + [pad + "  " * d + "]" for d in range(depth - 2, 0, -1)] + [pad + "]"]
+
+
+def test_the_views_of_a_request_nested_a_thousand_levels(tmp_path):
+    from inspector.tui.compare import (prepare_conversation, prepare_fixed_diff, prepare_response_diff,
+                                       prepare_upstream_diff)
+    from inspector.tui.view import PREVIEW_FROM, prepare, preview
+
+    long = "x" * PREVIEW_FROM  # big enough for the request pane's first paint before the analysis
+    body = chat_request(raw_extra=nested(1000)).replace(b'"Oslo?"', b'"' + long.encode() + b'"')
+    view = prepare(flow_of(body))
+    start = view.request.line_of("/x_extra")
+    assert (start, view.request.lines()[start:]) == (27, deep_lines("x_extra", 1000, 1) + ["}"])
+    first = preview(flow_of(body))
+    assert first is not None and (first.text, first.note) == (view.request.text, "checking…")
+    assert [(v.violation.rule, v.violation.pointer, v.lines) for v in view.violations] == [
+        ("OC-29", "/x_extra", {"request": 27, "upstream": 27})]
+    fixed = prepare_fixed_diff(view)
+    reason = "cannot fix faithfully: nested more than 254 levels deep, deeper than can be written back"
+    assert fixed is not None and (fixed.title, fixed.lines.lines, fixed.lines.marks, fixed.notes, fixed.summary) == (
+        f"#1 original → fixed · {reason}", [reason], {0: "error"}, None, "")
+    conversation = prepare_conversation(view)
+    assert (conversation.title, conversation.turns.lines[1:]) == (
+        "#1 openai-chat · 4 turns · orphans 0 · unanswered 0 · new calls 0",
+        [f"   {long[:2000]}… ({PREVIEW_FROM - 2000} more characters)", "#1 assistant  /messages/1",
+         "   → call get_weather  call_1 → answered in #2 ✖ not offered in tools", '       {"city": "Oslo"}',
+         "#2 tool  /messages/2", "   ← result of get_weather  call_1 ← answers #1", "       4°C",
+         "#3 assistant · response (new turn)  /choices/0", "   ok"])
+    assert (prepare_upstream_diff(view), prepare_response_diff(view)) == (None, None)
+
+
+def chain(depth: int, leaf: str) -> bytes:
+    return ('{"a":' * depth + leaf + "}" * depth).encode()
+
+
+def test_the_diffs_of_a_flow_nested_a_thousand_levels_in_its_upstream_copy_and_response(tmp_path):
+    """The upstream copy (repair mode) holds the nesting, and the response, whose replay answers
+    differently at the bottom: each diff gives its rows, the deep ones included."""
+    from inspector.flow import Mode
+    from inspector.tui.compare import prepare_replay_diff, prepare_upstream_diff
+    from inspector.tui.view import prepare
+
+    with Store(tmp_path / "flows.sqlite3") as store:
+        store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8", "repair")
+        origin = flow_of(chat_request(), id=store.next_flow_id(), mode=Mode.REPAIR,
+                         upstream_request_body=chat_request(raw_extra=nested(1000)),
+                         response_body=b'{"object":"chat.completion","choices":[],"x":' + chain(999, "1") + b"}")
+        replayed = flow_of(chat_request(), id=store.next_flow_id(), replay_of=origin.id,
+                           response_body=b'{"object":"chat.completion","choices":[],"x":' + chain(999, "2") + b"}")
+        for flow in (origin, replayed):
+            flow.session_id = store.session_id
+            store.submit(flow)
+        store.flush()
+        view = prepare(origin)
+        upstream = prepare_upstream_diff(view)
+        assert upstream is not None and upstream.notes is not None
+        assert (upstream.title, upstream.summary, upstream.notes.lines) == (
+            "#1 original → sent upstream · repaired on the way", "+1 −0 ~0",
+            ["no notes: nothing was reported for these changes"])
+        assert upstream.lines.lines == ["  {", '    "model": "gpt-test"', '    "messages": [… 3 items]',
+                                        '+   "x_extra": [', *("+ " + "  " * d + "[0] [" for d in range(2, 1000)),
+                                        "+ " + "  " * 1000 + "[0] []",
+                                        *("+ " + "  " * d + "]" for d in range(999, 0, -1)),
+                                        "  }"]
+        assert upstream.lines.marks == {line: "added" for line in range(3, 2002)}
+        for start in (view, prepare(replayed)):  # from either end
+            replay = prepare_replay_diff(store, start)
+            assert replay is not None
+            assert (replay.title, replay.summary, replay.lines.marks) == (
+                "response of #1 (200) → replay #2 (200)", "+0 −0 ~1", {1002: "changed"})
+            assert replay.lines.lines == ["  {", '    "object": "chat.completion"', '    "choices": [… 0 items]',
+                                          '    "x": {', *("  " + "  " * d + '"a": {' for d in range(2, 1000)),
+                                          "~ " + "  " * 1000 + '"a": 1 → 2',
+                                          *("  " + "  " * d + "}" for d in range(999, -1, -1))]
+
+
+def test_a_stream_chunk_nested_a_thousand_levels_reads_as_its_event():
+    from inspector.flow import Chunk
+    from inspector.tui.compare import prepare_conversation
+    from inspector.tui.view import prepare
+
+    events = [b'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"ok"}}],"x":'
+              + nested(1000).encode() + b"}\n\n", b"data: [DONE]\n\n"]
+    flow = flow_of(chat_request(), streamed=True, chunks=[Chunk(0.001 * n, event) for n, event in enumerate(events, 1)],
+                   response_body=b"".join(events), response_headers=[("content-type", "text/event-stream")])
+    view = prepare(flow)
+    assert view.chunks == [
+        f'      +1.0 ms      Δ1.0 ms    {len(events[0])} B  ▸ chunk "ok" │ '
+        + events[0].decode().replace("\n", "\\n"),
+        "      +2.0 ms      Δ1.0 ms      14 B  ▸ [DONE] │ data: [DONE]\\n\\n"]
+    assert (view.response.note, prepare_conversation(view).turns.lines[-2:]) == (
+        "reassembled from 2 chunks (s: raw chunks)", ["#3 assistant · response (new turn)  /choices/0", "   ok"])
+
+
+def test_the_views_of_a_tool_schema_and_a_tool_input_nested_a_thousand_levels():
+    from inspector.tui.compare import prepare_conversation, prepare_fixed_diff
+    from inspector.tui.view import prepare
+
+    schema = '{"type":"object","properties":{"a":' * 499 + '{"type":"string"}' + "}}" * 499
+    body = ('{"model":"m","max_tokens":5,"tools":[{"name":"f","input_schema":' + schema + '}],"messages":['
+            '{"role":"user","content":"x"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f",'
+            '"input":' + chain(998, "1").decode() + '}]},{"role":"user","content":[{"type":"tool_result",'
+            '"tool_use_id":"t1","content":"done"}]}]}').encode()
+    view = prepare(flow_of(body, path="/v1/messages", response_body=b'{"type":"message","role":"assistant",'
+                           b'"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn"}'))
+    line = view.request.line_of("/messages/1/content/0/input" + "/a" * 998)
+    assert (len(view.request.lines()), line, view.request.lines()[line]) == (4530, 3516, "  " * 1003 + '"a": 1')
+    conversation = prepare_conversation(view)
+    text = '{"a":' * 998 + "1" + "}" * 998
+    assert (conversation.title, conversation.turns.lines, conversation.tools.lines) == (
+        "#1 anthropic · 4 turns · orphans 0 · unanswered 0 · new calls 0",
+        ["#0 user  /messages/0", "   x", "#1 assistant  /messages/1", "   → call f  t1 → answered in #2",
+         f"       {text[:2000]}… ({len(text) - 2000} more characters)", "#2 tool  /messages/2",
+         "   ← result of f  t1 ← answers #1", "       done", "#3 assistant · response (new turn)  /content/0",
+         "   ok"],
+        ["tools: 1 offered · 1 called · 0 never called · 0 not offered · 0 duplicated · 0 aliased",
+         "f  offered · called ×1"])
+    fixed = prepare_fixed_diff(view)
+    assert fixed is not None and fixed.title == ("#1 original → fixed · cannot fix faithfully: nested more than 254 "
+                                                 "levels deep, deeper than can be written back")

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
     from ..proxy.routes import session_routes
-    from ..replay import ReplayError, credentials_from_env, key_variables, recorded_key, replay
+    from ..replay import ReplayError, ReplayRefused, credentials_from_env, key_variables, recorded_key, replay
     from ..wire.dialect import from_path
 
     store = open_store(args.store, create=False)
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             new_id = replay(flow, via=forwarder, credentials=credentials, elsewhere=args.upstream is not None)
         except ReplayError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
-            return 1
+            return 2 if isinstance(exc, ReplayRefused) else 1  # 2: nothing was sent
         finally:
             forwarder.stop()
         store.flush()

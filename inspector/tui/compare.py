@@ -248,14 +248,16 @@ def _strings(document: Any, wanted: set[str]) -> Iterable[tuple[str, str]]:
 
 def prepare_fixed_diff(view: FlowView) -> DiffView | None:
     """The request against itself with every safe repair applied (what `R` sends); None when the
-    request is not JSON of a known dialect."""
+    request is not JSON of a known dialect. A request the fixer cannot rewrite faithfully (nested
+    past what orjson writes, an integer it would round) is one line saying why, as `check --fix` says."""
     analysis = view.analysis
     if analysis.request is None or analysis.dialect is None:
         return None
     try:
         result = fix(analysis.request, analysis.dialect)
-    except jsonsafe.Unfaithful:
-        return None
+    except jsonsafe.Unfaithful as exc:
+        reason = f"cannot fix faithfully: {exc}"
+        return DiffView(f"#{view.flow.id} original → fixed · {reason}", Lines([reason], {0: "error"}), None, "")
     notes = [Note(r.pointer, None, f"{r.action}: {r.detail} [{r.rule}]") for r in result.repairs]
     errors_left, _, _ = count_by_severity(check.check_request(result.payload, analysis.dialect))
     return diff_view(f"#{view.flow.id} original → fixed (R replays it)", analysis.request, result.payload, notes,

@@ -141,7 +141,11 @@ def preview(flow: Flow) -> Pane | None:
         return None
     if document is None:
         return None
-    pane = Pane(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode(), note="checking…")
+    try:
+        text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONEncodeError:  # nested past the 254 levels orjson writes: `pretty` walks any depth
+        text = pretty(document).text
+    pane = Pane(text, note="checking…")
     pane.lines()
     return pane
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
-import orjson
-
+from . import jsonsafe
 from .dialect import Dialect
 from .dialects import home
 from .dialects.gemini.fields import spelled
@@ -403,10 +402,7 @@ def _listed_tools(response: Any, pointer: str) -> list[str]:
 
 
 def _compact(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # a float beyond JSON's range, an int past 64 bits: shown, not judged here
-        return repr(value)
+    return jsonsafe.text(value).decode()  # any depth orjson reads, an int past 64 bits in full
 
 
 def _clip(text: str) -> str:

@@ -9,6 +9,7 @@ so a loss report's or a repair's pointer finds its line."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from enum import Enum
@@ -16,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from . import jsonsafe
 from .pointer import join, split
 
 
@@ -39,6 +41,8 @@ class Row:
 class Diff:
     rows: list[Row] = field(default_factory=list)
     _lines: tuple[dict[str, int], dict[str, int]] = field(default_factory=lambda: ({}, {}))
+    # While diffing: each container's canonical text, so a deep document is written once, not once per level.
+    _texts: dict[int, bytes] = field(default_factory=dict, repr=False)
 
     @property
     def identical(self) -> bool:
@@ -85,17 +89,27 @@ class Diff:
         self.rows.append(row)
 
 
+# Each step below yields the steps of its children, which `diff` runs to the end before resuming it:
+# the walk keeps its stack in a list, not in Python's frames, so a document nested as deep as orjson
+# reads (1024 levels) diffs like any other.
+Steps = Iterator["Steps"]
+
+
 def diff(left: Any, right: Any) -> Diff:
     out = Diff()
-    _node(out, left, right, "", "", None, 0)
+    stack = [_node(out, left, right, "", "", None, 0)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+        else:
+            stack.append(child)
+    out._texts.clear()  # keyed by ids, valid only while the documents are at hand
     return out
 
 
-def _canonical(value: Any) -> bytes:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # an int past 64 bits: repr still tells equal values apart
-        return repr(value).encode()
+def _canonical(out: Diff, value: Any) -> bytes:
+    return jsonsafe.text(value, sort_keys=True, memo=out._texts)
 
 
 def _scalar(value: Any) -> str:
@@ -119,62 +133,63 @@ def _folded(value: Any) -> str:
     return _scalar(value)
 
 
-def _node(out: Diff, left: Any, right: Any, lp: str, rp: str, key: str | int | None, depth: int) -> None:
+def _node(out: Diff, left: Any, right: Any, lp: str, rp: str, key: str | int | None, depth: int) -> Steps:
     label = _label(key)
     if type(left) is type(right) and isinstance(left, (dict, list)):
-        if _canonical(left) == _canonical(right):
+        if _canonical(out, left) == _canonical(out, right):
             out.add(Row(Op.SAME, depth, label + _folded(left), lp, rp))
             return
         opening, closing = ("{", "}") if isinstance(left, dict) else ("[", "]")
         out.add(Row(Op.SAME, depth, label + opening, lp, rp))
         if isinstance(left, dict):
-            _object(out, left, right, lp, rp, depth + 1)
+            yield _object(out, left, right, lp, rp, depth + 1)
         else:
-            _array(out, left, right, lp, rp, depth + 1)
+            yield _array(out, left, right, lp, rp, depth + 1)
         out.add(Row(Op.SAME, depth, closing, None, None))
     elif isinstance(left, (dict, list)) or isinstance(right, (dict, list)):
         # An object where a string was: one side's subtree goes, the other's comes, each node on its row.
-        _whole(out, left, lp, None, key, depth, Op.REMOVED)
-        _whole(out, right, None, rp, key, depth, Op.ADDED)
-    elif _canonical(left) == _canonical(right):  # 1 and 1.0 differ on the wire; so do 1 and true
+        yield _whole(out, left, lp, None, key, depth, Op.REMOVED)
+        yield _whole(out, right, None, rp, key, depth, Op.ADDED)
+    elif _canonical(out, left) == _canonical(out, right):  # 1 and 1.0 differ on the wire; so do 1 and true
         out.add(Row(Op.SAME, depth, label + _scalar(left), lp, rp))
     else:
         out.add(Row(Op.CHANGED, depth, f"{label}{_scalar(left)} → {_scalar(right)}", lp, rp))
 
 
 def _whole(out: Diff, value: Any, lp: str | None, rp: str | None, key: str | int | None, depth: int,
-           op: Op) -> None:
+           op: Op) -> Steps:
     """A subtree on one side only, every node on its own row (a pointer inside it finds its line)."""
     label = _label(key)
     if isinstance(value, dict) and value:
         out.add(Row(op, depth, label + "{", lp, rp))
         for name, child in value.items():
-            _whole(out, child, None if lp is None else join(lp, name), None if rp is None else join(rp, name),
+            yield _whole(out, child, None if lp is None else join(lp, name), None if rp is None else join(rp, name),
                    name, depth + 1, op)
         out.add(Row(op, depth, "}", None, None))
     elif isinstance(value, list) and value:
         out.add(Row(op, depth, label + "[", lp, rp))
         for index, child in enumerate(value):
-            _whole(out, child, None if lp is None else join(lp, index), None if rp is None else join(rp, index),
+            yield _whole(out, child, None if lp is None else join(lp, index), None if rp is None else join(rp, index),
                    index, depth + 1, op)
         out.add(Row(op, depth, "]", None, None))
     else:
         out.add(Row(op, depth, label + _scalar(value), lp, rp))
 
 
-def _object(out: Diff, left: dict[str, Any], right: dict[str, Any], lp: str, rp: str, depth: int) -> None:
+def _object(out: Diff, left: dict[str, Any], right: dict[str, Any], lp: str, rp: str, depth: int) -> Steps:
     for name, value in left.items():
         if name in right:
-            _node(out, value, right[name], join(lp, name), join(rp, name), name, depth)
+            yield _node(out, value, right[name], join(lp, name), join(rp, name), name, depth)
         else:
-            _whole(out, value, join(lp, name), None, name, depth, Op.REMOVED)
+            yield _whole(out, value, join(lp, name), None, name, depth, Op.REMOVED)
     for name, value in right.items():
         if name not in left:
-            _whole(out, value, None, join(rp, name), name, depth, Op.ADDED)
+            yield _whole(out, value, None, join(rp, name), name, depth, Op.ADDED)
 
 
-def _array(out: Diff, left: list[Any], right: list[Any], lp: str, rp: str, depth: int) -> None:
-    matcher = SequenceMatcher(None, [_canonical(v) for v in left], [_canonical(v) for v in right], autojunk=False)
+def _array(out: Diff, left: list[Any], right: list[Any], lp: str, rp: str, depth: int) -> Steps:
+    matcher = SequenceMatcher(None, [_canonical(out, v) for v in left], [_canonical(out, v) for v in right],
+                              autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             if i2 - i1 == 1:
@@ -189,20 +204,20 @@ def _array(out: Diff, left: list[Any], right: list[Any], lp: str, rp: str, depth
                     out._lines[0].setdefault(join(lp, i1 + offset), line)
                     out._lines[1].setdefault(join(rp, j1 + offset), line)
             continue
-        for i, j in _align(left[i1:i2], right[j1:j2]):
+        for i, j in _align(out, left[i1:i2], right[j1:j2]):
             if i is not None and j is not None:
-                _node(out, left[i1 + i], right[j1 + j], join(lp, i1 + i), join(rp, j1 + j), j1 + j, depth)
+                yield _node(out, left[i1 + i], right[j1 + j], join(lp, i1 + i), join(rp, j1 + j), j1 + j, depth)
             elif i is not None:
-                _whole(out, left[i1 + i], join(lp, i1 + i), None, i1 + i, depth, Op.REMOVED)
+                yield _whole(out, left[i1 + i], join(lp, i1 + i), None, i1 + i, depth, Op.REMOVED)
             elif j is not None:
-                _whole(out, right[j1 + j], None, join(rp, j1 + j), j1 + j, depth, Op.ADDED)
+                yield _whole(out, right[j1 + j], None, join(rp, j1 + j), j1 + j, depth, Op.ADDED)
 
 
 # Above this many element pairs a changed run pairs by position: the alignment costs n×m.
 ALIGN_LIMIT = 10_000
 
 
-def _align(left: list[Any], right: list[Any]) -> list[tuple[int | None, int | None]]:
+def _align(out: Diff, left: list[Any], right: list[Any]) -> list[tuple[int | None, int | None]]:
     """A changed run of elements, paired in order by what they share: each element's set of scalar
     values (Jaccard). Across dialects the shapes differ but the values travel (a Chat tool message
     and an Anthropic tool_result block share the id and the text), so a system message dropped to
@@ -215,7 +230,7 @@ def _align(left: list[Any], right: list[Any]) -> list[tuple[int | None, int | No
 
     def score(i: int, j: int) -> float:
         a, b = values[0][i], values[1][j]
-        return len(a & b) / len(a | b) if a and b else float(_canonical(left[i]) == _canonical(right[j]))
+        return len(a & b) / len(a | b) if a and b else float(_canonical(out, left[i]) == _canonical(out, right[j]))
 
     # best[i][j]: the best total similarity aligning left[i:] with right[j:] (monotone, like an LCS).
     n, m = len(left), len(right)
@@ -250,5 +265,5 @@ def _values(value: Any) -> frozenset[bytes]:
         elif isinstance(node, list):
             stack.extend(node)
         elif node is not None and not isinstance(node, bool):
-            found.add(_canonical(node))
+            found.add(jsonsafe.text(node))
     return frozenset(found)

@@ -76,6 +76,51 @@ def dumps(value: Any, option: int | None = None) -> bytes:
         raise Unfaithful(_reason(str(exc))) from None
 
 
+def text(value: Any, *, sort_keys: bool = False, memo: dict[int, bytes] | None = None) -> bytes:
+    """Compact JSON text of any value orjson reads, for showing and comparing (a rewrite goes through
+    `dumps`, which refuses what it cannot write faithfully): orjson's own where it can write it; past
+    its 254 levels (it reads 1024, deeper than Python recurses) or with an integer beyond 64 bits, the
+    same text assembled bottom-up without recursion, each such integer in full.
+
+    `memo` (id of a container -> its text) lets a caller that writes every subtree of one document
+    (a diff compares each level's) write each node once; the document must outlive it."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
+    except orjson.JSONEncodeError:
+        pass
+    memo = {} if memo is None else memo
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, ready = stack.pop()
+        if not isinstance(item, (dict, list)) or (not ready and id(item) in memo):
+            continue
+        if not ready:
+            try:  # the shallow parts orjson writes itself: only the deep spine is assembled here
+                memo[id(item)] = orjson.dumps(item, option=orjson.OPT_SORT_KEYS if sort_keys else None)
+                continue
+            except orjson.JSONEncodeError:
+                stack.append((item, True))
+                stack.extend((child, False) for child in (item.values() if isinstance(item, dict) else item))
+        elif isinstance(item, dict):
+            names = sorted(item) if sort_keys else item
+            memo[id(item)] = b"{" + b",".join(_scalar(name) + b":" + _written(item[name], memo)
+                                              for name in names) + b"}"
+        else:
+            memo[id(item)] = b"[" + b",".join(_written(child, memo) for child in item) + b"]"
+    return _written(value, memo)
+
+
+def _written(value: Any, memo: dict[int, bytes]) -> bytes:
+    return memo[id(value)] if isinstance(value, (dict, list)) else _scalar(value)
+
+
+def _scalar(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits is exact as its digits; anything else as Python shows it
+        return str(value).encode() if isinstance(value, int) else repr(value).encode()
+
+
 def check_writable(value: Any) -> None:
     """Raise Unfaithful unless `value` can be written back. Also the cheap bound on nesting that
     makes a recursive walk of a parsed payload safe: orjson reads 1024 levels, Python recurses ~1000

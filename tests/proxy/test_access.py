@@ -510,7 +510,7 @@ def test_replay_command_never_sends_the_environment_key_elsewhere(mock, elsewher
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     fields = {k: v.format(port=elsewhere.port, upstream=mock.base_url) for k, v in fields.items()}
     recorded_store(tmp_path / "s.db", mock.base_url, stored(id=1, state=FlowState.COMPLETE, status=200, **fields))
-    assert main(["replay", "1", "--store", str(tmp_path / "s.db")]) == 1
+    assert main(["replay", "1", "--store", str(tmp_path / "s.db")]) == 2  # nothing was sent
     assert capsys.readouterr().err == (
         f"toolwire-inspect: flow #1 is not replayed: {why.format(port=elsewhere.port, upstream=mock.base_url)}\n")
     assert (mock.received, elsewhere.received) == ([], [])

@@ -262,3 +262,57 @@ def test_record_in_translate_mode_names_the_source_dialects_settings():
         "  GOOGLE_GEMINI_BASE_URL=URL  google-genai SDK, Google ADK",
         "  GEMINI_API_BASE=URL/v1beta  LiteLLM gemini/ models",
     ]
+
+
+# The README's contract for `replay`: 2 when nothing was sent, whatever refused it (the command's own
+# checks, or the replay's before it sends a byte); 1 only for a transfer that failed or an error status.
+
+UNSENT = "http://127.0.0.1:9"  # nothing listens there: a replay that reached it would fail, not hang
+
+
+def stored(tmp_path, session: str = UNSENT, **fields):  # type: ignore[no-untyped-def]
+    """A store holding one recorded chat flow (its session's upstream `session`), `fields` changed."""
+    from inspector.flow import Flow, FlowState
+
+    path = tmp_path / "flows.sqlite3"
+    with Store(path) as store:
+        store.new_session(session, "http://127.0.0.1:8")
+        flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=1.0, method="POST", path=CHAT,
+                    request_headers=[("content-type", "application/json")], request_body=BODY,
+                    upstream_url=UNSENT + CHAT, status=200, state=FlowState.COMPLETE, response_body=b"{}")
+        for name, value in fields.items():
+            setattr(flow, name, value)
+        store.submit(flow)
+        store.flush()
+    return path
+
+
+# A target that is not a path and an upstream the flow did not go to: test_access.py, beside the key they protect.
+@pytest.mark.parametrize(("fields", "argv", "reason"), [
+    ({"upstream_url": "https://tools.example" + CHAT, "request_headers": [("host", "tools.example")]}, [],
+     "flow #1 is not replayed: it was intercepted from tools.example, which this forwarder does not intercept "
+     "(--intercept tools.example adds it); a replay goes only to hosts on the intercept list, never to any host a "
+     "stored flow names"),
+    ({"upstream_url": "stdio://mcp-server"}, ["--upstream", UNSENT],
+     "flow #1 is not replayed: it was recorded over stdio (mcp-stdio), and a replay is sent over HTTP"),
+    ({"session_id": 77}, [], "flow #1 has no recorded session; pass --upstream URL"),
+    ({"session": f"openai={UNSENT}", "route": "gone"}, [],
+     "flow #1's route 'gone' is not in its session; pass --upstream URL"),
+], ids=["intercepted-off-the-list", "stdio", "no-session", "route-gone"])
+def test_a_replay_refused_before_sending_exits_2_and_records_nothing(tmp_path, capsys, no_keys, fields, argv,
+                                                                   reason):
+    path = stored(tmp_path, **fields)
+    assert main(["replay", "1", "--store", str(path), *argv]) == 2
+    assert capsys.readouterr() == ("", f"toolwire-inspect: {reason}\n")
+    with Store(path) as store:
+        assert [row.id for row in store.rows()] == [1]
+
+
+def test_a_replay_whose_transfer_fails_exits_1(tmp_path, capsys, no_keys):
+    """Sent, and the upstream never answered: the forwarder records the flow in error."""
+    path = stored(tmp_path)
+    assert main(["replay", "1", "--store", str(path)]) == 1
+    assert capsys.readouterr() == (
+        "#2 replay of #1: 502 error upstream unreachable: http://127.0.0.1:9: connection refused\n", "")
+    with Store(path) as store:
+        assert [(row.id, row.replay_of, row.state) for row in store.rows()] == [(1, None, "complete"), (2, 1, "error")]

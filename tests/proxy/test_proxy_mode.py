@@ -738,7 +738,7 @@ def test_the_replay_command_sends_an_intercepted_flow_to_its_host(tls_mock, stor
     store.flush()
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
     argv = ["replay", str(original), "--store", str(store.path), "--upstream-ca", str(upstream_tls / "ca.pem")]
-    assert main(argv) == 1  # today api.openai.com is itself: the mock needs --intercept, as when recording
+    assert main(argv) == 2  # nothing sent: today api.openai.com is itself: the mock needs --intercept, as when recording
     assert capsys.readouterr().err == (
         f"toolwire-inspect: flow #{original} is not replayed: it went to {tls_mock.base_url} through a tunnel to "
         "api.openai.com, which this forwarder sends to https://api.openai.com; its credentials are not sent "

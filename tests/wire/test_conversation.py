@@ -427,3 +427,54 @@ def test_a_provider_error_is_the_last_turn_as_its_sdk_shows_it() -> None:
         ("error", "", True, [("error", "invalid_request_error: tools.0: bad", "/error", None, None, N, None,
                               False)]),
     ]
+
+
+# ---- values nested as deep as orjson reads (1024 levels: past its 254 written ones and Python's ~1000 frames) ----
+
+def deep(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def deep_text(depth: int) -> str:
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+def cut(text: str) -> str:
+    """An entry's text as the conversation shows it: cut at 2000 characters."""
+    return f"{text[:2000]}… ({len(text) - 2000} more characters)"
+
+
+def test_arguments_results_and_errors_a_thousand_levels_deep_read_as_their_text() -> None:
+    anthropic = build(Dialect.ANTHROPIC, {"model": "m", "max_tokens": 5, "messages": [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": deep(999)}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}]},
+        {"type": "message", "role": "assistant", "stop_reason": "tool_use",
+         "content": [{"type": "tool_use", "id": "t2", "name": "f", "input": deep(999)}]})
+    assert turns(anthropic) == [
+        ("user", "/messages/0", False, [("message", "x", "/messages/0", None, None, N, None, False)]),
+        ("assistant", "/messages/1", False, [("call", cut(deep_text(999)), "/messages/1/content/0", "t1", "f",
+                                              ANSWERED, 2, True)]),
+        ("tool", "/messages/2", False, [("result", "ok", "/messages/2/content/0", "t1", "f", N, 1, False)]),
+        ("assistant", "/content/0", True, [("call", cut(deep_text(999)), "/content/0", "t2", "f", NEW, None, True)]),
+    ]
+    chat = build(Dialect.OPENAI_CHAT, {"messages": [{"role": "user", "content": "hi"}]},
+                 {"error": {"message": "bad", "type": "invalid_request_error", "param": deep(998)}})
+    assert turns(chat)[-1] == ("error", "", True, [
+        ("error", cut('invalid_request_error: bad {"param":' + deep_text(998) + "}"), "/error", None, None, N, None,
+         False)])
+
+
+def test_an_mcp_exchange_a_thousand_levels_deep_reads_as_its_text() -> None:
+    found = build(Dialect.MCP, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                "params": {"name": "f", "arguments": deep(997)}},
+                  [{"jsonrpc": "2.0", "id": 1, "result": deep(998)}, {"jsonrpc": "2.0", "id": 2, "error": deep(998)}])
+    assert turns(found) == [
+        ("client", "", False, [("request", cut('tools/call({"name":"f","arguments":' + deep_text(997) + "})"), "",
+                                "1", "f", ANSWERED, 1, False)]),
+        ("server", "", True, [("response", cut(deep_text(998)), "/0", "1", None, N, 0, False),
+                              ("response", cut("error ?: " + deep_text(998)), "/1", "2", None, ORPHAN, None, False)]),
+    ]

@@ -104,3 +104,50 @@ def test_a_changed_run_too_long_to_align_pairs_by_position() -> None:
 
     assert first_pairs(9) == [("/0", None), ("/1", "/0")]  # aligned: {"n": 1} meets {"m": 1}
     assert first_pairs(100) == [("/0", "/0"), ("/1", "/1")]  # 10,100 pairs: by position
+
+
+# ---- nesting as deep as orjson reads (1024): past orjson's 254 written levels and Python's ~1000 frames ----
+
+DEEP = 1000
+
+
+def chain(depth: int, leaf: object) -> object:
+    """{"a": {"a": ... leaf}}, `depth` objects deep, built without recursion."""
+    for _ in range(depth):
+        leaf = {"a": leaf}
+    return leaf
+
+
+def test_a_change_at_the_bottom_of_a_thousand_levels_is_on_its_row() -> None:
+    found = diff(chain(DEEP, 1), chain(DEEP, 2))
+    opening = [Row(S, 0, "{", "", "")] + [Row(S, d, '"a": {', "/a" * d, "/a" * d) for d in range(1, DEEP)]
+    closing = [Row(S, d, "}", None, None) for d in range(DEEP - 1, -1, -1)]
+    assert found.rows == opening + [Row(C, DEEP, '"a": 1 → 2', "/a" * DEEP, "/a" * DEEP)] + closing
+    assert (found.counts(), found.line_of("/a" * DEEP, "left")) == ({A: 0, R: 0, C: 1}, DEEP)
+
+
+def test_a_thousand_levels_unchanged_fold_and_removed_unfold_each_node_on_its_row() -> None:
+    same = diff({"deep": chain(DEEP, 1), "n": 1}, {"deep": chain(DEEP, 1), "n": 2})
+    assert same.rows == [Row(S, 0, "{", "", ""), Row(S, 1, '"deep": {… 1 key}', "/deep", "/deep"),
+                         Row(C, 1, '"n": 1 → 2', "/n", "/n"), Row(S, 0, "}", None, None)]
+    gone = diff({"deep": chain(DEEP, 1)}, {})
+    assert gone.rows == [Row(S, 0, "{", "", "")] + \
+        [Row(R, 1, '"deep": {', "/deep", None)] + \
+        [Row(R, d, '"a": {', "/deep" + "/a" * (d - 1), None) for d in range(2, DEEP + 1)] + \
+        [Row(R, DEEP + 1, '"a": 1', "/deep" + "/a" * DEEP, None)] + \
+        [Row(R, d, "}", None, None) for d in range(DEEP, 0, -1)] + [Row(S, 0, "}", None, None)]
+    assert gone.counts() == {A: 0, R: 1, C: 0}
+
+
+def test_array_elements_a_thousand_levels_deep_align_by_content() -> None:
+    deep = chain(DEEP, "x")
+    found = diff({"items": [deep, "old"]}, {"items": ["new", deep]})
+    assert found.rows == [
+        Row(S, 0, "{", "", ""),
+        Row(S, 1, '"items": [', "/items", "/items"),
+        Row(A, 2, '[0] "new"', None, "/items/0"),
+        Row(S, 2, "[1] {… 1 key}", "/items/0", "/items/1"),
+        Row(R, 2, '[1] "old"', "/items/1", None),
+        Row(S, 1, "]", None, None),
+        Row(S, 0, "}", None, None),
+    ]

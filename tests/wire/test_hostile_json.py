@@ -55,6 +55,15 @@ def test_wide_integer_finds_exactly_the_integers_orjson_would_round(text, wide):
     assert jsonsafe.wide_integer(text.encode()) == wide
 
 
+def test_text_writes_what_orjson_cannot_as_orjson_would_have():
+    """Showing and comparing (the diff, the conversation) need text past orjson's 254 written levels."""
+    deep = orjson.loads(nested(1000, '{"b":2,"a":1}'))
+    assert jsonsafe.text(deep) == ("[" * 1000 + '{"b":2,"a":1}' + "]" * 1000).encode()
+    assert jsonsafe.text(deep, sort_keys=True) == ("[" * 1000 + '{"a":1,"b":2}' + "]" * 1000).encode()
+    assert jsonsafe.text({"n": WIDE, "m": [1.5, None, "é"]}) == b'{"n":18446744073709551616,"m":[1.5,null,"\xc3\xa9"]}'
+    assert jsonsafe.text({"z": 1, "a": [True]}, sort_keys=True) == orjson.dumps({"a": [True], "z": 1})
+
+
 def test_loads_refuses_rounding_and_dumps_names_what_it_cannot_write():
     assert jsonsafe.loads(b'{"n": 18446744073709551615}') == {"n": 2**64 - 1}
     with pytest.raises(Unfaithful) as wide:
