@@ -367,11 +367,9 @@ def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:
 
 def safe_repairs(analysis: Analysis) -> FixResult | None:
     """The flow's request with every safe repair applied (what a fixed replay, `R`, sends, and what
-    a fixed fixture carries); None when the request is not JSON of a known dialect or cannot be
-    repaired faithfully."""
+    a fixed fixture carries); None when the request is not JSON of a known dialect. Raises
+    jsonsafe.Unfaithful, saying why, when it cannot be repaired faithfully (nested past what orjson
+    writes, an integer it would round): each caller says so in its own place."""
     if analysis.request is None or analysis.dialect is None:
         return None
-    try:
-        return fix(analysis.request, analysis.dialect)
-    except jsonsafe.Unfaithful:
-        return None
+    return fix(analysis.request, analysis.dialect)

@@ -160,8 +160,11 @@ def _violations(violations: list) -> list[dict[str, Any]]:
 
 def _fixed(analysis: Analysis, replay: Flow | None) -> dict[str, Any] | None:
     """The request with the safe repairs applied (what `R` sends), the repairs, and what the fixed
-    replay got back; None when no repair applies."""
-    repaired = safe_repairs(analysis)
+    replay got back; None when no repair applies or none can be made faithfully."""
+    try:
+        repaired = safe_repairs(analysis)
+    except jsonsafe.Unfaithful:
+        return None
     if repaired is None or not repaired.repairs:
         return None
     assert analysis.dialect is not None  # safe_repairs answers only for a known dialect

@@ -28,6 +28,7 @@ from .proxy.routes import Router
 from .proxy.server import is_loopback
 from .proxy.stdio import STDIO_SCHEME
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
+from .wire import jsonsafe
 from .wire.dialect import Dialect, from_path
 
 if TYPE_CHECKING:
@@ -210,11 +211,16 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
     return int(new_id)
 
 
-def fixed_request(flow: Flow) -> bytes | None:
-    """The request body with every safe repair applied (what "replay fixed" sends); None when the
-    request is not JSON of a known dialect."""
-    repaired = safe_repairs(analyse(flow))
-    return None if repaired is None else orjson.dumps(repaired.payload)
+def fixed_request(flow: Flow) -> bytes:
+    """The request body with every safe repair applied (what "replay fixed" sends). ReplayRefused
+    says why there is none."""
+    try:
+        repaired = safe_repairs(analyse(flow))
+    except jsonsafe.Unfaithful as exc:
+        raise ReplayRefused(f"cannot fix faithfully: {exc}") from None
+    if repaired is None:
+        raise ReplayRefused("nothing to fix: the request is not JSON of a known dialect")
+    return orjson.dumps(repaired.payload)
 
 
 def replay_stored(store: Store, forwarder: Forwarder, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED,
@@ -228,8 +234,6 @@ def replay_stored(store: Store, forwarder: Forwarder, flow_id: int, *, kind: Rep
         raise ReplayError("not in the store")
     if kind is ReplayKind.FIXED:
         body = fixed_request(flow)
-        if body is None:
-            raise ReplayError("nothing to fix: the request is not JSON of a known dialect")
     elif kind is ReplayKind.AS_RECORDED:
         body = None
     credentials = forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))

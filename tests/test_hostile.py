@@ -438,3 +438,18 @@ def test_the_views_of_a_tool_schema_and_a_tool_input_nested_a_thousand_levels():
     fixed = prepare_fixed_diff(view)
     assert fixed is not None and fixed.title == ("#1 original → fixed · cannot fix faithfully: nested more than 254 "
                                                  "levels deep, deeper than can be written back")
+
+
+@pytest.mark.parametrize(("body", "path", "reason"), [
+    (chat_request(raw_extra=nested(300)), "/v1/chat/completions",
+     "cannot fix faithfully: nested more than 254 levels deep, deeper than can be written back"),
+    (b"not json", "/v1/chat/completions", "nothing to fix: the request is not JSON of a known dialect"),
+    (b'{"hello": 1}', "/somewhere", "nothing to fix: the request is not JSON of a known dialect"),
+], ids=["nested-300", "not-json", "no-dialect"])
+def test_a_fixed_replay_that_cannot_be_made_says_why_before_sending(body, path, reason):
+    """R (and `replay --fixed`) refuses before sending, with the reason F shows for the same request."""
+    from inspector.replay import ReplayRefused, fixed_request
+
+    with pytest.raises(ReplayRefused) as refused:
+        fixed_request(flow_of(body, path=path))
+    assert str(refused.value) == reason

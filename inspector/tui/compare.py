@@ -8,12 +8,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..analysis import BodyTooLarge, analyse, decode_body, parse_json, upstream_answer
+from ..analysis import BodyTooLarge, analyse, decode_body, parse_json, safe_repairs, upstream_answer
 from ..flow import Flow
 from ..wire import check, jsonsafe
 from ..wire.conversation import Conversation, Entry, Mark, build
 from ..wire.diff import Diff, Op, diff
-from ..wire.fix import fix
 from ..wire.pointer import join
 from ..wire.violations import count_by_severity
 from . import format as fmt
@@ -251,13 +250,14 @@ def prepare_fixed_diff(view: FlowView) -> DiffView | None:
     request is not JSON of a known dialect. A request the fixer cannot rewrite faithfully (nested
     past what orjson writes, an integer it would round) is one line saying why, as `check --fix` says."""
     analysis = view.analysis
-    if analysis.request is None or analysis.dialect is None:
-        return None
     try:
-        result = fix(analysis.request, analysis.dialect)
+        result = safe_repairs(analysis)
     except jsonsafe.Unfaithful as exc:
         reason = f"cannot fix faithfully: {exc}"
         return DiffView(f"#{view.flow.id} original → fixed · {reason}", Lines([reason], {0: "error"}), None, "")
+    if result is None:
+        return None
+    assert analysis.dialect is not None  # safe_repairs answers only for a known dialect
     notes = [Note(r.pointer, None, f"{r.action}: {r.detail} [{r.rule}]") for r in result.repairs]
     errors_left, _, _ = count_by_severity(check.check_request(result.payload, analysis.dialect))
     return diff_view(f"#{view.flow.id} original → fixed (R replays it)", analysis.request, result.payload, notes,
