@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from ..pointer import join, split
@@ -176,14 +177,25 @@ def show_json(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def check_calls_declared(report: Report, declared: set[str], calls: list[tuple[str, Any]]) -> None:
-    """XL-16: every call in a response names a tool its request declared. `calls`: (pointer of the
-    name, name); a call without a name is each dialect's own rule (OC-26, OR-12, ...)."""
-    offered = ", ".join(sorted(declared)[:5]) + (", …" if len(declared) > 5 else "")
-    for pointer, name in calls:
-        if isinstance(name, str) and name and name not in declared:
+def check_tool_exchange(request: Any, response: Any, report: Report, *, streamed: bool,
+                        turn: Callable[[Any, Report], Any], declared: Callable[[dict[str, Any]], set[str]],
+                        calls: Callable[[dict[str, Any]], list[tuple[str, Any]]]) -> None:
+    """The pair rules of a tool-calling dialect, its parts given by its rules module: for a stream,
+    the turn rules on what it reassembled to (`turn`); XL-16, every call in the response (`calls`:
+    pointer of the name, name) names a tool the request declared (`declared`). A call without a
+    name is each dialect's own rule (OC-26, OR-12, ...)."""
+    if not isinstance(response, dict):
+        return
+    if streamed:
+        turn(response, report)
+    if not isinstance(request, dict):
+        return
+    offered = declared(request)
+    listed = ", ".join(sorted(offered)[:5]) + (", …" if len(offered) > 5 else "")
+    for pointer, name in calls(response):
+        if isinstance(name, str) and name and name not in offered:
             report.add("XL-16", pointer, f"the response calls {short(name)}, which the request does not declare ("
-                                         + (f"it declares {offered})" if declared else "it declares no tools)"))
+                                         + (f"it declares {listed})" if offered else "it declares no tools)"))
 
 
 def remember_name(report: Report, rule: str, names: dict[str, str], name: Any, pointer: str,

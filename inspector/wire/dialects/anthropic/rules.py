@@ -11,7 +11,7 @@ from ...naming import id_ok
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
-from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_history, check_ranges,
+from ...rules.base import (Report, as_dict, as_list, check_history, check_ranges, check_tool_exchange,
                            check_tool_name, readable, remember_name, short, show_json)
 from ...rules.schema import check_json_schema
 from . import limits
@@ -394,15 +394,16 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    if not isinstance(response, dict):
-        return
-    if streamed:
-        check_turn(response, report)
-    if not isinstance(request, dict):
-        return
-    declared = {tool["name"] for tool in as_list(request.get("tools"))
-                if isinstance(tool, dict) and isinstance(tool.get("name"), str)}
-    calls = [(join("/content", position, "name"), block.get("name"))
-             for position, block in enumerate(as_list(response.get("content")))
-             if isinstance(block, dict) and block.get("type") == "tool_use"]
-    check_calls_declared(report, declared, calls)
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+                        calls=_calls)
+
+
+def _declared(request: dict[str, Any]) -> set[str]:
+    return {tool["name"] for tool in as_list(request.get("tools"))
+            if isinstance(tool, dict) and isinstance(tool.get("name"), str)}
+
+
+def _calls(response: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(join("/content", position, "name"), block.get("name"))
+            for position, block in enumerate(as_list(response.get("content")))
+            if isinstance(block, dict) and block.get("type") == "tool_use"]

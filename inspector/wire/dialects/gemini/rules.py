@@ -12,8 +12,8 @@ from .schema import findings
 from ...profiles import Profile
 from ...violations import Severity
 from ...pointer import join
-from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_history, check_ranges, check_tool_name,
-                           remember_name, short)
+from ...rules.base import (Report, as_dict, as_list, check_history, check_ranges, check_tool_exchange,
+                           check_tool_name, remember_name, short)
 from ...rules.schema import check_json_schema
 from . import limits
 
@@ -384,21 +384,24 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    if not isinstance(response, dict):
-        return
-    if streamed:
-        check_turn(response, report)
-    if not isinstance(request, dict):
-        return
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+                        calls=_calls)
+
+
+def _declared(request: dict[str, Any]) -> set[str]:
     declared = set()
     for tool in as_list(request.get("tools")):
         for declaration in as_list(field(as_dict(tool), "functionDeclarations")[1]):
             if isinstance(as_dict(declaration).get("name"), str):
                 declared.add(declaration["name"])
+    return declared
+
+
+def _calls(response: dict[str, Any]) -> list[tuple[str, Any]]:
     calls = []
     for index, candidate in enumerate(as_list(response.get("candidates"))):
         for position, part in enumerate(_parts(as_dict(as_dict(candidate).get("content")))):
             key, call = field(as_dict(part), "functionCall")
             if isinstance(call, dict):
                 calls.append((join("/candidates", index, "content", "parts", position, key, "name"), call.get("name")))
-    check_calls_declared(report, declared, calls)
+    return calls

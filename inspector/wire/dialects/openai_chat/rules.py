@@ -9,8 +9,8 @@ from ...profiles import Profile, with_model
 from ...violations import Severity
 from ...rules import arguments
 from ...pointer import join
-from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_null_or_empty, check_ranges, check_tool_name,
-                          check_history, readable, remember_name, short)
+from ...rules.base import (Report, as_dict, as_list, check_history, check_null_or_empty, check_ranges,
+                           check_tool_exchange, check_tool_name, readable, remember_name, short)
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
 
@@ -495,12 +495,11 @@ def check_turn(payload: dict[str, Any], report: Report) -> bool:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    if not isinstance(response, dict):
-        return
-    if streamed:
-        check_turn(response, report)
-    if not isinstance(request, dict):
-        return
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+                        calls=_calls)
+
+
+def _declared(request: dict[str, Any]) -> set[str]:
     declared = set()
     for tool in as_list(request.get("tools")):
         kind = as_dict(tool).get("type")
@@ -508,6 +507,10 @@ def check_exchange(request: Any, response: Any, profile: Profile, report: Report
         if isinstance(name, str):
             declared.add(name)
     declared.update(f["name"] for f in as_list(request.get("functions")) if isinstance(as_dict(f).get("name"), str))
+    return declared
+
+
+def _calls(response: dict[str, Any]) -> list[tuple[str, Any]]:
     calls = []
     for index, choice in enumerate(as_list(response.get("choices"))):
         message = as_dict(as_dict(choice).get("message"))
@@ -518,7 +521,7 @@ def check_exchange(request: Any, response: Any, profile: Profile, report: Report
             calls.append((join(base, "tool_calls", position, kind, "name"), name))
         if isinstance(message.get("function_call"), dict):
             calls.append((join(base, "function_call", "name"), message["function_call"].get("name")))
-    check_calls_declared(report, declared, calls)
+    return calls
 
 
 def check_finish_reason(report: Report, reason: Any, calls: int, legacy: bool, pointer: str) -> None:

@@ -8,8 +8,8 @@ from typing import Any
 from ...profiles import Profile
 from ...pointer import join
 from ...violations import Severity
-from ...rules.base import (Report, as_dict, as_list, check_calls_declared, check_history, check_null_or_empty,
-                           check_ranges, check_tool_name, remember_name, readable, short)
+from ...rules.base import (Report, as_dict, as_list, check_history, check_null_or_empty, check_ranges,
+                           check_tool_exchange, check_tool_name, readable, remember_name, short)
 from ..openai_chat.rules import DEGRADED_TOOL, check_arguments_text
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
@@ -334,12 +334,11 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    if not isinstance(response, dict):
-        return
-    if streamed:
-        check_turn(response, report)
-    if not isinstance(request, dict):
-        return
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+                        calls=_calls)
+
+
+def _declared(request: dict[str, Any]) -> set[str]:
     declared = set()
     for tool in as_list(request.get("tools")):
         tool = tool if isinstance(tool, dict) else {}
@@ -347,6 +346,9 @@ def check_exchange(request: Any, response: Any, profile: Profile, report: Report
             if isinstance(each, dict) and each.get("type") in ("function", "custom") and isinstance(
                     each.get("name"), str):
                 declared.add(each["name"])
-    calls = [(join("/output", index, "name"), item.get("name")) for index, item in enumerate(as_list(response.get(
+    return declared
+
+
+def _calls(response: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [(join("/output", index, "name"), item.get("name")) for index, item in enumerate(as_list(response.get(
         "output"))) if isinstance(item, dict) and item.get("type") in ("function_call", "custom_tool_call")]
-    check_calls_declared(report, declared, calls)
