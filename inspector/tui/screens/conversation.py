@@ -11,28 +11,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from ..compare import ConversationView, prepare_conversation
 from ..view import FlowView
 from ..widgets.lines import LineViewer
+from .reading import ReadingScreen
 
 
-class ConversationScreen(Screen[None]):
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
-    DEFAULT_CSS = """
-    ConversationScreen #conversation-title { height: auto; max-height: 3; padding: 0 1; background: $panel; }
-    ConversationScreen #conversation-body { height: 1fr; }
-    ConversationScreen #turns { width: 2fr; }
-    ConversationScreen #tools { width: 1fr; }
-    ConversationScreen LineViewer { border: round $primary 50%; }
-    ConversationScreen LineViewer:focus { border: round $accent; }
-    ConversationScreen.-narrow #conversation-body { layout: vertical; }
-    ConversationScreen.-narrow #turns { width: 1fr; height: 1fr; }
-    ConversationScreen.-narrow #tools { width: 1fr; height: 8; }
-    """
+class ConversationScreen(ReadingScreen):
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="conversation.back", tooltip="Back to the flow"),
         Binding("z", "zoom", "Zoom", id="conversation.zoom",
@@ -50,10 +38,11 @@ class ConversationScreen(Screen[None]):
         self.view: ConversationView | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(f"#{self.flow.flow.id} conversation · reading…"), id="conversation-title")
-        with Horizontal(id="conversation-body"):
-            yield LineViewer(id="turns", wrap=True)
-            yield LineViewer(id="tools", wrap=True)
+        yield Static(Content(f"#{self.flow.flow.id} conversation · reading…"), id="conversation-title",
+                     classes="title")
+        with Horizontal(classes="panes"):
+            yield LineViewer(id="turns", classes="main", wrap=True)
+            yield LineViewer(id="tools", classes="side", wrap=True)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -76,12 +65,3 @@ class ConversationScreen(Screen[None]):
         self.query_one("#conversation-title", Static).update(Content(view.title))
         self.query_one("#turns", LineViewer).load(view.turns.lines, view.turns.marks)
         self.query_one("#tools", LineViewer).load(view.tools.lines, view.tools.marks)
-
-    def action_back(self) -> None:
-        self.dismiss()
-
-    def action_zoom(self) -> None:
-        if self.maximized is not None:
-            self.minimize()
-        elif self.focused is not None:
-            self.maximize(self.focused)

@@ -13,7 +13,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
@@ -21,21 +20,10 @@ from ...flow import ReplayKind
 from ..compare import DiffView
 from ..widgets.diff_viewer import DiffViewer
 from ..widgets.lines import LineViewer
+from .reading import ReadingScreen
 
 
-class DiffScreen(Screen[None]):
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
-    DEFAULT_CSS = """
-    DiffScreen #diff-title { height: auto; max-height: 3; padding: 0 1; background: $panel; }
-    DiffScreen #diff-body { height: 1fr; }
-    DiffScreen #diff { width: 2fr; }
-    DiffScreen #notes { width: 1fr; }
-    DiffScreen LineViewer { border: round $primary 50%; }
-    DiffScreen LineViewer:focus { border: round $accent; }
-    DiffScreen.-narrow #diff-body { layout: vertical; }
-    DiffScreen.-narrow #diff { width: 1fr; height: 1fr; }
-    DiffScreen.-narrow #notes { width: 1fr; height: 8; }
-    """
+class DiffScreen(ReadingScreen):
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="diff.back", tooltip="Back to the flow"),
         Binding("z", "zoom", "Zoom", id="diff.zoom", tooltip="Give the focused pane the whole screen (toggle)"),
@@ -60,11 +48,11 @@ class DiffScreen(Screen[None]):
         self.view: DiffView | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(Content(f"{self.title_text} · computing…"), id="diff-title")
-        with Horizontal(id="diff-body"):
+        yield Static(Content(f"{self.title_text} · computing…"), id="diff-title", classes="title")
+        with Horizontal(classes="panes"):
             # Wrapped: a note or a long string read whole at 80 columns (w: one row per line).
-            yield DiffViewer(id="diff", wrap=True)
-            yield LineViewer(id="notes", wrap=True)
+            yield DiffViewer(id="diff", classes="main", wrap=True)
+            yield LineViewer(id="notes", classes="side", wrap=True)
         yield Footer()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -107,12 +95,3 @@ class DiffScreen(Screen[None]):
         stops = viewer.stops()
         if stops:  # the first change is what the user came for; centred once the viewer has its size
             self.call_after_refresh(viewer.go_to, stops[0])
-
-    def action_back(self) -> None:
-        self.dismiss()
-
-    def action_zoom(self) -> None:
-        if self.maximized is not None:
-            self.minimize()
-        elif self.focused is not None:
-            self.maximize(self.focused)

@@ -23,7 +23,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -40,6 +39,7 @@ from ..widgets.payload import PayloadView
 from ..widgets.violations import ViolationPanel
 from .conversation import ConversationScreen
 from .diff import DiffScreen
+from .reading import ReadingScreen
 
 if TYPE_CHECKING:
     from ..app import InspectorApp
@@ -76,10 +76,9 @@ def flow_title(view: FlowView) -> Content:
     return Content.assemble(*parts)
 
 
-class FlowScreen(Screen[None]):
+class FlowScreen(ReadingScreen):
     # -narrow stacks the panes (app.tcss); 100 columns is where two side-by-side panes of JSON
-    # still show a key and its value.
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    # still show a key and its value (ReadingScreen's breakpoint).
     HELP_TITLE = "Flow view"
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="flow.back", tooltip="Back to the flow list"),
@@ -297,15 +296,6 @@ class FlowScreen(Screen[None]):
         self.query_one("#upstream", PayloadView).display = shown
         # Stacked at 80x24, two request panes need more than a third of the height (app.tcss).
         self.set_class(shown, "two-requests")
-
-    def action_zoom(self) -> None:
-        if self.maximized is not None:
-            self.minimize()
-        elif self.focused is not None:
-            self.maximize(self.focused)
-
-    def action_back(self) -> None:
-        self.dismiss()
 
     def action_replay(self) -> None:
         self.inspector.replay_flow(self.flow_id)
