@@ -15,6 +15,7 @@ import os
 import shlex
 import subprocess
 import tempfile
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -31,7 +32,7 @@ from ...flow import REPLAY_NOTES, Flow, FlowState, ReplayKind
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
-from ..compare import prepare_fixed_diff, prepare_replay_diff, prepare_response_diff, prepare_upstream_diff
+from ..compare import DiffView, prepare_fixed_diff, prepare_replay_diff, prepare_response_diff, prepare_upstream_diff
 from ..view import UNCHANGED_TITLE, FlowView, Located, Pane, prepare, preview
 from ..widgets.footer import SteadyFooter
 from ..widgets.lines import LineViewer, ViewerScrolled
@@ -355,32 +356,27 @@ class FlowScreen(ReadingScreen):
         if self.view is not None:
             self.app.push_screen(ConversationScreen(self.view))
 
-    def action_diff_upstream(self) -> None:
+    def _diff(self, prepare: Callable[[FlowView], DiffView | None], title: str, absent: str, *,
+              fixed: bool = False) -> None:
+        """A diff screen over this flow's view, computed in the screen's worker."""
         if self.view is not None:
             view = self.view
-            self.app.push_screen(DiffScreen(lambda: prepare_upstream_diff(view),
-                                            title=f"#{self.flow_id} original → upstream",
-                                            absent="sent upstream unchanged: there is nothing to compare"))
+            self.app.push_screen(DiffScreen(lambda: prepare(view), title=f"#{self.flow_id} {title}", absent=absent,
+                                            fixed_of=self.flow_id if fixed else None))
+
+    def action_diff_upstream(self) -> None:
+        self._diff(prepare_upstream_diff, "original → upstream",
+                   "sent upstream unchanged: there is nothing to compare")
 
     def action_fixed(self) -> None:
-        if self.view is not None:
-            view = self.view
-            self.app.push_screen(DiffScreen(lambda: prepare_fixed_diff(view),
-                                            title=f"#{self.flow_id} original → fixed",
-                                            absent="nothing to fix: the request is not JSON of a known dialect",
-                                            fixed_of=self.flow_id))
+        self._diff(prepare_fixed_diff, "original → fixed",
+                   "nothing to fix: the request is not JSON of a known dialect", fixed=True)
 
     def action_diff_replay(self) -> None:
-        if self.view is not None:
-            view, store = self.view, self.inspector.store
-            self.app.push_screen(DiffScreen(lambda: prepare_replay_diff(store, view),
-                                            title=f"#{self.flow_id} response vs replay",
-                                            absent="neither a replay nor replayed: r or R replays it"))
+        store = self.inspector.store
+        self._diff(lambda view: prepare_replay_diff(store, view), "response vs replay",
+                   "neither a replay nor replayed: r or R replays it")
 
     def action_diff_response(self) -> None:
-        if self.view is not None:
-            view = self.view
-            self.app.push_screen(DiffScreen(lambda: prepare_response_diff(view),
-                                            title=f"#{self.flow_id} upstream answer → client",
-                                            absent="the client got the upstream's own answer: there is nothing to "
-                                                   "compare"))
+        self._diff(prepare_response_diff, "upstream answer → client",
+                   "the client got the upstream's own answer: there is nothing to compare")
