@@ -20,7 +20,7 @@ import orjson
 
 from .flow import Flow
 from .proxy.access import AccessPolicy
-from .proxy.server import ServerThread, request_target
+from .proxy.server import Served, ServerThread, request_target
 from .redact import SECRET_QUERY_KEYS, query_pairs
 from .wire.canned import Call
 from .wire.dialect import Dialect, asks_for_sse, from_path, is_stream_path
@@ -196,7 +196,7 @@ def _public_query(query: str) -> list[tuple[str, str]]:
 
 # -- the server ----------------------------------------------------------------------------------
 
-class MockUpstream:
+class MockUpstream(Served):
     """Answers each request with the next canned response of the script; when the script is
     empty, with the first fixture that matches, else with `responder` (a default reply).
 
@@ -229,19 +229,6 @@ class MockUpstream:
         self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
         # tls: (certificate chain file, key file), to stand for a provider reached over HTTPS.
         self._server = ServerThread(self._app, host, port, name="toolwire-mock", tls=tls)
-
-    @property
-    def port(self) -> int:
-        return self._server.port
-
-    @property
-    def base_url(self) -> str:
-        return self._server.base_url
-
-    @property
-    def client_url(self) -> str:
-        """The base URL to give clients: with the access token in its path when one is needed."""
-        return self.base_url + self.access.url_prefix
 
     def start(self) -> MockUpstream:
         self._server.start()

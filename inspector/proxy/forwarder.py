@@ -36,7 +36,8 @@ from .access import TOKEN_HEADER, AccessPolicy, target_problem
 from .access import error_body as _error_body
 from .connect import (DEFAULT_MAX_TUNNELS, DEFAULT_TUNNEL_IDLE, ConnectHandler, InterceptError, Interception,
                       InterceptList)
-from .server import INTERCEPT_EXTENSION, ClientLimits, ListenError, ServerThread, is_loopback, request_target
+from .server import (INTERCEPT_EXTENSION, ClientLimits, ListenError, Served, ServerThread, is_loopback,
+                     request_target)
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
 REPLAY_HEADER = "x-toolwire-replay-of"
@@ -96,7 +97,7 @@ def _replay_tag(flow_id: str) -> str:
     return hmac.new(_REPLAY_KEY, flow_id.encode("latin-1"), hashlib.sha256).hexdigest()
 
 
-class Forwarder:
+class Forwarder(Served):
     def __init__(
         self,
         upstream: str,
@@ -198,20 +199,6 @@ class Forwarder:
         )
 
     # -- lifecycle ---------------------------------------------------------------------------
-
-    @property
-    def port(self) -> int:
-        return self._server.port
-
-    @property
-    def base_url(self) -> str:
-        return self._server.base_url
-
-    @property
-    def client_url(self) -> str:
-        """The base URL to give clients: with the access token in its path when one is needed, and
-        the route's prefix when it shares a port with other routes."""
-        return self.base_url + self.access.url_prefix + self.mount
 
     def start(self) -> None:
         shorten_switch_interval()

@@ -42,7 +42,7 @@ from ..store import Store
 from .access import AccessPolicy
 from .connect import ConnectHandler
 from .forwarder import FlowEvent, Forwarder, ForwarderError, shorten_switch_interval
-from .server import INTERCEPT_EXTENSION, ClientLimits, ListenError, ServerThread, request_target
+from .server import INTERCEPT_EXTENSION, ClientLimits, ListenError, Served, ServerThread, request_target
 
 CONFIG_NAME = "toolwire-inspect.toml"
 ROUTE_PREFIX = b"/r/"
@@ -225,7 +225,7 @@ def open_forwarder(table: RouteTable, *, store: Store, host: str = "127.0.0.1", 
                   limits=limits.get("limits", ClientLimits()), source=table.source)
 
 
-class Router:
+class Router(Served):
     """The routes of one launch: those below `/r/NAME/` on the shared port, dispatched here, and
     those on ports of their own, each its own Forwarder's server. Quacks like a Forwarder where the
     CLI and the UI use one (access, client_url, upstream_shown, mode, credentials, start, stop)."""
@@ -259,18 +259,6 @@ class Router:
     @property
     def _shared(self) -> list[Forwarder]:
         return [*self._mounted.values(), *([self.root] if self.root is not None else [])]
-
-    @property
-    def port(self) -> int:
-        return self._server.port
-
-    @property
-    def base_url(self) -> str:
-        return self._server.base_url
-
-    @property
-    def client_url(self) -> str:
-        return self.base_url + self.access.url_prefix
 
     @property
     def upstream_shown(self) -> str:

@@ -202,6 +202,28 @@ class _BoundedHttpTools(HttpToolsProtocol):
             self._head_timer = None
 
 
+class Served:
+    """What a server behind an access policy tells its clients (the forwarder, a router of routes, the
+    mock upstream): its port, its own URL, and the URL to give clients, with the access token in the
+    path when one is needed and a route's prefix when it shares a port (`mount`)."""
+
+    _server: ServerThread
+    access: Any  # an AccessPolicy (proxy/access.py)
+    mount = ""
+
+    @property
+    def port(self) -> int:
+        return self._server.port
+
+    @property
+    def base_url(self) -> str:
+        return self._server.base_url
+
+    @property
+    def client_url(self) -> str:
+        return self.base_url + self.access.url_prefix + self.mount
+
+
 class ServerThread:
     """Serve `app` on (host, port); `setup`/`teardown` run on the server's loop around serving."""
 
