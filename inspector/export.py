@@ -222,7 +222,7 @@ def carried(data: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:
     """A fixture split for a container with its own body fields (HAR, cassettes): (what the
     container has no field for, the request body bytes, the response body bytes; a stream's chunks
     concatenated). `load.fixture_from_carried` puts them back together."""
-    from .load import body_bytes  # noqa: PLC0415 - load imports this module
+    from .load import body_bytes
 
     request, response = data["request"], data["response"]
     chunks = response.get("chunks")
@@ -234,7 +234,7 @@ def carried(data: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:
                     "response": {k: v for k, v in response.items() if k not in ("body", "chunks")}},
         "request_body": request_meta,
         "response_body": None if chunks is not None else _meta(response.get("body")),
-        "chunks": None if chunks is None else [{"t_ms": c["t_ms"], "bytes": len(p)} for c, p in zip(chunks, parts)],
+        "chunks": None if chunks is None else [{"t_ms": c["t_ms"], "bytes": len(p)} for c, p in zip(chunks, parts, strict=True)],
     }, body_bytes(request["body"]), b"".join(parts) if chunks is not None else body_bytes(response.get("body")))
 
 
@@ -300,16 +300,16 @@ def render(fmt: str, turns: list[Exported]) -> bytes:
         (turn,) = turns
         return dumps(turn.data)
     if fmt == "pytest":
-        from .pytest_export import render as render_pytest  # noqa: PLC0415 - each format loads when used
+        from .pytest_export import render as render_pytest
 
         (turn,) = turns
         return render_pytest(turn.data, f"flow #{turn.flow_id}")
     if fmt == "vcr":
-        from .cassette import dumps as cassette  # noqa: PLC0415
+        from .cassette import dumps as cassette
 
         return cassette([turn.data for turn in turns if turn.data["response"]["status"] is not None])
     if fmt == "har":
-        from .har import dumps as har  # noqa: PLC0415
+        from .har import dumps as har
 
         return har([(turn.data, turn.started_at) for turn in turns])
     raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}")

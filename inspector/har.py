@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import json
 from importlib import metadata
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from typing import Any
 
 from . import export
@@ -69,7 +69,7 @@ def _entry(data: dict[str, Any], started: float) -> dict[str, Any]:
     ttfb = response.get("ttfb_ms") or 0.0
     latency = response.get("latency_ms") or ttfb
     return {
-        "startedDateTime": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds")
+        "startedDateTime": datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds")
         .replace("+00:00", "Z"),
         "time": latency,
         "request": har_request,

@@ -112,7 +112,7 @@ def test_the_session_rules_read_mcp_flows_nested_a_thousand_levels():
     ]
     flows = [flow_of(request, path="/mcp", id=n, response_headers=[("content-type", "application/json")])
              for n, (request, response) in enumerate(exchanges, 1)]
-    for flow, (_, response) in zip(flows, exchanges):
+    for flow, (_, response) in zip(flows, exchanges, strict=True):
         flow.response_body = response.encode()
     found = {n: [(v.rule, v.pointer, v.message) for v in violations]
              for n, violations in session_findings(flows).items()}

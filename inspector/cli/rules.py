@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     entries = all_rules()
     if args.ids:
         found = [reference(rule_id.upper()) for rule_id in args.ids]
-        unknown = [rule_id for rule_id, entry in zip(args.ids, found) if entry is None]
+        unknown = [rule_id for rule_id, entry in zip(args.ids, found, strict=True) if entry is None]
         if unknown:
             print(f"toolwire-inspect: no rule {', '.join(unknown)}; `toolwire-inspect rules` lists them",
                   file=sys.stderr)

@@ -136,7 +136,7 @@ class LocalCA:
         return key, cert
 
     def _make_context(self, host: str) -> ssl.SSLContext:
-        now = datetime.datetime.now(datetime.timezone.utc)
+        now = datetime.datetime.now(datetime.UTC)
         try:
             name: x509.GeneralName = x509.IPAddress(ipaddress.ip_address(host))
         except ValueError:
@@ -175,7 +175,7 @@ class LocalCA:
 
 def _new_ca() -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     # A name of its own per install, so two machines' CAs are told apart in a trust store.
     name = x509.Name([
         x509.NameAttribute(NameOID.ORGANIZATION_NAME, "toolwire-inspect"),

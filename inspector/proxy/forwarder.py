@@ -126,7 +126,7 @@ class Forwarder(Served):
         shown = redact_url(upstream)
         try:
             parts = urlsplit(upstream)
-            parts.port  # reading it checks its range, which aiohttp would otherwise refuse on every request
+            _ = parts.port  # reading it checks its range, which aiohttp would otherwise refuse on every request
             # Each upstream URL is built from these parts, so no request target can change its authority.
             base = URL(strip_userinfo(upstream.rstrip("/")))
             known = parts.scheme in ("http", "https") and base.raw_host and base.port

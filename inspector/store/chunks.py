@@ -34,7 +34,7 @@ def unpack_chunks(blob: bytes, body: bytes) -> list[Chunk]:
         (count,) = struct.unpack_from("<I", blob, 1)
         values = struct.unpack_from(f"<{count}d{count}I", blob, 5)
         chunks, offset = [], 0
-        for t, length in zip(values[:count], values[count:]):
+        for t, length in zip(values[:count], values[count:], strict=True):
             chunks.append(Chunk(t, body[offset : offset + length]))
             offset += length
         return chunks

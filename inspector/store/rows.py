@@ -187,7 +187,7 @@ def load(conn: sqlite3.Connection, flow_id: int, *, route: bool = True) -> Flow 
     found = conn.execute(f"SELECT {', '.join(selected)} FROM flows WHERE id = ?", (flow_id,)).fetchone()
     if found is None:
         return None
-    values = {name: _FROM_SQL.get(name, _same)(value) for name, value in zip(FLOW_COLUMNS, found)}
+    values = {name: _FROM_SQL.get(name, _same)(value) for name, value in zip(FLOW_COLUMNS, found, strict=True)}
     chunks = values.pop("chunks")
     return Flow(**values, chunks=unpack_chunks(bytes(chunks), values["response_body"]))
 

@@ -333,7 +333,7 @@ class Writer:
             self._borrow_next = max(self._borrow_next, reserved.stop)
         conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                          [("next_flow_id", reserved.stop), (self._pool_key, reserved.stop)])
-        return dict(zip(borrowed, targets)), reserved
+        return dict(zip(borrowed, targets, strict=True)), reserved
 
     def _renumber_flows(self, writes: list[_Write], claim: tuple[dict[int, int], range] | None) -> list[tuple[Flow, int]]:
         """Give the flows whose borrowed id went to another process their new id (until the

@@ -9,7 +9,8 @@ import tempfile
 import time
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from textual import on, work
 from textual.app import App, SuspendNotSupported

@@ -28,7 +28,7 @@ import aiohttp
 import trustme
 
 sys.path.insert(0, str(Path(__file__).parent))
-from proxy_overhead import CHAT, PYTHON, ROOT, SMALL, STREAM, pct, start, stop  # noqa: E402
+from proxy_overhead import CHAT, PYTHON, ROOT, SMALL, STREAM, pct, start, stop
 
 HOST = "api.openai.com"
 TLS_MOCK = r'''

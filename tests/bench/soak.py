@@ -50,7 +50,7 @@ async def soak(url: str, clients: int, seconds: float) -> tuple[list[float], lis
                         if r.status != 200 or events != CHUNKS:
                             errors.append(f"status {r.status}, {events} events")
                             continue
-                except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                except (TimeoutError, aiohttp.ClientError) as exc:
                     errors.append(f"{type(exc).__name__}: {exc}")
                     continue
                 end = time.perf_counter()

@@ -451,7 +451,7 @@ def test_mock_keeps_the_recorded_pacing(recording, fmt):
     (route,) = FixtureRoute.load(out / f"{second}.{SUFFIX[fmt]}")
     times = [round(c.t * 1000, 1) for c in original.chunks]
     assert [round(delay * 1000, 1) for delay, _ in route.canned.chunks] == [
-        round(t - previous, 1) for previous, t in zip([0.0, *times], times)]
+        round(t - previous, 1) for previous, t in zip([0.0, *times], times, strict=False)]
     # Served in real time, the stream takes at least as long as it did (each delay is a wait).
     with MockUpstream(fixtures=[route]) as offline:
         client = openai.OpenAI(base_url=f"{offline.base_url}/v1", api_key="unused", max_retries=0)

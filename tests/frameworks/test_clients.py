@@ -34,7 +34,7 @@ FINAL = "Sunny in Paris."
 
 
 @pytest.fixture
-def env(passthrough, monkeypatch):  # noqa: F811
+def env(passthrough, monkeypatch):
     for name in ("OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_URL",
                  "GEMINI_API_BASE"):
         monkeypatch.delenv(name, raising=False)

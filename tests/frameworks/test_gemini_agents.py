@@ -29,15 +29,15 @@ pytest.importorskip("google.adk")
 pytest.importorskip("pydantic_ai.models.google")
 pytest.importorskip("litellm")
 
-from google.adk.agents import LlmAgent, RunConfig  # noqa: E402
-from google.adk.agents.run_config import StreamingMode  # noqa: E402
-from google.adk.models import Gemini  # noqa: E402
-from google.adk.runners import InMemoryRunner  # noqa: E402
-from google.genai import types  # noqa: E402
-import litellm  # noqa: E402
-from pydantic_ai import Agent  # noqa: E402
-from pydantic_ai.models.google import GoogleModel  # noqa: E402
-from pydantic_ai.providers.google import GoogleProvider  # noqa: E402
+from google.adk.agents import LlmAgent, RunConfig
+from google.adk.agents.run_config import StreamingMode
+from google.adk.models import Gemini
+from google.adk.runners import InMemoryRunner
+from google.genai import types
+import litellm
+from pydantic_ai import Agent
+from pydantic_ai.models.google import GoogleModel
+from pydantic_ai.providers.google import GoogleProvider
 
 pytestmark = pytest.mark.frameworks
 
@@ -148,7 +148,7 @@ def _turn_two_messages(rig: Rig) -> list[dict[str, Any]]:
 
 def _loop_tail(call_ids: list[str]) -> list[dict[str, Any]]:
     """Turn 2's history as Chat must see it: both calls, then each result under its own call's id."""
-    pairs = list(zip(call_ids, (arguments for _, arguments in CALLS)))
+    pairs = list(zip(call_ids, (arguments for _, arguments in CALLS), strict=True))
     return [{"role": "assistant", "content": None, "tool_calls": [
                 {"id": call_id, "type": "function", "function": {"name": "get_weather", "arguments": _compact(arguments)}}
                 for call_id, arguments in pairs]},

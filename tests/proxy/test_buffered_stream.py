@@ -48,7 +48,7 @@ def _flow(times: list[float], events: int, streamed: bool = True) -> Flow:
     cut = len(body) // len(times)
     pieces = [body[i * cut:(i + 1) * cut if i < len(times) - 1 else len(body)] for i in range(len(times))]
     return Flow(id=1, session_id=1, started_at=0.0, method="POST", path=CHAT, response_body=body,
-                streamed=streamed, chunks=[Chunk(t, data) for t, data in zip(times, pieces)])
+                streamed=streamed, chunks=[Chunk(t, data) for t, data in zip(times, pieces, strict=True)])
 
 
 @pytest.mark.parametrize(("times", "events", "streamed", "expected"), [

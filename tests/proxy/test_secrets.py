@@ -248,7 +248,7 @@ def test_every_stored_byte_of_a_flow_is_scrubbed_of_its_secrets_and_chunks_stay_
         upstream_url="http://h/v1?key=AIza-query-secret", upstream_request_body=b'{"k": "AIza-query-secret"}',
         status=200, response_headers=[("x-echo", key)], upstream_response_body=stream, response_body=stream,
         streamed=True, chunks=[Chunk(0.1, stream[:cut]), Chunk(0.2, stream[cut:])], state=FlowState.ERROR,
-        error=f"ClientResponseError url='http://h/v1?key=AIza-query-secret' body-secret-1", notes=[f"saw {key}"],
+        error="ClientResponseError url='http://h/v1?key=AIza-query-secret' body-secret-1", notes=[f"saw {key}"],
         secrets=(f"Bearer {key}", key, "AIza-query-secret"),
     )
     clean = f"data: {REDACTED}\n\ndata: ok\n\n".encode()

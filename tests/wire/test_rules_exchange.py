@@ -11,7 +11,7 @@ import pytest
 
 from inspector.wire import check
 
-from .rule_cases import Case, assert_case, doing, same, setting
+from .rule_cases import Case, assert_case, doing, setting
 from .wire_payloads import (anthropic_events, anthropic_request, anthropic_response, chat_chunks, chat_request,
                             chat_response, gemini_chunks, gemini_request, gemini_response, mcp_call_request,
                             mcp_call_result, mcp_list_result, responses_events, responses_request,

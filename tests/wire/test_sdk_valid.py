@@ -36,7 +36,7 @@ REPLIES = {
 class Recorder(BaseHTTPRequestHandler):
     bodies: list[tuple[str, Any]] = []
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server naming)
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length", 0)))
         path = self.path.split("?", 1)[0]
         type(self).bodies.append((path, orjson.loads(body)))

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from ..violations import Effect, Severity
 
-E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+# One letter each, so that the table below reads as a table; `I` is info, never a digit.
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO  # noqa: E741
 REJ, MAY, IGN, CHG, ACC, CLI = (Effect.REJECTS, Effect.MAY_REJECT, Effect.IGNORES, Effect.CHANGES, Effect.ACCEPTS,
                                 Effect.BREAKS_CLIENT)
 

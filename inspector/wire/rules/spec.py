@@ -17,7 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError

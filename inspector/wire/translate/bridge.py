@@ -43,10 +43,10 @@ class DialectBridge(Protocol):
     """What each dialect's bridge module provides (dialects/<dialect>/bridge.py)."""
 
     @property
-    def StreamParser(self) -> Callable[[State], EventParser]: ...  # noqa: N802 (the module's class)
+    def StreamParser(self) -> Callable[[State], EventParser]: ...
 
     @property
-    def StreamEmitter(self) -> Callable[[State, list[Loss]], EventEmitter]: ...  # noqa: N802
+    def StreamEmitter(self) -> Callable[[State, list[Loss]], EventEmitter]: ...
 
     def parse_request(self, payload: dict[str, Any], path: str) -> tuple[Request, list[Loss]]: ...
 
