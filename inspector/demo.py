@@ -7,10 +7,11 @@ import threading
 from pathlib import Path
 
 import httpx
+import orjson
 import platformdirs
 
 from .demo_script import DEMO_API_KEY, TURNS, Turn
-from .mock import Canned, MockUpstream, json_response, sse_response
+from .mock import Canned, MockUpstream, Received, default_responder, json_response, provider_refusal, sse_response
 from .wire.dialect import Dialect, from_path
 
 # Streamed demo answers arrive piece by piece, as a real model's would.
@@ -30,9 +31,32 @@ def canned(turn: Turn, interval: float = STREAM_INTERVAL) -> Canned:
     return json_response(turn.response, status=turn.status)
 
 
-def demo_upstream(turns: list[Turn] = TURNS, interval: float = STREAM_INTERVAL) -> MockUpstream:
-    """A fake upstream scripted with the answer of every turn, in order (the agent is sequential)."""
-    return MockUpstream([canned(turn, interval) for turn in turns])
+def _key(body: bytes) -> bytes | None:
+    """A request body as the demo knows it, whatever its spacing and key order."""
+    try:
+        return orjson.dumps(orjson.loads(body), option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def demo_upstream(turns: list[Turn] = TURNS, interval: float = STREAM_INTERVAL, port: int = 0) -> MockUpstream:
+    """A fake upstream that answers as the provider would: what the checker says the provider
+    rejects gets the provider's 400 (the scripted turn's own error text where it is one of the
+    demo's turns), anything else the turn's scripted answer, or a plain reply for a request the
+    script does not know (a fixed or edited replay). So replaying a failing turn as recorded fails
+    again, and only its fixed replay passes."""
+    scripted = {_key(turn.body): turn for turn in turns}
+
+    def answer(request: Received) -> Canned:
+        turn = scripted.get(_key(request.body))
+        refused = provider_refusal(request)
+        if refused is not None:
+            return canned(turn) if turn is not None and turn.status >= 400 else refused
+        if turn is not None and turn.status < 400:
+            return canned(turn, interval)
+        return default_responder(request, interval=interval)
+
+    return MockUpstream(responder=answer, port=port)
 
 
 def credentials(dialect: Dialect | None) -> dict[str, str]:

@@ -170,9 +170,10 @@ TURNS: list[Turn] = [
             "tools": [LIST_ISSUES, LIST_ISSUES, {"type": "function", "function": {
                 "name": "github.search_code", "parameters": {"type": "object", "properties": {}}}}],
         },
-        _chat_response({"content": None, "tool_calls": [
-            {"id": "call_li_1", "type": "function",
-             "function": {"name": "list_issues", "arguments": "{\"repo\": \"toolwire/inspect\"}"}}]}, "tool_calls"),
+        {"error": {"message": "Invalid 'tools[2].function.name': string does not match pattern. Expected a string "
+                              "that matches the pattern '^[a-zA-Z0-9_-]+$'.", "type": "invalid_request_error",
+                   "param": "tools[2].function.name", "code": "invalid_value"}},
+        status=400,
     ),
     Turn(
         "an orphan tool result and a call left unanswered",

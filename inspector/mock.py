@@ -24,8 +24,10 @@ from .proxy.server import Served, ServerThread, request_target
 from .redact import SECRET_QUERY_KEYS, query_pairs
 from .wire.canned import Call
 from .wire.dialect import Dialect, asks_for_sse, from_path, is_stream_path
+from .wire.check import check_request
 from .wire.dialects import home
 from .wire.sse import encode as sse_event
+from .wire.violations import Effect, Severity
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -117,6 +119,24 @@ def default_responder(request: Received, *, interval: float = 0.0, pieces: int =
         return reply(dialect, stream=stream, interval=interval, pieces=pieces, sse=asks_for_sse(request.query))
     return json_response({"error": {"message": f"mock upstream: no route for {request.method} {request.path}",
                                     "type": "not_found"}}, 404)
+
+
+def provider_refusal(request: Received) -> Canned | None:
+    """The 400 the provider would send for `request`, as the checker judges it, or None: the first
+    finding the provider rejects (an error whose effect is `rejects`) in the dialect's error body,
+    with the rule id after the message so the refusal says which rule stands for the provider."""
+    dialect = from_path(request.path)
+    error = None if dialect is None else home(dialect).mock_error
+    if request.method != "POST" or dialect is None or error is None:
+        return None
+    try:
+        payload = orjson.loads(request.body)
+    except orjson.JSONDecodeError:
+        return None  # the default responder answers what no provider parses
+    for violation in check_request(payload, dialect):
+        if violation.severity is Severity.ERROR and violation.effect is Effect.REJECTS:
+            return json_response(error(f"{violation.message} ({violation.rule})", violation.pointer), 400)
+    return None
 
 
 # -- fixtures -------------------------------------------------------------------------------------

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import httpx
 
+from inspector.demo import demo_upstream
 from inspector.demo_script import DEMO_API_KEY, TURNS
 from inspector.flow import ReplayKind
-from inspector.mock import Canned, MockUpstream, json_response, sse_response
+from inspector.mock import MockUpstream
 from inspector.proxy import Forwarder, ForwarderError
 from inspector.store import Store
 from inspector.tui.app import InspectorApp
@@ -33,10 +34,6 @@ SIZES = [(80, 24), (160, 48)]
 FORWARDER_PORT, UPSTREAM_PORT = 8787, 8788
 
 
-def canned(turn) -> Canned:  # type: ignore[no-untyped-def]
-    # 20 ms between events, as a model streams: each event arrives as its own chunk.
-    return sse_response(turn.response, interval=0.02) if turn.stream else json_response(turn.response, turn.status)
-
 
 def start(make, port: int):  # type: ignore[no-untyped-def]
     try:
@@ -47,7 +44,8 @@ def start(make, port: int):  # type: ignore[no-untyped-def]
 
 def record(store: Store, bridge: EventBridge) -> tuple[MockUpstream, Forwarder]:
     def make_upstream(port: int) -> MockUpstream:
-        return MockUpstream([canned(t) for t in TURNS], port=port).start()
+        # 20 ms between events, as a model streams: each event arrives as its own chunk.
+        return demo_upstream(interval=0.02, port=port).start()
 
     upstream = start(make_upstream, UPSTREAM_PORT)
 

@@ -57,6 +57,9 @@ class Home:
     # calls as a response body, and as stream events; None where the mock has no model to play (MCP).
     mock_response: Callable[[str | None, list[Call]], dict[str, Any]] | None = None
     mock_events: Callable[..., list[Any]] | None = None
+    # The body of the 400 the provider sends for a request it refuses: (message, JSON pointer of the
+    # place) -> body; None where the mock plays no provider (MCP).
+    mock_error: Callable[[str, str], dict[str, Any]] | None = None
     # Where a request goes: the endpoint under an API prefix ("" where the path names the model),
     # and the whole path for a prefix, model and stream flag; None where there is no HTTP bridge (MCP).
     endpoint: str = ""

@@ -51,3 +51,7 @@ def anthropic_stream(text: str | None = None, calls: Iterable[Call] = (), model:
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
+
+def anthropic_error(message: str, pointer: str) -> dict:
+    """The 400 body Anthropic sends for a request it refuses (its messages name the place themselves)."""
+    return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}

@@ -33,3 +33,7 @@ def gemini_stream(text: str | None = None, calls: Iterable[Call] = (), model: st
     events.append(last)
     return events
 
+
+def gemini_error(message: str, pointer: str) -> dict:
+    """The 400 body Google's API sends for a request it refuses."""
+    return {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...canned import Call, split
+from ...pointer import split as split_pointer
 
 
 def chat_completion(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini") -> dict:
@@ -44,3 +45,16 @@ def chat_stream(text: str | None = None, calls: Iterable[Call] = (), model: str 
     events.append("[DONE]")
     return events
 
+
+def openai_param(pointer: str) -> str | None:
+    """A JSON pointer as OpenAI names the place in its errors' `param`: `messages[2].content`."""
+    text = ""
+    for token in split_pointer(pointer):
+        text += f"[{token}]" if token.isdigit() else (f".{token}" if text else token)
+    return text or None
+
+
+def openai_error(message: str, pointer: str) -> dict[str, Any]:
+    """The 400 body both OpenAI APIs send for a request they refuse."""
+    return {"error": {"message": message, "type": "invalid_request_error", "param": openai_param(pointer),
+                      "code": None}}
