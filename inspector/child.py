@@ -174,7 +174,8 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             forwarder = routing.open_forwarder(
                 table, store=store, host=config["host"], port=config["port"], on_event=outbox.flow_event,
                 translate=config["translate"], repair=config["repair"], allow_remote=config["allow_remote"],
-                allow_hosts=config["allow_hosts"], allow_origins=config["allow_origins"], proxy=config.get("proxy"))
+                allow_hosts=config["allow_hosts"], allow_origins=config["allow_origins"], proxy=config.get("proxy"),
+                **config.get("limits", {}))
             outbox.forwarder = forwarder
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
@@ -311,10 +312,12 @@ class ForwarderProcess:
     def launch(cls, upstream: str | None, *, store: str | Path | None, host: str = "127.0.0.1", port: int = 0,
                translate: str | None = None, repair: bool = False, allow_remote: bool = False,
                allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
-               proxy: dict[str, Any] | None = None, routes: dict[str, Any] | None = None) -> ForwarderProcess:
+               proxy: dict[str, Any] | None = None, routes: dict[str, Any] | None = None,
+               limits: dict[str, float | int] | None = None) -> ForwarderProcess:
         """Launch the child (`store` None: the default store) and return at once; `wait_ready()`
         before using it. `proxy`: proxy mode's Forwarder keywords (intercept, allow_connect,
-        upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve).
+        upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve);
+        `limits`: the forwarder's timeout and max_body where the command line gives them.
         Without `upstream` and routes, the child serves the default routes."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -325,7 +328,8 @@ class ForwarderProcess:
         config = {"store": None if store is None else str(Path(store).resolve()), "upstream": upstream,
                   "host": host, "port": port, "translate": translate, "repair": repair,
                   "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
-                  "allow_origins": list(allow_origins), "proxy": proxy or {}, "routes": routes or {}}
+                  "allow_origins": list(allow_origins), "proxy": proxy or {}, "routes": routes or {},
+                  "limits": limits or {}}
         try:
             process.stdin.write(encode(config))
             process.stdin.flush()

@@ -80,3 +80,71 @@ def test_forwarder_options_before_record_apply_to_it(stores, capsys):
     a, _, _ = stores
     assert main(["--host", "0.0.0.0", "record", "--port", "0", "--upstream", "http://127.0.0.1:9", "--store", str(a)]) == 2
     assert capsys.readouterr().err.startswith("toolwire-inspect: refusing to listen on 0.0.0.0: ")
+
+
+def test_version_prints_the_installed_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert (done.value.code, capsys.readouterr().out) == (0, f"toolwire-inspect {version('toolwire-inspect')}\n")
+
+
+def test_the_top_level_help_says_no_command_starts_the_tui(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "With no COMMAND it starts the TUI" in " ".join(capsys.readouterr().out.split())
+
+
+def test_every_command_s_help_opens_with_what_it_does(capsys):
+    from inspector.cli import _COMMANDS
+
+    described = {}
+    for command in _COMMANDS:
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        # usage, a blank line, then the description (before the arguments)
+        described[command] = text.split("\n\n")[1].split("\n")[0]
+    assert all(line and not line.startswith(("options:", "positional arguments:")) for line in described.values()), \
+        described
+
+
+@pytest.mark.parametrize("limit", [["--timeout", "5"], ["--max-body", "1000"]])
+def test_the_tui_takes_the_forwarder_s_limits_like_record(limit):
+    from inspector.cli import parse_args
+    from inspector.cli.common import limits
+
+    assert limits(parse_args(limit)) == {limit[0][2:].replace("-", "_"): float(limit[1]) if "timeout" in limit[0]
+                                         else int(limit[1])}
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "five"])
+def test_a_limit_that_is_no_positive_number_is_refused(value, capsys):
+    from inspector.cli import parse_args
+
+    with pytest.raises(SystemExit) as done:
+        parse_args(["--timeout", value])
+    assert done.value.code == 2
+    assert f"argument --timeout: '{value}' is not a number above 0" in capsys.readouterr().err
+
+
+def test_export_session_without_an_id_takes_the_latest_session_with_flows(stores, capsys, tmp_path):
+    a, _, _ = stores
+    with Store(a) as store:  # a launch that recorded nothing yet (the TUI still open) is a session of its own
+        store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    with Store(a, read_only=True) as store:
+        sessions = [s.id for s in store.sessions()]
+        recorded = store.latest_session_with_flows()
+    assert recorded != sessions[-1]
+    out = tmp_path / "out"
+    assert main(["export", "--session", "--store", str(a), "-o", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"session {recorded}, the latest with flows (session {sessions[-1]} has none)"
+    assert err[1].startswith("wrote ")
+
+
+def test_export_session_on_a_store_without_flows_says_so(stores, capsys, tmp_path):
+    _, b, _ = stores
+    assert main(["export", "--session", "--store", str(b), "-o", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"toolwire-inspect: no session with flows in {b}\n"

@@ -25,14 +25,17 @@ _BEFORE = "before_command_"
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolwire-inspect",
-        description="Record, check, translate, replay and export LLM tool-calling traffic. The store is --store, "
-                    "else $TOOLWIRE_STORE, else flows.sqlite3 in the user data dir.",
+        description="Record, check, translate, replay and export LLM tool-calling traffic. With no COMMAND it "
+                    "starts the TUI, its forwarder taking the options below; each COMMAND has its own "
+                    "(toolwire-inspect COMMAND --help). The store is --store, else $TOOLWIRE_STORE, else "
+                    "flows.sqlite3 in the user data dir.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     from . import tui as tui_command
 
     tui_command.add_arguments(parser)
     for action in parser._actions:
-        if action.dest != "help":
+        if action.dest not in ("help", "version"):
             if action.metavar is None and action.nargs != 0:
                 action.metavar = action.dest.upper()
             action.dest, action.default = _BEFORE + action.dest, argparse.SUPPRESS
@@ -40,7 +43,21 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(subparsers)
+    # A command's own --help opens with what it does: its line in the list, where it has no more to say.
+    for listed in subparsers._choices_actions:
+        command = subparsers.choices[listed.dest]
+        if command.description is None:
+            command.description = listed.help[:1].upper() + listed.help[1:] + "."
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("toolwire-inspect")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
 
 def _hand_over(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -28,7 +28,7 @@ from ..wire.fix import fix
 from ..wire.locate import source
 from ..wire.profiles import PROFILES
 from ..wire.violations import Violation, count_by_severity
-from .common import add_store_argument, open_store, stored_id
+from .common import add_store_argument, chosen_session, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "default per dialect")
     parser.add_argument("--kind", choices=("request", "response", "stream"),
                         help="what the inputs are; detected from the shape if absent")
-    parser.add_argument("--format", choices=FORMATS, default="human",
+    parser.add_argument("--format", "-f", choices=FORMATS, default="human",
                         help="human (default); json: a JSON array; github: workflow annotations on the lines of "
                              "the files; sarif: a SARIF 2.1.0 log for code scanning")
     parser.add_argument("--json", action="store_const", dest="format", const="json", help="same as --format json")
@@ -233,14 +233,7 @@ def _run_session(args: argparse.Namespace) -> int:
     from ..analysis import session_findings
     store = open_store(args.store, read_only=True)
     with store:
-        sessions = store.sessions()
-        if args.session == "latest":
-            session_id = sessions[-1].id if sessions else None
-        else:
-            session_id = stored_id(args.session)
-        if session_id is None or store.session(session_id) is None:
-            print(f"toolwire-inspect: no session {args.session} in {store.path}", file=sys.stderr)
-            return 2
+        session_id = chosen_session(store, args.session)
         ids = store.flow_ids(session_id, dialect="mcp")
         if not ids:
             # The session rules judge MCP exchanges only: with none, nothing was checked.

@@ -33,6 +33,24 @@ def stored_id(text: str) -> int | None:
     return value if 1 <= value <= MAX_ID else None
 
 
+def chosen_session(store: Store, wanted: str) -> int:
+    """The session a `--session [ID]` option names ("latest" without an ID: the latest one that has
+    flows, since a launch that recorded nothing yet, the TUI still open, is a session too, and saying
+    so on stderr when that is not the latest of all); a CommandError when there is none."""
+    if wanted != "latest":
+        session_id = stored_id(wanted)
+        if session_id is None or store.session(session_id) is None:
+            raise CommandError(f"no session {wanted} in {store.path}")
+        return session_id
+    recorded = store.latest_session_with_flows()
+    if recorded is None:
+        raise CommandError(f"no session with flows in {store.path}")
+    newest = store.sessions()[-1].id
+    if newest != recorded:
+        print(f"session {recorded}, the latest with flows (session {newest} has none)", file=sys.stderr)
+    return recorded
+
+
 def flow_id(text: str) -> int:
     """argparse type of a FLOW_ID."""
     value = stored_id(text)
@@ -107,6 +125,22 @@ def add_proxy_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tunnels", type=positive(int), metavar="N",
                         help="refuse CONNECT with 503 while N tunnels are open (default: a fifth of what the "
                              "file-descriptor limit allows)")
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The forwarder's limits, for every command that runs one (`limits()` reads them back)."""
+    # Defaults live in the forwarder, which `--help` should not have to import.
+    parser.add_argument("--timeout", type=positive(float), metavar="SECONDS",
+                        help="give up on an upstream silent this long (default 600)")
+    parser.add_argument("--max-body", type=positive(int), metavar="BYTES",
+                        help="refuse larger request bodies with 413 Payload Too Large, recorded as an error flow "
+                             "(default 64 MiB)")
+
+
+def limits(args: argparse.Namespace) -> dict[str, float | int]:
+    """The limits given on the command line, as the forwarder's keywords (the rest keep its defaults)."""
+    return {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))
+            if value is not None}
 
 
 def add_intercept_arguments(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import CommandError, add_store_argument, flow_id, open_store, stored_id
+from .common import CommandError, add_store_argument, chosen_session, flow_id, open_store
 
 _FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regression test file; vcr: a vcrpy "
                 "cassette; har: HAR 1.2 for devtools and mitmproxy")
@@ -86,10 +86,4 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _session(store, wanted: str | None) -> int | None:
-    if wanted is None:
-        return None
-    sessions = store.sessions()
-    session_id = (sessions[-1].id if sessions else None) if wanted == "latest" else stored_id(wanted)
-    if session_id is None or store.session(session_id) is None:
-        raise CommandError(f"no session {wanted} in {store.path}")
-    return session_id
+    return None if wanted is None else chosen_session(store, wanted)

@@ -8,8 +8,9 @@ import sys
 import threading
 from collections.abc import Callable
 
-from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments,
-                     add_store_argument, open_forwarder, open_store, port, refusal_reporter)
+from .common import (add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
+                     add_route_arguments, add_store_argument, limits, open_forwarder, open_store, port,
+                     refusal_reporter)
 from .tui import DEFAULT_PORT
 
 
@@ -28,11 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_proxy_arguments(parser)
     add_route_arguments(parser)
     add_store_argument(parser)
-    # Defaults live in the forwarder, which `--help` should not have to import.
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="give up on an upstream silent this long (default 600)")
-    parser.add_argument("--max-body", type=int, metavar="BYTES",
-                        help="refuse larger request bodies with 413 (default 64 MiB)")
+    add_limit_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -108,9 +105,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     try:
         try:
-            limits = {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))
-                      if value is not None}
-            forwarder = open_forwarder(args, store, on_event, **limits)
+            forwarder = open_forwarder(args, store, on_event, **limits(args))
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments,
-                     add_store_argument, open_store, port, proxy_options)
+from .common import (add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
+                     add_route_arguments, add_store_argument, limits, open_store, port, proxy_options)
 
 DEFAULT_PORT = 8787
 
@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_mode_arguments(parser)
     add_proxy_arguments(parser)
     add_route_arguments(parser)
+    add_limit_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         args.upstream, store=args.store, host=args.host, port=args.port, translate=args.translate,
         repair=args.repair, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
         allow_origins=args.allow_origin, proxy=proxy_options(args),
-        routes={"route": args.route, "route_mode": args.route_mode, "config": args.config})
+        routes={"route": args.route, "route_mode": args.route_mode, "config": args.config}, limits=limits(args))
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp

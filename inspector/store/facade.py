@@ -230,6 +230,11 @@ class Store:
             found = self._read.execute(f"{_SESSIONS} ORDER BY id").fetchall()
         return [SessionRow(*r) for r in found]
 
+    def latest_session_with_flows(self) -> int | None:
+        with self._read_lock:
+            found = self._read.execute("SELECT MAX(session_id) FROM flows").fetchone()
+        return found[0]
+
     def session(self, session_id: int) -> SessionRow | None:
         with self._read_lock:
             r = self._read.execute(f"{_SESSIONS} WHERE id = ?", (session_id,)).fetchone()

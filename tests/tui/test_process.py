@@ -223,3 +223,18 @@ def test_the_header_names_each_mode(store: Store) -> None:
     modes = [make_app(store, forwarder=Forwarder("http://127.0.0.1:9", store=store, port=0, **options)).listening.mode
              for options in ({}, {"repair": True}, {"translate": "openai-chat:anthropic"})]
     assert modes == ["passthrough", "repair", "translate openai-chat → anthropic"]
+
+
+def test_the_tui_s_limits_reach_its_forwarder_process(tmp_path: Path, upstream: MockUpstream) -> None:
+    """`toolwire-inspect --max-body N` (the TUI) sets the limit of the forwarder it starts, as `record`'s does."""
+    from inspector.cli import parse_args
+    from inspector.cli.common import limits
+
+    given = limits(parse_args(["--max-body", "16", "--timeout", "30"]))
+    forwarder = ForwarderProcess.start(upstream.base_url, store=tmp_path / "flows.sqlite3", port=0, limits=given)
+    try:
+        small = httpx.post(forwarder.base_url + "/v1/chat/completions", content=b'{"model": "m"}')
+        large = httpx.post(forwarder.base_url + "/v1/chat/completions", content=b'{"model": "m", "x": 1}')
+    finally:
+        forwarder.stop()
+    assert (small.status_code, large.status_code) == (200, 413)
