@@ -1,16 +1,13 @@
-"""Flow filter expressions, in the spirit of mitmproxy's, compiled to SQL over the store's columns.
+"""Flow filter expressions, compiled to SQL over the store's columns. A letter that mitmproxy's
+filters have means what it means there (`~d` domain, `~m` method, `~c` code, `~u` URL, `~h` header,
+`~b` body, `~t` content type, `~e` error, `~q` no response, `~s` has a response, `~replay`); what
+only an LLM inspector asks has a word of its own (`~dialect`, `~model`, `~tool`) or a letter
+mitmproxy leaves free (`~v` findings, `~r` replays, `~R` route). `FILTERS` is the one table: the
+parser, the TUI's help, `flows --help` and docs/filters.md all read it.
 
-    ~d DIALECT   dialect contains DIALECT (`chat`, `responses`, `anthropic`, `gemini`, `mcp`)
-    ~m MODEL     model contains MODEL
-    ~s STATUS    HTTP status: `400`, `4xx`, `5` (a prefix)
-    ~v WHAT      a finding: a rule id (`OC-05`), or `error` / `warning` (any of that severity)
-    ~t TOOL      a payload names TOOL as a whole JSON string (offered, called or answered)
-    ~e           the flow failed: a transport error or an HTTP status of 400 or more
-    ~r           the flow is a replay
-    ~R ROUTE     the flow came through the route named ROUTE (its whole name); `~R ""` the unnamed one
     #N           flow N and its replays
     TEXT         free text over method, path, model, dialect, state, status, errors, rule ids and
-                 payload text
+                 payload text (mitmproxy: a URL regex; here what the list shows and the payloads)
     a & b, a b   both;  a | b  either;  !a  not;  ( … )  grouping;  "two words" one text
 
 Free text and values match case-insensitively (ASCII, as SQLite's LIKE does). No Textual here:
@@ -21,15 +18,39 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-HELP = [
-    ("~d DIALECT", "dialect: chat, responses, anthropic, gemini, mcp"),
-    ("~m MODEL", "model contains MODEL"),
-    ("~s STATUS", "HTTP status: 400, 4xx, 5"),
-    ("~v RULE", "has a finding of rule RULE (OC-05), or ~v error / ~v warning"),
-    ("~t TOOL", "a payload names the tool TOOL"),
-    ("~e", "failed: transport error or status ≥ 400"),
-    ("~r", "is a replay"),
-    ("~R ROUTE", "came through route ROUTE (toolwire-inspect --route NAME=URL)"),
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    flag: str  # "~d"
+    value: str  # what it takes ("DOMAIN"), "" for one that stands alone
+    help: str
+    mitmproxy: bool  # means what the same flag means in mitmproxy
+
+
+FILTERS = [
+    Filter("~v", "RULE", "has a finding of rule RULE (OC-05), or ~v error / ~v warning", False),
+    Filter("~dialect", "NAME", "dialect: chat, responses, anthropic, gemini, mcp", False),
+    Filter("~model", "MODEL", "model contains MODEL", False),
+    Filter("~tool", "TOOL", "a payload names the tool TOOL", False),
+    Filter("~R", "ROUTE", "came through route ROUTE (toolwire-inspect --route NAME=URL)", False),
+    Filter("~d", "DOMAIN", "the upstream's host contains DOMAIN", True),
+    Filter("~m", "METHOD", "HTTP method: POST, GET", True),
+    Filter("~c", "CODE", "HTTP status: 400, 4xx, 5", True),
+    Filter("~u", "URL", "the upstream URL (path and query) contains URL", True),
+    Filter("~h", "TEXT", "a request or response header (name: value) contains TEXT; ~hq, ~hs one side", True),
+    Filter("~b", "TEXT", "the request or response body contains TEXT; ~bq, ~bs one side", True),
+    Filter("~t", "TYPE", "the request's or response's content type contains TYPE; ~tq, ~ts one side", True),
+    Filter("~e", "", "failed: transport error or status ≥ 400", True),
+    Filter("~q", "", "a request with no response (yet)", True),
+    Filter("~s", "", "has a response", True),
+    Filter("~replay", "", "is a replay (also ~r)", True),
+]
+# One side only: q the request, s the response (as mitmproxy's ~hq, ~bs…).
+_SIDED = {"~hq", "~hs", "~bq", "~bs", "~tq", "~ts"}
+_VALUED = {f.flag for f in FILTERS if f.value} | _SIDED
+_BARE = {f.flag for f in FILTERS if not f.value} | {"~r"}
+
+HELP = [(f"{f.flag} {f.value}".strip(), f.help) for f in FILTERS] + [
     ("#N", "flow N and its replays"),
     ("text", "path, model, state, status, errors, rule ids, payload text"),
     ("& | ! ( )", "and (or a space), or, not, grouping; \"…\" quotes"),
@@ -51,15 +72,21 @@ class Token:
     position: int
 
 
-_TOKEN = re.compile(r'\s*(?:(?P<op>[&|!()])|(?P<flag>~[a-zA-Z])|(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<unclosed>".*)|(?P<word>[^\s&|!()"]+))')
-# Filters that take a value, and those that stand alone.
-_VALUED = {"~d", "~m", "~s", "~v", "~t", "~R"}
-_BARE = {"~e", "~r"}
+_TOKEN = re.compile(r'\s*(?:(?P<op>[&|!()])|(?P<flag>~[a-zA-Z]+)|(?P<quoted>"(?:[^"\\]|\\.)*")|(?P<unclosed>".*)|(?P<word>[^\s&|!()"]+))')
 # Free text looks at what the list shows and at the payloads. Bodies are BLOBs: cast to read them
 # as text (a compressed body does not match).
 _TEXT_COLUMNS = ("method", "path", "model", "dialect", "state", "COALESCE(status, '')", "COALESCE(error, '')",
                  "COALESCE(parse_error, '')", "rules", "CAST(request_body AS TEXT)", "CAST(response_body AS TEXT)")
 _PAYLOADS = ("CAST(request_body AS TEXT)", "CAST(response_body AS TEXT)")
+_BODIES = {"q": _PAYLOADS[:1], "s": _PAYLOADS[1:], "": _PAYLOADS}
+_HEADERS = {"q": ("request_headers",), "s": ("response_headers",), "": ("request_headers", "response_headers")}
+_STANDALONE = {
+    "~e": "(state = 'error' OR status >= 400)",
+    "~q": "status IS NULL",
+    "~s": "status IS NOT NULL",
+    "~replay": "replay_of IS NOT NULL",
+    "~r": "replay_of IS NOT NULL",
+}
 
 
 def _tokens(expression: str) -> list[Token]:
@@ -165,7 +192,7 @@ class _Parser:
         if token.kind == "word":
             return _free_text(token.text, self.rules)
         if token.text in _BARE:
-            return ("(state = 'error' OR status >= 400)", []) if token.text == "~e" else ("replay_of IS NOT NULL", [])
+            return _STANDALONE[token.text], []
         if token.text not in _VALUED:
             raise FilterError(f"unknown filter {token.text} (known: {', '.join(sorted(_VALUED | _BARE))})",
                               token.position)
@@ -185,16 +212,50 @@ def _free_text(text: str, rules: str) -> tuple[str, list[object]]:
     return "(" + " OR ".join(f"{c} LIKE ?{_ESCAPE}" for c in columns) + ")", [pattern] * len(columns)
 
 
+def _any(columns: tuple[str, ...], pattern: str) -> tuple[str, list[object]]:
+    return "(" + " OR ".join(f"{c} LIKE ?{_ESCAPE}" for c in columns) + ")", [pattern] * len(columns)
+
+
+_HEADER_NAME, _HEADER_VALUE = "lower(json_extract(value, '$[0]'))", "json_extract(value, '$[1]')"
+
+
+def _header(columns: tuple[str, ...], condition: str, pattern: str) -> tuple[str, list[object]]:
+    """A header of `columns` (each a JSON list of [name, value] pairs) for which `condition`, over
+    `{name}` and `{value}`, holds with `pattern`."""
+    where = condition.format(name=_HEADER_NAME, value=_HEADER_VALUE)
+    # Headers are stored as BLOBs, which SQLite's JSON functions refuse: read as text.
+    texts = [f"CAST({c} AS TEXT)" for c in columns]
+    found = [f"EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid({t}) THEN {t} ELSE '[]' END) WHERE {where})"
+             for t in texts]
+    return "(" + " OR ".join(found) + ")", [pattern] * len(columns)
+
+
 def _valued(flag: str, value: str, position: int, rules: str) -> tuple[str, list[object]]:
-    if flag == "~d":
-        return f"dialect LIKE ?{_ESCAPE}", [_like(value)]
-    if flag == "~m":
-        return f"model LIKE ?{_ESCAPE}", [_like(value)]
-    if flag == "~s":
+    side = flag[2:] if flag in _SIDED else ""
+    kind = flag[:2] if flag in _SIDED else flag
+    if kind == "~d":
+        # The host of `scheme://host[:port]/path`: what lies between the scheme and the path.
+        host = "substr(upstream_url, instr(upstream_url, '://') + 3)"
+        return f"substr({host}, 1, instr({host} || '/', '/') - 1) LIKE ?{_ESCAPE}", [_like(value)]
+    if kind == "~m":
+        return "method = ? COLLATE NOCASE", [value]
+    if kind == "~c":
         digits = value.lower().rstrip("x")
         if not re.fullmatch(r"\d{1,3}", digits) or len(value) > 3:
-            raise FilterError(f"~s wants a status like 400, 4xx or 5, not {value!r}", position)
+            raise FilterError(f"~c wants a status like 400, 4xx or 5, not {value!r}", position)
         return "CAST(status AS TEXT) LIKE ?", [f"{digits}%"]
+    if kind == "~u":
+        return f"upstream_url LIKE ?{_ESCAPE}", [_like(value)]
+    if kind == "~h":
+        return _header(_HEADERS[side], f"({{name}} || ': ' || {{value}}) LIKE ?{_ESCAPE}", _like(value))
+    if kind == "~t":
+        return _header(_HEADERS[side], f"{{name}} = 'content-type' AND {{value}} LIKE ?{_ESCAPE}", _like(value))
+    if kind == "~b":
+        return _any(_BODIES[side], _like(value))
+    if kind == "~dialect":
+        return f"dialect LIKE ?{_ESCAPE}", [_like(value)]
+    if kind == "~model":
+        return f"model LIKE ?{_ESCAPE}", [_like(value)]
     if flag == "~v":
         severity = value.lower()
         if severity in ("error", "errors"):
@@ -203,9 +264,8 @@ def _valued(flag: str, value: str, position: int, rules: str) -> tuple[str, list
             return "warnings > 0", []
         # Rule ids are stored space-delimited with a space on each side: a whole-id match.
         return f"{rules} LIKE ?{_ESCAPE}", [_like(f" {value.upper()} ")]
-    # ~t: the name as a whole JSON string, in the request (offered, answered) or response (called).
-    pattern = _like(f'"{value}"')
-    return "(" + " OR ".join(f"{c} LIKE ?{_ESCAPE}" for c in _PAYLOADS) + ")", [pattern] * len(_PAYLOADS)
+    # ~tool: the name as a whole JSON string, in the request (offered, answered) or response (called).
+    return _any(_PAYLOADS, _like(f'"{value}"'))
 
 
 def compile_filter(expression: str, *, rules: bool = True, route: bool = True) -> tuple[str, list[object]]:

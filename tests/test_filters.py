@@ -34,13 +34,13 @@ def found(store: Store, expression: str) -> list[int]:
 
 @pytest.mark.parametrize(("expression", "ids"), [
     ("", [1, 2, 3, 4, 5, 6, 7, 8]),
-    ("~d gemini", [7]),
-    ("~d chat", [1, 2, 3, 4, 5, 6, 8]),
-    ("~m gpt-4.1", [4]),
-    ("~m GEMINI-2.5", [7]),
-    ("~s 502", [5]),
-    ("~s 4xx", [7]),
-    ("~s 5", [5]),
+    ("~dialect gemini", [7]),
+    ("~dialect chat", [1, 2, 3, 4, 5, 6, 8]),
+    ("~model gpt-4.1", [4]),
+    ("~model GEMINI-2.5", [7]),
+    ("~c 502", [5]),
+    ("~c 4xx", [7]),
+    ("~c 5", [5]),
     ("~e", [5, 7]),
     ("~r", [6, 8]),
     ("#3", [3, 6]),
@@ -50,8 +50,8 @@ def found(store: Store, expression: str) -> list[int]:
     ("~v OC-0", []),  # whole rule ids only
     ("~v error", [3, 6]),
     ("~v warning", []),
-    ("~t scrape_webpage", [3, 6]),
-    ("~t scrape", []),  # a whole tool name
+    ("~tool scrape_webpage", [3, 6]),
+    ("~tool scrape", []),  # a whole tool name
     ("OC-05", [3, 6]),
     ("Lyon", [7]),
     ("Invalid schema", [7]),  # two words: both
@@ -61,9 +61,9 @@ def found(store: Store, expression: str) -> list[int]:
     ("~r & ~v error", [6]),
     ("~r ~v error", [6]),
     ("~r | ~e", [5, 6, 7, 8]),
-    ("!~d chat", [7]),
+    ("!~dialect chat", [7]),
     ("!(~r | ~e)", [1, 2, 3, 4]),
-    ("~d chat & !(~s 200 | ~v error)", [5]),
+    ("~dialect chat & !(~c 200 | ~v error)", [5]),
     ("100%_", []),  # LIKE wildcards are literal
 ])
 def test_expressions_find_exactly_these_flows(store, expression, ids):
@@ -71,21 +71,60 @@ def test_expressions_find_exactly_these_flows(store, expression, ids):
 
 
 @pytest.mark.parametrize(("expression", "message", "position"), [
-    ("~x foo", "unknown filter ~x (known: ~R, ~d, ~e, ~m, ~r, ~s, ~t, ~v) (at 1)", 0),
+    ("~x foo", "unknown filter ~x (known: ~R, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, ~model, ~q, ~r, "
+               "~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v) (at 1)", 0),
     ("~d", "~d needs a value (at 3)", 2),
     ("~d (", "~d needs a value (at 4)", 3),
+    ("~dialectx chat", "unknown filter ~dialectx (known: ~R, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, "
+                       "~model, ~q, ~r, ~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v) (at 1)", 0),
     ("(~r | ~e", "missing ) (at 9)", 8),
     ("~r )", "unexpected ')' (at 4)", 3),
     ("~r |", "expected a filter (at 5)", 4),
     ("! ", "expected a filter (at 3)", 2),
     ('"Lyon', "unclosed quote (at 1)", 0),
-    ("~s 4o4", "~s wants a status like 400, 4xx or 5, not '4o4' (at 4)", 3),
-    ("~s 4000", "~s wants a status like 400, 4xx or 5, not '4000' (at 4)", 3),
+    ("~c 4o4", "~c wants a status like 400, 4xx or 5, not '4o4' (at 4)", 3),
+    ("~c 4000", "~c wants a status like 400, 4xx or 5, not '4000' (at 4)", 3),
 ])
 def test_parse_errors_say_what_and_where(expression, message, position):
     with pytest.raises(FilterError) as raised:
         compile_filter(expression)
     assert (str(raised.value), raised.value.position) == (message, position)
+
+
+def test_mitmproxy_s_letters_mean_what_they_mean_there(store):
+    """~d domain, ~m method, ~c code, ~u URL, ~h header, ~b body, ~t content type, ~q no response,
+    ~s a response, ~replay; each with the one-sided forms mitmproxy has (q: request, s: response)."""
+    save_flow(store, clean_request(), offset=13, upstream="https://api.anthropic.com", path="/v1/messages",
+              headers=[("Content-Type", "application/json; charset=utf-8"), ("anthropic-version", "2023-06-01")])
+    save_flow(store, {}, offset=14, method="GET", path="/mcp", status=None,
+              headers=[("accept", "text/event-stream")], upstream="http://localhost:3000")
+    assert {expression: found(store, expression) for expression in [
+        "~d anthropic.com", "~d 127.0.0.1", "~d localhost", "~d v1",  # the host only, never the path
+        "~m get", "~m POS",  # whole methods
+        "~u /v1/messages", "~u 127.0.0.1:9/v1beta",
+        '~h "anthropic-version: 2023"', "~hq anthropic-version", "~hs anthropic-version",
+        '~h "content-type: text/event-stream"', "~hs text/event-stream", "~hq text/event-stream",
+        "~t event-stream", "~ts event-stream", "~tq event-stream", "~tq charset=utf-8", "~t authorization",
+        "~b Lyon", "~bq Lyon", "~bs Lyon", "~bq scrape_webpage", "~bs scrape_webpage",
+        "~q", "~s & ~d anthropic", "~replay", "~r",
+    ]} == {
+        "~d anthropic.com": [9], "~d 127.0.0.1": [1, 2, 3, 4, 5, 6, 7, 8], "~d localhost": [10], "~d v1": [],
+        "~m get": [10], "~m POS": [],
+        "~u /v1/messages": [9], "~u 127.0.0.1:9/v1beta": [7],
+        '~h "anthropic-version: 2023"': [9], "~hq anthropic-version": [9], "~hs anthropic-version": [],
+        '~h "content-type: text/event-stream"': [4], "~hs text/event-stream": [4], "~hq text/event-stream": [10],
+        "~t event-stream": [4], "~ts event-stream": [4], "~tq event-stream": [], "~tq charset=utf-8": [9],
+        "~t authorization": [],
+        "~b Lyon": [7], "~bq Lyon": [7], "~bs Lyon": [], "~bq scrape_webpage": [3, 6], "~bs scrape_webpage": [3],
+        "~q": [10], "~s & ~d anthropic": [9], "~replay": [6, 8], "~r": [6, 8],
+    }
+
+
+def test_a_header_column_that_is_not_json_matches_no_header_filter(store):
+    """A store written by something else (or damaged) does not break the listing: the row just has no headers."""
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("UPDATE flows SET request_headers = X'7B6E6F74' WHERE id = 1")  # b"{not"
+    assert found(store, "~hq content-type") == [2, 3, 4, 5, 6, 7, 8]
 
 
 def test_rules_column_is_whole_ids_sorted_once():
@@ -109,7 +148,7 @@ def test_stored_rule_ids_per_flow(store):
 def test_sort_orders_end_on_the_most(store):
     assert [r.id for r in store.rows(order="time")] == [1, 2, 3, 4, 5, 6, 7, 8]
     assert [r.id for r in store.rows(order="issues")] == [1, 2, 4, 5, 7, 8, 3, 6]
-    assert [r.id for r in store.rows(order="latency", text="~d chat")] == [4, 1, 2, 3, 5, 6, 8]  # the stream is quickest
+    assert [r.id for r in store.rows(order="latency", text="~dialect chat")] == [4, 1, 2, 3, 5, 6, 8]  # the stream is quickest
 
 
 def as_schema_3(store: Store) -> None:
@@ -157,7 +196,7 @@ def test_opening_an_old_store_migrates_it_to_schema_4_and_backfills_rule_ids(tmp
 
 
 @pytest.mark.parametrize("order", ["time", "latency", "issues", "route"])
-@pytest.mark.parametrize("expression", ["", "~d chat", "!~r"])
+@pytest.mark.parametrize("expression", ["", "~dialect chat", "!~r"])
 def test_index_of_is_the_position_in_rows(store, order, expression):
     listed = [row.id for row in store.rows(text=expression, order=order)]
     assert [store.index_of(flow_id, text=expression, order=order) for flow_id in range(1, 10)] == [

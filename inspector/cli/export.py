@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="export a whole recording (default: the latest); needs -o DIR")
     parser.add_argument("--select", metavar="EXPR",
-                        help="only the flows this filter expression selects (the UI's filters: ~d chat, ~v OC-05…); "
+                        help="only the flows this filter expression selects (the UI's filters: ~dialect chat, ~v OC-05…); "
                              "needs -o DIR")
     parser.add_argument("-o", "--output", metavar="PATH",
                         help="file to write (one flow; default: stdout), or the directory for several")

@@ -17,8 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_store_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON array of flow rows")
     parser.add_argument("--filter", metavar="EXPR", default="",
-                        help="only flows matching a filter expression, as in the TUI: ~d DIALECT, ~m MODEL, ~s STATUS, "
-                             "~v RULE|error|warning, ~t TOOL, ~e, ~r, #N, free text; & | ! ( )")
+                        help="only flows matching a filter expression, as in the TUI: ~v RULE|error|warning, ~dialect D, "
+                             "~model M, ~tool T, mitmproxy's ~d DOMAIN ~m METHOD ~c CODE ~u ~h ~b ~t ~e ~q ~s, "
+                             "#N, free text; & | ! ( ) (docs/filters.md)")
     parser.set_defaults(handler=run)
 
 

@@ -429,8 +429,8 @@ def test_export_refuses_what_it_cannot_do_in_one_line(recording, tmp_path, capsy
          "export needs either FLOW_ID or --session/--select"),
         (["export", "--session", "--store", store], "--session and --select write several files: give -o DIR"),
         (["export", "--session", "9", "--store", store, "-o", str(tmp_path)], f"no session 9 in {store}"),
-        (["export", "--select", "~d gemini", "--store", store, "-o", str(tmp_path)],
-         "no flow to export matches '~d gemini'"),
+        (["export", "--select", "~dialect gemini", "--store", store, "-o", str(tmp_path)],
+         "no flow to export matches '~dialect gemini'"),
         (["export", "--select", "(", "--store", store, "-o", str(tmp_path)], None),
         (["export", "99", "--store", store], f"no flow #99 in {store}"),
     ]

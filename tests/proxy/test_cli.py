@@ -97,9 +97,9 @@ def test_flows_filter_takes_the_tui_expressions(tmp_path, capsys):
     assert main(["flows", "--store", str(path), "--filter", "#3"]) == 0
     assert [line.split(None, 1)[0] + " " + line.rsplit(CHAT, 1)[1] for line in capsys.readouterr().out.splitlines()[1:]
             ] == ["3 ", "6   (replay of #3)", "7   (replay of #3, fixed)"]
-    assert main(["flows", "--store", str(path), "--filter", "~s 4o4"]) == 2
+    assert main(["flows", "--store", str(path), "--filter", "~c 4o4"]) == 2
     assert capsys.readouterr().err == (
-        "toolwire-inspect: --filter: ~s wants a status like 400, 4xx or 5, not '4o4' (at 4)\n")
+        "toolwire-inspect: --filter: ~c wants a status like 400, 4xx or 5, not '4o4' (at 4)\n")
 
 
 def test_export_writes_the_same_bytes_twice(recorded, capsys, tmp_path):

@@ -58,12 +58,15 @@ def save_flow(
     upstream: str = "http://127.0.0.1:9",
     notes: list[str] | None = None,
     route: str = "",
+    method: str = "POST",
+    headers: list[tuple[str, str]] | None = None,
 ) -> int:
     """Write one finished flow through the real store and wait until it is committed."""
     assert store.session_id is not None
     flow = Flow(
-        id=store.next_flow_id(), session_id=store.session_id, started_at=T0 + offset, method="POST", path=path,
-        request_headers=[("content-type", "application/json"), ("authorization", "[redacted]")],
+        id=store.next_flow_id(), session_id=store.session_id, started_at=T0 + offset, method=method, path=path,
+        request_headers=headers if headers is not None else [("content-type", "application/json"),
+                                                              ("authorization", "[redacted]")],
         request_body=orjson.dumps(request), upstream_url=upstream + path, status=status,
         replay_of=replay_of, notes=list(notes or ()), route=route,
     )

@@ -103,7 +103,7 @@ async def test_a_long_description_continues_under_itself_not_under_the_keys(stor
         start = next(n for n, line in enumerate(lines) if line.startswith("  /, f "))
         column = lines[start].index("Filter the list")
         assert lines[start:start + 2] == [
-            "  /, f" + " " * (column - 6) + "Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text,",
-            " " * column + "with & | ! ( ) (see below)"]
+            "  /, f" + " " * (column - 6) + "Filter the list: ~v ~dialect ~model ~tool ~c ~e ~d … #N",
+            " " * column + "or text, with & | ! ( ) (see below)"]
         box = app.screen.query_one("#help-text", Static)
         assert all(len(line) <= box.content_region.width for line in lines)

@@ -31,28 +31,40 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ") and line[2] != " "]
         keys = [key.rstrip(",") for key, *_ in lines]
         assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
-                        "~d", "~m", "~s", "~v", "~t", "~e", "~r", "~R", "#N", "text", "&",
+                        "~v", "~dialect", "~model", "~tool", "~R", "~d", "~m", "~c", "~u", "~h", "~b", "~t", "~e", "~q",
+                        "~s", "~replay", "#N", "text", "&",
                         "ctrl+q", "?", "tab", "ctrl+p"]
         lines = text.splitlines()
-        start = lines.index("  /, f            Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text,")
-        assert lines[start + 1] == "                  with & | ! ( ) (see below)"
+        start = lines.index("  /, f            Filter the list: ~v ~dialect ~model ~tool ~c ~e ~d … #N")
+        assert lines[start + 1] == "                  or text, with & | ! ( ) (see below)"
         # The expressions are documented where the keys are, from the table the parser's module keeps.
         start = lines.index("Filter expressions (/ in the list; flows --filter)")
-        assert lines[start + 1:start + 16] == [
-            "  ~d DIALECT      dialect: chat, responses, anthropic, gemini, mcp",
-            "  ~m MODEL        model contains MODEL",
-            "  ~s STATUS       HTTP status: 400, 4xx, 5",
+        assert lines[start + 1:start + 27] == [
             "  ~v RULE         has a finding of rule RULE (OC-05), or ~v error / ~v",
             "                  warning",
-            "  ~t TOOL         a payload names the tool TOOL",
-            "  ~e              failed: transport error or status ≥ 400",
-            "  ~r              is a replay",
+            "  ~dialect NAME   dialect: chat, responses, anthropic, gemini, mcp",
+            "  ~model MODEL    model contains MODEL",
+            "  ~tool TOOL      a payload names the tool TOOL",
             "  ~R ROUTE        came through route ROUTE (toolwire-inspect --route",
             "                  NAME=URL)",
+            "  ~d DOMAIN       the upstream's host contains DOMAIN",
+            "  ~m METHOD       HTTP method: POST, GET",
+            "  ~c CODE         HTTP status: 400, 4xx, 5",
+            "  ~u URL          the upstream URL (path and query) contains URL",
+            "  ~h TEXT         a request or response header (name: value) contains",
+            "                  TEXT; ~hq, ~hs one side",
+            "  ~b TEXT         the request or response body contains TEXT; ~bq, ~bs one",
+            "                  side",
+            "  ~t TYPE         the request's or response's content type contains TYPE;",
+            "                  ~tq, ~ts one side",
+            "  ~e              failed: transport error or status ≥ 400",
+            "  ~q              a request with no response (yet)",
+            "  ~s              has a response",
+            "  ~replay         is a replay (also ~r)",
             "  #N              flow N and its replays",
             "  text            path, model, state, status, errors, rule ids, payload",
             "                  text",
-            "  & | ! ( )       and (or a space), or, not, grouping; \"…\" quotes",
+            '  & | ! ( )       and (or a space), or, not, grouping; "…" quotes',
             ""]
         await pilot.press("escape")
         assert isinstance(app.screen, FlowsScreen)

@@ -21,6 +21,7 @@ from .reading import ReadingScreen
 
 
 class ConversationScreen(ReadingScreen):
+    HELP_TITLE = "Conversation"
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="conversation.back", tooltip="Back to the flow"),
         Binding("z", "zoom", "Zoom", id="conversation.zoom",

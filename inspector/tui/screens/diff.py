@@ -24,6 +24,7 @@ from .reading import ReadingScreen
 
 
 class DiffScreen(ReadingScreen):
+    HELP_TITLE = "Diff"
     BINDINGS = [
         Binding("escape,q", "back", "Back", id="diff.back", tooltip="Back to the flow"),
         Binding("z", "zoom", "Zoom", id="diff.zoom", tooltip="Give the focused pane the whole screen (toggle)"),

@@ -32,7 +32,7 @@ class FlowsScreen(Screen[None]):
         # Priority: run as soon as the app reads the key, so the keys typed right after it go to
         # the field it focuses, not to the list (see check_action for typing these in the field).
         Binding("slash,f", "filter", "Filter", id="flows.filter", priority=True,
-                tooltip="Filter the list: ~d ~m ~s ~v ~t ~e ~r ~R #N or text, with & | ! ( ) (see below)"),
+                tooltip="Filter the list: ~v ~dialect ~model ~tool ~c ~e ~d … #N or text, with & | ! ( ) (see below)"),
         Binding("escape", "clear_filter", "Clear filter", show=False, id="flows.clear-filter",
                 tooltip="Drop the filter and show every flow"),
         Binding("r", "replay", "Replay", id="flows.replay",
@@ -61,7 +61,7 @@ class FlowsScreen(Screen[None]):
         yield ConnectionBar(app.listening, store_path=str(app.store.path), id="connection")
         yield ColumnHeader()
         yield FlowList(app.store, clock=app.clock, id="flows")
-        yield Input(placeholder="filter: text, ~d DIALECT ~m MODEL ~s 4xx ~v RULE ~t TOOL ~e ~r #N, & | ! ( )",
+        yield Input(placeholder="filter: text, ~v RULE ~dialect D ~model M ~tool T ~c 4xx ~e ~d DOMAIN #N, & | ! ( )",
                     id="filter")
         yield SteadyFooter(compact=True)  # 80 columns hold every key it shows (tests/tui/test_any_terminal.py)
 
