@@ -1,5 +1,5 @@
 """How each client is pointed at the forwarder: the setting it reads and what to put in it. The TUI's
-header and `record` both read this table, and the README's client section says the same.
+header and `record` both read this table, and docs/clients.md says the same.
 
 The forwarder keeps every path unchanged below `--upstream`, so a client's base URL is the
 forwarder's plus the path prefix the client itself adds to the provider's host (OpenAI SDKs want

@@ -157,7 +157,7 @@ _NOT_REPLAYED = frozenset({"content-length", "transfer-encoding", "connection"})
 class FixtureRoute:
     """One recorded turn: the request it answers and the response it replays.
 
-    Matching rule (README, "mock"): the method, the path, the query without its secrets, and the
+    Matching rule (docs/fixtures.md, "mock"): the method, the path, the query without its secrets, and the
     body (JSON-equal when JSON, else byte-equal) of what went upstream. Pacing: stream chunks are
     sent at their recorded times (relative to the request) unless the mock is not `realtime`."""
 

@@ -21,7 +21,7 @@ from .violations import Violation
 
 Kind = Literal["request", "response", "stream"]
 
-# Rules that one payload, stream or recorded session cannot decide, and why (the README lists them).
+# Rules that one payload, stream or recorded session cannot decide, and why (docs/checker.md lists them).
 UNDECIDABLE: dict[str, str] = {
     "OR-09": "whether a replayed function_call needs its reasoning item depends on the earlier response that "
              "produced it (which held the reasoning) and on the model; one request does not show what was dropped",

@@ -1,1 +1,1 @@
-"""Providers' own machine-readable request definitions, vendored (see refresh.py and the README)."""
+"""Providers' own machine-readable request definitions, vendored (see refresh.py and docs/checker.md)."""
