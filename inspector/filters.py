@@ -33,6 +33,7 @@ FILTERS = [
     Filter("~model", "MODEL", "model contains MODEL", False),
     Filter("~tool", "TOOL", "a payload names the tool TOOL", False),
     Filter("~R", "ROUTE", "came through route ROUTE (toolwire-inspect --route NAME=URL)", False),
+    Filter("~S", "N", "recorded in session N (each launch is one; flows --json lists them)", False),
     Filter("~d", "DOMAIN", "the upstream's host contains DOMAIN", True),
     Filter("~m", "METHOD", "HTTP method: POST, GET", True),
     Filter("~c", "CODE", "HTTP status: 400, 4xx, 5", True),
@@ -203,6 +204,10 @@ class _Parser:
         text = value.text if value.kind == "word" else f"#{value.text}"
         if token.text == "~R":
             return f"{self.route} = ? COLLATE NOCASE", [text]
+        if token.text == "~S":
+            if not re.fullmatch(r"\d{1,18}", text):
+                raise FilterError(f"~S wants a session number, not {text!r}", value.position)
+            return "session_id = ?", [int(text)]
         return _valued(token.text, text, value.position, self.rules)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import time
 
@@ -71,11 +72,11 @@ def test_expressions_find_exactly_these_flows(store, expression, ids):
 
 
 @pytest.mark.parametrize(("expression", "message", "position"), [
-    ("~x foo", "unknown filter ~x (known: ~R, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, ~model, ~q, ~r, "
+    ("~x foo", "unknown filter ~x (known: ~R, ~S, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, ~model, ~q, ~r, "
                "~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v) (at 1)", 0),
     ("~d", "~d needs a value (at 3)", 2),
     ("~d (", "~d needs a value (at 4)", 3),
-    ("~dialectx chat", "unknown filter ~dialectx (known: ~R, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, "
+    ("~dialectx chat", "unknown filter ~dialectx (known: ~R, ~S, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, "
                        "~model, ~q, ~r, ~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v) (at 1)", 0),
     ("(~r | ~e", "missing ) (at 9)", 8),
     ("~r )", "unexpected ')' (at 4)", 3),
@@ -118,6 +119,15 @@ def test_mitmproxy_s_letters_mean_what_they_mean_there(store):
         "~b Lyon": [7], "~bq Lyon": [7], "~bs Lyon": [], "~bq scrape_webpage": [3, 6], "~bs scrape_webpage": [3],
         "~q": [10], "~s & ~d anthropic": [9], "~replay": [6, 8], "~r": [6, 8],
     }
+
+
+def test_session_filter_takes_a_session_number(store):
+    assert (found(store, "~S 1"), found(store, "~S 2"), found(store, "~S 3"), found(store, "~S 99")) == (
+        [1], [2, 3, 4, 5, 6], [7, 8], [])
+    assert found(store, "!~S 2 & ~r") == [8]
+    for value in ("two", "-1", "1.5", "1234567890123456789"):
+        with pytest.raises(FilterError, match=rf"^~S wants a session number, not '{re.escape(value)}' \(at 4\)$"):
+            compile_filter(f"~S {value}")
 
 
 def test_a_header_column_that_is_not_json_matches_no_header_filter(store):

@@ -31,7 +31,7 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ") and line[2] != " "]
         keys = [key.rstrip(",") for key, *_ in lines]
         assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
-                        "~v", "~dialect", "~model", "~tool", "~R", "~d", "~m", "~c", "~u", "~h", "~b", "~t", "~e", "~q",
+                        "~v", "~dialect", "~model", "~tool", "~R", "~S", "~d", "~m", "~c", "~u", "~h", "~b", "~t", "~e", "~q",
                         "~s", "~replay", "#N", "text", "&",
                         "ctrl+q", "?", "tab", "ctrl+p"]
         lines = text.splitlines()
@@ -39,7 +39,7 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         assert lines[start + 1] == "                  or text, with & | ! ( ) (see below)"
         # The expressions are documented where the keys are, from the table the parser's module keeps.
         start = lines.index("Filter expressions (/ in the list; flows --filter)")
-        assert lines[start + 1:start + 27] == [
+        assert lines[start + 1:start + 29] == [
             "  ~v RULE         has a finding of rule RULE (OC-05), or ~v error / ~v",
             "                  warning",
             "  ~dialect NAME   dialect: chat, responses, anthropic, gemini, mcp",
@@ -47,6 +47,8 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
             "  ~tool TOOL      a payload names the tool TOOL",
             "  ~R ROUTE        came through route ROUTE (toolwire-inspect --route",
             "                  NAME=URL)",
+            "  ~S N            recorded in session N (each launch is one; flows --json",
+            "                  lists them)",
             "  ~d DOMAIN       the upstream's host contains DOMAIN",
             "  ~m METHOD       HTTP method: POST, GET",
             "  ~c CODE         HTTP status: 400, 4xx, 5",
