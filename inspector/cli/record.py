@@ -16,6 +16,12 @@ from .tui import DEFAULT_PORT
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("record", help="run the forwarder headless and print each finished flow")
+    add_forwarder_arguments(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_forwarder_arguments(parser: argparse.ArgumentParser) -> None:
+    """Everything a headless forwarder takes (`record`, `run`)."""
     parser.add_argument("--upstream", metavar="URL",
                         help="forward every request to this base URL (e.g. https://api.openai.com); "
                              "without it and without routes, the default routes")
@@ -30,7 +36,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_route_arguments(parser)
     add_store_argument(parser)
     add_limit_arguments(parser)
-    parser.set_defaults(handler=run)
 
 
 def flow_line(row) -> str:

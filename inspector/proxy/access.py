@@ -16,6 +16,7 @@ import functools
 import hmac
 import re
 import secrets
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from urllib.parse import unquote
@@ -105,6 +106,9 @@ class AccessPolicy:
         self._origins = {origin.lower().rstrip("/") for origin in allow_origins}
         self.refused = 0
         self.last_refusal: str | None = None
+        # By kind (a fixed set of names), with each kind's last message: what `run`'s doctor reports.
+        self.kinds: Counter[str] = Counter()
+        self.reasons: dict[str, str] = {}
 
     @property
     def url_prefix(self) -> str:
@@ -143,6 +147,8 @@ class AccessPolicy:
     def count(self, refusal: Refusal) -> Refusal:
         self.refused += 1
         self.last_refusal = refusal.message
+        self.kinds[refusal.kind] += 1
+        self.reasons[refusal.kind] = refusal.message
         return refusal
 
     def admit_connect(self, headers: list[tuple[bytes, bytes]]) -> Refusal | None:

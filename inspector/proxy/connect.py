@@ -24,6 +24,7 @@ import ipaddress
 import socket
 import ssl
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,8 @@ DEFAULT_INTERCEPTS = (
 
 _ESTABLISHED = b"HTTP/1.1 200 Connection established\r\n\r\n"
 _TUNNEL_CONNECT_TIMEOUT = 30.0
+# Distinct tunnel targets counted by name; a process opening tunnels to ever new hosts costs no more.
+_TARGETS_KEPT = 256
 # As long as the forwarder waits on a silent upstream (forwarder.DEFAULT_TIMEOUT): a tunnel to a
 # provider off the intercept list carries the same requests, silent while the model thinks.
 DEFAULT_TUNNEL_IDLE = 600.0
@@ -170,6 +173,8 @@ class ConnectHandler:
         self.max_tunnels = max_tunnels
         self.idle_timeout = idle_timeout
         self.tunnelled = 0  # tunnels relayed untouched, for the curious (the CLI and UI show refusals)
+        # host:port of each, for `run`'s doctor: traffic that reached the proxy but was not recorded.
+        self.tunnelled_to: Counter[str] = Counter()
         self._ca_dir = ca_dir
         self._ca: LocalCA | None = None
         self._ca_lock = threading.Lock()
@@ -329,6 +334,9 @@ class ConnectHandler:
         if rest:
             upstream.transport.write(rest)
         self.tunnelled += 1
+        target = f"{host}:{port}"
+        if target in self.tunnelled_to or len(self.tunnelled_to) < _TARGETS_KEPT:
+            self.tunnelled_to[target] += 1
         if upstream.ended:  # the far side said all it had to say before the join
             transport.close()
             return
