@@ -82,13 +82,20 @@ async def replay_fixed(app: InspectorApp, pilot, flow_id: int) -> None:  # type:
         await pilot.pause(0.05)
 
 
+def keep_spaces(svg: str) -> str:
+    """A terminal's columns are spaces: without xml:space="preserve", rsvg-convert (and so every
+    tool built on librsvg) drops a line's leading ones and the indentation is gone."""
+    return svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
+
+
 async def shoot(app: InspectorApp, out: Path, size: tuple[int, int]) -> list[Path]:
     """Every view at one terminal size; the file names carry it (flow-list-80x24.svg)."""
     saved = []
 
     def save(name: str) -> None:
-        filename = f"{name}-{size[0]}x{size[1]}.svg"
-        saved.append(Path(app.save_screenshot(filename=filename, path=str(out))))
+        path = out / f"{name}-{size[0]}x{size[1]}.svg"
+        path.write_text(keep_spaces(app.export_screenshot()), encoding="utf-8")
+        saved.append(path)
 
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)

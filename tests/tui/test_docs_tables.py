@@ -17,3 +17,8 @@ def test_the_keys_page_is_the_binding_table():
 
 def test_the_filters_page_is_the_filter_grammar():
     assert (DOCS / "filters.md").read_text(encoding="utf-8") == filters_markdown(), AGAIN
+
+
+def test_every_screenshot_keeps_its_leading_spaces_in_any_svg_renderer():
+    shots = sorted((DOCS.parent / "screenshots").glob("*.svg"))
+    assert shots and [shot.name for shot in shots if 'xml:space="preserve"' not in shot.read_text()[:300]] == []
