@@ -189,10 +189,11 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                              "upstream_shown": forwarder.upstream_shown,
                              "mode": Mode.PASSTHROUGH.value if routed else forwarder.mode.value,
                              "translate": forwarder.translate, "token": forwarder.access.token,
-                             "session_id": store.session_id,
+                             "session_id": store.session_id, "ignored": list(table.ignored),
                              "routes": [{"route": route.route, "client_url": route.client_url,
-                                         "upstream": route.upstream, "translate": route.translate}
-                                        for route in getattr(forwarder, "all", ())]}))
+                                         "upstream": route.upstream, "translate": route.translate,
+                                         "source": forwarder.sources.get(route.route or "", "--upstream")}
+                                        for route in forwarder.all] if routed else []}))
         events.flush()
         outbox.start()
 
@@ -268,6 +269,7 @@ class RouteShown:
     client_url: str
     upstream: str
     translate: str | None
+    source: str = "--upstream"  # what set it (proxy/routes.py's Route.source)
 
 
 @dataclass(slots=True)
@@ -292,6 +294,8 @@ class ForwarderProcess:
     access: RemoteAccess
     session_id: int | None
     all: tuple[RouteShown, ...] = ()  # the routes, when it serves several (proxy/routes.py)
+    # A config file found and not applied (proxy/routes.RouteTable.ignored): the UI says so.
+    ignored: tuple[str, ...] = ()
     # Proxy mode's options as launched (intercept, allow_connect, upstream_ca): the header tells
     # a user who gave them what to set.
     proxy: dict[str, Any] = field(default_factory=dict)
@@ -363,6 +367,7 @@ class ForwarderProcess:
         self.mode, self.translate = Mode(frame["mode"]), frame["translate"]
         self.access, self.session_id = RemoteAccess(frame["token"]), frame["session_id"]
         self.all = tuple(RouteShown(**route) for route in frame["routes"])
+        self.ignored = tuple(frame["ignored"])
         threading.Thread(target=self._read_stderr, name="toolwire-child-stderr", daemon=True).start()
         threading.Thread(target=self._read_events, name="toolwire-child-events", daemon=True).start()
 
