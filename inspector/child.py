@@ -201,7 +201,8 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             try:
                 outbox.send({"kind": "replayed", "request": request,
                              "flow": replay_stored(store, forwarder, flow_id, kind=ReplayKind(kind),
-                                                   body=None if body is None else base64.b64decode(body))})
+                                                   body=None if body is None else base64.b64decode(body),
+                                                   key_hosts=config.get("key_hosts", ()))})
             except ReplayError as exc:
                 outbox.send({"kind": "replayed", "request": request, "reason": str(exc)})
             except Exception as exc:  # a bug must still answer: the UI is waiting for this reply
@@ -315,10 +316,12 @@ class ForwarderProcess:
     def launch(cls, upstream: str | None, *, store: str | Path | None, host: str = "127.0.0.1", port: int = 0,
                translate: str | None = None, repair: bool = False, allow_remote: bool = False,
                allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
-               proxy: dict[str, Any] | None = None, routes: dict[str, Any] | None = None) -> ForwarderProcess:
+               proxy: dict[str, Any] | None = None, routes: dict[str, Any] | None = None,
+               key_hosts: Iterable[str] = ()) -> ForwarderProcess:
         """Launch the child (`store` None: the default store) and return at once; `wait_ready()`
         before using it. `proxy`: proxy mode's Forwarder keywords (intercept, allow_connect,
-        upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve).
+        upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve);
+        `key_hosts`: where a replay may send the environment's key besides its provider's host.
         Without `upstream` and routes, the child serves the default routes."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -329,7 +332,8 @@ class ForwarderProcess:
         config = {"store": None if store is None else str(Path(store).resolve()), "upstream": upstream,
                   "host": host, "port": port, "translate": translate, "repair": repair,
                   "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
-                  "allow_origins": list(allow_origins), "proxy": proxy or {}, "routes": routes or {}}
+                  "allow_origins": list(allow_origins), "proxy": proxy or {}, "routes": routes or {},
+                  "key_hosts": list(key_hosts)}
         try:
             process.stdin.write(encode(config))
             process.stdin.flush()

@@ -144,6 +144,13 @@ def add_route_arguments(parser: argparse.ArgumentParser) -> None:
                              "./toolwire-inspect.toml, else toolwire-inspect.toml in the user config dir")
 
 
+def add_key_host_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """--key-host: a host the environment's keys may go to besides their providers' (inspector/replay.py)."""
+    parser.add_argument("--key-host", action="append", default=[], metavar="HOST",
+                        help=f"let {what} send the environment's key to HOST as well (by default a key goes only to "
+                             "its own provider's host: OPENAI_API_KEY to api.openai.com, ...); repeatable")
+
+
 def route_table(args: argparse.Namespace) -> RouteTable:
     """The routes `record` and the TUI serve for their flags (proxy/routes.resolve); a RouteError."""
     from ..proxy import routes

@@ -63,6 +63,7 @@ class InspectorApp(App[None]):
         mode: str | None = None,
         clock: Callable[[], float] | None = None,
         export_dir: Path | None = None,
+        key_hosts: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.store = store
@@ -70,6 +71,7 @@ class InspectorApp(App[None]):
         self.bridge = bridge
         self.clock = clock or time.time  # tests and screenshots pin it; "today" decides the time format
         self.export_dir = export_dir or Path.cwd()
+        self.key_hosts = key_hosts  # --key-host: where a replay may send the environment's key besides its provider
         self.export_format = "json"  # what `x` offers first: the last format chosen
         self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
         self._flow_to_show: int | None = None  # the flow asked for, until its screen is shown
@@ -210,7 +212,8 @@ class InspectorApp(App[None]):
             if isinstance(self.forwarder, ForwarderProcess):
                 new_id = self.forwarder.replay(flow_id, kind=kind, body=body)
             else:
-                new_id = replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body)
+                new_id = replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body,
+                                       key_hosts=self.key_hosts)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return

@@ -313,13 +313,15 @@ def test_replay_goes_through_the_route_the_flow_came_through(two):
         replay(openai_flow, via=router, credentials=[])
 
 
-def test_the_replay_command_uses_the_upstream_of_the_flows_route(two, capsys):
+def test_the_replay_command_uses_the_upstream_the_flows_route_has_now(two, capsys, tmp_path, monkeypatch):
+    # Now: the routes `record` would serve (here its flag), not the ones the store names.
     router, first, second, store, events = two
     oa, an = router.forwarders
     httpx.post(f"{an.client_url}/v1/messages", content=b'{"model": "m"}')
     events.completed(1)
     [flow] = stored(store)
-    assert main(["replay", str(flow.id), "--store", str(store.path)]) == 0
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", str(flow.id), "--store", str(store.path), "--route", f"an={second.base_url}"]) == 0
     # The command's own store reserves its own ids: the new flow's id is whatever it got.
     assert re.fullmatch(rf"#\d+ replay of #{flow.id}: 200 complete\n", capsys.readouterr().out)
     assert [r.path for r in second.received] == ["/v1/messages"] * 2
