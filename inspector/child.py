@@ -192,7 +192,7 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                              "session_id": store.session_id, "ignored": list(table.ignored),
                              "routes": [{"route": route.route, "client_url": route.client_url,
                                          "upstream": route.upstream, "translate": route.translate,
-                                         "source": forwarder.sources.get(route.route or "", "--upstream")}
+                                         "source": forwarder.source_of(route.route)}
                                         for route in forwarder.all] if routed else []}))
         events.flush()
         outbox.start()

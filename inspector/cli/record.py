@@ -74,7 +74,7 @@ def route_lines(router, store) -> list[str]:
         dialects = likely_dialects(forwarder.upstream, forwarder.translate)
         settings = "  ".join(f"{label}{url}" for label, url in agent_settings(forwarder.client_url, dialects))
         name = forwarder.route or "(unnamed)"
-        source = router.sources.get(forwarder.route, "--upstream") if forwarder.route else "--upstream"
+        source = router.source_of(forwarder.route)
         lines.append(f"route {name} {forwarder.client_url} -> {forwarder.upstream_shown} "
                      f"[{forwarder.mode.value}{f' {forwarder.translate}' if forwarder.translate else ''}] "
                      f"(from {source})  {settings}")

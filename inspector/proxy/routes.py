@@ -58,7 +58,7 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MODES = "passthrough, repair or translate:SRC:DST"
 MAX_CONFIG_BYTES = 1 << 20
 # Where a route came from (Route.source), besides `config PATH`.
-FROM_FLAG, FROM_DEFAULTS = "--route", "defaults"
+FROM_FLAG, FROM_DEFAULTS, FROM_UPSTREAM = "--route", "defaults", "--upstream"
 
 
 class RouteError(ForwarderError):
@@ -311,6 +311,10 @@ class Router(Served):
                                     connect=None if self._proxy is None else self._proxy.connect)
         for forwarder in self._shared:
             forwarder.mount_on(self._server, "" if forwarder is root else f"/r/{forwarder.route}")
+
+    def source_of(self, route: str | None) -> str:
+        """What set the route named `route` (Route.source); the unnamed one is --upstream's."""
+        return self.sources.get(route or "", FROM_UPSTREAM)
 
     @property
     def connect(self) -> ConnectHandler | None:

@@ -80,7 +80,8 @@ class InspectorApp(App[None]):
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
             # Several upstreams (proxy/routes.py): each route's name, base URL and its clients' dialects.
-            routes = tuple((route.route or "", route.client_url, likely_dialects(route.upstream, route.translate))
+            routes = tuple((route.route or "", route.client_url, likely_dialects(route.upstream, route.translate),
+                            getattr(route, "source", None) or forwarder.source_of(route.route))
                            for route in getattr(forwarder, "all", ()))
             if routes:
                 default_mode = "routes"
@@ -89,7 +90,8 @@ class InspectorApp(App[None]):
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
                                        mode or default_mode, forwarder.access,
                                        accepts=translate.split(":", 1)[0] if translate else None, routes=routes,
-                                       proxy=Proxying.launched(forwarder.base_url, getattr(forwarder, "proxy", {})))
+                                       proxy=Proxying.launched(forwarder.base_url, getattr(forwarder, "proxy", {})),
+                                       ignored=getattr(forwarder, "ignored", ()))
 
     @property
     def store_problem(self) -> str | None:
@@ -105,6 +107,9 @@ class InspectorApp(App[None]):
     def on_mount(self) -> None:
         if self.bridge is not None:
             self.bridge.attach(self)
+        for notice in self.listening.ignored if self.listening is not None else ():
+            # Said twice, as a stopped forwarder is: now, and in the header for as long as the app runs.
+            self.notify(notice, title="Config ignored", severity="warning", timeout=30, markup=False)
         # The flow view and the checker behind it are half of the app's imports (~1 s on a busy
         # machine): imported after the list's first frame, in a thread, not before it.
         self.call_after_refresh(self._import_flow_view)

@@ -481,7 +481,7 @@ async def test_routes_are_in_the_header_and_the_list(store: Store, upstream: Moc
                 f"toolwire-inspect routes  listening {base} → oa={upstream.base_url} an=https://api.anthropic.com  "
                 f"oa OPENAI_BASE_URL={base}/r/oa/v1  oa ANTHROPIC_BASE_URL={base}/r/oa  "
                 f"oa GOOGLE_GEMINI_BASE_URL={base}/r/oa  oa MCP {base}/r/oa/mcp  "
-                f"an ANTHROPIC_BASE_URL={base}/r/an  store flows.sqlite3")
+                f"an ANTHROPIC_BASE_URL={base}/r/an  routes from --route  store flows.sqlite3")
             await asyncio.to_thread(post_chat, f"{base}/r/oa")
             await seen.wait_for(completed(1))
             await settle(app, pilot)
