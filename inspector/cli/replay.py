@@ -54,6 +54,7 @@ def _intercepted(flow: Flow, intercept: list[str]) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
+    from ..proxy.routes import shown_as_sent
     from ..replay import ReplayError, ReplayRefused, replay
 
     store = open_store(args.store, create=False)
@@ -62,13 +63,11 @@ def run(args: argparse.Namespace) -> int:
         if flow is None:
             print(f"toolwire-inspect: no flow #{args.flow_id} in {store.path}", file=sys.stderr)
             return 2
-        upstream = args.upstream
-        if upstream is None:
-            try:
-                upstream = _upstream_now(flow, args)
-            except ForwarderError as exc:
-                print(f"toolwire-inspect: {exc}", file=sys.stderr)
-                return 2
+        try:
+            upstream = shown_as_sent(args.upstream, "--upstream") if args.upstream else _upstream_now(flow, args)
+        except ForwarderError as exc:
+            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            return 2
         try:
             forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate, intercept=args.intercept,
                                   upstream_ca=args.upstream_ca)

@@ -209,6 +209,8 @@ def resolve(*, upstream: str | None = None, routes: Iterable[str] = (), route_mo
     own mode wins over `translate`/`repair`, which are the default mode of every route (and the
     mode of `--upstream`)."""
     ignored: tuple[str, ...] = ()
+    if upstream is not None:
+        upstream = shown_as_sent(upstream, "--upstream")
     if config is not None:
         path: Path | None = Path(config)
         data = read_config(Path(config))
@@ -441,20 +443,22 @@ def session_routes(upstream: str) -> dict[str, str] | None:
 def _route(name: str, url: str, port: int | None, where: str) -> Route:
     if not _NAME.fullmatch(name):
         raise RouteError(f"{where}: a route name is letters, digits, '_', '.' or '-' (at most 64), got {name!r}")
+    url = shown_as_sent(url, where)
+    if urlsplit(url).scheme not in ("http", "https"):
+        raise RouteError(f"{where}: the upstream must be an http(s) URL, got {redact_url(url)!r}")
+    return Route(name, url, port)
+
+
+def shown_as_sent(url: str, where: str) -> str:
+    """An upstream URL as it is shown and sent: refused (a RouteError) if it holds a control
+    character or whitespace, its host in its IDNA (punycode) form if that is not ASCII, the name
+    DNS is asked for. A URL is printed on startup and in the header: an escape sequence or a bidi
+    override would rewrite what the user reads, and `api.openаi.com` with a Cyrillic а must not
+    look like the real one."""
     for at, char in enumerate(url):
-        # A URL is printed on startup and in the header: an escape sequence or a bidi override in
-        # it would rewrite what the user reads; whitespace has no place in one either.
         if char.isspace() or not char.isprintable():
             raise RouteError(f"{where}: the upstream URL holds a control character or whitespace "
                              f"(U+{ord(char):04X} at position {at + 1}); a URL has none")
-    if urlsplit(url).scheme not in ("http", "https"):
-        raise RouteError(f"{where}: the upstream must be an http(s) URL, got {redact_url(url)!r}")
-    return Route(name, ascii_host(url, where), port)
-
-
-def ascii_host(url: str, where: str) -> str:
-    """`url` with a host that is not ASCII in its IDNA (punycode) form, the name DNS is asked for:
-    `api.openаi.com` with a Cyrillic а must not look like the real one wherever it is shown."""
     parts = urlsplit(url)
     userinfo, at, hostport = parts.netloc.rpartition("@")
     if hostport.isascii():

@@ -16,8 +16,10 @@ from pathlib import Path
 import openai
 import pytest
 
+from inspector.flow import Flow
 from inspector.mock import MockUpstream
 from inspector.proxy.routes import Route, RouteError, resolve
+from inspector.store import Store
 
 CHAT = "/v1/chat/completions"
 KEY = "sk-the-users-own-key"
@@ -186,6 +188,10 @@ def test_a_route_url_with_control_characters_or_whitespace_is_refused(tmp_path, 
     with pytest.raises(RouteError) as refused:
         resolve(routes=[f"oa={url}"], cwd=tmp_path)
     assert str(refused.value).startswith("--route oa: the upstream URL holds a control character")
+    with pytest.raises(RouteError) as refused:
+        resolve(upstream=url, cwd=tmp_path)
+    assert str(refused.value) == f"--upstream: the upstream URL holds a control character or whitespace ({why}); " \
+                                 "a URL has none"
 
 
 def test_a_host_that_is_not_ascii_is_shown_as_its_punycode(tmp_path):
@@ -195,3 +201,17 @@ def test_a_host_that_is_not_ascii_is_shown_as_its_punycode(tmp_path):
     assert route.upstream == "https://user:pw@api.xn--openi-7ve.com:8443/v1"
     assert resolve(routes=["gm=http://b\u00fccher.example"], cwd=tmp_path).routes == (
         Route("gm", "http://xn--bcher-kva.example"),)
+    assert resolve(upstream="http://b\u00fccher.example:8080", cwd=tmp_path).upstream == \
+        "http://xn--bcher-kva.example:8080"
+
+
+def test_the_replay_command_refuses_an_upstream_with_an_escape_sequence(tmp_path, homes, capsys):
+    from inspector.cli import main
+
+    with Store(tmp_path / "s.db") as store:
+        store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8")
+        store.submit(Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=1.0, method="POST",
+                          path=CHAT, request_body=b"{}", upstream_url="http://127.0.0.1:9" + CHAT))
+    assert main(["replay", "1", "--store", str(tmp_path / "s.db"), "--upstream", "http://127.0.0.1:9/\x1b[2J"]) == 2
+    assert capsys.readouterr().err == ("toolwire-inspect: --upstream: the upstream URL holds a control character or "
+                                       "whitespace (U+001B at position 20); a URL has none\n")
