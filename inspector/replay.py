@@ -192,7 +192,7 @@ def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str,
 
 def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, str]] | None = None,
            body: bytes | None = None, kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0,
-           elsewhere: bool = False, key_hosts: Collection[str] = (), env: Mapping[str, str] | None = None) -> int:
+           elsewhere: bool = False, key_hosts: Collection[str] = ()) -> int:
     """Send the recorded request (or `body`) through `via`, a forwarder of this process (a Router:
     through the route the flow came through; a flow recorded in proxy mode: through a tunnel to
     its host, see intercepted_host); the new flow's id. `credentials`: those the flow's client sent
@@ -215,8 +215,8 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
                 raise ReplayRefused(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not "
                                   f"to this forwarder's upstream {going}; its credentials are not sent anywhere else")
     if not credentials:
-        going = tunnel[2] if tunnel is not None else urlsplit(via.upstream).hostname or ""
-        credentials = env_credentials(flow, going, key_hosts=key_hosts, env=env)
+        host = tunnel[2] if tunnel is not None else urlsplit(via.upstream).hostname or ""
+        credentials = env_credentials(flow, host, key_hosts=key_hosts)
     target, headers = replay_request(flow, credentials, kind=kind)
     content = flow.request_body if body is None else body
     parts = urlsplit(via.client_url)

@@ -16,8 +16,9 @@ where the user's keys go, and a cloned repository can ship one: it is ignored, w
 naming it and the command that trusts it, until `toolwire-inspect config trust` has recorded its
 path and content (inspector/trust.py). The file in the user config dir is the user's own; it may
 be a symlink (dotfile managers make them), but what it points to must be a regular file of the
-user's that nobody else may write, else it is refused. Each route keeps where it came from. `--upstream URL` is the unnamed route at `/`: alone, it is a
-plain Forwarder exactly as before; with routes beside it, it gets every path no route claims.
+user's that nobody else may write, else it is refused. Each route keeps where it came from.
+`--upstream URL` is the unnamed route at `/`: alone, it is a plain Forwarder exactly as before;
+with routes beside it, it gets every path no route claims.
 
     # toolwire-inspect.toml
     [routes.openai]
@@ -184,9 +185,12 @@ def find_config(cwd: Path | None = None) -> tuple[Path | None, bytes, tuple[str,
     here, own = (cwd or Path.cwd()) / CONFIG_NAME, user_config()
     ignored: tuple[str, ...] = ()
     if here.is_file() and not (own.is_file() and os.path.samefile(here, own)):
-        data = read_config(here)
-        state = trust.state(here, data)
-        if state == trust.TRUSTED:
+        try:
+            data: bytes | None = read_config(here)
+        except RouteError:  # unreadable or too big: it could not be trusted either, and fails nothing
+            data = None
+        state = trust.UNKNOWN if data is None else trust.state(here, data)
+        if state == trust.TRUSTED and data is not None:
             return here, data, ()
         why = "it changed since it was trusted" if state == trust.CHANGED else \
             "a config file in the working directory takes effect only once trusted (it decides where your API keys go)"

@@ -123,6 +123,12 @@ def test_an_explicit_config_flag_needs_no_trust(tmp_path, homes, repo):
     assert table.routes[0].source == f"config {repo / 'toolwire-inspect.toml'}"
 
 
+def test_an_untrusted_file_too_big_to_read_is_ignored_and_fails_nothing(homes, repo):
+    (repo / "toolwire-inspect.toml").write_bytes(b"#" * (2 << 20))
+    table = resolve(cwd=repo)
+    assert (table.source, len(table.ignored)) == ("defaults", 1)
+
+
 def test_untrust_forgets_and_a_broken_file_is_not_trusted(homes, repo):
     config = repo / "toolwire-inspect.toml"
     config.write_text('[routes.here]\nurl = "http://127.0.0.1:9"\n')
