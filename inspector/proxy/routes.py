@@ -135,11 +135,9 @@ def read_config(path: Path) -> bytes:
     return data
 
 
-def load_config(path: Path, data: bytes | None = None) -> list[Route]:
-    """The routes of a config file (`data`: its bytes, read already), or a RouteError naming the
-    file and what is wrong with it."""
-    if data is None:
-        data = read_config(path)
+def load_config(path: Path, data: bytes) -> list[Route]:
+    """The routes of the config file at `path`, `data` its bytes (read_config), or a RouteError
+    naming the file and what is wrong with it."""
     try:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
