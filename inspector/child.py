@@ -190,10 +190,11 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                              "upstream_shown": forwarder.upstream_shown,
                              "mode": Mode.PASSTHROUGH.value if routed else forwarder.mode.value,
                              "translate": forwarder.translate, "token": forwarder.access.token,
-                             "session_id": store.session_id,
+                             "session_id": store.session_id, "ignored": list(table.ignored),
                              "routes": [{"route": route.route, "client_url": route.client_url,
-                                         "upstream": route.upstream, "translate": route.translate}
-                                        for route in getattr(forwarder, "all", ())]}))
+                                         "upstream": route.upstream, "translate": route.translate,
+                                         "source": forwarder.source_of(route.route)}
+                                        for route in forwarder.all] if routed else []}))
         events.flush()
         outbox.start()
 
@@ -201,7 +202,8 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             try:
                 outbox.send({"kind": "replayed", "request": request,
                              "flow": replay_stored(store, forwarder, flow_id, kind=ReplayKind(kind),
-                                                   body=None if body is None else base64.b64decode(body))})
+                                                   body=None if body is None else base64.b64decode(body),
+                                                   key_hosts=config.get("key_hosts", ()))})
             except ReplayError as exc:
                 outbox.send({"kind": "replayed", "request": request, "reason": str(exc)})
             except Exception as exc:  # a bug must still answer: the UI is waiting for this reply
@@ -269,6 +271,7 @@ class RouteShown:
     client_url: str
     upstream: str
     translate: str | None
+    source: str = "--upstream"  # what set it (proxy/routes.py's Route.source)
 
 
 @dataclass(slots=True)
@@ -293,6 +296,8 @@ class ForwarderProcess:
     access: RemoteAccess
     session_id: int | None
     all: tuple[RouteShown, ...] = ()  # the routes, when it serves several (proxy/routes.py)
+    # A config file found and not applied (proxy/routes.RouteTable.ignored): the UI says so.
+    ignored: tuple[str, ...] = ()
     # Proxy mode's options as launched (intercept, allow_connect, upstream_ca): the header tells
     # a user who gave them what to set.
     proxy: dict[str, Any] = field(default_factory=dict)
@@ -313,11 +318,12 @@ class ForwarderProcess:
                translate: str | None = None, repair: bool = False, allow_remote: bool = False,
                allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
                proxy: dict[str, Any] | None = None, routes: dict[str, Any] | None = None,
-               limits: dict[str, float | int] | None = None) -> ForwarderProcess:
+               limits: dict[str, float | int] | None = None, key_hosts: Iterable[str] = ()) -> ForwarderProcess:
         """Launch the child (`store` None: the default store) and return at once; `wait_ready()`
         before using it. `proxy`: proxy mode's Forwarder keywords (intercept, allow_connect,
         upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve);
-        `limits`: the forwarder's timeout and max_body where the command line gives them.
+        `limits`: the forwarder's timeout and max_body where the command line gives them;
+        `key_hosts`: where a replay may send the environment's key besides its provider's host.
         Without `upstream` and routes, the child serves the default routes."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -329,7 +335,7 @@ class ForwarderProcess:
                   "host": host, "port": port, "translate": translate, "repair": repair,
                   "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
                   "allow_origins": list(allow_origins), "proxy": proxy or {}, "routes": routes or {},
-                  "limits": limits or {}}
+                  "limits": limits or {}, "key_hosts": list(key_hosts)}
         try:
             process.stdin.write(encode(config))
             process.stdin.flush()
@@ -367,6 +373,7 @@ class ForwarderProcess:
         self.mode, self.translate = Mode(frame["mode"]), frame["translate"]
         self.access, self.session_id = RemoteAccess(frame["token"]), frame["session_id"]
         self.all = tuple(RouteShown(**route) for route in frame["routes"])
+        self.ignored = tuple(frame["ignored"])
         threading.Thread(target=self._read_stderr, name="toolwire-child-stderr", daemon=True).start()
         threading.Thread(target=self._read_events, name="toolwire-child-events", daemon=True).start()
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from .wire.dialect import DIALECT_NAMES, Dialect
+from .wire.profiles import PROVIDER_HOSTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +42,8 @@ SETTINGS = [
 ]
 
 # The providers' own hosts, and the dialects their clients speak.
-_HOSTS = {
-    "api.openai.com": _OPENAI,
-    "api.anthropic.com": (Dialect.ANTHROPIC.value,),
-    "generativelanguage.googleapis.com": (Dialect.GEMINI.value,),
-}
+_HOSTS = {host: tuple(dialect.value for dialect, its in PROVIDER_HOSTS.items() if its == host)
+          for host in PROVIDER_HOSTS.values()}
 
 
 def likely_dialects(upstream: str, translate: str | None = None) -> tuple[str, ...]:

@@ -1,6 +1,11 @@
 """Replay a recorded flow through a running forwarder, so the replay is recorded like any flow
 and linked to its original. Credentials come from the forwarder's memory or the environment,
-never from disk (the store holds only redacted headers). Only a request that goes where it went
+never from disk (the store holds only redacted headers). A key from the environment goes only
+where it belongs: to the provider host its variable is for (OPENAI_API_KEY to api.openai.com, ...,
+wire/profiles.PROVIDER_HOSTS), or to a host the user names (`--key-host`); where the replay goes
+is decided by the forwarder it is sent through, never by the stored flow, so an edited or planted
+store cannot send a key elsewhere. A flow sent with a key that no source may supply is refused,
+with the reason, rather than sent without it. Only a request that goes where it went
 when recorded is resent: a stored target that is not a plain path, or a flow recorded against
 another upstream, is refused rather than sent, with a key from the environment, somewhere else.
 A flow recorded in proxy mode is resent the way it came, through a tunnel to its host, when
@@ -13,7 +18,7 @@ from __future__ import annotations
 
 import http.client
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit
 
@@ -30,6 +35,7 @@ from .proxy.stdio import STDIO_SCHEME
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .wire import jsonsafe
 from .wire.dialect import Dialect, from_path
+from .wire.profiles import PROVIDER_HOSTS, is_provider_host
 
 if TYPE_CHECKING:
     from .proxy.connect import InterceptList
@@ -76,6 +82,37 @@ def credentials_from_env(dialect: Dialect | None, env: Mapping[str, str] | None 
     return [(header, prefix + key)] if key else []
 
 
+def env_credentials(flow: Flow, host: str, *, key_hosts: Collection[str] = (),
+                    env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """The environment's key for `flow`'s dialect, for a replay that goes to `host`: only when
+    `host` is the provider's own for that key, or one of `key_hosts` (named by the user). None for a
+    flow sent without a key, unless it may go; a ReplayRefused saying why for a flow sent with one."""
+    dialect = from_path(flow.path)
+    found = credentials_from_env(dialect, env)
+    host = host.lower()
+    if found and (is_provider_host(host, dialect) or host in {name.lower() for name in key_hosts}):
+        return found
+    carried = recorded_key(flow)
+    if carried is None:
+        return []
+    raise ReplayRefused(missing_key(flow, carried, host, have_key=bool(found)))
+
+
+def missing_key(flow: Flow, carried: str, host: str, *, have_key: bool) -> str:
+    """Why a flow sent with a key (`carried`: where it was) is not replayed to `host`: the one text
+    the `replay` command and the TUI's `r` both give."""
+    dialect = from_path(flow.path)
+    names = " or ".join(key_variables(dialect))
+    why = f"flow #{flow.id} was sent with a key ({carried}) and the store keeps none"
+    if not names:
+        return f"{why}, and no environment variable holds a key for {flow.path!r}"
+    if not have_key:
+        return f"{why}: set {names} to replay it"
+    assert dialect is not None  # it has key variables
+    return (f"{why}: {names} goes only to {PROVIDER_HOSTS[dialect]}, and this replay goes to {host} "
+            f"(--key-host {host} sends it there)")
+
+
 def recorded_key(flow: Flow) -> str | None:
     """Where the recorded request carried a key that the store holds redacted: a header's name, or
     `NAME in the query`; None when it was sent without one (a local model server, a mock)."""
@@ -118,8 +155,9 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
     return flow.path + (f"?{query}" if query else ""), headers
 
 
-def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str, int] | None:
-    """(host, port) of the tunnel a flow recorded in proxy mode came through, when `intercepts`
+def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str, int, str] | None:
+    """(host, port, where it goes) of the tunnel a flow recorded in proxy mode came through (where it
+    goes: the host the forwarder sends that tunnel's requests to), when `intercepts`
     (a forwarder's list; None: it answers no CONNECT) holds that host today and sends its requests
     where they went then; None for a flow that came by a base URL. A ReplayError for an intercepted
     flow that would not go there: the host is off the list, or goes elsewhere now. Only the list
@@ -149,15 +187,17 @@ def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str,
         raise ReplayRefused(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url} through a "
                           f"tunnel to {host}, which this forwarder sends to {interception.shown}; its credentials "
                           "are not sent anywhere else")
-    return host, port
+    return host, port, urlsplit(going).hostname or host
 
 
-def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, str]] | None,
+def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, str]] | None = None,
            body: bytes | None = None, kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0,
-           elsewhere: bool = False) -> int:
+           elsewhere: bool = False, key_hosts: Collection[str] = ()) -> int:
     """Send the recorded request (or `body`) through `via`, a forwarder of this process (a Router:
     through the route the flow came through; a flow recorded in proxy mode: through a tunnel to
-    its host, see intercepted_host); the new flow's id. `kind`: what `body` is, the request with
+    its host, see intercepted_host); the new flow's id. `credentials`: those the flow's client sent
+    (the forwarder that recorded it keeps them in memory); without them, the environment's key
+    where it may go (env_credentials, with `key_hosts`). `kind`: what `body` is, the request with
     the safe repairs applied or as the user edited it (the new flow says so). `elsewhere`: the
     caller chose `via`'s upstream knowing the flow went to another."""
     tunnel = None if elsewhere else intercepted_host(flow, None if via.connect is None else via.connect.intercepts)
@@ -174,6 +214,9 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
             if went is None or went != going:
                 raise ReplayRefused(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not "
                                   f"to this forwarder's upstream {going}; its credentials are not sent anywhere else")
+    if not credentials:
+        host = tunnel[2] if tunnel is not None else urlsplit(via.upstream).hostname or ""
+        credentials = env_credentials(flow, host, key_hosts=key_hosts)
     target, headers = replay_request(flow, credentials, kind=kind)
     content = flow.request_body if body is None else body
     parts = urlsplit(via.client_url)
@@ -190,7 +233,7 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
         # The way a client in proxy mode sends it: CONNECT to the forwarder, then TLS to the host.
         connection = http.client.HTTPSConnection(*address, timeout=timeout, context=context)
         token = via.access.token
-        connection.set_tunnel(*tunnel, headers={} if token is None else {TOKEN_HEADER: token})
+        connection.set_tunnel(*tunnel[:2], headers={} if token is None else {TOKEN_HEADER: token})
         prefix = ""
     try:
         connection.putrequest(flow.method, prefix + target, skip_host=False, skip_accept_encoding=True)
@@ -223,12 +266,13 @@ def fixed_request(flow: Flow) -> bytes:
     return orjson.dumps(repaired.payload)
 
 
-def replay_stored(store: Store, forwarder: Forwarder, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED,
-                  body: bytes | None = None) -> int:
+def replay_stored(store: Store, forwarder: Forwarder | Router, flow_id: int, *,
+                  kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None,
+                  key_hosts: Collection[str] = ()) -> int:
     """Replay stored flow `flow_id` through `forwarder` with the credentials its client sent (the
-    forwarder keeps them in memory) or else the environment's; the new flow's id. `kind` FIXED: with
-    every safe repair applied; EDITED: `body`, the request as the user edited it. A ReplayError says
-    why not."""
+    forwarder keeps them in memory) or else the environment's where it may go (see replay); the new
+    flow's id. `kind` FIXED: with every safe repair applied; EDITED: `body`, the request as the user
+    edited it. A ReplayError says why not."""
     flow = store.get(flow_id)
     if flow is None:
         raise ReplayError("not in the store")
@@ -236,5 +280,5 @@ def replay_stored(store: Store, forwarder: Forwarder, flow_id: int, *, kind: Rep
         body = fixed_request(flow)
     elif kind is ReplayKind.AS_RECORDED:
         body = None
-    credentials = forwarder.credentials(flow_id) or credentials_from_env(from_path(flow.path))
-    return replay(flow, via=forwarder, credentials=credentials, body=body, kind=kind)
+    return replay(flow, via=forwarder, credentials=forwarder.credentials(flow_id), body=body, kind=kind,
+                  key_hosts=key_hosts)

@@ -13,7 +13,8 @@ import sys
 from .common import CommandError
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ["record", "run", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "ca", "demo"]
+_COMMANDS = ["record", "run", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "ca",
+             "config", "demo"]
 
 
 # The options of the bare command (the TUI) may also come before a subcommand

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..proxy import FlowEvent, Forwarder
     from ..proxy.access import AccessPolicy
-    from ..proxy.routes import Router
+    from ..proxy.routes import Router, RouteTable
     from ..store import Store
 
 
@@ -178,14 +178,27 @@ def add_route_arguments(parser: argparse.ArgumentParser) -> None:
                              "./toolwire-inspect.toml, else toolwire-inspect.toml in the user config dir")
 
 
-def open_forwarder(args: argparse.Namespace, store: Store, on_event: Callable[[FlowEvent], None] | None,
-                   **limits) -> Forwarder | Router:
-    """What `record` and the TUI serve for their flags: a Forwarder for `--upstream` alone, else a
-    Router of the routes the flags, the config file or the defaults give. Not started."""
+def add_key_host_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """--key-host: a host the environment's keys may go to besides their providers' (inspector/replay.py)."""
+    parser.add_argument("--key-host", action="append", default=[], metavar="HOST",
+                        help=f"let {what} send the environment's key to HOST as well (by default a key goes only to "
+                             "its own provider's host: OPENAI_API_KEY to api.openai.com, ...); repeatable")
+
+
+def route_table(args: argparse.Namespace) -> RouteTable:
+    """The routes `record` and the TUI serve for their flags (proxy/routes.resolve); a RouteError."""
     from ..proxy import routes
 
-    table = routes.resolve(upstream=args.upstream, routes=args.route, route_modes=args.route_mode,
-                           config=args.config, translate=args.translate, repair=args.repair)
+    return routes.resolve(upstream=args.upstream, routes=args.route, route_modes=args.route_mode,
+                          config=args.config, translate=args.translate, repair=args.repair)
+
+
+def open_forwarder(args: argparse.Namespace, table: RouteTable, store: Store,
+                   on_event: Callable[[FlowEvent], None] | None, **limits) -> Forwarder | Router:
+    """What `record` serves for `table`: a Forwarder for `--upstream` alone, else a Router of the
+    routes the flags, the config file or the defaults give. Not started."""
+    from ..proxy import routes
+
     return routes.open_forwarder(table, store=store, host=args.host, port=args.port, on_event=on_event,
                                  translate=args.translate, repair=args.repair, allow_remote=args.allow_remote,
                                  allow_hosts=args.allow_host, allow_origins=args.allow_origin,

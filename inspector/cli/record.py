@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .common import (add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
                      add_route_arguments, add_store_argument, limits, open_forwarder, open_store, port,
-                     refusal_reporter)
+                     refusal_reporter, route_table)
 from .tui import DEFAULT_PORT
 
 
@@ -67,7 +67,8 @@ def agent_hints(client_url: str, upstream: str, translate: str | None) -> str:
 
 def route_lines(router, store) -> list[str]:
     """`forwarding N routes (from WHERE; session, store)`, then one line per route: its name, its
-    base URL, its upstream and mode, and the settings of the SDKs that speak the upstream's dialect."""
+    base URL, its upstream, mode and what set it, and the settings of the SDKs that speak the
+    upstream's dialect."""
     from ..clients import agent_settings, likely_dialects
 
     lines = [f"forwarding {len(router.all)} routes ({router.source}; session {store.session_id}, store {store.path})"]
@@ -75,8 +76,10 @@ def route_lines(router, store) -> list[str]:
         dialects = likely_dialects(forwarder.upstream, forwarder.translate)
         settings = "  ".join(f"{label}{url}" for label, url in agent_settings(forwarder.client_url, dialects))
         name = forwarder.route or "(unnamed)"
+        source = router.source_of(forwarder.route)
         lines.append(f"route {name} {forwarder.client_url} -> {forwarder.upstream_shown} "
-                     f"[{forwarder.mode.value}{f' {forwarder.translate}' if forwarder.translate else ''}]  {settings}")
+                     f"[{forwarder.mode.value}{f' {forwarder.translate}' if forwarder.translate else ''}] "
+                     f"(from {source})  {settings}")
     return lines
 
 
@@ -110,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     try:
         try:
-            forwarder = open_forwarder(args, store, on_event, **limits(args))
+            table = route_table(args)
+            for notice in table.ignored:
+                print(f"toolwire-inspect: {notice}", file=sys.stderr)
+            forwarder = open_forwarder(args, table, store, on_event, **limits(args))
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)

@@ -1,11 +1,15 @@
 """`toolwire-inspect replay FLOW_ID`: resend a stored request through a temporary forwarder, so the
-replay is recorded like any flow and linked to the original. Credentials come from the
-environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY): a new process
-has no other source, and the store never holds them. A flow sent with a key is not replayed
-without one. A flow recorded in proxy mode goes back to its host through a tunnel, as it came,
-when that host is on the intercept list (the known providers, plus --intercept). Exit status: 0
-when the upstream answered 2xx/3xx, 1 for an error status or a failed transfer, 2 when nothing
-was sent."""
+replay is recorded like any flow and linked to the original.
+
+Where it goes is decided here, never read from the store (which can be edited or imported): the
+upstream `--upstream` names, else the upstream the flow's route has today (`--route`, `--config`,
+the trusted config file or the defaults, as `record` would serve them); a flow recorded in proxy
+mode goes back to its host through a tunnel, as it came, when that host is on the intercept list
+(the known providers, plus --intercept). Credentials come from the environment (OPENAI_API_KEY,
+ANTHROPIC_API_KEY, GEMINI_API_KEY/GOOGLE_API_KEY), and only to the provider host each belongs to
+or a host named with --key-host: a new process has no other source, and the store never holds
+them. A flow sent with a key is not replayed without one. Exit status: 0 when the upstream
+answered 2xx/3xx, 1 for an error status or a failed transfer, 2 when nothing was sent."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .common import add_intercept_arguments, add_store_argument, flow_id, open_store
+from .common import add_intercept_arguments, add_key_host_argument, add_store_argument, flow_id, open_store
 
 if TYPE_CHECKING:
     from ..flow import Flow
@@ -23,7 +27,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("replay", help="replay a stored flow upstream; prints the new flow id and status")
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID")
     add_store_argument(parser)
-    parser.add_argument("--upstream", metavar="URL", help="send it here instead of the recording session's upstream")
+    parser.add_argument("--upstream", metavar="URL",
+                        help="send it here (default: the upstream of the flow's route, from --route, --config, "
+                             "the trusted config file or the default routes)")
+    parser.add_argument("--route", action="append", default=[], metavar="NAME=URL",
+                        help="where the flows of route NAME go now; repeatable")
+    parser.add_argument("--config", metavar="PATH", help="a TOML file of [routes.NAME] tables, as `record` takes")
+    add_key_host_argument(parser, "the replay")
     # A flow recorded in proxy mode goes back through a tunnel to its host, if intercepted here too.
     add_intercept_arguments(parser)
     parser.set_defaults(handler=run)
@@ -44,9 +54,8 @@ def _intercepted(flow: Flow, intercept: list[str]) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
-    from ..proxy.routes import session_routes
-    from ..replay import ReplayError, ReplayRefused, credentials_from_env, key_variables, recorded_key, replay
-    from ..wire.dialect import from_path
+    from ..proxy.routes import shown_as_sent
+    from ..replay import ReplayError, ReplayRefused, replay
 
     store = open_store(args.store, create=False)
     try:
@@ -54,31 +63,10 @@ def run(args: argparse.Namespace) -> int:
         if flow is None:
             print(f"toolwire-inspect: no flow #{args.flow_id} in {store.path}", file=sys.stderr)
             return 2
-        upstream = args.upstream
-        if upstream is None:
-            session = store.session(flow.session_id)
-            if session is None:
-                print(f"toolwire-inspect: flow #{flow.id} has no recorded session; pass --upstream URL", file=sys.stderr)
-                return 2
-            upstream = session.upstream
-            routes = session_routes(upstream)
-            if routes is not None:  # a routed session: the flow's own route's upstream
-                if flow.route in routes:
-                    upstream = routes[flow.route]
-                elif _intercepted(flow, args.intercept):
-                    # It belongs to no route: its tunnel decides where it goes, not the forwarder's upstream.
-                    upstream = next(iter(routes.values()))
-                else:
-                    print(f"toolwire-inspect: flow #{flow.id}'s route {flow.route!r} is not in its session; "
-                          "pass --upstream URL", file=sys.stderr)
-                    return 2
-        dialect = from_path(flow.path)
-        credentials = credentials_from_env(dialect)
-        carried = recorded_key(flow)
-        if carried and not credentials and key_variables(dialect):
-            # Sent without it, the replay could only come back 401 (and spend a request).
-            print(f"toolwire-inspect: flow #{flow.id} was sent with a key ({carried}) and the store keeps none: "
-                  f"set {' or '.join(key_variables(dialect))} to replay it", file=sys.stderr)
+        try:
+            upstream = shown_as_sent(args.upstream, "--upstream") if args.upstream else _upstream_now(flow, args)
+        except ForwarderError as exc:
+            print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 2
         try:
             forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate, intercept=args.intercept,
@@ -89,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
         try:
             # An --upstream given here is the user's own choice of destination.
-            new_id = replay(flow, via=forwarder, credentials=credentials, elsewhere=args.upstream is not None)
+            new_id = replay(flow, via=forwarder, elsewhere=args.upstream is not None, key_hosts=args.key_host)
         except ReplayError as exc:
             print(f"toolwire-inspect: {exc}", file=sys.stderr)
             return 2 if isinstance(exc, ReplayRefused) else 1  # 2: nothing was sent
@@ -105,3 +93,24 @@ def run(args: argparse.Namespace) -> int:
         return 0 if new.state is FlowState.COMPLETE and not refused else 1
     finally:
         store.close()
+
+
+def _upstream_now(flow: Flow, args: argparse.Namespace) -> str:
+    """Where `flow` goes today without --upstream: its route's upstream in the routes `record`
+    would serve now. A ForwarderError (a RouteError) when there is none."""
+    from ..proxy.routes import RouteError, resolve
+
+    table = resolve(routes=args.route, config=args.config)
+    for notice in table.ignored:
+        print(f"toolwire-inspect: {notice}", file=sys.stderr)
+    routes = {route.name: route.upstream for route in table.routes}
+    if flow.route in routes:
+        return routes[flow.route]
+    if _intercepted(flow, args.intercept):
+        return next(iter(routes.values()))  # its tunnel decides where it goes, not the forwarder's upstream
+    rule = "a replay goes where the command line or the config says, never where a store says"
+    if flow.route:
+        raise RouteError(f"flow #{flow.id} came through route {flow.route!r}, which the routes here do not have "
+                         f"({', '.join(routes)}; {table.source}): pass --route {flow.route}=URL or --upstream URL "
+                         f"({rule})")
+    raise RouteError(f"flow #{flow.id} came through --upstream: pass --upstream URL to say where it goes now ({rule})")

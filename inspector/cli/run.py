@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from ..wiring import Watch
-from .common import CommandError, limits, open_forwarder, open_store
+from .common import CommandError, limits, open_forwarder, open_store, route_table
 from .record import add_forwarder_arguments, flow_line
 
 
@@ -57,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     try:
         try:
-            forwarder = open_forwarder(args, store, on_event, **limits(args))
+            table = route_table(args)
+            for notice in table.ignored:
+                print(f"toolwire-inspect: {notice}", file=sys.stderr)
+            forwarder = open_forwarder(args, table, store, on_event, **limits(args))
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
             raise CommandError(str(exc)) from exc

@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import (add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
-                     add_route_arguments, add_store_argument, limits, open_store, port, proxy_options)
+from .common import (add_access_arguments, add_key_host_argument, add_limit_arguments, add_mode_arguments,
+                     add_proxy_arguments, add_route_arguments, add_store_argument, limits, open_store, port,
+                     proxy_options)
 
 DEFAULT_PORT = 8787
 
@@ -26,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="allow a --host other than loopback (the forwarder relays your API keys); "
                              "clients then need the access token shown in the header")
     add_access_arguments(parser)
+    add_key_host_argument(parser, "a replay (r)")
     add_store_argument(parser)
     add_mode_arguments(parser)
     add_proxy_arguments(parser)
@@ -41,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
         args.upstream, store=args.store, host=args.host, port=args.port, translate=args.translate,
         repair=args.repair, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
         allow_origins=args.allow_origin, proxy=proxy_options(args),
-        routes={"route": args.route, "route_mode": args.route_mode, "config": args.config}, limits=limits(args))
+        routes={"route": args.route, "route_mode": args.route_mode, "config": args.config}, limits=limits(args),
+        key_hosts=args.key_host)
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             store = open_store(args.store, read_only=True)
             store.session_id = child.session_id
         try:
-            app = InspectorApp(store=store, forwarder=child, bridge=bridge)
+            app = InspectorApp(store=store, forwarder=child, bridge=bridge, key_hosts=tuple(args.key_host))
             app.run()
             return app.return_code or 0
         finally:

@@ -9,10 +9,16 @@ prefix off, and hands the rest to that route's Forwarder, which checks the targe
 upstream's base path like any other.
 
 Routes come from, in order of precedence: `--route`/`--route-mode` flags, a TOML config file
-(`--config PATH`, else `toolwire-inspect.toml` in the working directory, else in the user config
-dir), and, when neither these nor `--upstream` name any, the defaults: OpenAI, Anthropic and
-Gemini each under its own prefix. `--upstream URL` is the unnamed route at `/`: alone, it is a
-plain Forwarder exactly as before; with routes beside it, it gets every path no route claims.
+(`--config PATH`, else `toolwire-inspect.toml` in the working directory once trusted, else in the
+user config dir), and, when neither these nor `--upstream` name any, the defaults: OpenAI,
+Anthropic and Gemini each under its own prefix. A config found in the working directory decides
+where the user's keys go, and a cloned repository can ship one: it is ignored, with a notice
+naming it and the command that trusts it, until `toolwire-inspect config trust` has recorded its
+path and content (inspector/trust.py). The file in the user config dir is the user's own; it may
+be a symlink (dotfile managers make them), but what it points to must be a regular file of the
+user's that nobody else may write, else it is refused. Each route keeps where it came from.
+`--upstream URL` is the unnamed route at `/`: alone, it is a plain Forwarder exactly as before;
+with routes beside it, it gets every path no route claims.
 
     # toolwire-inspect.toml
     [routes.openai]
@@ -27,16 +33,19 @@ plain Forwarder exactly as before; with routes beside it, it gets every path no 
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 import time
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import platformdirs
 
+from .. import trust
 from ..redact import redact_url
 from ..store import Store
 from .access import AccessPolicy
@@ -48,6 +57,9 @@ CONFIG_NAME = "toolwire-inspect.toml"
 ROUTE_PREFIX = b"/r/"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MODES = "passthrough, repair or translate:SRC:DST"
+MAX_CONFIG_BYTES = 1 << 20
+# Where a route came from (Route.source), besides `config PATH`.
+FROM_FLAG, FROM_DEFAULTS, FROM_UPSTREAM = "--route", "defaults", "--upstream"
 
 
 class RouteError(ForwarderError):
@@ -61,6 +73,8 @@ class Route:
     port: int | None = None  # a port of its own; None: below /r/NAME/ of the shared port
     translate: str | None = None
     repair: bool = False
+    # What set it: `--route`, `config PATH` or `defaults` (shown by `record` and the TUI's header).
+    source: str = field(default=FROM_FLAG, compare=False)
 
     @property
     def mode(self) -> str:
@@ -68,9 +82,9 @@ class Route:
 
 
 DEFAULT_ROUTES = (
-    Route("openai", "https://api.openai.com"),
-    Route("anthropic", "https://api.anthropic.com"),
-    Route("gemini", "https://generativelanguage.googleapis.com"),
+    Route("openai", "https://api.openai.com", source=FROM_DEFAULTS),
+    Route("anthropic", "https://api.anthropic.com", source=FROM_DEFAULTS),
+    Route("gemini", "https://generativelanguage.googleapis.com", source=FROM_DEFAULTS),
 )
 
 
@@ -79,6 +93,8 @@ class RouteTable:
     routes: tuple[Route, ...]
     upstream: str | None = None  # --upstream: the unnamed route at `/`
     source: str = "flags"  # where the routes came from, for the first line `record` prints
+    # A config file found and not applied, each a line saying which and how to trust it.
+    ignored: tuple[str, ...] = ()
 
 
 def parse_route(text: str) -> Route:
@@ -106,12 +122,24 @@ def parse_mode(text: str, where: str) -> tuple[str | None, bool]:
     raise RouteError(f"{where}: mode {text!r} is not one of {_MODES}")
 
 
-def load_config(path: Path) -> list[Route]:
-    """The routes of a config file, or a RouteError naming the file and what is wrong with it."""
+def read_config(path: Path) -> bytes:
+    """The bytes of a config file (what is trusted, parsed and hashed is this one read), or a
+    RouteError."""
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as source:
+            data = source.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise RouteError(f"cannot read config {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise RouteError(f"config {path} is larger than {MAX_CONFIG_BYTES >> 20} MiB")
+    return data
+
+
+def load_config(path: Path, data: bytes) -> list[Route]:
+    """The routes of the config file at `path`, `data` its bytes (read_config), or a RouteError
+    naming the file and what is wrong with it."""
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise RouteError(f"config {path} is not valid TOML: {exc}") from None
     unknown = set(document) - {"routes"}
@@ -136,16 +164,44 @@ def load_config(path: Path) -> list[Route]:
         if not isinstance(mode, str):
             raise RouteError(f"{where}: mode must be a string: {_MODES}")
         translate, repair = parse_mode(mode, where)
-        found.append(replace(_route(name, url, port, where), translate=translate, repair=repair))
+        found.append(replace(_route(name, url, port, where), translate=translate, repair=repair,
+                             source=f"config {path}"))
     return found
 
 
-def find_config(cwd: Path | None = None) -> Path | None:
-    """The config file in the working directory, else in the user config dir, else None."""
-    for folder in (cwd or Path.cwd(), Path(platformdirs.user_config_dir("toolwire-inspect"))):
-        if (folder / CONFIG_NAME).is_file():
-            return folder / CONFIG_NAME
-    return None
+def user_config() -> Path:
+    return Path(platformdirs.user_config_dir("toolwire-inspect")) / CONFIG_NAME
+
+
+def trust_command(path: Path) -> str:
+    return f"toolwire-inspect config trust {shlex.quote(trust.key(path))}"
+
+
+def find_config(cwd: Path | None = None) -> tuple[Path | None, bytes, tuple[str, ...]]:
+    """(path, bytes) of the config that applies, with no --config: the working directory's once
+    trusted, else the user config dir's (None, b"" for none); and a notice for a file ignored."""
+    here, own = (cwd or Path.cwd()) / CONFIG_NAME, user_config()
+    ignored: tuple[str, ...] = ()
+    if here.is_file() and not (own.is_file() and os.path.samefile(here, own)):
+        try:
+            data: bytes | None = read_config(here)
+        except RouteError:  # unreadable or too big: it could not be trusted either, and fails nothing
+            data = None
+        state = trust.UNKNOWN if data is None else trust.state(here, data)
+        if state == trust.TRUSTED and data is not None:
+            return here, data, ()
+        why = "it changed since it was trusted" if state == trust.CHANGED else \
+            "a config file in the working directory takes effect only once trusted (it decides where your API keys go)"
+        ignored = (f"ignored config {trust.key(here)}: {why}; to use it: {trust_command(here)} "
+                   f"(or pass --config {shlex.quote(trust.key(here))})",)
+    try:
+        info = os.stat(own)  # a symlink is followed: what it points to must be the user's own
+    except OSError:
+        return None, b"", ignored
+    if not trust.owned_privately(info):
+        raise RouteError(f"config {own} is refused: it is not a regular file of yours that only you may write "
+                         "(fix its owner or mode, or pass --config PATH)")
+    return own, read_config(own), ignored
 
 
 def resolve(*, upstream: str | None = None, routes: Iterable[str] = (), route_modes: Iterable[str] = (),
@@ -154,11 +210,18 @@ def resolve(*, upstream: str | None = None, routes: Iterable[str] = (), route_mo
     """The route table a launch serves. Flags win over the config file route by route; a route's
     own mode wins over `translate`/`repair`, which are the default mode of every route (and the
     mode of `--upstream`)."""
-    path = Path(config) if config is not None else find_config(cwd)
+    ignored: tuple[str, ...] = ()
+    if upstream is not None:
+        upstream = shown_as_sent(upstream, "--upstream")
+    if config is not None:
+        path: Path | None = Path(config)
+        data = read_config(Path(config))
+    else:
+        path, data, ignored = find_config(cwd)
     by_name: dict[str, Route] = {}
     source = "flags"
     if path is not None:
-        by_name = {route.name: route for route in load_config(path)}
+        by_name = {route.name: route for route in load_config(path, data)}
         source = f"config {path}"
     own_mode = {name for name, route in by_name.items() if route.mode != "passthrough"}
     for text in routes:
@@ -184,7 +247,7 @@ def resolve(*, upstream: str | None = None, routes: Iterable[str] = (), route_mo
     ports = [route.port for route in by_name.values() if route.port is not None]
     if len(ports) != len(set(ports)):
         raise RouteError(f"two routes ask for the same port: {sorted(ports)}")
-    return RouteTable(tuple(by_name.values()), upstream, source)
+    return RouteTable(tuple(by_name.values()), upstream, source, ignored)
 
 
 def open_forwarder(table: RouteTable, *, store: Store, host: str = "127.0.0.1", port: int = 8787,
@@ -222,7 +285,8 @@ def open_forwarder(table: RouteTable, *, store: Store, host: str = "127.0.0.1", 
             proxying = {}
         (mounted if shared else own_port).append(forwarder)
     return Router(mounted, own_port, root=root, access=access, store=store, host=host, port=port,
-                  limits=limits.get("limits", ClientLimits()), source=table.source)
+                  limits=limits.get("limits", ClientLimits()), source=table.source,
+                  sources={route.name: route.source for route in table.routes})
 
 
 class Router(Served):
@@ -232,9 +296,10 @@ class Router(Served):
 
     def __init__(self, mounted: list[Forwarder], own_port: list[Forwarder], *, root: Forwarder | None,
                  access: AccessPolicy, store: Store, host: str, port: int, limits: ClientLimits = ClientLimits(),
-                 source: str = "flags") -> None:
+                 source: str = "flags", sources: dict[str, str] | None = None) -> None:
         self.forwarders = mounted + own_port  # the named routes: those on the shared port first
         self.source = source
+        self.sources = sources or {}  # each route's Route.source, by name
         self.root = root  # --upstream beside the routes: every path no route claims
         self.access = access
         self.store = store
@@ -250,6 +315,10 @@ class Router(Served):
                                     connect=None if self._proxy is None else self._proxy.connect)
         for forwarder in self._shared:
             forwarder.mount_on(self._server, "" if forwarder is root else f"/r/{forwarder.route}")
+
+    def source_of(self, route: str | None) -> str:
+        """What set the route named `route` (Route.source); the unnamed one is --upstream's."""
+        return self.sources.get(route or "", FROM_UPSTREAM)
 
     @property
     def connect(self) -> ConnectHandler | None:
@@ -376,9 +445,32 @@ def session_routes(upstream: str) -> dict[str, str] | None:
 def _route(name: str, url: str, port: int | None, where: str) -> Route:
     if not _NAME.fullmatch(name):
         raise RouteError(f"{where}: a route name is letters, digits, '_', '.' or '-' (at most 64), got {name!r}")
+    url = shown_as_sent(url, where)
     if urlsplit(url).scheme not in ("http", "https"):
         raise RouteError(f"{where}: the upstream must be an http(s) URL, got {redact_url(url)!r}")
     return Route(name, url, port)
+
+
+def shown_as_sent(url: str, where: str) -> str:
+    """An upstream URL as it is shown and sent: refused (a RouteError) if it holds a control
+    character or whitespace, its host in its IDNA (punycode) form if that is not ASCII, the name
+    DNS is asked for. A URL is printed on startup and in the header: an escape sequence or a bidi
+    override would rewrite what the user reads, and `api.openаi.com` with a Cyrillic а must not
+    look like the real one."""
+    for at, char in enumerate(url):
+        if char.isspace() or not char.isprintable():
+            raise RouteError(f"{where}: the upstream URL holds a control character or whitespace "
+                             f"(U+{ord(char):04X} at position {at + 1}); a URL has none")
+    parts = urlsplit(url)
+    userinfo, at, hostport = parts.netloc.rpartition("@")
+    if hostport.isascii():
+        return url
+    try:
+        encoded = hostport.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise RouteError(f"{where}: the upstream's host {ascii(hostport)} is not a valid internationalised "
+                         "domain name") from None
+    return parts._replace(netloc=f"{userinfo}{at}{encoded}").geturl()
 
 
 def _port(text: str, where: str) -> int:

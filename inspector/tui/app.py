@@ -64,6 +64,7 @@ class InspectorApp(App[None]):
         mode: str | None = None,
         clock: Callable[[], float] | None = None,
         export_dir: Path | None = None,
+        key_hosts: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.store = store
@@ -71,6 +72,7 @@ class InspectorApp(App[None]):
         self.bridge = bridge
         self.clock = clock or time.time  # tests and screenshots pin it; "today" decides the time format
         self.export_dir = export_dir or Path.cwd()
+        self.key_hosts = key_hosts  # --key-host: where a replay may send the environment's key besides its provider
         self.export_format = "json"  # what `x` offers first: the last format chosen
         self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
         self._flow_to_show: int | None = None  # the flow asked for, until its screen is shown
@@ -79,7 +81,8 @@ class InspectorApp(App[None]):
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
             # Several upstreams (proxy/routes.py): each route's name, base URL and its clients' dialects.
-            routes = tuple((route.route or "", route.client_url, likely_dialects(route.upstream, route.translate))
+            routes = tuple((route.route or "", route.client_url, likely_dialects(route.upstream, route.translate),
+                            getattr(route, "source", None) or forwarder.source_of(route.route))
                            for route in getattr(forwarder, "all", ()))
             if routes:
                 default_mode = "routes"
@@ -88,7 +91,8 @@ class InspectorApp(App[None]):
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
                                        mode or default_mode, forwarder.access,
                                        accepts=translate.split(":", 1)[0] if translate else None, routes=routes,
-                                       proxy=Proxying.launched(forwarder.base_url, getattr(forwarder, "proxy", {})))
+                                       proxy=Proxying.launched(forwarder.base_url, getattr(forwarder, "proxy", {})),
+                                       ignored=getattr(forwarder, "ignored", ()))
 
     @property
     def store_problem(self) -> str | None:
@@ -104,6 +108,9 @@ class InspectorApp(App[None]):
     def on_mount(self) -> None:
         if self.bridge is not None:
             self.bridge.attach(self)
+        for notice in self.listening.ignored if self.listening is not None else ():
+            # Said twice, as a stopped forwarder is: now, and in the header for as long as the app runs.
+            self.notify(notice, title="Config ignored", severity="warning", timeout=30, markup=False)
         # The flow view and the checker behind it are half of the app's imports (~1 s on a busy
         # machine): imported after the list's first frame, in a thread, not before it.
         self.call_after_refresh(self._import_flow_view)
@@ -211,7 +218,8 @@ class InspectorApp(App[None]):
             if isinstance(self.forwarder, ForwarderProcess):
                 new_id = self.forwarder.replay(flow_id, kind=kind, body=body)
             else:
-                new_id = replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body)
+                new_id = replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body,
+                                       key_hosts=self.key_hosts)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return

@@ -154,11 +154,15 @@ def with_headers(profile: Profile, headers: Iterable[tuple[str, str]]) -> Profil
     return replace(profile, betas=profile.betas | betas, revision=revision)
 
 
-_OPENAI_HOST = re.compile(r"api\.openai\.com")
-# The hosts the providers' own definitions (rules/spec.py) describe; Azure has a profile of its own.
-_OFFICIAL_HOSTS = {Dialect.OPENAI_CHAT: _OPENAI_HOST, Dialect.OPENAI_RESPONSES: _OPENAI_HOST,
-                   Dialect.ANTHROPIC: re.compile(r"api\.anthropic\.com"),
-                   Dialect.GEMINI: re.compile(r"generativelanguage\.googleapis\.com")}
+# The providers' own API hosts: those their published definitions (rules/spec.py) describe, and the
+# only ones a key from the provider's SDK variables is sent to by replay. Azure has a profile of its own.
+PROVIDER_HOSTS = {Dialect.OPENAI_CHAT: "api.openai.com", Dialect.OPENAI_RESPONSES: "api.openai.com",
+                  Dialect.ANTHROPIC: "api.anthropic.com", Dialect.GEMINI: "generativelanguage.googleapis.com"}
+
+
+def is_provider_host(host: str, dialect: Dialect | None) -> bool:
+    """Whether `host` is the provider's own API host for `dialect`."""
+    return dialect in PROVIDER_HOSTS and host.lower() == PROVIDER_HOSTS[dialect]
 
 
 # Upstream hosts whose limits differ from the dialect's default.
@@ -183,8 +187,7 @@ def for_upstream(url: str, dialect: Dialect) -> Profile:
             if dialect in family:
                 return profile
     default = PROFILES[DEFAULTS[dialect]]
-    official = _OFFICIAL_HOSTS.get(dialect)
-    if official is not None and host and not official.fullmatch(host):
+    if dialect in PROVIDER_HOSTS and host and not is_provider_host(host, dialect):
         # Another server speaking the dialect (Groq, Together, a local vLLM, an Anthropic-compatible
         # gateway): its own request variant, with fields of its own, not the one the provider defines.
         return replace(default, published_schema=False)

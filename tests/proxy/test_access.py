@@ -358,7 +358,8 @@ def test_our_replay_gets_through_a_forwarder_that_needs_its_token(remote):
     remote.mock.push(json_response(chat_completion("first")), json_response(chat_completion("again")))
     request(remote.forwarder.port, f"/t/{remote.forwarder.access.token}{CHAT}")
     (first,) = remote.events.completed()
-    new_id = replay(remote.store.get(first.flow.id), via=remote.forwarder, credentials=None)
+    new_id = replay(remote.store.get(first.flow.id), via=remote.forwarder,
+                    credentials=remote.forwarder.credentials(first.flow.id))
     second = remote.events.completed(2)[1]
     assert (second.flow.id, second.row.replay_of) == (new_id, first.flow.id)
     assert [r.path for r in remote.mock.received] == [CHAT, CHAT]
@@ -496,23 +497,28 @@ def recorded_store(path, upstream: str, flow: Flow) -> None:
         store.save(flow)
 
 
-ELSEWHERE = ("it went to http://127.0.0.1:{port}, not to this forwarder's upstream {upstream}; its credentials "
-             "are not sent anywhere else")
+# Where a replay goes is the command line's (or the config's) to say, never the store's.
+FROM_THE_STORE = ("flow #1 came through --upstream: pass --upstream URL to say where it goes now (a replay goes "
+                  "where the command line or the config says, never where a store says)")
 
 
-@pytest.mark.parametrize(("fields", "why"), [
-    ({"path": "*@127.0.0.1:{port}/v1/messages"}, "request target '*@127.0.0.1:{port}/v1/messages' " + _NOT_A_PATH),
-    ({"upstream_url": "{upstream}*@127.0.0.1:{port}/v1/messages"}, ELSEWHERE),
-    ({"upstream_url": "http://127.0.0.1:{port}/v1/messages"}, ELSEWHERE),
+@pytest.mark.parametrize(("fields", "argv", "why"), [
+    ({"path": "*@127.0.0.1:{port}/v1/messages"}, ["--upstream", "{upstream}", "--key-host", "127.0.0.1"],
+     "flow #1 is not replayed: request target '*@127.0.0.1:{port}/v1/messages' " + _NOT_A_PATH),
+    ({"upstream_url": "{upstream}*@127.0.0.1:{port}/v1/messages"}, [], FROM_THE_STORE),
+    ({"upstream_url": "http://127.0.0.1:{port}/v1/messages"}, [], FROM_THE_STORE),
 ])
 def test_replay_command_never_sends_the_environment_key_elsewhere(mock, elsewhere, tmp_path, capsys, monkeypatch,
-                                                                  fields, why):
+                                                                  fields, argv, why):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
     fields = {k: v.format(port=elsewhere.port, upstream=mock.base_url) for k, v in fields.items()}
     recorded_store(tmp_path / "s.db", mock.base_url, stored(id=1, state=FlowState.COMPLETE, status=200, **fields))
-    assert main(["replay", "1", "--store", str(tmp_path / "s.db")]) == 2  # nothing was sent
+    argv = [arg.format(upstream=mock.base_url) for arg in argv]
+    assert main(["replay", "1", "--store", str(tmp_path / "s.db"), *argv]) == 2  # nothing was sent
     assert capsys.readouterr().err == (
-        f"toolwire-inspect: flow #1 is not replayed: {why.format(port=elsewhere.port, upstream=mock.base_url)}\n")
+        f"toolwire-inspect: {why.format(port=elsewhere.port, upstream=mock.base_url)}\n")
     assert (mock.received, elsewhere.received) == ([], [])
 
 
@@ -522,7 +528,12 @@ def test_replay_command_to_an_upstream_named_on_the_command_line_goes_there(mock
     recorded_store(tmp_path / "s.db", mock.base_url,
                    stored(id=1, state=FlowState.COMPLETE, status=200, upstream_url=f"{mock.base_url}/v1/messages"))
     elsewhere.push(json_response({"ok": True}))
-    assert main(["replay", "1", "--store", str(tmp_path / "s.db"), "--upstream", elsewhere.base_url]) == 0
+    argv = ["replay", "1", "--store", str(tmp_path / "s.db"), "--upstream", elsewhere.base_url]
+    assert main(argv) == 2  # the key of api.anthropic.com goes to another host only when named
+    assert capsys.readouterr().err == (
+        "toolwire-inspect: flow #1 was sent with a key (x-api-key) and the store keeps none: ANTHROPIC_API_KEY goes "
+        "only to api.anthropic.com, and this replay goes to 127.0.0.1 (--key-host 127.0.0.1 sends it there)\n")
+    assert main([*argv, "--key-host", "127.0.0.1"]) == 0
     assert capsys.readouterr().out == "#2 replay of #1: 200 complete\n"
     assert [(r.path, r.header("x-api-key")) for r in elsewhere.received] == [("/v1/messages", KEY)]
     assert mock.received == []

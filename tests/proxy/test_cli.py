@@ -117,7 +117,9 @@ def test_export_writes_the_same_bytes_twice(recorded, capsys, tmp_path):
 def test_replay_command_uses_the_environment_key_and_links_the_flow(recorded, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-env")
     recorded.mock.push(json_response(chat_completion("again")))
-    assert main(["replay", "1", "--store", str(recorded.store.path)]) == 0
+    # The mock is not api.openai.com: the key goes there only because the command line says so.
+    assert main(["replay", "1", "--store", str(recorded.store.path), "--upstream", recorded.mock.base_url,
+                 "--key-host", "127.0.0.1"]) == 0
     assert capsys.readouterr().out == "#2 replay of #1: 200 complete\n"
     replayed = recorded.mock.received[1]
     assert replayed.header("authorization") == "Bearer sk-from-the-env"
@@ -176,13 +178,16 @@ GEMINI_BODY = b'{"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}'
 
 
 @pytest.fixture
-def no_keys(monkeypatch):
+def no_keys(monkeypatch, tmp_path):
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    # No config file of the machine's decides where a replay goes.
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.chdir(tmp_path)
 
 
 def test_replay_names_the_missing_variable_and_sends_nothing(recorded, capsys, no_keys):
-    assert main(["replay", "1", "--store", str(recorded.store.path)]) == 2
+    assert main(["replay", "1", "--store", str(recorded.store.path), "--upstream", recorded.mock.base_url]) == 2
     assert capsys.readouterr().err == (
         "toolwire-inspect: flow #1 was sent with a key (authorization) and the store keeps none: set "
         "OPENAI_API_KEY to replay it\n")
@@ -197,7 +202,7 @@ def test_replay_of_a_gemini_flow_names_both_variables(rig, capsys, no_keys):
     rig.events.completed()
     rig.stop()
     rig.store.close()
-    assert main(["replay", "1", "--store", str(rig.store.path)]) == 2
+    assert main(["replay", "1", "--store", str(rig.store.path), "--upstream", rig.mock.base_url]) == 2
     assert capsys.readouterr().err == (
         "toolwire-inspect: flow #1 was sent with a key (key in the query) and the store keeps none: set "
         "GEMINI_API_KEY or GOOGLE_API_KEY to replay it\n")
@@ -209,7 +214,7 @@ def test_a_flow_sent_without_a_key_replays_without_one(rig, capsys, no_keys):
     rig.events.completed()
     rig.stop()
     rig.store.close()
-    assert main(["replay", "1", "--store", str(rig.store.path)]) == 0
+    assert main(["replay", "1", "--store", str(rig.store.path), "--upstream", rig.mock.base_url]) == 0
     assert capsys.readouterr().out == "#2 replay of #1: 200 complete\n"
     assert rig.mock.received[1].header("authorization") is None
 
@@ -218,7 +223,8 @@ def test_a_flow_sent_without_a_key_replays_without_one(rig, capsys, no_keys):
 def test_replay_fails_when_the_upstream_refuses_it(recorded, capsys, monkeypatch, status):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-env")
     recorded.mock.push(json_response({"error": {"message": "no"}}, status=status))
-    assert main(["replay", "1", "--store", str(recorded.store.path)]) == 1
+    assert main(["replay", "1", "--store", str(recorded.store.path), "--upstream", recorded.mock.base_url,
+                 "--key-host", "127.0.0.1"]) == 1
     assert capsys.readouterr().out == f"#2 replay of #1: {status} complete\n"
 
 
@@ -295,9 +301,12 @@ def stored(tmp_path, session: str = UNSENT, **fields):  # type: ignore[no-untype
      "stored flow names"),
     ({"upstream_url": "stdio://mcp-server"}, ["--upstream", UNSENT],
      "flow #1 is not replayed: it was recorded over stdio (mcp-stdio), and a replay is sent over HTTP"),
-    ({"session_id": 77}, [], "flow #1 has no recorded session; pass --upstream URL"),
+    ({"session_id": 77}, [], "flow #1 came through --upstream: pass --upstream URL to say where it goes now (a "
+                             "replay goes where the command line or the config says, never where a store says)"),
     ({"session": f"openai={UNSENT}", "route": "gone"}, [],
-     "flow #1's route 'gone' is not in its session; pass --upstream URL"),
+     "flow #1 came through route 'gone', which the routes here do not have (openai, anthropic, gemini; defaults): "
+     "pass --route gone=URL or --upstream URL (a replay goes where the command line or the config says, never "
+     "where a store says)"),
 ], ids=["intercepted-off-the-list", "stdio", "no-session", "route-gone"])
 def test_a_replay_refused_before_sending_exits_2_and_records_nothing(tmp_path, capsys, no_keys, fields, argv,
                                                                    reason):
@@ -311,7 +320,7 @@ def test_a_replay_refused_before_sending_exits_2_and_records_nothing(tmp_path, c
 def test_a_replay_whose_transfer_fails_exits_1(tmp_path, capsys, no_keys):
     """Sent, and the upstream never answered: the forwarder records the flow in error."""
     path = stored(tmp_path)
-    assert main(["replay", "1", "--store", str(path)]) == 1
+    assert main(["replay", "1", "--store", str(path), "--upstream", UNSENT]) == 1
     assert capsys.readouterr() == (
         "#2 replay of #1: 502 error upstream unreachable: http://127.0.0.1:9: connection refused\n", "")
     with Store(path) as store:

@@ -690,8 +690,10 @@ def test_an_intercepted_flow_replays_through_a_routers_shared_port(tls_mock, sto
     store.flush()
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env")
+    # The intercept sends api.openai.com to the mock: its key goes there only when named.
     assert main(["replay", str(first.flow.id), "--store", str(store.path), "--upstream-ca",
-                 str(upstream_tls / "ca.pem"), "--intercept", f"api.openai.com={tls_mock.base_url}"]) == 0
+                 str(upstream_tls / "ca.pem"), "--intercept", f"api.openai.com={tls_mock.base_url}",
+                 "--key-host", "127.0.0.1"]) == 0
     assert re.fullmatch(rf"#\d+ replay of #{first.flow.id}: 200 complete\n", capsys.readouterr().out)
     assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}"] * 2 + ["Bearer sk-from-env"]
 
@@ -743,7 +745,7 @@ def test_the_replay_command_sends_an_intercepted_flow_to_its_host(tls_mock, stor
         f"toolwire-inspect: flow #{original} is not replayed: it went to {tls_mock.base_url} through a tunnel to "
         "api.openai.com, which this forwarder sends to https://api.openai.com; its credentials are not sent "
         "anywhere else\n")
-    assert main([*argv, "--intercept", f"api.openai.com={tls_mock.base_url}"]) == 0
+    assert main([*argv, "--intercept", f"api.openai.com={tls_mock.base_url}", "--key-host", "127.0.0.1"]) == 0
     new_id = re.fullmatch(rf"#(\d+) replay of #{original}: 200 complete\n", capsys.readouterr().out).group(1)
     assert store.get(int(new_id)).replay_of == original
     assert [r.header("authorization") for r in tls_mock.received] == [f"Bearer {KEY}", "Bearer sk-from-env"]

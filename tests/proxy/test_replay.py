@@ -60,3 +60,31 @@ def test_a_new_body_goes_without_the_recorded_content_encoding(kind, encoding):
                 request_headers=[("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
     _, headers = replay_request(flow, None, kind=kind)
     assert headers == [("Content-Type", "application/json"), *encoding, *replay_marker(3, kind=kind)]
+
+
+def test_an_environment_key_goes_only_to_its_providers_host_or_one_named():
+    from inspector.replay import ReplayRefused, env_credentials
+
+    env = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": "sk-a", "GEMINI_API_KEY": "g-1"}
+    plain = {path: Flow(id=1, session_id=1, started_at=0.0, method="POST", path=path)
+             for path in ("/v1/chat/completions", "/v1/responses", "/v1/messages",
+                          "/v1beta/models/m:generateContent", "/mcp")}
+    hosts = ("api.openai.com", "API.OpenAI.com", "api.anthropic.com", "generativelanguage.googleapis.com",
+             "api.openai.com.evil.example", "127.0.0.1", "api.xn--openi-7ve.com")
+    assert {(path, host): env_credentials(flow, host, env=env) for path, flow in plain.items() for host in hosts
+            if env_credentials(flow, host, env=env)} == {
+        ("/v1/chat/completions", "api.openai.com"): [("Authorization", "Bearer sk-o")],
+        ("/v1/chat/completions", "API.OpenAI.com"): [("Authorization", "Bearer sk-o")],
+        ("/v1/responses", "api.openai.com"): [("Authorization", "Bearer sk-o")],
+        ("/v1/responses", "API.OpenAI.com"): [("Authorization", "Bearer sk-o")],
+        ("/v1/messages", "api.anthropic.com"): [("x-api-key", "sk-a")],
+        ("/v1beta/models/m:generateContent", "generativelanguage.googleapis.com"): [("x-goog-api-key", "g-1")],
+    }
+    assert env_credentials(plain["/v1/messages"], "127.0.0.1", key_hosts=["127.0.0.1"], env=env) == [
+        ("x-api-key", "sk-a")]
+    keyed = Flow(id=3, session_id=1, started_at=0.0, method="POST", path="/mcp",
+                 request_headers=[("Authorization", REDACTED)])
+    with pytest.raises(ReplayRefused) as refused:
+        env_credentials(keyed, "127.0.0.1", env=env)
+    assert str(refused.value) == ("flow #3 was sent with a key (authorization) and the store keeps none, and no "
+                                  "environment variable holds a key for '/mcp'")

@@ -29,9 +29,24 @@ CHAT = "/v1/chat/completions"
 
 @pytest.fixture(autouse=True)
 def user_config(tmp_path, monkeypatch):
-    """The user config dir (platformdirs reads XDG_CONFIG_HOME): empty unless a test writes there."""
+    """The user config dir (platformdirs reads XDG_CONFIG_HOME): empty unless a test writes there;
+    the data dir, where config trust is recorded, too."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     return tmp_path / "config" / "toolwire-inspect"
+
+
+def trusted(path):
+    """`path`, trusted as it is now (what `toolwire-inspect config trust` records)."""
+    from inspector import trust
+
+    trust.trust(path, path.read_bytes())
+    return path
+
+
+def trusted_as(path, text):
+    path.write_text(text)
+    return trusted(path)
 
 
 @pytest.fixture
@@ -196,10 +211,12 @@ def test_record_names_each_route_with_its_base_url_and_sdk_settings(tmp_path):
             base = re.search(r"http://127\.0\.0\.1:\d+", head[1]).group(0)
             assert head == [
                 f"forwarding 3 routes (flags; session 1, store {tmp_path / 'flows.sqlite3'})",
-                f"route oa {base}/r/oa -> {first.base_url} [passthrough]  OPENAI_BASE_URL={base}/r/oa/v1  "
-                f"ANTHROPIC_BASE_URL={base}/r/oa  GOOGLE_GEMINI_BASE_URL={base}/r/oa  MCP {base}/r/oa/mcp",
-                f"route an {base}/r/an -> https://api.anthropic.com [passthrough]  ANTHROPIC_BASE_URL={base}/r/an",
-                f"route gm {base}/r/gm -> {second.base_url} [translate openai-chat:gemini]  "
+                f"route oa {base}/r/oa -> {first.base_url} [passthrough] (from --route)  "
+                f"OPENAI_BASE_URL={base}/r/oa/v1  ANTHROPIC_BASE_URL={base}/r/oa  GOOGLE_GEMINI_BASE_URL={base}/r/oa  "
+                f"MCP {base}/r/oa/mcp",
+                f"route an {base}/r/an -> https://api.anthropic.com [passthrough] (from --route)  "
+                f"ANTHROPIC_BASE_URL={base}/r/an",
+                f"route gm {base}/r/gm -> {second.base_url} [translate openai-chat:gemini] (from --route)  "
                 f"OPENAI_BASE_URL={base}/r/gm/v1"]
             assert httpx.post(f"{base}/r/oa{CHAT}", content=b"{}").status_code == 200
             line = proc.stdout.readline().rstrip("\n")
@@ -222,6 +239,7 @@ port = 8790
 
 def test_config_in_the_working_directory_and_flags_over_it(tmp_path):
     (tmp_path / "toolwire-inspect.toml").write_text(CONFIG)
+    trusted(tmp_path / "toolwire-inspect.toml")
     table = resolve(cwd=tmp_path)
     assert table == RouteTable((Route("oa", "http://127.0.0.1:9/openai", repair=True),
                                 Route("tools", "http://127.0.0.1:9", port=8790)), None,
@@ -259,8 +277,7 @@ def test_config_flag_wins_over_the_working_directory(tmp_path):
      ": [routes.a b]: a route name is letters, digits, '_', '.' or '-' (at most 64), got 'a b'"),
 ])
 def test_a_broken_config_is_a_one_line_error(tmp_path, monkeypatch, capsys, text, why):
-    path = tmp_path / "toolwire-inspect.toml"
-    path.write_text(text)
+    path = trusted_as(tmp_path / "toolwire-inspect.toml", text)
     monkeypatch.chdir(tmp_path)
     assert main(["record", "--port", "0", "--store", str(tmp_path / "flows.sqlite3")]) == 2
     separator = " " if why.startswith("is") else ""
@@ -296,13 +313,15 @@ def test_replay_goes_through_the_route_the_flow_came_through(two):
         replay(openai_flow, via=router, credentials=[])
 
 
-def test_the_replay_command_uses_the_upstream_of_the_flows_route(two, capsys):
+def test_the_replay_command_uses_the_upstream_the_flows_route_has_now(two, capsys, tmp_path, monkeypatch):
+    # Now: the routes `record` would serve (here its flag), not the ones the store names.
     router, first, second, store, events = two
     oa, an = router.forwarders
     httpx.post(f"{an.client_url}/v1/messages", content=b'{"model": "m"}')
     events.completed(1)
     [flow] = stored(store)
-    assert main(["replay", str(flow.id), "--store", str(store.path)]) == 0
+    monkeypatch.chdir(tmp_path)
+    assert main(["replay", str(flow.id), "--store", str(store.path), "--route", f"an={second.base_url}"]) == 0
     # The command's own store reserves its own ids: the new flow's id is whatever it got.
     assert re.fullmatch(rf"#\d+ replay of #{flow.id}: 200 complete\n", capsys.readouterr().out)
     assert [r.path for r in second.received] == ["/v1/messages"] * 2
@@ -368,6 +387,8 @@ def test_config_in_the_user_config_dir_when_the_working_directory_has_none(tmp_p
     (user_config / "toolwire-inspect.toml").write_text(CONFIG)
     assert resolve(cwd=tmp_path).source == f"config {user_config / 'toolwire-inspect.toml'}"
     (tmp_path / "toolwire-inspect.toml").write_text('[routes.here]\nurl = "http://127.0.0.1:9"\n')
+    assert resolve(cwd=tmp_path).source == f"config {user_config / 'toolwire-inspect.toml'}"  # not trusted yet
+    trusted(tmp_path / "toolwire-inspect.toml")
     assert resolve(cwd=tmp_path).routes == (Route("here", "http://127.0.0.1:9"),)
 
 

@@ -322,24 +322,43 @@ def row_text(flows: FlowList) -> list[str]:
     return row_cells(flows.current, flows.clock())
 
 
-async def test_after_a_restart_replay_takes_the_key_from_the_environment(
-        store: Store, upstream: MockUpstream, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Credentials are never read from disk: a flow from an earlier launch replays with
-    OPENAI_API_KEY from the environment."""
+@pytest.mark.parametrize(("env", "key_hosts", "reason"), [
+    ({}, (), "was sent with a key (authorization) and the store keeps none: set OPENAI_API_KEY to replay it"),
+    ({"OPENAI_API_KEY": "sk-from-env-42"}, (),
+     "was sent with a key (authorization) and the store keeps none: OPENAI_API_KEY goes only to api.openai.com, and "
+     "this replay goes to 127.0.0.1 (--key-host 127.0.0.1 sends it there)"),
+    ({"OPENAI_API_KEY": "sk-from-env-42"}, ("127.0.0.1",), None),
+], ids=["no-key", "not-the-providers-host", "key-host-named"])
+async def test_after_a_restart_replay_says_why_it_cannot_send_the_key(
+        store: Store, upstream: MockUpstream, monkeypatch: pytest.MonkeyPatch, env, key_hosts, reason) -> None:
+    """Credentials are never read from disk: a flow from an earlier launch, sent with a key, has none
+    in memory; `r` takes OPENAI_API_KEY from the environment only for api.openai.com or a host named
+    with --key-host, and otherwise says why it sends nothing (the `replay` command's words)."""
     from .flows import save_flow
 
     store.new_session(upstream.base_url, "http://127.0.0.1:8787")
     earlier = save_flow(store, clean_request(), upstream=upstream.base_url)  # Authorization is stored redacted
     store.session_id = None  # the next forwarder opens a new session, as a new launch does
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-42")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
     bridge = EventBridge()
     forwarder = Forwarder(upstream.base_url, store=store, port=0, on_event=bridge)
     forwarder.start()
     try:
         seen = Seen()
-        app = make_app(store, forwarder=forwarder, bridge=bridge)
+        app = make_app(store, forwarder=forwarder, bridge=bridge, **({"key_hosts": key_hosts} if key_hosts else {}))
         async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
             await pilot.press("r")
+            if reason is not None:
+                failed = await seen.wait_for(lambda m: isinstance(m, ReplayFailed))
+                await settle(app, pilot)
+                assert (failed.original_id, failed.reason) == (earlier, f"flow #{earlier} {reason}")
+                notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
+                assert [(n.title, n.message, n.severity) for n in notes] == [
+                    ("Replay failed", f"#{earlier}: flow #{earlier} {reason}", "error")]
+                assert upstream.received == []
+                return
             finished = await seen.wait_for(lambda m: isinstance(m, ReplayFinished))
             await seen.wait_for(completed(finished.new_id))
             await settle(app, pilot)
@@ -462,7 +481,7 @@ async def test_routes_are_in_the_header_and_the_list(store: Store, upstream: Moc
                 f"toolwire-inspect routes  listening {base} → oa={upstream.base_url} an=https://api.anthropic.com  "
                 f"oa OPENAI_BASE_URL={base}/r/oa/v1  oa ANTHROPIC_BASE_URL={base}/r/oa  "
                 f"oa GOOGLE_GEMINI_BASE_URL={base}/r/oa  oa MCP {base}/r/oa/mcp  "
-                f"an ANTHROPIC_BASE_URL={base}/r/an  store flows.sqlite3")
+                f"an ANTHROPIC_BASE_URL={base}/r/an  routes from --route  store flows.sqlite3")
             await asyncio.to_thread(post_chat, f"{base}/r/oa")
             await seen.wait_for(completed(1))
             await settle(app, pilot)

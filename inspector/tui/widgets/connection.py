@@ -2,9 +2,9 @@
 needed), where traffic goes, the mode, how many requests the front door refused, and whether the
 store is failing (under the TUI nobody sees stderr).
 
-It takes two rows (three with a store problem) at any width: the mode and base URL, then as many
-whole settings as fit and the key that shows them all (`c`, which wraps them over as many rows as
-they need). A forwarder launched with proxy mode's options (--intercept, --allow-connect,
+It takes two rows (three with a store problem, one more per config file ignored) at any width:
+the mode and base URL, then as many whole settings as fit and the key that shows them all (`c`,
+which wraps them over as many rows as they need). A forwarder launched with proxy mode's options (--intercept, --allow-connect,
 --upstream-ca) adds a row: HTTPS_PROXY, how to trust the CA, the hosts intercepted."""
 
 from __future__ import annotations
@@ -76,10 +76,12 @@ class Listening:
     mode: str  # "passthrough" or "translate SRC → DST"
     access: AccessPolicy | None = None  # its refusal count is shown once there is one
     accepts: str | None = None  # translate mode: the one dialect clients may speak (None: any)
-    # Several upstreams (proxy/routes.py): (name, base URL, the dialects its clients speak) per
-    # route, whose settings replace the single base URL's.
-    routes: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    # Several upstreams (proxy/routes.py): (name, base URL, the dialects its clients speak, what set
+    # it) per route, whose settings replace the single base URL's.
+    routes: tuple[tuple[str, str, tuple[str, ...], str], ...] = ()
     proxy: Proxying | None = None  # proxy mode, when launched with its options
+    # A config file found and not applied (proxy/routes.RouteTable.ignored), each a line.
+    ignored: tuple[str, ...] = ()
 
 
 class ConnectionBar(Widget):
@@ -126,6 +128,9 @@ class ConnectionBar(Widget):
         text = self._connection()
         if self.listening is not None and self.listening.proxy is not None:
             self._proxy(text, self.listening.proxy)
+        for notice in self.listening.ignored if self.listening is not None else ():
+            text.append("\n")
+            text.append(notice, self.get_component_rich_style("connection-bar--refused", partial=True))
         if self.stopped:
             text.append("\n")
             text.append(f"forwarder stopped ({self.stopped}): nothing more is recorded",
@@ -158,8 +163,13 @@ class ConnectionBar(Widget):
         text.append(self.listening.upstream, value)
         # The settings wrap between whole entries, never inside a URL someone will copy.
         if self.listening.routes:
-            entries = [(f"{name or '(unnamed)'} {label}", url, value) for name, base, accepts in self.listening.routes
+            entries = [(f"{name or '(unnamed)'} {label}", url, value) for name, base, accepts, _ in self.listening.routes
                        for label, url in agent_settings(base, accepts)]
+            sources = {source for *_, source in self.listening.routes}
+            if len(sources) == 1:
+                entries.append(("routes from ", sources.pop(), key))
+            else:
+                entries += [(f"{name or '(unnamed)'} from ", source, key) for name, *_, source in self.listening.routes]
         else:
             accepts = self.listening.accepts
             entries = [(label, url, value) for label, url in (agent_settings(self.listening.base_url, (accepts,))
