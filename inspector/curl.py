@@ -4,18 +4,29 @@ The command never holds a key: the store has none (its secret headers and query 
 `[redacted]`), and the command names each one by the variable a shell fills in, `$OPENAI_API_KEY`,
 `$ANTHROPIC_API_KEY` or `$GEMINI_API_KEY` by the upstream's dialect. It sends what went upstream
 (the translation or repair, not the client's original, in those modes) with its content-encoding
-undone, so the command is text a user can read and edit."""
+undone, so the command is text a user can read and edit.
+
+The command is pasted into a shell, so it holds no character a terminal or a line editor acts on
+(`unpastable`): a ^C in a body aborts the line being pasted and the rest runs as a command, an ESC
+starts terminal and readline sequences, a bidi override shows another command than the one that
+runs. In a JSON body they are escaped (the same JSON), in the URL percent-encoded; any other body
+holding one is sent from the body file, and a header holding one is refused by name."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
+import unicodedata
 from urllib.parse import quote, urlsplit
+
+import orjson
 
 from .analysis import BodyTooLarge, decode_body
 from .flow import Flow
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .replay import NOT_REPLAYED, key_variables
+from .wire import jsonsafe
 from .wire.dialect import from_path
 
 # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); a body past half of that goes in a file.
@@ -40,15 +51,48 @@ def curl_body(flow: Flow) -> bytes:
 
 
 def needs_body_file(flow: Flow) -> bool:
-    """Whether the body is too big, or not text, to stand in the command itself."""
-    body = curl_body(flow)
+    """Whether the body is too big, not text, or holds what a pasted command must not carry
+    (outside JSON, where it can be escaped), to stand in the command itself."""
+    return _inline_body(curl_body(flow)) is None
+
+
+def unpastable(char: str) -> bool:
+    """Whether `char` must not stand raw in text pasted into a shell: a control character but the
+    newline (the command spans lines; inside quotes a newline is text), a line or paragraph
+    separator, a format character (bidi controls, zero-width), a lone surrogate."""
+    return char != "\n" and unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs")
+
+
+def _inline_body(body: bytes) -> str | None:
+    """The body as it stands in the command, or None when it must come from the body file."""
     if len(body) > INLINE_LIMIT:
-        return True
+        return None
     try:
-        body.decode("utf-8")
+        text = body.decode("utf-8")
     except UnicodeDecodeError:
-        return True
-    return False
+        return None
+    if not any(map(unpastable, text)):
+        return text
+    try:
+        jsonsafe.loads(body)
+    except (orjson.JSONDecodeError, jsonsafe.Unfaithful):
+        return None
+    # Valid JSON holds such a character raw only inside a string (DEL, C1, bidi: escaped there)
+    # or as whitespace between tokens (\t, \r: a space is the same JSON).
+    return "".join((" " if char in "\t\r" else _escaped_char(char)) if unpastable(char) else char
+                   for char in text)
+
+
+def _escaped_char(char: str) -> str:
+    """`char` as a JSON string escapes it (`\\u202e`; a pair of them beyond the BMP)."""
+    return json.dumps(char)[1:-1]
+
+
+def _refusal(flow: Flow, name: str, value: str) -> CurlError:
+    """Why the header `name` cannot stand in the command; the name itself shown escaped."""
+    shown = "".join(_escaped_char(char) if unpastable(char) else char for char in name)
+    named = ", ".join(dict.fromkeys(f"U+{ord(char):04X}" for char in name + value if unpastable(char)))
+    return CurlError(f"flow #{flow.id}: the header {shown} holds characters a pasted command must not carry ({named})")
 
 
 def curl_command(flow: Flow, *, body_file: str | None = None) -> str:
@@ -56,6 +100,11 @@ def curl_command(flow: Flow, *, body_file: str | None = None) -> str:
     written there) instead of standing in the command; needed when `needs_body_file`."""
     if not flow.upstream_url:
         raise CurlError(f"flow #{flow.id} never went upstream: there is no request to copy")
+    body = curl_body(flow)
+    inline = None if body_file is not None else _inline_body(body)
+    if body and body_file is None and inline is None:
+        raise CurlError(f"flow #{flow.id}: the body holds characters a pasted command must not carry, or is "
+                        "too big or not text: it needs a body file")
     url = urlsplit(flow.upstream_url)
     variable = _key_variable(url.path)
     lines = [f"curl {_url(flow.upstream_url, variable)}"]
@@ -67,16 +116,17 @@ def curl_command(flow: Flow, *, body_file: str | None = None) -> str:
         lower = name.lower()
         if lower in _NOT_SENT or lower.startswith("x-toolwire-"):
             continue
+        if any(map(unpastable, name + value)):
+            raise _refusal(flow, name, value)
         if lower in SECRET_HEADERS and value == REDACTED:
             secret = variable if lower in _KEY_HEADERS else re.sub(r"\W", "_", name).upper()
             lines.append("-H " + _double_quoted(f"{name}: {_KEY_HEADERS.get(lower, '')}", secret))
         else:
             lines.append(f"-H {shlex.quote(f'{name}: {value}')}")
-    body = curl_body(flow)
     if body_file is not None:
         lines.append(f"--data-binary @{shlex.quote(body_file)}")
-    elif body:
-        lines.append(f"--data-binary {shlex.quote(body.decode('utf-8'))}")
+    elif inline:
+        lines.append(f"--data-binary {shlex.quote(inline)}")
     return " \\\n  ".join(lines)
 
 
@@ -100,6 +150,10 @@ def _double_quoted(literal: str, variable: str) -> str:
 
 
 def _url(url: str, variable: str) -> str:
+    # A character no URL may hold raw, percent-encoded as the byte it was recorded from (the
+    # forwarder reads the request target as latin-1).
+    url = "".join(quote(char, safe="", encoding="latin-1" if ord(char) < 256 else "utf-8") if unpastable(char)
+                  else char for char in url)
     base, _, query = url.partition("?")
     pairs = query_pairs(query)
     if not any(k.lower() in SECRET_QUERY_KEYS and v == REDACTED for k, v in pairs):
