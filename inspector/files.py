@@ -16,6 +16,8 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import platformdirs
@@ -71,12 +73,13 @@ def write_file(path: str | Path, data: bytes) -> Path:
     if path.is_symlink():
         raise NotWritten(f"{path} is a symbolic link: not written through it "
                          "(name the file it points to, or remove the link)")
-    temp = _written(path.parent, path.name, data)
-    try:
-        os.replace(temp, path)  # a link put there since the check is itself replaced, not followed
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    with _named(path):
+        temp = _written(path.parent, path.name, data)
+        try:
+            os.replace(temp, path)  # a link put there since the check is itself replaced, not followed
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
     return path
 
 
@@ -85,16 +88,17 @@ def write_new(directory: str | Path, name: str, data: bytes, *, rename: bool = F
     FileExistsError, or with `rename` the first free name of `name-2`, `name-3`… (the number
     before the extensions: `flow-3-2.request-body.txt`)."""
     directory = Path(directory)
-    temp = _written(directory, name, data)
-    try:
-        for candidate in _names(name) if rename else (name,):
-            try:
-                os.link(temp, directory / candidate)
-            except FileExistsError:
-                continue
-            return directory / candidate
-    finally:
-        temp.unlink()
+    with _named(directory / name):
+        temp = _written(directory, name, data)
+        try:
+            for candidate in _names(name) if rename else (name,):
+                try:
+                    os.link(temp, directory / candidate)
+                except FileExistsError:
+                    continue
+                return directory / candidate
+        finally:
+            temp.unlink()
     raise taken_error(directory / name)
 
 
@@ -103,7 +107,18 @@ def taken_error(path: Path) -> FileExistsError:
     return FileExistsError(errno.EEXIST, "it exists, not replaced", str(path))
 
 
-def _names(name: str):
+@contextmanager
+def _named(path: Path) -> Iterator[None]:
+    """An error says the file asked for, not the temporary one beside it."""
+    try:
+        yield
+    except (FileExistsError, NotWritten):
+        raise
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
+
+
+def _names(name: str) -> Iterator[str]:
     stem, dot, extensions = name.partition(".")
     yield name
     for number in range(2, _NAMES_TRIED + 1):

@@ -154,3 +154,13 @@ def test_the_exports_directory_is_made_private_and_never_a_link(tmp_path: Path, 
     with pytest.raises(NotWritten) as raised:
         exports_dir()
     assert str(raised.value) == f"{made} is a symbolic link: not written through it (remove the link)"
+
+
+def test_an_error_names_the_file_asked_for_not_its_temporary(stored: str, tmp_path: Path, capsys) -> None:
+    assert main(["export", "1", "--store", stored, "-o", str(tmp_path / "missing" / "flow.json")]) == 2
+    assert capsys.readouterr().err == (f"toolwire-inspect: cannot write {tmp_path / 'missing' / 'flow.json'}: "
+                                       "No such file or directory\n")
+    (tmp_path / "taken").mkdir()
+    assert main(["export", "1", "--store", stored, "-o", str(tmp_path / "taken")]) == 2
+    assert capsys.readouterr().err == f"toolwire-inspect: cannot write {tmp_path / 'taken'}: Is a directory\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["store", "taken"] and not any((tmp_path / "taken").iterdir())
