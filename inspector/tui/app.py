@@ -338,9 +338,8 @@ class InspectorApp(App[None]):
         """`what`: "curl" (the request as a command), "body" (the client's request body) or
         "pointer" (`pointer`). Written to a file too: not every terminal passes OSC 52 on."""
         from ..curl import CurlError, curl_body, curl_command, needs_body_file  # first use only
-        from .widgets.editor import request_body
-
         from ..files import write_new
+        from .widgets.editor import request_body
 
         flow = self.store.get(flow_id)
         if flow is None:

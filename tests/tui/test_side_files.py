@@ -152,3 +152,30 @@ async def test_a_big_curl_body_goes_in_a_side_file_beside_the_command(repository
     assert {p.name: mode(p) for p in exports.iterdir()} == {"flow-1.body": 0o600, "flow-1.curl.sh": 0o600}
     assert (tmp_path / "victim-flow-1.json").read_bytes() == VICTIM
 
+
+
+async def test_y_on_a_body_a_pasted_command_cannot_carry_copies_a_command_that_reads_it_from_a_file(
+        repository: Path, tmp_path: Path) -> None:
+    """A ^C in the body would abort the pasted line and run the rest: the body goes in a side file."""
+    har = json.loads(HAR.read_text())
+    har["log"]["entries"][0]["request"]["postData"]["text"] = '{"model":"m","messages":"\x03\n rm -rf ~ \x1b[2J\u202e"}'
+    (repository / "hostile.har").write_text(json.dumps(har))
+    folder = tmp_path / "open"
+    folder.mkdir()
+    store = opened_store(["hostile.har"], folder)
+    exports = tmp_path / "data" / "toolwire-inspect" / "exports"
+    seen = Seen()
+    try:
+        app = InspectorApp(store=store, forwarder=None)
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.press("y")
+            curl = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
+            clipboard = app.clipboard
+        flow = store.get(1)
+    finally:
+        store.close()
+    assert type(curl) is Copied and clipboard == curl.text
+    assert clipboard.endswith(f"--data-binary @{exports / 'flow-1.body'}")
+    assert not any(char in clipboard for char in "\x03\x1b\u202e")
+    assert (exports / "flow-1.body").read_bytes() == flow.request_body
