@@ -7,26 +7,20 @@ The command never holds a key: the store has none (its secret headers and query 
 undone, so the command is text a user can read and edit.
 
 The command is pasted into a shell, so it holds no character a terminal or a line editor acts on
-(`unpastable`): a ^C in a body aborts the line being pasted and the rest runs as a command, an ESC
-starts terminal and readline sequences, a bidi override shows another command than the one that
-runs. In a JSON body they are escaped (the same JSON), in the URL percent-encoded; any other body
-holding one is sent from the body file, and a header holding one is refused by name."""
+(inspector.paste): in a JSON body they are escaped (the same JSON), in the URL percent-encoded; any
+other body holding one is sent from the body file, and a header holding one is refused by name."""
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
-import unicodedata
 from urllib.parse import quote, urlsplit
-
-import orjson
 
 from .analysis import BodyTooLarge, decode_body
 from .flow import Flow
 from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
 from .replay import NOT_REPLAYED, key_variables
-from .wire import jsonsafe
+from .paste import escaped, named, pastable, unpastable
 from .wire.dialect import from_path
 
 # Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); a body past half of that goes in a file.
@@ -56,43 +50,21 @@ def needs_body_file(flow: Flow) -> bool:
     return _inline_body(curl_body(flow)) is None
 
 
-def unpastable(char: str) -> bool:
-    """Whether `char` must not stand raw in text pasted into a shell: a control character but the
-    newline (the command spans lines; inside quotes a newline is text), a line or paragraph
-    separator, a format character (bidi controls, zero-width), a lone surrogate."""
-    return char != "\n" and unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp", "Cs")
-
-
 def _inline_body(body: bytes) -> str | None:
     """The body as it stands in the command, or None when it must come from the body file."""
     if len(body) > INLINE_LIMIT:
         return None
     try:
-        text = body.decode("utf-8")
+        return pastable(body.decode("utf-8"))
     except UnicodeDecodeError:
         return None
-    if not any(map(unpastable, text)):
-        return text
-    try:
-        jsonsafe.loads(body)
-    except (orjson.JSONDecodeError, jsonsafe.Unfaithful):
-        return None
-    # Valid JSON holds such a character raw only inside a string (DEL, C1, bidi: escaped there)
-    # or as whitespace between tokens (\t, \r: a space is the same JSON).
-    return "".join((" " if char in "\t\r" else _escaped_char(char)) if unpastable(char) else char
-                   for char in text)
-
-
-def _escaped_char(char: str) -> str:
-    """`char` as a JSON string escapes it (`\\u202e`; a pair of them beyond the BMP)."""
-    return json.dumps(char)[1:-1]
 
 
 def _refusal(flow: Flow, name: str, value: str) -> CurlError:
     """Why the header `name` cannot stand in the command; the name itself shown escaped."""
-    shown = "".join(_escaped_char(char) if unpastable(char) else char for char in name)
-    named = ", ".join(dict.fromkeys(f"U+{ord(char):04X}" for char in name + value if unpastable(char)))
-    return CurlError(f"flow #{flow.id}: the header {shown} holds characters a pasted command must not carry ({named})")
+    shown = "".join(escaped(char) if unpastable(char) else char for char in name)
+    return CurlError(f"flow #{flow.id}: the header {shown} holds characters a pasted command must not carry "
+                     f"({named(name + value)})")
 
 
 def curl_command(flow: Flow, *, body_file: str | None = None) -> str:

@@ -339,6 +339,7 @@ class InspectorApp(App[None]):
         "pointer" (`pointer`). Written to a file too: not every terminal passes OSC 52 on."""
         from ..curl import CurlError, curl_body, curl_command, needs_body_file  # first use only
         from ..files import write_new
+        from ..paste import named, pastable
         from .widgets.editor import request_body
 
         flow = self.store.get(flow_id)
@@ -353,18 +354,21 @@ class InspectorApp(App[None]):
                 if needs_body_file(flow):
                     body_file = write_new(folder, f"{base}.body", curl_body(flow), rename=True)
                 text = curl_command(flow, body_file=None if body_file is None else str(body_file))
-                name, written = f"{base}.curl.sh", text + "\n"
+                name, written = f"{base}.curl.sh", (text + "\n").encode("utf-8")
             elif what == "body":
-                text = request_body(flow).decode("utf-8", "replace")  # as sent, not re-indented
-                name, written = f"{base}.request-body.txt", text
+                written = request_body(flow)  # the file: as sent, not re-indented
+                text = written.decode("utf-8", "replace")
+                name = f"{base}.request-body.txt"
             else:
                 text = pointer or ""
-                name, written = f"{base}.pointer.txt", text + "\n"
-            path = write_new(folder, name, written.encode("utf-8"), rename=True)
+                name, written = f"{base}.pointer.txt", (text + "\n").encode("utf-8")
+            path = write_new(folder, name, written, rename=True)
         except (CurlError, OSError) as exc:
             self.post_message(CopyFailed(flow_id, str(exc)))
             return
-        self.post_message(Copied(flow_id, what, text, str(path)))
+        # The clipboard is pasted into shells: a JSON body escaped, other text holding a control
+        # character not copied (a ^C would abort the pasted line and run the rest).
+        self.post_message(Copied(flow_id, what, pastable(text), str(path), refused=named(text)))
 
     def _side_files(self) -> Path:
         from ..files import exports_dir
@@ -373,6 +377,10 @@ class InspectorApp(App[None]):
 
     @on(Copied)
     def copied(self, message: Copied) -> None:
+        if message.text is None:
+            self.notify(f"#{message.flow_id} {message.what} written to {message.path}; not copied: it holds "
+                        f"characters a paste would act on ({message.refused})", title="Copy", markup=False)
+            return
         self.copy_to_clipboard(message.text)
         self.notify(f"#{message.flow_id} {message.what} copied (if the terminal allows OSC 52) and written to "
                     f"{message.path}", title="Copy", markup=False)

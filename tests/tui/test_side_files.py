@@ -179,3 +179,36 @@ async def test_y_on_a_body_a_pasted_command_cannot_carry_copies_a_command_that_r
     assert clipboard.endswith(f"--data-binary @{exports / 'flow-1.body'}")
     assert not any(char in clipboard for char in "\x03\x1b\u202e")
     assert (exports / "flow-1.body").read_bytes() == flow.request_body
+
+
+@pytest.mark.parametrize(("body", "clipboard", "note"), [
+    # JSON: the same JSON on the clipboard, escaped; the file keeps the bytes as sent.
+    ('{"model":"m",\t"messages":"\u202eevil\x7f"}', '{"model":"m", "messages":"\\u202eevil\\u007f"}',
+     "#1 body copied (if the terminal allows OSC 52) and written to {path}"),
+    # Not JSON: nothing on the clipboard a paste would act on; the file is where it is.
+    ("not json \x03\n rm -rf ~ \x1b[2J", None,
+     "#1 body written to {path}; not copied: it holds characters a paste would act on (U+0003, U+001B)"),
+], ids=["json", "text"])
+async def test_Y_copies_only_text_a_paste_cannot_turn_into_keystrokes(repository: Path, tmp_path: Path, body,
+                                                                      clipboard, note) -> None:
+    har = json.loads(HAR.read_text())
+    har["log"]["entries"][0]["request"]["postData"]["text"] = body
+    (repository / "hostile.har").write_text(json.dumps(har))
+    folder = tmp_path / "open"
+    folder.mkdir()
+    store = opened_store(["hostile.har"], folder)
+    path = tmp_path / "data" / "toolwire-inspect" / "exports" / "flow-1.request-body.txt"
+    seen = Seen()
+    try:
+        app = InspectorApp(store=store, forwarder=None)
+        async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.press("Y")
+            await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
+            await pilot.pause()
+            copied = app.clipboard
+    finally:
+        store.close()
+    assert copied == ("" if clipboard is None else clipboard)
+    assert path.read_bytes() == body.encode()
+    assert notes(seen) == [("Copy", note.format(path=path))]
