@@ -77,6 +77,9 @@ def curl_command(flow: Flow, *, body_file: str | None = None) -> str:
     if body and body_file is None and inline is None:
         raise CurlError(f"flow #{flow.id}: the body holds characters a pasted command must not carry, or is "
                         "too big or not text: it needs a body file")
+    if any(map(unpastable, flow.method)):
+        raise CurlError(f"flow #{flow.id}: the method holds characters a pasted command must not carry "
+                        f"({named(flow.method)})")
     url = urlsplit(flow.upstream_url)
     variable = _key_variable(url.path)
     lines = [f"curl {_url(flow.upstream_url, variable)}"]

@@ -184,3 +184,12 @@ def test_a_header_no_command_can_carry_is_refused_by_name():
         curl_command(flow)
     assert str(raised.value) == ("flow #7: the header x-note holds characters a pasted command must not carry "
                                  "(U+001B, U+202E)")
+    flow = replace(flow, request_headers=[("x-\u202enote", "ok")])
+    with pytest.raises(CurlError) as raised:
+        curl_command(flow)
+    assert str(raised.value) == ("flow #7: the header x-\\u202enote holds characters a pasted command must not carry "
+                                 "(U+202E)")
+    flow = replace(flow, request_headers=[], method="GET\x03")
+    with pytest.raises(CurlError) as raised:
+        curl_command(flow)
+    assert str(raised.value) == "flow #7: the method holds characters a pasted command must not carry (U+0003)"
