@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import http
 import json
-import os
 from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -23,6 +22,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from .analysis import Analysis, BodyTooLarge, analyse, decode_body, safe_repairs
+from .files import write_file
 from .flow import FIXED_REPLAY_NOTE, Flow, FlowState, header
 from .redact import redacted
 from .wire import jsonsafe
@@ -258,18 +258,7 @@ def dumps(data: dict[str, Any]) -> bytes:
 
 
 def write_fixture(flow: Flow, path: str | Path, fixed_replay: Flow | None = None) -> Path:
-    path = Path(path)
-    write_private(path, dumps(fixture(flow, analyse(flow), fixed_replay)))
-    return path
-
-
-def write_private(path: str | Path, data: bytes) -> None:
-    """Write a file only its owner can read: created so, never readable for a moment, and an
-    existing file made so before it gets the data."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with open(fd, "wb") as out:
-        os.fchmod(fd, 0o600)
-        out.write(data)
+    return write_file(path, dumps(fixture(flow, analyse(flow), fixed_replay)))
 
 
 # -- formats -----------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ in it could be judged."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import orjson
 
 from .. import report
 from ..analysis import BodyTooLarge, analyse, decode_body, is_stream
+from ..files import taken_error, write_file, write_new
 from ..load import FilePlaces, LoadError, NotARecording, Turn, load_bytes
 from ..report import FORMATS, Finding, Unchecked
 from ..wire import jsonsafe
@@ -28,7 +30,7 @@ from ..wire.fix import fix
 from ..wire.locate import source
 from ..wire.profiles import PROFILES
 from ..wire.violations import Violation, count_by_severity
-from .common import add_store_argument, chosen_session, open_store
+from .common import add_store_argument, chosen_session, not_written, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -136,6 +138,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"toolwire-inspect: --fix {args.fix}: with several files OUT must be an existing directory",
               file=sys.stderr)
         return 2
+    if args.fix and args.fix != "-":
+        # A fixed file named after its input replaces nothing, and a name taken is said before any is written.
+        places = [_fixed_place(args.fix, name, len(args.files)) for name in args.files]
+        taken = next((folder / side for folder, side in places if side is not None and os.path.lexists(folder / side)),
+                     None)
+        if taken is not None:
+            print(f"toolwire-inspect: {not_written(taken_error(taken), args.fix, _FIX_HINT)}", file=sys.stderr)
+            return 2
     human = args.format == "human"
     findings: list[Finding] = []
     unchecked: list[Unchecked] = []
@@ -205,7 +215,11 @@ def run(args: argparse.Namespace) -> int:
                 print(f"{name}:{repair.pointer}: fixed {repair.rule} {repair.action}: {repair.detail}", file=out)
         after = check_document(fixed.payload, result.dialect, result.kind, args.profile, headers=args.header)
         remaining_errors += count_by_severity(after.violations)[0]
-        _write_fixed(args.fix, name, len(args.files), data)
+        try:
+            _write_fixed(args.fix, name, len(args.files), data)
+        except OSError as exc:
+            print(f"toolwire-inspect: {not_written(exc, args.fix, _FIX_HINT)}", file=sys.stderr)
+            failed = True
     checked = len(args.files) - len(unchecked)
     if human:
         summary = report.summary(checked, len(unchecked), (finding.violation for finding in findings))
@@ -255,14 +269,27 @@ def _run_session(args: argparse.Namespace) -> int:
     return 1 if any(record["severity"] == "error" for record in records) else 0
 
 
+_FIX_HINT = "fix into a new or empty directory"
+
+
+def _fixed_place(target: str, name: str, count: int) -> tuple[Path, str | None]:
+    """Where `--fix OUT` puts the fixed `name`: (OUT, None) when OUT is the one file the user named,
+    (OUT, file name) when OUT is a folder that gets a file named after the input."""
+    path = Path(target)
+    if count > 1 or path.is_dir():
+        return path, Path(name).name if name != "-" else "stdin.json"
+    return path, None
+
+
 def _write_fixed(target: str, name: str, count: int, data: bytes) -> None:
     if target == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return
-    path = Path(target)
-    if count > 1 or path.is_dir():
-        path = path / (Path(name).name if name != "-" else "stdin.json")
-    path.write_bytes(data)
+    folder, side = _fixed_place(target, name, count)
+    if side is None:
+        write_file(folder, data)
+    else:
+        write_new(folder, side, data)
 
 

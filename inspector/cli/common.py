@@ -24,6 +24,18 @@ class CommandError(Exception):
         self.status = status
 
 
+def not_written(exc: OSError, target: str, hint: str) -> str:
+    """The one line that says why inspector.files did not write a file (`hint`: what to do when
+    a side file's name is taken)."""
+    from ..files import NotWritten
+
+    if isinstance(exc, NotWritten):
+        return str(exc)
+    if isinstance(exc, FileExistsError):
+        return f"cannot write {exc.filename}: {exc.strerror} ({hint})"
+    return f"cannot write {exc.filename or target}: {exc.strerror or exc}"
+
+
 MAX_ID = 2**63 - 1  # SQLite's largest integer: no stored flow or session has a larger id
 
 

@@ -5,10 +5,11 @@ formats are described in docs/fixtures.md)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from .common import CommandError, add_store_argument, chosen_session, flow_id, open_store
+from .common import CommandError, add_store_argument, chosen_session, flow_id, not_written, open_store
 
 _FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regression test file; vcr: a vcrpy "
                 "cassette; har: HAR 1.2 for devtools and mitmproxy")
@@ -33,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..export import files, from_store, render, write_private
+    from ..export import files, from_store, render
+    from ..files import make_dirs, taken_error, write_file, write_new
     from ..filters import FilterError
 
     several = args.session is not None or args.select is not None
@@ -71,17 +73,22 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.buffer.write(data)
                 sys.stdout.flush()
                 return 0
-            write_private(args.output, data)
+            write_file(args.output, data)
             print(f"wrote {args.output}", file=sys.stderr)
             return 0
         folder = Path(args.output)
-        folder.mkdir(parents=True, exist_ok=True)
+        make_dirs(folder)
         written = files(args.format, turns, recording)
+        # The names are the product's, not the user's: none replaces a file already there, and a
+        # name taken is said before any file is written.
+        taken = next((folder / name for name, _ in written if os.path.lexists(folder / name)), None)
+        if taken is not None:
+            raise taken_error(taken)
         for name, data in written:
-            write_private(folder / name, data)
+            write_new(folder, name, data)
         print(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}", file=sys.stderr)
     except OSError as exc:
-        raise CommandError(f"cannot write {exc.filename or args.output}: {exc.strerror}") from exc
+        raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
     return 0
 
 

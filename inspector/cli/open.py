@@ -2,12 +2,16 @@
 Toolkit's) and vcrpy cassettes as a read-only session in the UI, analysed like recorded flows.
 
 The turns are written to a store in a temporary folder (the normal store API, so the same analysis)
-that the UI then opens read-only; the folder goes when the UI closes. Nothing is forwarded."""
+that the UI then opens read-only; the folder goes when the UI closes, also when the terminal is
+closed under it (SIGHUP) or the process is told to stop (SIGTERM). Nothing is forwarded."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import signal
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from .common import CommandError
@@ -40,9 +44,22 @@ def run(args: argparse.Namespace) -> int:
 
     with tempfile.TemporaryDirectory(prefix="toolwire-open-") as folder:
         store = opened_store(args.files, Path(folder))
+        app = InspectorApp(store=store, forwarder=None)
+        # By default SIGHUP and SIGTERM end the process on the spot, the folder left behind.
+        previous = {sig: signal.signal(sig, partial(_stop, app)) for sig in (signal.SIGHUP, signal.SIGTERM)}
         try:
-            app = InspectorApp(store=store, forwarder=None)
             app.run()
             return app.return_code or 0
         finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
             store.close()
+
+
+def _stop(app, signum: int, frame) -> None:
+    """SIGHUP or SIGTERM: the UI takes itself down as if quit (the exit status says which signal)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # before the UI runs or after it: only the folder to remove, on the way out
+        raise SystemExit(128 + signum) from None
+    loop.call_soon_threadsafe(partial(app.exit, return_code=128 + signum))

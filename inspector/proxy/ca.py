@@ -2,7 +2,7 @@
 so that a client which trusts it talks TLS to the forwarder as if to the provider.
 
 Everything cryptographic is `cryptography`'s; this module only chooses names, lifetimes and file
-modes. The CA lives in the user data directory (folder 0700, key 0600), made on first use; a key
+modes. The CA lives in the user data directory (folder 0700, its files 0600: inspector.files), made on first use; a key
 file others may read is refused rather than used, as ssh does."""
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from ..files import write_file
 
 CERT_FILE = "toolwire-ca.pem"
 KEY_FILE = "toolwire-ca-key.pem"
@@ -95,7 +97,7 @@ class LocalCA:
         """`roots` (a CA bundle's PEM) followed by this CA, in one file: SSL_CERT_FILE and
         REQUESTS_CA_BUNDLE replace a client's trust store, and tunnelled hosts still need the real roots."""
         path = self.directory / BUNDLE_FILE
-        _write_atomic(path, roots.rstrip(b"\n") + b"\n" + self.cert_pem(), 0o644)
+        write_file(path, roots.rstrip(b"\n") + b"\n" + self.cert_pem())
         return path
 
     # -- the CA itself ------------------------------------------------------------------------
@@ -105,15 +107,15 @@ class LocalCA:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             self.directory.chmod(0o700)  # ours alone, also when it was made with looser rights
             # Serialises two first uses (two launches at once) so both end up with one CA.
-            with open(self.directory / ".lock", "a") as lock:
+            with open(os.open(self.directory / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)) as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 if self.key_path.exists() or self.cert_path.exists():
                     return self._load()
                 key, cert = _new_ca()
-                _write_atomic(self.key_path, key.private_bytes(serialization.Encoding.PEM,
-                                                               serialization.PrivateFormat.PKCS8,
-                                                               serialization.NoEncryption()), 0o600)
-                _write_atomic(self.cert_path, cert.public_bytes(serialization.Encoding.PEM), 0o644)
+                write_file(self.key_path, key.private_bytes(serialization.Encoding.PEM,
+                                                            serialization.PrivateFormat.PKCS8,
+                                                            serialization.NoEncryption()))
+                write_file(self.cert_path, cert.public_bytes(serialization.Encoding.PEM))
                 self.created = True
                 return key, cert
         except OSError as exc:
@@ -198,15 +200,3 @@ def _new_ca() -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     )
     return key, cert
 
-
-def _write_atomic(path: Path, data: bytes, mode: int) -> None:
-    """`data` into `path` with `mode` from its first byte (never briefly readable by others)."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -71,7 +71,9 @@ class InspectorApp(App[None]):
         self.forwarder = forwarder
         self.bridge = bridge
         self.clock = clock or time.time  # tests and screenshots pin it; "today" decides the time format
-        self.export_dir = export_dir or Path.cwd()
+        # Where copies and exports go: by default the user's exports directory (files.exports_dir),
+        # made at the first file, never the current directory.
+        self.export_dir = export_dir
         self.key_hosts = key_hosts  # --key-host: where a replay may send the environment's key besides its provider
         self.export_format = "json"  # what `x` offers first: the last format chosen
         self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
@@ -248,7 +250,8 @@ class InspectorApp(App[None]):
 
     @work(thread=True, exit_on_error=False, group="export", description="export a flow")
     def export_flow(self, flow_id: int, fmt: str = "json") -> None:
-        from ..export import default_name, from_store, render, write_private  # first use only, like replay
+        from ..export import default_name, from_store, render  # first use only, like replay
+        from ..files import write_new
 
         flow = self.store.get(flow_id)
         if flow is None:
@@ -256,8 +259,7 @@ class InspectorApp(App[None]):
             return
         try:
             turn = from_store(self.store, flow)
-            path = self.export_dir / default_name(fmt, turn.flow_id)
-            write_private(path, render(fmt, [turn]))
+            path = write_new(self._side_files(), default_name(fmt, turn.flow_id), render(fmt, [turn]), rename=True)
         except OSError as exc:
             self.post_message(ExportFailed(flow_id, str(exc)))
             return
@@ -344,35 +346,49 @@ class InspectorApp(App[None]):
         """`what`: "curl" (the request as a command), "body" (the client's request body) or
         "pointer" (`pointer`). Written to a file too: not every terminal passes OSC 52 on."""
         from ..curl import CurlError, curl_body, curl_command, needs_body_file  # first use only
+        from ..files import write_new
+        from ..paste import named, pastable
         from .widgets.editor import request_body
 
         flow = self.store.get(flow_id)
         if flow is None:
             self.post_message(CopyFailed(flow_id, "not in the store"))
             return
-        base = self.export_dir / f"flow-{flow_id}"
+        base = f"flow-{flow_id}"
         try:
+            folder = self._side_files()
             if what == "curl":
                 body_file = None
                 if needs_body_file(flow):
-                    body_file = Path(f"{base}.body")
-                    body_file.write_bytes(curl_body(flow))
+                    body_file = write_new(folder, f"{base}.body", curl_body(flow), rename=True)
                 text = curl_command(flow, body_file=None if body_file is None else str(body_file))
-                path, written = Path(f"{base}.curl.sh"), text + "\n"
+                name, written = f"{base}.curl.sh", (text + "\n").encode("utf-8")
             elif what == "body":
-                text = request_body(flow).decode("utf-8", "replace")  # as sent, not re-indented
-                path, written = Path(f"{base}.request-body.txt"), text
+                written = request_body(flow)  # the file: as sent, not re-indented
+                text = written.decode("utf-8", "replace")
+                name = f"{base}.request-body.txt"
             else:
                 text = pointer or ""
-                path, written = Path(f"{base}.pointer.txt"), text + "\n"
-            path.write_text(written, encoding="utf-8")
+                name, written = f"{base}.pointer.txt", (text + "\n").encode("utf-8")
+            path = write_new(folder, name, written, rename=True)
         except (CurlError, OSError) as exc:
             self.post_message(CopyFailed(flow_id, str(exc)))
             return
-        self.post_message(Copied(flow_id, what, text, str(path)))
+        # The clipboard is pasted into shells: a JSON body escaped, other text holding a control
+        # character not copied (a ^C would abort the pasted line and run the rest).
+        self.post_message(Copied(flow_id, what, pastable(text), str(path), refused=named(text)))
+
+    def _side_files(self) -> Path:
+        from ..files import exports_dir
+
+        return exports_dir() if self.export_dir is None else self.export_dir
 
     @on(Copied)
     def copied(self, message: Copied) -> None:
+        if message.text is None:
+            self.notify(f"#{message.flow_id} {message.what} written to {message.path}; not copied: it holds "
+                        f"characters a paste would act on ({message.refused})", title="Copy", markup=False)
+            return
         self.copy_to_clipboard(message.text)
         self.notify(f"#{message.flow_id} {message.what} copied (if the terminal allows OSC 52) and written to "
                     f"{message.path}", title="Copy", markup=False)

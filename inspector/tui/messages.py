@@ -62,12 +62,14 @@ class EditReady(Message):
 
 @dataclass
 class Copied(Message):
-    """Text to put on the clipboard, already written to `path` for terminals without OSC 52."""
+    """Text to put on the clipboard, already written to `path` for terminals without OSC 52;
+    None when it holds characters a paste would act on (`refused` names them)."""
 
     flow_id: int
     what: str
-    text: str
+    text: str | None
     path: str
+    refused: str = ""
 
 
 @dataclass

@@ -5,9 +5,12 @@ command itself never holds a key."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import shutil
 import subprocess
+import unicodedata
+from dataclasses import replace
 
 import pytest
 
@@ -106,3 +109,87 @@ def test_a_big_body_is_sent_from_a_file(rig, tmp_path):
 def test_a_flow_that_never_went_upstream_is_refused():
     with pytest.raises(CurlError, match="flow #7 never went upstream"):
         curl_command(Flow(id=7, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions"))
+
+
+# -- paste-jacking: the copied command holds no character a terminal or a line editor acts on ---------
+
+# A ^C aborts the line being pasted and the rest runs as a command; ESC starts terminal and readline
+# sequences; \r ends the line; a bidi override shows another command than the one that runs.
+HOSTILE = "\x03\x1b[2J\r\u202e\x7f\x85\t\u2028"
+
+
+def pastable(command: str) -> bool:
+    return all(c == "\n" or unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp", "Cs") for c in command)
+
+
+def sh(command: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", "-c", command + " --silent --show-error --output /dev/null"],
+                          env={"PATH": os.environ["PATH"]}, capture_output=True, text=True, timeout=30, cwd=cwd,
+                          check=False)
+
+
+def test_a_json_body_with_control_and_bidi_characters_is_escaped_and_stays_the_same_json(rig):
+    """Raw in a JSON string (DEL, C1, bidi, line separator) or as whitespace between tokens (\\t,
+    \\r): JSON allows them; the command carries them escaped, and the upstream gets the same JSON."""
+    body = ('{"model":"m",\r\n\t"messages":[{"role":"user","content":"rm \u202e-rf \x7f\x85\u2028 ~"}],'
+            '"x":"\\u0003"}').encode()
+    flow = recorded(rig, "/v1/chat/completions", body, {"Content-Type": "application/json"})
+    assert not needs_body_file(flow)
+    command = curl_command(flow)
+    assert pastable(command)
+    assert command.split("--data-binary ")[1] == (
+        "'{\"model\":\"m\", \n \"messages\":[{\"role\":\"user\",\"content\":"
+        "\"rm \\u202e-rf \\u007f\\u0085\\u2028 ~\"}],\"x\":\"\\u0003\"}'")
+    done = sh(command)
+    assert done.returncode == 0, done.stderr
+    sent = rig.mock.received[1].body
+    assert json.loads(sent) == json.loads(body)
+
+
+@pytest.mark.parametrize("body", [
+    ('{"model":"m","messages":[{"role":"user","content":"' + HOSTILE + '"}]}').encode(),  # not JSON: raw C0 in a string
+    ("plain text " + HOSTILE + " tail").encode(),
+], ids=["json-like", "text"])
+def test_a_body_that_cannot_be_escaped_goes_in_the_body_file(rig, tmp_path, body):
+    rig.client.post("/v1/chat/completions", content=body, headers={"Content-Type": "application/json"})
+    (event,) = rig.events.completed()  # the mock upstream answers 400 (not JSON): recorded all the same
+    flow = rig.store.get(event.flow.id)
+    assert needs_body_file(flow)
+    with pytest.raises(CurlError, match=f"flow #{flow.id}: the body holds characters a pasted command must not"):
+        curl_command(flow)
+    (tmp_path / "flow.body").write_bytes(curl_body(flow))
+    command = curl_command(flow, body_file="flow.body")
+    assert pastable(command) and command.endswith("--data-binary @flow.body")
+    done = sh(command, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert rig.mock.received[1].body == body
+
+
+def test_a_control_character_in_the_url_is_percent_encoded(rig):
+    flow = recorded(rig, "/v1/chat/completions", b'{"model":"m","messages":[]}', {"Content-Type": "application/json"})
+    flow = replace(flow, upstream_url=flow.upstream_url + "?trace=a\x1b;c;x\x07\u202eb")
+    command = curl_command(flow)
+    assert pastable(command)
+    assert command.splitlines()[0] == f"curl '{rig.mock.base_url}/v1/chat/completions?trace=a%1B;c;x%07%E2%80%AEb' \\"
+    assert sh(command).returncode == 0
+    assert rig.mock.received[1].query == "trace=a%1B;c;x%07%E2%80%AEb"
+
+
+def test_a_header_no_command_can_carry_is_refused_by_name():
+    flow = Flow(id=7, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
+                upstream_url="http://127.0.0.1:9/v1/chat/completions",
+                request_headers=[("content-type", "application/json"), ("x-note", "ok\x1b[31m\u202e")],
+                request_body=b"{}")
+    with pytest.raises(CurlError) as raised:
+        curl_command(flow)
+    assert str(raised.value) == ("flow #7: the header x-note holds characters a pasted command must not carry "
+                                 "(U+001B, U+202E)")
+    flow = replace(flow, request_headers=[("x-\u202enote", "ok")])
+    with pytest.raises(CurlError) as raised:
+        curl_command(flow)
+    assert str(raised.value) == ("flow #7: the header x-\\u202enote holds characters a pasted command must not carry "
+                                 "(U+202E)")
+    flow = replace(flow, request_headers=[], method="GET\x03")
+    with pytest.raises(CurlError) as raised:
+        curl_command(flow)
+    assert str(raised.value) == "flow #7: the method holds characters a pasted command must not carry (U+0003)"
