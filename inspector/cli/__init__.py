@@ -13,7 +13,7 @@ import sys
 from .common import CommandError
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ["record", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "ca", "demo"]
+_COMMANDS = ["record", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "ca", "demo", "otlp"]
 
 
 # The options of the bare command (the TUI) may also come before a subcommand

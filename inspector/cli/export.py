@@ -8,10 +8,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import CommandError, add_store_argument, flow_id, open_store, stored_id
+from .common import CommandError, add_capture_content_argument, add_store_argument, flow_id, open_store, stored_id
 
 _FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regression test file; vcr: a vcrpy "
-                "cassette; har: HAR 1.2 for devtools and mitmproxy")
+                "cassette; har: HAR 1.2 for devtools and mitmproxy; otlp: OTLP/JSON trace (OpenTelemetry GenAI spans, "
+                "needs the otel extra)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -20,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write one flow (FLOW_ID), a whole recording (--session) or the flows a filter expression "
                     "selects (--select) as redacted, deterministic files.")
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID", nargs="?")
-    parser.add_argument("--format", "-f", choices=("json", "pytest", "vcr", "har"), default="json", help=_FORMAT_HELP)
+    parser.add_argument("--format", "-f", choices=("json", "pytest", "vcr", "har", "otlp"), default="json", help=_FORMAT_HELP)
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="export a whole recording (default: the latest); needs -o DIR")
     parser.add_argument("--select", metavar="EXPR",
@@ -28,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "needs -o DIR")
     parser.add_argument("-o", "--output", metavar="PATH",
                         help="file to write (one flow; default: stdout), or the directory for several")
+    add_capture_content_argument(parser)
     add_store_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -43,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--session and --select write several files: give -o DIR")
     store = open_store(args.store, read_only=True)
     with store:
+        otlp = otlp_options(args, store.path) if args.format == "otlp" else None
         if not several:
             flow = store.get(args.flow_id)
             if flow is None:
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             recording = f"session-{session_id}" if session_id is not None else "selection"
     try:
         if not several:
-            data = render(args.format, turns)
+            data = render(args.format, turns, otlp=otlp)
             if not args.output:
                 sys.stdout.buffer.write(data)
                 sys.stdout.flush()
@@ -76,13 +79,26 @@ def run(args: argparse.Namespace) -> int:
             return 0
         folder = Path(args.output)
         folder.mkdir(parents=True, exist_ok=True)
-        written = files(args.format, turns, recording)
+        written = files(args.format, turns, recording, otlp=otlp)
         for name, data in written:
             write_private(folder / name, data)
         print(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}", file=sys.stderr)
     except OSError as exc:
         raise CommandError(f"cannot write {exc.filename or args.output}: {exc.strerror}") from exc
     return 0
+
+
+def otlp_options(args: argparse.Namespace, store_path: Path):
+    """The span options of the otlp commands; a CommandError when the otel extra is missing."""
+    from ..otlp import OtelMissing, require
+
+    try:
+        require()
+    except OtelMissing as exc:
+        raise CommandError(str(exc)) from exc
+    from ..otlp.spans import options
+
+    return options(content=args.capture_content, store=str(Path(store_path).resolve()))
 
 
 def _session(store, wanted: str | None) -> int | None:

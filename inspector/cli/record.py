@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments,
                      add_store_argument, open_forwarder, open_store, port, refusal_reporter)
+from .otlp import add_live_arguments, live_export
 from .tui import DEFAULT_PORT
 
 
@@ -28,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_proxy_arguments(parser)
     add_route_arguments(parser)
     add_store_argument(parser)
+    add_live_arguments(parser)
     # Defaults live in the forwarder, which `--help` should not have to import.
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="give up on an upstream silent this long (default 600)")
@@ -101,12 +103,17 @@ def run(args: argparse.Namespace) -> int:
     # reads must not stop it, so the lines go through a console that drops rather than waits.
     console = Console(sys.stdout)
 
+    live = None
+
     def on_event(event: FlowEvent) -> None:
         if event.kind == "completed" and event.row is not None:
             console.put(flow_line(event.row))
+            if live is not None:
+                live.flow_saved(event.flow)
 
     store = open_store(args.store)
     try:
+        live = live_export(args, store)
         try:
             limits = {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))
                       if value is not None}
@@ -132,6 +139,13 @@ def run(args: argparse.Namespace) -> int:
         finally:
             forwarder.stop()
     finally:
+        if live is not None:
+            try:
+                store.flush()  # the last flows reach the export before it closes
+            except StoreError:
+                pass  # the store reports it; the export sends what it has
+            live.close()
+            print(f"toolwire-inspect: {live.summary()}", file=sys.stderr)
         store.close()
         unwritten = console.close()
         if unwritten:
