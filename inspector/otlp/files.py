@@ -106,6 +106,8 @@ def attributes(pairs: Any) -> dict[str, Any]:
 
 
 LLM_OPERATIONS = ("chat", "generate_content", "text_completion")
+_AS_SENT = ("read from an OTLP span: the bodies are its toolwire.request.body and toolwire.response.body (decoded); "
+            "the span recorded no headers and no stream chunk times")
 _SAID = ("read from an OTLP span: the bodies are rebuilt from its gen_ai message attributes; the span "
          "recorded no raw bytes, no headers and no stream chunks")
 
@@ -174,17 +176,29 @@ def _flow(span: Any, attrs: dict[str, Any], number: int) -> Flow:
         notes.append("the span carries no output content (gen_ai.output.messages): the response is not known")
     if provider and provider not in ("openai", "anthropic"):
         notes.append(f"provider {provider}: its messages are read as OpenAI Chat Completions")
+    raw_request, raw_response = attrs.get("toolwire.request.body"), attrs.get("toolwire.response.body")
+    streamed = attrs.get("toolwire.response.streamed") is True
+    if isinstance(raw_request, str) and isinstance(raw_response, str):
+        # Our own export with content: the bodies as they crossed the wire (decoded), not rebuilt.
+        notes = [_AS_SENT]
+        request_body, response_body = raw_request.encode("utf-8"), raw_response.encode("utf-8")
+    else:
+        request_body, response_body = _body(request), _body(response)
+        streamed = False
     status = attrs.get("http.response.status_code")
     status = int(status) if isinstance(status, (int, str)) and str(status).isdigit() else None
     start, end = span.start_time_unix_nano / 1e9, span.end_time_unix_nano / 1e9
     error = span.status.message or "the span's status is an error" if span.status.code == 2 else None
     host = attrs.get("server.address") or ""
     path = "/v1/messages" if anthropic else "/v1/chat/completions"
+    if notes[0] is _AS_SENT and isinstance(attrs.get("toolwire.path"), str):
+        path = attrs["toolwire.path"]
     return Flow(
         id=number, session_id=0, started_at=start, method="POST", path=path,
-        request_body=_body(request), upstream_url=f"https://{host}{path}" if host else "",
-        status=status, response_body=_body(response),
-        response_headers=[("content-type", "application/json")] if response is not None else [],
+        request_body=request_body, upstream_url=f"https://{host}{path}" if host else "",
+        status=status, response_body=response_body, streamed=streamed,
+        response_headers=[("content-type", "text/event-stream" if streamed else "application/json")]
+        if response_body else [],
         latency_ms=round((end - start) * 1000.0, 3) if end >= start else None,
         state=FlowState.ERROR if error else FlowState.COMPLETE, error=error, notes=notes)
 

@@ -36,7 +36,7 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from ..analysis import Analysis, analyse
+from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, is_stream
 from ..flow import Flow, FlowState
 from ..redact import redacted
 from ..wire.dialect import Dialect
@@ -186,7 +186,7 @@ class TraceBuilder:
 
     def _common(self, flow: Flow) -> dict[str, Any]:
         attributes: dict[str, Any] = {"toolwire.flow.id": flow.id, "toolwire.session.id": flow.session_id,
-                                      "toolwire.mode": flow.mode.value}
+                                      "toolwire.mode": flow.mode.value, "toolwire.path": flow.path}
         if self.options.store:
             attributes["toolwire.flow.command"] = f"toolwire-inspect export {flow.id} --store {self.options.store}"
         url = urlsplit(flow.upstream_url)
@@ -248,6 +248,7 @@ class TraceBuilder:
                 attributes.update(_response_attributes(response))
             if self.options.content:
                 attributes.update(_content(analysis, request, response))
+                attributes.update(_bodies(flow))
         else:
             name = f"{flow.method} {flow.path}"
             attributes["http.request.method"] = flow.method
@@ -412,6 +413,22 @@ def semconv_messages(items: Sequence[Any]) -> tuple[list[dict[str, Any]], list[d
         elif isinstance(item, Result):
             add("tool", {"type": "tool_call_response", "id": item.call_id, "response": _text(item.parts)})
     return system, messages
+
+
+def _bodies(flow: Flow) -> dict[str, Any]:
+    """The bodies as the client sent and received them (decoded, UTF-8 only): the GenAI messages
+    cannot say what the wire said (a key missing rather than null, an upper-case schema type), and
+    the checker needs that to find the same faults in the trace again."""
+    attributes: dict[str, Any] = {}
+    for key, body, headers in (("toolwire.request.body", flow.request_body, flow.request_headers),
+                               ("toolwire.response.body", flow.response_body, flow.response_headers)):
+        try:
+            attributes[key] = decode_body(body, headers).decode("utf-8")
+        except (BodyTooLarge, UnicodeDecodeError):
+            continue
+    if is_stream(flow):
+        attributes["toolwire.response.streamed"] = True
+    return attributes
 
 
 def _content(analysis: Analysis, request: Request | None, response: Response | None) -> dict[str, Any]:

@@ -135,9 +135,13 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
     # The LLM call's attributes, and its findings as events (the demo's upper-case genai schema).
     attrs = span_attributes(chat_span)
     port = int(oa.base_url.rsplit(":", 1)[1])
-    content = {k: attrs.pop(k) for k in ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.definitions")}
+    content = {k: attrs.pop(k) for k in ("gen_ai.input.messages", "gen_ai.output.messages", "gen_ai.tool.definitions",
+                                         "toolwire.request.body", "toolwire.response.body")}
+    assert (content["toolwire.request.body"].encode(), content["toolwire.response.body"].encode()) == (
+        first_flow.request_body, first_flow.response_body)
     assert attrs == {
         "toolwire.flow.id": first_flow.id, "toolwire.session.id": session.id, "toolwire.mode": "passthrough",
+        "toolwire.path": "/v1/chat/completions",
         "toolwire.flow.command": f"toolwire-inspect export {first_flow.id} --store {db.resolve()}",
         "server.address": "127.0.0.1", "server.port": port, "http.response.status_code": 200, "toolwire.route": "oa",
         "gen_ai.response.time_to_first_chunk": round(first_flow.ttfb_ms / 1000.0, 6),
@@ -171,6 +175,7 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
     result = json.loads(mcp_attrs.pop("gen_ai.tool.call.result"))
     assert mcp_attrs == {
         "toolwire.flow.id": call_flow.id, "toolwire.session.id": session.id, "toolwire.mode": "passthrough",
+        "toolwire.path": "/mcp",
         "toolwire.flow.command": f"toolwire-inspect export {call_flow.id} --store {db.resolve()}",
         "server.address": "127.0.0.1", "server.port": int(mcp_upstream.rsplit(":", 1)[1]),
         "http.response.status_code": 200, "toolwire.route": "files",
