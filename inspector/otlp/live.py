@@ -21,6 +21,10 @@ from ..flow import Flow
 from .spans import Options, TraceBuilder
 
 QUEUE_FLOWS = 1024  # finished flows waiting for export; past it new ones are dropped and counted
+# Flows gather this long (or up to BATCH_FLOWS) into one export: one request per burst, not per flow,
+# since every export competes with the forwarder for the GIL.
+BATCH_DELAY = 1.0
+BATCH_FLOWS = 256
 PROTOCOL_ENV = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
 ENDPOINT_ENV = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 
@@ -82,7 +86,8 @@ class LiveExport:
                 return
             self._queue.append(flow)
             self.counts.queued += 1
-            self._ready.notify()
+            if len(self._queue) == 1 or len(self._queue) >= BATCH_FLOWS:
+                self._ready.notify()
 
     def _run(self) -> None:
         while True:
@@ -90,6 +95,7 @@ class LiveExport:
                 self._ready.wait_for(lambda: self._queue or self._closing)
                 if not self._queue:
                     return
+                self._ready.wait_for(lambda: len(self._queue) >= BATCH_FLOWS or self._closing, BATCH_DELAY)
                 batch = list(self._queue)
                 self._queue.clear()
             spans = []
