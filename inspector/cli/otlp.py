@@ -42,23 +42,12 @@ def live_export(args: argparse.Namespace, store):
         require()
     except OtelMissing as exc:
         raise CommandError(str(exc)) from exc
-    from ..otlp.live import ExporterError, LiveExport, exporter
-    from ..otlp.spans import options
+    from ..otlp.live import ExporterError, open_live
 
     try:
-        export = exporter(args.otlp_endpoint or None)
+        return open_live(args.otlp_endpoint or None, content=args.capture_content, store=store)
     except ExporterError as exc:
         raise CommandError(str(exc)) from exc
-    return LiveExport(export, options(content=args.capture_content, store=str(Path(store.path).resolve())),
-                      get=store.get, session_started=_started(store))
-
-
-def _started(store):
-    def started(session_id: int) -> float | None:
-        session = store.session(session_id)
-        return session.started_at if session is not None else None
-
-    return started
 
 
 def run_push(args: argparse.Namespace) -> int:
@@ -70,7 +59,7 @@ def run_push(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from exc
     from opentelemetry.sdk.trace.export import SpanExportResult
 
-    from ..otlp.live import ExporterError, exporter
+    from ..otlp.live import ExporterError, exporter, session_started
     from ..otlp.spans import TraceBuilder, options
     from .export import _session
 
@@ -82,7 +71,7 @@ def run_push(args: argparse.Namespace) -> int:
         if not flows:
             raise CommandError(f"session {session_id} has no flow to send")
         builder = TraceBuilder(options(content=args.capture_content, store=str(Path(store.path).resolve())),
-                               get=store.get, session_started=_started(store))
+                               get=store.get, session_started=session_started(store))
         spans = builder.spans(flows)
     try:
         export = exporter(args.endpoint)

@@ -12,6 +12,7 @@ import sys
 
 from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments,
                      add_store_argument, open_store, port, proxy_options)
+from .otlp import add_live_arguments
 
 DEFAULT_PORT = 8787
 
@@ -30,6 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_mode_arguments(parser)
     add_proxy_arguments(parser)
     add_route_arguments(parser)
+    add_live_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
         args.upstream, store=args.store, host=args.host, port=args.port, translate=args.translate,
         repair=args.repair, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
         allow_origins=args.allow_origin, proxy=proxy_options(args),
-        routes={"route": args.route, "route_mode": args.route_mode, "config": args.config})
+        routes={"route": args.route, "route_mode": args.route_mode, "config": args.config},
+        otlp=None if args.otlp_endpoint is None else {"endpoint": args.otlp_endpoint,
+                                                        "content": args.capture_content})
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp

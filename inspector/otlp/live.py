@@ -14,11 +14,12 @@ import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from ..flow import Flow
-from .spans import Options, TraceBuilder
+from .spans import Options, TraceBuilder, options
 
 QUEUE_FLOWS = 1024  # finished flows waiting for export; past it new ones are dropped and counted
 # Flows gather this long (or up to BATCH_FLOWS) into one export: one request per burst, not per flow,
@@ -131,3 +132,19 @@ class LiveExport:
         c = self.counts
         return (f"otlp: {c.exported} spans exported, {c.failed} failed, {c.dropped} flows dropped "
                 f"(queue of {self._capacity} full or closing)")
+
+
+def session_started(store) -> Callable[[int], float | None]:
+    """A Store's session start times, as TraceBuilder reads them (its trace ids come from them)."""
+    def started(session_id: int) -> float | None:
+        session = store.session(session_id)
+        return session.started_at if session is not None else None
+
+    return started
+
+
+def open_live(endpoint: str | None, *, content: bool, store) -> LiveExport:
+    """The live export of a recording into `store` (a Store): to `endpoint`, or with None where
+    the standard variables say. An ExporterError when it cannot be made."""
+    return LiveExport(exporter(endpoint), options(content=content, store=str(Path(store.path).resolve())),
+                      get=store.get, session_started=session_started(store))

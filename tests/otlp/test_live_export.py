@@ -193,3 +193,21 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
 def usage(flow) -> dict[str, int]:
     body = json.loads(flow.response_body)["usage"]
     return {"gen_ai.usage.input_tokens": body["prompt_tokens"], "gen_ai.usage.output_tokens": body["completion_tokens"]}
+
+
+def test_the_tuis_forwarder_process_exports_live_too(tmp_path):
+    """The TUI's forwarder runs in a child process (inspector.child): `--otlp-endpoint` reaches it."""
+    from inspector.child import ForwarderProcess
+
+    with Receiver() as receiver, MockUpstream() as upstream:
+        upstream.push(json_response(chat_completion("hello")))
+        child = ForwarderProcess.start(upstream.base_url, store=tmp_path / "flows.sqlite3", port=0,
+                                       otlp={"endpoint": receiver.url, "content": False})
+        try:
+            with openai.OpenAI(api_key="sk-child-otlp-test", base_url=f"{child.client_url}/v1", max_retries=0) as c:
+                c.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
+        finally:
+            child.stop()
+        spans = receiver.spans()
+    assert [(s.name, span_attributes(s)["toolwire.flow.id"], "gen_ai.input.messages" in span_attributes(s))
+            for s in spans] == [("chat gpt-4o-mini", 1, False)]
