@@ -231,11 +231,7 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             os.close(quiet)
             forwarder.stop()
             if live is not None:
-                try:
-                    store.flush()  # the last flows reach the export before it closes
-                except StoreError:
-                    pass
-                live.close()
+                live.close_after(store)
             outbox.close()
     finally:
         store.close()

@@ -140,11 +140,7 @@ def run(args: argparse.Namespace) -> int:
             forwarder.stop()
     finally:
         if live is not None:
-            try:
-                store.flush()  # the last flows reach the export before it closes
-            except StoreError:
-                pass  # the store reports it; the export sends what it has
-            live.close()
+            live.close_after(store)
             print(f"toolwire-inspect: {live.summary()}", file=sys.stderr)
         store.close()
         unwritten = console.close()

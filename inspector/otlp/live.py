@@ -128,6 +128,16 @@ class LiveExport:
         self._exporter.shutdown()
         return self.counts
 
+    def close_after(self, store) -> Counts:
+        """`close` once all that `store` (a Store) was given is committed: its last flows reach the export."""
+        from ..store import StoreError  # noqa: PLC0415 - the store package imports much; only closing needs it
+
+        try:
+            store.flush()
+        except StoreError:
+            pass  # the store reports it; the export sends what it has
+        return self.close()
+
     def summary(self) -> str:
         c = self.counts
         return (f"otlp: {c.exported} spans exported, {c.failed} failed, {c.dropped} flows dropped "

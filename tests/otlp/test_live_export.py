@@ -211,3 +211,25 @@ def test_the_tuis_forwarder_process_exports_live_too(tmp_path):
         spans = receiver.spans()
     assert [(s.name, span_attributes(s)["toolwire.flow.id"], "gen_ai.input.messages" in span_attributes(s))
             for s in spans] == [("chat gpt-4o-mini", 1, False)]
+
+
+async def test_mcp_stdio_exports_live_too(tmp_path):
+    """An MCP server over stdio through `mcp-stdio --otlp-endpoint`: its tools/call is a span."""
+    from pathlib import Path
+
+    from mcp import StdioServerParameters
+
+    root = Path(__file__).resolve().parents[2]
+    with Receiver() as receiver:
+        stdio = StdioServerParameters(
+            command=sys.executable, cwd=str(root), env={**os.environ, "PYTHONPATH": str(root)},
+            args=["-m", "inspector", "mcp-stdio", "--store", str(tmp_path / "flows.sqlite3"), "--name", "beta",
+                  "--otlp-endpoint", receiver.url, "--", sys.executable, "-m", "tests.mcp_servers", "sdk", "beta"])
+        async with Client(stdio) as client:
+            await client.call_tool("lookup", {"query": "stdio"})
+        receiver.wait(1)
+        spans = receiver.spans()
+    (call,) = [s for s in spans if s.name == "tools/call lookup"]
+    attrs = span_attributes(call)
+    assert (attrs["mcp.method.name"], attrs["gen_ai.tool.name"], attrs["server.address"], attrs["toolwire.path"]) == (
+        "tools/call", "lookup", "beta", "stdio:beta")
