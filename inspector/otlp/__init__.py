@@ -5,15 +5,17 @@ on the wire: nothing of our own on the wire format. Needs the `[otel]` extra.
 Modules: `spans` (flows -> spans: the mapping, one trace per recorded session), `files` (OTLP/JSON
 written and read), `live` (the exporter fed by the store's writer after each flow is written).
 
-Semantic conventions followed: OpenTelemetry GenAI semantic conventions 1.37 (`gen_ai.provider.name`,
-`gen_ai.input.messages` / `gen_ai.output.messages` as span attributes). OTEL_SEMCONV_STABILITY_OPT_IN
-holding `gen_ai_latest_experimental` emits those names alone; without it the deprecated
-`gen_ai.system` is sent beside `gen_ai.provider.name` for backends that read only the older name."""
+Semantic conventions followed: the GenAI conventions of OpenTelemetry semantic-conventions v1.41.0,
+the last release before they moved to their own repository (`gen_ai.provider.name` from 1.37,
+`gen_ai.input.messages` / `gen_ai.output.messages` as span attributes, `gen_ai.response.
+time_to_first_chunk`). OTEL_SEMCONV_STABILITY_OPT_IN holding `gen_ai_latest_experimental` emits those
+names alone; without it the deprecated `gen_ai.system` (the name up to 1.36) is sent beside
+`gen_ai.provider.name` for backends that read only the older name."""
 
 from __future__ import annotations
 
 INSTRUMENTATION = "toolwire-inspect"
-SEMCONV_VERSION = "1.37.0"
+SEMCONV_VERSION = "1.41.0"
 SCHEMA_URL = f"https://opentelemetry.io/schemas/{SEMCONV_VERSION}"
 
 

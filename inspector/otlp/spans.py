@@ -202,9 +202,8 @@ class TraceBuilder:
             attributes["toolwire.translate"] = flow.translate
         if flow.notes:
             attributes["toolwire.notes"] = list(flow.notes)
-        ttfc = flow.chunks[0].t if flow.chunks else (flow.ttfb_ms / 1000.0 if flow.ttfb_ms is not None else None)
-        if ttfc is not None:
-            attributes["gen_ai.response.time_to_first_chunk"] = round(ttfc, 6)  # seconds, like the metric
+        if flow.chunks and is_stream(flow):  # the conventions give it to streamed responses alone
+            attributes["gen_ai.response.time_to_first_chunk"] = round(flow.chunks[0].t, 6)  # seconds
         return attributes
 
     def _links(self, flow: Flow) -> list[Link]:

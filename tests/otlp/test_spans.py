@@ -136,3 +136,24 @@ def test_a_trace_with_the_older_prompt_events_opens(tmp_path):
     (turn,) = load(path)
     assert json.loads(turn.flow.request_body) == {"model": "gpt-4o", "messages": prompt}
     assert json.loads(turn.flow.response_body)["choices"][0]["message"] == {"role": "assistant", "content": "hello"}
+
+
+def test_a_streamed_answer_gives_its_time_to_first_chunk_and_its_reassembled_facts(tmp_path):
+    from inspector.mock import sse_response
+    from inspector.wire.dialects.openai_chat.mock import chat_stream
+
+    def send(mock, forwarder):
+        mock.push(sse_response(chat_stream("Hello, streamed world.")))
+        with openai.OpenAI(api_key="sk-stream-test", base_url=f"{forwarder.base_url}/v1", max_retries=0) as client:
+            stream = client.chat.completions.create(model="gpt-4o-mini", stream=True,
+                                                    messages=[{"role": "user", "content": "hi"}])
+            assert "".join(c.choices[0].delta.content or "" for c in stream) == "Hello, streamed world."
+        return 1
+
+    (flow,), started = record(tmp_path, send)
+    (span,) = TraceBuilder(options(), session_started=lambda _: started).spans([flow])
+    assert flow.streamed and flow.chunks
+    assert {k: span.attributes[k] for k in ("gen_ai.response.time_to_first_chunk", "gen_ai.request.stream",
+                                            "gen_ai.response.finish_reasons")} == {
+        "gen_ai.response.time_to_first_chunk": round(flow.chunks[0].t, 6), "gen_ai.request.stream": True,
+        "gen_ai.response.finish_reasons": ("stop",)}
