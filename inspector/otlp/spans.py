@@ -237,7 +237,9 @@ class TraceBuilder:
             self._tool_results(flow, request)
         attributes = self._common(flow)
         if dialect in OPERATIONS:
-            operation, provider = OPERATIONS[dialect], PROVIDERS[dialect]
+            # The provider is who answered: in translate mode the upstream's dialect, not the client's.
+            operation = OPERATIONS[dialect]
+            provider = PROVIDERS.get(analysis.upstream_dialect or dialect, PROVIDERS[dialect])
             attributes.update({"gen_ai.operation.name": operation, "gen_ai.provider.name": provider})
             if not self.options.latest_only:
                 attributes["gen_ai.system"] = provider  # the name before 1.37

@@ -41,3 +41,20 @@ def test_hostile_flows_become_spans(recorded, names, status):
     data = dumps(spans)
     llm = [s for s in spans if s.attributes.get("gen_ai.operation.name") in ("chat", "generate_content")]
     assert len(flows(data, "x")) == len(llm)
+
+
+def test_a_translated_flow_names_the_provider_that_answered():
+    from inspector.flow import Mode
+
+    chat = flow("/v1/chat/completions", b'{"model": "claude-sonnet-4-6", "messages": [{"role": "user", "content": "hi"}]}',
+                json.dumps({"id": "chatcmpl-1", "object": "chat.completion", "model": "claude-sonnet-4-6",
+                            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"},
+                                         "finish_reason": "stop"}]}).encode())
+    chat.mode, chat.translate = Mode.TRANSLATE, "openai-chat:anthropic"
+    chat.notes = ["dropped /messages/0/name: the Messages API has no field for it"]
+    (span,) = TraceBuilder(options()).spans([chat])
+    assert {k: span.attributes[k] for k in ("gen_ai.operation.name", "gen_ai.provider.name", "toolwire.translate",
+                                            "toolwire.notes")} == {
+        "gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic",
+        "toolwire.translate": "openai-chat:anthropic",
+        "toolwire.notes": ("dropped /messages/0/name: the Messages API has no field for it",)}
