@@ -123,3 +123,21 @@ def test_the_collector_file_exporters_json_lines_are_read(recorded, tmp_path):
     path = tmp_path / "lines.json"
     path.write_text(json.dumps(document) + "\n" + json.dumps(document) + "\n")
     assert [t.flow.path for t in load(path)] == ["/v1/chat/completions", "/v1/chat/completions", "/v1/messages"] * 2
+
+
+@pytest.mark.parametrize(("argv", "env", "message"), [
+    (["--otlp-endpoint"], {}, "toolwire-inspect: no OTLP endpoint: give a URL or set OTEL_EXPORTER_OTLP_ENDPOINT\n"),
+    (["--otlp-endpoint", "http://127.0.0.1:1"], {"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+     "toolwire-inspect: OTLP over gRPC needs the otel-grpc extra: pip install 'toolwire-inspect[otel-grpc]'\n"),
+    (["--otlp-endpoint", "http://127.0.0.1:1"], {"OTEL_EXPORTER_OTLP_PROTOCOL": "smoke-signals"},
+     "toolwire-inspect: OTLP protocol 'smoke-signals' is not offered: http/protobuf or grpc\n"),
+])
+def test_record_refuses_an_export_it_cannot_make(tmp_path, capsys, monkeypatch, argv, env, message):
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+                 "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["record", "--upstream", "http://127.0.0.1:9", "--port", "0", "--store", str(tmp_path / "s.db"),
+                 *argv]) == 2
+    assert capsys.readouterr().err == message
