@@ -171,14 +171,21 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                                     route_modes=flags.get("route_mode", []), config=flags.get("config"),
                                     translate=config["translate"], repair=config["repair"])
             outbox = Outbox(events)
+            live = _live_export(config.get("otlp"), store)
+
+            def on_event(event: FlowEvent) -> None:
+                outbox.flow_event(event)
+                if live is not None and event.kind == "completed":
+                    live.flow_saved(event.flow)
+
             forwarder = routing.open_forwarder(
-                table, store=store, host=config["host"], port=config["port"], on_event=outbox.flow_event,
+                table, store=store, host=config["host"], port=config["port"], on_event=on_event,
                 translate=config["translate"], repair=config["repair"], allow_remote=config["allow_remote"],
                 allow_hosts=config["allow_hosts"], allow_origins=config["allow_origins"], proxy=config.get("proxy"),
                 **config.get("limits", {}))
             outbox.forwarder = forwarder
             forwarder.start()
-        except (ForwarderError, StoreError) as exc:
+        except (ForwarderError, StoreError, ValueError) as exc:  # ValueError: the OTLP export cannot be made
             # The default routes nobody asked for, on a port another instance holds: the UI browses.
             browse = isinstance(exc.__cause__, ListenError) and getattr(forwarder, "source", None) == "defaults"
             events.write(encode({"kind": "failed", "message": str(exc), "browse": browse}))
@@ -226,10 +233,27 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             os.dup2(quiet, 2)
             os.close(quiet)
             forwarder.stop()
+            if live is not None:
+                live.close_after(store)
             outbox.close()
     finally:
         store.close()
     return 0
+
+
+def _live_export(otlp: dict[str, Any] | None, store: Any) -> Any:
+    """The LiveExport the config asks for, or None; a ValueError saying why it cannot be made."""
+    if not otlp:
+        return None
+    from .otlp import OtelMissing, require
+
+    try:
+        require()
+    except OtelMissing as exc:
+        raise ValueError(str(exc)) from exc
+    from .otlp.live import open_live
+
+    return open_live(otlp.get("endpoint") or None, content=bool(otlp.get("content")), store=store)
 
 
 def main() -> None:
@@ -318,12 +342,14 @@ class ForwarderProcess:
                translate: str | None = None, repair: bool = False, allow_remote: bool = False,
                allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
                proxy: dict[str, Any] | None = None, routes: dict[str, Any] | None = None,
-               limits: dict[str, float | int] | None = None, key_hosts: Iterable[str] = ()) -> ForwarderProcess:
+               limits: dict[str, float | int] | None = None, key_hosts: Iterable[str] = (),
+               otlp: dict[str, Any] | None = None) -> ForwarderProcess:
         """Launch the child (`store` None: the default store) and return at once; `wait_ready()`
         before using it. `proxy`: proxy mode's Forwarder keywords (intercept, allow_connect,
         upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve);
         `limits`: the forwarder's timeout and max_body where the command line gives them;
-        `key_hosts`: where a replay may send the environment's key besides its provider's host.
+        `key_hosts`: where a replay may send the environment's key besides its provider's host;
+        `otlp`: the live OpenTelemetry export (endpoint, content: see otlp/live.open_live), off when None.
         Without `upstream` and routes, the child serves the default routes."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -335,7 +361,7 @@ class ForwarderProcess:
                   "host": host, "port": port, "translate": translate, "repair": repair,
                   "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
                   "allow_origins": list(allow_origins), "proxy": proxy or {}, "routes": routes or {},
-                  "limits": limits or {}, "key_hosts": list(key_hosts)}
+                  "limits": limits or {}, "key_hosts": list(key_hosts), "otlp": otlp}
         try:
             process.stdin.write(encode(config))
             process.stdin.flush()

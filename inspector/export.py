@@ -264,9 +264,10 @@ def write_fixture(flow: Flow, path: str | Path, fixed_replay: Flow | None = None
 # -- formats -----------------------------------------------------------------------------------
 
 # The formats `export` writes, and the file name each gives one flow (N) or a whole recording (S).
-FORMATS = ("json", "pytest", "vcr", "har")
-_FLOW_FILE = {"json": "flow-{n}.json", "pytest": "test_flow_{n}.py", "vcr": "flow-{n}.yaml", "har": "flow-{n}.har"}
-_RECORDING_FILE = {"vcr": ".yaml", "har": ".har"}
+FORMATS = ("json", "pytest", "vcr", "har", "otlp")
+_FLOW_FILE = {"json": "flow-{n}.json", "pytest": "test_flow_{n}.py", "vcr": "flow-{n}.yaml", "har": "flow-{n}.har",
+              "otlp": "flow-{n}.otlp.json"}
+_RECORDING_FILE = {"vcr": ".yaml", "har": ".har", "otlp": ".otlp.json"}
 
 
 @dataclass(slots=True)
@@ -276,15 +277,22 @@ class Exported:
     flow_id: int
     data: dict[str, Any]
     started_at: float
+    # OTLP spans are made from the flow itself (its absolute times, its session's trace) and link a
+    # replay to its origin's span.
+    flow: Flow | None = None
+    session_started: float | None = None
+    origin: Flow | None = None
 
 
 def exported(flow: Flow, get: Callable[[int], Flow | None], replays_of: Callable[[int], list[int]]) -> Exported:
     original, replay = turn_pair(flow, get, replays_of)
-    return Exported(original.id, fixture(original, analyse(original), replay), original.started_at)
+    return Exported(original.id, fixture(original, analyse(original), replay), original.started_at, original,
+                    origin=get(original.replay_of) if original.replay_of is not None else None)
 
 
-def render(fmt: str, turns: list[Exported]) -> bytes:
-    """The bytes of one file of format `fmt` holding `turns` (json and pytest hold exactly one)."""
+def render(fmt: str, turns: list[Exported], *, otlp: Any = None) -> bytes:
+    """The bytes of one file of format `fmt` holding `turns` (json and pytest hold exactly one).
+    `otlp`: the span options (otlp.spans.Options) of an otlp file."""
     if fmt == "json":
         (turn,) = turns
         return dumps(turn.data)
@@ -301,15 +309,22 @@ def render(fmt: str, turns: list[Exported]) -> bytes:
         from .har import dumps as har
 
         return har([(turn.data, turn.started_at) for turn in turns])
+    if fmt == "otlp":
+        from .otlp import files as otlp_files, spans
+
+        origins = {turn.origin.id: turn.origin for turn in turns if turn.origin is not None}
+        starts = {turn.flow.session_id: turn.session_started for turn in turns if turn.flow is not None}
+        builder = spans.TraceBuilder(otlp or spans.options(), get=origins.get, session_started=starts.get)
+        return otlp_files.dumps(builder.spans([turn.flow for turn in turns if turn.flow is not None]))
     raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}")
 
 
-def files(fmt: str, turns: list[Exported], recording: str | None = None) -> list[tuple[str, bytes]]:
-    """(file name, bytes) for `turns`: one file per flow for json and pytest, and for a cassette or a
-    HAR log unless `recording` names the one file that holds them all (`session-3`)."""
+def files(fmt: str, turns: list[Exported], recording: str | None = None, *, otlp: Any = None) -> list[tuple[str, bytes]]:
+    """(file name, bytes) for `turns`: one file per flow for json and pytest, and for a cassette, a
+    HAR log or an OTLP trace file unless `recording` names the one file that holds them all (`session-3`)."""
     if fmt in _RECORDING_FILE and recording is not None:
-        return [(recording + _RECORDING_FILE[fmt], render(fmt, turns))]
-    return [(_FLOW_FILE[fmt].format(n=turn.flow_id), render(fmt, [turn])) for turn in turns]
+        return [(recording + _RECORDING_FILE[fmt], render(fmt, turns, otlp=otlp))]
+    return [(_FLOW_FILE[fmt].format(n=turn.flow_id), render(fmt, [turn], otlp=otlp)) for turn in turns]
 
 
 def default_name(fmt: str, flow_id: int) -> str:
@@ -321,4 +336,7 @@ def from_store(store: Store, flow: Flow) -> Exported:
     def fixed_replays(flow_id: int) -> list[int]:
         return [row.id for row in store.rows(text=f"#{flow_id}") if row.replay_of == flow_id and row.replay_fixed]
 
-    return exported(flow, store.get, fixed_replays)
+    turn = exported(flow, store.get, fixed_replays)
+    session = store.session(turn.flow.session_id) if turn.flow is not None else None
+    turn.session_started = session.started_at if session is not None else None
+    return turn

@@ -128,12 +128,15 @@ def into_store(paths: list[str | Path], store: Store) -> int:
 
 # Each format names itself with one of these; a file with none is not parsed at all (`check` then
 # reads it as a bare payload, which may be megabytes).
-_MARKS = (b'"toolwire-fixture"', b'"log"', b"interactions")
+_OTLP_MARK = b'"resourceSpans"'
+_MARKS = (b'"toolwire-fixture"', b'"log"', b"interactions", _OTLP_MARK)
 
 
 def load_bytes(data: bytes, source: str) -> list[Turn]:
     if not any(mark in data for mark in _MARKS):
         raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
+    if _OTLP_MARK in data and not any(mark in data for mark in _MARKS[:3]):
+        return _otlp(data, source)
     document = _document(data, source)
     if isinstance(document, dict) and document.get("format") == export.FORMAT:
         document = _faithful(data, source)
@@ -147,6 +150,26 @@ def load_bytes(data: bytes, source: str) -> list[Turn]:
 
         return turns_from_cassette(document, source)
     raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
+
+
+def _otlp(data: bytes, source: str) -> list[Turn]:
+    """An OTLP/JSON trace file (see otlp.files): each GenAI LLM span a turn, said to be rebuilt."""
+    from .otlp import OtelMissing, require
+
+    try:
+        require()
+    except OtelMissing as exc:
+        raise LoadError(f"{source}: an OTLP/JSON trace: {exc}") from exc
+    from .otlp.files import OtlpError, flows
+
+    try:
+        found = flows(data, source)
+    except OtlpError as exc:
+        raise LoadError(str(exc)) from exc
+    if not found:
+        raise LoadError(f"{source}: an OTLP/JSON trace with no GenAI LLM span (gen_ai.operation.name chat, "
+                        "generate_content or text_completion)")
+    return [Turn(redacted(flow), where) for flow, where in found]
 
 
 _FOLD = re.compile(r"[ \t]*(?:\r\n|\r|\n)[ \t\r\n]*")

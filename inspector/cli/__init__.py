@@ -14,7 +14,7 @@ from .common import CommandError
 
 # Subcommand modules, in the order `--help` lists them.
 _COMMANDS = ["record", "run", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "ca",
-             "config", "demo"]
+             "config", "demo", "otlp"]
 
 
 # The options of the bare command (the TUI) may also come before a subcommand

@@ -103,6 +103,12 @@ def add_store_argument(parser: argparse.ArgumentParser,
     parser.add_argument("--store", metavar="PATH", help=help)
 
 
+def add_capture_content_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--capture-content", action="store_true",
+                        help="OpenTelemetry spans carry the messages, redacted like the store "
+                             "(also OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true); credentials never")
+
+
 def add_mode_arguments(parser: argparse.ArgumentParser) -> None:
     """The forwarder's modes besides passthrough (the default, byte-exact)."""
     parser.add_argument("--translate", metavar="SRC:DST",

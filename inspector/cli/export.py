@@ -9,10 +9,12 @@ import os
 import sys
 from pathlib import Path
 
-from .common import CommandError, add_store_argument, chosen_session, flow_id, not_written, open_store
+from .common import (CommandError, add_capture_content_argument, add_store_argument, chosen_session, flow_id,
+                     not_written, open_store)
 
 _FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regression test file; vcr: a vcrpy "
-                "cassette; har: HAR 1.2 for devtools and mitmproxy")
+                "cassette; har: HAR 1.2 for devtools and mitmproxy; otlp: OTLP/JSON trace (OpenTelemetry GenAI spans, "
+                "needs the otel extra)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write one flow (FLOW_ID), a whole recording (--session) or the flows a filter expression "
                     "selects (--select) as redacted, deterministic files.")
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID", nargs="?")
-    parser.add_argument("--format", "-f", choices=("json", "pytest", "vcr", "har"), default="json", help=_FORMAT_HELP)
+    parser.add_argument("--format", "-f", choices=("json", "pytest", "vcr", "har", "otlp"), default="json", help=_FORMAT_HELP)
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="export a whole recording (default: the latest); needs -o DIR")
     parser.add_argument("--select", metavar="EXPR",
@@ -29,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "needs -o DIR")
     parser.add_argument("-o", "--output", metavar="PATH",
                         help="file to write (one flow; default: stdout), or the directory for several")
+    add_capture_content_argument(parser)
     add_store_argument(parser)
     parser.set_defaults(handler=run)
 
@@ -45,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--session and --select write several files: give -o DIR")
     store = open_store(args.store, read_only=True)
     with store:
+        otlp = otlp_options(args, store.path) if args.format == "otlp" else None
         if not several:
             flow = store.get(args.flow_id)
             if flow is None:
@@ -68,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             recording = f"session-{session_id}" if session_id is not None else "selection"
     try:
         if not several:
-            data = render(args.format, turns)
+            data = render(args.format, turns, otlp=otlp)
             if not args.output:
                 sys.stdout.buffer.write(data)
                 sys.stdout.flush()
@@ -78,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         folder = Path(args.output)
         make_dirs(folder)
-        written = files(args.format, turns, recording)
+        written = files(args.format, turns, recording, otlp=otlp)
         # The names are the product's, not the user's: none replaces a file already there, and a
         # name taken is said before any file is written.
         taken = next((folder / name for name, _ in written if os.path.lexists(folder / name)), None)
@@ -90,6 +94,19 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
     return 0
+
+
+def otlp_options(args: argparse.Namespace, store_path: Path):
+    """The span options of the otlp commands; a CommandError when the otel extra is missing."""
+    from ..otlp import OtelMissing, require
+
+    try:
+        require()
+    except OtelMissing as exc:
+        raise CommandError(str(exc)) from exc
+    from ..otlp.spans import options
+
+    return options(content=args.capture_content, store=str(Path(store_path).resolve()))
 
 
 def _session(store, wanted: str | None) -> int | None:

@@ -13,6 +13,7 @@ import signal
 import sys
 
 from .common import CommandError, add_store_argument, open_store
+from .otlp import add_live_arguments, live_export
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,6 +26,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "their own.")
     parser.add_argument("--name", help="the server's name in the flows (default: the command line)")
     add_store_argument(parser)
+    add_live_arguments(parser)
     parser.add_argument("--new-session", action="store_true",
                         help="record in a session of its own even when a recording session is running")
     # Not `command`: that is the subcommand's own name in the parsed arguments.
@@ -41,11 +43,14 @@ def run(args: argparse.Namespace) -> int:
                            "toolwire-inspect mcp-stdio -- npx -y @modelcontextprotocol/server-everything")
     name = args.name or shlex.join(command)
     store = open_store(args.store)
+    live = None
     try:
+        live = live_export(args, store)
         session_id = None if args.new_session else store.join_live_session()
         if session_id is None:
             session_id = store.new_session(endpoint(name), "stdio")
-        recorder = Recorder(store, session_id, name, secrets=credential_values(dict(os.environ)))
+        recorder = Recorder(store, session_id, name, secrets=credential_values(dict(os.environ)),
+                            on_saved=None if live is None else live.flow_saved)
         relay = StdioRelay(command, recorder)
 
         def stop(signum: int, frame: object) -> None:
@@ -60,4 +65,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"toolwire-inspect: cannot start {command[0]!r}: {exc.strerror}", file=sys.stderr)
             return 127 if isinstance(exc, FileNotFoundError) else 126
     finally:
+        if live is not None:
+            live.close_after(store)
+            print(f"toolwire-inspect: {live.summary()}", file=sys.stderr)
         store.close()

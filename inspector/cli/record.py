@@ -11,6 +11,7 @@ from collections.abc import Callable
 from .common import (add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
                      add_route_arguments, add_store_argument, limits, open_forwarder, open_store, port,
                      refusal_reporter, route_table)
+from .otlp import add_live_arguments, live_export
 from .tui import DEFAULT_PORT
 
 
@@ -36,6 +37,7 @@ def add_forwarder_arguments(parser: argparse.ArgumentParser) -> None:
     add_route_arguments(parser)
     add_store_argument(parser)
     add_limit_arguments(parser)
+    add_live_arguments(parser)
 
 
 def flow_line(row) -> str:
@@ -106,12 +108,17 @@ def run(args: argparse.Namespace) -> int:
     # reads must not stop it, so the lines go through a console that drops rather than waits.
     console = Console(sys.stdout)
 
+    live = None
+
     def on_event(event: FlowEvent) -> None:
         if event.kind == "completed" and event.row is not None:
             console.put(flow_line(event.row))
+            if live is not None:
+                live.flow_saved(event.flow)
 
     store = open_store(args.store)
     try:
+        live = live_export(args, store)
         try:
             table = route_table(args)
             for notice in table.ignored:
@@ -138,6 +145,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             forwarder.stop()
     finally:
+        if live is not None:
+            live.close_after(store)
+            print(f"toolwire-inspect: {live.summary()}", file=sys.stderr)
         store.close()
         unwritten = console.close()
         if unwritten:

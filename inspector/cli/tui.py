@@ -13,6 +13,7 @@ import sys
 from .common import (add_access_arguments, add_key_host_argument, add_limit_arguments, add_mode_arguments,
                      add_proxy_arguments, add_route_arguments, add_store_argument, limits, open_store, port,
                      proxy_options)
+from .otlp import add_live_arguments
 
 DEFAULT_PORT = 8787
 
@@ -33,6 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_proxy_arguments(parser)
     add_route_arguments(parser)
     add_limit_arguments(parser)
+    add_live_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
         repair=args.repair, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
         allow_origins=args.allow_origin, proxy=proxy_options(args),
         routes={"route": args.route, "route_mode": args.route_mode, "config": args.config}, limits=limits(args),
-        key_hosts=args.key_host)
+        key_hosts=args.key_host,
+        otlp=None if args.otlp_endpoint is None else {"endpoint": args.otlp_endpoint,
+                                                        "content": args.capture_content})
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp

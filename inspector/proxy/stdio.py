@@ -71,8 +71,10 @@ class Recorder:
     """Turns the lines each side wrote into flows. Called from both relay threads."""
 
     def __init__(self, store: Store, session_id: int, name: str, secrets: tuple[str, ...] = (),
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, on_saved: Callable[[Flow], None] | None = None) -> None:
+        """`on_saved(flow)` runs on the store's writer thread once a finished flow is committed."""
         self.store = store
+        self.on_saved = on_saved
         self.session_id = session_id
         self.name = name
         self.secrets = secrets
@@ -194,7 +196,8 @@ class Recorder:
             flow.response_headers = [("content-type", "application/json")]
         flow.error = error
         flow.state = state  # last: the store treats a non-pending flow as final
-        self.store.submit(flow)
+        on_saved = self.on_saved
+        self.store.submit(flow, None if on_saved is None else lambda _row: on_saved(flow))
 
     def _record_alone(self, side: Side, raw: bytes, error: str | None, *, note: str | None = None,
                       response: bool = False) -> None:

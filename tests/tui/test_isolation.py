@@ -10,7 +10,9 @@ import pytest
 CORE = ["inspector.wire", "inspector.proxy", "inspector.store", "inspector.replay",
         "inspector.export", "inspector.mock", "inspector.analysis", "inspector.console", "inspector.child", "inspector.report",
         # the recording formats (each imports inspector.load, the one reader)
-        "inspector.har", "inspector.cassette", "inspector.pytest_export"]
+        "inspector.har", "inspector.cassette", "inspector.pytest_export",
+        # the OpenTelemetry export and reader
+        "inspector.otlp.spans", "inspector.otlp.files", "inspector.otlp.live"]
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,160 @@
+"""Live export: each finished flow as spans to an OTLP endpoint while recording.
+
+Fed from the store's writer thread once a flow is committed (`FlowEvent` `completed`), never from
+the forwarder: `flow_saved` appends to a bounded queue and returns; a thread of its own builds the
+spans and exports them. A collector that is down, slow or answering errors holds up that thread
+alone: the queue fills, and what no longer fits is dropped and counted (`dropped`), as the store's
+backlog does, rather than wait."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+
+from ..flow import Flow
+from .spans import Options, TraceBuilder, options
+
+QUEUE_FLOWS = 1024  # finished flows waiting for export; past it new ones are dropped and counted
+# Flows gather this long (or up to BATCH_FLOWS) into one export: one request per burst, not per flow,
+# since every export competes with the forwarder for the GIL.
+BATCH_DELAY = 1.0
+BATCH_FLOWS = 256
+PROTOCOL_ENV = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+ENDPOINT_ENV = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+
+
+class ExporterError(ValueError):
+    """The OTLP exporter cannot be made as configured; the message says why."""
+
+
+def exporter(endpoint: str | None) -> SpanExporter:
+    """The SDK's OTLP span exporter for `endpoint` (a collector's base URL, like
+    OTEL_EXPORTER_OTLP_ENDPOINT: `/v1/traces` is added for HTTP), or with None for what the
+    standard variables say. Headers, timeout, compression and TLS come from OTEL_EXPORTER_OTLP_*;
+    the protocol is http/protobuf unless OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL says grpc."""
+    protocol = next((os.environ[name] for name in PROTOCOL_ENV if os.environ.get(name)), "http/protobuf").strip()
+    if endpoint is None and not any(os.environ.get(name) for name in ENDPOINT_ENV):
+        raise ExporterError("no OTLP endpoint: give a URL or set OTEL_EXPORTER_OTLP_ENDPOINT")
+    if protocol == "grpc":
+        try:
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as Grpc
+        except ImportError:
+            raise ExporterError("OTLP over gRPC needs the otel-grpc extra: pip install "
+                                "'toolwire-inspect[otel-grpc]'") from None
+        return Grpc(endpoint=endpoint) if endpoint is not None else Grpc()
+    if protocol not in ("http/protobuf", "http"):
+        raise ExporterError(f"OTLP protocol {protocol!r} is not offered: http/protobuf or grpc")
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as Http
+
+    if endpoint is None:
+        return Http()
+    return Http(endpoint=endpoint.rstrip("/") + "/v1/traces")
+
+
+@dataclass(slots=True)
+class Counts:
+    queued: int = 0  # flows taken into the queue
+    dropped: int = 0  # flows the full queue turned away
+    exported: int = 0  # spans the collector accepted
+    failed: int = 0  # spans whose export failed (collector down, erroring, too slow)
+
+
+class LiveExport:
+    def __init__(self, export: SpanExporter, opts: Options, *, get: Callable[[int], Flow | None],
+                 session_started: Callable[[int], float | None], capacity: int = QUEUE_FLOWS) -> None:
+        self._exporter = export
+        self._builder = TraceBuilder(opts, get=get, session_started=session_started)
+        self._capacity = capacity
+        self._queue: deque[Flow] = deque()
+        self._ready = threading.Condition()
+        self._closing = False
+        self.counts = Counts()
+        self._thread = threading.Thread(target=self._run, name="toolwire-otlp-export", daemon=True)
+        self._thread.start()
+
+    def flow_saved(self, flow: Flow) -> None:
+        """A flow the store committed; never waits (the writer thread calls it)."""
+        with self._ready:
+            if self._closing or len(self._queue) >= self._capacity:
+                self.counts.dropped += 1
+                return
+            self._queue.append(flow)
+            self.counts.queued += 1
+            if len(self._queue) == 1 or len(self._queue) >= BATCH_FLOWS:
+                self._ready.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._ready:
+                self._ready.wait_for(lambda: self._queue or self._closing)
+                if not self._queue:
+                    return
+                self._ready.wait_for(lambda: len(self._queue) >= BATCH_FLOWS or self._closing, BATCH_DELAY)
+                batch = list(self._queue)
+                self._queue.clear()
+            spans = []
+            for flow in batch:
+                try:
+                    spans.extend(self._builder.add(flow))
+                except Exception as exc:
+                    print(f"toolwire-inspect: otlp: flow #{flow.id} not exported: {exc!r}", file=sys.stderr)
+            if not spans:
+                continue
+            try:
+                result = self._exporter.export(spans)
+            except Exception:
+                result = SpanExportResult.FAILURE
+            if result is SpanExportResult.SUCCESS:
+                self.counts.exported += len(spans)
+            else:
+                self.counts.failed += len(spans)
+
+    def close(self, timeout: float = 5.0) -> Counts:
+        """Export what is queued, for at most `timeout` seconds, and stop."""
+        with self._ready:
+            self._closing = True
+            self._ready.notify()
+        self._thread.join(timeout)
+        with self._ready:
+            self.counts.dropped += len(self._queue)  # left when the time ran out
+            self._queue.clear()
+        self._exporter.shutdown()
+        return self.counts
+
+    def close_after(self, store) -> Counts:
+        """`close` once all that `store` (a Store) was given is committed: its last flows reach the export."""
+        from ..store import StoreError
+
+        try:
+            store.flush()
+        except StoreError:
+            pass  # the store reports it; the export sends what it has
+        return self.close()
+
+    def summary(self) -> str:
+        c = self.counts
+        return (f"otlp: {c.exported} spans exported, {c.failed} failed, {c.dropped} flows dropped "
+                f"(queue of {self._capacity} full or closing)")
+
+
+def session_started(store) -> Callable[[int], float | None]:
+    """A Store's session start times, as TraceBuilder reads them (its trace ids come from them)."""
+    def started(session_id: int) -> float | None:
+        session = store.session(session_id)
+        return session.started_at if session is not None else None
+
+    return started
+
+
+def open_live(endpoint: str | None, *, content: bool, store) -> LiveExport:
+    """The live export of a recording into `store` (a Store): to `endpoint`, or with None where
+    the standard variables say. An ExporterError when it cannot be made."""
+    return LiveExport(exporter(endpoint), options(content=content, store=str(Path(store.path).resolve())),
+                      get=store.get, session_started=session_started(store))

@@ -1,0 +1,86 @@
+"""What live OpenTelemetry export costs forwarding: `toolwire-inspect record` without export, and with
+`--otlp-endpoint` to a collector that answers, one that answers 500, one that holds every export
+(too slow to answer: the SDK gives up after its 10 s timeout) and one that is down. Each forwarder
+in its own process, loopback only, bounded loops, the runs interleaved in rounds.
+
+    .venv/bin/python tests/bench/otlp_overhead.py [--quick]
+
+Prints p50/p99 latency of a small chat request at concurrency 1 and 8 for each, the p99 as a ratio
+to the no-export run and the p99 added in ms (the target: within 2 ms), and how many spans each
+collector received."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+
+from proxy_overhead import CHAT, PYTHON, SMALL, load, pct, start  # noqa: E402
+
+from tests.otlp.receiver import Receiver  # noqa: E402
+
+ROUNDS = 5
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true", help="fewer requests (a smoke run)")
+    args = parser.parse_args()
+    requests = 500 if args.quick else 2500
+    mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0"], "mock upstream on")
+    receivers = {"answering": Receiver(), "500": Receiver("error"), "holding": Receiver("hold")}
+    for receiver in receivers.values():
+        receiver.__enter__()
+    endpoints = {"no export": None, **{f"collector {name}": r.url for name, r in receivers.items()},
+                 "collector down": f"http://127.0.0.1:{closed_port()}"}
+    folder = tempfile.mkdtemp(prefix="toolwire-otlp-bench-")
+    forwarders = {}
+    try:
+        for n, (name, endpoint) in enumerate(endpoints.items()):
+            export = ["--otlp-endpoint", endpoint, "--capture-content"] if endpoint else []
+            forwarders[name] = start([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
+                                      "--store", f"{folder}/flows-{n}.sqlite3", *export], "forwarding")
+        samples: dict[tuple[str, int], list[float]] = {(name, c): [] for name in endpoints for c in (1, 8)}
+        for _ in range(ROUNDS):
+            for conc in (1, 8):
+                for name, (_, url) in forwarders.items():
+                    found, _ = asyncio.run(load(url + CHAT, SMALL, requests=requests * (1 if conc == 1 else 2) // ROUNDS,
+                                                concurrency=conc))
+                    samples[(name, conc)] += found
+        for proc, _ in forwarders.values():
+            proc.terminate()
+            proc.wait(timeout=60)
+    finally:
+        for proc, _ in forwarders.values():
+            if proc.poll() is None:
+                proc.kill()
+        mock.terminate()
+        for receiver in receivers.values():
+            receiver.__exit__()
+    print(f"\nlive OTLP export vs none: {requests} small requests (c=1) / {requests * 2} (c=8) each, {ROUNDS} rounds")
+    print(f"| {'run':<20} | {'c':>2} | {'p50 ms':>8} | {'p99 ms':>8} | {'p99 ratio':>9} | {'p99 added':>9} |")
+    print(f"|{'-' * 22}|{'-' * 4}|{'-' * 10}|{'-' * 10}|{'-' * 11}|{'-' * 11}|")
+    for conc in (1, 8):
+        base = pct(samples[("no export", conc)], 99)
+        for name in endpoints:
+            values = samples[(name, conc)]
+            p99 = pct(values, 99)
+            print(f"| {name:<20} | {conc:>2} | {pct(values, 50):>8.2f} | {p99:>8.2f} | {p99 / base:>9.2f} | "
+                  f"{p99 - base:>+9.2f} |")
+    print("\nspans received: " + ", ".join(f"{name} {len(r.spans())}" for name, r in receivers.items()))
+
+
+if __name__ == "__main__":
+    main()
