@@ -495,7 +495,7 @@ def check_turn(payload: dict[str, Any], report: Report) -> bool:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=declared,
                         calls=_calls)
     if isinstance(request, dict) and isinstance(response, dict) and not _forced(request.get("tool_choice")):
         for index, choice in enumerate(as_list(response.get("choices"))):
@@ -514,7 +514,7 @@ def _forced(choice: Any) -> bool:
     return kind in ("function", "custom") and isinstance(as_dict(choice.get(kind)).get("name"), str)
 
 
-def _declared(request: dict[str, Any]) -> set[str]:
+def declared(request: dict[str, Any]) -> set[str]:
     declared = set()
     for tool in as_list(request.get("tools")):
         kind = as_dict(tool).get("type")

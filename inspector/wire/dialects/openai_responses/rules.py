@@ -353,11 +353,11 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=declared,
                         calls=_calls)
 
 
-def _declared(request: dict[str, Any]) -> set[str]:
+def declared(request: dict[str, Any]) -> set[str]:
     declared = set()
     for tool in as_list(request.get("tools")):
         tool = tool if isinstance(tool, dict) else {}
