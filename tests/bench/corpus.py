@@ -125,7 +125,6 @@ def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
     for index, interaction in enumerate(interactions or []):
         request, response = interaction.get("request") or {}, interaction.get("response") or {}
         url = str(request.get("uri") or request.get("url") or "")
-        parts = urlsplit(url)
         status = response.get("status")
         code = status.get("code") if isinstance(status, dict) else status
         req_json, req_text = _body(request)
@@ -133,12 +132,23 @@ def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
         yield {
             "provenance": {**provenance, "index": index},
             "method": str(request.get("method") or "").upper(),
-            "host": parts.hostname or "",
-            "path": parts.path + (f"?{parts.query}" if parts.query else ""),
+            **_host_and_path(url),
             "status": code if isinstance(code, int) else None,
             "request": req_json, "request_text": req_text,
             "response": resp_json, "response_text": resp_text,
         }
+
+
+def _host_and_path(url: str) -> dict[str, str]:
+    """The host and path of a recorded URL; a cassette that hid its base URL behind a placeholder
+    (`<GPUSTACK_API_BASE>/chat/completions`) keeps the placeholder as the host, an upstream of no
+    known provider."""
+    parts = urlsplit(url)
+    if parts.hostname:
+        return {"host": parts.hostname, "path": parts.path + (f"?{parts.query}" if parts.query else "")}
+    base, _, rest = url.partition("/")
+    rest = urlsplit("/" + rest)
+    return {"host": base, "path": rest.path + (f"?{rest.query}" if rest.query else "")}
 
 
 _HTTPRR = b"httprr trace v1\n"
@@ -160,14 +170,12 @@ def _httprr_exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
         request_line, request_headers, request_body = _http_message(request)
         status_line, response_headers, response_body = _http_message(response)
         method, url = (request_line.split(" ") + ["", ""])[:2]
-        parts = urlsplit(url)
         status = status_line.split(" ")[1] if status_line.count(" ") >= 1 else ""
         req_json, req_text = _body({"body": request_body, "headers": request_headers})
         resp_json, resp_text = _body({"body": response_body, "headers": response_headers})
         yield {
             "provenance": {**provenance, "index": index},
-            "method": method.upper(), "host": parts.hostname or "",
-            "path": parts.path + (f"?{parts.query}" if parts.query else ""),
+            "method": method.upper(), **_host_and_path(url),
             "status": int(status) if status.isdigit() else None,
             "request": req_json, "request_text": req_text,
             "response": resp_json, "response_text": resp_text,

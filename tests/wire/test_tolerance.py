@@ -4,8 +4,11 @@ shaped after the recorded exchange its table entry cites."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -177,3 +180,18 @@ def test_every_entry_names_its_evidence_and_changes_a_definition_the_document_ha
                 document = json.loads(resources.files("inspector.wire.specs").joinpath(spec).read_text())
                 if entry.definition is not None:
                     assert entry.definition in document["$defs"], entry
+
+
+def test_the_written_corpus_of_issue_18_is_judged_as_its_providers_answered(capsys):
+    """tests/data/real_traffic/corpus.jsonl, the second corpus of tests/bench/real_traffic.py: no error on
+    what the providers accepted, every rejection flagged."""
+    bench = Path(__file__).resolve().parents[1] / "bench" / "real_traffic.py"
+    spec = importlib.util.spec_from_file_location("real_traffic", bench)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("real_traffic", module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    sources = module.run(module.WRITTEN_CORPUS)
+    capsys.readouterr()
+    figures = {name: (s.accepted, s.accepted_errors, s.accepted_warnings, s.rejected, s.flagged)
+               for name, s in sources.items()}
+    assert figures == {"crmne/ruby_llm": (3, 0, 0, 2, 2), "tmc/langchaingo": (4, 0, 0, 1, 1)}
