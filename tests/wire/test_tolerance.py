@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -195,3 +196,14 @@ def test_the_written_corpus_of_issue_18_is_judged_as_its_providers_answered(caps
     figures = {name: (s.accepted, s.accepted_errors, s.accepted_warnings, s.rejected, s.flagged)
                for name, s in sources.items()}
     assert figures == {"crmne/ruby_llm": (3, 0, 0, 2, 2), "tmc/langchaingo": (4, 0, 0, 1, 1)}
+
+
+def test_check_judges_a_prompt_only_file_without_being_told_the_dialect(tmp_path):
+    prompt, legacy = tmp_path / "prompt.json", tmp_path / "completion.json"
+    prompt.write_text('{"model": "gpt-5", "prompt": {"id": "pmpt_1", "variables": {"city": "Oslo"}}}')
+    legacy.write_text('{"model": "gpt-3.5-turbo-instruct", "prompt": "Say hi"}')  # /v1/completions: not Responses
+    run = [sys.executable, "-m", "inspector", "check"]
+    done = subprocess.run([*run, str(prompt)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "1 file checked: 0 error(s), 0 warning(s), 0 info\n")
+    done = subprocess.run([*run, str(legacy)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2

@@ -325,8 +325,9 @@ _RULES = [
     Rule("GM-06", E, "Vertex requires the parameters root to be OBJECT (\"parameters schema should be of type "
          "OBJECT\"); mode ANY needs parameters on every declaration.",
          "Wrap the parameters in an OBJECT schema.", REJ),
-    Rule("GM-07", E, "Content roles are only user and model (\"Please use a valid role: user, model.\"); "
-         "functionCall parts go in model turns, functionResponse parts in user turns.",
+    Rule("GM-07", E, "Content roles are only user and model (\"Please use a valid role: user, model.\"), but for "
+         "the legacy role function on a turn of functionResponse parts; functionCall parts go in model turns, "
+         "functionResponse parts in user turns.",
          "Use role user/model and put each part in the turn of its side.", REJ),
     Rule("GM-08", E, "A functionCall part is {functionCall:{name,args:<object>,id?}, thoughtSignature?}; "
          "Gemini 3 rejects replayed calls without their signature.",
