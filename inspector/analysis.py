@@ -18,7 +18,7 @@ from .wire.fix import FixResult, fix
 from .wire.translate import Loss, RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.streams import check_and_reassemble, parse_events
-from .wire.session import check_session, entries_from_flows
+from .wire.session import check_session, declared_from_flows, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Severity, Violation, count_by_severity
 
@@ -360,7 +360,8 @@ def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:
     servers, one endpoint registered twice, structuredContent against an earlier outputSchema),
     by the id of the flow whose response holds them. Their pointers point into that response."""
     found: dict[int, list[Violation]] = {}
-    for violation in check_session(entries_from_flows(flows)):
+    flows = list(flows)
+    for violation in check_session(entries_from_flows(flows), declared_from_flows(flows)):
         found.setdefault(int(violation.where), []).append(_with_where(violation, "session"))
     return found
 

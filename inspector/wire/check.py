@@ -246,7 +246,8 @@ def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | 
 _JUDGED_FIELDS: dict[Dialect, dict[str, tuple[str, ...]]] = {
     Dialect.OPENAI_CHAT: {"request": ("messages", "tools", "functions", "tool_choice", "function_call"),
                           "response": ("choices",)},
-    Dialect.OPENAI_RESPONSES: {"request": ("input", "tools", "tool_choice", "previous_response_id"),
+    Dialect.OPENAI_RESPONSES: {"request": ("input", "tools", "tool_choice", "previous_response_id", "prompt",
+                                           "conversation", "model", "instructions"),
                                "response": ("output",)},
     Dialect.ANTHROPIC: {"request": ("messages", "tools", "tool_choice", "system"), "response": ("content",)},
     Dialect.GEMINI: {"request": ("contents", "tools", "toolConfig", "tool_config", "systemInstruction",

@@ -78,7 +78,10 @@ def from_shape(payload: Any) -> Dialect | None:
         return Dialect.OPENAI_CHAT
     if obj in ("chat.completion", "chat.completion.chunk") or "choices" in payload:
         return Dialect.OPENAI_CHAT
-    if obj == "response" or "input" in payload or "output" in payload:
+    # A stored prompt template (an object: the legacy completions API's prompt is text) or a history
+    # kept server-side stands for Responses' input.
+    if obj == "response" or any(key in payload for key in ("input", "output", "previous_response_id", "conversation")) \
+            or isinstance(payload.get("prompt"), dict):
         return Dialect.OPENAI_RESPONSES
     if payload.get("type") == "message" and "content" in payload and "role" in payload:
         return Dialect.ANTHROPIC

@@ -1,7 +1,10 @@
 """Session rules: what only shows across the flows of one recording.
 
 - The same MCP tool name served by two servers (XL-03 after aggregation): a client that merges the
-  lists gets a duplicate and fails (Anthropic, Gemini and ADK's `duplicate tool` reject it).
+  lists gets a duplicate and fails (Anthropic, Gemini and ADK's `duplicate tool` reject it). Judged
+  where the two toolsets meet, and the finding says how they did: the two servers in use at once
+  (their exchanges interleave in the recording), or one model request declaring tools of both. Two
+  clients one after the other, each with its own server, never met: no agent saw both lists.
 - The seed case: one endpoint (same host+path) registered twice with a different query, e.g. a plain
   entry and a session-scoped one carrying a context token. It is one server, so its tools collide with
   themselves. Dedupe by host+path and keep the session-scoped entry: it is a strict superset (without
@@ -32,11 +35,23 @@ from jsonschema.validators import validator_for
 from ..flow import Flow
 from . import jsonsafe, profiles
 from .dialect import Dialect, from_path
+from .dialects.anthropic import rules as anthropic_rules
+from .dialects.gemini import rules as gemini_rules
 from .dialects.mcp.rules import MODERN, declared_revision
+from .dialects.openai_chat import rules as openai_chat_rules
+from .dialects.openai_responses import rules as openai_responses_rules
 from .pointer import join
 from .rules.base import Report, as_dict, short
 from .streams import check_and_reassemble
 from .violations import Violation
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """The tool names a model request (a flow of a model dialect) declares."""
+
+    flow_id: int
+    names: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +61,8 @@ class SessionEntry:
     request: Any  # the parsed JSON-RPC request (or batch)
     response: Any  # the parsed JSON-RPC response (or batch), reassembled when it came as SSE
     revision: str = ""  # the MCP-Protocol-Version the request was sent with over HTTP
+    # when the request started: recorders in other processes (mcp-stdio) number their flows apart
+    started_at: float = 0.0
 
 
 def endpoint(url: str) -> str:
@@ -76,15 +93,40 @@ def entries_from_flows(flows: Iterable[Flow]) -> list[SessionEntry]:
         base = flow.upstream_url or flow.path
         url = base if not flow.query or "?" in base else f"{base}?{flow.query}"
         revision = profiles.with_headers(profiles.get(None, Dialect.MCP), flow.request_headers).revision
-        entries.append(SessionEntry(flow.id, url, request, response, revision))
+        entries.append(SessionEntry(flow.id, url, request, response, revision, flow.started_at))
     return entries
+
+
+_DECLARED = {Dialect.OPENAI_CHAT: openai_chat_rules.declared, Dialect.OPENAI_RESPONSES: openai_responses_rules.declared,
+             Dialect.ANTHROPIC: anthropic_rules.declared, Dialect.GEMINI: gemini_rules.declared}
+
+
+def declared_from_flows(flows: Iterable[Flow]) -> list[Declared]:
+    """The tools each model request of the recording declares (where MCP toolsets may meet)."""
+    found = []
+    for flow in flows:
+        dialect = from_path(flow.path)
+        if dialect not in _DECLARED or not flow.request_body:
+            continue
+        try:
+            request = orjson.loads(flow.request_body)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(request, dict):
+            names = _DECLARED[dialect](request)
+            if names:
+                found.append(Declared(flow.id, frozenset(names)))
+    return found
 
 
 def _messages(document: Any) -> list[Any]:
     return document if isinstance(document, list) else [document]
 
 
-def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
+def check_session(entries: Iterable[SessionEntry], declared: Iterable[Declared] = ()) -> list[Violation]:
+    """`declared`: the model requests of the same recording (declared_from_flows), where the MCP
+    toolsets of one agent meet."""
+    entries = list(entries)
     found: list[Violation] = []
     # tool name -> {url: (flow id, pointer)} in order of first appearance
     origins: dict[str, dict[str, tuple[int, str]]] = {}
@@ -121,9 +163,12 @@ def check_session(entries: Iterable[SessionEntry]) -> list[Violation]:
                 tool = as_dict(request.get("params")).get("name")
                 if isinstance(tool, str):
                     calls.append((entry, tool, join(base, "result", "structuredContent"), result["structuredContent"]))
+    spans = _spans(entries)
+    tools = _toolsets(origins)
+    requests = list(declared)
     for name, by_url in origins.items():
         if len(by_url) > 1:
-            found.extend(_duplicate(name, by_url))
+            found.extend(_duplicate(name, by_url, spans, tools, requests))
     for entry, tool, pointer, content in calls:
         schema = schemas.get((endpoint(entry.url), tool))
         if schema is None:
@@ -176,7 +221,43 @@ def _revision_fields(entry: SessionEntry, method: Any, result: dict[str, Any], b
     return report.violations
 
 
-def _duplicate(name: str, by_url: dict[str, tuple[int, str]]) -> list[Violation]:
+_Moment = tuple[float, int]  # (started_at, flow id): the flow id orders flows started at the same time
+
+
+def _spans(entries: list[SessionEntry]) -> dict[str, tuple[_Moment, _Moment]]:
+    """url -> (its first exchange, its last): when a server was in use."""
+    spans: dict[str, tuple[_Moment, _Moment]] = {}
+    for entry in entries:
+        moment = (entry.started_at, entry.flow_id)
+        low, high = spans.get(entry.url, (moment, moment))
+        spans[entry.url] = (min(low, moment), max(high, moment))
+    return spans
+
+
+def _toolsets(origins: dict[str, dict[str, tuple[int, str]]]) -> dict[str, set[str]]:
+    """url -> the tool names it listed."""
+    tools: dict[str, set[str]] = {}
+    for name, by_url in origins.items():
+        for url in by_url:
+            tools.setdefault(url, set()).add(name)
+    return tools
+
+
+def _met(first: str, url: str, spans: dict[str, tuple[_Moment, _Moment]], tools: dict[str, set[str]],
+         requests: list[Declared]) -> str | None:
+    """How two servers' toolsets met in one agent, said for the finding; None when they never did."""
+    (a_low, a_high), (b_low, b_high) = spans[first], spans[url]
+    if a_low < b_high and b_low < a_high:
+        return "both servers were in use at once (their exchanges interleave)"
+    only_first, only_url = tools[first] - tools[url], tools[url] - tools[first]
+    for request in requests:
+        if request.names & only_first and request.names & only_url:
+            return f"model request flow {request.flow_id} declares tools of both"
+    return None
+
+
+def _duplicate(name: str, by_url: dict[str, tuple[int, str]], spans: dict[str, tuple[_Moment, _Moment]],
+               tools: dict[str, set[str]], requests: list[Declared]) -> list[Violation]:
     urls = list(by_url)
     first = urls[0]
     found = []
@@ -184,6 +265,9 @@ def _duplicate(name: str, by_url: dict[str, tuple[int, str]]) -> list[Violation]
         flow_id, pointer = by_url[url]
         report = Report(str(flow_id))
         first_flow = by_url[first][0]
+        met = None if endpoint(url) == endpoint(first) else _met(first, url, spans, tools, requests)
+        if endpoint(url) != endpoint(first) and met is None:
+            continue  # two clients, each with its own server: no agent saw both lists
         if endpoint(url) == endpoint(first):
             scoped = url if urlsplit(url).query else first
             report.add("XL-03", pointer,
@@ -197,7 +281,7 @@ def _duplicate(name: str, by_url: dict[str, tuple[int, str]]) -> list[Violation]
         else:
             report.add("XL-03", pointer,
                        f"tool {name!r} is served by two servers: {first} (flow {first_flow}) and {url} "
-                       f"(flow {flow_id})",
+                       f"(flow {flow_id}), and they meet in one agent: {met}",
                        hint="Prefix tool names with a server id (MCP-03 disambiguation), or keep one server.")
         found.extend(report.violations)
     return found

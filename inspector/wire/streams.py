@@ -55,16 +55,39 @@ def _array_prefix(text: str) -> list[Any]:
 
 
 def ends_complete(body: bytes, dialect: Dialect | None) -> bool:
-    """Whether a streamed body ends with its dialect's final event, so a client that hangs up
-    after it had the whole answer. Only the last event is parsed."""
+    """Whether a streamed body ends with its dialect's last content event (or its end marker), so a
+    client that hangs up after it had the whole answer. Events that carry no content (pings, a usage
+    chunk) are passed over; only the stream's tail is parsed."""
+    if dialect is None:
+        return False
     stripped = body.rstrip()
     if dialect is Dialect.GEMINI and body.lstrip()[:1] == b"[":
-        return stripped.endswith(b"]")
-    if dialect is None or not body.endswith((b"\n\n", b"\r\n\r\n", b"\r\r")):
+        if stripped.endswith(b"]"):
+            return True
+        return _last_content_final(parse_events(body, dialect), dialect)
+    if not body.endswith((b"\n\n", b"\r\n\r\n", b"\r\r")):
         return False  # the last event was never closed by its blank line: the client never had it
-    start = max(stripped.rfind(b"\n\n"), stripped.rfind(b"\r\n\r\n"), stripped.rfind(b"\r\r"), 0)
-    events = parse_events(stripped[start:] + b"\n\n", dialect)
-    return bool(events) and home(dialect).is_final(events[-1])
+    start = len(stripped)
+    for _ in range(_TAIL_EVENTS):
+        start = max(stripped.rfind(b"\n\n", 0, start), stripped.rfind(b"\r\n\r\n", 0, start),
+                    stripped.rfind(b"\r\r", 0, start), 0)
+        if start == 0:
+            break
+    return _last_content_final(parse_events(stripped[start:] + b"\n\n", dialect), dialect)
+
+
+# How many trailing events a hang-up is judged on: the last content event and the few that carry none
+# after it (Chat's usage chunk, Anthropic's pings).
+_TAIL_EVENTS = 4
+
+
+def _last_content_final(events: list[Any], dialect: Dialect) -> bool:
+    final = home(dialect).is_final
+    for event in reversed(events):
+        said = final(event)
+        if said is not None:
+            return said
+    return False
 
 
 def check_and_reassemble(body: bytes, dialect: Dialect, profile: Profile) -> tuple[list[Any], Report, Any | None]:

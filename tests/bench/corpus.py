@@ -38,7 +38,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _is_cassette(path: str) -> bool:
-    return "cassettes/" in path and path.endswith((".yaml", ".yml"))
+    return ("cassettes/" in path and path.endswith((".yaml", ".yml"))) or path.endswith(".httprr")
 
 
 def from_git(git_dir: Path, rev: str = "HEAD") -> tuple[str, Iterator[tuple[str, bytes]]]:
@@ -112,15 +112,19 @@ def _body(side: dict) -> tuple[Any, str | None]:
 
 
 def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
+    if text.startswith(_HTTPRR):
+        yield from _httprr_exchanges(text, provenance)
+        return
     try:
         cassette = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError:
         return
-    interactions = cassette.get("interactions") if isinstance(cassette, dict) else None
+    # vcrpy writes `interactions`, Ruby's VCR `http_interactions`
+    interactions = (cassette.get("interactions") or cassette.get("http_interactions")) \
+        if isinstance(cassette, dict) else None
     for index, interaction in enumerate(interactions or []):
         request, response = interaction.get("request") or {}, interaction.get("response") or {}
         url = str(request.get("uri") or request.get("url") or "")
-        parts = urlsplit(url)
         status = response.get("status")
         code = status.get("code") if isinstance(status, dict) else status
         req_json, req_text = _body(request)
@@ -128,12 +132,73 @@ def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
         yield {
             "provenance": {**provenance, "index": index},
             "method": str(request.get("method") or "").upper(),
-            "host": parts.hostname or "",
-            "path": parts.path + (f"?{parts.query}" if parts.query else ""),
+            **_host_and_path(url),
             "status": code if isinstance(code, int) else None,
             "request": req_json, "request_text": req_text,
             "response": resp_json, "response_text": resp_text,
         }
+
+
+def _host_and_path(url: str) -> dict[str, str]:
+    """The host and path of a recorded URL; a cassette that hid its base URL behind a placeholder
+    (`<GPUSTACK_API_BASE>/chat/completions`) keeps the placeholder as the host, an upstream of no
+    known provider."""
+    parts = urlsplit(url)
+    if parts.hostname:
+        return {"host": parts.hostname, "path": parts.path + (f"?{parts.query}" if parts.query else "")}
+    base, _, rest = url.partition("/")
+    rest = urlsplit("/" + rest)
+    return {"host": base, "path": rest.path + (f"?{rest.query}" if rest.query else "")}
+
+
+_HTTPRR = b"httprr trace v1\n"
+
+
+def _httprr_exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
+    """Go's httprr traces (langchaingo's testdata): after the header line, each exchange is a line
+    "<request bytes> <response bytes>" followed by the raw HTTP/1.1 request and response."""
+    at, index = len(_HTTPRR), 0
+    while at < len(text):
+        end = text.find(b"\n", at)
+        sizes = text[at:end].split()
+        if end < 0 or len(sizes) != 2 or not all(size.isdigit() for size in sizes):
+            return
+        request_size, response_size = int(sizes[0]), int(sizes[1])
+        request = text[end + 1:end + 1 + request_size]
+        response = text[end + 1 + request_size:end + 1 + request_size + response_size]
+        at = end + 1 + request_size + response_size
+        request_line, request_headers, request_body = _http_message(request)
+        status_line, response_headers, response_body = _http_message(response)
+        method, url = (request_line.split(" ") + ["", ""])[:2]
+        status = status_line.split(" ")[1] if status_line.count(" ") >= 1 else ""
+        req_json, req_text = _body({"body": request_body, "headers": request_headers})
+        resp_json, resp_text = _body({"body": response_body, "headers": response_headers})
+        yield {
+            "provenance": {**provenance, "index": index},
+            "method": method.upper(), **_host_and_path(url),
+            "status": int(status) if status.isdigit() else None,
+            "request": req_json, "request_text": req_text,
+            "response": resp_json, "response_text": resp_text,
+        }
+        index += 1
+
+
+def _http_message(raw: bytes) -> tuple[str, dict[str, str], bytes]:
+    """(start line, headers, body) of a raw HTTP/1.x message; a chunked body is joined."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        joined, at = b"", 0
+        while at < len(body):
+            end = body.find(b"\r\n", at)
+            size = int(body[at:end].split(b";")[0] or b"0", 16) if end >= 0 else 0
+            if size == 0:
+                break
+            joined += body[end + 2:end + 2 + size]
+            at = end + 2 + size + 2
+        body = joined
+    return lines[0], headers, body
 
 
 def _default(value: Any) -> Any:

@@ -58,8 +58,9 @@ def rig(tmp_path):
 async def test_mcp_through_the_forwarder_is_recorded_checked_and_duplicates_named(rig):
     forwarder, store = rig
     results = {}
-    for name in ("alpha", "beta"):
-        async with Client(f"{forwarder.base_url}/{name}/mcp") as client:
+    # One agent holding both servers at once (the seed's aggregation): their exchanges interleave.
+    async with Client(f"{forwarder.base_url}/alpha/mcp") as alpha, Client(f"{forwarder.base_url}/beta/mcp") as beta:
+        for name, client in (("alpha", alpha), ("beta", beta)):
             tools = await client.list_tools()
             called = await client.call_tool("lookup", {"query": "x"})
             results[name] = ([tool.name for tool in tools.tools], called.content[0].text)
@@ -84,7 +85,19 @@ async def test_mcp_through_the_forwarder_is_recorded_checked_and_duplicates_name
     assert [(v.rule, v.severity.value, v.pointer) for v in duplicates] == [("XL-03", "error", "/result/tools/0/name")]
     assert duplicates[0].message == (
         f"tool 'lookup' is served by two servers: http://127.0.0.1:{port}/alpha/mcp (flow "
-        f"{_list_flow(flows, '/alpha/mcp')}) and http://127.0.0.1:{port}/beta/mcp (flow {_list_flow(flows, '/beta/mcp')})")
+        f"{_list_flow(flows, '/alpha/mcp')}) and http://127.0.0.1:{port}/beta/mcp (flow {_list_flow(flows, '/beta/mcp')})"
+        ", and they meet in one agent: both servers were in use at once (their exchanges interleave)")
+
+
+async def test_two_mcp_clients_one_after_the_other_never_met(rig):
+    """Issue 18: each client with its own server, one after the other: no agent saw both lists."""
+    forwarder, store = rig
+    for name in ("alpha", "beta"):
+        async with Client(f"{forwarder.base_url}/{name}/mcp") as client:
+            await client.list_tools()
+            await client.call_tool("lookup", {"query": "x"})
+    store.flush()
+    assert check_session(entries_from_flows([store.get(row.id) for row in store.rows()])) == []
 
 
 def _upstream_port(flows) -> int:
@@ -97,9 +110,9 @@ def _list_flow(flows, path: str) -> int:
 
 async def test_check_session_command_reports_the_recorded_duplicate(rig, capsys):
     forwarder, store = rig
-    for name in ("alpha", "beta"):
-        async with Client(f"{forwarder.base_url}/{name}/mcp") as client:
-            await client.list_tools()
+    async with Client(f"{forwarder.base_url}/alpha/mcp") as alpha, Client(f"{forwarder.base_url}/beta/mcp") as beta:
+        await alpha.list_tools()
+        await beta.list_tools()
     store.flush()
     flows = [store.get(row.id) for row in store.rows()]
     beta = _list_flow(flows, "/beta/mcp")

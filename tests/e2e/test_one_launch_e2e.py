@@ -68,14 +68,14 @@ async def test_one_launch_records_two_providers_and_two_mcp_servers_in_one_sessi
             claude = anthropic.Anthropic(api_key="sk-ant-one-launch", base_url=routes["an"], max_retries=0)
             claude.messages.create(model="claude-sonnet-4-6", max_tokens=16,
                                    messages=[{"role": "user", "content": "hi"}])
-            async with Client(f"{routes['files']}/mcp") as client:
-                await client.list_tools()
             stdio = StdioServerParameters(
                 command=sys.executable, cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)},
                 args=["-m", "inspector", "mcp-stdio", "--store", str(db), "--name", "beta", "--",
                       sys.executable, "-m", "tests.mcp_servers", "sdk", "beta"])
-            async with Client(stdio) as client:
-                await client.list_tools()
+            # one agent holding the HTTP server and the wrapped stdio one at once
+            async with Client(f"{routes['files']}/mcp") as files, Client(stdio) as wrapped:
+                await files.list_tools()
+                await wrapped.list_tools()
             flows = flows_of(db, 6)
         finally:
             child.stop()
@@ -88,4 +88,4 @@ async def test_one_launch_records_two_providers_and_two_mcp_servers_in_one_sessi
     stdio_list = next(f.id for f in flows if f.upstream_url == "stdio://beta" and b'"tools/list"' in f.request_body)
     findings = [(v.rule, v.message) for v in check_session(entries_from_flows(flows))]
     assert findings == [("XL-03", f"tool 'lookup' is served by two servers: {mcp_upstream}/alpha/mcp (flow "
-                                  f"{http_list}) and stdio://beta (flow {stdio_list})")]
+                                  f"{http_list}) and stdio://beta (flow {stdio_list}), and they meet in one agent: both servers were in use at once (their exchanges interleave)")]

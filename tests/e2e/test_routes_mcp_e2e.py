@@ -33,14 +33,15 @@ async def test_the_same_tool_from_two_servers_on_two_routes_is_named_with_both(u
     with Store(tmp_path / "flows.sqlite3") as store:
         table = resolve(routes=[f"a={upstream}/alpha", f"b={upstream}/beta"], cwd=tmp_path)
         with open_forwarder(table, store=store, port=0) as router:
-            for forwarder in router.forwarders:
-                async with Client(f"{forwarder.client_url}/mcp") as client:
-                    await client.list_tools()
+            a, b = router.forwarders
+            async with Client(f"{a.client_url}/mcp") as first, Client(f"{b.client_url}/mcp") as second:
+                await first.list_tools()
+                await second.list_tools()
         flows, lists = listed(store)
     findings = [(v.rule, v.severity.value, v.pointer, v.message) for v in check_session(entries_from_flows(flows))]
     assert findings == [("XL-03", "error", "/result/tools/0/name",
                          f"tool 'lookup' is served by two servers: {upstream}/alpha/mcp (flow {lists['a']}) and "
-                         f"{upstream}/beta/mcp (flow {lists['b']})")]
+                         f"{upstream}/beta/mcp (flow {lists['b']}), and they meet in one agent: both servers were in use at once (their exchanges interleave)")]
 
 
 async def test_one_endpoint_registered_twice_through_two_routes_is_one_server(upstream, tmp_path):

@@ -223,9 +223,12 @@ async def test_two_wrapped_servers_join_the_running_session_and_its_rules_see_bo
     db = tmp_path / "flows.sqlite3"
     with Store(db) as recording:  # stands for a running TUI or `record` on the same store
         session_id = recording.new_session("http://127.0.0.1:9/", "127.0.0.1:8787")
-        for name, extra in (("alpha", ()), ("beta", ()), ("gamma", ("--new-session",))):
-            async with Client(sdk_server(db, name, extra=extra)) as client:
-                await client.list_tools()
+        # alpha and beta held at once by one agent; gamma in a session of its own
+        async with Client(sdk_server(db, "alpha", extra=())) as alpha, Client(sdk_server(db, "beta", extra=())) as beta:
+            await alpha.list_tools()
+            await beta.list_tools()
+        async with Client(sdk_server(db, "gamma", extra=("--new-session",))) as client:
+            await client.list_tools()
         every = [recording.get(row.id) for row in recording.rows()]
     flows = [f for f in every if f.upstream_url != "stdio://gamma"]
     assert {f.session_id for f in flows} == {session_id}
@@ -233,7 +236,8 @@ async def test_two_wrapped_servers_join_the_running_session_and_its_rules_see_bo
     alpha, beta = (f.id for f in flows if method(f) == "tools/list")
     findings = [(v.rule, v.message) for v in check_session(entries_from_flows(flows))]
     assert findings == [("XL-03", f"tool {tool!r} is served by two servers: stdio://alpha (flow {alpha}) and "
-                                  f"stdio://beta (flow {beta})") for tool in ("lookup", "crash", "leak")]
+                                  f"stdio://beta (flow {beta}), and they meet in one agent: both servers were in use at once (their exchanges interleave)")
+                        for tool in ("lookup", "crash", "leak")]
 
 
 def test_a_line_over_the_bound_is_relayed_whole_but_recorded_as_too_long(tmp_path, monkeypatch):

@@ -89,14 +89,60 @@ def test_a_client_hanging_up_once_it_has_the_final_event_leaves_a_complete_flow(
         release.set()
 
 
-@pytest.mark.parametrize("drop", [1, 2])
-def test_a_client_hanging_up_before_the_final_event_is_still_an_error(rig, drop):
-    events = anthropic_stream("Hi.")[:-drop]  # message_stop (and message_delta) never come
-    canned, release = _kept_open(sse_response(events))
+# The stream's last content event decides (issue 18): LiteLLM's Anthropic client stops reading after
+# the message_delta that carries stop_reason, before message_stop; a Chat client may stop after the
+# finish_reason chunk (or the usage chunk after it), before [DONE].
+LAST_CONTENT = {
+    "anthropic after message_delta": ("/v1/messages", lambda: anthropic_stream("Hi.")[:-1]),
+    "anthropic after a ping past message_delta": (
+        "/v1/messages", lambda: [*anthropic_stream("Hi.")[:-1], ("ping", {"type": "ping"})]),
+    "chat after the finish_reason chunk": (CHAT, lambda: chat_stream("Hi.")[:-1]),
+    "chat after the usage chunk": (CHAT, lambda: [*chat_stream("Hi.")[:-1],
+                                                  {"id": "chatcmpl-mock", "choices": [], "usage": {"total_tokens": 3}}]),
+    "gemini array before the closing bracket": (
+        "/v1beta/models/g:streamGenerateContent", None),
+}
+
+
+@pytest.mark.parametrize("kind", list(LAST_CONTENT))
+def test_a_client_hanging_up_after_the_last_content_event_leaves_a_complete_flow(rig, kind):
+    path, events = LAST_CONTENT[kind]
+    if events is None:
+        canned = gemini_json_stream(gemini_stream("Hi."))
+        canned.chunks.pop()  # the "]" never comes
+    else:
+        canned = sse_response(events())
+    canned, release = _kept_open(canned)
     sent = b"".join(data for _, data in canned.chunks)
     rig.mock.push(canned)
     try:
-        _hang_up_once_received(rig, "/v1/messages", sent)
+        _hang_up_once_received(rig, path, sent)
+        (event,) = rig.events.completed()
+        assert (event.row.state, event.row.error) == ("complete", None)
+        assert rig.store.get(event.flow.id).response_body == sent
+    finally:
+        release.set()
+
+
+BEFORE_LAST_CONTENT = {
+    # message_delta (stop_reason) and message_stop never come: the answer may go on
+    "anthropic before message_delta": ("/v1/messages", lambda: anthropic_stream("Hi.")[:-2]),
+    # a message_delta without stop_reason says nothing of the end
+    "anthropic after a message_delta without stop_reason": (
+        "/v1/messages", lambda: [*anthropic_stream("Hi.")[:-2], ("message_delta", {
+            "type": "message_delta", "delta": {"stop_reason": None}, "usage": {"output_tokens": 1}})]),
+    "chat before the finish_reason chunk": (CHAT, lambda: chat_stream("Hi.")[:-2]),
+}
+
+
+@pytest.mark.parametrize("kind", list(BEFORE_LAST_CONTENT))
+def test_a_client_hanging_up_before_the_last_content_event_is_still_an_error(rig, kind):
+    path, events = BEFORE_LAST_CONTENT[kind]
+    canned, release = _kept_open(sse_response(events()))
+    sent = b"".join(data for _, data in canned.chunks)
+    rig.mock.push(canned)
+    try:
+        _hang_up_once_received(rig, path, sent)
         (event,) = rig.events.completed()
         assert event.row.state == "error"
         assert event.row.error.startswith("client disconnected after ")

@@ -150,7 +150,8 @@ CASES = [
     # Value ranges from the dialect's home (dialects/anthropic/limits.py), issue 8.
     req("OpenAI's temperature scale", setting(["temperature"], 1.5), "AN-17", "/temperature", "error",
         setting(["temperature"], 1)),
-    req("negative top_k", setting(["top_k"], -1), "AN-17", "/top_k", "error", setting(["top_k"], 0)),
+    # -1 is the API's legacy "unset" (rules/tolerance.py): the near miss; -2 is out of range.
+    req("negative top_k", setting(["top_k"], -2), "AN-17", "/top_k", "error", setting(["top_k"], -1)),
     req("max_tokens of zero", setting(["max_tokens"], 0), "AN-17", "/max_tokens", "error",
         setting(["max_tokens"], 1)),
     req("thinking budget below 1024", doing(_thinking(1023), _thinking_kept), "AN-17", "/thinking/budget_tokens",

@@ -217,8 +217,28 @@ def test_an_exchange_reports_each_document_where_it_lives():
         ("OC-05", "request", "/tools/0/function/parameters/type"),
         ("OC-22", "stream", "/6/choices/0/finish_reason"),
         ("XL-16", "response", "/choices/0/message/tool_calls/0/function/name"),
+        ("OC-22", "response", "/choices/0/finish_reason"),
     ]
     assert found.final == check.reassemble(sse(events, done=True), "openai-chat")
+
+
+def _stopped_after_calls(tool_choice: Any) -> list[tuple[str, str, str, str]]:
+    request, response = chat_request(), chat_response()
+    request["tool_choice"] = tool_choice
+    response["choices"][0]["finish_reason"] = "stop"
+    return [(v.rule, v.severity.value, v.where, v.message) for v in
+            check.check_exchange(request, response, "openai-chat").violations]
+
+
+def test_finish_reason_stop_on_calls_is_judged_by_whether_the_request_forced_them():
+    # Trip: tool_choice "auto" lets the model choose, and OpenAI then ends a calling turn with "tool_calls".
+    note = ("OC-22", "info", "response", "the response carries 1 tool call(s) with finish_reason 'stop', what OpenAI "
+                                         "answers when tool_choice names a function")
+    assert _stopped_after_calls("auto") == [note, (
+        "OC-22", "warning", "response", "the response carries 1 tool call(s) but finish_reason is 'stop', and the "
+                                        "request's tool_choice does not name a function: an agent loop stops here")]
+    # Near miss: a named function is forced, and "stop" is what OpenAI answers by design (issue 18).
+    assert _stopped_after_calls({"type": "function", "function": {"name": "get_weather"}}) == [note]
 
 
 def test_an_mcp_call_after_a_paginated_list_is_not_judged_until_the_list_is_complete():

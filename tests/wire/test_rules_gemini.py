@@ -95,8 +95,9 @@ CASES = [
         profile="vertex"),
     req("role assistant", setting(["contents", 1, "role"], "assistant"), "GM-07", "/contents/1/role", "error", same,
         also=(("GM-07", "/contents/1/parts/0/functionCall", "error"), ("GM-07", "/contents/1/parts/1/functionCall", "error"),)),
-    req("role function for responses", setting(["contents", 2, "role"], "function"), "GM-07", "/contents/2/role",
-        "error", same),
+    # Role "function" is taken on a turn of functionResponse parts (rules/tolerance.py), not on text.
+    req("role function on a text turn", setting(["contents", 0, "role"], "function"), "GM-07", "/contents/0/role",
+        "error", setting(["contents", 2, "role"], "function")),
     req("functionCall in a user turn", _contents(USER, {"role": "user", "parts": CALL["parts"]}, ANSWER), "GM-07",
         "/contents/1/parts/0/functionCall", "error", _contents(USER, CALL, ANSWER),
         also=(("GM-10", "/contents/2/parts/0", "error"),)),

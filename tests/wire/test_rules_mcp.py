@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 import pytest
 
 from inspector.flow import Flow
 from inspector.wire import check, profiles
 from inspector.wire.dialect import Dialect
-from inspector.wire.session import SessionEntry, check_session, endpoint, entries_from_flows
+from inspector.wire.session import SessionEntry, check_session, declared_from_flows, endpoint, entries_from_flows
 
 from .rule_cases import Case, assert_case, deleting, doing, same, setting
 from .wire_payloads import mcp_call_request, mcp_call_result, mcp_list_result, sse
@@ -148,14 +150,60 @@ def _flow(flow_id, path, request, response, query="", revision=None):
 LIST_REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 
 
-def test_same_tool_from_two_servers_names_both_origins():
-    entries = entries_from_flows([_flow(3, "/a/mcp", LIST_REQUEST, mcp_list_result()),
-                                  _flow(5, "/b/mcp", LIST_REQUEST, mcp_list_result())])
-    found = check_session(entries)
-    assert [(v.rule, v.severity.value, v.pointer, v.where) for v in found] == [
-        ("XL-03", "error", "/result/tools/0/name", "5"), ("XL-03", "error", "/result/tools/1/name", "5")]
-    assert found[0].message == ("tool 'get_weather' is served by two servers: http://127.0.0.1:9000/a/mcp (flow 3) "
-                                "and http://127.0.0.1:9000/b/mcp (flow 5)")
+def _called(name: str) -> dict[str, Any]:
+    call = mcp_call_request()
+    call["params"]["name"] = name
+    return call
+
+
+def _listing(*tools: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": t, "inputSchema": {"type": "object"}}
+                                                             for t in tools]}}
+
+
+def _chat(flow_id: int, *tools: str) -> Flow:
+    request = {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}], "tools": [
+        {"type": "function", "function": {"name": t, "parameters": {"type": "object", "properties": {}}}}
+        for t in tools]}
+    return Flow(id=flow_id, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
+                request_body=orjson.dumps(request))
+
+
+def _session(flows: list[Flow]) -> list[tuple[str, str, str, str, str]]:
+    return [(v.rule, v.severity.value, v.where, v.pointer, v.message)
+            for v in check_session(entries_from_flows(flows), declared_from_flows(flows))]
+
+
+def test_same_tool_from_two_servers_in_use_at_once_names_both_origins():
+    # One agent: it lists A, then B, then calls A again; the two servers' exchanges interleave.
+    assert _session([_flow(3, "/a/mcp", LIST_REQUEST, mcp_list_result()),
+                     _flow(5, "/b/mcp", LIST_REQUEST, mcp_list_result()),
+                     _flow(6, "/a/mcp", mcp_call_request(), mcp_call_result())]) == [
+        ("XL-03", "error", "5", f"/result/tools/{index}/name",
+         f"tool {name!r} is served by two servers: http://127.0.0.1:9000/a/mcp (flow 3) and "
+         "http://127.0.0.1:9000/b/mcp (flow 5), and they meet in one agent: both servers were in use at once "
+         "(their exchanges interleave)") for index, name in enumerate(["get_weather", "ping"])]
+
+
+def test_two_clients_one_after_the_other_each_with_its_own_server_never_met():
+    """Issue 18: mcp 1.x then mcp 2.x in one recording session, each with its own server exposing the
+    same names; no agent saw both lists, and no model request declared both."""
+    assert _session([_flow(1, "/a/mcp", LIST_REQUEST, _listing("search", "fetch_a")),
+                     _flow(2, "/a/mcp", _called("search"), mcp_call_result()),
+                     _chat(3, "search", "fetch_a"),
+                     _flow(4, "/b/mcp", LIST_REQUEST, _listing("search", "fetch_b")),
+                     _flow(5, "/b/mcp", _called("search"), mcp_call_result()),
+                     _chat(6, "search", "fetch_b")]) == []
+
+
+def test_toolsets_of_two_servers_meeting_in_one_model_request_are_a_duplicate():
+    assert _session([_flow(1, "/a/mcp", LIST_REQUEST, _listing("search", "fetch_a")),
+                     _flow(4, "/b/mcp", LIST_REQUEST, _listing("search", "fetch_b")),
+                     _chat(6, "search", "fetch_a", "fetch_b")]) == [
+        ("XL-03", "error", "4", "/result/tools/0/name",
+         "tool 'search' is served by two servers: http://127.0.0.1:9000/a/mcp (flow 1) and "
+         "http://127.0.0.1:9000/b/mcp (flow 4), and they meet in one agent: model request flow 6 declares tools "
+         "of both")]
 
 
 def test_one_endpoint_registered_twice_says_keep_the_session_scoped_entry():
@@ -240,7 +288,8 @@ def test_an_output_schema_that_cannot_be_applied_is_one_finding_not_an_exception
 
 
 def test_sse_responses_are_read_for_session_rules():
-    flows = [_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result()), _flow(2, "/b/mcp", LIST_REQUEST, {})]
+    flows = [_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result()), _flow(2, "/b/mcp", LIST_REQUEST, {}),
+             _flow(3, "/a/mcp", LIST_REQUEST, mcp_list_result())]
     flows[1].response_body = sse([mcp_list_result()])
     assert len(check_session(entries_from_flows(flows))) == 2
 

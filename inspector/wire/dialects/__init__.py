@@ -44,8 +44,10 @@ class Home:
     # Stream events (`streams.parse_events`) -> the response a client would hold (None if none),
     # reporting what is wrong with the stream on the way.
     reassemble: Callable[[list[Any], Profile, Report], Any]
-    # Whether a client that read this stream event had the whole answer.
-    is_final: Callable[[Any], bool]
+    # What a stream event says of the answer a client that read it holds: True when it is whole (the
+    # last content event, or the stream's end marker), False when more content was due, None for an
+    # event that carries no content (a ping, a usage chunk): the event before it decides.
+    is_final: Callable[[Any], bool | None]
     # Whether a parsed document (a JSON object) is a response rather than a request.
     is_response: Callable[[dict[str, Any]], bool]
     # Repairs a parsed payload in place, noting each repair on the fixer (`wire.fix`).

@@ -8,10 +8,12 @@ import re
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from ..dialect import Dialect
 from ..pointer import join, split
 from ..profiles import Profile
 from ..ranges import Range
 from ..violations import Effect, Severity, Violation
+from . import tolerance
 from .catalogue import RULES
 
 _FACT = re.compile(r"\{\{(\w+)\}\}")
@@ -249,12 +251,13 @@ def check_tool_name(report: Report, profile: Profile, name: Any, pointer: str, w
 
 
 def check_ranges(report: Report, rule: str, node: dict[str, Any], ranges: dict[str, Range],
-                 fields: dict[str, tuple[str, ...]], base: str = "") -> None:
+                 fields: dict[str, tuple[str, ...]], base: str = "", *, dialect: Dialect | None = None) -> None:
     """Numbers outside the provider's range (a dialect home's `limits`), each where the request holds
-    it; a value of another type is the schema's business, not the range's."""
+    it; a value of another type is the schema's business, not the range's, and a value the API
+    reads as "unset" (rules/tolerance.py) is no value at all."""
     for name, bounds in ranges.items():
         for key in fields.get(name, ()):
             value = node.get(key)
-            if bounds.fit(value) != value:
+            if bounds.fit(value) != value and not (dialect is not None and tolerance.unset(dialect, key, value)):
                 report.add(rule, join(base, key), f"{key} {value!r} is outside the accepted range "
                                                   f"({bounds.describe()})")

@@ -127,7 +127,10 @@ _RULES = [
          "fragments.", CLI),
     Rule("OC-22", W, "Agents decide whether to run tools from finish_reason; a mismatch stops the loop or "
          "runs nothing.",
-         "End a response that carries tool_calls with finish_reason \"tool_calls\", and only such a response.", CLI),
+         "End a response that carries tool_calls with finish_reason \"tool_calls\", and only such a response.", CLI,
+         {I: ACC}, why_at={I: "OpenAI answers finish_reason \"stop\" by design when tool_choice names a function (the call "
+                    "was forced and the turn ends with it); without the request, whether it was forced is not known, "
+                    "so this is a warning only beside a request that did not force it."}),
     Rule("OC-23", I, "With stream_options.include_usage the last chunk has choices: [] and carries usage; "
          "clients that read choices[0] on every chunk crash.",
          "Guard choices[0] access when consuming the stream.", CLI),
@@ -323,8 +326,9 @@ _RULES = [
     Rule("GM-06", E, "Vertex requires the parameters root to be OBJECT (\"parameters schema should be of type "
          "OBJECT\"); mode ANY needs parameters on every declaration.",
          "Wrap the parameters in an OBJECT schema.", REJ),
-    Rule("GM-07", E, "Content roles are only user and model (\"Please use a valid role: user, model.\"); "
-         "functionCall parts go in model turns, functionResponse parts in user turns.",
+    Rule("GM-07", E, "Content roles are only user and model (\"Please use a valid role: user, model.\"), but for "
+         "the legacy role function on a turn of functionResponse parts; functionCall parts go in model turns, "
+         "functionResponse parts in user turns.",
          "Use role user/model and put each part in the turn of its side.", REJ),
     Rule("GM-08", E, "A functionCall part is {functionCall:{name,args:<object>,id?}, thoughtSignature?}; "
          "Gemini 3 rejects replayed calls without their signature.",

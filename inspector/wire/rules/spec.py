@@ -28,6 +28,7 @@ from ..dialects.gemini.fields import normalise, spelled
 from ..pointer import join, split
 from ..profiles import Profile
 from ..violations import Severity
+from . import tolerance
 from .base import Report, short, show_json
 
 
@@ -57,47 +58,6 @@ SPECS = {
 }
 _UNIONS = ("oneOf", "anyOf")
 
-@dataclass(frozen=True, slots=True)
-class _Lenient:
-    """A place where the provider accepts what its definition does not: the schema keyword that
-    failed, the message's pattern, and what the enclosing history item must be (None: any)."""
-
-    dialect: Dialect
-    pointer: re.Pattern[str]
-    keyword: str
-    message: re.Pattern[str]
-    item: Callable[[dict[str, Any]], bool] | None = None
-
-
-# Seen on requests api.openai.com accepted, in the recorded corpus (tests/bench/real_traffic.py).
-_LENIENT = [
-    # An assistant message's output_text/refusal parts replayed as an EasyInputMessage, whose schema
-    # lists only input parts (18 requests, pydantic-ai's among them).
-    _Lenient(Dialect.OPENAI_RESPONSES, re.compile(r"/input/\d+/content/\d+"), "oneOf",
-             re.compile(r'^type "(output_text|refusal)"'), lambda item: item.get("role") == "assistant"),
-    # An image generation call replayed by its id and type alone, without the status and result the
-    # schema requires (2 requests).
-    _Lenient(Dialect.OPENAI_RESPONSES, re.compile(r"/input/\d+"), "required", re.compile(r"^'(status|result)' "),
-             lambda item: item.get("type") == "image_generation_call" and "id" in item),
-    # Function tools without strict, which the schema requires (nullable) and the API defaults (14).
-    _Lenient(Dialect.OPENAI_RESPONSES, re.compile(r"/tools/\d+"), "required", re.compile(r"^'strict' ")),
-]
-
-
-def _lenient(dialect: Dialect, pointer: str, path: list[Any], keyword: str, message: str,
-             payload: dict[str, Any]) -> bool:
-    for case in _LENIENT:
-        if case.dialect is dialect and case.keyword == keyword and case.pointer.fullmatch(pointer) \
-                and case.message.search(message):
-            if case.item is None:
-                return True
-            items = payload.get(path[0]) if path else None
-            item = items[path[1]] if isinstance(items, list) and len(path) > 1 and path[1] < len(items) else None
-            if isinstance(item, dict) and case.item(item):
-                return True
-    return False
-
-
 @cache
 def _document(filename: str) -> dict[str, Any]:
     return json.loads(resources.files("inspector.wire.specs").joinpath(filename).read_text())
@@ -108,9 +68,10 @@ def _validator(dialect: Dialect) -> tuple[Draft202012Validator, frozenset[str]]:
     """The compiled validator for a dialect's request, and the top-level fields the request takes."""
     spec = SPECS[dialect]
     document = _document(spec.file)
-    defs = _inlined({name: {} if name in spec.owned else sub for name, sub in document["$defs"].items()})
+    patched = tolerance.patched(document["$defs"], dialect)
+    defs = _inlined({name: {} if name in spec.owned else sub for name, sub in patched.items()})
     root = {"$ref": "#/$defs/" + document["requests"][spec.request], "$defs": defs}
-    return Draft202012Validator(root), frozenset(_top_level_fields(defs, root))
+    return Draft202012Validator(root), frozenset(_top_level_fields(defs, root)) | tolerance.undocumented_fields(dialect)
 
 
 def _inlined(defs: dict[str, Any]) -> dict[str, Any]:
@@ -245,12 +206,25 @@ def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect:
             if _covered(pointer, taken):
                 continue
             message = _message(leaf)
-            if _lenient(dialect, pointer, path, leaf.validator, message, payload):
+            if _tolerated(dialect, leaf, pointer, path, message, payload):
                 continue
             severity = _severity(leaf, validator, spec.null_severity)
             if severity is not None and pointer not in said:  # one finding per place (type and enum both fail)
                 said.add(pointer)
                 yield spec.rule, pointer, message, severity
+
+
+def _tolerated(dialect: Dialect, leaf: ValidationError, pointer: str, path: list[Any], message: str,
+               payload: dict[str, Any]) -> bool:
+    """What the tolerance table says the endpoint takes here, though the definition does not."""
+    value = leaf.instance
+    if tolerance.enum_numbers(dialect) and isinstance(value, int) and not isinstance(value, bool) \
+            and leaf.validator in ("type", "enum") and isinstance(leaf.schema, dict) and "enum" in leaf.schema:
+        return True
+    items = payload.get(path[0]) if path else None
+    item = items[path[1]] if isinstance(items, list) and len(path) > 1 and isinstance(path[1], int) \
+        and path[1] < len(items) else None
+    return tolerance.history_accepts(dialect, pointer, leaf.validator, message, item)
 
 
 def _extra(error: ValidationError) -> list[str]:

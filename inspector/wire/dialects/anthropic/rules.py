@@ -116,7 +116,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
     if profile.reaches_provider:
-        check_ranges(report, "AN-17", payload, limits.ranges(profile), limits.FIELDS)
+        check_ranges(report, "AN-17", payload, limits.ranges(profile), limits.FIELDS, dialect=Dialect.ANTHROPIC)
         _check_thinking_budget(report, profile, payload)
     names: dict[str, str] = {}
     if "tools" in payload and payload["tools"] is None:
@@ -129,7 +129,10 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     check_history(report, "AN-14", payload, "messages", "message object", _HISTORY)
     turns, whole = _turns(report, payload.get("messages"))
     _check_messages(report, profile, turns, paired=whole)
-    if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") in ("enabled", "adaptive"):
+    # Only with thinking enabled does every assistant turn start with a thinking block: with "adaptive"
+    # the model may not think on a turn, so a tool-calling turn without one is no sign of a dropped block
+    # (Claude Code's traffic, accepted; issue 18).
+    if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") == "enabled":
         _check_thinking_kept(report, turns)
 
 
@@ -394,11 +397,11 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=declared,
                         calls=_calls)
 
 
-def _declared(request: dict[str, Any]) -> set[str]:
+def declared(request: dict[str, Any]) -> set[str]:
     return {tool["name"] for tool in as_list(request.get("tools"))
             if isinstance(tool, dict) and isinstance(tool.get("name"), str)}
 

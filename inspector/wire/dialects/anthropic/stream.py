@@ -150,6 +150,14 @@ _UNVALIDATED_FIX = ("Answer the call with an is_error tool_result that quotes th
                     "the turn with a larger max_tokens.")
 
 
-def is_final(event: Any) -> bool:
-    """Whether a client that read `event` had the whole answer."""
-    return isinstance(event, dict) and event.get("type") == "message_stop"
+def is_final(event: Any) -> bool | None:
+    """Whether a client that read `event` had the whole answer (dialects.Home.is_final): the
+    message_delta that carries stop_reason is the last content event, and clients such as LiteLLM's
+    hang up after it, before message_stop (issue 18)."""
+    if not isinstance(event, dict):
+        return False
+    kind = event.get("type")
+    if kind == "ping":
+        return None
+    return kind == "message_stop" or (kind == "message_delta" and as_dict(event.get("delta")).get("stop_reason")
+                                      is not None)

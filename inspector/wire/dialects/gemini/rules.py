@@ -7,13 +7,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .fields import doubled, field, items, whole
+from .fields import camel, doubled, field, items, whole
 from .schema import findings
+from ...dialect import Dialect
 from ...profiles import Profile
 from ...violations import Severity
 from ...pointer import join
 from ...rules.base import (Report, as_dict, as_list, check_history, check_ranges, check_tool_exchange,
                            check_tool_name, remember_name, short)
+from ...rules import tolerance
 from ...rules.schema import check_json_schema
 from . import limits
 
@@ -192,7 +194,8 @@ def _check_contents(report: Report, profile: Profile, value: Any) -> None:
     contents = items(value, "/contents")
     for pointer, content in contents:
         role = as_dict(content).get("role", "user")
-        if isinstance(content, dict) and role not in ("user", "model"):
+        if isinstance(content, dict) and role not in ("user", "model") \
+                and not tolerance.role_taken(Dialect.GEMINI, role, _part_kinds(content)):
             report.add("GM-07", join(pointer, "role"), f"role {short(role)} is not user|model")
     paired = _paired(contents)
     previous = ""  # kind of the previous turn: user | response | call | model
@@ -298,6 +301,12 @@ def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tu
                        f"functionResponse id {short(response_id)} echoes no functionCall id of the call turn")
 
 
+def _part_kinds(content: dict[str, Any]) -> set[str]:
+    """The kinds of a turn's parts, in lowerCamelCase (text, functionCall, functionResponse, …)."""
+    return {camel(key) for part in as_list(content.get("parts")) if isinstance(part, dict) for key in part
+            if camel(key) not in ("thoughtSignature", "thought")}
+
+
 def _check_response_part(report: Report, response: Any, where: str) -> None:
     if not isinstance(response, dict):
         report.add("GM-09", where, f"functionResponse is {short(response)}, not an object")
@@ -305,7 +314,8 @@ def _check_response_part(report: Report, response: Any, where: str) -> None:
     if not isinstance(response.get("name"), str) or not response["name"]:
         report.add("GM-09", join(where, "name"), "functionResponse has no name")
     if "response" not in response:
-        report.add("GM-09", join(where, "response"), "functionResponse has no response object")
+        if not tolerance.defaulted(Dialect.GEMINI, "FunctionResponse", "response"):
+            report.add("GM-09", join(where, "response"), "functionResponse has no response object")
     elif not isinstance(response["response"], dict):
         report.add("GM-09", join(where, "response"), f"functionResponse.response is {short(response['response'])}, "
                                                      "not an object; wrap it as {\"output\": …}")
@@ -384,11 +394,11 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=declared,
                         calls=_calls)
 
 
-def _declared(request: dict[str, Any]) -> set[str]:
+def declared(request: dict[str, Any]) -> set[str]:
     declared = set()
     for tool in as_list(request.get("tools")):
         for declaration in as_list(field(as_dict(tool), "functionDeclarations")[1]):

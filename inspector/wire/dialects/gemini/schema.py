@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ... import jsonsafe
 from ...pointer import join
 from ...rules.base import short
+from ...rules.tolerance import GEMINI_TYPE_NUMBERS
 from ...rules.schema import JSON_TYPES, LIST_KEYWORDS, MAP_KEYWORDS, ONE_KEYWORDS
 from ...violations import Severity
 from .fields import camel
@@ -355,8 +356,17 @@ def _genai_typed(out: dict[str, Any], src: str, tgt: str, changes: list[Change])
 
 
 def _kind(node: dict[str, Any]) -> str | None:
-    kind = node.get("type")
-    return kind.upper() if isinstance(kind, str) else None
+    return type_name(node.get("type"))
+
+
+def type_name(kind: Any) -> str | None:
+    """A Schema's type as genai names it: the name in either case, or the proto number a client
+    calling with enum-encoding=int writes (rules/tolerance.py)."""
+    if isinstance(kind, str):
+        return kind.upper()
+    if isinstance(kind, int) and not isinstance(kind, bool):
+        return GEMINI_TYPE_NUMBERS.get(kind)
+    return None
 
 
 def _object_root(schema: Any, out: dict[str, Any], src: str, tgt: str, changes: list[Change]) -> None:
@@ -426,10 +436,10 @@ def findings(schema: Any, pointer: str, *, what: str, vertex: bool) -> Iterator[
             yield "GM-04", join(where, "type"), f"{what}: type arrays are rejected (\"Proto field is not " \
                                                 "repeating\"); use one type plus nullable", Severity.ERROR
             kind = None
-        elif kind is not None and not (isinstance(kind, str) and kind.upper() in GENAI_TYPES):
+        elif kind is not None and type_name(kind) not in GENAI_TYPES:
             yield "GM-04", join(where, "type"), f"{what}: type {short(kind)} is not a genai Type", Severity.ERROR
             kind = None
-        upper = kind.upper() if isinstance(kind, str) else None
+        upper = type_name(kind)
         if upper is not None and upper != "OBJECT":
             for key in ("properties", "required"):
                 if key in node:

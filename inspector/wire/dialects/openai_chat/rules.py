@@ -495,11 +495,26 @@ def check_turn(payload: dict[str, Any], report: Report) -> bool:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=declared,
                         calls=_calls)
+    if isinstance(request, dict) and isinstance(response, dict) and not _forced(request.get("tool_choice")):
+        for index, choice in enumerate(as_list(response.get("choices"))):
+            calls = as_list(as_dict(as_dict(choice).get("message")).get("tool_calls"))
+            if calls and as_dict(choice).get("finish_reason") == "stop":
+                report.add("OC-22", join("/choices", index, "finish_reason"),
+                           f"the response carries {len(calls)} tool call(s) but finish_reason is 'stop', and the "
+                           "request's tool_choice does not name a function: an agent loop stops here")
 
 
-def _declared(request: dict[str, Any]) -> set[str]:
+def _forced(choice: Any) -> bool:
+    """tool_choice names one function (or custom tool): OpenAI then answers finish_reason "stop"."""
+    if not isinstance(choice, dict):
+        return False
+    kind = choice.get("type")
+    return kind in ("function", "custom") and isinstance(as_dict(choice.get(kind)).get("name"), str)
+
+
+def declared(request: dict[str, Any]) -> set[str]:
     declared = set()
     for tool in as_list(request.get("tools")):
         kind = as_dict(tool).get("type")
@@ -530,6 +545,10 @@ def check_finish_reason(report: Report, reason: Any, calls: int, legacy: bool, p
         return
     if not isinstance(reason, str) or reason not in FINISH_REASONS:
         report.add("OC-22", pointer, f"finish_reason {short(reason)} is not one of {', '.join(sorted(FINISH_REASONS))}")
+    elif calls and reason == "stop":
+        # What OpenAI answers to a forced call: judged against the request in check_exchange.
+        report.add("OC-22", pointer, f"the response carries {calls} tool call(s) with finish_reason 'stop', what "
+                                     "OpenAI answers when tool_choice names a function", Severity.INFO)
     elif calls and reason != "tool_calls":
         report.add("OC-22", pointer, f"the response carries {calls} tool call(s) but finish_reason is {reason!r}")
     elif reason == "tool_calls" and not calls:

@@ -197,6 +197,16 @@ def _chat_call_delta(report: Report, state: _Choice, delta: Any, slot: _Slot, id
         report.add("OC-21", f"{_where(slot)}/function/arguments", "arguments fragment is not a string")
 
 
-def is_final(event: Any) -> bool:
-    """Whether a client that read `event` had the whole answer: Chat ends with `[DONE]`."""
-    return event == "[DONE]"
+def is_final(event: Any) -> bool | None:
+    """Whether a client that read `event` had the whole answer (dialects.Home.is_final): `[DONE]`, or
+    the chunk whose choices carry their finish_reason, the last content a client reads (one that hangs
+    up then, before `[DONE]`, had it all); the usage chunk after it (choices: []) carries no content."""
+    if event == "[DONE]":
+        return True
+    if not isinstance(event, dict):
+        return False
+    choices = event.get("choices")
+    if isinstance(choices, list) and not choices:
+        return None
+    return isinstance(choices, list) and all(isinstance(c, dict) and c.get("finish_reason") is not None
+                                             for c in choices)

@@ -86,6 +86,11 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
         remember_name(report, "XL-03", names, tool.get("name"), join(pointer, "name"))
 
 
+# Where a Responses request's conversation comes from: its own input, a stored prompt template, or a
+# history kept server-side. The schema marks none of them required; the API needs one.
+_CONVERSATION_SOURCES = ("input", "prompt", "previous_response_id", "conversation")
+
+
 def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if not isinstance(payload, dict):
         return
@@ -108,6 +113,12 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         report.add("OR-11", join("", server_history), "history is server-side: call/output pairing is checked only "
                                                       "within this request")
     check_history(report, "OR-13", payload, "input", "item object", _HISTORY, text=True)
+    if all(payload.get(key) is None for key in _CONVERSATION_SOURCES):
+        report.add("OR-13", "/input", "the request has none of input, prompt, previous_response_id and conversation: "
+                                      "there is nothing to respond to (\"Missing required parameter: 'input'\")",
+                   why="The schema marks none of input, prompt, previous_response_id and conversation required, but "
+                       "the API needs one of them to know the conversation, and answers 400 \"Missing required "
+                       "parameter: 'input'\".")
     _check_input(report, profile, payload.get("input"), server_history=server_history is not None)
     fmt = as_dict(as_dict(payload.get("text")).get("format"))
     if fmt.get("type") == "json_schema" and fmt.get("strict") is True:
@@ -162,6 +173,9 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
     pending: dict[str, str] = {}  # call_id -> pointer of the call, not yet answered
     interrupted: dict[str, str] = {}  # calls whose output has not come before another message item
     searches: set[str] = set()  # call_ids of tool_search_call items
+    # An item_reference points at a stored item (the Vercel AI SDK sends stored calls this way): the
+    # call an output after it answers may be that item, whose call_id the request does not show.
+    referenced = False
     # Calls are paired with their outputs only over items that are all objects (base.readable).
     paired = readable(items)
     for index, item in enumerate(items):
@@ -180,9 +194,11 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
             # a hosted one is not answered at all.
             if isinstance(item.get("call_id"), str):
                 searches.add(item["call_id"])
+        elif kind == "item_reference":
+            referenced = True
         elif kind == "function_call_output":
             _check_output_item(report, item, base, pending, interrupted, ids,
-                               server_history or not paired or str(item.get("call_id")) in searches)
+                               server_history or referenced or not paired or str(item.get("call_id")) in searches)
         elif kind in (None, "message") and "role" in item:
             role = item.get("role")
             if role == "tool":
@@ -192,8 +208,11 @@ def _check_input(report: Report, profile: Profile, items: Any, *, server_history
             elif role == "assistant":
                 _check_assistant_parts(report, item.get("content"), join(base, "content"))
             _check_files(report, item.get("content"), join(base, "content"))
-            interrupted.update(pending)
-            pending.clear()
+            if role == "assistant":
+                # The model's next turn ends the calls' turn; a user, system or developer message between a
+                # call and its output is accepted (issue 18: recorded as answered 200).
+                interrupted.update(pending)
+                pending.clear()
     for call_id, pointer in {**interrupted, **pending}.items() if paired else ():
         report.add("OR-08", pointer, f"function_call {short(call_id)} has no function_call_output "
                                      "(\"No tool output found\")")
@@ -334,11 +353,11 @@ def check_turn(payload: dict[str, Any], report: Report) -> None:
 
 
 def check_exchange(request: Any, response: Any, profile: Profile, report: Report, *, streamed: bool) -> None:
-    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=_declared,
+    check_tool_exchange(request, response, report, streamed=streamed, turn=check_turn, declared=declared,
                         calls=_calls)
 
 
-def _declared(request: dict[str, Any]) -> set[str]:
+def declared(request: dict[str, Any]) -> set[str]:
     declared = set()
     for tool in as_list(request.get("tools")):
         tool = tool if isinstance(tool, dict) else {}
