@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
