@@ -168,7 +168,8 @@ def connect(port: int, target: str, headers: str = "") -> tuple[socket.socket, b
     return sock, head
 
 
-@pytest.mark.parametrize("target", ["127.0.0.1:{port}", "[::1]:{port}"])
+@pytest.mark.parametrize("target", ["127.0.0.1:{port}", "[::1]:{port}", "[::ffff:127.0.0.1]:{port}",
+                                    "[::127.0.0.1]:{port}", "[64:ff9b::7f00:1]:{port}", "[2002:7f00:1::]:{port}"])
 def test_a_tunnel_to_a_loopback_address_not_allowed_by_name_is_refused(proxy_rig, target):
     target = target.format(port=proxy_rig.mock.port)
     sock, answer = connect(proxy_rig.forwarder.port, target)
