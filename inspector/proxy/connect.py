@@ -298,7 +298,7 @@ class ConnectHandler:
     def _local_ca(self) -> LocalCA:
         with self._ca_lock:  # the CA is made once, on the first intercepted tunnel
             if self._ca is None:
-                self._ca = LocalCA(self._ca_dir)
+                self._ca = LocalCA(self._ca_dir, self.intercepts.hosts)
             return self._ca
 
     # -- tunnelled: bytes both ways, untouched ---------------------------------------------------

@@ -74,8 +74,9 @@ class ProxyRig:
         return self.forwarder.base_url
 
     def trusting(self) -> ssl.SSLContext:
-        """A client context that trusts the proxy CA (made on the first intercepted tunnel, or now)."""
-        LocalCA(self.ca.parent)
+        """A client context that trusts the proxy CA as this forwarder makes it (on the first
+        intercepted tunnel, or now): constrained to what it intercepts."""
+        LocalCA(self.ca.parent, self.forwarder.connect.intercepts.hosts)
         return ssl.create_default_context(cafile=str(self.ca))
 
     def refused(self, count: int, timeout: float = 10.0) -> str | None:
@@ -131,7 +132,7 @@ def test_the_openai_sdk_streams_through_the_proxy(proxy_rig):
 
 
 def test_an_sdk_given_only_https_proxy_and_ssl_cert_file_is_recorded(proxy_rig, tmp_path):
-    bundle = LocalCA(proxy_rig.ca.parent).write_bundle(b"")  # only the proxy CA: nothing else is reached
+    bundle = LocalCA(proxy_rig.ca.parent, proxy_rig.forwarder.connect.intercepts.hosts).write_bundle(b"")  # only the proxy CA: nothing else is reached
     script = ("import openai; c = openai.OpenAI(api_key='sk-env-only', max_retries=0); "
               "print(c.chat.completions.create(model='gpt-test', messages=[{'role': 'user', 'content': 'hi'}])"
               ".choices[0].message.content)")
