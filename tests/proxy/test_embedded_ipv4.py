@@ -75,7 +75,8 @@ def test_the_local_use_nat64_prefix_is_never_public(address):
     # Just outside each prefix: judged as the IPv6 address it is.
     ("64:ff9a:ffff:ffff:ffff:ffff:a00:1", True), ("64:ff9b:0:0:0:1:a00:1", True), ("64:ff9b:2::a00:1", True),
     ("2003:a00:1::1", True), ("2001:4860:4860::8888", True), ("2001:1::a00:1", False),
-    ("::1:0:a00:1", True), ("::ffff:1:a00:1", True), ("fe80::a00:1", False), ("fc00::a00:1", False), ("::1", False), ("::", False),
+    ("::1:0:a00:1", True), ("::ffff:1:a00:1", True), ("fe80::a00:1", False), ("fc00::a00:1", False),
+    ("::1", False), ("::", False),
     ("fe80::1%eth0", False),
     # The IPv4 forms themselves, for comparison.
     ("10.0.0.1", False), ("8.8.8.8", True),
