@@ -1,13 +1,16 @@
 """Lines for an output stream that nobody may be reading (`record | (sleep 1000)`).
 
-`put()` never blocks: lines go through a bounded queue drained by a thread of their own, and when
-the queue is full they are dropped and counted. Whoever calls `put()` (the store's writer thread,
-say) goes on while the reader of the stream sleeps."""
+`put()` never blocks on a pipe or a terminal: lines go through a bounded queue drained by a thread
+of their own, and when the queue is full they are dropped and counted. Whoever calls `put()` (the
+store's writer thread, say) goes on while the reader of the stream sleeps. A regular file has no
+reader to wait for and always takes its lines: there `put()` waits for room in the queue and
+`close()` for the last line, so that no line is lost to a busy machine."""
 
 from __future__ import annotations
 
 import os
 import queue
+import stat
 import threading
 import time
 from typing import TextIO
@@ -24,12 +27,19 @@ class Console:
             self._fd: int | None = stream.fileno()
         except (AttributeError, OSError, ValueError):
             self._fd = None  # a stream in memory (tests): it never blocks
+        self._waits = self._fd is not None and stat.S_ISREG(os.fstat(self._fd).st_mode)
         self._lines: queue.Queue[str] = queue.Queue(capacity)
         self._changed = threading.Condition()
         self._put = self._dropped = self._handled = self._written = 0
+        self.failure: str | None = None  # why the last line that could not be written was not
         threading.Thread(target=self._drain, name="toolwire-console", daemon=True).start()
 
     def put(self, line: str) -> None:
+        if self._waits:
+            with self._changed:
+                self._put += 1
+            self._lines.put(line)  # outside the lock: the drain thread takes it to count the line
+            return
         with self._changed:
             self._put += 1
             try:
@@ -38,11 +48,12 @@ class Console:
                 self._dropped += 1
 
     def close(self, timeout: float = 2.0) -> int:
-        """Wait up to `timeout` for the queued lines to be written; how many never were."""
+        """Wait up to `timeout` for the queued lines to be written (to a regular file, until they
+        are); how many never were."""
         deadline = time.monotonic() + timeout
         with self._changed:
             self._changed.wait_for(lambda: self._handled + self._dropped >= self._put,
-                                   max(0.0, deadline - time.monotonic()))
+                                   None if self._waits else max(0.0, deadline - time.monotonic()))
             return self._put - self._written
 
     def _drain(self) -> None:
@@ -57,8 +68,9 @@ class Console:
                     data = (line + "\n").encode("utf-8", "replace")
                     while data:
                         data = data[os.write(self._fd, data):]
-            except (OSError, ValueError):
-                written = False  # the reader has gone: counted as never written
+            except (OSError, ValueError) as exc:
+                written = False  # the reader has gone, or the disk is full: counted as never written
+                self.failure = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             with self._changed:
                 self._handled += 1
                 self._written += written

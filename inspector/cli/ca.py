@@ -45,7 +45,12 @@ through toolwire-inspect, which shows them a certificate signed by this CA. Make
     Fedora/RHEL:   sudo trust anchor {cert}
     macOS:         sudo security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain {cert}
 
-Anyone holding the key can impersonate any site to a client that trusts this CA: trust it only where you
-inspect, and delete {ca.directory} (and the trust) to revoke it.""")
+What trusting it means: whoever holds its key ({ca.key_path}, readable by your user only) can read and
+change that client's HTTPS traffic to the hosts the CA may sign for. Its name constraints limit it to the
+hosts proxy mode intercepts (the providers' API hosts, and those you pass with --intercept) and their
+subdomains, and no IP address unless you intercept one: a client that honours them (OpenSSL, Go, browsers)
+refuses its certificate for any other site. Intercepting a new host reissues the certificate, same key,
+with the host added: trust the new file again for that host. Trust it system-wide only on a machine
+where you inspect, and delete {ca.directory} (and the trust) to revoke it.""")
     sys.stdout.flush()
     return 0

@@ -151,5 +151,6 @@ def run(args: argparse.Namespace) -> int:
         store.close()
         unwritten = console.close()
         if unwritten:
-            print(f"toolwire-inspect: {unwritten} flow lines were not printed (stdout was not read)", file=sys.stderr)
+            why = f"writing stdout failed: {console.failure}" if console.failure else "stdout was not read"
+            print(f"toolwire-inspect: {unwritten} flow lines were not printed ({why})", file=sys.stderr)
     return 0

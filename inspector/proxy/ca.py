@@ -2,8 +2,16 @@
 so that a client which trusts it talks TLS to the forwarder as if to the provider.
 
 Everything cryptographic is `cryptography`'s; this module only chooses names, lifetimes and file
-modes. The CA lives in the user data directory (folder 0700, its files 0600: inspector.files), made on first use; a key
-file others may read is refused rather than used, as ssh does."""
+modes. The CA lives in the user data directory (folder 0700, its files 0600: inspector.files), made on
+first use; a key
+file others may read is refused rather than used, as ssh does.
+
+The CA may sign only for the hosts proxy mode intercepts: its NameConstraints extension (critical)
+permits their DNS subtrees and no IP address but the intercepted ones, so that trusting it trusts
+it for those hosts and nothing else. A run that intercepts a host the CA does not cover reissues
+the CA certificate, same key and name, with the host added (the constraints only grow: two runs
+with different lists do not take turns), and says so: a client keeps the trust it was given until
+it trusts the new certificate."""
 
 from __future__ import annotations
 
@@ -17,6 +25,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 
 import platformdirs
@@ -54,13 +63,52 @@ def trust_settings(directory: Path | str | None = None) -> list[tuple[str, Path]
     return [("SSL_CERT_FILE", bundle), ("REQUESTS_CA_BUNDLE", bundle), ("NODE_EXTRA_CA_CERTS", directory / CERT_FILE)]
 
 
-class LocalCA:
-    """The CA in `directory`, made there if missing. Blocking (disk, key generation): call it off
-    the forwarder's loop."""
+def name_constraints(hosts: Iterable[str]) -> x509.NameConstraints:
+    """What a CA for these intercept patterns may sign for: each host with its subdomains (a DNS
+    subtree), `*.x` as x's subtree, `*-x.y` as y's (a constraint cannot say "a label ending in -x");
+    an IP host as its one address, and, when there is none, no address at all."""
+    domains: set[str] = set()
+    addresses: set[ipaddress.IPv4Network | ipaddress.IPv6Network] = set()
+    for pattern in hosts:
+        domain = pattern.partition(".")[2] if pattern.startswith("*-") else pattern.removeprefix("*.")
+        try:
+            addresses.add(ipaddress.ip_network(domain))
+        except ValueError:
+            domains.add(domain.lower())
+    permitted: list[x509.GeneralName] = [x509.DNSName(domain) for domain in sorted(domains)]
+    permitted += [x509.IPAddress(network) for network in sorted(addresses, key=lambda net: (net.version, net))]
+    excluded = None if addresses else [x509.IPAddress(ipaddress.ip_network("0.0.0.0/0")),
+                                       x509.IPAddress(ipaddress.ip_network("::/0"))]
+    return x509.NameConstraints(permitted_subtrees=permitted, excluded_subtrees=excluded)
 
-    def __init__(self, directory: Path | str | None = None) -> None:
+
+def _subtrees(constraints: x509.NameConstraints) -> set[str]:
+    """The permitted names, each as an intercept pattern that gives it back (name_constraints)."""
+    return {str(name.value.network_address) if isinstance(name, x509.IPAddress) else name.value
+            for name in constraints.permitted_subtrees or ()}
+
+
+def _covered(cert: x509.Certificate) -> set[str] | None:
+    """What a CA certificate may sign for, or None when it may sign for anything (no constraints:
+    made before they were)."""
+    try:
+        return _subtrees(cert.extensions.get_extension_for_class(x509.NameConstraints).value)
+    except x509.ExtensionNotFound:
+        return None
+
+
+class LocalCA:
+    """The CA in `directory`, made there if missing, and reissued if it does not cover `hosts`
+    (intercept patterns: InterceptList.hosts). Blocking (disk, key generation): call it off the
+    forwarder's loop."""
+
+    def __init__(self, directory: Path | str | None = None, hosts: Iterable[str] | None = None) -> None:
+        from .connect import DEFAULT_INTERCEPTS  # the module that owns the list imports this one
+
         self.directory = Path(directory) if directory is not None else default_dir()
+        self._wanted = _subtrees(name_constraints(DEFAULT_INTERCEPTS if hosts is None else hosts))
         self.created = False
+        self.reissued = False  # the certificate changed to cover more hosts: clients must trust it anew
         self._key, self._cert = self._load_or_create()
         # One key for every leaf: a leaf is worth no more than the CA key beside it on this disk.
         self._leaf_key = ec.generate_private_key(ec.SECP256R1())
@@ -110,8 +158,12 @@ class LocalCA:
             with open(os.open(self.directory / ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)) as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 if self.key_path.exists() or self.cert_path.exists():
-                    return self._load()
-                key, cert = _new_ca()
+                    key, cert = self._load()
+                    covered = _covered(cert)
+                    if covered is not None and self._wanted <= covered:
+                        return key, cert
+                    return key, self._reissue(key, cert, self._wanted | (covered or set()))
+                key, cert = _new_ca(name_constraints(self._wanted))
                 write_file(self.key_path, key.private_bytes(serialization.Encoding.PEM,
                                                             serialization.PrivateFormat.PKCS8,
                                                             serialization.NoEncryption()))
@@ -120,6 +172,19 @@ class LocalCA:
                 return key, cert
         except OSError as exc:
             raise CAError(f"cannot make the proxy CA in {self.directory}: {exc.strerror or exc}") from exc
+
+    def _reissue(self, key: ec.EllipticCurvePrivateKey, old: x509.Certificate, hosts: set[str]) -> x509.Certificate:
+        """The CA certificate again, same key and name, constrained to `hosts`; the bundle beside it
+        (write_bundle) ends with the new one instead of the old."""
+        cert = _ca_certificate(key, old.subject, name_constraints(hosts))
+        pem = cert.public_bytes(serialization.Encoding.PEM)
+        write_file(self.cert_path, pem)
+        bundle = self.directory / BUNDLE_FILE
+        old_pem = old.public_bytes(serialization.Encoding.PEM)
+        if bundle.exists() and (roots := bundle.read_bytes()).endswith(old_pem):
+            write_file(bundle, roots[:-len(old_pem)] + pem)
+        self.reissued = True
+        return cert
 
     def _load(self) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
         mode = self.key_path.stat().st_mode
@@ -141,18 +206,23 @@ class LocalCA:
         now = datetime.datetime.now(datetime.UTC)
         try:
             name: x509.GeneralName = x509.IPAddress(ipaddress.ip_address(host))
+            # No common name: verifiers judge a CN that looks like a host name by the CA's DNS
+            # constraints, which never permit an address. The subject is then empty, and RFC 5280
+            # makes the SAN critical.
+            subject = x509.Name([])
         except ValueError:
             name = x509.DNSName(host)
+            subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host[:64])])
         leaf_public = self._leaf_key.public_key()
         leaf = (
             x509.CertificateBuilder()
-            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, host[:64])]))
+            .subject_name(subject)
             .issuer_name(self._cert.subject)
             .public_key(leaf_public)
             .serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(days=1))
             .not_valid_after(now + datetime.timedelta(days=_LEAF_DAYS))
-            .add_extension(x509.SubjectAlternativeName([name]), critical=False)
+            .add_extension(x509.SubjectAlternativeName([name]), critical=not subject)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.KeyUsage(digital_signature=True, key_encipherment=False, content_commitment=False,
                                          data_encipherment=False, key_agreement=False, key_cert_sign=False,
@@ -175,15 +245,20 @@ class LocalCA:
         return context
 
 
-def _new_ca() -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
+def _new_ca(constraints: x509.NameConstraints) -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
     key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.UTC)
     # A name of its own per install, so two machines' CAs are told apart in a trust store.
     name = x509.Name([
         x509.NameAttribute(NameOID.ORGANIZATION_NAME, "toolwire-inspect"),
         x509.NameAttribute(NameOID.COMMON_NAME, f"toolwire-inspect local CA {os.urandom(4).hex()}"),
     ])
-    cert = (
+    return key, _ca_certificate(key, name, constraints)
+
+
+def _ca_certificate(key: ec.EllipticCurvePrivateKey, name: x509.Name,
+                    constraints: x509.NameConstraints) -> x509.Certificate:
+    now = datetime.datetime.now(datetime.UTC)
+    return (
         x509.CertificateBuilder()
         .subject_name(name)
         .issuer_name(name)
@@ -195,8 +270,8 @@ def _new_ca() -> tuple[ec.EllipticCurvePrivateKey, x509.Certificate]:
         .add_extension(x509.KeyUsage(digital_signature=False, key_encipherment=False, content_commitment=False,
                                      data_encipherment=False, key_agreement=False, key_cert_sign=True,
                                      crl_sign=True, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(constraints, critical=True)
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
         .sign(key, hashes.SHA256())
     )
-    return key, cert
 

@@ -152,10 +152,27 @@ def _authority(target: bytes) -> tuple[str, int] | None:
     return host, int(port)
 
 
-def _global(address: str) -> bool:
+# IPv6 prefixes whose last 32 bits are an IPv4 address that a packet to them reaches: IPv4-mapped,
+# IPv4-translated (RFC 2765), IPv4-compatible (deprecated) and the well-known NAT64 prefix (RFC 6052).
+_LAST_32_IS_IPV4 = tuple(ipaddress.IPv6Network(net) for net in ("::ffff:0:0/96", "::ffff:0:0:0/96", "::/96",
+                                                                   "64:ff9b::/96"))
+# Never public, whatever they embed: Teredo (2001::/32), where the relay decides where a packet goes,
+# and local-use NAT64 (RFC 8215), whose IPv4 sits where the local operator's prefix length puts it.
+_NEVER_PUBLIC = tuple(ipaddress.IPv6Network(net) for net in ("2001::/32", "64:ff9b:1::/48"))
+
+
+def public_address(address: str) -> bool:
+    """Whether a tunnel to `address` leaves the machine's own networks. An IPv6 address that
+    carries an IPv4 one is as public as the IPv4 address it leads to."""
     ip = ipaddress.ip_address(address.partition("%")[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ip.is_global
+    if any(ip in net for net in _NEVER_PUBLIC):
+        return False
+    if any(ip in net for net in _LAST_32_IS_IPV4):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF).is_global
+    if ip.sixtofour is not None:
+        return ip.sixtofour.is_global
     return ip.is_global
 
 
@@ -286,7 +303,7 @@ class ConnectHandler:
     def _local_ca(self) -> LocalCA:
         with self._ca_lock:  # the CA is made once, on the first intercepted tunnel
             if self._ca is None:
-                self._ca = LocalCA(self._ca_dir)
+                self._ca = LocalCA(self._ca_dir, self.intercepts.hosts)
             return self._ca
 
     # -- tunnelled: bytes both ways, untouched ---------------------------------------------------
@@ -300,7 +317,7 @@ class ConnectHandler:
                 502, "toolwire_upstream_unreachable", f"CONNECT {host}:{port}: cannot resolve host ({exc})")))
             return
         if host not in self.allow_connect:
-            infos = [info for info in infos if _global(info[4][0])]
+            infos = [info for info in infos if public_address(info[4][0])]
             if not infos:
                 _refuse(transport, self.access.count(Refusal(
                     403, "toolwire_connect_not_allowed",

@@ -37,7 +37,7 @@ from .access import error_body as _error_body
 from .connect import (DEFAULT_MAX_TUNNELS, DEFAULT_TUNNEL_IDLE, ConnectHandler, InterceptError, Interception,
                       InterceptList)
 from .server import (INTERCEPT_EXTENSION, ClientLimits, ListenError, Served, ServerThread, is_loopback,
-                     request_target)
+                     request_target, unsendable_head)
 from .transform import RepairFactory, Transform, TransformError, TransformFactory
 
 REPLAY_HEADER = "x-toolwire-replay-of"
@@ -625,6 +625,11 @@ class _Recorder:
         flow.status = response.status
         raw_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
         relay_headers = [(k, v) for k, v in raw_headers if k.lower() not in _HOP_BY_HOP]
+        if (unsendable := unsendable_head(response.status, relay_headers)) is not None:
+            await self.fail_before_response(send, 502, "toolwire_upstream_error",
+                                            f"upstream sent a response the forwarder cannot relay: {unsendable}",
+                                            transform=transform)
+            return
         content_type = (response.headers.get("content-type") or "").lower()
         flow.streamed = "event-stream" in content_type or "ndjson" in content_type or is_stream_path(flow.path)
         # Any body without a length arrives in pieces worth timing, a stream or not.

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import httptools
 import uvicorn
 # httptools comes with uvicorn[standard], a dependency: the protocol below builds on it.
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE, HttpToolsProtocol
 
 ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
 
@@ -46,6 +46,20 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def unsendable_head(status: int, headers: list[tuple[str, str]]) -> str | None:
+    """Why the HTTP layer below would refuse to send this response head, or None. It raises on
+    such a head and the client gets a closed connection: an upstream's head is checked here first,
+    by the layer's own rules, so that the client gets an error saying why instead."""
+    if status not in STATUS_LINE:
+        return f"status {status}, outside 100-599"
+    for name, value in headers:  # str holding the bytes as latin-1, as the forwarder relays them
+        if HEADER_RE.search(name.encode("latin-1")):
+            return f"header name {name!r}, not an HTTP token"
+        if (bad := HEADER_VALUE_RE.search(value.encode("latin-1"))) is not None:
+            return f"header {name!r} holds control byte 0x{bad.group()[0]:02x}"
+    return None
 
 
 def _new_loop() -> asyncio.AbstractEventLoop:

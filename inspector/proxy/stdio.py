@@ -9,7 +9,15 @@ without a response. The server's stderr is the wrapper's own.
 
 Whatever goes wrong ends in a flow, never in a hang: a line that is not JSON, a line over the size
 bound, the server exiting with requests unanswered, the client closing stdin while requests are
-still open."""
+still open.
+
+What recording holds is bounded whatever the two sides write, so that the wrapper's memory does not
+grow with its input: of a line it keeps at most MAX_LINE bytes (the rest is relayed, not kept, and the
+flow says the body is truncated); it parses a line only when the line holds at most MAX_VALUES JSON
+values (parsing costs memory per value, up to 17 times the bytes of a line of small objects); and it
+waits for at most MAX_PENDING open requests, ending the oldest as unanswered when a newer one needs
+the room. Nor does what waits for the store's writer: while more than MAX_UNWRITTEN writes wait,
+lines are relayed and counted, not recorded, and a flow says how many when recording resumes."""
 
 from __future__ import annotations
 
@@ -20,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,9 +40,18 @@ from ..flow import Flow, FlowState, Mode
 if TYPE_CHECKING:
     from ..store import Store
 
-# A line longer than this is relayed but not recorded (the flow says so): the forwarder's bound on
-# a body it keeps.
+# Of a longer line, only this many bytes are recorded (the flow says it is truncated): the bound on
+# a body recording keeps.
 MAX_LINE = 16 * 1024 * 1024
+# A line holding more JSON values than this (counted from its commas and its opening brackets, which
+# overcounts the ones inside strings) is recorded without parsing it: about 30 MiB of parsed objects.
+MAX_VALUES = 250_000
+# Open requests recording waits for; past it, the oldest ends as unanswered. A client that keeps this
+# many requests open is not waiting for them.
+MAX_PENDING = 4096
+# Writes waiting for the store's writer past which recording skips lines (each write holds its flow,
+# about 1 KiB for a small message): a side that writes faster than the file is written.
+MAX_UNWRITTEN = 10_000
 # After the client closes stdin, how long the server has to exit by itself before it is asked to
 # (SIGTERM), and then told to (SIGKILL): the MCP stdio transport's own shutdown sequence.
 EXIT_GRACE = 2.0
@@ -80,43 +98,61 @@ class Recorder:
         self.secrets = secrets
         self.clock = clock
         self._lock = threading.Lock()
-        # Open requests by (side that sent them, id as JSON): ids are per side, and 1 and "1" differ.
-        self._open: dict[tuple[str, bytes], tuple[Flow, float]] = {}
+        # Open requests by (side that sent them, id as JSON), oldest first: ids are per side, and 1
+        # and "1" differ.
+        self._open: OrderedDict[tuple[str, bytes], tuple[Flow, float]] = OrderedDict()
+        # The current line of each side: its first MAX_LINE bytes, and its whole length.
         self._buffers = {CLIENT.name: bytearray(), SERVER.name: bytearray()}
-        self._oversized = {CLIENT.name: False, SERVER.name: False}
+        self._lengths = {CLIENT.name: 0, SERVER.name: 0}
+        self._skipped = {CLIENT.name: 0, SERVER.name: 0}  # lines not recorded while the store was behind
 
     # -- lines ------------------------------------------------------------------------------
 
     def feed(self, side: Side, data: bytes) -> None:
         """Bytes `side` wrote, as they came; complete lines are recorded."""
-        buffer = self._buffers[side.name]
         start = 0
         while True:
             end = data.find(b"\n", start)
             if end < 0:
                 break
-            self._collect(side, buffer, data[start:end])
-            if not self._oversized[side.name]:
-                self.line(side, bytes(buffer))
-            self._oversized[side.name] = False
-            buffer.clear()
+            self._collect(side, data[start:end])
+            self._end_line(side)
             start = end + 1
-        self._collect(side, buffer, data[start:])
+        self._collect(side, data[start:])
 
-    def _collect(self, side: Side, buffer: bytearray, piece: bytes) -> None:
-        if self._oversized[side.name]:
-            return
-        if len(buffer) + len(piece) > MAX_LINE:
-            self._oversized[side.name] = True
-            buffer.clear()
-            self._record_alone(side, b"", f"a line from the {side.name} over {MAX_LINE} bytes: relayed, "
-                                          f"not recorded")
-            return
-        buffer += piece
+    def end(self, side: Side) -> None:
+        """`side` wrote its last byte: a last line without its newline is recorded too."""
+        self._end_line(side)
+
+    def _collect(self, side: Side, piece: bytes) -> None:
+        buffer = self._buffers[side.name]
+        room = MAX_LINE - len(buffer)
+        buffer += piece[:room] if len(piece) > room else piece
+        self._lengths[side.name] += len(piece)
+
+    def _end_line(self, side: Side) -> None:
+        buffer, length = self._buffers[side.name], self._lengths[side.name]
+        line = bytes(buffer)
+        buffer.clear()
+        self._lengths[side.name] = 0
+        if length > MAX_LINE:
+            self._record_alone(side, line, f"a line from the {side.name} of {length} bytes, over the recording bound "
+                                           f"of {MAX_LINE}: relayed whole, its first {MAX_LINE} bytes recorded "
+                                           f"(truncated), not parsed")
+        else:
+            self.line(side, line)
 
     def line(self, side: Side, line: bytes) -> None:
         line = line.rstrip(b"\r")
         if not line.strip():
+            return
+        if self.store.unwritten() > MAX_UNWRITTEN:
+            self._skipped[side.name] += 1
+            return
+        self._report_skipped(side)
+        if line.count(b",") + line.count(b"{") + line.count(b"[") > MAX_VALUES:
+            self._record_alone(side, line, f"a line from the {side.name} holding more than {MAX_VALUES} JSON values: "
+                                           f"relayed whole, recorded without parsing it")
             return
         try:
             message = orjson.loads(line)
@@ -154,9 +190,13 @@ class Recorder:
         with self._lock:
             earlier = self._open.pop(key, None)
             self._open[key] = (flow, time.perf_counter())
+            evicted = self._open.popitem(last=False)[1] if len(self._open) > MAX_PENDING else None
         if earlier is not None:
             self._finish(earlier, FlowState.ERROR, f"the {side.name} sent another request with the same id "
                                                    f"before this one was answered")
+        if evicted is not None:
+            self._finish(evicted, FlowState.ERROR, f"no answer seen while {MAX_PENDING} newer requests were open: "
+                                                   f"recording stopped waiting for it (the relay goes on)")
         self.store.submit(flow)
 
     def _response(self, side: Side, rpc_id: Any, raw: bytes) -> None:
@@ -169,8 +209,16 @@ class Recorder:
         opened[0].response_body = raw
         self._finish(opened, FlowState.COMPLETE, None)
 
+    def _report_skipped(self, side: Side) -> None:
+        skipped, self._skipped[side.name] = self._skipped[side.name], 0
+        if skipped:
+            self._record_alone(side, b"", f"recording fell behind the store: {skipped} lines from the {side.name} "
+                                          f"were relayed but not recorded")
+
     def close(self, reason: str) -> None:
         """The exchange is over: every request still open ends in an error saying why."""
+        for side in (CLIENT, SERVER):
+            self._report_skipped(side)
         with self._lock:
             still_open = list(self._open.values())
             self._open.clear()
@@ -255,6 +303,8 @@ class StdioRelay:
                 self._record(side, data)
                 if not _write_all(server_stdin, data):
                     break  # the server is gone; its stdout's end reports it
+            else:
+                self._guarded(lambda: self.recorder.end(side))
         finally:
             self._client_closed.set()
             try:
@@ -271,12 +321,16 @@ class StdioRelay:
                 client_gone = True  # nobody reads us any more: keep recording until the server ends
                 self._client_closed.set()
                 self._terminate()
+        self._guarded(lambda: self.recorder.end(SERVER))
 
     def _record(self, side: Side, data: bytes) -> None:
         # Before the bytes go on: once the other side has them it may answer at once, and its
         # answer must find the request already open. Parsing and queueing never wait on anything.
+        self._guarded(lambda: self.recorder.feed(side, data))
+
+    def _guarded(self, recording: Callable[[], None]) -> None:
         try:
-            self.recorder.feed(side, data)
+            recording()
         except Exception as exc:
             if not self._recording_failed:
                 self._recording_failed = True

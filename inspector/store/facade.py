@@ -128,6 +128,11 @@ class Store:
             return
         writer.submit(flow, on_saved)
 
+    def unwritten(self) -> int:
+        """Writes submitted and not yet taken up by the writer thread: how far a producer is ahead
+        of the file (each one holds its flow in memory)."""
+        return self._writable().unwritten()
+
     def save(self, flow: Flow) -> None:
         """Write a flow (analysing it when finished) and wait until it is committed."""
         self.submit(flow)

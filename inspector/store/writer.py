@@ -114,6 +114,9 @@ class Writer:
         # What to write is decided now: the forwarder goes on filling in the flow after a pending submit.
         self._queue.put(_Write(flow, flow.state is not FlowState.PENDING, on_saved))
 
+    def unwritten(self) -> int:
+        return self._queue.qsize()
+
     def call(self, run: Callable[[sqlite3.Connection], object]) -> object:
         """Run `run` in the writer's next transaction and return its result (a StoreError if it fails)."""
         job = _Job(run)

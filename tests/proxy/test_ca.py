@@ -87,7 +87,7 @@ def handshake(server: ssl.SSLContext, client: ssl.SSLContext, name: str) -> None
 
 @pytest.mark.parametrize("host", ["api.openai.com", "127.0.0.1"])
 def test_a_leaf_verifies_for_its_host_and_for_no_other(tmp_path, host):
-    ca = LocalCA(tmp_path)
+    ca = LocalCA(tmp_path, [host])  # the CA may sign only for what is intercepted (test_ca_constraints.py)
     client = ssl.create_default_context(cafile=str(ca.cert_path))  # strict X.509 checks on 3.13+
     context = ca.server_context(host)
     assert ca.server_context(host.upper()) is context  # made once per host

@@ -240,7 +240,7 @@ async def test_two_wrapped_servers_join_the_running_session_and_its_rules_see_bo
                         for tool in ("lookup", "crash", "leak")]
 
 
-def test_a_line_over_the_bound_is_relayed_whole_but_recorded_as_too_long(tmp_path, monkeypatch):
+def test_a_line_over_the_bound_is_relayed_whole_and_its_head_recorded_as_truncated(tmp_path, monkeypatch):
     monkeypatch.setattr(stdio, "MAX_LINE", 64)
     with Store(tmp_path / "flows.sqlite3") as store:
         recorder = stdio.Recorder(store, store.new_session("stdio://big", "stdio"), "big")
@@ -251,7 +251,8 @@ def test_a_line_over_the_bound_is_relayed_whole_but_recorded_as_too_long(tmp_pat
         store.flush()
         flows = [store.get(row.id) for row in store.rows()]
     assert [(f.request_body, f.state, f.error) for f in flows] == [
-        (b"", FlowState.ERROR, "a line from the client over 64 bytes: relayed, not recorded"),
+        (big[:64], FlowState.ERROR, f"a line from the client of {len(big)} bytes, over the recording bound of 64: "
+                                    f"relayed whole, its first 64 bytes recorded (truncated), not parsed"),
         (b'{"jsonrpc":"2.0","id":2,"method":"ping"}', FlowState.COMPLETE, None),
     ]
 

@@ -74,8 +74,9 @@ class ProxyRig:
         return self.forwarder.base_url
 
     def trusting(self) -> ssl.SSLContext:
-        """A client context that trusts the proxy CA (made on the first intercepted tunnel, or now)."""
-        LocalCA(self.ca.parent)
+        """A client context that trusts the proxy CA as this forwarder makes it (on the first
+        intercepted tunnel, or now): constrained to what it intercepts."""
+        LocalCA(self.ca.parent, self.forwarder.connect.intercepts.hosts)
         return ssl.create_default_context(cafile=str(self.ca))
 
     def refused(self, count: int, timeout: float = 10.0) -> str | None:
@@ -131,7 +132,7 @@ def test_the_openai_sdk_streams_through_the_proxy(proxy_rig):
 
 
 def test_an_sdk_given_only_https_proxy_and_ssl_cert_file_is_recorded(proxy_rig, tmp_path):
-    bundle = LocalCA(proxy_rig.ca.parent).write_bundle(b"")  # only the proxy CA: nothing else is reached
+    bundle = LocalCA(proxy_rig.ca.parent, proxy_rig.forwarder.connect.intercepts.hosts).write_bundle(b"")  # only the proxy CA: nothing else is reached
     script = ("import openai; c = openai.OpenAI(api_key='sk-env-only', max_retries=0); "
               "print(c.chat.completions.create(model='gpt-test', messages=[{'role': 'user', 'content': 'hi'}])"
               ".choices[0].message.content)")
@@ -168,7 +169,8 @@ def connect(port: int, target: str, headers: str = "") -> tuple[socket.socket, b
     return sock, head
 
 
-@pytest.mark.parametrize("target", ["127.0.0.1:{port}", "[::1]:{port}"])
+@pytest.mark.parametrize("target", ["127.0.0.1:{port}", "[::1]:{port}", "[::ffff:127.0.0.1]:{port}",
+                                    "[::127.0.0.1]:{port}", "[64:ff9b::7f00:1]:{port}", "[2002:7f00:1::]:{port}"])
 def test_a_tunnel_to_a_loopback_address_not_allowed_by_name_is_refused(proxy_rig, target):
     target = target.format(port=proxy_rig.mock.port)
     sock, answer = connect(proxy_rig.forwarder.port, target)
