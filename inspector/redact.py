@@ -1,18 +1,27 @@
-"""Secrets never reach disk, exports or screenshots. Two nets, both applied by `redacted()` to
+"""Secrets never reach disk, exports or screenshots. Three nets, all applied by `redacted()` to
 every flow before it is stored or exported:
 
-- by name: the headers, query parameters and URL userinfo that carry credentials read `[redacted]`;
-- by value: every credential a request carried (`Flow.secrets`, filled by the forwarder, plus the
-  key fields of its JSON body) is replaced wherever it shows up again: an upstream error body
-  that echoes the key, a stream, aiohttp's error text quoting the URL, a note."""
+- by name: the headers whose names say credential (`credential_name`), the query parameters and
+  the form or JSON fields of requests and responses that carry one (`SECRET_FIELDS`; OAuth's `code`
+  and `assertion` only in an OAuth-shaped body), and URL userinfo passwords read `[redacted]`;
+- by shape: the tokens providers issue in a recognisable form (`sk-…`, `ghp_…`, `xoxb-…`, `AKIA…`,
+  `AIza…`, JWTs, Slack webhooks) and userinfo passwords, in any text;
+- by value: every credential the flow carried (`Flow.secrets`, filled by the forwarder or
+  mcp-stdio, plus each value the first net found, in a request or a response) is replaced wherever
+  it shows up again: an upstream error body that echoes the key, a stream, aiohttp's error text
+  quoting the URL, a note.
+
+Bodies without a secret are kept byte for byte, and the cost stays small on the store's writer
+thread: each net is a scan for a literal first (C speed), and a match is confirmed only there."""
 
 from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from urllib.parse import unquote, unquote_plus
+from functools import lru_cache
+from urllib.parse import quote, unquote, unquote_plus
 
 import orjson
 
@@ -34,15 +43,80 @@ SECRET_HEADERS = frozenset({
     "x-toolwire-token", "x-toolwire-replay-auth",
 })
 SECRET_QUERY_KEYS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
-# JSON body fields that hold a key (proxies such as LiteLLM take `api_key` in the body). Their value
-# is scrubbed from every stored copy; the upstream still gets the body as the client sent it.
-SECRET_BODY_KEYS = frozenset({"api_key", "apikey", "api-key", "access_token", "client_secret"})
-_BODY_KEY_MARKS = tuple(f'"{key}"'.encode() for key in SECRET_BODY_KEYS)
+# The words that make a header, an environment variable or a command-line option name a credential
+# (`X-Auth-Token`, `GITHUB_PAT`, `--api-key`): whole words, so that `x-ratelimit-remaining-tokens`,
+# `MAX_TOKENS`, `GIT_AUTHOR_NAME` and `KEYBOARD_LAYOUT` are not.
+_CREDENTIAL_WORDS = frozenset({
+    "token", "secret", "secrets", "password", "passwd", "pass", "passphrase", "auth", "authorization",
+    "credential", "credentials", "apikey", "cookie", "pat", "webhook", "dsn", "jwt",
+})
+_CREDENTIAL_ENDINGS = ("token", "secret", "password", "apikey")  # camelCase and run-together: accessToken
+# `key` is a credential (`STRIPE_KEY`, `Ocp-Apim-Subscription-Key`) unless the word before it says it
+# names something else (`Idempotency-Key`, `Sec-WebSocket-Key`).
+_PLAIN_KEYS = frozenset({"idempotency", "websocket", "cache", "public", "primary", "sort", "partition"})
+# A name ending so holds where the credential is, or a fact about it, not the credential itself.
+_ABOUT_A_CREDENTIAL = frozenset({"file", "path", "dir", "name", "id", "count", "type", "sock", "url_env"})
+_NAME_WORDS = re.compile(r"[-_.\s]+")
+# JSON, form and query fields that hold a credential, written in any case and with `_`, `-` or
+# nothing between the words (`access_token`, `accessToken`, `refresh-token`). Not `token` or `key`
+# alone: logprobs carry `{"token": "Hello"}`, MCP `progressToken`, tools `{"key": …}`.
+SECRET_FIELDS = (
+    "api_key", "access_token", "refresh_token", "id_token", "client_secret", "client_assertion", "code_verifier",
+    "password", "passwd", "secret", "private_key", "subject_token", "actor_token", "device_code", "auth_token",
+    "session_token", "api_token", "bearer_token", "secret_key", "secret_access_key", "aws_secret_access_key",
+    "aws_session_token",
+)
+# OAuth's authorization code and JWT-bearer assertion: credentials in a token request (a body with
+# `grant_type`, RFC 6749 4.1.3 and RFC 7523) or an authorization response (`code` with `state`),
+# ordinary words elsewhere (`{"code": 400}`, `{"code": "invalid_api_key"}`, a tool's `code` argument).
+OAUTH_FIELDS = ("code", "assertion")
+_FIELDS = frozenset(name.replace("_", "") for name in SECRET_FIELDS)
+_OAUTH = frozenset(OAUTH_FIELDS)
+
+
+def _field_names(names: Iterable[str]) -> bytes:
+    return b"|".join(re.escape(name).encode().replace(b"_", b"[-_]?") for name in sorted(names, key=len, reverse=True))
+
+
+@lru_cache(maxsize=4096)
+def credential_name(name: str) -> bool:
+    """Whether a header, environment variable or option name says its value is a credential."""
+    words = [word for word in _NAME_WORDS.split(name.lower()) if word]
+    if not words or words[-1] in _ABOUT_A_CREDENTIAL:
+        return False
+    for index, word in enumerate(words):
+        if word in _CREDENTIAL_WORDS or word.endswith(_CREDENTIAL_ENDINGS):
+            return True
+        if word in ("key", "keys") and (index == 0 or words[index - 1] not in _PLAIN_KEYS):
+            return True
+    return False
+
+
+def secret_header(name: str) -> bool:
+    return name.lower() in SECRET_HEADERS or credential_name(name)
+
+
+def secret_field(name: str, *, oauth: bool = False) -> bool:
+    """Whether a JSON, form or query field of that name holds a credential (`oauth`: in an
+    OAuth-shaped body or query, where `code` and `assertion` do too)."""
+    normal = name.lower().replace("_", "").replace("-", "")
+    return normal in _FIELDS or (oauth and normal in _OAUTH)
+
+
+def secret_query_key(name: str, *, oauth: bool = False) -> bool:
+    return name.lower() in SECRET_QUERY_KEYS or secret_field(name, oauth=oauth)
+
+
+def _oauth_shaped(names: Iterable[str]) -> bool:
+    seen = {name.lower() for name in names}
+    return "grant_type" in seen or {"code", "state"} <= seen
+
+
 _QUERY_SEPARATOR = re.compile(r"([&;])")  # servers split on both (`?alt=sse;key=...`)
 
 
 def redact_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(name, REDACTED if name.lower() in SECRET_HEADERS else value) for name, value in headers]
+    return [(name, REDACTED if secret_header(name) else value) for name, value in headers]
 
 
 def query_pairs(query: str) -> list[tuple[str, str]]:
@@ -56,15 +130,27 @@ def query_pairs(query: str) -> list[tuple[str, str]]:
 
 
 def redact_query(query: str) -> str:
-    """The query as sent, but for the values of secret parameters."""
+    """The query (or form body) as sent, but for the values of secret parameters."""
     if not query:
         return query
     parts = _QUERY_SEPARATOR.split(query)
+    oauth = _oauth_shaped(name for name, _ in query_pairs(query))
     for index in range(0, len(parts), 2):
         name, equals, _ = parts[index].partition("=")
-        if equals and unquote_plus(name).lower() in SECRET_QUERY_KEYS:
+        if equals and secret_query_key(unquote_plus(name), oauth=oauth):
             parts[index] = f"{name}={REDACTED}"
     return "".join(parts)
+
+
+def query_secrets(query: str) -> list[str]:
+    """The values of a query's (or form body's) secret parameters, as sent and decoded."""
+    pairs = [part.partition("=") for part in _QUERY_SEPARATOR.split(query)[::2]]
+    oauth = _oauth_shaped(unquote_plus(name) for name, _, _ in pairs)
+    found: list[str] = []
+    for name, equals, value in pairs:
+        if equals and secret_query_key(unquote_plus(name), oauth=oauth):
+            found += [unquote_plus(value), value]
+    return found
 
 
 def _split_url(url: str) -> tuple[str, str, str, str]:
@@ -114,17 +200,14 @@ def secret_values(headers: list[tuple[str, str]], query: str = "", url: str = ""
     found: list[str] = []
     for name, value in headers:
         lower = name.lower()
-        if lower not in SECRET_HEADERS:
+        if not secret_header(name):
             continue
         found.append(value)
         if lower == "cookie":
             found += [part.partition("=")[2].strip() for part in value.split(";")]
         else:
             found.append(value.partition(" ")[2].strip())  # the token of `Bearer <token>`
-    for part in _QUERY_SEPARATOR.split(query)[::2]:
-        name, equals, value = part.partition("=")
-        if equals and unquote_plus(name).lower() in SECRET_QUERY_KEYS:
-            found += [unquote_plus(value), value]
+    found += query_secrets(query)
     userinfo = _split_url(url)[1] if url else ""
     if userinfo:
         user, colon, password = userinfo.partition(":")
@@ -133,132 +216,365 @@ def secret_values(headers: list[tuple[str, str]], query: str = "", url: str = ""
     return tuple(value for value in dict.fromkeys(found) if len(value) >= MIN_SECRET)
 
 
-def body_secrets(body: bytes | None) -> list[str]:
-    """The values of secret fields (`SECRET_BODY_KEYS`, names as written) anywhere in a JSON body,
-    decoded and JSON-escaped."""
-    if not body or not any(mark in body for mark in _BODY_KEY_MARKS):
-        return []
-    try:
-        stack = [orjson.loads(body)]
-    except orjson.JSONDecodeError:
-        return []
-    found: list[str] = []
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if isinstance(item, str) and key in SECRET_BODY_KEYS:
-                    found += [item, orjson.dumps(item).decode()[1:-1]]
-                else:
-                    stack.append(item)
-        elif isinstance(value, list):
-            stack.extend(value)
+# -- the nets over a body or a text ---------------------------------------------------------------
+
+_USERINFO = REDACTED_USERINFO.encode()
+_JSON_VALUE_0 = rb'(?:[^"\\]|\\.)*'
+# A string inside a JSON string (a tool call's `arguments`): its quotes and escapes escaped once more.
+_JSON_VALUE_1 = rb'(?:[^"\\]|\\[^"\\]|\\\\\\["\\]|\\\\[^"\\])*'
+
+
+def _json_fields(names: bytes, end: bytes = b"") -> re.Pattern[bytes]:
+    # Starts with the quote of the name, a literal: the engine skips to each quote at C speed.
+    close0, close1 = (b"", b"") if end else (b'"', b'\\\\"')
+    return re.compile(rb'"(?:' + names + rb')(?:"\s*:\s*"(?P<v0>' + _JSON_VALUE_0 + rb')' + close0
+                      + rb'|\\"\s*:\s*\\"(?P<v1>' + _JSON_VALUE_1 + rb')' + close1 + rb')' + end, re.IGNORECASE)
+
+
+_FIELD_NAMES = _field_names(SECRET_FIELDS)
+_OAUTH_NAMES = _field_names((*SECRET_FIELDS, *OAUTH_FIELDS))
+_JSON_FIELD = _json_fields(_FIELD_NAMES)
+_OAUTH_JSON_FIELD = _json_fields(_OAUTH_NAMES)
+_OAUTH_JSON = re.compile(rb'\\?"grant_type\\?"\s*:', re.IGNORECASE)
+# How the name of every secret field ends, as JSON writes it (`access_token"`, `apiKey"`, `\"password\"`):
+# the field regex, which stops at every quote, runs only on a body that has one of them. `tokens"`
+# (`max_tokens`) is not one.
+_FIELD_MARKS = (b'oken"', b'oken\\"', b'ey"', b'ey\\"', b"ecret", b"assw", b"ssertion", b"erifier", b'ode"', b'ode\\"',
+                b'OKEN"', b'EY"', b"ECRET", b"ASSW")
+_FORM_FIELD = re.compile(rb"(?:^|(?<=[&;]))([^&;=]*)=([^&;]*)")
+# Token shapes, each behind a literal of its own (one alternation of them all would make the engine
+# try every byte: 70 ms for 2 MB against 2 ms for one literal). A match counts where it starts a word.
+_SHAPES = tuple(re.compile(pattern) for pattern in (
+    rb"sk[-_](?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-]{16,}",  # OpenAI sk-/sk-proj-, Anthropic sk-ant-, Stripe sk_live_
+    rb"g(?:h[pousr]_[A-Za-z0-9]{30,}|ithub_pat_[A-Za-z0-9_]{40,})",  # GitHub
+    rb"xox[bpasr]-[A-Za-z0-9-]{10,}",  # Slack
+    rb"A(?:[KS]IA[0-9A-Z]{16}|Iza[0-9A-Za-z_-]{35})",  # AWS access key ids, Google API keys
+    rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWTs: two base64url JSON objects
+))
+_URL_SECRET = re.compile(rb"://(?:hooks\.slack\.com/(?:services|workflows|triggers)/(?P<hook>[A-Za-z0-9_/-]+)"
+                         rb"|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]+)@)")
+# What a piece of a stream may end with while the secret goes on in the next piece.
+_OPEN_TAILS = (
+    _json_fields(_FIELD_NAMES, rb"\Z"),
+    re.compile(rb"(?<![A-Za-z0-9])(?P<v>(?:sk[-_]|gh[pousr]_|github_pat_|xox[bpasr]-|A[KS]IA|AIza|eyJ)[A-Za-z0-9_.-]*)\Z"),
+    re.compile(rb"://(?:hooks\.slack\.com/[a-z]+/(?P<hook>[A-Za-z0-9_/-]*)|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]*))\Z"),
+)
+_CONTEXT = 8192  # bytes of a stream before a piece that a secret running into the piece may start in
+_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+_Span = tuple[int, int, bytes]  # [start, end) of a secret and what stands in its place
+
+
+def _group_spans(match: re.Match[bytes], spans: list[_Span], values: list[bytes]) -> None:
+    for group in match.re.groupindex:
+        start, end = match.span(group)
+        if start < 0:
+            continue
+        spans.append((start, end, _USERINFO if group == "pw" else _REDACTED_BYTES))
+        values.append(match.group(group))
+
+
+def _field_matches(data: bytes, fields: re.Pattern[bytes]) -> list[re.Match[bytes]]:
+    """The secret JSON fields of `data`, tried only at the names that end as one does (a search
+    for a literal runs at C speed; the field pattern tried at every quote of a 2 MB body would
+    cost ten times more)."""
+    tried: set[int] = set()
+    found = []
+    for mark in _FIELD_MARKS:
+        at = data.find(mark)
+        while at >= 0:
+            quote_at = data.rfind(b'"', max(0, at - _LONGEST_NAME), at)
+            if quote_at >= 0 and quote_at not in tried:
+                tried.add(quote_at)
+                match = fields.match(data, quote_at)
+                if match is not None:
+                    found.append(match)
+            at = data.find(mark, at + 1)
+    return found
+
+
+_LONGEST_NAME = max(map(len, SECRET_FIELDS)) + 8
+
+
+def scan(data: bytes, *, form: bool = False) -> tuple[list[_Span], list[bytes]]:
+    """Where `data` holds a secret by name or by shape, and the secrets found (to scrub by value
+    wherever else they show up). `form`: the body is `application/x-www-form-urlencoded`."""
+    spans: list[_Span] = []
+    values: list[bytes] = []
+    if not data:
+        return spans, values
+    fields = _OAUTH_JSON_FIELD if b"grant_type" in data and _OAUTH_JSON.search(data) else _JSON_FIELD
+    for match in _field_matches(data, fields):
+        _group_spans(match, spans, values)
+    if form and b"=" in data:
+        pairs = [(match, unquote_plus(match.group(1).decode("latin-1"))) for match in _FORM_FIELD.finditer(data)]
+        oauth = _oauth_shaped(name for _, name in pairs)
+        for match, name in pairs:
+            if secret_query_key(name, oauth=oauth):
+                spans.append((*match.span(2), _REDACTED_BYTES))
+                values += [match.group(2), unquote_plus(match.group(2).decode("latin-1")).encode("latin-1", "replace")]
+    for shape in _SHAPES:
+        for match in shape.finditer(data):
+            start = match.start()
+            if start == 0 or data[start - 1] not in _ALNUM:
+                spans.append((start, match.end(), _REDACTED_BYTES))
+                values.append(match.group())
+    if b"://" in data:
+        for match in _URL_SECRET.finditer(data):
+            _group_spans(match, spans, values)
+    return spans, values
+
+
+def _apply(data: bytes, spans: list[_Span]) -> bytes:
+    """`data` with each span replaced; of overlapping spans the one starting first stands for both."""
+    if not spans:
+        return data
+    parts, end = [], 0
+    for start, finish, marker in sorted(spans, key=lambda span: (span[0], -span[1], span[2] != _USERINFO)):
+        if finish <= end:
+            continue
+        if start >= end:
+            parts += [data[end:start], marker]
+        end = finish
+    parts.append(data[end:])
+    return b"".join(parts)
+
+
+def _forms(value: str | bytes) -> list[bytes]:
+    """A secret as it may be written: as is, JSON-escaped, percent-encoded (and decoded)."""
+    text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
+    forms = {text, orjson.dumps(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")).decode()[1:-1],
+             quote(text, safe=""), unquote(text)}
+    found = []
+    for form in forms:
+        found.append(form.encode("utf-8", "surrogateescape"))
+        try:  # header values are bytes read as latin-1
+            found.append(form.encode("latin-1"))
+        except UnicodeEncodeError:
+            pass
     return found
 
 
 class Scrubber:
-    """Replaces every occurrence of the given values, longest first, by `[redacted]`."""
+    """The three nets for one flow: `values` (and every secret the nets find in the `scanned`
+    bodies, see `scrubber()`) replaced wherever they occur, longest first, by `[redacted]`."""
 
-    def __init__(self, values: Iterable[str]) -> None:
-        self.texts = sorted({value for value in values if len(value) >= MIN_SECRET}, key=len, reverse=True)
-        raw: dict[bytes, None] = {}
-        for text in self.texts:
-            raw[text.encode("utf-8", "surrogateescape")] = None
-            try:  # header values are bytes read as latin-1
-                raw[text.encode("latin-1")] = None
-            except UnicodeEncodeError:
-                pass
+    def __init__(self, values: Iterable[str | bytes], scanned: Sequence[tuple[bytes, bool, tuple[list[_Span], list[bytes]]]] = ()) -> None:
+        raw: set[bytes] = set()
+        for value in values:
+            raw.update(form for form in _forms(value) if len(form) >= MIN_SECRET)
+        for _, _, (_, found) in scanned:
+            for value in found:
+                raw.update(form for form in _forms(value) if len(form) >= MIN_SECRET)
+        raw.discard(_REDACTED_BYTES)  # a value read back from a redacted recording
         self.raw = sorted(raw, key=len, reverse=True)
-        self._text = re.compile("|".join(map(re.escape, self.texts))) if self.texts else None
         self._bytes = re.compile(b"|".join(map(re.escape, self.raw))) if self.raw else None
+        self._scanned = list(scanned)
 
-    def text(self, text: str | None) -> str | None:
-        if not text or self._text is None or not any(secret in text for secret in self.texts):
-            return text
-        return self._text.sub(REDACTED, text)
+    def _spans(self, data: bytes, form: bool) -> list[_Span]:
+        for body, was_form, (spans, _) in self._scanned:  # the bodies scanned already: not twice
+            if was_form == form and (body is data or (len(body) == len(data) and body == data)):
+                found = list(spans)
+                break
+        else:
+            found = scan(data, form=form)[0]
+        if self._bytes is not None and any(secret in data for secret in self.raw):
+            found += [(*match.span(), _REDACTED_BYTES) for match in self._bytes.finditer(data)]
+        return found
 
-    def data(self, data: bytes | None) -> bytes | None:
-        if not data or self._bytes is None or not any(secret in data for secret in self.raw):
+    def data(self, data: bytes | None, *, form: bool = False) -> bytes | None:
+        if not data:
             return data
-        return self._bytes.sub(_REDACTED_BYTES, data)
+        return _apply(data, self._spans(data, form))
+
+    def text(self, text: str | None, *, url: bool = False) -> str | None:
+        """`text` scrubbed; `url`: it is read as a URL, where every secret becomes `****` (see
+        REDACTED_USERINFO), whatever part of it the secret was in."""
+        if not text:
+            return text
+        data = text.encode("utf-8", "surrogateescape")
+        spans = self._spans(data, False)
+        if url:
+            spans = [(start, end, _USERINFO) for start, end, _ in spans]
+        return _apply(data, spans).decode("utf-8", "surrogateescape") if spans else text
 
     def headers(self, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        named = redact_headers(headers)
-        if self._text is None:  # most flows: nothing to look for by value
-            return named
-        return [(name, self.text(value)) for name, value in named]  # type: ignore[misc]
+        return [(name, REDACTED if secret_header(name) else self.text(value)) for name, value in headers]  # type: ignore[misc]
 
-    def chunks(self, chunks: list[Chunk]) -> list[Chunk]:
+    def chunks(self, chunks: list[Chunk], *, form: bool = False) -> list[Chunk]:
         """Chunks scrubbed as one text, so that a secret cut across chunks goes too: its marker
         lands in the chunk where it began. The chunks still add up to the scrubbed body."""
-        if self._bytes is None:
+        if not chunks:
             return chunks
-        joined = b"".join(chunk.data for chunk in chunks)
-        if not any(secret in joined for secret in self.raw):
-            return chunks
-        spans = [match.span() for match in self._bytes.finditer(joined)]
-        scrubbed, end, consumed, index = [], 0, 0, 0
-        for chunk in chunks:
-            end += len(chunk.data)
-            parts = []
-            while index < len(spans) and spans[index][0] < end:
-                begin, finish = spans[index]
-                parts += [joined[consumed:begin], _REDACTED_BYTES]
-                consumed, index = finish, index + 1
-            if consumed < end:
-                parts.append(joined[consumed:end])
-                consumed = end
-            scrubbed.append(Chunk(chunk.t, b"".join(parts)))
+        pieces = self._pieces(b"".join(chunk.data for chunk in chunks), 0, [chunk.data for chunk in chunks], form)
+        return [Chunk(chunk.t, piece) for chunk, piece in zip(chunks, pieces, strict=True)]
+
+    def stream(self, before: bytes, pieces: list[bytes]) -> list[bytes]:
+        """`pieces` scrubbed when they are written apart from what comes after them (a stream's
+        chunks persisted as they arrive), knowing what came `before` them: a secret that began
+        before goes from them too, and so does the start of one cut at their end, whether the
+        nets know it by value, by name (an open `"access_token": "…`) or by shape."""
+        context = before[-_CONTEXT:]
+        joined = context + b"".join(pieces)
+        spans = self._spans(joined, False)
+        window = joined[-_CONTEXT:]
+        shift = len(joined) - len(window)
+        for tail in _OPEN_TAILS:
+            match = tail.search(window)
+            if match is not None:
+                for group in match.re.groupindex:
+                    if match.start(group) >= 0:
+                        spans.append((shift + match.start(group), len(joined), _REDACTED_BYTES))
+        for secret in self.raw:
+            for size in range(min(len(secret), len(joined)) - 1, _FRAGMENT - 1, -1):
+                if joined.endswith(secret[:size]):
+                    spans.append((len(joined) - size, len(joined), _REDACTED_BYTES))
+                    break
+        return self._pieces(joined, len(context), pieces, False, spans)
+
+    def _pieces(self, joined: bytes, offset: int, pieces: list[bytes], form: bool,
+                spans: list[_Span] | None = None) -> list[bytes]:
+        """`joined[offset:]` is `pieces` one after the other: each piece with its share of the spans."""
+        if spans is None:
+            spans = self._spans(joined, form)
+        if not spans:
+            return pieces
+        merged: list[list] = []
+        for start, finish, marker in sorted(spans, key=lambda span: (span[0], -span[1])):
+            if merged and start < merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], finish)
+            else:
+                merged.append([start, finish, marker])
+        scrubbed, begin = [], offset
+        for piece in pieces:
+            end = begin + len(piece)
+            parts, at = [], begin
+            for start, finish, marker in merged:
+                if finish <= at or start >= end:
+                    continue
+                if start > at:
+                    parts.append(joined[at:start])
+                if start >= begin:  # the marker goes where the secret begins
+                    parts.append(marker)
+                at = min(finish, end)
+            parts.append(joined[at:end])
+            scrubbed.append(b"".join(parts))
+            begin = end
         return scrubbed
 
-    def fragment(self, data: bytes) -> bytes:
-        """`data` scrubbed on its own, when it is one piece of a longer text whose other pieces are
-        written apart (a stream's chunks persisted as they arrive): besides every whole secret, a
-        piece of a secret cut at either end of `data`, or a piece lying wholly inside a secret, goes
-        too. Pieces shorter than `_FRAGMENT` bytes are left: they tell nothing of the secret."""
-        if self._bytes is None:
-            return data
-        data = self.data(data) or data
-        for secret in self.raw:
-            if len(data) >= _FRAGMENT and data in secret:
-                return _REDACTED_BYTES
-            for size in range(min(len(secret), len(data)) - 1, _FRAGMENT - 1, -1):
-                if data.endswith(secret[:size]):
-                    data = data[:-size] + _REDACTED_BYTES
-                    break
-            for size in range(min(len(secret), len(data)) - 1, _FRAGMENT - 1, -1):
-                if data.startswith(secret[-size:]):
-                    data = _REDACTED_BYTES + data[size:]
-                    break
-        return data
+
+_FRAGMENT = 4  # a piece of a secret shorter than this tells nothing of it
 
 
-_FRAGMENT = 4
+def _is_form(headers: list[tuple[str, str]]) -> bool:
+    return any(name.lower() == "content-type" and value.lower().startswith("application/x-www-form-urlencoded")
+               for name, value in headers)
 
 
-def scrubber(flow: Flow) -> Scrubber:
-    """The scrubber of every secret value `flow`'s request carried (its credentials and the key
-    fields of its JSON bodies)."""
-    return Scrubber([*flow.secrets, *body_secrets(flow.request_body), *body_secrets(flow.upstream_request_body)])
+def scrubber(flow: Flow, *, request_only: bool = False) -> Scrubber:
+    """The scrubber of every secret `flow` carried: its credentials, and what the nets find by name
+    and by shape in its bodies, requests and responses alike (an OAuth token answer's
+    `access_token` goes from the notes and the headers too). `request_only`: the request side."""
+    sides = [(flow.request_body, flow.request_headers),
+             (flow.upstream_request_body, flow.upstream_request_headers or flow.request_headers)]
+    if not request_only:
+        sides += [(flow.response_body, flow.response_headers), (flow.upstream_response_body, flow.response_headers)]
+    scanned = []
+    for body, headers in sides:
+        if body:
+            form = _is_form(headers)
+            # A passthrough's upstream copy is the request again: scanned once.
+            same = next((found for seen, was_form, found in scanned
+                         if was_form == form and len(seen) == len(body) and seen == body), None)
+            scanned.append((body, form, same or scan(body, form=form)))
+    named = [value for headers in (flow.request_headers, flow.upstream_request_headers,
+                                   *(() if request_only else (flow.response_headers,)))
+             for name, value in headers if secret_header(name)]
+    return Scrubber([*flow.secrets, *named], scanned)
+
+
+# -- a command line and its environment (mcp-stdio) -----------------------------------------------
+
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
+
+
+def redact_text(text: str, *, url: bool = False) -> str:
+    """`text` without the tokens and userinfo passwords the by-shape net finds in it (`url`: see
+    Scrubber.text)."""
+    return Scrubber(()).text(text, url=url) or text
+
+
+def text_secrets(text: str) -> list[str]:
+    """What the by-shape net finds in `text` (tokens, userinfo passwords)."""
+    return [value.decode("utf-8", "surrogateescape") for value in scan(text.encode("utf-8", "surrogateescape"))[1]]
+
+
+def redact_argv(argv: Sequence[str], *, url: bool = False) -> tuple[list[str], tuple[str, ...]]:
+    """(the command line fit to show and store, the credentials it carried): the value of each
+    option whose name says credential (`--api-key V`, `--token=V`), of each `NAME=V` whose name
+    does (`env API_KEY=V cmd`), and every token or userinfo password in any argument. `url`: the
+    line goes into a URL (`stdio://COMMAND`), where the marker is `****`."""
+    marker = REDACTED_USERINFO if url else REDACTED
+    shown: list[str] = []
+    found: list[str] = []
+    after_secret_option = False
+    for arg in argv:
+        if after_secret_option and not arg.startswith("-"):
+            shown.append(marker)
+            found.append(arg)
+            after_secret_option = False
+            continue
+        after_secret_option = False
+        option, equals, value = arg.partition("=")
+        if arg.startswith("-") and equals and credential_name(option.lstrip("-")):
+            shown.append(f"{option}={marker}")
+            found.append(value)
+        elif arg.startswith("-"):
+            after_secret_option = credential_name(arg.lstrip("-"))
+            shown.append(arg)
+        elif (assignment := _ASSIGNMENT.fullmatch(arg)) and credential_name(assignment.group(1)):
+            shown.append(f"{assignment.group(1)}={marker}")
+            found.append(assignment.group(2))
+        else:
+            shown.append(redact_text(arg, url=url))
+            found += text_secrets(arg)
+    return shown, tuple(value for value in dict.fromkeys(found) if len(value) >= MIN_SECRET)
+
+
+def environment_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The values in an environment that are credentials: those of variables whose names say so
+    (`*_TOKEN*`, `*_KEY`, `*_SECRET*`, `*_PASSWORD`, `*_PAT`, `*_DSN`, `*_WEBHOOK*`, …), and the
+    tokens and userinfo passwords in any value (`DATABASE_URL=postgres://u:pw@h/db`)."""
+    found: list[str] = []
+    for name, value in environ.items():
+        if credential_name(name):
+            found.append(value)
+        else:
+            found += text_secrets(value)
+    return tuple(value for value in dict.fromkeys(found) if len(value) >= MIN_SECRET)
 
 
 def redacted(flow: Flow, *, request_only: bool = False) -> Flow:
-    """A copy of `flow` fit to leave memory: secrets redacted by name and scrubbed by value, and
-    `secrets` emptied. `request_only` leaves the response side as it is, unread (a pending flow's
-    response is still being filled in by the forwarder)."""
-    scrub = scrubber(flow)
+    """A copy of `flow` fit to leave memory: secrets redacted by name and by shape and scrubbed by
+    value, and `secrets` emptied. `request_only` leaves the response side as it is, unread (a
+    pending flow's response is still being filled in by the forwarder)."""
+    scrub = scrubber(flow, request_only=request_only)
+    upstream_headers = flow.upstream_request_headers or flow.request_headers
     clean = replace(
         flow, path=scrub.text(flow.path), query=scrub.text(redact_query(flow.query)),
-        request_headers=scrub.headers(flow.request_headers), request_body=scrub.data(flow.request_body),
-        upstream_url=scrub.text(redact_url(flow.upstream_url)),
+        request_headers=scrub.headers(flow.request_headers),
+        request_body=scrub.data(flow.request_body, form=_is_form(flow.request_headers)),
+        upstream_url=scrub.text(redact_url(flow.upstream_url), url=True),
         upstream_request_headers=scrub.headers(flow.upstream_request_headers),
-        upstream_request_body=scrub.data(flow.upstream_request_body), notes=[scrub.text(n) for n in flow.notes],
-        secrets=(),
+        upstream_request_body=scrub.data(flow.upstream_request_body, form=_is_form(upstream_headers)),
+        notes=[scrub.text(n) for n in flow.notes], secrets=(),
     )
     if request_only:
         return clean
+    form = _is_form(flow.response_headers)
     return replace(
         clean, response_headers=scrub.headers(flow.response_headers),
-        upstream_response_body=scrub.data(flow.upstream_response_body), response_body=scrub.data(flow.response_body),
-        chunks=scrub.chunks(flow.chunks), error=scrub.text(flow.error),
+        upstream_response_body=scrub.data(flow.upstream_response_body, form=form),
+        response_body=scrub.data(flow.response_body, form=form), chunks=scrub.chunks(flow.chunks, form=form),
+        error=scrub.text(flow.error),
     )

@@ -5,6 +5,8 @@ mcp-stdio tests, run as `python -m tests.mcp_servers KIND NAME`:
 - `sdk NAME`: mcp_server(NAME) plus `crash` (exits with 3 while answering) and `leak` (answers
   with the value of $SERVER_API_TOKEN in an error).
 - `exit CODE`: reads one line and exits with CODE without answering.
+- `echo ARGS...`: answers every request with its own command line and environment, as a server
+  does that prints its configuration or quotes a failing connection string.
 - `script PATH`: writes nothing of its own: for each line it reads it appends the line to PATH and
   answers with the next canned line from PATH.answers (bytes as they are); exits at EOF with 0.
 """
@@ -75,5 +77,19 @@ def script(path: str) -> None:
                 sys.stdout.buffer.flush()
 
 
+def echo() -> None:
+    import json
+
+    for line in sys.stdin.buffer:
+        request = json.loads(line)
+        if "id" in request:
+            answer = {"jsonrpc": "2.0", "id": request["id"], "result": {"argv": sys.argv, "env": dict(os.environ)}}
+            sys.stdout.buffer.write(json.dumps(answer).encode() + b"\n")
+            sys.stdout.buffer.flush()
+
+
 if __name__ == "__main__":
-    {"sdk": sdk, "script": script, "exit": exit_on_first_line}[sys.argv[1]](sys.argv[2])
+    if sys.argv[1] == "echo":
+        echo()
+    else:
+        {"sdk": sdk, "script": script, "exit": exit_on_first_line}[sys.argv[1]](sys.argv[2])

@@ -35,13 +35,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..proxy.stdio import Recorder, StdioRelay, credential_values, endpoint
+    from ..proxy.stdio import Recorder, StdioRelay, endpoint, server_secrets
 
     command = args.server_command[1:] if args.server_command[:1] == ["--"] else args.server_command
     if not command:
         raise CommandError("mcp-stdio needs the server's command after --, e.g. "
                            "toolwire-inspect mcp-stdio -- npx -y @modelcontextprotocol/server-everything")
-    name = args.name or shlex.join(command)
+    # The name is stored and listed: the command line's credentials never are.
+    shown, secrets = server_secrets(command, os.environ)
+    name = args.name or shlex.join(shown)
     store = open_store(args.store)
     live = None
     try:
@@ -49,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         session_id = None if args.new_session else store.join_live_session()
         if session_id is None:
             session_id = store.new_session(endpoint(name), "stdio")
-        recorder = Recorder(store, session_id, name, secrets=credential_values(dict(os.environ)),
+        recorder = Recorder(store, session_id, name, secrets=secrets,
                             on_saved=None if live is None else live.flow_saved)
         relay = StdioRelay(command, recorder)
 

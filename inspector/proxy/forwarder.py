@@ -27,8 +27,8 @@ import aiohttp
 from yarl import URL
 
 from ..flow import REPLAY_NOTES, Chunk, Flow, FlowState, Mode, ReplayKind
-from ..redact import (SECRET_HEADERS, SECRET_QUERY_KEYS, basic_auth, query_pairs, redact_headers, redact_query,
-                      redact_url, secret_values, strip_userinfo)
+from ..redact import (SECRET_QUERY_KEYS, basic_auth, query_pairs, redact_headers, redact_query,
+                      redact_url, secret_header, secret_values, strip_userinfo)
 from ..store import FlowRow, Store
 from ..wire.dialect import from_path, is_server_push, is_stream_path
 from ..wire.streams import ends_complete
@@ -155,6 +155,8 @@ class Forwarder(Served):
         self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
         # Routes of one launch share one policy (see routes.Router), so one count says what it refused.
         self.access = access or AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+        if self.access.token is not None:  # a body that quotes the base URL it was given quotes the token
+            self._upstream_secrets += (self.access.token,)
         self.route = route  # None: the unnamed route, at `/` of its own port
         self.mount = ""  # the path prefix a Router serves this route under ("/r/NAME"), "" on a port of its own
         self.store = store
@@ -278,7 +280,7 @@ class Forwarder(Served):
         """Hand the request's credential values to the flow, for the store to scrub wherever they
         show up, and keep its secret headers for replay. Before the flow's first submit."""
         flow.secrets = secret_values(headers, query) + self._upstream_secrets
-        secrets = [(k, v) for k, v in headers if k.lower() in SECRET_HEADERS and k.lower() not in _CONTROL_HEADERS]
+        secrets = [(k, v) for k, v in headers if secret_header(k) and k.lower() not in _CONTROL_HEADERS]
         if query:
             # Gemini's `?key=` becomes its header twin, so replay needs no secret in a URL.
             secrets += [("x-goog-api-key", v) for k, v in query_pairs(query) if k == "key"]

@@ -22,20 +22,20 @@ lines are relayed and counted, not recorded, and a flow says how many when recor
 from __future__ import annotations
 
 import os
-import re
 import signal
 import subprocess
 import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ..flow import Flow, FlowState, Mode
+from ..redact import environment_secrets, redact_argv
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -56,10 +56,6 @@ MAX_UNWRITTEN = 10_000
 # (SIGTERM), and then told to (SIGKILL): the MCP stdio transport's own shutdown sequence.
 EXIT_GRACE = 2.0
 _READ = 65536
-# Environment variables whose values are credentials: scrubbed from every recorded byte, in case
-# the server echoes one (an auth error quoting its token, say).
-_CREDENTIAL_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.IGNORECASE)
-_MIN_SECRET = 8  # shorter values ("1", "true") would scrub ordinary text and tell nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +76,13 @@ def endpoint(name: str) -> str:
     return f"{STDIO_SCHEME}{name}"
 
 
-def credential_values(environ: dict[str, str]) -> tuple[str, ...]:
-    return tuple(value for key, value in environ.items()
-                 if _CREDENTIAL_NAME.search(key) and len(value) >= _MIN_SECRET)
+def server_secrets(command: Sequence[str], environ: Mapping[str, str]) -> tuple[list[str], tuple[str, ...]]:
+    """(the command line fit to show and store, the credentials to scrub from every recorded byte):
+    those the command line carries, and those of the environment the server inherits, in case the
+    server echoes one (an auth error quoting its token, a connection string in a stack trace).
+    The line names the server in its `stdio://` URL: its marker is the URL one, `****`."""
+    shown, in_command = redact_argv(command, url=True)
+    return shown, tuple(dict.fromkeys((*in_command, *environment_secrets(environ))))
 
 
 class Recorder:

@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import filters
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
 from ..flow import Flow
-from ..redact import redact_url
+from ..redact import redact_text, redact_url
 from . import rows, schema
 from .rows import FlowRow, SessionRow
 from .schema import StoreError, process_started
@@ -89,7 +89,7 @@ class Store:
             cursor = conn.execute(
                 "INSERT INTO sessions (started_at, upstream, listen, mode, owner_pid, owner_started) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time(), redact_url(upstream), listen, mode, pid, started),
+                (time.time(), redact_text(redact_url(upstream), url=True), listen, mode, pid, started),
             )
             return int(cursor.lastrowid or 0)
 

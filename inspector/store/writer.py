@@ -77,6 +77,17 @@ _RESPONSE_START = rows.update("flows", ("status", "response_headers", "streamed"
 _CHUNK_ROW = rows.insert("flow_chunks", ("flow_id", "seq", "t", "data"))
 
 
+def _before(chunks: list[Chunk], count: int, size: int = 8192) -> bytes:
+    """The last `size` bytes of `chunks[:count]`: where a secret running into the next chunks may
+    have begun (Scrubber.stream)."""
+    parts, held = [], 0
+    while count > 0 and held < size:
+        count -= 1
+        parts.append(chunks[count].data)
+        held += len(chunks[count].data)
+    return b"".join(reversed(parts))[-size:]
+
+
 class Writer:
     def __init__(self, path: Path, *, first_free_id: int, analyse_apart: int) -> None:
         self.path = path
@@ -418,9 +429,10 @@ class Writer:
                 # Set by the forwarder before its first chunk is relayed.
                 headers = rows.headers_blob(state.scrub.headers(flow.response_headers))
                 conn.execute(_RESPONSE_START, (flow.status, headers, int(flow.streamed), flow.ttfb_ms, flow_id))
-            conn.executemany(_CHUNK_ROW,
-                             [(flow_id, seq, chunk.t, state.scrub.fragment(chunk.data))
-                              for seq, chunk in enumerate(chunks[state.chunks : count], state.chunks)])
+            before = _before(chunks, state.chunks)
+            pieces = state.scrub.stream(before, [chunk.data for chunk in chunks[state.chunks : count]])
+            conn.executemany(_CHUNK_ROW, [(flow_id, seq, chunk.t, piece) for seq, (chunk, piece)
+                                          in enumerate(zip(chunks[state.chunks : count], pieces, strict=True), state.chunks)])
             progressed.append((state, count))
         return progressed
 

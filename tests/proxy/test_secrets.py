@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import secrets as random
+import shlex
 import signal
 import socketserver
 import stat
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import quote, quote_plus, urlencode
 
 import httpx
 
@@ -46,6 +48,7 @@ class EchoUpstream(socketserver.ThreadingTCPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _EchoHandler)
         self.requests: list[bytes] = []
+        self.issued: dict[str, str] = {}  # what /oauth answers: token name -> value
         self._thread = threading.Thread(target=self.serve_forever, daemon=True)
         self._thread.start()
 
@@ -72,7 +75,10 @@ class _EchoHandler(socketserver.StreamRequestHandler):
         self.server.requests.append(request)
         target = head.split(b" ", 2)[1]
         echo = request.decode("latin-1")
-        if target.startswith(b"/garbage"):
+        issued = self.server.issued
+        if target.startswith(b"/oauth"):  # a token endpoint's answer: JSON, form-encoded, or JSON chunked
+            self.wfile.write(_token_response(target, issued))
+        elif target.startswith(b"/garbage"):
             self.wfile.write(b"HTTP/1.1 abc nonsense\r\n\r\n")
         elif target.startswith(b"/stream"):
             data = f"data: {json.dumps({'echo': echo})}\n\n".encode()
@@ -87,6 +93,32 @@ class _EchoHandler(socketserver.StreamRequestHandler):
             data = json.dumps({"error": {"message": f"Incorrect API key provided: {echo}"}}).encode()
             self.wfile.write(b"HTTP/1.1 401 Unauthorized\r\ncontent-type: application/json\r\n"
                              b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(data), data))
+
+
+# Response headers that name tokens and counts, not credentials: kept as sent.
+COUNTING_HEADERS = [("x-ratelimit-remaining-tokens", "39000"), ("anthropic-ratelimit-output-tokens-remaining", "1000"),
+                    ("anthropic-ratelimit-input-tokens-reset", "2026-12-01T20:00:00Z"), ("openai-processing-ms", "123")]
+
+
+def _token_response(target: bytes, issued: dict[str, str]) -> bytes:
+    """An OAuth token endpoint's answer carrying `issued`, with a session token in a response header
+    (as OpenStack's X-Subject-Token), the access token quoted in a header whose name says nothing,
+    and rate-limit headers that count tokens."""
+    headers = [*COUNTING_HEADERS, ("X-Subject-Token", issued["subject"]), ("x-debug", f"issued {issued['access_token']}")]
+    fields = {name: issued[name] for name in ("access_token", "refresh_token", "id_token")}
+    if target.startswith(b"/oauth-form"):  # GitHub's answer to a client that does not ask for JSON
+        body = urlencode({**fields, "token_type": "bearer", "scope": "repo"}).encode()
+        headers.append(("content-type", "application/x-www-form-urlencoded"))
+    else:
+        body = json.dumps({**fields, "token_type": "Bearer", "expires_in": 3600, "scope": "openid"}).encode()
+        headers.append(("content-type", "application/json"))
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers)
+    if not target.startswith(b"/oauth-chunked"):
+        return f"HTTP/1.1 200 OK\r\n{head}content-length: {len(body)}\r\nconnection: close\r\n\r\n".encode() + body
+    # Cut in 5-byte chunks: the writer persists a chunked answer's pieces while it is under way.
+    pieces = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 5]), body[i:i + 5]) for i in range(0, len(body), 5))
+    return (f"HTTP/1.1 200 OK\r\n{head}transfer-encoding: chunked\r\nconnection: close\r\n\r\n".encode()
+            + pieces + b"0\r\n\r\n")
 
 
 def read_lines(stream, count: int) -> list[str]:
@@ -382,3 +414,336 @@ def test_the_default_data_folder_is_made_private_even_when_it_exists(tmp_path, m
     with Store() as store:
         assert store.path == folder / "flows.sqlite3"
     assert mode(folder) == 0o700
+
+
+# -- every class of credential: OAuth, token responses, header names, token shapes, argv, env ------
+
+ALNUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def shaped(prefix: str, length: int, alphabet: str = ALNUM) -> str:
+    """A random credential in the shape a provider issues: `prefix` and `length` characters after it."""
+    return prefix + "".join(random.choice(alphabet) for _ in range(length - 1)) + random.choice("0123456789")
+
+
+def jwt() -> str:
+    part = lambda data: base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()  # noqa: E731
+    return f"{part({'alg': 'RS256', 'typ': 'JWT'})}.{part({'sub': token('user'), 'aud': 'toolwire'})}.{token('sig')}"
+
+
+def encodings(value: str) -> set[str]:
+    """The forms a value takes in the artefacts: as is, percent-encoded, and JSON-escaped."""
+    return {value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]}
+
+
+def exports_and_listings(store_path: Path) -> dict[str, bytes]:
+    """`flows`, `flows --json` and every export format of every flow, as printed."""
+    found = {}
+    for argv in (("flows",), ("flows", "--json")):
+        done = cli(*argv, "--store", str(store_path))
+        assert done.returncode == 0, done.stderr
+        found[" ".join(argv)] = done.stdout + done.stderr
+    for row in json.loads(found["flows --json"]):
+        for fmt in ("json", "pytest", "vcr", "har"):
+            done = cli("export", str(row["id"]), "--format", fmt, "--store", str(store_path))
+            assert done.returncode == 0, done.stderr
+            found[f"export {row['id']} {fmt}"] = done.stdout + done.stderr
+    return found
+
+
+def store_files(folder: Path, name: str) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in folder.iterdir() if path.name.startswith(name)}
+
+
+def leaks(artefacts: dict[str, bytes], values: dict[str, str]) -> set[tuple[str, str]]:
+    return {(artefact, kind) for artefact, data in artefacts.items() for kind, value in values.items()
+            if any(form.encode() in data for form in encodings(value))}
+
+
+def test_oauth_fields_token_responses_secret_header_names_and_token_shapes_reach_no_artefact(tmp_path):
+    issued = {"access_token": token("gho-access"), "refresh_token": token("refresh"), "id_token": jwt(),
+              "subject": token("subject")}
+    values = {
+        "code": token("auth-code"), "code_verifier": token("verifier") + "-._~", "client_secret": token("cs") + "/+=",
+        "password": token("pw") + "!", "client_assertion": token("assertion"), "request_refresh": token("rt"),
+        "x-api-token": token("api-token"), "x-auth-token": token("auth-token"), "subscription": token("apim"),
+        "x-client-secret": token("client-secret"), "anthropic": shaped("sk-ant-api03-", 95),
+        "openai": shaped("sk-proj-", 120, ALNUM + "_-"), "stripe": shaped("sk_live_", 40), "ghp": shaped("ghp_", 36),
+        "github_pat": shaped("github_pat_", 82, ALNUM + "_"), "slack_bot": "xoxb-" + shaped("", 12, "0123456789") + "-"
+        + shaped("", 24), "aws": shaped("AKIA", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), "google": shaped("AIza", 35),
+        "jwt": jwt(), "webhook": shaped("T", 10) + "/" + shaped("B", 10) + "/" + shaped("", 24),
+        "dsn_password": token("db-pass"), "tool_password": token("tool-pw"),
+        **{f"issued {name}": value for name, value in issued.items()},
+    }
+    upstream = EchoUpstream()
+    upstream.issued = issued
+    store_path = tmp_path / "flows.sqlite3"
+    proc, url, printed = start_record("--upstream", f"http://127.0.0.1:{upstream.port}", "--port", "0",
+                                      "--store", str(store_path))
+    form = (f"grant_type=authorization_code&code={values['code']}&code_verifier={quote(values['code_verifier'])}"
+            f"&client_id=visible-client&client_secret={quote(values['client_secret'], safe='')}"
+            "&redirect_uri=http%3A%2F%2F127.0.0.1%3A8976%2Fcallback").encode()
+    oauth_json = json.dumps({
+        "grant_type": "password", "username": "visible-user", "password": values["password"],
+        "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        "client_assertion": values["client_assertion"], "refresh_token": values["request_refresh"]}).encode()
+    arguments = json.dumps({"password": values["tool_password"], "password_hint": "dog"})
+    chat = json.dumps({"model": "gpt-test", "max_tokens": 1234567890, "messages": [
+        {"role": "user", "content": f"keys: {values['anthropic']} {values['openai']} {values['stripe']} "
+                                    f"{values['ghp']} {values['github_pat']} {values['slack_bot']} {values['aws']} "
+                                    f"{values['google']} {values['jwt']}; hook "
+                                    f"https://hooks.slack.com/services/{values['webhook']}; db "
+                                    f"postgres://app:{values['dsn_password']}@db.internal:5432/prod; see "
+                                    "http://127.0.0.1:8080/docs and mail ops@example.com; sk-learn-compatible-interface"},
+        {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+                                              "function": {"name": "login", "arguments": arguments}}]}],
+        "tools": [], "stream": False}).encode()
+    secret_headers = {"X-Api-Token": values["x-api-token"], "X-Auth-Token": values["x-auth-token"],
+                      "Ocp-Apim-Subscription-Key": values["subscription"], "X-Client-Secret": values["x-client-secret"],
+                      "x-request-id": "req-visible-0123456789"}
+    form_type = {"content-type": "application/x-www-form-urlencoded"}
+    try:
+        with httpx.Client(base_url=url, timeout=10) as client:
+            answers = [
+                client.post("/echo/token", content=form, headers=form_type),
+                client.post("/echo/token", content=oauth_json, headers={"content-type": "application/json"}),
+                client.post("/oauth/token", content=form, headers=form_type),
+                client.post("/oauth-form/login/oauth/access_token", content=form, headers=form_type),
+                client.post("/oauth-chunked/token", content=form, headers=form_type),
+                client.post("/echo/v1/chat/completions", content=chat, headers=secret_headers),
+            ]
+        assert [answer.status_code for answer in answers] == [401, 401, 200, 200, 200, 401]
+        # The client got every token as issued: only the stored copies lose them.
+        assert answers[4].json()["refresh_token"] == issued["refresh_token"]
+        lines = read_lines(proc.stdout, len(answers))
+        running = store_files(tmp_path, "flows.sqlite3")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        upstream.close()
+    assert upstream.requests[0].endswith(b"\r\n\r\n" + form)  # passthrough stays byte-exact
+    artefacts = {f"{name} while recording": data for name, data in running.items()}
+    artefacts |= {f"{name} after stop": data for name, data in store_files(tmp_path, "flows.sqlite3").items()}
+    artefacts["record stdout"] = ("".join(lines) + out).encode()
+    artefacts["record stderr"] = (printed + err).encode()
+    artefacts |= exports_and_listings(store_path)
+    assert leaks(artefacts, values) == set()
+
+    with Store(store_path, read_only=True) as store:
+        flows = [store.get(row.id) for row in store.rows()]
+    form_stored, json_stored, token_json, token_form, token_chunked, chat_stored = flows
+    assert form_stored.request_body == (
+        f"grant_type=authorization_code&code={REDACTED}&code_verifier={REDACTED}&client_id=visible-client"
+        f"&client_secret={REDACTED}&redirect_uri=http%3A%2F%2F127.0.0.1%3A8976%2Fcallback").encode()
+    assert json.loads(json_stored.request_body) == {
+        "grant_type": "password", "username": "visible-user", "password": REDACTED,
+        "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        "client_assertion": REDACTED, "refresh_token": REDACTED}
+    expected_tokens = {"access_token": REDACTED, "refresh_token": REDACTED, "id_token": REDACTED}
+    assert json.loads(token_json.response_body) == {**expected_tokens, "token_type": "Bearer", "expires_in": 3600,
+                                                    "scope": "openid"}
+    assert token_chunked.response_body == token_json.response_body
+    assert b"".join(chunk.data for chunk in token_chunked.chunks) == token_chunked.response_body
+    assert token_form.response_body == (f"access_token={REDACTED}&refresh_token={REDACTED}&id_token={REDACTED}"
+                                        "&token_type=bearer&scope=repo").encode()
+    for flow in (token_json, token_form, token_chunked):
+        kept = [(name, value) for name, value in flow.response_headers
+                if name.lower() not in ("content-type", "content-length", "transfer-encoding", "connection")]
+        assert kept == [*COUNTING_HEADERS, ("X-Subject-Token", REDACTED), ("x-debug", f"issued {REDACTED}")]
+    sent = {name.lower() for name in secret_headers}
+    assert [(name, value) for name, value in chat_stored.request_headers if name in sent] == [
+        ("x-api-token", REDACTED), ("x-auth-token", REDACTED), ("ocp-apim-subscription-key", REDACTED),
+        ("x-client-secret", REDACTED), ("x-request-id", "req-visible-0123456789")]
+    expected_chat = chat.decode().replace(f"app:{values['dsn_password']}@", f"app:{REDACTED_USERINFO}@")
+    for kind in ("anthropic", "openai", "stripe", "ghp", "github_pat", "slack_bot", "aws", "google", "jwt", "webhook",
+                 "tool_password"):
+        expected_chat = expected_chat.replace(values[kind], REDACTED)
+    assert chat_stored.request_body == expected_chat.encode()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_an_mcp_stdio_command_line_and_the_environment_a_server_echoes_reach_no_artefact(tmp_path):
+    values = {"--api-key": shaped("sk-live-", 24), "--token=": token("tok"), "API_KEY=": token("env-prefix"),
+              "--password": token("pass"), "DATABASE_URL password": token("db-pw"), "GITHUB_PAT": token("pat"),
+              "SLACK_WEBHOOK": shaped("", 24), "SENTRY_DSN key": token("sentry"), "APP_PASSWORD": token("app-pw"),
+              "MY_SECRET_VALUE": token("secret-value"), "SERVICE_TOKEN_2": token("service"),
+              "STRIPE_KEY": token("stripe"), "DB_PASS": token("db-pass")}
+    env = {**os.environ, "PYTHONPATH": str(ROOT),
+           "DATABASE_URL": f"postgres://app:{values['DATABASE_URL password']}@db.internal:5432/prod",
+           "GITHUB_PAT": values["GITHUB_PAT"], "SLACK_WEBHOOK": f"https://hooks.slack.com/services/{values['SLACK_WEBHOOK']}",
+           "SENTRY_DSN": f"https://{values['SENTRY_DSN key']}@o1.ingest.sentry.io/1",
+           "APP_PASSWORD": values["APP_PASSWORD"], "MY_SECRET_VALUE": values["MY_SECRET_VALUE"],
+           "SERVICE_TOKEN_2": values["SERVICE_TOKEN_2"], "STRIPE_KEY": values["STRIPE_KEY"], "DB_PASS": values["DB_PASS"],
+           "VISIBLE_SETTING": "plain-visible-value", "MAX_TOKENS": "4096", "TOKENIZERS_PARALLELISM": "false-but-long"}
+    store_path = tmp_path / "flows.sqlite3"
+    server = ["env", f"API_KEY={values['API_KEY=']}", sys.executable, "-m", "tests.mcp_servers", "echo",
+              "--api-key", values["--api-key"], f"--token={values['--token=']}", "--password", values["--password"],
+              "--max-tokens", "4096", "--key-file", "/etc/visible/key.pem"]
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "whoami", "arguments": {"password_hint": "dog"}}}
+    done = subprocess.run([sys.executable, "-m", "inspector", "mcp-stdio", "--store", str(store_path), "--", *server],
+                          input=json.dumps(request).encode() + b"\n", capture_output=True, cwd=ROOT, env=env,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)  # the client gets the server's answer as it was written
+    assert answer["result"]["argv"][1:] == server[5:]
+    assert answer["result"]["env"]["API_KEY"] == values["API_KEY="]
+
+    artefacts = {"mcp-stdio stderr": done.stderr, **store_files(tmp_path, "flows.sqlite3")}
+    artefacts |= exports_and_listings(store_path)
+    assert leaks(artefacts, values) == set()
+    # The command line names the server in its stdio:// URL, where brackets would read as an IPv6 host.
+    shown = shlex.join(["env", f"API_KEY={REDACTED_USERINFO}", sys.executable, "-m", "tests.mcp_servers", "echo",
+                        "--api-key", REDACTED_USERINFO, f"--token={REDACTED_USERINFO}", "--password", REDACTED_USERINFO,
+                        "--max-tokens", "4096", "--key-file", "/etc/visible/key.pem"])
+    with Store(store_path, read_only=True) as store:
+        (flow,) = [store.get(row.id) for row in store.rows()]
+        sessions = store.sessions()
+    assert ([session.upstream for session in sessions], flow.path, flow.upstream_url) == (
+        [f"stdio://{shown}"], f"stdio:{shown}", f"stdio://{shown}")
+    assert json.loads(flow.request_body) == request
+    echoed = json.loads(flow.response_body)["result"]
+    assert echoed["argv"][1:] == ["echo", "--api-key", REDACTED, f"--token={REDACTED}", "--password", REDACTED,
+                                  "--max-tokens", "4096", "--key-file", "/etc/visible/key.pem"]
+    assert {name: echoed["env"][name] for name in (
+        "API_KEY", "DATABASE_URL", "GITHUB_PAT", "SLACK_WEBHOOK", "SENTRY_DSN", "APP_PASSWORD", "MY_SECRET_VALUE",
+        "SERVICE_TOKEN_2", "STRIPE_KEY", "DB_PASS", "VISIBLE_SETTING", "MAX_TOKENS", "TOKENIZERS_PARALLELISM")} == {
+        "API_KEY": REDACTED, "DATABASE_URL": f"postgres://app:{REDACTED_USERINFO}@db.internal:5432/prod",
+        "GITHUB_PAT": REDACTED, "SLACK_WEBHOOK": REDACTED,
+        "SENTRY_DSN": REDACTED, "APP_PASSWORD": REDACTED, "MY_SECRET_VALUE": REDACTED, "SERVICE_TOKEN_2": REDACTED,
+        "STRIPE_KEY": REDACTED, "DB_PASS": REDACTED, "VISIBLE_SETTING": "plain-visible-value", "MAX_TOKENS": "4096",
+        "TOKENIZERS_PARALLELISM": "false-but-long"}
+
+
+def test_the_access_token_of_a_remote_forwarder_is_scrubbed_when_a_body_quotes_it(mock, store):
+    from .conftest import Rig
+
+    mock.responder = lambda request: json_response({"echo": request.body.decode()}, 400)
+    rig = Rig(mock, store, host="0.0.0.0", allow_remote=True)
+    try:
+        secret = rig.forwarder.access.token
+        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": f"my base URL is "
+                                                       f"{rig.forwarder.client_url}/v1 and my token {secret}"}]})
+        answer = rig.client.post(f"/t/{secret}/v1/chat/completions", content=body)
+        assert answer.status_code == 400
+        (done,) = rig.events.completed()
+        store.flush()
+        flow = store.get(done.flow.id)
+    finally:
+        rig.stop()
+    assert json.loads(flow.request_body)["messages"][0]["content"] == (
+        f"my base URL is http://0.0.0.0:{rig.forwarder.port}/t/{REDACTED}/v1 and my token {REDACTED}")
+    assert secret.encode() not in b"".join(store_files(store.path.parent, store.path.name).values())
+
+
+# -- the rules, one by one ------------------------------------------------------------------------
+
+def test_header_names_that_carry_credentials_and_those_that_count_tokens():
+    from inspector.redact import secret_header
+
+    names = ["Authorization", "X-Api-Token", "X-Auth-Token", "X-Access-Token", "X-Upstream-Authorization",
+             "X-Client-Secret", "Ocp-Apim-Subscription-Key", "x-api-key", "X-CSRF-Token", "X-Subject-Token",
+             "X-Session-Token", "X-Vercel-OIDC-Token", "X-Gitlab-Token", "X-Password", "Api-Key", "x-goog-api-key",
+             "Cookie", "X-Amz-Security-Token", "X-Secret-Key", "Private-Token", "X-Jwt-Assertion",
+             # counts, ids, challenges and nonces: kept
+             "x-ratelimit-remaining-tokens", "x-ratelimit-limit-tokens", "anthropic-ratelimit-output-tokens-remaining",
+             "anthropic-ratelimit-input-tokens-reset", "openai-processing-ms", "x-request-id", "WWW-Authenticate",
+             "Idempotency-Key", "Sec-WebSocket-Key", "Content-Type", "x-stainless-retry-count", "X-Token-Count",
+             "openai-organization", "X-Key-Id", "Keep-Alive"]
+    assert [name for name in names if secret_header(name)] == names[:21]
+
+
+def near_miss_flow() -> Flow:
+    request = (b'{"model": "m", "max_tokens": 4096, "max_completion_tokens": 100, "logprobs": true, '
+               b'"messages": [{"role": "user", "content": "write code; see https://u@example.com/x and '
+               b'http://127.0.0.1:8080/docs, ops@example.com, task-1234567890123456789 desk_0123456789abcdef0123"}], '
+               b'"tools": [{"name": "login", "input_schema": {"properties": {"password_hint": {"type": "string"}}}}], '
+               b'"tool_args": {"password_hint": "dog", "code": "print(1234567890)"}, "_meta": {"progressToken": "pt-0123456789"}}')
+    response = (b'{"error": {"code": 400, "type": "invalid_request_error", "message": "bad"}, "code": "invalid_api_key", '
+                b'"usage": {"input_tokens": 12345678, "output_tokens": 9, "cache_read_input_tokens": 0}, '
+                b'"choices": [{"logprobs": {"content": [{"token": "Hello-world-token", "logprob": -0.1}]}}], '
+                b'"nextPageToken": 7}')
+    return make_flow(request_headers=[("content-type", "application/json"), ("x-request-id", "req-0123456789")],
+                     request_body=request, upstream_request_body=request, status=400,
+                     response_headers=[(name, value) for name, value in COUNTING_HEADERS], response_body=response,
+                     chunks=[Chunk(0.1, response[:40]), Chunk(0.2, response[40:])], state=FlowState.COMPLETE,
+                     notes=["max_tokens 4096 exceeds the model's limit"], error=None)
+
+
+def test_near_misses_are_kept_as_sent():
+    flow = near_miss_flow()
+    assert redacted(flow) == flow
+
+
+def test_code_is_a_credential_only_in_an_oauth_shaped_body():
+    from inspector.redact import Scrubber
+
+    scrub = Scrubber(())
+    assert scrub.data(b"code=abc123456789&lang=py", form=True) == b"code=abc123456789&lang=py"
+    # An authorization response (RFC 6749 4.1.2) carries the code with the client's state.
+    assert scrub.data(b"code=abc123456789&state=xyz", form=True) == f"code={REDACTED}&state=xyz".encode()
+    assert scrub.data(b"grant_type=authorization_code&code=abc123456789&state=xyz", form=True) == (
+        f"grant_type=authorization_code&code={REDACTED}&state=xyz".encode())
+    assert scrub.data(b'{"grant_type": "authorization_code", "code": "abc123456789", "n": 4}') == (
+        f'{{"grant_type": "authorization_code", "code": "{REDACTED}", "n": 4}}'.encode())
+    assert scrub.data(b'{"code": "abc123456789", "password": "short", "apiKey": "k", "client_secret": 12}') == (
+        f'{{"code": "abc123456789", "password": "{REDACTED}", "apiKey": "{REDACTED}", "client_secret": 12}}'.encode())
+    # A tool call's arguments are JSON inside a JSON string: their fields are found there too.
+    assert scrub.data(br'{"arguments": "{\"password\": \"p\\\"w1\", \"user\": \"me\"}"}') == (
+        f'{{"arguments": "{{\\"password\\": \\"{REDACTED}\\", \\"user\\": \\"me\\"}}"}}'.encode())
+
+
+def test_token_shapes_are_found_in_any_text_and_userinfo_passwords_in_any_url():
+    from inspector.redact import Scrubber
+
+    scrub = Scrubber(())
+    for secret in (shaped("sk-ant-api03-", 40), shaped("ghp_", 36), shaped("github_pat_", 82), "xoxp-1234567890-abcdefghij",
+                   shaped("AKIA", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), shaped("AIza", 35), jwt()):
+        assert scrub.text(f"say {secret}.") == f"say {REDACTED}.", secret
+    assert scrub.text("redis://:hunter2@cache:6379/0 and https://u:p%40ss@h/") == (
+        f"redis://:{REDACTED_USERINFO}@cache:6379/0 and https://u:{REDACTED_USERINFO}@h/")
+    assert scrub.text("https://hooks.slack.com/services/T0/B1/abcdefgh1234") == (
+        f"https://hooks.slack.com/services/{REDACTED}")
+    kept = "sk-learn-compatible-interface, eyJhbGciOi alone, a task-1234567890abcdefghij, AKIA in text"
+    assert scrub.text(kept) == kept
+
+
+def test_a_stream_is_scrubbed_piece_by_piece_with_what_came_before_it():
+    from inspector.redact import Scrubber
+
+    access, shape = token("opaque-access"), shaped("ghp_", 36)
+    body = json.dumps({"access_token": access, "note": f"use {shape} now", "max_tokens": 5}).encode()
+    pieces = [body[start:start + 5] for start in range(0, len(body), 5)]
+    scrub = Scrubber(())
+    written = []
+    for index in range(0, len(pieces), 3):  # the writer's ticks: a few new pieces each, after those written
+        written += scrub.stream(b"".join(pieces[:index]), pieces[index:index + 3])
+    stored = b"".join(written)
+    assert access.encode() not in stored and shape.encode() not in stored
+    assert not any(piece in access.encode() or piece in shape.encode() for piece in written
+                   if len(piece) >= 4 and piece != REDACTED.encode() and b"[" not in piece)
+
+
+def test_argv_and_environment_secrets():
+    from inspector.redact import environment_secrets, redact_argv
+
+    argv = ["npx", "server", "--api-key", "sk-live-0123456789abcdef", "--token=t0k3n-value-1", "--auth-token", "x",
+            "API_KEY=env-key-01234567", "--max-tokens", "4096", "--key-file", "/k.pem", "--verbose",
+            "--url", "postgres://u:db-pass-123@h/db", "--password"]
+    assert redact_argv(argv) == (
+        ["npx", "server", "--api-key", REDACTED, f"--token={REDACTED}", "--auth-token", REDACTED, f"API_KEY={REDACTED}",
+         "--max-tokens", "4096", "--key-file", "/k.pem", "--verbose", "--url", f"postgres://u:{REDACTED_USERINFO}@h/db",
+         "--password"],
+        ("sk-live-0123456789abcdef", "t0k3n-value-1", "env-key-01234567", "db-pass-123"))
+    environ = {"GITHUB_PAT": "pat-0123456789", "SLACK_WEBHOOK_URL": "https://hooks.slack.com/services/T/B/abcdefgh",
+               "SENTRY_DSN": "https://k@o.io/1", "DB_PASSWORD": "pw-0123456789", "AWS_SECRET_ACCESS_KEY": "aws-0123456789",
+               "DATABASE_URL": "postgres://u:db-pass-123@h/db", "HF_TOKEN": "hf-0123456789", "SHORT_KEY": "1234567",
+               "PWD": "/home/me/project", "MAX_TOKENS": "40960000", "GIT_AUTHOR_NAME": "Jane Developer",
+               "HOME": "/home/me", "KEYBOARD_LAYOUT": "us-intl-altgr"}
+    assert set(environment_secrets(environ)) == {
+        "pat-0123456789", "https://hooks.slack.com/services/T/B/abcdefgh", "https://k@o.io/1", "pw-0123456789",
+        "aws-0123456789", "db-pass-123", "hf-0123456789"}
