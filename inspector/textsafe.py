@@ -57,6 +57,16 @@ def shown(text: str, *, lines: bool = False) -> str:
     return pattern.sub(_escape, text)
 
 
+def shown_lines(text: str) -> list[str]:
+    """`text` cut at its newlines, each line `shown`: what a line viewer draws. One scan of the whole
+    text decides (a 2 MB payload with nothing to escape is split and no more); only a text that holds
+    something to show pays a pass per line."""
+    lines = text.split("\n")
+    if "\t" not in text and _UNSAFE_IN_LINES.search(text) is None:
+        return lines
+    return [shown(line.expandtabs(TAB_WIDTH) if "\t" in line else line) for line in lines]
+
+
 def json_text(encoded: str) -> str:
     """JSON text (as orjson writes it: C0 escaped, the rest raw UTF-8) with DEL, C1, bidi and the
     invisible characters escaped as `\\uXXXX` too: the same document, and nothing a terminal acts on
