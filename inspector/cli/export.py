@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..textsafe import shown
 from .common import CommandError, add_store_argument, flow_id, open_store, stored_id
 
 _FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regression test file; vcr: a vcrpy "
@@ -72,14 +73,14 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.flush()
                 return 0
             write_private(args.output, data)
-            print(f"wrote {args.output}", file=sys.stderr)
+            print(shown(f"wrote {args.output}"), file=sys.stderr)
             return 0
         folder = Path(args.output)
         folder.mkdir(parents=True, exist_ok=True)
         written = files(args.format, turns, recording)
         for name, data in written:
             write_private(folder / name, data)
-        print(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}", file=sys.stderr)
+        print(shown(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}"), file=sys.stderr)
     except OSError as exc:
         raise CommandError(f"cannot write {exc.filename or args.output}: {exc.strerror}") from exc
     return 0

@@ -12,7 +12,7 @@ import shlex
 import signal
 import sys
 
-from .common import CommandError, add_store_argument, open_store
+from .common import CommandError, add_store_argument, complain, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             return relay.run()
         except OSError as exc:
-            print(f"toolwire-inspect: cannot start {command[0]!r}: {exc.strerror}", file=sys.stderr)
+            complain(f"cannot start {command[0]!r}: {exc.strerror}")
             return 127 if isinstance(exc, FileNotFoundError) else 126
     finally:
         store.close()

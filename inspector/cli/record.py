@@ -8,7 +8,8 @@ import sys
 import threading
 from collections.abc import Callable
 
-from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments,
+from ..textsafe import shown
+from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments, complain,
                      add_store_argument, open_forwarder, open_store, port, refusal_reporter)
 from .tui import DEFAULT_PORT
 
@@ -37,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def flow_line(row) -> str:
-    """One finished flow: `#id METHOD path status latency errors=N warnings=N [route=NAME] [error: why]`."""
+    """One finished flow: `#id METHOD path status latency errors=N warnings=N [route=NAME] [error: why]`,
+    shown safe (the method, path, route and error are the client's and the upstream's words)."""
     status = "-" if row.status is None else str(row.status)
     latency = "-" if row.latency_ms is None else f"{row.latency_ms:.1f}ms"
     line = f"#{row.id} {row.method} {row.path} {status} {latency} errors={row.errors} warnings={row.warnings}"
@@ -47,7 +49,7 @@ def flow_line(row) -> str:
         line += f" replay-of=#{row.replay_of}"
     if row.error:
         line += f" {'error' if row.state == 'error' else 'note'}: {row.error}"
-    return line
+    return shown(line)
 
 
 def agent_hints(client_url: str, upstream: str, translate: str | None) -> str:
@@ -113,18 +115,18 @@ def run(args: argparse.Namespace) -> int:
             forwarder = open_forwarder(args, store, on_event, **limits)
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2
         if isinstance(forwarder, Forwarder):
-            print(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  (session {store.session_id}, "
-                  f"store {store.path})", file=sys.stderr)
+            print(shown(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  "
+                        f"(session {store.session_id}, store {store.path})"), file=sys.stderr)
         else:
-            print("\n".join(route_lines(forwarder, store)), file=sys.stderr)
+            print("\n".join(map(shown, route_lines(forwarder, store))), file=sys.stderr)
         if forwarder.access.token:
             print(f"access token {forwarder.access.token}: clients send it as the {TOKEN_HEADER} header or keep "
                   "the /t/<token> prefix of the URL above", file=sys.stderr)
         if isinstance(forwarder, Forwarder):
-            print(agent_hints(forwarder.client_url, args.upstream, args.translate), file=sys.stderr)
+            print(shown(agent_hints(forwarder.client_url, args.upstream, args.translate), lines=True), file=sys.stderr)
             print(f"or, for a client that takes no base URL: HTTPS_PROXY={forwarder.base_url} and trust the CA "
                   "`toolwire-inspect ca` prints", file=sys.stderr, flush=True)
         try:
@@ -135,5 +137,5 @@ def run(args: argparse.Namespace) -> int:
         store.close()
         unwritten = console.close()
         if unwritten:
-            print(f"toolwire-inspect: {unwritten} flow lines were not printed (stdout was not read)", file=sys.stderr)
+            complain(f"{unwritten} flow lines were not printed (stdout was not read)")
     return 0

@@ -13,7 +13,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from .common import add_intercept_arguments, add_store_argument, flow_id, open_store
+from ..textsafe import shown
+from .common import add_intercept_arguments, add_store_argument, complain, flow_id, open_store
 
 if TYPE_CHECKING:
     from ..flow import Flow
@@ -52,13 +53,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         flow = store.get(args.flow_id)
         if flow is None:
-            print(f"toolwire-inspect: no flow #{args.flow_id} in {store.path}", file=sys.stderr)
+            complain(f"no flow #{args.flow_id} in {store.path}")
             return 2
         upstream = args.upstream
         if upstream is None:
             session = store.session(flow.session_id)
             if session is None:
-                print(f"toolwire-inspect: flow #{flow.id} has no recorded session; pass --upstream URL", file=sys.stderr)
+                complain(f"flow #{flow.id} has no recorded session; pass --upstream URL")
                 return 2
             upstream = session.upstream
             routes = session_routes(upstream)
@@ -69,29 +70,29 @@ def run(args: argparse.Namespace) -> int:
                     # It belongs to no route: its tunnel decides where it goes, not the forwarder's upstream.
                     upstream = next(iter(routes.values()))
                 else:
-                    print(f"toolwire-inspect: flow #{flow.id}'s route {flow.route!r} is not in its session; "
-                          "pass --upstream URL", file=sys.stderr)
+                    complain(f"flow #{flow.id}'s route {flow.route!r} is not in its session; "
+                             "pass --upstream URL")
                     return 2
         dialect = from_path(flow.path)
         credentials = credentials_from_env(dialect)
         carried = recorded_key(flow)
         if carried and not credentials and key_variables(dialect):
             # Sent without it, the replay could only come back 401 (and spend a request).
-            print(f"toolwire-inspect: flow #{flow.id} was sent with a key ({carried}) and the store keeps none: "
-                  f"set {' or '.join(key_variables(dialect))} to replay it", file=sys.stderr)
+            complain(f"flow #{flow.id} was sent with a key ({carried}) and the store keeps none: "
+                     f"set {' or '.join(key_variables(dialect))} to replay it")
             return 2
         try:
             forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate, intercept=args.intercept,
                                   upstream_ca=args.upstream_ca)
             forwarder.start()
         except ForwarderError as exc:
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2
         try:
             # An --upstream given here is the user's own choice of destination.
             new_id = replay(flow, via=forwarder, credentials=credentials, elsewhere=args.upstream is not None)
         except ReplayError as exc:
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2 if isinstance(exc, ReplayRefused) else 1  # 2: nothing was sent
         finally:
             forwarder.stop()
@@ -99,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
         new = store.get(new_id)
         assert new is not None  # the forwarder recorded it before answering
         detail = f" {new.error}" if new.error else ""
-        print(f"#{new.id} replay of #{flow.id}: {new.status if new.status is not None else '-'} {new.state.value}{detail}")
+        print(f"#{new.id} replay of #{flow.id}: {new.status if new.status is not None else '-'} {new.state.value}"
+              f"{shown(detail)}")
         # An upstream that refused the replay (4xx/5xx) fails the command, as a failed transfer does.
         refused = new.status is not None and new.status >= 400
         return 0 if new.state is FlowState.COMPLETE and not refused else 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments,
+from .common import (add_access_arguments, add_mode_arguments, add_proxy_arguments, add_route_arguments, complain,
                      add_store_argument, open_store, port, proxy_options)
 
 DEFAULT_PORT = 8787
@@ -51,10 +51,10 @@ def run(args: argparse.Namespace) -> int:
             child.wait_ready()
         except ChildFailed as exc:
             if not exc.browse:
-                print(f"toolwire-inspect: {exc}", file=sys.stderr)
+                complain(str(exc))
                 return 2
             # Only the default routes, on a port another instance holds: browsing is still worth it.
-            print(f"toolwire-inspect: not forwarding: {exc}", file=sys.stderr)
+            complain(f"not forwarding: {exc}")
             child = None
         if child is None:
             store = open_store(args.store)
