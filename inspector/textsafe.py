@@ -35,11 +35,6 @@ def _escape(match: re.Match[str]) -> str:
     return ascii(match.group())[1:-1]
 
 
-def unsafe(text: str) -> bool:
-    """Whether `shown(text)` would change it."""
-    return _UNSAFE.search(text) is not None
-
-
 def shown(text: str, *, lines: bool = False) -> str:
     """`text` with every character a terminal would act on or hide shown as its escape.
 

@@ -9,7 +9,7 @@ import pytest
 
 import orjson
 
-from inspector.textsafe import json_text, shown, shown_lines, unsafe
+from inspector.textsafe import json_text, shown, shown_lines
 
 CASES = {
     "plain": ("gpt-4o-mini", "gpt-4o-mini"),
@@ -44,10 +44,6 @@ def test_shown(case):
 
 def test_multi_line_text_keeps_its_newlines_and_shows_tabs_as_spaces():
     assert shown("def f():\n\treturn 1\r\n\x1b[31m", lines=True) == "def f():\n    return 1\\r\n\\x1b[31m"
-
-
-def test_unsafe_says_whether_anything_would_change():
-    assert (unsafe("gpt-4o"), unsafe("gpt\x1b"), unsafe("a\nb"), unsafe("\u202e")) == (False, True, True, True)
 
 
 def test_json_text_escapes_what_orjson_leaves_raw_and_means_the_same_document():
