@@ -245,6 +245,8 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
         while response.read(65536):
             pass  # the forwarder records the body; only its end matters here
         new_id = response.getheader(FLOW_ID_HEADER)
+    except ValueError as exc:  # a recorded method or header http.client will not write (a control character)
+        raise ReplayRefused(f"replay of #{flow.id}: the recorded request cannot be sent as HTTP: {exc}") from exc
     except (OSError, http.client.HTTPException) as exc:
         raise ReplayError(f"replay of #{flow.id} through {via.base_url} failed: {exc}") from exc
     finally:

@@ -14,6 +14,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 from urllib.parse import quote
 
+from .textsafe import shown
 from .wire.dialect import DIALECT_NAMES
 from .wire.rules.reference import SOURCES, RuleReference, all_rules, reference
 from .wire.violations import Severity, Violation, count_by_severity
@@ -61,10 +62,11 @@ def summary(checked: int, unchecked: int, violations: Iterable[Violation]) -> st
 
 def human(findings: Iterable[Finding], explain: bool = False) -> Iterator[str]:
     """`file:pointer: severity RULE message`; with `explain`, the finding's why and fix and the rule's
-    title and evidence under it."""
+    title and evidence under it. Each line shown safe: the file name, the pointer (built from the
+    document's keys) and the message (which quotes its values) are anyone's text."""
     for finding in findings:
         violation = finding.violation
-        yield f"{finding.label or finding.file}:{violation.pointer}: {finding_line(violation)}"
+        yield shown(f"{finding.label or finding.file}:{violation.pointer}: {finding_line(violation)}")
         if explain:
             yield from explanation(violation)
 
@@ -75,8 +77,8 @@ def finding_line(violation: Violation) -> str:
 
 
 def explanation(violation: Violation) -> Iterator[str]:
-    yield f"    why: {violation.why}"
-    yield f"    fix: {violation.hint}"
+    yield shown(f"    why: {violation.why}")
+    yield shown(f"    fix: {violation.hint}")
     entry = reference(violation.rule)
     if entry is not None:
         yield f"    rule: {entry.title} ({', '.join(entry.dialects)}); toolwire-inspect rules {entry.id}"
@@ -105,9 +107,9 @@ def github(findings: Iterable[Finding], unchecked: Iterable[Unchecked] = ()) -> 
 
 def _workflow_command(command: str, properties: dict[str, str], message: str) -> str:
     # Escaping as GitHub's @actions/core does: the message loses no line break, a property value
-    # cannot end its property early.
+    # cannot end its property early; then what a terminal would act on is shown (the log is a terminal).
     def data(text: str) -> str:
-        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return shown(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
     def value(text: str) -> str:
         return data(text).replace(":", "%3A").replace(",", "%2C")

@@ -10,7 +10,7 @@ import importlib
 import os
 import sys
 
-from .common import CommandError
+from .common import CommandError, complain
 
 # Subcommand modules, in the order `--help` lists them.
 _COMMANDS = ["record", "run", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "ca",
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parse_args(argv)
         return int(args.handler(args) or 0)
     except CommandError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        complain(str(exc))
         return exc.status
     except KeyboardInterrupt:
         return 130

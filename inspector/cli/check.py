@@ -23,6 +23,7 @@ from ..analysis import BodyTooLarge, analyse, decode_body, is_stream
 from ..files import taken_error, write_file, write_new
 from ..load import FilePlaces, LoadError, NotARecording, Turn, load_bytes
 from ..report import FORMATS, Finding, Unchecked
+from ..textsafe import json_text, shown
 from ..wire import jsonsafe
 from ..wire.check import DocumentCheck, check_bytes, check_document
 from ..wire.dialect import DIALECT_NAMES
@@ -30,7 +31,7 @@ from ..wire.fix import fix
 from ..wire.locate import source
 from ..wire.profiles import PROFILES
 from ..wire.violations import Violation, count_by_severity
-from .common import add_store_argument, chosen_session, not_written, open_store
+from .common import add_store_argument, chosen_session, complain, not_written, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -124,19 +125,18 @@ def _place(places: FilePlaces, turn: Turn, violation: Violation) -> tuple[int, i
 def run(args: argparse.Namespace) -> int:
     if args.session is not None:
         if args.files or args.fix:
-            print("toolwire-inspect: --session checks a recorded session; give no FILE and no --fix", file=sys.stderr)
+            complain("--session checks a recorded session; give no FILE and no --fix")
             return 2
         if args.format not in ("human", "json"):
-            print("toolwire-inspect: --session writes human or json output", file=sys.stderr)
+            complain("--session writes human or json output")
             return 2
         return _run_session(args)
     if not args.files:
-        print("toolwire-inspect: check needs FILE... (or - for stdin), or --session", file=sys.stderr)
+        complain("check needs FILE... (or - for stdin), or --session")
         return 2
     out = sys.stderr if args.fix == "-" else sys.stdout
     if args.fix and args.fix != "-" and len(args.files) > 1 and not Path(args.fix).is_dir():
-        print(f"toolwire-inspect: --fix {args.fix}: with several files OUT must be an existing directory",
-              file=sys.stderr)
+        complain(f"--fix {args.fix}: with several files OUT must be an existing directory")
         return 2
     if args.fix and args.fix != "-":
         # A fixed file named after its input replaces nothing, and a name taken is said before any is written.
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         taken = next((folder / side for folder, side in places if side is not None and os.path.lexists(folder / side)),
                      None)
         if taken is not None:
-            print(f"toolwire-inspect: {not_written(taken_error(taken), args.fix, _FIX_HINT)}", file=sys.stderr)
+            complain(f"{not_written(taken_error(taken), args.fix, _FIX_HINT)}")
             return 2
     human = args.format == "human"
     findings: list[Finding] = []
@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             body = _read(name)
         except OSError as exc:
             unchecked.append(Unchecked(name, f"cannot read {name}: {exc.strerror or exc}"))
-            print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
+            complain(unchecked[-1].reason)
             continue
         try:
             turns = load_bytes(body, name)
@@ -165,12 +165,12 @@ def run(args: argparse.Namespace) -> int:
             turns = None
         except LoadError as exc:
             unchecked.append(Unchecked(name, str(exc)))
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(str(exc))
             continue
         if turns is not None:
             if not turns:
                 unchecked.append(Unchecked(name, f"{name}: nothing to check: the recording holds no exchange"))
-                print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
+                complain(unchecked[-1].reason)
                 continue
             found = _recording_findings(name, body, turns)
             findings += found
@@ -179,13 +179,13 @@ def run(args: argparse.Namespace) -> int:
                     print(line, file=out)
             remaining_errors += count_by_severity([finding.violation for finding in found])[0]
             if args.fix:
-                print(f"toolwire-inspect: {name}: recordings are not rewritten (export --format json carries the "
-                      "fixed request)", file=sys.stderr)
+                complain(f"{name}: recordings are not rewritten (export --format json carries the "
+                         "fixed request)")
             continue
         result = check_bytes(body, args.dialect, args.kind, args.profile, headers=args.header)
         if result.error is not None:
             unchecked.append(Unchecked(name, f"{name}: {result.error}"))
-            print(f"toolwire-inspect: {unchecked[-1].reason}", file=sys.stderr)
+            complain(unchecked[-1].reason)
             continue
         found = _findings(name, body, result)
         findings += found
@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
             remaining_errors += errors
             continue
         if result.kind == "stream" or result.dialect is None:
-            print(f"toolwire-inspect: {name}: streams cannot be fixed (fix the producer)", file=sys.stderr)
+            complain(f"{name}: streams cannot be fixed (fix the producer)")
             remaining_errors += errors
             continue
         try:
@@ -205,20 +205,20 @@ def run(args: argparse.Namespace) -> int:
             fixed = fix(result.document, result.dialect, args.profile)
             data = jsonsafe.dumps(fixed.payload, option=orjson.OPT_INDENT_2) + b"\n"
         except jsonsafe.Unfaithful as exc:
-            print(f"toolwire-inspect: {name}: cannot fix faithfully: {exc}", file=sys.stderr)
+            complain(f"{name}: cannot fix faithfully: {exc}")
             failed = True
             continue
         for repair in fixed.repairs:
             repairs.append({"file": name, "rule": repair.rule, "pointer": repair.pointer, "action": repair.action,
                             "detail": repair.detail})
             if human:
-                print(f"{name}:{repair.pointer}: fixed {repair.rule} {repair.action}: {repair.detail}", file=out)
+                print(shown(f"{name}:{repair.pointer}: fixed {repair.rule} {repair.action}: {repair.detail}"), file=out)
         after = check_document(fixed.payload, result.dialect, result.kind, args.profile, headers=args.header)
         remaining_errors += count_by_severity(after.violations)[0]
         try:
             _write_fixed(args.fix, name, len(args.files), data)
         except OSError as exc:
-            print(f"toolwire-inspect: {not_written(exc, args.fix, _FIX_HINT)}", file=sys.stderr)
+            complain(f"{not_written(exc, args.fix, _FIX_HINT)}")
             failed = True
     checked = len(args.files) - len(unchecked)
     if human:
@@ -228,15 +228,16 @@ def run(args: argparse.Namespace) -> int:
         print(summary, file=out)
     else:
         if args.format == "json":
-            out.write(orjson.dumps(report.records(findings)).decode() + "\n")
+            out.write(json_text(orjson.dumps(report.records(findings)).decode()) + "\n")
         elif args.format == "github":
             out.write("".join(line + "\n" for line in report.github(findings, unchecked)))
         else:
-            out.write(orjson.dumps(report.sarif(findings, unchecked), option=orjson.OPT_INDENT_2).decode() + "\n")
+            sarif = orjson.dumps(report.sarif(findings, unchecked), option=orjson.OPT_INDENT_2).decode()
+            out.write(json_text(sarif) + "\n")
         if args.fix:
-            sys.stderr.write(orjson.dumps(repairs).decode() + "\n")
+            sys.stderr.write(json_text(orjson.dumps(repairs).decode()) + "\n")
         if not checked:
-            print("toolwire-inspect: nothing checked", file=sys.stderr)
+            complain("nothing checked")
     if unchecked or failed:
         return 2
     return 1 if remaining_errors else 0
@@ -251,16 +252,16 @@ def _run_session(args: argparse.Namespace) -> int:
         ids = store.flow_ids(session_id, dialect="mcp")
         if not ids:
             # The session rules judge MCP exchanges only: with none, nothing was checked.
-            print(f"toolwire-inspect: nothing checked: session {session_id} has no MCP flow", file=sys.stderr)
+            complain(f"nothing checked: session {session_id} has no MCP flow")
             return 2
         findings = session_findings(found for found in map(store.get, ids) if found is not None)
     flagged = [(flow_id, violation) for flow_id, violations in sorted(findings.items()) for violation in violations]
     records = [{**violation.to_dict(), "flow": flow_id} for flow_id, violation in flagged]
     if args.format == "json":
-        print(orjson.dumps(records).decode())
+        print(json_text(orjson.dumps(records).decode()))
     else:
         for flow_id, violation in flagged:
-            print(f"#{flow_id}:{violation.pointer}: {report.finding_line(violation)}")
+            print(shown(f"#{flow_id}:{violation.pointer}: {report.finding_line(violation)}"))
             if args.explain:
                 print("\n".join(report.explanation(violation)))
         errors = sum(1 for record in records if record["severity"] == "error")

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..textsafe import shown
+
 if TYPE_CHECKING:
     from ..proxy import FlowEvent, Forwarder
     from ..proxy.access import AccessPolicy
@@ -34,6 +36,13 @@ def not_written(exc: OSError, target: str, hint: str) -> str:
     if isinstance(exc, FileExistsError):
         return f"cannot write {exc.filename}: {exc.strerror} ({hint})"
     return f"cannot write {exc.filename or target}: {exc.strerror or exc}"
+
+
+def complain(message: str, *, flush: bool = False) -> None:
+    """`toolwire-inspect: <message>` on stderr, on one line: messages quote file names, ids and
+    recorded text, which are shown safe (textsafe.shown), so none can move the cursor, write the
+    clipboard or start a line of its own (a GitHub workflow command reads stderr too)."""
+    print(f"toolwire-inspect: {shown(message)}", file=sys.stderr, flush=flush)
 
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer: no stored flow or session has a larger id
@@ -232,8 +241,7 @@ def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:
         nonlocal reported
         if access.refused != reported:
             reported = access.refused
-            print(f"toolwire-inspect: refused {reported} request(s) so far; last: {access.last_refusal}",
-                  file=sys.stderr, flush=True)
+            complain(f"refused {reported} request(s) so far; last: {access.last_refusal}", flush=True)
 
     return report
 

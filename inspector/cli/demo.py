@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import threading
 
-from .common import add_store_argument, open_store, port
+from .common import add_store_argument, complain, open_store, port
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             child = ForwarderProcess.start(upstream.base_url, store=path, port=args.port)
         except ChildFailed as exc:
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2
         bridge = EventBridge()
         bridge.follow(child)

@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..textsafe import shown
 from .common import (CommandError, add_capture_content_argument, add_store_argument, chosen_session, flow_id,
                      not_written, open_store)
 
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.flush()
                 return 0
             write_file(args.output, data)
-            print(f"wrote {args.output}", file=sys.stderr)
+            print(shown(f"wrote {args.output}"), file=sys.stderr)
             return 0
         folder = Path(args.output)
         make_dirs(folder)
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             raise taken_error(taken)
         for name, data in written:
             write_new(folder, name, data)
-        print(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}", file=sys.stderr)
+        print(shown(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}"), file=sys.stderr)
     except OSError as exc:
         raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
     return 0

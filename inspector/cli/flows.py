@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from dataclasses import asdict
 
 from ..filters import FilterError
-from .common import add_store_argument, open_store
+from ..textsafe import json_text, shown
+from .common import add_store_argument, complain, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,12 +28,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         rows = store.rows(text=args.filter)
     except FilterError as exc:
-        print(f"toolwire-inspect: --filter: {exc}", file=sys.stderr)
+        complain(f"--filter: {exc}")
         return 2
     finally:
         store.close()
     if args.json:
-        print(json.dumps([asdict(row) for row in rows], indent=2))
+        print(json_text(json.dumps([asdict(row) for row in rows], indent=2)))
         return 0
     print(f"{'ID':>5} {'SES':>4} {'TIME':8} {'METHOD':6} {'STATUS':>6} {'STATE':8} {'LATENCY':>9} {'ERR':>3} {'WARN':>4}  PATH")
     for row in rows:
@@ -42,6 +42,6 @@ def run(args: argparse.Namespace) -> int:
         status = "" if row.status is None else str(row.status)
         fixed = ", fixed" if row.replay_fixed else ""
         extra = f"  (replay of #{row.replay_of}{fixed})" if row.replay_of is not None else ""
-        print(f"{row.id:>5} {row.session_id:>4} {clock:8} {row.method:6} {status:>6} {row.state:8} {latency:>9} "
-              f"{row.errors:>3} {row.warnings:>4}  {row.path}{extra}")
+        print(f"{row.id:>5} {row.session_id:>4} {clock:8} {shown(row.method):6} {status:>6} {shown(row.state):8} "
+              f"{latency:>9} {row.errors:>3} {row.warnings:>4}  {shown(row.path)}{extra}")
     return 0

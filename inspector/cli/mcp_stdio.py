@@ -10,9 +10,8 @@ import argparse
 import os
 import shlex
 import signal
-import sys
 
-from .common import CommandError, add_store_argument, open_store
+from .common import CommandError, add_store_argument, complain, open_store
 from .otlp import add_live_arguments, live_export
 
 
@@ -64,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             return relay.run()
         except OSError as exc:
-            print(f"toolwire-inspect: cannot start {command[0]!r}: {exc.strerror}", file=sys.stderr)
+            complain(f"cannot start {command[0]!r}: {exc.strerror}")
             return 127 if isinstance(exc, FileNotFoundError) else 126
     finally:
         if live is not None:
             live.close_after(store)
-            print(f"toolwire-inspect: {live.summary()}", file=sys.stderr)
+            complain(f"{live.summary()}")
         store.close()

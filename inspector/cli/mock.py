@@ -6,9 +6,9 @@ every dialect with a short scripted reply (streamed when the request asks for a 
 from __future__ import annotations
 
 import argparse
-import sys
 
-from .common import add_access_arguments, port, refusal_reporter
+from ..textsafe import shown
+from .common import add_access_arguments, complain, port, refusal_reporter
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         routes = [route for path in args.fixtures for route in FixtureRoute.load(path)]
     except ValueError as exc:  # load.LoadError (it names the file), or a turn without a response
-        print(f"toolwire-inspect: cannot load {exc}", file=sys.stderr)
+        complain(f"cannot load {exc}")
         return 2
     responder = partial(default_responder, interval=args.interval_ms / 1000.0, pieces=args.chunks)
     mock = MockUpstream(fixtures=routes, responder=responder, host=args.host, port=args.port,
@@ -45,10 +45,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         mock.start()
     except ListenError as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        complain(str(exc))
         return 2
     what = f"{len(routes)} recorded turn(s)" if routes else "scripted replies"
-    print(f"mock upstream on {mock.client_url} serving {what}", flush=True)
+    print(shown(f"mock upstream on {mock.client_url} serving {what}"), flush=True)
     try:
         wait_for_signal(refusal_reporter(mock.access))
     finally:

@@ -8,8 +8,9 @@ import sys
 import threading
 from collections.abc import Callable
 
+from ..textsafe import shown
 from .common import (add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
-                     add_route_arguments, add_store_argument, limits, open_forwarder, open_store, port,
+                     add_route_arguments, add_store_argument, complain, limits, open_forwarder, open_store, port,
                      refusal_reporter, route_table)
 from .otlp import add_live_arguments, live_export
 from .tui import DEFAULT_PORT
@@ -41,7 +42,8 @@ def add_forwarder_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def flow_line(row) -> str:
-    """One finished flow: `#id METHOD path status latency errors=N warnings=N [route=NAME] [error: why]`."""
+    """One finished flow: `#id METHOD path status latency errors=N warnings=N [route=NAME] [error: why]`,
+    shown safe (the method, path, route and error are the client's and the upstream's words)."""
     status = "-" if row.status is None else str(row.status)
     latency = "-" if row.latency_ms is None else f"{row.latency_ms:.1f}ms"
     line = f"#{row.id} {row.method} {row.path} {status} {latency} errors={row.errors} warnings={row.warnings}"
@@ -51,7 +53,7 @@ def flow_line(row) -> str:
         line += f" replay-of=#{row.replay_of}"
     if row.error:
         line += f" {'error' if row.state == 'error' else 'note'}: {row.error}"
-    return line
+    return shown(line)
 
 
 def agent_hints(client_url: str, upstream: str, translate: str | None) -> str:
@@ -122,22 +124,22 @@ def run(args: argparse.Namespace) -> int:
         try:
             table = route_table(args)
             for notice in table.ignored:
-                print(f"toolwire-inspect: {notice}", file=sys.stderr)
+                complain(notice)
             forwarder = open_forwarder(args, table, store, on_event, **limits(args))
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2
         if isinstance(forwarder, Forwarder):
-            print(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  (session {store.session_id}, "
-                  f"store {store.path})", file=sys.stderr)
+            print(shown(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  "
+                        f"(session {store.session_id}, store {store.path})"), file=sys.stderr)
         else:
-            print("\n".join(route_lines(forwarder, store)), file=sys.stderr)
+            print("\n".join(map(shown, route_lines(forwarder, store))), file=sys.stderr)
         if forwarder.access.token:
             print(f"access token {forwarder.access.token}: clients send it as the {TOKEN_HEADER} header or keep "
                   "the /t/<token> prefix of the URL above", file=sys.stderr)
         if isinstance(forwarder, Forwarder):
-            print(agent_hints(forwarder.client_url, args.upstream, args.translate), file=sys.stderr)
+            print(shown(agent_hints(forwarder.client_url, args.upstream, args.translate), lines=True), file=sys.stderr)
             print(f"or, for a client that takes no base URL: HTTPS_PROXY={forwarder.base_url} and trust the CA "
                   "`toolwire-inspect ca` prints", file=sys.stderr, flush=True)
         try:
@@ -147,10 +149,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if live is not None:
             live.close_after(store)
-            print(f"toolwire-inspect: {live.summary()}", file=sys.stderr)
+            complain(f"{live.summary()}")
         store.close()
         unwritten = console.close()
         if unwritten:
             why = f"writing stdout failed: {console.failure}" if console.failure else "stdout was not read"
-            print(f"toolwire-inspect: {unwritten} flow lines were not printed ({why})", file=sys.stderr)
+            complain(f"{unwritten} flow lines were not printed ({why})")
     return 0

@@ -14,10 +14,10 @@ answered 2xx/3xx, 1 for an error status or a failed transfer, 2 when nothing was
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
 
-from .common import add_intercept_arguments, add_key_host_argument, add_store_argument, flow_id, open_store
+from ..textsafe import shown
+from .common import add_intercept_arguments, add_key_host_argument, add_store_argument, complain, flow_id, open_store
 
 if TYPE_CHECKING:
     from ..flow import Flow
@@ -61,25 +61,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         flow = store.get(args.flow_id)
         if flow is None:
-            print(f"toolwire-inspect: no flow #{args.flow_id} in {store.path}", file=sys.stderr)
+            complain(f"no flow #{args.flow_id} in {store.path}")
             return 2
         try:
             upstream = shown_as_sent(args.upstream, "--upstream") if args.upstream else _upstream_now(flow, args)
         except ForwarderError as exc:
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(f"{exc}")
             return 2
         try:
             forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate, intercept=args.intercept,
                                   upstream_ca=args.upstream_ca)
             forwarder.start()
         except ForwarderError as exc:
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2
         try:
             # An --upstream given here is the user's own choice of destination.
             new_id = replay(flow, via=forwarder, elsewhere=args.upstream is not None, key_hosts=args.key_host)
         except ReplayError as exc:
-            print(f"toolwire-inspect: {exc}", file=sys.stderr)
+            complain(str(exc))
             return 2 if isinstance(exc, ReplayRefused) else 1  # 2: nothing was sent
         finally:
             forwarder.stop()
@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
         new = store.get(new_id)
         assert new is not None  # the forwarder recorded it before answering
         detail = f" {new.error}" if new.error else ""
-        print(f"#{new.id} replay of #{flow.id}: {new.status if new.status is not None else '-'} {new.state.value}{detail}")
+        print(f"#{new.id} replay of #{flow.id}: {new.status if new.status is not None else '-'} {new.state.value}"
+              f"{shown(detail)}")
         # An upstream that refused the replay (4xx/5xx) fails the command, as a failed transfer does.
         refused = new.status is not None and new.status >= 400
         return 0 if new.state is FlowState.COMPLETE and not refused else 1
@@ -102,7 +103,7 @@ def _upstream_now(flow: Flow, args: argparse.Namespace) -> str:
 
     table = resolve(routes=args.route, config=args.config)
     for notice in table.ignored:
-        print(f"toolwire-inspect: {notice}", file=sys.stderr)
+        complain(notice)
     routes = {route.name: route.upstream for route in table.routes}
     if flow.route in routes:
         return routes[flow.route]

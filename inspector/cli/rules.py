@@ -10,6 +10,7 @@ import orjson
 
 from .. import report
 from ..wire.rules.reference import all_rules, reference
+from .common import complain
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.markdown:
         if args.ids:
-            print("toolwire-inspect: --markdown writes the whole reference; give no ID", file=sys.stderr)
+            complain("--markdown writes the whole reference; give no ID")
             return 2
         sys.stdout.write(report.rules_markdown())
         return 0
@@ -37,8 +38,7 @@ def run(args: argparse.Namespace) -> int:
         found = [reference(rule_id.upper()) for rule_id in args.ids]
         unknown = [rule_id for rule_id, entry in zip(args.ids, found, strict=True) if entry is None]
         if unknown:
-            print(f"toolwire-inspect: no rule {', '.join(unknown)}; `toolwire-inspect rules` lists them",
-                  file=sys.stderr)
+            complain(f"no rule {', '.join(unknown)}; `toolwire-inspect rules` lists them")
             return 2
         entries = [entry for entry in found if entry is not None]
     if args.json:

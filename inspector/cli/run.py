@@ -11,7 +11,8 @@ import subprocess
 import sys
 
 from ..wiring import Watch
-from .common import CommandError, limits, open_forwarder, open_store, route_table
+from ..textsafe import shown
+from .common import CommandError, complain, limits, open_forwarder, open_store, route_table
 from .record import add_forwarder_arguments, flow_line
 
 
@@ -59,16 +60,15 @@ def run(args: argparse.Namespace) -> int:
         try:
             table = route_table(args)
             for notice in table.ignored:
-                print(f"toolwire-inspect: {notice}", file=sys.stderr)
+                complain(notice)
             forwarder = open_forwarder(args, table, store, on_event, **limits(args))
             forwarder.start()
         except (ForwarderError, StoreError) as exc:
             raise CommandError(str(exc)) from exc
         forwarders = getattr(forwarder, "all", [forwarder])
         env = agent_environment(forwarders, forwarder.base_url, trust_settings(ca.directory), ca.cert_path)
-        print(f"toolwire-inspect: session {store.session_id}, store {store.path}; running {' '.join(command)} with "
-              + " ".join(f"{name}={value}" for name, value in env.items() if name.isupper()), file=sys.stderr,
-              flush=True)
+        complain(f"session {store.session_id}, store {store.path}; running {' '.join(command)} with "
+                 + " ".join(f"{name}={value}" for name, value in env.items() if name.isupper()), flush=True)
         before = _watch(forwarder, store)
         try:
             # The agent's own ^C reaches it through the terminal; this process waits for it to end.
@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
             after = _watch(forwarder, store)
             forwarder.stop()
         for line in diagnose(before, after, env):
-            print(f"toolwire-inspect doctor: {line}", file=sys.stderr)
+            # The reasons quote what clients sent (a CONNECT's host): shown safe, as every line here.
+            print(f"toolwire-inspect doctor: {shown(line)}", file=sys.stderr)
         return status if status >= 0 else 128 - status
     finally:
         store.close()

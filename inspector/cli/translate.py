@@ -10,6 +10,8 @@ import orjson
 
 from ..wire import jsonsafe
 from ..wire.dialect import DIALECT_NAMES
+from ..textsafe import json_text, shown
+from .common import complain
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,35 +41,35 @@ def run(args: argparse.Namespace) -> int:
     try:
         payload = jsonsafe.loads(_read(args.file))
     except OSError as exc:
-        print(f"toolwire-inspect: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        complain(f"cannot read {args.file}: {exc.strerror}")
         return 2
     except orjson.JSONDecodeError as exc:
-        print(f"toolwire-inspect: {args.file} is not valid JSON: {exc}", file=sys.stderr)
+        complain(f"{args.file} is not valid JSON: {exc}")
         return 2
     except jsonsafe.Unfaithful as exc:
-        print(f"toolwire-inspect: {args.file} cannot be translated faithfully: {exc}", file=sys.stderr)
+        complain(f"{args.file} cannot be translated faithfully: {exc}")
         return 2
     try:
         translated, losses = translate_document(payload, args.source, args.target, args.kind)
         data = jsonsafe.dumps(translated, option=orjson.OPT_INDENT_2) + b"\n"
     except jsonsafe.Unfaithful as exc:
-        print(f"toolwire-inspect: {args.file} cannot be translated faithfully: {exc}", file=sys.stderr)
+        complain(f"{args.file} cannot be translated faithfully: {exc}")
         return 2
     except UnsupportedPair as exc:
-        print(f"toolwire-inspect: {exc}", file=sys.stderr)
+        complain(str(exc))
         return 2
     except TranslationError as exc:
         if args.json:
-            sys.stderr.write(orjson.dumps({"error": exc.message, "pointer": exc.pointer}).decode() + "\n")
+            sys.stderr.write(json_text(orjson.dumps({"error": exc.message, "pointer": exc.pointer}).decode()) + "\n")
         else:
-            print(f"toolwire-inspect: cannot translate {args.file}: {exc}", file=sys.stderr)
+            complain(f"cannot translate {args.file}: {exc}")
         return 1
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
     if args.json:
-        sys.stderr.write(orjson.dumps([loss.to_dict() for loss in losses]).decode() + "\n")
+        sys.stderr.write(json_text(orjson.dumps([loss.to_dict() for loss in losses]).decode()) + "\n")
     else:
         for loss in losses:
-            print(f"{args.file}:{loss}", file=sys.stderr)
+            print(shown(f"{args.file}:{loss}"), file=sys.stderr)
         print(f"{len(losses)} change(s) reported", file=sys.stderr)
     return 0

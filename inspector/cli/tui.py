@@ -8,10 +8,9 @@ the flows already in the store."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from .common import (add_access_arguments, add_key_host_argument, add_limit_arguments, add_mode_arguments,
-                     add_proxy_arguments, add_route_arguments, add_store_argument, limits, open_store, port,
+                     add_proxy_arguments, add_route_arguments, add_store_argument, complain, limits, open_store, port,
                      proxy_options)
 from .otlp import add_live_arguments
 
@@ -59,10 +58,10 @@ def run(args: argparse.Namespace) -> int:
             child.wait_ready()
         except ChildFailed as exc:
             if not exc.browse:
-                print(f"toolwire-inspect: {exc}", file=sys.stderr)
+                complain(str(exc))
                 return 2
             # Only the default routes, on a port another instance holds: browsing is still worth it.
-            print(f"toolwire-inspect: not forwarding: {exc}", file=sys.stderr)
+            complain(f"not forwarding: {exc}")
             child = None
         if child is None:
             store = open_store(args.store)

@@ -14,11 +14,13 @@ from collections.abc import Callable
 
 from textual import on, work
 from textual.app import App, SuspendNotSupported
+from textual.notifications import SeverityLevel
 from textual.binding import Binding
 
 from ..child import ForwarderProcess
 from ..clients import likely_dialects
 from ..flow import ReplayKind
+from ..textsafe import shown
 from .bridge import EventBridge
 from .commands import FlowCommands, ScreenCommands
 from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinished, FlowsUpdated, ForwarderStopped,
@@ -161,6 +163,13 @@ class InspectorApp(App[None]):
         self.notify(f"the forwarder process ended ({message.reason}): nothing more is recorded; the flows "
                     "already stored can still be read", title="Forwarder stopped", severity="error",
                     timeout=30, markup=False)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast, from any screen or widget: its text quotes flows (a replay's failure, an
+        export's path), so it is shown safe and never read as markup, whatever the caller asked."""
+        super().notify(shown(message, lines=True), title=shown(title), severity=severity, timeout=timeout,
+                       markup=False)
 
     async def action_quit(self) -> None:
         if isinstance(self.forwarder, ForwarderProcess):

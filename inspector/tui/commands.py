@@ -8,6 +8,10 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
+
+from ..textsafe import shown
 
 from . import format as fmt
 
@@ -27,10 +31,22 @@ FILTERS = [
 
 
 def describe(row: FlowRow) -> str:
+    """The flow as the palette lists it, recorded text shown safe."""
     dialect = fmt.DIALECT_SHORT.get(row.dialect, row.dialect or "-")
     badge = fmt.badge(row.errors, row.warnings)
-    return f"#{row.id} {row.method} {row.path} {dialect} {row.model or '-'} {fmt.status(row.status, row.state)}" + (
-        f" {badge}" if badge else "")
+    return shown(f"#{row.id} {row.method} {row.path} {dialect} {row.model or '-'} {fmt.status(row.status, row.state)}"
+                 + (f" {badge}" if badge else ""))
+
+
+def highlight(matcher: Matcher, text: str) -> Content:
+    """`text` with the query's matches marked, as plain text: `Matcher.highlight` (and a prompt given
+    as a string) reads it as markup, which a flow's path or model is not."""
+    content = Content(text)
+    _, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    for offset in offsets:
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 class FlowCommands(Provider):
@@ -44,7 +60,7 @@ class FlowCommands(Provider):
 
     async def discover(self) -> Hits:
         for row in self._recent()[:20]:
-            yield DiscoveryHit(f"Open {describe(row)}", partial(self.inspector.open_flow, row.id),
+            yield DiscoveryHit(Content(f"Open {describe(row)}"), partial(self.inspector.open_flow, row.id),
                                help="Open this flow")
 
     async def search(self, query: str) -> Hits:
@@ -53,7 +69,7 @@ class FlowCommands(Provider):
             text = f"Open {describe(row)}"
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), partial(self.inspector.open_flow, row.id),
+                yield Hit(score, highlight(matcher, text), partial(self.inspector.open_flow, row.id),
                           help="Open this flow")
 
 
@@ -79,11 +95,11 @@ class ScreenCommands(Provider):
 
     async def discover(self) -> Hits:
         for text, run, help_text in self._commands():
-            yield DiscoveryHit(text, run, help=help_text)
+            yield DiscoveryHit(Content(text), run, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for text, run, help_text in self._commands():
             score = matcher.match(text)
             if score > 0:
-                yield Hit(score, matcher.highlight(text), run, help=help_text)
+                yield Hit(score, highlight(matcher, text), run, help=help_text)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis import BodyTooLarge, analyse, decode_body, parse_json, safe_repairs, upstream_answer
 from ..flow import Flow
+from ..textsafe import shown
 from ..wire import check, jsonsafe
 from ..wire.conversation import Conversation, Entry, Mark, build
 from ..wire.diff import Diff, Op, diff
@@ -31,9 +32,10 @@ class Lines:
     marks: dict[int, str] = field(default_factory=dict)  # line -> mark kind
 
     def add(self, line: str, mark: str | None = None) -> None:
+        """Every line of a conversation or a diff quotes the flow: it is added shown safe."""
         if mark is not None:
             self.marks[len(self.lines)] = mark
-        self.lines.append(line)
+        self.lines.append(shown(line))
 
 
 @dataclass(slots=True)
@@ -254,7 +256,8 @@ def prepare_fixed_diff(view: FlowView) -> DiffView | None:
         result = safe_repairs(analysis)
     except jsonsafe.Unfaithful as exc:
         reason = f"cannot fix faithfully: {exc}"
-        return DiffView(f"#{view.flow.id} original → fixed · {reason}", Lines([reason], {0: "error"}), None, "")
+        return DiffView(f"#{view.flow.id} original → fixed · {reason}", Lines([shown(reason)], {0: "error"}), None,
+                        "")
     if result is None:
         return None
     assert analysis.dialect is not None  # safe_repairs answers only for a known dialect

@@ -13,6 +13,7 @@ import orjson
 
 from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json, upstream_answer
 from ..flow import Flow, Mode
+from ..textsafe import shown, shown_lines
 from ..wire.locate import LocatedText, pretty
 from ..wire.sse import SSEParser
 from ..wire.translate import Loss
@@ -40,7 +41,7 @@ class Pane:
     def lines(self) -> list[str]:
         """The text's lines; prepare() splits them in its worker so showing a pane costs no pass over it."""
         if self.split is None:
-            self.split = self.text.split("\n") if self.text else []
+            self.split = shown_lines(self.text) if self.text else []
         return self.split
 
     def line_of(self, pointer: str) -> int:
@@ -159,13 +160,13 @@ def chunk_lines(flow: Flow) -> list[str]:
     previous = 0.0
     parser = SSEParser()
     for chunk in flow.chunks:
-        text = chunk.data.decode("utf-8", "replace").replace("\r", "\\r").replace("\n", "\\n")
+        text = shown(chunk.data.decode("utf-8", "replace"))  # line breaks and every control made visible
         arrival, gap = f"+{chunk.t * 1000:.1f}", f"Δ{(chunk.t - previous) * 1000:.1f}"
-        parsed = "".join(f"▸ {describe_event(event.data)} " for event in parser.feed(chunk.data))
+        parsed = "".join(f"▸ {shown(describe_event(event.data))} " for event in parser.feed(chunk.data))
         lines.append(f"{arrival:>10} ms {gap:>9} ms {len(chunk.data):>7} B  {parsed}│ {text}")
         previous = chunk.t
     if lines and (last := parser.close()):  # an event the stream never closed with a blank line
-        lines[-1] += "".join(f" ▸ {describe_event(event.data)}" for event in last)
+        lines[-1] += "".join(f" ▸ {shown(describe_event(event.data))}" for event in last)
     return lines
 
 
@@ -223,7 +224,7 @@ def header_lines(flow: Flow) -> list[str]:
     if flow.notes:
         # What the forwarder noted on the way: translation losses, ignored replay headers, ...
         lines += ["", "notes:", *(f"  {note}" for note in flow.notes)]
-    return lines
+    return [shown(line) for line in lines]
 
 
 def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:

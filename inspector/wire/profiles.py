@@ -178,7 +178,10 @@ _HOSTS = [
 def for_upstream(url: str, dialect: Dialect) -> Profile:
     """The profile for requests of `dialect` sent to `url`: a known host's profile when it speaks that
     dialect's family, else the dialect's default."""
-    host = (urlsplit(url).hostname or "").lower()
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:  # a recorded URL is anyone's text: `http://[not an address]/` names no host
+        host = ""
     for pattern, name in _HOSTS:
         if pattern.fullmatch(host):
             profile = PROFILES[name]

@@ -215,9 +215,9 @@ async def test_slash_searches_the_payload_incrementally(store: Store, ids: dict[
 
 
 def test_find_all_is_case_blind_and_in_document_order() -> None:
-    assert find_all('{\n  "Type": "type",\n  "x": "TYPE"\n}', "type") == [(1, 3), (1, 11), (2, 8)]
-    assert find_all("abc", "") == []
-    assert find_all("aaa", "aa") == [(0, 0), (0, 1)]
+    assert find_all(['{', '  "Type": "type",', '  "x": "TYPE"', '}'], "type") == [(1, 3), (1, 11), (2, 8)]
+    assert find_all(["abc"], "") == []
+    assert find_all(["aaa"], "aa") == [(0, 0), (0, 1)]
 
 
 # ---- one pane, or two aligned -------------------------------------------------------------------

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 CORE = ["inspector.wire", "inspector.proxy", "inspector.store", "inspector.replay",
-        "inspector.export", "inspector.mock", "inspector.analysis", "inspector.console", "inspector.child", "inspector.report",
+        "inspector.export", "inspector.mock", "inspector.analysis", "inspector.console", "inspector.child", "inspector.report", "inspector.textsafe",
         # the recording formats (each imports inspector.load, the one reader)
         "inspector.har", "inspector.cassette", "inspector.pytest_export",
         # the OpenTelemetry export and reader

@@ -32,6 +32,8 @@ def test_unknown_profile_names_the_known_ones():
     ("https://openrouter.ai/api", Dialect.ANTHROPIC, "anthropic"),
     ("http://127.0.0.1:8080", Dialect.MCP, "mcp"),
     ("https://notopenrouter.ai", Dialect.OPENAI_CHAT, "openai"),
+    # A recorded URL whose brackets hold no address: no host, so the dialect's default (not a ValueError).
+    ("http://[2J\x1b[H]/v1/messages", Dialect.ANTHROPIC, "anthropic"),
 ])
 def test_profile_for_upstream(url, dialect, expected):
     assert profiles.for_upstream(url, dialect).name == expected

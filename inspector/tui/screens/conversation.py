@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
+from ...textsafe import shown
 from ..compare import ConversationView, prepare_conversation
 from ..view import FlowView
 from ..widgets.lines import LineViewer
@@ -63,6 +64,6 @@ class ConversationScreen(ReadingScreen):
 
     def on_conversation_screen_prepared(self, message: Prepared) -> None:
         self.view = view = message.view
-        self.query_one("#conversation-title", Static).update(Content(view.title))
+        self.query_one("#conversation-title", Static).update(Content(shown(view.title)))
         self.query_one("#turns", LineViewer).load(view.turns.lines, view.turns.marks)
         self.query_one("#tools", LineViewer).load(view.tools.lines, view.tools.marks)

@@ -17,6 +17,7 @@ from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
 from ...flow import ReplayKind
+from ...textsafe import shown
 from ..compare import DiffView
 from ..widgets.diff_viewer import DiffViewer
 from ..widgets.lines import LineViewer
@@ -87,8 +88,8 @@ class DiffScreen(ReadingScreen):
             viewer.load([self.absent])
             notes.load([])
             return
-        self.query_one("#diff-title", Static).update(Content(view.title))
-        viewer.border_subtitle = view.summary
+        self.query_one("#diff-title", Static).update(Content(shown(view.title)))
+        viewer.border_subtitle = Content(shown(view.summary))
         viewer.load(view.lines.lines, view.lines.marks)
         # A replay's changes have no report: the diff gets the whole screen.
         notes.display = view.notes is not None

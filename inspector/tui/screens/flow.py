@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 
 from ...analysis import session_findings
 from ...flow import REPLAY_NOTES, Flow, FlowState, ReplayKind
+from ...textsafe import shown
 from ...wire.dialect import Dialect
 from ...wire.violations import Violation
 from .. import format as fmt
@@ -50,14 +51,14 @@ def flow_title(view: FlowView) -> Content:
     flow, analysis = view.flow, view.analysis
     parts: list[str | tuple[str, str]] = [
         (f"#{flow.id} ", "bold $accent"),
-        (f"{flow.method} {flow.path}", "bold"),
+        (shown(f"{flow.method} {flow.path}"), "bold"),
         f"  {analysis.dialect.value if analysis.dialect else 'unknown dialect'}",
     ]
     # The mode says how to read everything below (translated? repaired?): early, where it is never cut.
     mode = f"translate {flow.translate.replace(':', ' → ')}" if flow.translate else flow.mode.value
     parts.append((f" · {mode}", "$text-muted"))
     if analysis.model:
-        parts.append(f"  {analysis.model}")
+        parts.append(f"  {shown(analysis.model)}")
     failed = flow.state is FlowState.ERROR or (flow.status or 0) >= 400
     parts.append((f"  {fmt.status(flow.status, flow.state.value)}", "bold $error" if failed else "bold $success"))
     # Most telling first: the title is one line and a long path pushes the tail off screen.
@@ -73,7 +74,7 @@ def flow_title(view: FlowView) -> Content:
     if analysis.buffered:
         parts.append(("  ⇉ buffered: every event arrived at once", "bold $warning"))
     if analysis.parse_error:
-        parts.append((f"  {analysis.parse_error}", "$warning"))
+        parts.append((f"  {shown(analysis.parse_error)}", "$warning"))
     return Content.assemble(*parts)
 
 

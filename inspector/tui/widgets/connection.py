@@ -17,6 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...clients import agent_settings
+from ...textsafe import shown
 from .. import format as fmt
 
 if TYPE_CHECKING:
@@ -133,11 +134,11 @@ class ConnectionBar(Widget):
             text.append(notice, self.get_component_rich_style("connection-bar--refused", partial=True))
         if self.stopped:
             text.append("\n")
-            text.append(f"forwarder stopped ({self.stopped}): nothing more is recorded",
+            text.append(f"forwarder stopped ({shown(self.stopped)}): nothing more is recorded",
                         self.get_component_rich_style("connection-bar--problem", partial=True))
         if self.problem:
             text.append("\n")
-            text.append(f"store: {self.problem}", self.get_component_rich_style("connection-bar--problem", partial=True))
+            text.append(f"store: {shown(self.problem)}", self.get_component_rich_style("connection-bar--problem", partial=True))
         return text
 
     def _connection(self) -> Text:
@@ -150,7 +151,7 @@ class ConnectionBar(Widget):
         text.append("toolwire-inspect ", name)
         if self.listening is None:
             text.append("not forwarding (no --upstream): browsing ", key)
-            text.append(self.store_path, value)
+            text.append(shown(self.store_path), value)
             return text
         text.append(self.listening.mode, mode)
         if self.usage != (None, None):
@@ -158,29 +159,30 @@ class ConnectionBar(Widget):
             text.append("  tokens ", key)
             text.append(fmt.usage(*self.usage), value)
         text.append("  listening ", key)
-        text.append(self.listening.base_url, value)
+        text.append(shown(self.listening.base_url), value)
         text.append(" → ", key)
-        text.append(self.listening.upstream, value)
+        text.append(shown(self.listening.upstream), value)
         # The settings wrap between whole entries, never inside a URL someone will copy.
         if self.listening.routes:
-            entries = [(f"{name or '(unnamed)'} {label}", url, value) for name, base, accepts, _ in self.listening.routes
-                       for label, url in agent_settings(base, accepts)]
+            entries = [(shown(f"{name or '(unnamed)'} {label}"), shown(url), value)
+                       for name, base, accepts, _ in self.listening.routes for label, url in agent_settings(base, accepts)]
             sources = {source for *_, source in self.listening.routes}
             if len(sources) == 1:
-                entries.append(("routes from ", sources.pop(), key))
+                entries.append(("routes from ", shown(sources.pop()), key))
             else:
-                entries += [(f"{name or '(unnamed)'} from ", source, key) for name, *_, source in self.listening.routes]
+                entries += [(shown(f"{name or '(unnamed)'} from "), shown(source), key)
+                            for name, *_, source in self.listening.routes]
         else:
             accepts = self.listening.accepts
-            entries = [(label, url, value) for label, url in (agent_settings(self.listening.base_url, (accepts,))
+            entries = [(label, shown(url), value) for label, url in (agent_settings(self.listening.base_url, (accepts,))
                                                               if accepts else agent_settings(self.listening.base_url))]
-        entries.append(("store ", self.store_path, key))
+        entries.append(("store ", shown(self.store_path), key))
         access = self.listening.access
         if access is not None:
             self._refused_shown = access.refused
             if self._refused_shown:
                 # First: the agent's requests are being turned away, which matters before any setting.
-                entries.insert(0, (f"refused {self._refused_shown}: ", access.last_refusal or "", refused))
+                entries.insert(0, (f"refused {self._refused_shown}: ", shown(access.last_refusal or ""), refused))
         room = max(40, self.content_region.width)
         if not self.expanded:
             # One row of the settings that fit whole, in order, and the key to the rest.
@@ -218,21 +220,22 @@ class ConnectionBar(Widget):
         room = max(40, self.content_region.width)
         entries = proxy.entries()
         if self.expanded:
-            chosen = [choices[0] for choices in entries]
+            chosen = [(label, shown(brief)) for label, brief in (choices[0] for choices in entries)]
         else:
             chosen, used = [], 0
             for number, choices in enumerate(entries):
-                for label, shown in choices:
-                    width = len(label) + len(shown) + (2 if chosen else 0)
+                for label, brief in choices:
+                    brief = shown(brief)
+                    width = len(label) + len(brief) + (2 if chosen else 0)
                     # The hint's room is kept while something may still be left out.
                     hint = len(self.HINT) if number < len(entries) - 1 or len(chosen) < number else 0
                     if not chosen or used + width + hint <= room:
-                        chosen.append((label, shown))
+                        chosen.append((label, brief))
                         used += width
                         break
         used: int | None = None  # columns taken on the current row; None before the first entry
-        for label, shown in chosen:
-            width = len(label) + len(shown)
+        for label, brief in chosen:
+            width = len(label) + len(brief)
             if used is None or used + 2 + width > room:
                 text.append("\n")
                 used = width
@@ -240,6 +243,6 @@ class ConnectionBar(Widget):
                 text.append("  ")
                 used += 2 + width
             text.append(label, key)
-            text.append(shown, value)
+            text.append(brief, value)
         if len(chosen) < len(entries):
             text.append(self.HINT, key)

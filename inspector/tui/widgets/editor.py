@@ -13,6 +13,7 @@ from textual.widgets import Footer, Static, TextArea
 
 from ...analysis import BodyTooLarge, decode_body, parse_json
 from ...flow import Flow
+from ...textsafe import shown
 
 
 def request_body(flow: Flow) -> bytes:
@@ -89,7 +90,7 @@ class EditorScreen(ModalScreen[bytes | None]):
 
     def _show_problem(self, problem: str, where: tuple[int, int]) -> None:
         self.add_class("-invalid")
-        self.query_one("#edit-problem", Static).update(f"✖ {problem} (not sent)")
+        self.query_one("#edit-problem", Static).update(f"✖ {shown(problem)} (not sent)")
         self.query_one(TextArea).cursor_location = where
 
     def action_send(self) -> None:

@@ -31,6 +31,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
+from ...textsafe import shown
 from .. import format as fmt
 from .styles import overlay
 
@@ -121,10 +122,11 @@ def row_cells(row: FlowRow, now: float) -> list[str]:
     return [
         str(row.id),
         fmt.clock_time(row.started_at, now),
-        row.method,
-        replay_mark(row) + (f"{row.route}:" if row.route else "") + row.path,  # `openai:/v1/…` on a named route
-        fmt.DIALECT_SHORT.get(row.dialect, row.dialect or "-"),
-        row.model or "-",
+        shown(row.method),
+        # `openai:/v1/…` on a named route
+        replay_mark(row) + shown((f"{row.route}:" if row.route else "") + row.path),
+        shown(fmt.DIALECT_SHORT.get(row.dialect, row.dialect or "-")),
+        shown(row.model or "-"),
         fmt.status(row.status, row.state),
         fmt.duration(row.latency_ms),
         fmt.duration(row.ttfb_ms) if row.streamed or row.ttfb_ms is not None else "-",

@@ -15,7 +15,10 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widgets import Input
+
+from ...textsafe import shown
 
 from ..view import Pane
 from .lines import LineViewer
@@ -126,8 +129,8 @@ class PayloadView(Vertical):
         if not self.searching:  # the box cleared on leaving the search
             return
         self.term = event.value
-        text = self.pane.text if self.pane is not None else ""
-        self.matches = find_all(text, self.term)
+        # The lines as drawn (escapes shown), so a match's column is where the reader sees it.
+        self.matches = find_all(self.viewer.lines, self.term)
         # Incremental: the first match at or after where the reader is, as `less` does.
         start = self.viewer.cursor
         self.match = next((n for n, (line, _) in enumerate(self.matches) if line >= start), 0 if self.matches else -1)
@@ -148,28 +151,30 @@ class PayloadView(Vertical):
         self.viewer.match = None
         box = self.query_one("#search", Input)
         box.value, box.display = "", False
-        self.border_subtitle = self.pane.note if self.pane is not None else ""
+        # A note quotes the flow (its error, say): shown safe, and never read as markup.
+        self.border_subtitle = Content(shown(self.pane.note)) if self.pane is not None else ""
 
     def _show_match(self) -> None:
         if not self.term:
             self.border_subtitle = "type to search · enter: keep · esc: leave"
             return
         if self.match < 0:
-            self.border_subtitle = f"no match for {self.term!r}"
+            self.border_subtitle = Content(f"no match for {shown(repr(self.term))}")
             return
         line, column = self.matches[self.match]
         self.viewer.match = (line, column, len(self.term))
         self.viewer.go_to(line)
-        self.border_subtitle = f"{self.term!r}: match {self.match + 1} of {len(self.matches)} · n/N · esc"
+        self.border_subtitle = Content(f"{shown(repr(self.term))}: match {self.match + 1} of {len(self.matches)} "
+                                       "· n/N · esc")
 
 
-def find_all(text: str, term: str) -> list[tuple[int, int]]:
+def find_all(lines: list[str], term: str) -> list[tuple[int, int]]:
     """(line, column) of every case-insensitive occurrence of `term`, in document order."""
     if not term:
         return []
     found: list[tuple[int, int]] = []
     needle = term.lower()
-    for number, line in enumerate(text.split("\n")):
+    for number, line in enumerate(lines):
         haystack = line.lower()
         column = haystack.find(needle)
         while column != -1:

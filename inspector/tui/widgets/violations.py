@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...textsafe import shown
 from ...wire.violations import Effect, Severity
 from ..format import fold
 from ..view import Located
@@ -32,7 +33,7 @@ COLOURS = {Severity.ERROR: "$error", Severity.WARNING: "$warning", Severity.INFO
 
 def violation_prompt(item: Located, width: int) -> Content:
     v = item.violation
-    pointer = v.pointer or "/"
+    pointer = shown(v.pointer) or "/"
     # The pointer starts on its own line so every fold of it lines up under the first.
     folded = "\n".join(pointer[start:end] for start, end in fold(pointer, max(8, width)))
     return Content.assemble(
@@ -40,7 +41,7 @@ def violation_prompt(item: Located, width: int) -> Content:
         (f"{v.where or 'payload'} · ", "$text-muted"),
         (f"provider {v.effect.value}" if v.effect is not Effect.BREAKS_CLIENT else v.effect.value, "italic"),
         (f"\n{folded}\n", "$text-muted"),
-        v.message,
+        shown(v.message),
     )
 
 
@@ -150,9 +151,9 @@ class ViolationPanel(Vertical):
         v = item.violation
         parts: list[str | tuple[str, str]] = []
         if v.why:
-            parts += [("why  ", "bold"), v.why]
+            parts += [("why  ", "bold"), shown(v.why, lines=True)]
         if v.hint:
-            parts += [("\nfix  " if v.why else "fix  ", "bold $success"), v.hint]
+            parts += [("\nfix  " if v.why else "fix  ", "bold $success"), shown(v.hint, lines=True)]
         self.query_one("#violation-explanation", Static).update(Content.assemble(*parts))
         self.post_message(self.Chosen(item))
 
