@@ -203,7 +203,11 @@ def test_open_mock_and_export_as_processes_on_the_crafted_files(files, outcomes,
 
 
 async def test_the_ui_opens_every_flow_of_the_crafted_files(files, outcomes, tmp_path):
-    read = representatives(outcomes)
+    # One read file of each value (the UI draws a Flow, whatever format it came in): a Pilot key costs.
+    chosen: dict[str, str] = {}
+    for name in representatives(outcomes):
+        chosen.setdefault(name.rsplit(":", 1)[-1], name)
+    read = list(chosen.values())
     store = opened_store([str(files[name]) for name in read], tmp_path)
     try:
         app = InspectorApp(store=store, forwarder=None)
@@ -215,7 +219,7 @@ async def test_the_ui_opens_every_flow_of_the_crafted_files(files, outcomes, tmp
             for _ in range(flows.total):
                 await pilot.press("enter")
                 await pilot.pause()
-                for key in ("t", "escape", "H", "escape", "s", "escape", "escape", "j"):
+                for key in ("t", "escape", "H", "escape", "escape", "j"):
                     await pilot.press(key)
                     await app.workers.wait_for_complete()
                     await pilot.pause()
