@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import export
-from .load import LoadError, Turn, fixture_from_carried, flow_from_fixture, header_pairs, recorded_flow
+from .load import NoneType, Shape, Turn, fixture_from_carried, flow_from_fixture, header_pairs, recorded_flow
 
 # Framing a replaying client recomputes; the body is stored decoded.
 _NOT_STORED = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding", "host"})
@@ -74,32 +74,34 @@ def turns_from_cassette(document: dict[str, Any], source: str) -> list[Turn]:
     turns = []
     for index, interaction in enumerate(interactions, start=1):
         where = f"{source}#interaction{index}" if len(interactions) > 1 else source
-        try:
-            turns.append(_turn(interaction, where, index))
-        except LoadError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise LoadError(f"{where}: malformed cassette interaction ({type(exc).__name__}: {exc})") from exc
+        turns.append(_turn(Shape(where).typed(interaction, dict, f"interactions[{index - 1}]"), where, index))
     return turns
 
 
-def _bytes(value: Any) -> bytes:
+def _bytes(shape: Shape, value: Any, place: str) -> bytes:
+    """A body as vcrpy writes it: text, bytes (!!binary) or null."""
+    shape.typed(value, (str, bytes, NoneType), place)
     if value is None:
         return b""
-    return value if isinstance(value, bytes) else str(value).encode("utf-8")
+    try:
+        return value if isinstance(value, bytes) else value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise shape.refuse(place, "holds a lone surrogate, which is no text") from None
 
 
-def _pairs(headers: Any) -> list[tuple[str, str]]:
+def _pairs(shape: Shape, holder: dict[str, Any], at: str) -> list[tuple[str, str]]:
     """vcrpy headers: name → list of values (older cassettes: name → value)."""
+    headers = shape.member(holder, "headers", (dict, NoneType), at, default=None) or {}
     pairs = []
-    for name, values in (headers or {}).items():
+    for name, values in headers.items():
+        shape.typed(name, str, f"{at}headers (a name)")
         for value in values if isinstance(values, list) else [values]:
-            pairs.append((str(name), str(value)))
+            pairs.append((name, shape.typed(value, str, f"{at}headers.{name}")))
     return pairs
 
 
 def _turn(interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
-    turn = _read(interaction, where, flow_id)
+    turn = _read(Shape(where), interaction, where, flow_id)
     base = ("interactions", flow_id - 1)
     body = interaction["response"].get("body")
     turn.bodies = {"request": (*base, "request", "body"), "upstream": (*base, "request", "body"),
@@ -108,17 +110,21 @@ def _turn(interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
     return turn
 
 
-def _read(interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
-    request, response = interaction["request"], interaction["response"]
-    request_body = _bytes(request.get("body"))
+def _read(shape: Shape, interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
+    request, response = shape.member(interaction, "request", dict), shape.member(interaction, "response", dict)
+    request_body = _bytes(shape, request.get("body"), "request.body")
     body = response.get("body")
-    response_body = _bytes(body.get("string")) if isinstance(body, dict) else _bytes(body)
-    ours = interaction.get("_toolwire")
-    if isinstance(ours, dict) and isinstance(ours.get("fixture"), dict):
-        data = fixture_from_carried(ours, request_body, response_body)
+    response_body = (_bytes(shape, body.get("string"), "response.body.string") if isinstance(body, dict)
+                     else _bytes(shape, body, "response.body"))
+    ours = shape.member(interaction, "_toolwire", (dict, NoneType), default=None)
+    if ours is not None and isinstance(ours.get("fixture"), dict):
+        data = fixture_from_carried(ours, request_body, response_body, where)
         return Turn(flow_from_fixture(data, where, flow_id), where, data)
-    status = response.get("status")
-    code = int(status["code"] if isinstance(status, dict) else status)
-    flow = recorded_flow(flow_id, str(request["method"]).upper(), str(request["uri"]), _pairs(request.get("headers")),
-                         request_body, code, _pairs(response.get("headers")), response_body)
+    status = shape.member(response, "status", (dict, int), "response.")
+    code = shape.member(status, "code", int, "response.status.") if isinstance(status, dict) else status
+    flow = recorded_flow(flow_id, shape.member(request, "method", str, "request.").upper(),
+                         shape.url(shape.member(request, "uri", str, "request."), "request.uri"),
+                         _pairs(shape, request, "request."),
+                         request_body, shape.status(code, "response.status"), _pairs(shape, response, "response."),
+                         response_body)
     return Turn(flow, where)

@@ -11,14 +11,17 @@ stable like the fixture."""
 from __future__ import annotations
 
 import base64
+import binascii
 import json
+import math
 from importlib import metadata
 from datetime import datetime, UTC
 from typing import Any
 
 from . import export
 from .flow import Flow, header
-from .load import LoadError, Turn, fixture_from_carried, flow_from_fixture, header_pairs, iso_time, recorded_flow
+from .load import (LoadError, NoneType, Shape, Turn, fixture_from_carried, flow_from_fixture, header_pairs, iso_time,
+                   recorded_flow)
 from .redact import query_pairs
 
 def _creator() -> dict[str, str]:
@@ -100,18 +103,8 @@ def turns_from_har(document: dict[str, Any], source: str) -> list[Turn]:
     turns = []
     for index, entry in enumerate(entries, start=1):
         where = f"{source}#entry{index}" if len(entries) > 1 else source
-        try:
-            turns.append(_turn(entry, where, index))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            if isinstance(exc, LoadError):
-                raise
-            raise LoadError(f"{where}: malformed HAR entry ({type(exc).__name__}: {exc})") from exc
+        turns.append(_turn(Shape(where).typed(entry, dict, f"log.entries[{index - 1}]"), where, index))
     return turns
-
-
-def _content_bytes(content: dict[str, Any]) -> bytes:
-    text = content.get("text") or ""
-    return base64.b64decode(text) if content.get("encoding") == "base64" else text.encode("utf-8")
 
 
 def _turn(entry: dict[str, Any], where: str, flow_id: int) -> Turn:
@@ -123,32 +116,71 @@ def _turn(entry: dict[str, Any], where: str, flow_id: int) -> Turn:
 
 
 def _read(entry: dict[str, Any], where: str, flow_id: int) -> Turn:
-    request, response = entry["request"], entry["response"]
-    posted = (request.get("postData") or {}).get("text", "")
-    ours = entry.get("_toolwire")
-    carried_base64 = isinstance(ours, dict) and bool((ours.get("request_body") or {}).get("base64"))
-    request_body = base64.b64decode(posted) if carried_base64 else posted.encode("utf-8")
-    response_body = _content_bytes(response.get("content") or {})
-    if isinstance(ours, dict) and isinstance(ours.get("fixture"), dict):
-        data = fixture_from_carried(ours, request_body, response_body)
+    shape = Shape(where)
+    request, response = shape.member(entry, "request", dict), shape.member(entry, "response", dict)
+    posted = shape.member(request, "postData", (dict, NoneType), "request.", default=None) or {}
+    if "text" not in posted and shape.items(posted, "params", dict, "request.postData."):
+        raise shape.refuse("request.postData", "holds params and no text: a form body is not read")
+    text = shape.member(posted, "text", str, "request.postData.", default="")
+    ours = shape.member(entry, "_toolwire", (dict, NoneType), default=None)
+    carried_base64 = ours is not None and bool((shape.member(ours, "request_body", (dict, NoneType), "_toolwire.",
+                                                             default=None) or {}).get("base64"))
+    request_body = _base64(shape, text, "request.postData.text") if carried_base64 else text.encode()
+    response_body = _content_bytes(shape, shape.member(response, "content", (dict, NoneType), "response.",
+                                                       default=None) or {})
+    if ours is not None and isinstance(ours.get("fixture"), dict):
+        data = fixture_from_carried(ours, request_body, response_body, where)
         flow = flow_from_fixture(data, where, flow_id)
         flow.started_at = iso_time(entry.get("startedDateTime"))
         return Turn(flow, where, data)
-    return Turn(_foreign(entry, request_body, response_body, flow_id), where)
+    return Turn(_foreign(shape, entry, request, response, request_body, response_body, flow_id), where)
 
 
-def _foreign(entry: dict[str, Any], request_body: bytes, response_body: bytes, flow_id: int) -> Flow:
-    request, response = entry["request"], entry["response"]
-    timings = entry.get("timings") or {}
+def _base64(shape: Shape, text: str, place: str) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise shape.refuse(place, f"is not base64 ({exc})") from None
+
+
+def _content_bytes(shape: Shape, content: dict[str, Any]) -> bytes:
+    text = shape.member(content, "text", (str, NoneType), "response.content.", default=None) or ""
+    encoding = shape.member(content, "encoding", (str, NoneType), "response.content.", default=None)
+    if encoding not in (None, "", "base64"):
+        raise shape.refuse("response.content.encoding", "is not base64, the one encoding HAR 1.2 names")
+    return _base64(shape, text, "response.content.text") if encoding == "base64" else text.encode()
+
+
+def _milliseconds(value: Any) -> float | None:
+    """A HAR time: a number of milliseconds, -1 when it does not apply. Anything else (another tool's
+    "NaN", a string, a negative or infinite number) is a time not known, not a reason to lose the turn."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+        return float(value)
+    return None
+
+
+def _foreign(shape: Shape, entry: dict[str, Any], request: dict[str, Any], response: dict[str, Any],
+             request_body: bytes, response_body: bytes, flow_id: int) -> Flow:
+    timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
     # Time to first byte: the phases before the response (-1: not applicable).
-    ttfb = sum(max(0.0, float(timings.get(k) or 0)) for k in ("blocked", "dns", "connect", "send", "wait"))
-    status = int(response.get("status") or 0)
-    return recorded_flow(flow_id, request["method"], request["url"], _headers(request.get("headers")), request_body,
-                         status or None, _headers(response.get("headers")), response_body,
+    ttfb = sum(_milliseconds(timings.get(k)) or 0.0 for k in ("blocked", "dns", "connect", "send", "wait"))
+    status = shape.member(response, "status", int, "response.")
+    status = None if status == 0 else shape.status(status, "response.status")  # 0: no response (devtools)
+    latency = _milliseconds(entry.get("time"))
+    return recorded_flow(flow_id, shape.member(request, "method", str, "request."),
+                         shape.url(shape.member(request, "url", str, "request."), "request.url"),
+                         _headers(shape, request, "request."),
+                         request_body, status, _headers(shape, response, "response."), response_body,
                          started_at=iso_time(entry.get("startedDateTime")), ttfb_ms=round(ttfb, 1),
-                         latency_ms=float(entry.get("time") or ttfb))
+                         latency_ms=ttfb if latency is None else latency)
 
 
-def _headers(values: Any) -> list[tuple[str, str]]:
+def _headers(shape: Shape, holder: dict[str, Any], at: str) -> list[tuple[str, str]]:
     """HAR headers as pairs; HTTP/2 pseudo-headers (Chrome's `:authority`…) are no headers."""
-    return [(h["name"], str(h["value"])) for h in values or () if not h["name"].startswith(":")]
+    pairs = []
+    for n, item in enumerate(shape.items(holder, "headers", dict, at) or ()):
+        name = shape.member(item, "name", str, f"{at}headers[{n}].")
+        value = shape.member(item, "value", str, f"{at}headers[{n}].")
+        if not name.startswith(":"):
+            pairs.append((name, value))
+    return pairs

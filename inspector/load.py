@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gc
 import gzip
+import math
+import os
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -96,13 +99,30 @@ class FilePlaces:
         return text.position_at(start)
 
 
+# The largest recording read: the forwarder records at most 64 MiB of one body (`--max-body`). A YAML
+# cassette costs far more to read than its size: every value becomes a node object (about 35 times
+# the file in memory; a 27 MB cassette took 947 MB and 92 s with the pure-Python reader).
+MAX_RECORDING = 64 * 1024 * 1024
+MAX_YAML_RECORDING = 16 * 1024 * 1024
+
+
+def _refuse_size(size: int, source: str, cap: int = MAX_RECORDING) -> None:
+    if size > cap:
+        kind = "a YAML cassette" if cap == MAX_YAML_RECORDING else "a recording"
+        raise LoadError(f"{source}: {size / 2**20:.1f} MiB is larger than {kind} may be ({cap // 2**20} MiB); "
+                        "split it, or export fewer flows into one file")
+
+
 def load(path: str | Path) -> list[Turn]:
     """Every turn in the file at `path`. A format without absolute times (our fixture) gets the
     file's modification time, so the list shows when it was written."""
     path = Path(path)
     try:
-        data = path.read_bytes()
-        written = path.stat().st_mtime
+        with path.open("rb") as file:
+            status = os.fstat(file.fileno())
+            _refuse_size(status.st_size, str(path))
+            data = file.read(MAX_RECORDING + 1)  # a file that grows while read is still bounded
+        written = status.st_mtime
     except OSError as exc:
         raise LoadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     turns = load_bytes(data, str(path))
@@ -133,6 +153,7 @@ _MARKS = (b'"toolwire-fixture"', b'"log"', b"interactions", _OTLP_MARK)
 
 
 def load_bytes(data: bytes, source: str) -> list[Turn]:
+    _refuse_size(len(data), source)
     if not any(mark in data for mark in _MARKS):
         raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
     if _OTLP_MARK in data and not any(mark in data for mark in _MARKS[:3]):
@@ -202,28 +223,50 @@ def _flow_scalar(text: str, start: int, end: int, *, quoted: bool) -> tuple[str,
 
 @cache
 def _yaml_loader() -> type:
-    """The YAML loader for cassettes (yaml is imported only when a cassette is read)."""
+    """The YAML loader for cassettes (yaml is imported only when a cassette is read): libyaml's, which
+    reads a megabyte in a fraction of a second (the pure-Python one takes seconds, and recurses past
+    Python's limit on 1000 nested lists) and refuses nesting deeper than 1000 levels."""
     import yaml
 
-    class NoAliases(yaml.SafeLoader):
-        """A cassette has no aliases; a file of nested ones (the "billion laughs") would be read as
-        shared references that any walk over it, ours included, would expand to billions."""
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                raise LoadError(f"{self.name}: YAML aliases (*name) are not read: no cassette has them")
-            return super().compose_node(parent, index)
 
-    return NoAliases
+def _refuse_aliases(root: Any, source: str) -> None:
+    """A cassette has no aliases; a file of nested ones (the "billion laughs") reads as shared nodes
+    that any walk over the data, ours included, would expand to billions. libyaml resolves an alias
+    to the node it names, so a node reached twice is one."""
+    import yaml
+
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            raise LoadError(f"{source}: YAML aliases (*name) are not read: no cassette has them")
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(part for pair in node.value for part in pair)
 
 
 def _yaml(data: bytes, source: str, compose: bool = False) -> Any:
     """The YAML file's data, or with `compose` its node tree (which knows each value's line)."""
+    _refuse_size(len(data), source, MAX_YAML_RECORDING)
     loader = _yaml_loader()(data)
-    loader.name = source
+    # The cyclic collector walks every node made so far each time it runs: with it on, composing is
+    # quadratic (a 3 MB cassette: 5.8 s, 1.4 s without). Nodes hold no cycles to collect.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        return loader.get_single_node() if compose else loader.get_single_data()
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _refuse_aliases(node, source)
+        return node if compose else loader.construct_document(node)
     finally:
+        if collecting:
+            gc.enable()
         loader.dispose()
 
 
@@ -249,6 +292,8 @@ def _faithful(data: bytes, source: str) -> Any:
         return jsonsafe.loads(data)
     except jsonsafe.Unfaithful as exc:
         raise LoadError(f"{source}: {exc}") from exc
+    except orjson.JSONDecodeError as exc:  # read as YAML, which takes what JSON does not (a byte order mark)
+        raise LoadError(f"{source}: not valid JSON: {exc}") from exc
 
 
 # -- our fixture -------------------------------------------------------------------------------
@@ -322,61 +367,188 @@ def _fixture_bodies(data: dict[str, Any]) -> dict[str, Keys]:
 
 def flow_from_fixture(data: dict[str, Any], source: str = "<fixture>", flow_id: int = 1) -> Flow:
     version = data.get("version")
-    if not isinstance(version, int) or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise LoadError(f"{source}: fixture without a valid \"version\"")
     if version > export.VERSION:
         raise LoadError(f"{source}: fixture format version {version} is newer than this toolwire-inspect reads "
                         f"(up to {export.VERSION}); upgrade toolwire-inspect to read it")
     try:
-        return _fixture_flow(data, flow_id)
+        return _fixture_flow(Shape(source), data, flow_id)
     except jsonsafe.Unfaithful as exc:
         raise LoadError(f"{source}: {exc}") from exc
-    except (KeyError, TypeError, ValueError, AttributeError, binascii.Error) as exc:
-        raise LoadError(f"{source}: malformed fixture ({type(exc).__name__}: {exc})") from exc
 
 
-def _fixture_flow(data: dict[str, Any], flow_id: int) -> Flow:
-    request, upstream, response = data["request"], data["upstream_request"], data["response"]
-    host = upstream.get("host") or ""
-    path = upstream["url"].removeprefix(export.UPSTREAM_PLACEHOLDER)
-    chunks = [Chunk(c["t_ms"] / 1000.0, body_bytes(c)) for c in response.get("chunks") or ()]
-    request_body, request_headers = _wire(request.get("body"), header_pairs(request.get("headers", [])))
-    response_body, response_headers = _wire(response.get("body"), header_pairs(response.get("headers", [])))
+def _fixture_flow(shape: Shape, data: dict[str, Any], flow_id: int) -> Flow:
+    request = shape.member(data, "request", dict)
+    upstream = shape.member(data, "upstream_request", dict)
+    response = shape.member(data, "response", dict)
+    host = shape.member(upstream, "host", (str, NoneType), "upstream_request.", default="") or ""
+    path = shape.member(upstream, "url", str, "upstream_request.").removeprefix(export.UPSTREAM_PLACEHOLDER)
+    chunks = [Chunk(shape.time(chunk, "t_ms", f"response.chunks[{n}].", required=True) / 1000.0,
+                    body_bytes(shape.body(chunk, f"response.chunks[{n}]", whole=True)))
+              for n, chunk in enumerate(shape.items(response, "chunks", dict, "response.") or ())]
+    request_body, request_headers = _wire(shape.body(request, "request.body"), shape.headers(request, "request."))
+    response_body, response_headers = _wire(shape.body(response, "response.body"), shape.headers(response, "response."))
     if chunks:
         response_body = b"".join(c.data for c in chunks)
     flow = Flow(
-        id=flow_id, session_id=0, started_at=0.0, method=request["method"], path=request["path"],
-        query=request.get("query", ""),
-        request_headers=request_headers, request_body=request_body, mode=Mode(data.get("mode", "passthrough")),
-        upstream_url=(export.upstream_origin(host) + path if host else path),
-        upstream_request_headers=header_pairs(upstream.get("headers", [])),
-        status=response.get("status"),
-        response_headers=response_headers, response_body=response_body, streamed=bool(response.get("streamed")),
-        chunks=chunks,
-        ttfb_ms=response.get("ttfb_ms"), latency_ms=response.get("latency_ms"),
-        state=FlowState(data.get("state", "complete")), error=data.get("error"),
-        translate=data.get("translate"), notes=list(data.get("notes", [])),
+        id=flow_id, session_id=0, started_at=0.0, method=shape.member(request, "method", str, "request."),
+        path=shape.member(request, "path", str, "request."),
+        query=shape.member(request, "query", str, "request.", default=""),
+        request_headers=request_headers, request_body=request_body,
+        mode=shape.choice(data, "mode", Mode, Mode.PASSTHROUGH),
+        upstream_url=shape.url(export.upstream_origin(host) + path if host else path,
+                               "upstream_request (its host and url)"),
+        upstream_request_headers=shape.headers(upstream, "upstream_request."),
+        status=shape.status(shape.member(response, "status", (int, NoneType), "response."), "response.status"),
+        response_headers=response_headers, response_body=response_body,
+        streamed=shape.member(response, "streamed", bool, "response.", default=False),
+        chunks=chunks, ttfb_ms=shape.time(response, "ttfb_ms", "response."),
+        latency_ms=shape.time(response, "latency_ms", "response."),
+        state=shape.choice(data, "state", FlowState, FlowState.COMPLETE),
+        error=shape.member(data, "error", (str, NoneType), default=None),
+        translate=shape.member(data, "translate", (str, NoneType), default=None),
+        notes=shape.items(data, "notes", str) or [],
     )
-    if not upstream.get("same_body_as_request", True):
-        flow.upstream_request_body, _ = _wire(upstream.get("body"), [])
+    if not shape.member(upstream, "same_body_as_request", bool, "upstream_request.", default=True):
+        flow.upstream_request_body, _ = _wire(shape.body(upstream, "upstream_request.body"), [])
     if "upstream_response" in data:
-        flow.upstream_response_body, _ = _wire(data["upstream_response"]["body"], [])
+        flow.upstream_response_body, _ = _wire(
+            shape.body(shape.member(data, "upstream_response", dict), "upstream_response.body"), [])
     return flow
 
 
-def fixture_from_carried(carried: dict[str, Any], request_body: bytes, response_body: bytes) -> dict[str, Any]:
+NoneType = type(None)
+_REQUIRED = object()
+_KINDS = ((bool, "true or false"), (int, "an integer"), (float, "a number"), (str, "a string"), (list, "a list"),
+          (dict, "an object"), (NoneType, "null"))
+
+
+def _kind(value: Any) -> str:
+    return next(name for kind, name in _KINDS if isinstance(value, kind))
+
+
+class Shape:
+    """One recording's values read with the types its format gives them, by every reader (the
+    fixture, HAR and cassette ones; so `check`, `open`, `mock` and `export`): a value of another type,
+    a missing one, a status that is no HTTP status or a time that is no time is a LoadError naming
+    the file (and entry), the place in it and what was found there."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def refuse(self, place: str, what: str) -> LoadError:
+        return LoadError(f"{self.source}: {place} {what}")
+
+    def typed(self, value: Any, kinds: type | tuple[type, ...], place: str) -> Any:
+        kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+        # JSON has no integer type apart from numbers: true is no 1, and 2.0 no integer where one is wanted.
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            wanted = " or ".join(name for kind, name in _KINDS if kind in kinds and not (kind is int and float in kinds))
+            raise self.refuse(place, f"is {_kind(value)}, not {wanted}")
+        return value
+
+    def member(self, holder: dict[str, Any], key: str, kinds: type | tuple[type, ...], at: str = "",
+               *, default: Any = _REQUIRED) -> Any:
+        if key not in holder:
+            if default is _REQUIRED:
+                raise self.refuse(f"{at}{key}", "is missing")
+            return default
+        return self.typed(holder[key], kinds, f"{at}{key}")
+
+    def items(self, holder: dict[str, Any], key: str, kinds: type | tuple[type, ...], at: str = "") -> list[Any] | None:
+        """A list member (absent or null: None), each item of `kinds`."""
+        values = self.member(holder, key, (list, NoneType), at, default=None)
+        if values is None:
+            return None
+        return [self.typed(value, kinds, f"{at}{key}[{n}]") for n, value in enumerate(values)]
+
+    def choice(self, holder: dict[str, Any], key: str, kinds: type[Mode] | type[FlowState], default: Any) -> Any:
+        value = self.member(holder, key, str, default=default.value)
+        try:
+            return kinds(value)
+        except ValueError:
+            known = ", ".join(kind.value for kind in kinds)
+            raise self.refuse(key, f"is not one of {known}") from None
+
+    def status(self, value: int | None, place: str) -> int | None:
+        if value is not None and not 100 <= value <= 599:
+            raise self.refuse(place, f"{value if abs(value) < 10**6 else 'of ' + str(len(str(value))) + ' digits'} "
+                                     "is not an HTTP status (100 to 599)")
+        return value
+
+    def time(self, holder: dict[str, Any], key: str, at: str = "", *, required: bool = False) -> float | None:
+        """A time in milliseconds: a finite number of 0 or more (null: not measured)."""
+        value = self.member(holder, key, (int, float) if required else (int, float, NoneType), at,
+                            default=_REQUIRED if required else None)
+        if value is not None and not (math.isfinite(value) and value >= 0):
+            raise self.refuse(f"{at}{key}", f"{value} is not a time (a finite number of milliseconds, 0 or more)")
+        return value
+
+    def url(self, url: str, place: str) -> str:
+        """A URL whose host and port can be read (every reader of a flow reads them)."""
+        try:
+            urlsplit(url).port  # noqa: B018 - parsing is the check: a bad host or port raises
+        except ValueError as exc:
+            raise self.refuse(place, f"is not a URL ({exc})") from None
+        return url
+
+    def headers(self, holder: dict[str, Any], at: str) -> list[tuple[str, str]]:
+        return header_pairs(self.items(holder, "headers", str, at) or [])
+
+    def body(self, holder: dict[str, Any], place: str, *, whole: bool = False) -> dict[str, Any] | None:
+        """A body value (see export.body_value): null, or one of json, text (a string) or base64 (a
+        string of base64), and the content_encoding it travelled with. `whole`: `holder` is the value
+        (a stream chunk), else its member named as `place` ends."""
+        if not whole:
+            at, _, key = place.rpartition(".")
+            value = self.member(holder, key, (dict, NoneType), f"{at}." if at else "", default=None)
+            if value is None:
+                return None
+        else:
+            value = holder
+        kinds = [kind for kind in ("json", "text", "base64") if kind in value]
+        if len(kinds) != 1:
+            raise self.refuse(place, "has none of json, text and base64" if not kinds
+                              else f"has {' and '.join(kinds)}: one of them is the body")
+        if kinds != ["json"]:
+            self.typed(value[kinds[0]], str, f"{place}.{kinds[0]}")
+        if kinds == ["base64"]:
+            try:
+                base64.b64decode(value["base64"], validate=True)
+            except binascii.Error as exc:
+                raise self.refuse(f"{place}.base64", f"is not base64 ({exc})") from None
+        self.member(value, "content_encoding", (str, NoneType), f"{place}.", default=None)
+        return value
+
+
+def fixture_from_carried(carried: dict[str, Any], request_body: bytes, response_body: bytes,
+                         source: str = "<recording>") -> dict[str, Any]:
     """Our fixture back from a container's bodies and what export.carried put beside them."""
-    data = orjson.loads(orjson.dumps(carried["fixture"]))  # a copy the caller may keep
-    data["request"]["body"] = _body(request_body, carried.get("request_body"))
-    if carried.get("chunks") is not None:
-        chunks, offset = [], 0
-        for chunk in carried["chunks"]:
-            part = response_body[offset:offset + chunk["bytes"]]
-            offset += chunk["bytes"]
-            chunks.append({"t_ms": chunk["t_ms"], **export.chunk_value(part)})
-        data["response"]["chunks"] = chunks
+    shape = Shape(source)
+    try:
+        data = orjson.loads(orjson.dumps(shape.member(carried, "fixture", dict, "_toolwire.")))  # a copy to keep
+    except orjson.JSONEncodeError as exc:
+        raise shape.refuse("_toolwire.fixture", f"cannot be read back ({exc})") from None
+    for side in ("request", "response"):
+        shape.member(data, side, dict, "_toolwire.fixture.")
+    data["request"]["body"] = _body(request_body, shape.member(carried, "request_body", (dict, NoneType), "_toolwire.",
+                                                               default=None))
+    chunks = shape.items(carried, "chunks", dict, "_toolwire.")
+    if chunks is not None:
+        sizes = [shape.member(chunk, "bytes", int, f"_toolwire.chunks[{n}].") for n, chunk in enumerate(chunks)]
+        if any(size < 0 for size in sizes) or sum(sizes) != len(response_body):
+            raise shape.refuse("_toolwire.chunks", f"cut {sum(sizes)} bytes, not the {len(response_body)} bytes of "
+                                                   "the response body")
+        parts, offset = [], 0
+        for n, (chunk, size) in enumerate(zip(chunks, sizes)):
+            parts.append({"t_ms": shape.time(chunk, "t_ms", f"_toolwire.chunks[{n}].", required=True),
+                          **export.chunk_value(response_body[offset:offset + size])})
+            offset += size
+        data["response"]["chunks"] = parts
     else:
-        data["response"]["body"] = _body(response_body, carried.get("response_body"))
+        data["response"]["body"] = _body(response_body, shape.member(carried, "response_body", (dict, NoneType),
+                                                                     "_toolwire.", default=None))
     return data
 
 
@@ -403,7 +575,7 @@ def iso_time(text: Any) -> float:
         return 0.0
     try:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+    except (ValueError, OverflowError):
         return 0.0
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -153,6 +154,12 @@ def _body_value(body: bytes) -> Any:
 _NOT_REPLAYED = frozenset({"content-length", "transfer-encoding", "connection"})
 
 
+# What HTTP/1.1 can carry in a header (RFC 9110): a name of token characters, a value of visible
+# Latin-1 characters, spaces and tabs. The server would raise on anything else mid-response.
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e\x80-\xff]*")
+
+
 @dataclass(slots=True)
 class FixtureRoute:
     """One recorded turn: the request it answers and the response it replays.
@@ -187,6 +194,11 @@ class FixtureRoute:
         parts = urlsplit(flow.upstream_url)
         target = (parts.path or flow.path) + (f"?{parts.query}" if parts.query else "")
         headers = [(k, v) for k, v in flow.response_headers if k.lower() not in _NOT_REPLAYED]
+        for name, value in headers:
+            if not _HEADER_NAME.fullmatch(name) or not _HEADER_VALUE.fullmatch(value):
+                raise ValueError(f"{source}: the recorded response header {name[:40]!r} cannot be sent as it is "
+                                 "recorded (a name that is no HTTP token, or a value with a control character or "
+                                 "beyond Latin-1)")
         if flow.upstream_response_body is not None:
             # Translated: the client got our translation; as the upstream, replay what it sent.
             raw = flow.upstream_response_body

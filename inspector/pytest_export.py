@@ -17,6 +17,8 @@ import pprint
 import re
 from typing import Any
 
+import orjson
+
 from . import export
 
 # The SDK call that sends a recorded request body as is: (module, client expression, method path).
@@ -85,6 +87,14 @@ def _literal(value: Any) -> str:
     return pprint.pformat(value, width=110, sort_dicts=False)
 
 
+def _json_literal(value: Any) -> str:
+    """`value` as JSON text parsed when the test is imported: a Python literal of a payload nested 200
+    levels or more does not compile ("too many nested parentheses"), JSON text read at run time does,
+    to the 254 levels a fixture holds as JSON. One string per line of the text, so it reads as JSON."""
+    lines = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode().splitlines(keepends=True)
+    return "json.loads(\n    " + "\n    ".join(map(repr, lines)) + ")"
+
+
 def render(data: dict[str, Any], name: str = "turn") -> bytes:
     request_body = data["request"]["body"] or {}
     recorded = [(v["rule"], v["pointer"], v["severity"]) for v in data["violations"] if v["where"] == "request"]
@@ -106,7 +116,7 @@ import urllib.request
 
 import pytest
 
-FIXTURE = {_literal(data)}
+FIXTURE = {_json_literal(data)}
 
 # The request as recorded and the rule findings it had, (rule, pointer, severity).
 RECORDED_REQUEST = FIXTURE["request"]["body"]
@@ -116,7 +126,7 @@ RECORDED_FINDINGS = {_literal(recorded)}
         parts.append(f'''
 # The request with the safe repairs applied ({", ".join(sorted({r["rule"] for r in fixed["repairs"]}))}).
 # Edit it as your code changes: the test below keeps it free of errors.
-FIXED_REQUEST = {_literal(fixed["request"]["body"]["json"])}
+FIXED_REQUEST = {_json_literal(fixed["request"]["body"]["json"])}
 ''')
     parts.append('''
 

@@ -71,6 +71,11 @@ def run(args: argparse.Namespace) -> int:
                                    + (f" in session {session_id}" if session_id is not None else ""))
             turns = [from_store(store, flow) for flow in map(store.get, (row.id for row in chosen)) if flow is not None]
             recording = f"session-{session_id}" if session_id is not None else "selection"
+    if args.format == "vcr":
+        for turn in turns:
+            if turn.data["response"]["status"] is None:
+                print(f"toolwire-inspect: flow #{turn.flow_id} left out: it has no response, which a cassette cannot "
+                      "hold (--format har keeps it)", file=sys.stderr)
     try:
         if not several:
             data = render(args.format, turns, otlp=otlp)
