@@ -541,7 +541,7 @@ def fixture_from_carried(carried: dict[str, Any], request_body: bytes, response_
             raise shape.refuse("_toolwire.chunks", f"cut {sum(sizes)} bytes, not the {len(response_body)} bytes of "
                                                    "the response body")
         parts, offset = [], 0
-        for n, (chunk, size) in enumerate(zip(chunks, sizes)):
+        for n, (chunk, size) in enumerate(zip(chunks, sizes, strict=True)):
             parts.append({"t_ms": shape.time(chunk, "t_ms", f"_toolwire.chunks[{n}].", required=True),
                           **export.chunk_value(response_body[offset:offset + size])})
             offset += size

@@ -172,7 +172,7 @@ def test_check_as_a_process_reads_every_crafted_file_or_names_why_not(files, out
     assert done.returncode == 2
     lines = done.stderr.splitlines()
     assert [line.split(": ", 2)[1].split("#")[0] for line in lines] == [str(files[name]) for name in refused]
-    assert [line for line, name in zip(lines, refused) if not isinstance(outcomes[name], NotARecording)] == [
+    assert [line for line, name in zip(lines, refused, strict=True) if not isinstance(outcomes[name], NotARecording)] == [
         f"toolwire-inspect: {outcomes[name]}" if outcomes[name] else
         f"toolwire-inspect: {files[name]}: nothing to check: the recording holds no exchange"
         for name in refused if not isinstance(outcomes[name], NotARecording)]
