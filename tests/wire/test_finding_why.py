@@ -163,3 +163,20 @@ def test_each_variant_of_a_rule_gets_a_why_about_its_own_defect():
          "A function declaration is an object {name, description?, parameters?…}; Gemini answers 400 for "
          "'tools[0].functionDeclarations[1]'."),
     ]
+
+
+def test_json_mode_without_the_word_quotes_its_own_format_and_place():
+    chat = chat_request()
+    chat["response_format"] = {"type": "json_object"}
+    responses = responses_request()
+    responses["text"] = {"format": {"type": "json_object"}}
+    assert _found(check.check_request(chat, "openai-chat")) == [
+        ("OC-31", "error", "rejects", "/response_format/type",
+         "JSON mode needs the prompt to ask for JSON: with 'json_object' at 'response_format.type' OpenAI answers 400 "
+         "\"'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.\" "
+         "The word counts in any message and any part, in any case; compatible servers do not check it.")]
+    assert _found(check.check_request(responses, "openai-responses")) == [
+        ("OR-20", "error", "rejects", "/text/format/type",
+         "JSON mode needs the prompt to ask for JSON: with 'json_object' at 'text.format.type' the Responses API "
+         "answers 400 as Chat does (the input messages \"must contain the word 'json' in some form\"). The word "
+         "counts in instructions and in any input item, in any case.")]

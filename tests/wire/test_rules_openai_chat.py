@@ -287,6 +287,15 @@ CASES = [
         setting(["response_format"], {"type": "json_schema", "json_schema": {"name": "weather", "strict": True, "schema": {
             "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
             "additionalProperties": False}}})),
+    # JSON mode (issue 18): OpenAI refuses json_object unless some message asks for JSON; the word
+    # counts in any case, in a system message or in a content part's text.
+    req("json_object without the word json", setting(["response_format"], {"type": "json_object"}), "OC-31",
+        "/response_format/type", "error", doing(setting(["response_format"], {"type": "json_object"}),
+                                                setting(["messages", 0], {"role": "system", "content": [
+                                                    {"type": "text", "text": "Answer in JSON."}]}))),
+    req("json_object on a compatible server", setting(["response_format"], {"type": "json_object"}), "OC-31",
+        "/response_format/type", "error", setting(["response_format"], {"type": "json_object"}),
+        near_profile="openai-compatible"),
 ]
 
 

@@ -176,6 +176,11 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         '[S-OAI] `CreateChatCompletionRequest.temperature`, `.top_p`, `.max_completion_tokens`',
         'recorded: "Invalid \'temperature\': decimal above maximum value. Expected a value <= 2"',
     )),
+    'OC-31': ("json_object response format needs the word 'json' in the messages", (
+        'https://platform.openai.com/docs/guides/structured-outputs#json-mode ("the API will throw an error if '
+        'the string \'JSON\' does not appear somewhere in the context")',
+        'https://github.com/ultimatejimmy/xray.koplugin/issues/33 (recorded 400, param "messages")',
+    )),
     'OR-01': ('Responses tools have a known type and its required fields', (
         '[S-OAI] `Tool` (L63486) and each member schema',
     )),
@@ -243,6 +248,10 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'OR-19': ('max_output_tokens at least 16, sampling values within their ranges (Responses)', (
         '[S-OAI] `CreateResponse.max_output_tokens`, `.temperature`, `.top_p`',
         'recorded: "Invalid \'max_output_tokens\': integer below minimum value. Expected a value >= 16"',
+    )),
+    'OR-20': ("json_object text format needs the word 'json' in the input", (
+        'https://platform.openai.com/docs/guides/structured-outputs#json-mode (JSON mode, both APIs)',
+        'https://github.com/ultimatejimmy/xray.koplugin/issues/33 (the Chat answer the same check gives)',
     )),
     'AN-01': ('A custom tool has name and an object input_schema', (
         '[S-ANT] `tool_param.py`',

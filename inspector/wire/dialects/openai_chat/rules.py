@@ -10,7 +10,7 @@ from ...violations import Severity
 from ...rules import arguments
 from ...pointer import join
 from ...rules.base import (Report, as_dict, as_list, check_history, check_null_or_empty, check_ranges,
-                           check_tool_exchange, check_tool_name, readable, remember_name, short)
+                           check_tool_exchange, check_tool_name, mentions, readable, remember_name, short)
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
 
@@ -195,6 +195,11 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     check_history(report, "OC-28", payload, "messages", "message object", _HISTORY)
     _check_messages(report, profile, payload.get("messages"))
     fmt = as_dict(payload.get("response_format"))
+    # JSON mode needs the prompt to ask for JSON; OpenAI's own endpoints check it, compatible servers do not.
+    if fmt.get("type") == "json_object" and profile.published_schema and profile.reaches_provider \
+            and isinstance(payload.get("messages"), list) and not mentions(payload["messages"], "json"):
+        report.add("OC-31", "/response_format/type", "response_format is json_object, but no message contains "
+                                                     "the word 'json'")
     body = as_dict(fmt.get("json_schema"))
     if fmt.get("type") == "json_schema" and body.get("strict") is True:
         # A strict response format is held to the same subset as a strict tool.
