@@ -180,3 +180,14 @@ def test_json_mode_without_the_word_quotes_its_own_format_and_place():
          "JSON mode needs the prompt to ask for JSON: with 'json_object' at 'text.format.type' the Responses API "
          "answers 400 as Chat does (the input messages \"must contain the word 'json' in some form\"). The word "
          "counts in instructions and in any input item, in any case.")]
+
+
+def test_a_strict_tool_without_parameters_is_refused_at_its_own_place():
+    payload = chat_request()
+    del payload["tools"][1]["function"]["parameters"]
+    payload["tools"][1]["function"]["strict"] = True
+    payload["parallel_tool_calls"] = False
+    assert _found(check.check_request(payload, "openai-chat")) == [
+        ("OC-06", "error", "rejects", "/tools/1/function/parameters",
+         "With strict:true OpenAI accepts only the Structured-Outputs subset and answers 400 naming the first place "
+         "outside it ('tools[1].function.parameters').")]

@@ -67,8 +67,8 @@ _RULES = [
          why_at={W: _GENAI_KEYWORD}),
     Rule("OC-06", E, "With strict:true OpenAI accepts only the Structured-Outputs subset and answers 400 naming the "
          "first place outside it ('{{path}}').",
-         "Make every object additionalProperties:false with all properties required (optional → union with "
-         "null), or send strict:false.", REJ, {W: MAY},
+         "Make every object additionalProperties:false with properties ({} when none) all required (optional → "
+         "union with null), send parameters even for a tool without arguments, or send strict:false.", REJ, {W: MAY},
          why_at={W: "strict:true asks for the Structured-Outputs subset; this endpoint does not enforce it, but OpenAI "
                 "answers 400 for '{{path}}', and the guarantee strict gives holds only within the subset."}),
     Rule("OC-07", I, "A parallel tool call may not match the supplied schemas even with strict:true.",

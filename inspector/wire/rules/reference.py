@@ -80,6 +80,10 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         '[D-OAI-SO]',
         '[S-OAI-PY-STRICT]',
         'https://github.com/trycompai/comp/pull/2792',
+        'https://github.com/inngest/agent-kit/pull/66 (strict on a tool with no parameters: "\'additionalProperties\' '
+        'is required to be supplied and to be false", param tools[1].function.parameters)',
+        'https://github.com/spring-projects/spring-ai/issues/4776, https://github.com/everruns/everruns/pull/984 '
+        '(an object without properties under strict: "object schema missing properties")',
     )),
     'OC-07': ('strict mode with parallel tool calls', (
         '[D-OAI-SO] (mirror: docs.apiyi.com function-calling page)',

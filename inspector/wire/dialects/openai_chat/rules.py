@@ -129,7 +129,14 @@ def _check_function(report: Report, profile: Profile, function: dict[str, Any], 
                  else f"{profile.name} accepts it; Azure stops at {profile.description_max}")
         report.add("OC-03", join(pointer, "description"), f"{label}: description is {len(description)} characters "
                                                           f"({limit})", profile.description_severity)
+    strict = function.get("strict") is True
+    severity = None if profile.openai_limits else Severity.WARNING
     if "parameters" not in function or function["parameters"] is None:
+        if strict:
+            # OpenAI reads absent parameters as {"type": "object"}, which the strict subset refuses.
+            report.add("OC-06", join(pointer, "parameters"), f"{label}: strict:true with no parameters (OpenAI "
+                                                             "reads them as an object without additionalProperties:"
+                                                             "false)", severity)
         return
     parameters = function["parameters"]
     where = join(pointer, "parameters")
@@ -141,9 +148,8 @@ def _check_function(report: Report, profile: Profile, function: dict[str, Any], 
     if root_type is not None and not (isinstance(root_type, str) and root_type.lower() == "object"):
         report.add("OC-05", join(where, "type"), f"{label}: parameters must be type 'object', not {short(root_type)}")
     check_json_schema(report, parameters, where, "OC-05", what=label)
-    if function.get("strict") is True:
-        check_strict(report, parameters, where, "OC-06", what=label,
-                     severity=None if profile.openai_limits else Severity.WARNING)
+    if strict:
+        check_strict(report, parameters, where, "OC-06", what=label, severity=severity)
 
 
 def _routed(profile: Profile, payload: dict[str, Any]) -> Profile:
