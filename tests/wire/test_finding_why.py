@@ -191,3 +191,14 @@ def test_a_strict_tool_without_parameters_is_refused_at_its_own_place():
         ("OC-06", "error", "rejects", "/tools/1/function/parameters",
          "With strict:true OpenAI accepts only the Structured-Outputs subset and answers 400 naming the first place "
          "outside it ('tools[1].function.parameters').")]
+
+
+def test_a_file_part_with_data_names_its_own_field():
+    payload = chat_request()
+    payload["messages"][1]["content"] = [{"type": "file", "file": {"filename": "a.pdf", "data": "data:application/pdf;"
+                                                                                              "base64,JVBERi0="}}]
+    assert [(v.rule, v.pointer, v.why, v.hint) for v in check.check_request(payload, "openai-chat")] == [
+        ("OC-29", "/messages/1/content/0/file/data",
+         "OpenAI rejects parameters an endpoint does not define (\"Unknown parameter: "
+         "'messages[1].content[0].file.data'.\"); compatible servers take extras of their own, so only OpenAI's hosts "
+         "are checked.", "Send the base64 data URL as file.file_data (and a filename).")]

@@ -300,6 +300,13 @@ CASES = [
         "/response_format", "error", setting(["response_format"], {"type": "json_object"})),
     req("unknown top-level field", setting(["max_output_tokens"], 100), "OC-29", "/max_output_tokens", "error",
         setting(["max_completion_tokens"], 100)),
+    # Inline files (issue 18): Chat's file part takes file_data; `data` is Anthropic's and Gemini's name.
+    req("file part with data instead of file_data", setting(["messages", 1, "content"], [
+        {"type": "text", "text": "Summarise"},
+        {"type": "file", "file": {"filename": "a.pdf", "data": "data:application/pdf;base64,JVBERi0="}}]), "OC-29",
+        "/messages/1/content/1/file/data", "error", setting(["messages", 1, "content"], [
+            {"type": "text", "text": "Summarise"},
+            {"type": "file", "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0="}}])),
     req("unknown field on a compatible server", setting(["top_k"], 40), "OC-29", "/top_k", "error",
         setting(["top_k"], 40), near_profile="openai-compatible"),
     # Structured output (issue 8): a strict response format is held to the strict subset like a strict tool.

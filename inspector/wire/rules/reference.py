@@ -175,6 +175,8 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'OC-29': ('No parameter Chat does not define (OpenAI hosts)', (
         '[S-OAI] `CreateChatCompletionRequest`; recorded: "Unknown parameter: \'quality\'." (images endpoint)',
+        'https://platform.openai.com/docs/guides/pdf-files?api-mode=chat (a file part: file.filename + file.file_data, '
+        'a base64 data URL; `data` is not a field of it)',
     )),
     'OC-30': ('Sampling and length values within their ranges (Chat)', (
         '[S-OAI] `CreateChatCompletionRequest.temperature`, `.top_p`, `.max_completion_tokens`',

@@ -309,6 +309,8 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         if role == "function":
             _check_function_message(report, message, base, legacy, paired)
             continue
+        if role == "user" and profile.published_schema and profile.openai_limits:
+            _check_file_parts(report, message.get("content"), join(base, "content"))
         if role != "assistant":
             continue
         answered = set()
@@ -369,6 +371,17 @@ def _check_assistant_parts(report: Report, profile: Profile, parts: list[Any], p
                                                          f"not {' or '.join(allowed)}", Severity.ERROR)
     if "refusal" in kinds and len(parts) > 1:
         report.add("OC-12", pointer, "a refusal part must be the only assistant content part", Severity.ERROR)
+
+
+def _check_file_parts(report: Report, parts: Any, pointer: str) -> None:
+    """OC-29 in a file part: the inline file is file.file_data; `data` (the name Anthropic's and Gemini's
+    inline sources use) is a field OpenAI does not define, and the part then carries no file."""
+    for position, part in enumerate(as_list(parts)):
+        file = as_dict(part).get("file") if as_dict(part).get("type") == "file" else None
+        if isinstance(file, dict) and "data" in file and "file_data" not in file:
+            report.add("OC-29", join(pointer, position, "file", "data"), "a file part's inline data goes in "
+                                                                        "file_data, not data",
+                       hint="Send the base64 data URL as file.file_data (and a filename).")
 
 
 def _unanswered(report: Report, pending: dict[str, str], paired: bool) -> None:
