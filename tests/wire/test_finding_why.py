@@ -202,3 +202,16 @@ def test_a_file_part_with_data_names_its_own_field():
          "OpenAI rejects parameters an endpoint does not define (\"Unknown parameter: "
          "'messages[1].content[0].file.data'.\"); compatible servers take extras of their own, so only OpenAI's hosts "
          "are checked.", "Send the base64 data URL as file.file_data (and a filename).")]
+
+
+def test_anthropic_container_and_output_format_in_openai_s_shape_name_their_place():
+    payload = anthropic_request()
+    payload["container"] = {"type": "auto"}
+    payload["output_format"] = {"type": "json_schema", "json_schema": {"name": "w", "schema": {"type": "object"}}}
+    assert _found(check.check_request(payload, "anthropic")) == [
+        ("AN-14", "error", "rejects", "/container/type", "Anthropic validates the request against its API definition "
+         "and answers 400 field by field (\"container.type: …\"; it holds 'auto')."),
+        ("AN-14", "error", "rejects", "/output_format", "Anthropic validates the request against its API definition "
+         "and answers 400 field by field (\"output_format: …\"; it holds {\"type\": \"json_schema\", \"json_schema\": "
+         "{\"name\": \"w\", \"schema…)."),
+    ]

@@ -215,6 +215,17 @@ CASES = [
         "error", setting(["metadata"], {"user_id": "u-5"})),
     req("system as a list of strings", setting(["system"], ["Be brief."]), "AN-14", "/system/0", "error",
         setting(["system"], [{"type": "text", "text": "Be brief."}])),
+    # Issue 18: a container in OpenAI's code_interpreter shape, and the beta's output_format in OpenAI's
+    # response_format shape (the API still reads the retired field: rules/tolerance.py).
+    req("container in OpenAI's shape", setting(["container"], {"type": "auto"}), "AN-14", "/container/type",
+        "error", setting(["container"], {"id": "container_011CPR5CNjB747bTd36fQLFk"})),
+    req("container with skills and an OpenAI field", setting(["container"], {
+        "skills": [{"type": "anthropic", "skill_id": "pptx", "version": "latest"}], "file_ids": ["file_1"]}),
+        "AN-14", "/container/file_ids", "error", setting(["container"], {
+            "skills": [{"type": "anthropic", "skill_id": "pptx", "version": "latest"}]})),
+    req("output_format in OpenAI's shape", setting(["output_format"], {
+        "type": "json_schema", "json_schema": {"name": "weather", "schema": {"type": "object"}}}), "AN-14",
+        "/output_format", "error", setting(["output_format"], {"type": "json_schema", "schema": {"type": "object"}})),
 ]
 
 

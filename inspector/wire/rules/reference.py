@@ -321,6 +321,11 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'AN-14': ("The request matches Anthropic's API definition", (
         '[S-ANT] `message_create_params.py` (vendored in inspector/wire/specs)',
+        '[S-ANT] `beta/beta_container_params.py` (container: an id or {id, skills}); '
+        'https://github.com/anthropics/claude-code/issues/14135 (a field the API does not take: "Extra inputs are '
+        'not permitted")',
+        'output_format, the structured-outputs beta\'s field, read as output_config.format: rules/tolerance.py '
+        '("retired")',
     )),
     'AN-15': ('A finished message holds text or a call', (
         '[D-ANT-HTC] (an empty end_turn after tool results)',

@@ -127,6 +127,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if readable(payload.get("tools")):
         _check_tool_choice(report, payload, names, bool(tools))
     check_history(report, "AN-14", payload, "messages", "message object", _HISTORY)
+    _check_container(report, payload.get("container"))
     turns, whole = _turns(report, payload.get("messages"))
     _check_messages(report, profile, turns, paired=whole)
     # Only with thinking enabled does every assistant turn start with a thinking block: with "adaptive"
@@ -134,6 +135,21 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     # (Claude Code's traffic, accepted; issue 18).
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") == "enabled":
         _check_thinking_kept(report, turns)
+
+
+# A container is an id, or {id, skills}; Anthropic forbids extra inputs, and the SDK's type is open.
+_CONTAINER_FIELDS = frozenset({"id", "skills"})
+
+
+def _check_container(report: Report, container: Any) -> None:
+    """AN-14 for a container object of another shape: OpenAI's code_interpreter container
+    ({type: auto, file_ids}) carried over is the usual one."""
+    for key in as_dict(container):
+        if key not in _CONTAINER_FIELDS:
+            report.add("AN-14", join("/container", key), f"{short(key)} is not a field of container (\"Extra inputs "
+                                                         "are not permitted\")",
+                       hint="Send container as a container id, or {id, skills}; {type: auto} is OpenAI's "
+                            "code_interpreter shape, and Anthropic makes a container when none is named.")
 
 
 _HISTORY = ("Anthropic, and servers compatible with its Messages API, read messages as a list of message objects "
