@@ -215,3 +215,16 @@ def test_anthropic_container_and_output_format_in_openai_s_shape_name_their_plac
          "and answers 400 field by field (\"output_format: …\"; it holds {\"type\": \"json_schema\", \"json_schema\": "
          "{\"name\": \"w\", \"schema…)."),
     ]
+
+
+def test_additional_properties_in_gemini_parameters_names_its_place():
+    payload = gemini_request()
+    payload["tools"][0]["functionDeclarations"][0]["parameters"]["additionalProperties"] = False
+    assert [(v.rule, v.pointer, v.message, v.why) for v in check.check_request(payload, "gemini")] == [
+        ("GM-04", "/tools/0/functionDeclarations/0/parameters/additionalProperties",
+         "function 'get_weather': the Gemini API rejects 'additionalProperties' in a Schema (\"Unknown name\"; Vertex "
+         "takes it): a JSON Schema goes in parametersJsonSchema",
+         "Gemini parses parameters proto-strictly: unknown keywords, type arrays, \"null\" types, properties/enum in "
+         "the wrong place give 400 naming the field ('tools[0].functionDeclarations[0].parameters."
+         "additionalProperties', which holds false).")]
+    assert check.check_request(payload, "gemini", "vertex") == []
