@@ -228,3 +228,14 @@ def test_additional_properties_in_gemini_parameters_names_its_place():
          "the wrong place give 400 naming the field ('tools[0].functionDeclarations[0].parameters."
          "additionalProperties', which holds false).")]
     assert check.check_request(payload, "gemini", "vertex") == []
+
+
+def test_a_server_tool_use_without_its_result_quotes_its_own_id():
+    payload = anthropic_request()
+    payload["messages"][1]["content"][0] = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                                            "input": {"query": "x"}}
+    assert _found(check.check_request(payload, "anthropic")) == [
+        ("AN-04", "error", "rejects", "/messages/1/content/0/id",
+         "A server tool's call and its result (web_search_tool_result, mcp_tool_result, …) live in the same assistant "
+         "message; Anthropic refuses a history where the use 'srvtoolu_1' at 'messages.1.content.0.id' has no result "
+         "there, as it refuses a result with no use before it.")]

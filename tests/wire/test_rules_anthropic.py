@@ -62,6 +62,8 @@ def _both_ids(value):
                  setting(["messages", 2, "content", 0, "tool_use_id"], value))
 
 
+_SERVER_USE = {"type": "server_tool_use", "id": "srvtoolu_2", "name": "web_search", "input": {"query": "x"}}
+
 CASES = [
     req("custom tool without input_schema", deleting(["tools", 0, "input_schema"]), "AN-01", "/tools/0/input_schema",
         "error", same),
@@ -90,7 +92,19 @@ CASES = [
                                                 "input": {"query": "x"}}),
         lambda doc: doc["messages"][2]["content"].insert(0, {"type": "tool_result", "tool_use_id": "srvtoolu_1",
                                                              "content": "x"}) or doc),
-        "AN-04", "/messages/2/content/0/tool_use_id", "error", same),
+        "AN-04", "/messages/2/content/0/tool_use_id", "error", same,
+        also=(("AN-04", "/messages/1/content/0/id", "error"),)),
+    # Issue 18: a server tool use whose result is not in its own assistant message (a relay or a hook
+    # that splits the turn); the result right after it is the near miss, and the last assistant
+    # message, sent back to be continued after pause_turn, may still wait for its result.
+    req("server tool use without its result", setting(["messages", 1, "content", 0], {
+        "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}}), "AN-04",
+        "/messages/1/content/0/id", "error", lambda doc: doc["messages"][1]["content"].__setitem__(slice(0, 1), [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}]) or doc),
+    req("server tool use answered by nothing before the next message", doing(
+        _append({"role": "assistant", "content": [_SERVER_USE]}), _append({"role": "user", "content": "Go on"})),
+        "AN-04", "/messages/3/content/0/id", "error", _append({"role": "assistant", "content": [_SERVER_USE]})),
     req("input as a JSON string", setting(["messages", 1, "content", 1, "input"], '{"city":"Oslo"}'), "AN-05",
         "/messages/1/content/1/input", "error", same),
     req("OpenAI-style id", _both_ids("functions.get_weather:0"), "AN-05", "/messages/1/content/1/id", "error",
@@ -255,7 +269,7 @@ def test_mcp_connector_calls_and_results_in_the_assistant_message_are_paired():
     assert check.check_request(payload, ANT) == []
     payload["messages"][1]["content"][1]["tool_use_id"] = "mcptoolu_2"
     assert [(v.rule, v.pointer) for v in check.check_request(payload, ANT)] == [
-        ("AN-04", "/messages/1/content/1/tool_use_id")]
+        ("AN-04", "/messages/1/content/1/tool_use_id"), ("AN-04", "/messages/1/content/0/id")]
 
 
 def test_a_stream_ended_by_the_documented_error_event_is_not_a_broken_stream():

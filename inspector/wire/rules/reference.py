@@ -276,6 +276,9 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'AN-04': ('Server tools have a versioned type and fixed name', (
         '[S-ANT] `tool_union_param.py`, `web_search_tool_20250305_param.py`, `server_tool_use_block_param.py`',
         'https://github.com/anthropics/claude-code/issues/63626',
+        'https://github.com/anthropics/claude-code/issues/89348 (a server_tool_use and its result split over two '
+        'assistant messages: "Each `advisor_tool_result` block must have a corresponding `server_tool_use` block '
+        'before it")',
     )),
     'AN-05': ('A tool_use has a valid id and an object input', (
         '[S-ANT] `tool_use_block_param.py`',

@@ -245,10 +245,12 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
     pending: dict[str, str] = {}  # tool_use ids of the previous assistant turn -> pointer
     answered: set[str] = set()
     server_all: set[str] = set()
-    for turn in turns:
+    last = len(turns) - 1
+    for position, turn in enumerate(turns):
         if turn.role == "assistant":
             _unanswered(report, pending, turn.base, paired)
-            server_ids: set[str] = set()
+            turn_server: set[str] = set()  # the server tool uses of this turn
+            server_ids: dict[str, str] = {}  # id -> pointer, of those it has not answered
             turn_ids: dict[str, str] = {}
             for where, block in turn.blocks:
                 kind = block.get("type")
@@ -258,15 +260,28 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
                         pending[block_id] = join(where, "id")
                 elif isinstance(kind, str) and kind.endswith("_tool_use"):  # server_tool_use, mcp_tool_use
                     if isinstance(block.get("id"), str):
-                        server_ids.add(block["id"])
+                        server_ids[block["id"]] = join(where, "id")
+                        turn_server.add(block["id"])
                 elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
-                    if not isinstance(block.get("tool_use_id"), str) or block["tool_use_id"] not in server_ids:
+                    if not isinstance(block.get("tool_use_id"), str) or block["tool_use_id"] not in turn_server:
                         report.add("AN-04", join(where, "tool_use_id"), f"{kind} answers "
                                    f"{short(block.get('tool_use_id'))}, no server_tool_use before it in this message")
+                    server_ids.pop(block.get("tool_use_id"), None)
                 elif kind == "tool_result":
                     report.add("AN-08", where, "tool_result block in an assistant message")
+            # The server runs its tool inside the turn and writes the result there; a turn the client
+            # sends back to be continued (pause_turn, the last message) may still wait for one.
+            for block_id, where in server_ids.items() if paired and position < last else ():
+                report.add("AN-04", where, f"server tool use {short(block_id)} has no result block in its own "
+                                           "assistant message",
+                           why="A server tool's call and its result (web_search_tool_result, mcp_tool_result, …) "
+                               "live in the same assistant message; Anthropic refuses a history where the use "
+                               "{{value}} at '{{dots}}' has no result there, as it refuses a result with no use "
+                               "before it.",
+                           hint="Keep the server tool's result block right after its use in the assistant message; "
+                                "nothing may be spliced between them.")
             ids.update({k: v for k, v in turn_ids.items() if k not in ids})
-            server_all |= server_ids
+            server_all |= turn_server
             answered = set()
         elif turn.role == "user":
             _check_user_blocks(report, turn, pending, answered, server_all, paired)
