@@ -239,3 +239,17 @@ def test_a_server_tool_use_without_its_result_quotes_its_own_id():
          "A server tool's call and its result (web_search_tool_result, mcp_tool_result, …) live in the same assistant "
          "message; Anthropic refuses a history where the use 'srvtoolu_1' at 'messages.1.content.0.id' has no result "
          "there, as it refuses a result with no use before it.")]
+
+
+def test_a_files_api_source_without_the_beta_names_its_place_and_the_header():
+    payload = anthropic_request()
+    payload["messages"][0]["content"] = [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}]
+    assert [(v.rule, v.pointer, v.message, v.why) for v in check.check_request(payload, "anthropic")] == [
+        ("AN-14", "/messages/0/content/0/source/type",
+         "a document source of type 'file' is the Files API's, which needs the header anthropic-beta: "
+         "files-api-2025-04-14",
+         "Anthropic validates the request against its API definition and answers 400 field by field "
+         "(\"messages.0.content.0.source.type: …\"; it holds 'file').")]
+    # The header as a recorded flow or `check --header` gives it.
+    assert check.check_document(payload, "anthropic", "request",
+                                headers=[("anthropic-beta", "files-api-2025-04-14")]).violations == []

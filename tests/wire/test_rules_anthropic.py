@@ -45,6 +45,7 @@ def _thinking_kept(doc):
 
 
 FINE_GRAINED = "fine-grained-tool-streaming-2025-05-14"
+FILES_API = "files-api-2025-04-14"
 
 
 def _beta(*features):
@@ -220,7 +221,19 @@ CASES = [
         setting(["max_tokens"], 4096)),
     req("file block in a user message", setting(["messages", 0, "content"], [
         {"type": "file", "file": {"file_id": "file_1"}}]), "AN-14", "/messages/0/content/0", "error",
-        setting(["messages", 0, "content"], [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}])),
+        setting(["messages", 0, "content"], [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}]),
+        near_profile=_beta(FILES_API)),
+    # Issue 18: a Files API source without the beta that defines it, in a message and in a tool result.
+    req("document source of type file without the Files API beta", setting(["messages", 0, "content"], [
+        {"type": "document", "source": {"type": "file", "file_id": "file_1"}}]), "AN-14",
+        "/messages/0/content/0/source/type", "error",
+        setting(["messages", 0, "content"], [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}]),
+        near_profile=_beta(FILES_API)),
+    req("image source of type file in a tool result", setting(["messages", 2, "content", 0, "content"], [
+        {"type": "image", "source": {"type": "file", "file_id": "file_2"}}]), "AN-14",
+        "/messages/2/content/0/content/0/source/type", "error",
+        setting(["messages", 2, "content", 0, "content"], [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}])),
     req("image source url null", setting(["messages", 0, "content"], [
         {"type": "image", "source": {"type": "url", "url": None}}]), "AN-14", "/messages/0/content/0/source/url",
         "error", setting(["messages", 0, "content"], [{"type": "image", "source": {"type": "url",

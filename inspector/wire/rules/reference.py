@@ -329,6 +329,9 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         'not permitted")',
         'output_format, the structured-outputs beta\'s field, read as output_config.format: rules/tolerance.py '
         '("retired")',
+        '[S-ANT] `document_block_param.py` / `image_block_param.py` (no file source) beside '
+        '`beta/beta_file_document_source_param.py`; https://platform.claude.com/docs/en/build-with-claude/files '
+        '(file_id sources need anthropic-beta: files-api-2025-04-14)',
     )),
     'AN-15': ('A finished message holds text or a call', (
         '[D-ANT-HTC] (an empty end_turn after tool results)',

@@ -31,6 +31,9 @@ MCP_CONNECTOR = "mcp-client-2025-11-20"
 # Fine-grained tool streaming sends tool input as the model writes it, without buffering or validating it, so
 # a joined input that is not JSON is documented behaviour under it, not a stream mangled on the way (AN-13).
 FINE_GRAINED_TOOL_STREAMING = "fine-grained-tool-streaming-2025-05-14"
+# Content sources of type "file" (an uploaded file_id) exist only in the Files API beta: without it the
+# source is none of the tags the API knows (base64, url, text, content).
+FILES_API = "files-api-2025-04-14"
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
                           "model_context_window_exceeded"})
 
@@ -130,6 +133,8 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     _check_container(report, payload.get("container"))
     turns, whole = _turns(report, payload.get("messages"))
     _check_messages(report, profile, turns, paired=whole)
+    if FILES_API not in profile.betas:
+        _check_file_sources(report, turns)
     # Only with thinking enabled does every assistant turn start with a thinking block: with "adaptive"
     # the model may not think on a turn, so a tool-calling turn without one is no sign of a dropped block
     # (Claude Code's traffic, accepted; issue 18).
@@ -286,6 +291,22 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
         elif turn.role == "user":
             _check_user_blocks(report, turn, pending, answered, server_all, paired)
     _unanswered(report, pending, "", paired)
+
+
+def _check_file_sources(report: Report, turns: list[_Turn]) -> None:
+    """AN-14 for an image or document source of type file (in a message or a tool result) in a request
+    that does not opt into the Files API beta."""
+    for turn in turns:
+        for where, block in turn.blocks:
+            inner = [(join(where, "content", i), b) for i, b in enumerate(as_list(block.get("content")))
+                     if isinstance(b, dict)] if block.get("type") == "tool_result" else []
+            for at, item in [(where, block), *inner]:
+                if item.get("type") in ("document", "image") and as_dict(item.get("source")).get("type") == "file":
+                    report.add("AN-14", join(at, "source", "type"), f"a {item['type']} source of type 'file' is the "
+                                                                    "Files API's, which needs the header "
+                                                                    f"anthropic-beta: {FILES_API}",
+                               hint=f"Send anthropic-beta: {FILES_API} with the request (check --header when the "
+                                    "recording lacks headers), or send the file inline as base64.")
 
 
 def _check_thinking_kept(report: Report, turns: list[_Turn]) -> None:
