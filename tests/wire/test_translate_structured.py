@@ -176,7 +176,8 @@ def test_gemini_enum_mime_type_has_no_counterpart() -> None:
 
 # JSON mode on OpenAI needs the prompt to ask for JSON (OC-31, OR-20): each source says it.
 ASK_JSON = "hi, in JSON"
-JSON_MODE = {CHAT: {**chat(response_format={"type": "json_object"}), "messages": [{"role": "user", "content": ASK_JSON}]},
+JSON_MODE = {CHAT: {**chat(response_format={"type": "json_object"}),
+                    "messages": [{"role": "user", "content": ASK_JSON}]},
              RESP: resp(input=ASK_JSON, text={"format": {"type": "json_object"}}),
              GEM: {**gem(responseMimeType="application/json"), "contents": [{"role": "user",
                                                                                "parts": [{"text": ASK_JSON}]}]}}

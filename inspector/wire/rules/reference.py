@@ -372,8 +372,8 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         'https://github.com/anomalyco/opencode/issues/11889',
         'https://github.com/decolua/9router/pull/380',
         'https://github.com/decolua/9router/issues/2489',
-        'https://github.com/Laisky/one-api/issues/60, https://github.com/bigduu/Bodhi-AI/issues/52 (additionalProperties '
-        'in parameters: "Unknown name \\"additionalProperties\\" … Cannot find field", gemini-2.0 to 3.5); '
+        'https://github.com/Laisky/one-api/issues/60, https://github.com/bigduu/Bodhi-AI/issues/52 '
+        '(additionalProperties in parameters: "Unknown name \\"additionalProperties\\" … Cannot find field", gemini-2.0 to 3.5); '
         'https://github.com/google/adk-python/issues/1277 (the snake_case spelling, the same answer)',
     )),
     'GM-05': ('parametersJsonSchema and parameters are exclusive', (

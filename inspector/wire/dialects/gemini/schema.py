@@ -435,8 +435,8 @@ def findings(schema: Any, pointer: str, *, what: str, vertex: bool) -> Iterator[
                                                  "(\"Unknown name\")", Severity.ERROR
             elif name in _NOT_EMITTED and not vertex:
                 yield "GM-04", join(where, key), f"{what}: the Gemini API rejects {key!r} in a Schema (\"Unknown " \
-                                                 "name\"; Vertex takes it): a JSON Schema goes in parametersJsonSchema", \
-                    Severity.ERROR
+                                                 "name\"; Vertex takes it): a JSON Schema goes in " \
+                                                 "parametersJsonSchema", Severity.ERROR
         kind = node.get("type")
         if isinstance(kind, list):
             yield "GM-04", join(where, "type"), f"{what}: type arrays are rejected (\"Proto field is not " \
