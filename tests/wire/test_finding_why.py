@@ -163,3 +163,93 @@ def test_each_variant_of_a_rule_gets_a_why_about_its_own_defect():
          "A function declaration is an object {name, description?, parameters?…}; Gemini answers 400 for "
          "'tools[0].functionDeclarations[1]'."),
     ]
+
+
+def test_json_mode_without_the_word_quotes_its_own_format_and_place():
+    chat = chat_request()
+    chat["response_format"] = {"type": "json_object"}
+    responses = responses_request()
+    responses["text"] = {"format": {"type": "json_object"}}
+    assert _found(check.check_request(chat, "openai-chat")) == [
+        ("OC-31", "error", "rejects", "/response_format/type",
+         "JSON mode needs the prompt to ask for JSON: with 'json_object' at 'response_format.type' OpenAI answers 400 "
+         "\"'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.\" "
+         "The word counts in any message and any part, in any case; compatible servers do not check it.")]
+    assert _found(check.check_request(responses, "openai-responses")) == [
+        ("OR-20", "error", "rejects", "/text/format/type",
+         "JSON mode needs the prompt to ask for JSON: with 'json_object' at 'text.format.type' the Responses API "
+         "answers 400 as Chat does (the input messages \"must contain the word 'json' in some form\"). The word "
+         "counts in instructions and in any input item, in any case.")]
+
+
+def test_a_strict_tool_without_parameters_is_refused_at_its_own_place():
+    payload = chat_request()
+    del payload["tools"][1]["function"]["parameters"]
+    payload["tools"][1]["function"]["strict"] = True
+    payload["parallel_tool_calls"] = False
+    assert _found(check.check_request(payload, "openai-chat")) == [
+        ("OC-06", "error", "rejects", "/tools/1/function/parameters",
+         "With strict:true OpenAI accepts only the Structured-Outputs subset and answers 400 naming the first place "
+         "outside it ('tools[1].function.parameters').")]
+
+
+def test_a_file_part_with_data_names_its_own_field():
+    payload = chat_request()
+    payload["messages"][1]["content"] = [{"type": "file", "file": {"filename": "a.pdf", "data": "data:application/pdf;"
+                                                                                              "base64,JVBERi0="}}]
+    assert [(v.rule, v.pointer, v.why, v.hint) for v in check.check_request(payload, "openai-chat")] == [
+        ("OC-29", "/messages/1/content/0/file/data",
+         "OpenAI rejects parameters an endpoint does not define (\"Unknown parameter: "
+         "'messages[1].content[0].file.data'.\"); compatible servers take extras of their own, so only OpenAI's hosts "
+         "are checked.", "Send the base64 data URL as file.file_data (and a filename).")]
+
+
+def test_anthropic_container_and_output_format_in_openai_s_shape_name_their_place():
+    payload = anthropic_request()
+    payload["container"] = {"type": "auto"}
+    payload["output_format"] = {"type": "json_schema", "json_schema": {"name": "w", "schema": {"type": "object"}}}
+    assert _found(check.check_request(payload, "anthropic")) == [
+        ("AN-14", "error", "rejects", "/container/type", "Anthropic validates the request against its API definition "
+         "and answers 400 field by field (\"container.type: …\"; it holds 'auto')."),
+        ("AN-14", "error", "rejects", "/output_format", "Anthropic validates the request against its API definition "
+         "and answers 400 field by field (\"output_format: …\"; it holds {\"type\": \"json_schema\", \"json_schema\": "
+         "{\"name\": \"w\", \"schema…)."),
+    ]
+
+
+def test_additional_properties_in_gemini_parameters_names_its_place():
+    payload = gemini_request()
+    payload["tools"][0]["functionDeclarations"][0]["parameters"]["additionalProperties"] = False
+    assert [(v.rule, v.pointer, v.message, v.why) for v in check.check_request(payload, "gemini")] == [
+        ("GM-04", "/tools/0/functionDeclarations/0/parameters/additionalProperties",
+         "function 'get_weather': the Gemini API rejects 'additionalProperties' in a Schema (\"Unknown name\"; Vertex "
+         "takes it): a JSON Schema goes in parametersJsonSchema",
+         "Gemini parses parameters proto-strictly: unknown keywords, type arrays, \"null\" types, properties/enum in "
+         "the wrong place give 400 naming the field ('tools[0].functionDeclarations[0].parameters."
+         "additionalProperties', which holds false).")]
+    assert check.check_request(payload, "gemini", "vertex") == []
+
+
+def test_a_server_tool_use_without_its_result_quotes_its_own_id():
+    payload = anthropic_request()
+    payload["messages"][1]["content"][0] = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                                            "input": {"query": "x"}}
+    assert _found(check.check_request(payload, "anthropic")) == [
+        ("AN-04", "error", "rejects", "/messages/1/content/0/id",
+         "A server tool's call and its result (web_search_tool_result, mcp_tool_result, …) live in the same assistant "
+         "message; Anthropic refuses a history where the use 'srvtoolu_1' at 'messages.1.content.0.id' has no result "
+         "there, as it refuses a result with no use before it.")]
+
+
+def test_a_files_api_source_without_the_beta_names_its_place_and_the_header():
+    payload = anthropic_request()
+    payload["messages"][0]["content"] = [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}]
+    assert [(v.rule, v.pointer, v.message, v.why) for v in check.check_request(payload, "anthropic")] == [
+        ("AN-14", "/messages/0/content/0/source/type",
+         "a document source of type 'file' is the Files API's, which needs the header anthropic-beta: "
+         "files-api-2025-04-14",
+         "Anthropic validates the request against its API definition and answers 400 field by field "
+         "(\"messages.0.content.0.source.type: …\"; it holds 'file').")]
+    # The header as a recorded flow or `check --header` gives it.
+    assert check.check_document(payload, "anthropic", "request",
+                                headers=[("anthropic-beta", "files-api-2025-04-14")]).violations == []

@@ -259,3 +259,17 @@ def test_mcp_repairs():
 def test_non_object_documents_come_back_unchanged():
     assert fix([1, 2], CHAT).payload == [1, 2]
     assert fix("text", "gemini").repairs == []
+
+
+def test_chat_strict_tool_without_parameters_gets_the_empty_closed_schema():
+    payload = chat_request()
+    del payload["tools"][1]["function"]["parameters"]
+    payload["tools"][1]["function"]["strict"] = True
+    payload["parallel_tool_calls"] = False
+    assert _errors(payload, CHAT) == [("OC-06", "/tools/1/function/parameters")]
+    result = fix(payload, CHAT)
+    assert _repairs(result) == [("OC-06", "/tools/1/function/parameters", "set")]
+    assert result.payload["tools"][1]["function"] == {
+        "name": "search_docs", "strict": True,
+        "parameters": {"type": "object", "properties": {}, "required": [], "additionalProperties": False}}
+    assert _errors(result.payload, CHAT) == []

@@ -45,6 +45,7 @@ def _thinking_kept(doc):
 
 
 FINE_GRAINED = "fine-grained-tool-streaming-2025-05-14"
+FILES_API = "files-api-2025-04-14"
 
 
 def _beta(*features):
@@ -61,6 +62,8 @@ def _both_ids(value):
     return doing(setting(["messages", 1, "content", 1, "id"], value),
                  setting(["messages", 2, "content", 0, "tool_use_id"], value))
 
+
+_SERVER_USE = {"type": "server_tool_use", "id": "srvtoolu_2", "name": "web_search", "input": {"query": "x"}}
 
 CASES = [
     req("custom tool without input_schema", deleting(["tools", 0, "input_schema"]), "AN-01", "/tools/0/input_schema",
@@ -90,7 +93,19 @@ CASES = [
                                                 "input": {"query": "x"}}),
         lambda doc: doc["messages"][2]["content"].insert(0, {"type": "tool_result", "tool_use_id": "srvtoolu_1",
                                                              "content": "x"}) or doc),
-        "AN-04", "/messages/2/content/0/tool_use_id", "error", same),
+        "AN-04", "/messages/2/content/0/tool_use_id", "error", same,
+        also=(("AN-04", "/messages/1/content/0/id", "error"),)),
+    # Issue 18: a server tool use whose result is not in its own assistant message (a relay or a hook
+    # that splits the turn); the result right after it is the near miss, and the last assistant
+    # message, sent back to be continued after pause_turn, may still wait for its result.
+    req("server tool use without its result", setting(["messages", 1, "content", 0], {
+        "type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}}), "AN-04",
+        "/messages/1/content/0/id", "error", lambda doc: doc["messages"][1]["content"].__setitem__(slice(0, 1), [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "x"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}]) or doc),
+    req("server tool use answered by nothing before the next message", doing(
+        _append({"role": "assistant", "content": [_SERVER_USE]}), _append({"role": "user", "content": "Go on"})),
+        "AN-04", "/messages/3/content/0/id", "error", _append({"role": "assistant", "content": [_SERVER_USE]})),
     req("input as a JSON string", setting(["messages", 1, "content", 1, "input"], '{"city":"Oslo"}'), "AN-05",
         "/messages/1/content/1/input", "error", same),
     req("OpenAI-style id", _both_ids("functions.get_weather:0"), "AN-05", "/messages/1/content/1/id", "error",
@@ -206,7 +221,19 @@ CASES = [
         setting(["max_tokens"], 4096)),
     req("file block in a user message", setting(["messages", 0, "content"], [
         {"type": "file", "file": {"file_id": "file_1"}}]), "AN-14", "/messages/0/content/0", "error",
-        setting(["messages", 0, "content"], [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}])),
+        setting(["messages", 0, "content"], [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}]),
+        near_profile=_beta(FILES_API)),
+    # Issue 18: a Files API source without the beta that defines it, in a message and in a tool result.
+    req("document source of type file without the Files API beta", setting(["messages", 0, "content"], [
+        {"type": "document", "source": {"type": "file", "file_id": "file_1"}}]), "AN-14",
+        "/messages/0/content/0/source/type", "error",
+        setting(["messages", 0, "content"], [{"type": "document", "source": {"type": "file", "file_id": "file_1"}}]),
+        near_profile=_beta(FILES_API)),
+    req("image source of type file in a tool result", setting(["messages", 2, "content", 0, "content"], [
+        {"type": "image", "source": {"type": "file", "file_id": "file_2"}}]), "AN-14",
+        "/messages/2/content/0/content/0/source/type", "error",
+        setting(["messages", 2, "content", 0, "content"], [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}])),
     req("image source url null", setting(["messages", 0, "content"], [
         {"type": "image", "source": {"type": "url", "url": None}}]), "AN-14", "/messages/0/content/0/source/url",
         "error", setting(["messages", 0, "content"], [{"type": "image", "source": {"type": "url",
@@ -215,6 +242,17 @@ CASES = [
         "error", setting(["metadata"], {"user_id": "u-5"})),
     req("system as a list of strings", setting(["system"], ["Be brief."]), "AN-14", "/system/0", "error",
         setting(["system"], [{"type": "text", "text": "Be brief."}])),
+    # Issue 18: a container in OpenAI's code_interpreter shape, and the beta's output_format in OpenAI's
+    # response_format shape (the API still reads the retired field: rules/tolerance.py).
+    req("container in OpenAI's shape", setting(["container"], {"type": "auto"}), "AN-14", "/container/type",
+        "error", setting(["container"], {"id": "container_011CPR5CNjB747bTd36fQLFk"})),
+    req("container with skills and an OpenAI field", setting(["container"], {
+        "skills": [{"type": "anthropic", "skill_id": "pptx", "version": "latest"}], "file_ids": ["file_1"]}),
+        "AN-14", "/container/file_ids", "error", setting(["container"], {
+            "skills": [{"type": "anthropic", "skill_id": "pptx", "version": "latest"}]})),
+    req("output_format in OpenAI's shape", setting(["output_format"], {
+        "type": "json_schema", "json_schema": {"name": "weather", "schema": {"type": "object"}}}), "AN-14",
+        "/output_format", "error", setting(["output_format"], {"type": "json_schema", "schema": {"type": "object"}})),
 ]
 
 
@@ -244,7 +282,7 @@ def test_mcp_connector_calls_and_results_in_the_assistant_message_are_paired():
     assert check.check_request(payload, ANT) == []
     payload["messages"][1]["content"][1]["tool_use_id"] = "mcptoolu_2"
     assert [(v.rule, v.pointer) for v in check.check_request(payload, ANT)] == [
-        ("AN-04", "/messages/1/content/1/tool_use_id")]
+        ("AN-04", "/messages/1/content/1/tool_use_id"), ("AN-04", "/messages/1/content/0/id")]
 
 
 def test_a_stream_ended_by_the_documented_error_event_is_not_a_broken_stream():

@@ -68,6 +68,18 @@ CASES = [
         setting(DECL + ["name"], "mcp:get.weather")),
     req("$schema in parameters", setting(PARAMS + ["$schema"], "https://json-schema.org/draft/2020-12/schema"),
         "GM-04", f"{P}/parameters/$schema", "error", same),
+    # Issue 18: in the SDK's Schema and taken by Vertex, refused by the Gemini API ("Unknown name"), in
+    # either spelling; the same schema as JSON Schema in parametersJsonSchema is taken.
+    req("additionalProperties in parameters", setting(PARAMS + ["additionalProperties"], False), "GM-04",
+        f"{P}/parameters/additionalProperties", "error",
+        doing(deleting(PARAMS), setting(DECL + ["parametersJsonSchema"], {
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
+            "additionalProperties": False}))),
+    req("additional_properties (ADK's spelling) in a nested schema", setting(PARAMS + ["properties", "city"], {
+        "type": "OBJECT", "properties": {"name": {"type": "STRING"}}, "additional_properties": False}), "GM-04",
+        f"{P}/parameters/properties/city/additional_properties", "error", setting(PARAMS + ["properties", "city"], {
+            "type": "OBJECT", "properties": {"name": {"type": "STRING"}}, "additional_properties": False}),
+        near_profile="vertex"),
     req("const in parameters", setting(PARAMS + ["properties", "city", "const"], "Oslo"), "GM-04",
         f"{P}/parameters/properties/city/const", "error", setting(PARAMS + ["properties", "city", "enum"], ["Oslo"])),
     req("type array", setting(PARAMS + ["properties", "city", "type"], ["string", "null"]), "GM-04",

@@ -85,6 +85,29 @@ CASES = [
     req("strict with optional property", doing(_strict(False), setting(
         ["tools", 0, "function", "parameters", "required"], ["city"])), "OC-06",
         "/tools/0/function/parameters/required", "error", _strict(False)),
+    # A tool without arguments under strict (issue 18): OpenAI reads absent parameters as a bare object,
+    # and a bare object has no additionalProperties:false; the empty closed object is accepted.
+    req("strict without parameters", doing(deleting(["tools", 1, "function", "parameters"]),
+                                           setting(["tools", 1, "function", "strict"], True),
+                                           setting(["parallel_tool_calls"], False)), "OC-06",
+        "/tools/1/function/parameters", "error",
+        doing(setting(["tools", 1, "function", "parameters"], {"type": "object", "properties": {}, "required": [],
+                                                                "additionalProperties": False}),
+              setting(["tools", 1, "function", "strict"], True), setting(["parallel_tool_calls"], False))),
+    req("strict with a bare object", doing(setting(["tools", 1, "function", "parameters"], {"type": "object"}),
+                                           setting(["tools", 1, "function", "strict"], True),
+                                           setting(["parallel_tool_calls"], False)), "OC-06",
+        "/tools/1/function/parameters/additionalProperties", "error",
+        doing(setting(["tools", 1, "function", "parameters"], {"type": "object", "properties": {},
+                                                                "additionalProperties": False}),
+              setting(["tools", 1, "function", "strict"], True), setting(["parallel_tool_calls"], False)),
+        also=(("OC-06", "/tools/1/function/parameters/properties", "error"),)),
+    req("strict with a closed object without properties", doing(
+        setting(["tools", 1, "function", "parameters"], {"type": "object", "additionalProperties": False}),
+        setting(["tools", 1, "function", "strict"], True), setting(["parallel_tool_calls"], False)), "OC-06",
+        "/tools/1/function/parameters/properties", "error",
+        doing(setting(["tools", 1, "function", "parameters"], {"type": "object", "additionalProperties": False}),
+              setting(["tools", 1, "function", "strict"], False), setting(["parallel_tool_calls"], False))),
     # Present in ~8 % of accepted requests (SDKs set strict by default): a note, not a warning.
     req("strict with parallel calls", _strict(None), "OC-07", "/tools/0/function/strict", "info", _strict(False)),
     req("strict with parallel calls on", _strict(True), "OC-07", "/parallel_tool_calls", "info", _strict(False)),
@@ -277,6 +300,13 @@ CASES = [
         "/response_format", "error", setting(["response_format"], {"type": "json_object"})),
     req("unknown top-level field", setting(["max_output_tokens"], 100), "OC-29", "/max_output_tokens", "error",
         setting(["max_completion_tokens"], 100)),
+    # Inline files (issue 18): Chat's file part takes file_data; `data` is Anthropic's and Gemini's name.
+    req("file part with data instead of file_data", setting(["messages", 1, "content"], [
+        {"type": "text", "text": "Summarise"},
+        {"type": "file", "file": {"filename": "a.pdf", "data": "data:application/pdf;base64,JVBERi0="}}]), "OC-29",
+        "/messages/1/content/1/file/data", "error", setting(["messages", 1, "content"], [
+            {"type": "text", "text": "Summarise"},
+            {"type": "file", "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0="}}])),
     req("unknown field on a compatible server", setting(["top_k"], 40), "OC-29", "/top_k", "error",
         setting(["top_k"], 40), near_profile="openai-compatible"),
     # Structured output (issue 8): a strict response format is held to the strict subset like a strict tool.
@@ -287,6 +317,15 @@ CASES = [
         setting(["response_format"], {"type": "json_schema", "json_schema": {"name": "weather", "strict": True, "schema": {
             "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
             "additionalProperties": False}}})),
+    # JSON mode (issue 18): OpenAI refuses json_object unless some message asks for JSON; the word
+    # counts in any case, in a system message or in a content part's text.
+    req("json_object without the word json", setting(["response_format"], {"type": "json_object"}), "OC-31",
+        "/response_format/type", "error", doing(setting(["response_format"], {"type": "json_object"}),
+                                                setting(["messages", 0], {"role": "system", "content": [
+                                                    {"type": "text", "text": "Answer in JSON."}]}))),
+    req("json_object on a compatible server", setting(["response_format"], {"type": "json_object"}), "OC-31",
+        "/response_format/type", "error", setting(["response_format"], {"type": "json_object"}),
+        near_profile="openai-compatible"),
 ]
 
 

@@ -176,6 +176,20 @@ CASES = [
         "OR-16", "/input/4/content/0/file_data", "error",
         setting(["input", 4, "content"], [{"type": "input_file", "filename": "a.pdf",
                                            "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}])),
+    # JSON mode (issue 18): the word counts in instructions or any input part, in any case.
+    req("json_object text format without the word json", setting(["text"], {"format": {"type": "json_object"}}),
+        "OR-20", "/text/format/type", "error", doing(setting(["text"], {"format": {"type": "json_object"}}),
+                                                     setting(["instructions"], "Reply as Json."))),
+    req("json_object with the word in an input part", doing(setting(["text"], {"format": {"type": "json_object"}}),
+                                                             setting(["input", 0, "content"], [
+                                                                 {"type": "input_text", "text": "Weather in Oslo?"}])),
+        "OR-20", "/text/format/type", "error", doing(setting(["text"], {"format": {"type": "json_object"}}),
+                                                     setting(["input", 0, "content"], [
+                                                         {"type": "input_text", "text": "Weather as JSON?"}]))),
+    # The earlier turns are stored server-side, where the word may be: not judged.
+    req("json_object over server-side history", setting(["text"], {"format": {"type": "json_object"}}), "OR-20",
+        "/text/format/type", "error", doing(setting(["text"], {"format": {"type": "json_object"}}),
+                                            setting(["previous_response_id"], "resp_0"))),
 ]
 
 

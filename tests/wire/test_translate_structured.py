@@ -174,9 +174,13 @@ def test_gemini_enum_mime_type_has_no_counterpart() -> None:
 
 # --- JSON mode and plain text ---------------------------------------------------------------------
 
-JSON_MODE = {CHAT: chat(response_format={"type": "json_object"}),
-             RESP: resp(text={"format": {"type": "json_object"}}),
-             GEM: gem(responseMimeType="application/json")}
+# JSON mode on OpenAI needs the prompt to ask for JSON (OC-31, OR-20): each source says it.
+ASK_JSON = "hi, in JSON"
+JSON_MODE = {CHAT: {**chat(response_format={"type": "json_object"}),
+                    "messages": [{"role": "user", "content": ASK_JSON}]},
+             RESP: resp(input=ASK_JSON, text={"format": {"type": "json_object"}}),
+             GEM: {**gem(responseMimeType="application/json"), "contents": [{"role": "user",
+                                                                               "parts": [{"text": ASK_JSON}]}]}}
 JSON_CARRIED = {CHAT: {"type": "json_object"}, RESP: {"format": {"type": "json_object"}},
                 GEM: {"responseMimeType": "application/json"}}
 JSON_AT = {CHAT: "/response_format", RESP: "/text/format", GEM: "/generationConfig/responseMimeType"}
@@ -224,7 +228,7 @@ def test_a_schema_name_openai_refuses_is_fitted_and_reported() -> None:
 
 
 def test_responses_text_verbosity_is_reported_beside_the_format() -> None:
-    sent = send(RESP, CHAT, resp(text={"format": {"type": "json_object"}, "verbosity": "low"}))
+    sent = send(RESP, CHAT, resp(input=ASK_JSON, text={"format": {"type": "json_object"}, "verbosity": "low"}))
     assert sent.payload["response_format"] == {"type": "json_object"}
     assert notes(sent) == [("/text/verbosity", None, "dropped", "text.verbosity has no counterpart")]
 

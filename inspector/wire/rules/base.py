@@ -134,6 +134,25 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def mentions(value: Any, word: str) -> bool:
+    """Whether any string in `value`, at any depth, holds `word` (lower case), case-insensitively:
+    OpenAI's json_object check reads every message's text, whatever part or role carries it. Data URLs
+    carry no words (base64 may spell one by chance), so they are skipped."""
+    stack = [value]
+    seen = 0
+    while stack and seen < 1_000_000:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, str):
+            if not node.startswith("data:") and word in node.lower():
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
 def readable(value: Any) -> bool:
     """Whether a list the rules pair or look names up in holds only objects (absent and null are
     readable: nothing). A hole of another type is the provider's first refusal and is reported where

@@ -67,8 +67,8 @@ _RULES = [
          why_at={W: _GENAI_KEYWORD}),
     Rule("OC-06", E, "With strict:true OpenAI accepts only the Structured-Outputs subset and answers 400 naming the "
          "first place outside it ('{{path}}').",
-         "Make every object additionalProperties:false with all properties required (optional → union with "
-         "null), or send strict:false.", REJ, {W: MAY},
+         "Make every object additionalProperties:false with properties ({} when none) all required (optional → "
+         "union with null), send parameters even for a tool without arguments, or send strict:false.", REJ, {W: MAY},
          why_at={W: "strict:true asks for the Structured-Outputs subset; this endpoint does not enforce it, but OpenAI "
                 "answers 400 for '{{path}}', and the guarantee strict gives holds only within the subset."}),
     Rule("OC-07", I, "A parallel tool call may not match the supplied schemas even with strict:true.",
@@ -167,6 +167,10 @@ _RULES = [
          "temperature bound.",
          "Send the value within its range; through --translate the bridge moves it to the nearest bound and "
          "reports it.", REJ),
+    Rule("OC-31", E, "JSON mode needs the prompt to ask for JSON: with {{value}} at '{{path}}' OpenAI answers 400 "
+         "\"'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.\" "
+         "The word counts in any message and any part, in any case; compatible servers do not check it.",
+         "Say in a system or user message that the answer is JSON, or use a json_schema response format.", REJ),
     # OpenAI Responses
     Rule("OR-01", E, "Each Responses tool type has required fields; unknown types are rejected.",
          "Fill the required fields of the tool type, or drop the tool with a warning.", REJ),
@@ -242,6 +246,10 @@ _RULES = [
          "max_output_tokens starts at 16, where Chat takes 1, temperature goes from 0 to 2 and top_p from 0 to 1.",
          "Send max_output_tokens of at least 16 (a Chat or Anthropic client's smaller max_tokens included) and "
          "sampling values within their ranges.", REJ),
+    Rule("OR-20", E, "JSON mode needs the prompt to ask for JSON: with {{value}} at '{{path}}' the Responses API "
+         "answers 400 as Chat does (the input messages \"must contain the word 'json' in some form\"). The word "
+         "counts in instructions and in any input item, in any case.",
+         "Say in instructions or a message that the answer is JSON, or use a json_schema text format.", REJ),
     # Anthropic
     Rule("AN-01", E, "A custom tool needs name and input_schema with type:\"object\"; a tool of another type is "
          "a versioned Anthropic tool, or an MCP connector's mcp_toolset sent with its beta header.",

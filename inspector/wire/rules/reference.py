@@ -80,6 +80,10 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         '[D-OAI-SO]',
         '[S-OAI-PY-STRICT]',
         'https://github.com/trycompai/comp/pull/2792',
+        'https://github.com/inngest/agent-kit/pull/66 (strict on a tool with no parameters: "\'additionalProperties\' '
+        'is required to be supplied and to be false", param tools[1].function.parameters)',
+        'https://github.com/spring-projects/spring-ai/issues/4776, https://github.com/everruns/everruns/pull/984 '
+        '(an object without properties under strict: "object schema missing properties")',
     )),
     'OC-07': ('strict mode with parallel tool calls', (
         '[D-OAI-SO] (mirror: docs.apiyi.com function-calling page)',
@@ -171,10 +175,17 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'OC-29': ('No parameter Chat does not define (OpenAI hosts)', (
         '[S-OAI] `CreateChatCompletionRequest`; recorded: "Unknown parameter: \'quality\'." (images endpoint)',
+        'https://platform.openai.com/docs/guides/pdf-files?api-mode=chat (a file part: file.filename + file.file_data, '
+        'a base64 data URL; `data` is not a field of it)',
     )),
     'OC-30': ('Sampling and length values within their ranges (Chat)', (
         '[S-OAI] `CreateChatCompletionRequest.temperature`, `.top_p`, `.max_completion_tokens`',
         'recorded: "Invalid \'temperature\': decimal above maximum value. Expected a value <= 2"',
+    )),
+    'OC-31': ("json_object response format needs the word 'json' in the messages", (
+        'https://platform.openai.com/docs/guides/structured-outputs#json-mode ("the API will throw an error if '
+        'the string \'JSON\' does not appear somewhere in the context")',
+        'https://github.com/ultimatejimmy/xray.koplugin/issues/33 (recorded 400, param "messages")',
     )),
     'OR-01': ('Responses tools have a known type and its required fields', (
         '[S-OAI] `Tool` (L63486) and each member schema',
@@ -244,6 +255,10 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         '[S-OAI] `CreateResponse.max_output_tokens`, `.temperature`, `.top_p`',
         'recorded: "Invalid \'max_output_tokens\': integer below minimum value. Expected a value >= 16"',
     )),
+    'OR-20': ("json_object text format needs the word 'json' in the input", (
+        'https://platform.openai.com/docs/guides/structured-outputs#json-mode (JSON mode, both APIs)',
+        'https://github.com/ultimatejimmy/xray.koplugin/issues/33 (the Chat answer the same check gives)',
+    )),
     'AN-01': ('A custom tool has name and an object input_schema', (
         '[S-ANT] `tool_param.py`',
         '[S-ANT] `beta/beta_mcp_toolset_param.py` (an `mcp_toolset` only with anthropic-beta: mcp-client-2025-11-20)',
@@ -261,6 +276,9 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'AN-04': ('Server tools have a versioned type and fixed name', (
         '[S-ANT] `tool_union_param.py`, `web_search_tool_20250305_param.py`, `server_tool_use_block_param.py`',
         'https://github.com/anthropics/claude-code/issues/63626',
+        'https://github.com/anthropics/claude-code/issues/89348 (a server_tool_use and its result split over two '
+        'assistant messages: "Each `advisor_tool_result` block must have a corresponding `server_tool_use` block '
+        'before it")',
     )),
     'AN-05': ('A tool_use has a valid id and an object input', (
         '[S-ANT] `tool_use_block_param.py`',
@@ -306,6 +324,14 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'AN-14': ("The request matches Anthropic's API definition", (
         '[S-ANT] `message_create_params.py` (vendored in inspector/wire/specs)',
+        '[S-ANT] `beta/beta_container_params.py` (container: an id or {id, skills}); '
+        'https://github.com/anthropics/claude-code/issues/14135 (a field the API does not take: "Extra inputs are '
+        'not permitted")',
+        'output_format, the structured-outputs beta\'s field, read as output_config.format: rules/tolerance.py '
+        '("retired")',
+        '[S-ANT] `document_block_param.py` / `image_block_param.py` (no file source) beside '
+        '`beta/beta_file_document_source_param.py`; https://platform.claude.com/docs/en/build-with-claude/files '
+        '(file_id sources need anthropic-beta: files-api-2025-04-14)',
     )),
     'AN-15': ('A finished message holds text or a call', (
         '[D-ANT-HTC] (an empty end_turn after tool results)',
@@ -346,6 +372,9 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         'https://github.com/anomalyco/opencode/issues/11889',
         'https://github.com/decolua/9router/pull/380',
         'https://github.com/decolua/9router/issues/2489',
+        'https://github.com/Laisky/one-api/issues/60, https://github.com/bigduu/Bodhi-AI/issues/52 '
+        '(additionalProperties in parameters: "Unknown name \\"additionalProperties\\" … Cannot find field", gemini-2.0 to 3.5); '
+        'https://github.com/google/adk-python/issues/1277 (the snake_case spelling, the same answer)',
     )),
     'GM-05': ('parametersJsonSchema and parameters are exclusive', (
         '[S-GEM] `FunctionDeclaration`',

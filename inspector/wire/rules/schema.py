@@ -123,6 +123,10 @@ def check_strict(report: Report, schema: Any, pointer: str, rule: str, *, what: 
         if node.get("additionalProperties") is not False:
             report.add(rule, join(where, "additionalProperties"),
                        f"{what}: strict:true needs additionalProperties:false on every object", severity)
+        if "properties" not in node:
+            # A tool without arguments still declares them: "object schema missing properties".
+            report.add(rule, join(where, "properties"),
+                       f"{what}: strict:true needs properties on every object ({{}} when there are none)", severity)
         properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
         required = node.get("required") if isinstance(node.get("required"), list) else []
         missing = [name for name in properties if name not in required]

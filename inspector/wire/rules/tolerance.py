@@ -16,7 +16,9 @@ The kinds of entry:
 - sentinel: a value of a range-checked field that the API reads as "unset";
 - enum-number: proto JSON (Gemini) reads an enum field from its name or its number;
 - role: a role the rules' list does not name that the API takes on a turn of the given parts;
-- history: a history item of a shape the definition does not list in that place."""
+- history: a history item of a shape the definition does not list in that place;
+- retired: a top-level field the document no longer lists that the API still reads, and validates as
+  the definition that replaced it (Anthropic's beta `output_format`, now `output_config.format`)."""
 
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ class Tolerance:
     where: str = ""
     keyword: str = ""
     item: tuple[tuple[str, Any], ...] = field(default=())
+    # retired: the definition the field's value is validated as
+    schema: str = ""
 
 
 TOLERANCES: tuple[Tolerance, ...] = (
@@ -109,6 +113,12 @@ TOLERANCES: tuple[Tolerance, ...] = (
               "(18 requests answered 200: an assistant message's output_text/refusal parts replayed as an "
               "EasyInputMessage, whose schema lists only input parts)", values=("output_text", "refusal"),
               item=(("role", "assistant"),)),
+    Tolerance("retired", (Dialect.ANTHROPIC,), "MessageCreateParams", "output_format",
+              "the structured-outputs beta (structured-outputs-2025-11-13) took a top-level output_format "
+              "{type: json_schema, schema} (https://hackage.haskell.org/package/claude-1.0.1/src/CHANGELOG.md); "
+              "output_config.format replaced it at GA (claude-1.1.0's changelog), and the API still validates "
+              "it: issue 18's recorded rejection \"output_format.schema: Field required\" of the OpenAI shape",
+              schema="BetaJSONOutputFormatParam"),
 )
 
 # genai's Type enum by proto number (google/ai/generativelanguage/v1beta/content.proto), what a
@@ -147,7 +157,7 @@ def enum_numbers(dialect: Dialect) -> bool:
 def patched(definitions: dict[str, Any], dialect: Dialect) -> dict[str, Any]:
     """The document's definitions as the endpoint reads a request: output-only and defaulted fields
     not required, a misnamed required field dropped, unenforced bounds removed, resources replaced by
-    their request params. A copy: the document itself stays as published."""
+    their request params, retired fields read as their successors. A copy: the document itself stays as published."""
     defs = copy.deepcopy(definitions)
     for t in TOLERANCES:
         if dialect not in t.dialects or t.definition is None or t.definition not in defs:
@@ -159,6 +169,9 @@ def patched(definitions: dict[str, Any], dialect: Dialect) -> dict[str, Any]:
             _drop_keyword(node, t.name)
         elif t.kind == "param" and t.name in definitions:
             defs[t.definition] = copy.deepcopy(definitions[t.name])
+        elif t.kind == "retired" and t.schema in definitions:
+            node.setdefault("properties", {})[t.name] = {"anyOf": [{"$ref": "#/$defs/" + t.schema},
+                                                                   {"type": "null"}]}
     return defs
 
 

@@ -31,6 +31,9 @@ MCP_CONNECTOR = "mcp-client-2025-11-20"
 # Fine-grained tool streaming sends tool input as the model writes it, without buffering or validating it, so
 # a joined input that is not JSON is documented behaviour under it, not a stream mangled on the way (AN-13).
 FINE_GRAINED_TOOL_STREAMING = "fine-grained-tool-streaming-2025-05-14"
+# Content sources of type "file" (an uploaded file_id) exist only in the Files API beta: without it the
+# source is none of the tags the API knows (base64, url, text, content).
+FILES_API = "files-api-2025-04-14"
 STOP_REASONS = frozenset({"end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "refusal",
                           "model_context_window_exceeded"})
 
@@ -127,13 +130,31 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if readable(payload.get("tools")):
         _check_tool_choice(report, payload, names, bool(tools))
     check_history(report, "AN-14", payload, "messages", "message object", _HISTORY)
+    _check_container(report, payload.get("container"))
     turns, whole = _turns(report, payload.get("messages"))
     _check_messages(report, profile, turns, paired=whole)
+    if FILES_API not in profile.betas:
+        _check_file_sources(report, turns)
     # Only with thinking enabled does every assistant turn start with a thinking block: with "adaptive"
     # the model may not think on a turn, so a tool-calling turn without one is no sign of a dropped block
     # (Claude Code's traffic, accepted; issue 18).
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") == "enabled":
         _check_thinking_kept(report, turns)
+
+
+# A container is an id, or {id, skills}; Anthropic forbids extra inputs, and the SDK's type is open.
+_CONTAINER_FIELDS = frozenset({"id", "skills"})
+
+
+def _check_container(report: Report, container: Any) -> None:
+    """AN-14 for a container object of another shape: OpenAI's code_interpreter container
+    ({type: auto, file_ids}) carried over is the usual one."""
+    for key in as_dict(container):
+        if key not in _CONTAINER_FIELDS:
+            report.add("AN-14", join("/container", key), f"{short(key)} is not a field of container (\"Extra inputs "
+                                                         "are not permitted\")",
+                       hint="Send container as a container id, or {id, skills}; {type: auto} is OpenAI's "
+                            "code_interpreter shape, and Anthropic makes a container when none is named.")
 
 
 _HISTORY = ("Anthropic, and servers compatible with its Messages API, read messages as a list of message objects "
@@ -229,10 +250,12 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
     pending: dict[str, str] = {}  # tool_use ids of the previous assistant turn -> pointer
     answered: set[str] = set()
     server_all: set[str] = set()
-    for turn in turns:
+    last = len(turns) - 1
+    for position, turn in enumerate(turns):
         if turn.role == "assistant":
             _unanswered(report, pending, turn.base, paired)
-            server_ids: set[str] = set()
+            turn_server: set[str] = set()  # the server tool uses of this turn
+            server_ids: dict[str, str] = {}  # id -> pointer, of those it has not answered
             turn_ids: dict[str, str] = {}
             for where, block in turn.blocks:
                 kind = block.get("type")
@@ -242,19 +265,48 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
                         pending[block_id] = join(where, "id")
                 elif isinstance(kind, str) and kind.endswith("_tool_use"):  # server_tool_use, mcp_tool_use
                     if isinstance(block.get("id"), str):
-                        server_ids.add(block["id"])
+                        server_ids[block["id"]] = join(where, "id")
+                        turn_server.add(block["id"])
                 elif isinstance(kind, str) and kind.endswith("_tool_result") and kind != "tool_result":
-                    if not isinstance(block.get("tool_use_id"), str) or block["tool_use_id"] not in server_ids:
+                    if not isinstance(block.get("tool_use_id"), str) or block["tool_use_id"] not in turn_server:
                         report.add("AN-04", join(where, "tool_use_id"), f"{kind} answers "
                                    f"{short(block.get('tool_use_id'))}, no server_tool_use before it in this message")
+                    server_ids.pop(block.get("tool_use_id"), None)
                 elif kind == "tool_result":
                     report.add("AN-08", where, "tool_result block in an assistant message")
+            # The server runs its tool inside the turn and writes the result there; a turn the client
+            # sends back to be continued (pause_turn, the last message) may still wait for one.
+            for block_id, where in server_ids.items() if paired and position < last else ():
+                report.add("AN-04", where, f"server tool use {short(block_id)} has no result block in its own "
+                                           "assistant message",
+                           why="A server tool's call and its result (web_search_tool_result, mcp_tool_result, …) "
+                               "live in the same assistant message; Anthropic refuses a history where the use "
+                               "{{value}} at '{{dots}}' has no result there, as it refuses a result with no use "
+                               "before it.",
+                           hint="Keep the server tool's result block right after its use in the assistant message; "
+                                "nothing may be spliced between them.")
             ids.update({k: v for k, v in turn_ids.items() if k not in ids})
-            server_all |= server_ids
+            server_all |= turn_server
             answered = set()
         elif turn.role == "user":
             _check_user_blocks(report, turn, pending, answered, server_all, paired)
     _unanswered(report, pending, "", paired)
+
+
+def _check_file_sources(report: Report, turns: list[_Turn]) -> None:
+    """AN-14 for an image or document source of type file (in a message or a tool result) in a request
+    that does not opt into the Files API beta."""
+    for turn in turns:
+        for where, block in turn.blocks:
+            inner = [(join(where, "content", i), b) for i, b in enumerate(as_list(block.get("content")))
+                     if isinstance(b, dict)] if block.get("type") == "tool_result" else []
+            for at, item in [(where, block), *inner]:
+                if item.get("type") in ("document", "image") and as_dict(item.get("source")).get("type") == "file":
+                    report.add("AN-14", join(at, "source", "type"), f"a {item['type']} source of type 'file' is the "
+                                                                    "Files API's, which needs the header "
+                                                                    f"anthropic-beta: {FILES_API}",
+                               hint=f"Send anthropic-beta: {FILES_API} with the request (check --header when the "
+                                    "recording lacks headers), or send the file inline as base64.")
 
 
 def _check_thinking_kept(report: Report, turns: list[_Turn]) -> None:

@@ -30,7 +30,9 @@ KEYWORDS = frozenset({
     "minItems", "maxItems", "minLength", "maxLength", "minimum", "maximum", "minProperties", "maxProperties",
     "pattern", "default", "example", "propertyOrdering", "additionalProperties", "$ref", "ref",
 })
-# Read by the parser but refused or ignored by some models and API versions; never written by a translation.
+# In the SDK's Schema and read by Vertex, but the Gemini API answers "Unknown name" for them (GM-04;
+# python-genai itself raises "additional_properties parameter is not supported in Gemini API"): never
+# written by a translation, and an error off Vertex.
 _NOT_EMITTED = frozenset({"additionalProperties"})
 # Formats Gemini accepts per type ("only 'enum' and 'date-time' are supported for STRING type").
 FORMATS = {"STRING": frozenset({"enum", "date-time"}),
@@ -431,6 +433,10 @@ def findings(schema: Any, pointer: str, *, what: str, vertex: bool) -> Iterator[
             elif name not in KEYWORDS:
                 yield "GM-04", join(where, key), f"{what}: Gemini rejects unknown schema field {key!r} " \
                                                  "(\"Unknown name\")", Severity.ERROR
+            elif name in _NOT_EMITTED and not vertex:
+                yield "GM-04", join(where, key), f"{what}: the Gemini API rejects {key!r} in a Schema (\"Unknown " \
+                                                 "name\"; Vertex takes it): a JSON Schema goes in " \
+                                                 "parametersJsonSchema", Severity.ERROR
         kind = node.get("type")
         if isinstance(kind, list):
             yield "GM-04", join(where, "type"), f"{what}: type arrays are rejected (\"Proto field is not " \

@@ -96,6 +96,12 @@ def _chat_function(fixer: Fixer, function: dict[str, Any], where: str) -> None:
         function["parameters"] = {"type": "object", "properties": {}}
         fixer.note("OC-05", join(where, "parameters"), "set", "parameters that were not a schema object replaced "
                                                        "by an empty object schema")
+    if function.get("strict") is True and function.get("parameters") is None:
+        # Absent parameters are read as a bare object, outside the strict subset; the closed empty
+        # object says the same (no arguments) within it.
+        function["parameters"] = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+        fixer.note("OC-06", join(where, "parameters"), "set", "strict:true with no parameters: the empty closed "
+                                                        "object schema sent")
     parameters = function.get("parameters")
     if isinstance(parameters, dict):
         function["parameters"] = parameters = json_schema(fixer, parameters, join(where, "parameters"), "OC-05")

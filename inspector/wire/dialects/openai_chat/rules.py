@@ -10,7 +10,7 @@ from ...violations import Severity
 from ...rules import arguments
 from ...pointer import join
 from ...rules.base import (Report, as_dict, as_list, check_history, check_null_or_empty, check_ranges,
-                           check_tool_exchange, check_tool_name, readable, remember_name, short)
+                           check_tool_exchange, check_tool_name, mentions, readable, remember_name, short)
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
 
@@ -129,7 +129,14 @@ def _check_function(report: Report, profile: Profile, function: dict[str, Any], 
                  else f"{profile.name} accepts it; Azure stops at {profile.description_max}")
         report.add("OC-03", join(pointer, "description"), f"{label}: description is {len(description)} characters "
                                                           f"({limit})", profile.description_severity)
+    strict = function.get("strict") is True
+    severity = None if profile.openai_limits else Severity.WARNING
     if "parameters" not in function or function["parameters"] is None:
+        if strict:
+            # OpenAI reads absent parameters as {"type": "object"}, which the strict subset refuses.
+            report.add("OC-06", join(pointer, "parameters"), f"{label}: strict:true with no parameters (OpenAI "
+                                                             "reads them as an object without additionalProperties:"
+                                                             "false)", severity)
         return
     parameters = function["parameters"]
     where = join(pointer, "parameters")
@@ -141,9 +148,8 @@ def _check_function(report: Report, profile: Profile, function: dict[str, Any], 
     if root_type is not None and not (isinstance(root_type, str) and root_type.lower() == "object"):
         report.add("OC-05", join(where, "type"), f"{label}: parameters must be type 'object', not {short(root_type)}")
     check_json_schema(report, parameters, where, "OC-05", what=label)
-    if function.get("strict") is True:
-        check_strict(report, parameters, where, "OC-06", what=label,
-                     severity=None if profile.openai_limits else Severity.WARNING)
+    if strict:
+        check_strict(report, parameters, where, "OC-06", what=label, severity=severity)
 
 
 def _routed(profile: Profile, payload: dict[str, Any]) -> Profile:
@@ -195,6 +201,11 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     check_history(report, "OC-28", payload, "messages", "message object", _HISTORY)
     _check_messages(report, profile, payload.get("messages"))
     fmt = as_dict(payload.get("response_format"))
+    # JSON mode needs the prompt to ask for JSON; OpenAI's own endpoints check it, compatible servers do not.
+    if fmt.get("type") == "json_object" and profile.published_schema and profile.reaches_provider \
+            and isinstance(payload.get("messages"), list) and not mentions(payload["messages"], "json"):
+        report.add("OC-31", "/response_format/type", "response_format is json_object, but no message contains "
+                                                     "the word 'json'")
     body = as_dict(fmt.get("json_schema"))
     if fmt.get("type") == "json_schema" and body.get("strict") is True:
         # A strict response format is held to the same subset as a strict tool.
@@ -298,6 +309,8 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         if role == "function":
             _check_function_message(report, message, base, legacy, paired)
             continue
+        if role == "user" and profile.published_schema and profile.openai_limits:
+            _check_file_parts(report, message.get("content"), join(base, "content"))
         if role != "assistant":
             continue
         answered = set()
@@ -358,6 +371,17 @@ def _check_assistant_parts(report: Report, profile: Profile, parts: list[Any], p
                                                          f"not {' or '.join(allowed)}", Severity.ERROR)
     if "refusal" in kinds and len(parts) > 1:
         report.add("OC-12", pointer, "a refusal part must be the only assistant content part", Severity.ERROR)
+
+
+def _check_file_parts(report: Report, parts: Any, pointer: str) -> None:
+    """OC-29 in a file part: the inline file is file.file_data; `data` (the name Anthropic's and Gemini's
+    inline sources use) is a field OpenAI does not define, and the part then carries no file."""
+    for position, part in enumerate(as_list(parts)):
+        file = as_dict(part).get("file") if as_dict(part).get("type") == "file" else None
+        if isinstance(file, dict) and "data" in file and "file_data" not in file:
+            report.add("OC-29", join(pointer, position, "file", "data"), "a file part's inline data goes in "
+                                                                        "file_data, not data",
+                       hint="Send the base64 data URL as file.file_data (and a filename).")
 
 
 def _unanswered(report: Report, pending: dict[str, str], paired: bool) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 from ...profiles import Profile
 from ...pointer import join
 from ...violations import Severity
-from ...rules.base import (Report, as_dict, as_list, check_history, check_null_or_empty, check_ranges,
+from ...rules.base import (Report, as_dict, as_list, check_history, check_null_or_empty, check_ranges, mentions,
                            check_tool_exchange, check_tool_name, readable, remember_name, short)
 from ..openai_chat.rules import DEGRADED_TOOL, check_arguments_text
 from ...rules.schema import check_json_schema, check_strict
@@ -121,6 +121,13 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
                        "parameter: 'input'\".")
     _check_input(report, profile, payload.get("input"), server_history=server_history is not None)
     fmt = as_dict(as_dict(payload.get("text")).get("format"))
+    # JSON mode needs the prompt to ask for JSON: judged where this request holds the whole prompt
+    # (a stored prompt template or server-side history may carry the word).
+    if fmt.get("type") == "json_object" and profile.published_schema and profile.reaches_provider \
+            and server_history is None and payload.get("prompt") is None and payload.get("input") is not None \
+            and not mentions([payload.get("input"), payload.get("instructions")], "json"):
+        report.add("OR-20", "/text/format/type", "text.format is json_object, but neither input nor instructions "
+                                                 "contains the word 'json'")
     if fmt.get("type") == "json_schema" and fmt.get("strict") is True:
         # A strict text format is held to the same subset as a strict tool.
         check_strict(report, fmt.get("schema"), "/text/format/schema", "XL-13",
