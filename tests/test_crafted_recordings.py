@@ -180,7 +180,7 @@ def test_check_as_a_process_reads_every_crafted_file_or_names_why_not(files, out
 
 def test_open_mock_and_export_as_processes_on_the_crafted_files(files, outcomes, tmp_path):
     refused = [name for name, outcome in outcomes.items() if isinstance(outcome, LoadError)]
-    for name in refused[::40]:  # a sample: each is a process
+    for name in refused[::120]:  # a sample: each is two processes (check, above, runs them all in one)
         for command in ("open", "mock"):
             done = _run(command, *(["--port", "0"] if command == "mock" else []), str(files[name]), timeout=60)
             assert done.returncode == 2, (command, name)
@@ -203,11 +203,12 @@ def test_open_mock_and_export_as_processes_on_the_crafted_files(files, outcomes,
 
 
 async def test_the_ui_opens_every_flow_of_the_crafted_files(files, outcomes, tmp_path):
-    # One read file of each value (the UI draws a Flow, whatever format it came in): a Pilot key costs.
+    # One read file of every third crafted value (the UI draws a Flow, whatever format it came in): a
+    # Pilot key costs, and tests/tui/test_hostile_text.py walks every view with hostile text already.
     chosen: dict[str, str] = {}
     for name in representatives(outcomes):
         chosen.setdefault(name.rsplit(":", 1)[-1], name)
-    read = list(chosen.values())
+    read = list(chosen.values())[::3]
     store = opened_store([str(files[name]) for name in read], tmp_path)
     try:
         app = InspectorApp(store=store, forwarder=None)

@@ -38,8 +38,10 @@ def raw_upstream() -> Iterator[tuple[str, list[bytes]]]:
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{listener.getsockname()[1]}", heads
+    listener.shutdown(socket.SHUT_RDWR)  # wakes the accept() (a close alone leaves it blocked)
     listener.close()
     thread.join(5)
+    assert not thread.is_alive()
 
 
 def relayed(store, upstream: str, heads: list[bytes], head: bytes) -> tuple[httpx.Response, tuple]:

@@ -126,7 +126,9 @@ async def every_view(store: Store, ids: dict[str, int]) -> list[tuple[str, list[
     return seen
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+# One drawn example beside the explicit one that holds every class at once: each walks every view
+# of every flow (about 25 s), and the explicit example is the whole of what the property asserts.
+@settings(max_examples=1, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(text=HOSTILE)
 @example(text=EVERYTHING)
 def test_no_control_character_of_a_recorded_flow_reaches_the_terminal(tmp_path_factory, text: str) -> None:
