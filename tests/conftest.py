@@ -11,3 +11,19 @@ from hypothesis import settings
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+# The few tests that take tens of seconds go first, so that the workers (worksteal) share out the
+# rest behind them instead of one worker ending the run alone on a long test.
+_LONG_FIRST = (
+    "tests/tui/test_hostile_text.py",
+    "tests/test_crafted_recordings.py",
+    "tests/proxy/test_secrets.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item) -> int:  # type: ignore[no-untyped-def]
+        return next((n for n, path in enumerate(_LONG_FIRST) if item.nodeid.startswith(path)), len(_LONG_FIRST))
+
+    items.sort(key=rank)
