@@ -18,7 +18,7 @@ from urllib.parse import quote, urlsplit
 
 from .analysis import BodyTooLarge, decode_body
 from .flow import Flow
-from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
+from .redact import REDACTED, SECRET_QUERY_KEYS, query_pairs, secret_header
 from .replay import NOT_REPLAYED, key_variables
 from .paste import escaped, named, pastable, unpastable
 from .wire.dialect import from_path
@@ -93,7 +93,7 @@ def curl_command(flow: Flow, *, body_file: str | None = None) -> str:
             continue
         if any(map(unpastable, name + value)):
             raise _refusal(flow, name, value)
-        if lower in SECRET_HEADERS and value == REDACTED:
+        if secret_header(name) and value == REDACTED:
             secret = variable if lower in _KEY_HEADERS else re.sub(r"\W", "_", name).upper()
             lines.append("-H " + _double_quoted(f"{name}: {_KEY_HEADERS.get(lower, '')}", secret))
         else:

@@ -32,7 +32,7 @@ from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, 
 from .proxy.routes import Router
 from .proxy.server import is_loopback
 from .proxy.stdio import STDIO_SCHEME
-from .redact import REDACTED, SECRET_HEADERS, SECRET_QUERY_KEYS, query_pairs
+from .redact import REDACTED, SECRET_QUERY_KEYS, query_pairs, secret_header
 from .wire import jsonsafe
 from .wire.dialect import Dialect, from_path
 from .wire.profiles import PROVIDER_HOSTS, is_provider_host
@@ -137,7 +137,7 @@ def replay_request(flow: Flow, credentials: list[tuple[str, str]] | None,
     if problem is not None:
         raise ReplayRefused(f"flow #{flow.id} is not replayed: {problem}")
     headers = [(k, v) for k, v in flow.request_headers
-               if k.lower() not in NOT_REPLAYED and not (k.lower() in SECRET_HEADERS and v == REDACTED)]
+               if k.lower() not in NOT_REPLAYED and not (secret_header(k) and v == REDACTED)]
     if kind is not ReplayKind.AS_RECORDED:
         # A fixed or edited body is written decoded: the recorded content-encoding no longer applies.
         headers = [(k, v) for k, v in headers if k.lower() != "content-encoding"]

@@ -88,3 +88,16 @@ def test_an_environment_key_goes_only_to_its_providers_host_or_one_named():
         env_credentials(keyed, "127.0.0.1", env=env)
     assert str(refused.value) == ("flow #3 was sent with a key (authorization) and the store keeps none, and no "
                                   "environment variable holds a key for '/mcp'")
+
+
+def test_replay_request_never_sends_a_redacted_header_of_any_credential_name_as_a_value():
+    """Headers redacted by name (X-Api-Token, X-Auth-Token, Ocp-Apim-Subscription-Key) are left out, not
+    resent as the word `[redacted]`; a header of the same kind that was not redacted, and near-miss
+    names, go as recorded."""
+    flow = Flow(id=3, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
+                request_headers=[("X-Api-Token", REDACTED), ("X-Auth-Token", REDACTED),
+                                 ("Ocp-Apim-Subscription-Key", REDACTED), ("Idempotency-Key", "k-1"),
+                                 ("x-ratelimit-remaining-tokens", REDACTED), ("Accept", "application/json")])
+    _, headers = replay_request(flow, None)
+    assert headers == [("Idempotency-Key", "k-1"), ("x-ratelimit-remaining-tokens", REDACTED),
+                       ("Accept", "application/json"), *replay_marker(3)]
