@@ -158,3 +158,16 @@ def test_run_without_a_command_says_how(tmp_path):
                           capture_output=True, text=True, timeout=30)
     assert (done.returncode, done.stderr) == (
         2, "toolwire-inspect: run needs the agent's command after --: toolwire-inspect run -- python agent.py\n")
+
+
+def test_run_sends_the_agent_s_flows_to_the_collector_too(tmp_path, upstream):
+    from tests.otlp.receiver import Receiver
+
+    with Receiver() as receiver:
+        done, rows = run(tmp_path, OPENAI_AGENT, "--upstream", upstream.base_url, "--otlp-endpoint", receiver.url)
+        receiver.wait(1)
+        names = [span.name for span in receiver.spans()]
+    assert done.returncode == 0, done.stderr
+    assert (len(rows), names) == (1, ["chat gpt-4.1-mini"])
+    assert done.stderr.splitlines()[-1].startswith("toolwire-inspect: otlp: 1 spans exported, 0 failed, 0 flows dropped")
+    assert done.stderr.splitlines()[1].startswith("#1 POST /v1/chat/completions 200 ")

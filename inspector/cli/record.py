@@ -9,7 +9,7 @@ import threading
 from collections.abc import Callable
 
 from ..textsafe import shown
-from .common import (add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
+from .common import (CommandError, add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
                      add_route_arguments, add_store_argument, complain, limits, open_forwarder, open_store, port,
                      refusal_reporter, route_table)
 from .otlp import add_live_arguments, live_export
@@ -100,11 +100,27 @@ def wait_for_signal(every_second: Callable[[], None] | None = None) -> None:
             signal.signal(sig, handler)
 
 
+def start_forwarder(args: argparse.Namespace, store, on_event):  # type: ignore[no-untyped-def]
+    """The forwarder `record` and `run` serve for their flags, started (a config found and ignored is
+    named on stderr); a CommandError says why there is none."""
+    from ..proxy import ForwarderError
+    from ..store import StoreError
+
+    try:
+        table = route_table(args)
+        for notice in table.ignored:
+            complain(notice)
+        forwarder = open_forwarder(args, table, store, on_event, **limits(args))
+        forwarder.start()
+    except (ForwarderError, StoreError) as exc:
+        raise CommandError(str(exc)) from exc
+    return forwarder
+
+
 def run(args: argparse.Namespace) -> int:
     from ..console import Console
-    from ..proxy import FlowEvent, Forwarder, ForwarderError
+    from ..proxy import FlowEvent, Forwarder
     from ..proxy.access import TOKEN_HEADER
-    from ..store import StoreError
 
     # `completed` comes once the flow is stored, on the store's writer thread: a stdout nobody
     # reads must not stop it, so the lines go through a console that drops rather than waits.
@@ -121,15 +137,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_store(args.store)
     try:
         live = live_export(args, store)
-        try:
-            table = route_table(args)
-            for notice in table.ignored:
-                complain(notice)
-            forwarder = open_forwarder(args, table, store, on_event, **limits(args))
-            forwarder.start()
-        except (ForwarderError, StoreError) as exc:
-            complain(str(exc))
-            return 2
+        forwarder = start_forwarder(args, store, on_event)
         if isinstance(forwarder, Forwarder):
             print(shown(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  "
                         f"(session {store.session_id}, store {store.path})"), file=sys.stderr)

@@ -12,8 +12,9 @@ import sys
 
 from ..wiring import Watch
 from ..textsafe import shown
-from .common import CommandError, complain, limits, open_forwarder, open_store, route_table
-from .record import add_forwarder_arguments, flow_line
+from .common import CommandError, complain, open_store
+from .otlp import live_export
+from .record import add_forwarder_arguments, flow_line, start_forwarder
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,9 +36,8 @@ def run(args: argparse.Namespace) -> int:
     import certifi
 
     from ..console import Console
-    from ..proxy import FlowEvent, ForwarderError
+    from ..proxy import FlowEvent
     from ..proxy.ca import CAError, LocalCA, trust_settings
-    from ..store import StoreError
     from ..wiring import agent_environment, diagnose
 
     command = args.agent[1:] if args.agent[:1] == ["--"] else args.agent
@@ -50,21 +50,18 @@ def run(args: argparse.Namespace) -> int:
     except (CAError, OSError) as exc:
         raise CommandError(f"cannot prepare the proxy CA: {exc}") from exc
     console = Console(sys.stderr)  # stdout is the agent's own
+    live = None
 
     def on_event(event: FlowEvent) -> None:
         if event.kind == "completed" and event.row is not None:
             console.put(flow_line(event.row))
+            if live is not None:
+                live.flow_saved(event.flow)
 
     store = open_store(args.store)
     try:
-        try:
-            table = route_table(args)
-            for notice in table.ignored:
-                complain(notice)
-            forwarder = open_forwarder(args, table, store, on_event, **limits(args))
-            forwarder.start()
-        except (ForwarderError, StoreError) as exc:
-            raise CommandError(str(exc)) from exc
+        live = live_export(args, store)
+        forwarder = start_forwarder(args, store, on_event)
         forwarders = getattr(forwarder, "all", [forwarder])
         env = agent_environment(forwarders, forwarder.base_url, trust_settings(ca.directory), ca.cert_path)
         complain(f"session {store.session_id}, store {store.path}; running {' '.join(command)} with "
@@ -88,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"toolwire-inspect doctor: {shown(line)}", file=sys.stderr)
         return status if status >= 0 else 128 - status
     finally:
+        if live is not None:
+            live.close_after(store)
+            complain(live.summary())
         store.close()
         console.close()
 
