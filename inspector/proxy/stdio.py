@@ -72,8 +72,10 @@ STDIO_SCHEME = "stdio://"
 
 
 def endpoint(name: str) -> str:
-    """The upstream a stdio flow records: the server's name (session rules identify servers by it)."""
-    return f"{STDIO_SCHEME}{name}"
+    """The upstream a stdio flow records: the server's name (session rules identify servers by it).
+    The name stands where a URL's authority does, so its brackets are percent-encoded: every URL
+    parser reads one there as an IPv6 host, and raises when it is none."""
+    return STDIO_SCHEME + name.replace("[", "%5B").replace("]", "%5D")
 
 
 def server_secrets(command: Sequence[str], environ: Mapping[str, str]) -> tuple[list[str], tuple[str, ...]]:

@@ -268,3 +268,22 @@ def test_a_flow_recorded_over_stdio_is_not_replayed_over_http(tmp_path):
         replay_request(flow, [])
     assert str(refused.value) == (f"flow #{flow.id} is not replayed: it was recorded over stdio (mcp-stdio), and a "
                                   f"replay is sent over HTTP")
+
+
+@pytest.mark.parametrize("name", ["[x]", "a]b", "[::1", "srv [beta]"])
+def test_a_server_name_with_brackets_is_recorded_listed_and_exported(tmp_path, name):
+    """A name is the upstream's authority (`stdio://NAME`), where a bracket reads as an IPv6 host to
+    every URL parser: `export` and `flows` raised on it."""
+    received = tmp_path / "received"
+    (tmp_path / "received.answers").write_bytes(b'{"jsonrpc":"2.0","id":1,"result":{}}\n')
+    db = tmp_path / "flows.sqlite3"
+    proc = subprocess.run([sys.executable, *wrapper(db, "script", str(received), name=name)],
+                          input=b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n', capture_output=True, cwd=ROOT,
+                          env=ENV, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    [flow] = stored(db)
+    assert (method(flow), flow.state) == ("ping", FlowState.COMPLETE)
+    for command in (["flows", "--json"], ["export", "1"], ["export", "--session", "-o", str(tmp_path / "out")]):
+        done = subprocess.run([sys.executable, "-m", "inspector", *command, "--store", str(db)], capture_output=True,
+                              text=True, cwd=ROOT, env=ENV, timeout=60)
+        assert (done.returncode, "Traceback" in done.stderr) == (0, False), (command, done.stderr)
