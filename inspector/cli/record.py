@@ -100,6 +100,19 @@ def wait_for_signal(every_second: Callable[[], None] | None = None) -> None:
             signal.signal(sig, handler)
 
 
+def flow_printer(console, live):  # type: ignore[no-untyped-def]
+    """The forwarder's listener of `record` and `run`: each finished flow a line on `console`, and a
+    span for the live OpenTelemetry export when there is one."""
+
+    def on_event(event) -> None:  # type: ignore[no-untyped-def]
+        if event.kind == "completed" and event.row is not None:
+            console.put(flow_line(event.row))
+            if live is not None:
+                live.flow_saved(event.flow)
+
+    return on_event
+
+
 def start_forwarder(args: argparse.Namespace, store, on_event):  # type: ignore[no-untyped-def]
     """The forwarder `record` and `run` serve for their flags, started (a config found and ignored is
     named on stderr); a CommandError says why there is none."""
@@ -119,25 +132,17 @@ def start_forwarder(args: argparse.Namespace, store, on_event):  # type: ignore[
 
 def run(args: argparse.Namespace) -> int:
     from ..console import Console
-    from ..proxy import FlowEvent, Forwarder
+    from ..proxy import Forwarder
     from ..proxy.access import TOKEN_HEADER
 
     # `completed` comes once the flow is stored, on the store's writer thread: a stdout nobody
     # reads must not stop it, so the lines go through a console that drops rather than waits.
     console = Console(sys.stdout)
-
     live = None
-
-    def on_event(event: FlowEvent) -> None:
-        if event.kind == "completed" and event.row is not None:
-            console.put(flow_line(event.row))
-            if live is not None:
-                live.flow_saved(event.flow)
-
     store = open_store(args.store)
     try:
         live = live_export(args, store)
-        forwarder = start_forwarder(args, store, on_event)
+        forwarder = start_forwarder(args, store, flow_printer(console, live))
         if isinstance(forwarder, Forwarder):
             print(shown(f"forwarding {forwarder.client_url} -> {forwarder.upstream_shown}  "
                         f"(session {store.session_id}, store {store.path})"), file=sys.stderr)

@@ -14,7 +14,7 @@ from ..wiring import Watch
 from ..textsafe import shown
 from .common import CommandError, complain, open_store
 from .otlp import live_export
-from .record import add_forwarder_arguments, flow_line, start_forwarder
+from .record import add_forwarder_arguments, flow_printer, start_forwarder
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,7 +36,6 @@ def run(args: argparse.Namespace) -> int:
     import certifi
 
     from ..console import Console
-    from ..proxy import FlowEvent
     from ..proxy.ca import CAError, LocalCA, trust_settings
     from ..wiring import agent_environment, diagnose
 
@@ -51,17 +50,10 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"cannot prepare the proxy CA: {exc}") from exc
     console = Console(sys.stderr)  # stdout is the agent's own
     live = None
-
-    def on_event(event: FlowEvent) -> None:
-        if event.kind == "completed" and event.row is not None:
-            console.put(flow_line(event.row))
-            if live is not None:
-                live.flow_saved(event.flow)
-
     store = open_store(args.store)
     try:
         live = live_export(args, store)
-        forwarder = start_forwarder(args, store, on_event)
+        forwarder = start_forwarder(args, store, flow_printer(console, live))
         forwarders = getattr(forwarder, "all", [forwarder])
         env = agent_environment(forwarders, forwarder.base_url, trust_settings(ca.directory), ca.cert_path)
         complain(f"session {store.session_id}, store {store.path}; running {' '.join(command)} with "
