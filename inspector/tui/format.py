@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
-# Short dialect names keep the list readable at 120 columns.
-DIALECT_SHORT = {
-    "openai-chat": "chat",
-    "openai-responses": "responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-    "mcp": "mcp",
-}
+from ..wire.dialects import Derived, homes
+
+# Short dialect names keep the list readable at 120 columns (each home's `short`).
+DIALECT_SHORT: Mapping[str, str] = Derived(lambda: {each.dialect.value: each.short for each in homes()})
 
 
 def clock_time(started_at: float, now: float) -> str:

@@ -14,6 +14,8 @@ import orjson
 from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json, upstream_answer
 from ..flow import Flow, Mode
 from ..textsafe import shown, shown_lines
+from ..wire.dialect import Dialect, from_path
+from ..wire.dialects import describe_event as describe_stream_event
 from ..wire.locate import LocatedText, pretty
 from ..wire.sse import SSEParser
 from ..wire.translate import Loss
@@ -159,56 +161,27 @@ def chunk_lines(flow: Flow) -> list[str]:
     lines: list[str] = []
     previous = 0.0
     parser = SSEParser()
+    dialect = from_path(flow.path)
     for chunk in flow.chunks:
         text = shown(chunk.data.decode("utf-8", "replace"))  # line breaks and every control made visible
         arrival, gap = f"+{chunk.t * 1000:.1f}", f"Δ{(chunk.t - previous) * 1000:.1f}"
-        parsed = "".join(f"▸ {shown(describe_event(event.data))} " for event in parser.feed(chunk.data))
+        parsed = "".join(f"▸ {shown(describe_event(event.data, dialect))} " for event in parser.feed(chunk.data))
         lines.append(f"{arrival:>10} ms {gap:>9} ms {len(chunk.data):>7} B  {parsed}│ {text}")
         previous = chunk.t
     if lines and (last := parser.close()):  # an event the stream never closed with a blank line
-        lines[-1] += "".join(f" ▸ {shown(describe_event(event.data))}" for event in last)
+        lines[-1] += "".join(f" ▸ {shown(describe_event(event.data, dialect))}" for event in last)
     return lines
 
 
-def describe_event(data: str) -> str:
-    """One event's gist: its type, the text it adds (quoted, so spaces show) and the tool call or
-    content block it belongs to. Chat chunks have no type; "chunk" names them."""
+def describe_event(data: str, dialect: Dialect | None = None) -> str:
+    """One event's gist, as its dialect's home reads it (`dialects.describe_event`): its type, the
+    text it adds (quoted, so spaces show) and the tool call or content block it belongs to. Data that
+    is not a JSON object shows as it came."""
     try:
         event = orjson.loads(data)
     except orjson.JSONDecodeError:
         return data
-    if not isinstance(event, dict):
-        return data
-    kind, delta, index = str(event.get("type") or ""), None, event.get("index", event.get("output_index"))
-    if isinstance(event.get("delta"), str):  # Responses: output_text / function_call_arguments deltas
-        delta = event["delta"]
-    elif isinstance(event.get("delta"), dict):  # Anthropic: text, partial_json or thinking deltas
-        block = event["delta"]
-        delta = next((block[key] for key in ("text", "partial_json", "thinking") if isinstance(block.get(key), str)),
-                     None)
-    elif isinstance(event.get("choices"), list) and event["choices"]:  # Chat
-        choice = event["choices"][0] if isinstance(event["choices"][0], dict) else {}
-        kind = "chunk" + (f" finish={choice['finish_reason']}" if choice.get("finish_reason") else "")
-        body = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-        calls = body.get("tool_calls") if isinstance(body.get("tool_calls"), list) else []
-        call = calls[0] if calls and isinstance(calls[0], dict) else {}
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
-        delta = body.get("content") if isinstance(body.get("content"), str) else function.get("arguments")
-        index = call.get("index")
-    elif isinstance(event.get("candidates"), list) and event["candidates"]:  # Gemini
-        kind = "candidate"
-        content = event["candidates"][0].get("content") if isinstance(event["candidates"][0], dict) else None
-        parts = content.get("parts") if isinstance(content, dict) and isinstance(content.get("parts"), list) else []
-        delta = "".join(part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str))
-        delta = delta or None
-    elif "jsonrpc" in event:  # MCP over SSE
-        kind = str(event.get("method") or ("error" if "error" in event else "result"))
-    out = kind or "event"
-    if index is not None:
-        out += f" #{index}"
-    if isinstance(delta, str):
-        out += " " + orjson.dumps(delta).decode()
-    return out
+    return describe_stream_event(event, dialect) if isinstance(event, dict) else data
 
 
 def header_lines(flow: Flow) -> list[str]:
