@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from ..rules.spec import Spec
     from ..rules.base import DialectRules, Report
     from ..translate.bridge import DialectBridge
+    from ..translate.common import Emit
+    from ..translate.model import Result, Tool
 
 
 class DialectSummary(Protocol):
@@ -195,10 +197,11 @@ class Home:
     # pointer into it (Gemini takes camelCase and snake_case); None where a field has one spelling.
     normalise: Callable[[Any], Any] | None = None
     spelled: Callable[[Any, str], str] | None = None
-    # What the MCP bridge writes in this dialect: a tool declaration (name, description, the input
-    # schema) and a tool result (call id, name, text, is_error); None where MCP is not translated into it.
-    tool_declaration: Callable[[str, str, dict[str, Any]], dict[str, Any]] | None = None
-    tool_result: Callable[[str, str, str, bool], Any] | None = None
+    # What the MCP bridge writes in this dialect (the neutral model's tools and tool results, through
+    # the bridge's `Emit`): its tool declarations, and one tool result; None where MCP is not
+    # translated into it (MCP itself).
+    tool_declaration: Callable[[list[Tool], Emit], Any] | None = None
+    tool_result: Callable[[Result, Emit], dict[str, Any]] | None = None
 
 
 def gist(kind: str, index: Any, delta: Any) -> str:

@@ -706,3 +706,16 @@ class StreamEmitter:
             return b""
         index, self.text_block = self.text_block, None
         return self._stop(index)
+
+
+def emit_tool_result(item: Result, emit: Emit) -> dict[str, Any]:
+    """One tool result as this dialect carries it (what the MCP bridge writes for a tools/call result)."""
+    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": item.call_id}
+    blocks = content_blocks(item.parts)
+    if blocks and all(b["type"] == "text" for b in blocks):
+        out["content"] = join_text(item.parts)
+    elif blocks:
+        out["content"] = blocks
+    if item.is_error:
+        out["is_error"] = True
+    return out

@@ -14,4 +14,5 @@ HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, is_fin
             short="anthropic", framing=SSE, framing_for=None, paths=Paths(shape.claims), names=shape.NAMES,
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.ANTHROPIC,),
-            spec=Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING))
+            spec=Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING),
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result)

@@ -665,3 +665,21 @@ class StreamEmitter:
         call_id = back_id(self.state, call_id or None, f"{self.id}:{self.count}", self.losses, here, join(here, "id"))
         self.count += 1
         return self._chunk([{"functionCall": {"id": call_id, "name": back_name(self.state, name), "args": arguments}}])
+
+
+def emit_tool_result(item: Result, emit: Emit) -> dict[str, Any]:
+    """One tool result as this dialect carries it (what the MCP bridge writes for a tools/call result)."""
+    if not item.name:
+        raise TranslationError("a Gemini functionResponse needs the function name; pass the tools/call request "
+                               "together with its result", item.src)
+    text = join_text(item.parts)
+    response: dict[str, Any] = {"error": text} if item.is_error else {"output": text}
+    out: dict[str, Any] = {"id": item.call_id, "name": emit.name(item.name, item.name_src or item.src, "/functionResponse/name"),
+                           "response": response}
+    media = [p for p in item.parts if p.kind != "text"]
+    if media:
+        emit.losses.append(Loss(item.src, "/functionResponse/parts", "converted",
+                                "media go in functionResponse.parts, which some Gemini models do not support", "XL-15"))
+        out["parts"] = [{"inlineData": {"mimeType": p.mime, "data": p.data}} if p.data
+                        else {"fileData": {"mimeType": p.mime, "fileUri": p.url}} for p in media]
+    return {"functionResponse": out}

@@ -661,3 +661,11 @@ class StreamEmitter:
             error = openai_error(event.raw if event.raw is not None else event.message)
             return sse.encode(jsonsafe.dumps({"error": error}))
         return b""
+
+
+def emit_tool_result(item: Result, emit: Emit) -> dict[str, Any]:
+    """One tool result as this dialect carries it (what the MCP bridge writes for a tools/call result)."""
+    for part in item.parts:
+        if part.kind != "text":
+            emit.drop(part.src, f"a Chat tool message carries text only; the {part.kind} is dropped", "XL-15")
+    return {"role": "tool", "tool_call_id": item.call_id, "content": flagged_text(item, emit, "/content")}

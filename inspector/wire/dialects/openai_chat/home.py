@@ -14,4 +14,5 @@ HOME = Home(Dialect.OPENAI_CHAT, rules=rules, reassemble=stream.reassemble, is_f
             short="chat", framing=SSE, framing_for=None, paths=Paths(shape.claims), names=shape.NAMES, ids=shape.IDS,
             judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.OPENAI, providers.COMPATIBLE),
-            spec=Spec("openai.json", "openai-chat", "OC-28", "OC-29", Severity.INFO))
+            spec=Spec("openai.json", "openai-chat", "OC-28", "OC-29", Severity.INFO),
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result)

@@ -672,3 +672,16 @@ class StreamEmitter:
         return (self._event("response.function_call_arguments.done", item_id=item["id"], output_index=index,
                             name=item["name"], arguments=item["arguments"])
                 + self._event("response.output_item.done", output_index=index, item=item))
+
+
+def emit_tool_result(item: Result, emit: Emit) -> dict[str, Any]:
+    """One tool result as this dialect carries it (what the MCP bridge writes for a tools/call result)."""
+    if all(p.kind == "text" for p in item.parts):
+        output: Any = flagged_text(item, emit, "/output")
+    else:
+        output = emit_parts(item.parts, "user")
+        if item.is_error:
+            output.insert(0, {"type": "input_text", "text": "Error:"})
+            emit.losses.append(Loss(item.src, "/output/0", "converted", "Responses has no error flag on tool "
+                                    "outputs; written as a leading 'Error:' text part", "XL-15"))
+    return {"type": "function_call_output", "call_id": item.call_id, "output": output}
