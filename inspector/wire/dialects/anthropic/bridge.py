@@ -9,6 +9,7 @@ import orjson
 from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...pointer import join
+from ...rules.base import as_dict
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
@@ -201,7 +202,7 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
             name = tool.get("name")
             if not declared_once(name, here, seen, losses):
                 continue
-            schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
+            schema = as_dict(tool.get("input_schema"))
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
                                   name_src=join(here, "name")))
         elif kind.startswith("web_search_"):

@@ -8,6 +8,7 @@ from typing import Any
 from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...pointer import join
+from ...rules.base import as_dict
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
@@ -172,7 +173,7 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
             name = fn.get("name")
             if not declared_once(name, here, seen, losses, "function tool"):
                 continue
-            schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
+            schema = as_dict(fn.get("parameters"))
             req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict"),
                                   name_src=join(here, "function", "name")))
         elif kind == "custom" and isinstance(tool.get("custom"), dict):
@@ -195,7 +196,7 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
                                f"{name!r} is declared in both tools and functions; the tools entry is kept", "XL-03"))
             continue
         seen.add(name)
-        schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
+        schema = as_dict(fn.get("parameters"))
         req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, name_src=join(here, "name")))
     options = payload.get("web_search_options")
     if isinstance(options, dict):
