@@ -165,10 +165,10 @@ def check_session(entries: Iterable[SessionEntry], declared: Iterable[Declared] 
                     calls.append((entry, tool, join(base, "result", "structuredContent"), result["structuredContent"]))
     spans = _spans(entries)
     tools = _toolsets(origins)
-    requests = list(declared)
+    declarations = list(declared)
     for name, by_url in origins.items():
         if len(by_url) > 1:
-            found.extend(_duplicate(name, by_url, spans, tools, requests))
+            found.extend(_duplicate(name, by_url, spans, tools, declarations))
     for entry, tool, pointer, content in calls:
         schema = schemas.get((endpoint(entry.url), tool))
         if schema is None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..violations import Severity
 from ..pointer import join
-from .base import Report, as_dict, short
+from .base import Report, as_dict, as_list, short
 
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 GENAI_ONLY_KEYWORDS = ("nullable", "propertyOrdering")
@@ -128,7 +128,7 @@ def check_strict(report: Report, schema: Any, pointer: str, rule: str, *, what: 
             report.add(rule, join(where, "properties"),
                        f"{what}: strict:true needs properties on every object ({{}} when there are none)", severity)
         properties = as_dict(node.get("properties"))
-        required = node.get("required") if isinstance(node.get("required"), list) else []
+        required = as_list(node.get("required"))
         missing = [name for name in properties if name not in required]
         if missing:
             report.add(rule, join(where, "required"),

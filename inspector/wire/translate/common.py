@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from .. import jsonsafe
 from ..dialect import Dialect
@@ -362,9 +362,9 @@ def vet(resp: Response, losses: list[Loss]) -> None:
 
 
 def declared_once(name: Any, src: str, seen: set[str], losses: list[Loss], what: str = "tool",
-                  verb: str = "declared") -> bool:
-    """Whether the tool `name` at `src` crosses: one without a name (XL-09) and a repeat (XL-03,
-    the first is kept) are dropped with a report."""
+                  verb: str = "declared") -> TypeGuard[str]:
+    """Whether the tool `name` at `src` crosses (then it is a name, a string): one without a name
+    (XL-09) and a repeat (XL-03, the first is kept) are dropped with a report."""
     if not isinstance(name, str) or not name:
         losses.append(Loss(src, None, "dropped", f"a {what} without a name cannot be declared", "XL-09"))
         return False
