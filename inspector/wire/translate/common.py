@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, overload
 
 from .. import jsonsafe
 from ..dialect import Dialect
@@ -286,6 +286,12 @@ _ROW = {row[0]: row for row in _ERRORS}
 _STATUS_OF = {name: row[0] for row in _ERRORS for name in (row[1], row[2][1], row[3][1]) if name} | {
     "tokens": 429, "requests": 429, "insufficient_quota": 429, "model_not_found": 404, "server_error": 500,
     "engine_overloaded": 529, "FAILED_PRECONDITION": 400, "OUT_OF_RANGE": 400, "DEADLINE_EXCEEDED": 500}
+
+
+@overload
+def token_counts(usage: Any, key: str, /) -> tuple[int]: ...
+@overload
+def token_counts(usage: Any, input_key: str, output_key: str, /) -> tuple[int, int]: ...
 
 
 def token_counts(usage: Any, *keys: str) -> tuple[int, ...]:

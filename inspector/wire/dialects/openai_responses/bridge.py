@@ -498,8 +498,8 @@ class StreamParser:
             has_calls = any(isinstance(i, dict) and i.get("type") in ("function_call", "custom_tool_call")
                             for i in response.get("output") or [])
             self.done = True
-            return [ev.Finish(_stop(response, has_calls), *token_counts(response.get("usage"), "input_tokens",
-                                                                          "output_tokens"))]
+            tokens_in, tokens_out = token_counts(response.get("usage"), "input_tokens", "output_tokens")
+            return [ev.Finish(_stop(response, has_calls), tokens_in, tokens_out)]
         if kind in ("response.failed", "error"):
             self.done = True
             error = (data.get("response") or {}).get("error") if kind == "response.failed" else data
