@@ -240,7 +240,7 @@ async def in_app(store_path: Path, medium: int, big: int, requests: int) -> None
         quit_began = time.perf_counter()
         await app.action_quit()
     app_gone = time.perf_counter()
-    await asyncio.to_thread(child._process.wait)  # type: ignore[union-attr]
+    await asyncio.to_thread(child._process.wait)
     child_gone = time.perf_counter()
     print(f"quit: app gone in {(app_gone - quit_began) * 1000:.0f} ms, forwarder process gone in "
           f"{(child_gone - quit_began) * 1000:.0f} ms (goal ≤ 300 ms)")
