@@ -295,15 +295,15 @@ def _match(report: Report, calls: list[tuple[Any, Any, str]], responses: list[tu
     if len(responses) == len(calls) and expected != got:
         report.add("GM-10", base, f"functionResponse names {got} do not match the calls {expected}")
     ids = {call_id for _, call_id, _ in calls if isinstance(call_id, str)}
-    named_ids: dict[Any, list[str]] = {}
+    named_ids: dict[str, list[str]] = {}  # a name that is a list or an object names no call (unhashable)
     for name, call_id, _ in calls:
-        if isinstance(call_id, str) and call_id:
+        if isinstance(name, str) and isinstance(call_id, str) and call_id:
             named_ids.setdefault(name, []).append(call_id)
     for name, response_id, where in responses:
         if isinstance(response_id, str) and ids and response_id not in ids:
             report.add("GM-12", join(where, "functionResponse", "id"),
                        f"functionResponse id {short(response_id)} echoes no functionCall id of the call turn")
-        elif response_id is None and name in named_ids:
+        elif response_id is None and isinstance(name, str) and name in named_ids:
             # Gemini 3 mints ids and pairs by them: a response that drops its call's id gets an empty
             # STOP answer, not a 400 (earendil-works/pi#7494, BerriAI/litellm#24453).
             report.add("GM-12", join(where, "functionResponse"),
