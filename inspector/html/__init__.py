@@ -1,0 +1,206 @@
+"""`export --format html`: a recording (or a selection) as one self-contained HTML page that anyone
+can open from a bug report. No server, no network: the page carries its data, its script and its
+style, and a Content-Security-Policy that forbids every fetch (no connect, image, font, frame or
+form target, no other script or style than its own, by hash), so a page attached to a ticket can
+neither phone home nor be made to by the bytes it shows.
+
+The page shows what the TUI shows, from the same view models (`tui.view.prepare`, `tui.compare`:
+plain data, no widgets): the flow list, each flow's panes with its findings on their lines, the
+conversation with calls paired to results, the original-vs-sent, fixed and replay diffs. Nothing
+is checked twice in another language: the filters in the page work on facts computed here (dialect,
+status, rule ids, tool names, severities, replays) and its free text on the lines the page already
+holds. The filter grammar itself runs at export time, server-side: `--select EXPR` picks the flows.
+
+Every recorded byte is hostile: each flow passes the redactor again (as every export does), every
+line is already `shown` (control and bidi characters made visible), the data travels as JSON in a
+`<script type="application/json">` block with `<`, `>` and `&` escaped, and the page's script
+writes recorded text only through `textContent`."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import time
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from ..analysis import session_findings
+from ..files import write_file
+from ..flow import Flow
+from ..redact import redacted
+from ..textsafe import shown
+from ..tui.compare import (DiffView, Lines, prepare_conversation, prepare_fixed_diff, prepare_replay_diff,
+                           prepare_response_diff, prepare_upstream_diff)
+from ..tui.view import Pane, prepare
+from ..wire.dialect import Dialect
+from ..wire.violations import Violation
+
+if TYPE_CHECKING:
+    from ..store import Store
+    from ..store.rows import FlowRow
+
+PAGE_FORMAT = "toolwire-page"
+PAGE_VERSION = 1
+
+
+def render(store: Store, flows: Sequence[Flow], *, title: str) -> bytes:
+    """The page of `flows` (in the order given), read with `store` for what the views need besides
+    the flows themselves: their replays and the session rules' findings."""
+    source = _Redacting(store)
+    findings = _session_findings(source, flows)
+    data = {
+        "format": PAGE_FORMAT,
+        "version": PAGE_VERSION,
+        "title": shown(title),
+        "flows": [_flow(source, redacted(flow), findings.get(flow.id, [])) for flow in flows],
+    }
+    return _page(shown(title), data)
+
+
+def write(store: Store, flows: Sequence[Flow], path: str | Path, *, title: str) -> Path:
+    return write_file(path, render(store, flows, title=title))
+
+
+class _Redacting:
+    """The store as the views read it, each flow redacted on the way out: a replay's response or a
+    session's MCP exchange is as much the page's as the flows listed."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def get(self, flow_id: int) -> Flow | None:
+        flow = self._store.get(flow_id)
+        return None if flow is None else redacted(flow)
+
+    def rows(self, *, text: str = "") -> list[FlowRow]:
+        return self._store.rows(text=text)
+
+    def flow_ids(self, session_id: int, *, dialect: str) -> list[int]:
+        return self._store.flow_ids(session_id, dialect=dialect)
+
+
+def _session_findings(source: _Redacting, flows: Sequence[Flow]) -> dict[int, list[Violation]]:
+    """The session rules' findings of every listed flow, each session's MCP exchanges read once."""
+    found: dict[int, list[Violation]] = {}
+    for session_id in sorted({flow.session_id for flow in flows if flow.session_id is not None}):
+        ids = source.flow_ids(session_id, dialect=Dialect.MCP.value)
+        if ids:
+            found.update(session_findings(flow for flow in map(source.get, ids) if flow is not None))
+    return found
+
+
+def _flow(source: _Redacting, flow: Flow, session: list[Violation]) -> dict[str, Any]:
+    view = prepare(flow, session)
+    analysis = view.analysis
+    conversation = prepare_conversation(view)
+    rules = sorted({item.violation.rule for item in view.violations})
+    tools = sorted({tool.name for tool in conversation.conversation.tools} if conversation.conversation else ())
+    errors = sum(1 for item in view.violations if item.violation.severity.value == "error")
+    warnings = sum(1 for item in view.violations if item.violation.severity.value == "warning")
+    panes = {"request": _pane("Request" if view.unchanged else "Request · as the client sent it", view.request)}
+    if not view.unchanged:
+        panes["upstream"] = _pane("Sent upstream", view.upstream)
+    panes["response"] = _pane("Response", view.response)
+    if view.upstream_response is not None:
+        panes["upstream_response"] = _pane("Upstream answer", view.upstream_response)
+    diffs = [(name, made) for name, made in (
+        ("original → sent upstream", prepare_upstream_diff(view)),
+        ("upstream answer → client got", prepare_response_diff(view)),
+        ("original → fixed", prepare_fixed_diff(view)),
+        ("response → replay", prepare_replay_diff(source, view)),  # type: ignore[arg-type]  # reads get and rows only
+    ) if made is not None]
+    return {
+        "id": flow.id,
+        "session": flow.session_id,
+        "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(flow.started_at)) + "Z",
+        "method": shown(flow.method),
+        "path": shown(flow.path + (f"?{flow.query}" if flow.query else "")),
+        "host": shown(urlsplit(flow.upstream_url).hostname or ""),
+        "route": shown(flow.route),
+        "dialect": analysis.dialect.value if analysis.dialect is not None else "",
+        "model": shown(analysis.model),
+        "status": flow.status,
+        "state": flow.state.value,
+        "mode": flow.mode.value,
+        "streamed": flow.streamed,
+        "latency_ms": flow.latency_ms,
+        "ttfb_ms": flow.ttfb_ms,
+        "tools": analysis.tools,
+        "tool_calls": analysis.tool_calls,
+        "errors": errors,
+        "warnings": warnings,
+        "rules": rules,
+        "tool_names": [shown(name) for name in tools],
+        "replay_of": flow.replay_of,
+        "error": shown(flow.error or analysis.parse_error or ""),
+        "panes": panes,
+        "findings": [_finding(item.violation, item.lines) for item in view.violations],
+        "headers": view.headers,
+        "chunks": view.chunks,
+        "conversation": {"title": shown(conversation.title), "turns": _lines(conversation.turns),
+                         "tools": _lines(conversation.tools)},
+        "diffs": [_diff(name, made) for name, made in diffs],
+    }
+
+
+def _pane(title: str, pane: Pane) -> dict[str, Any]:
+    return {"title": title, "note": shown(pane.note), "lines": pane.lines(), "marks": sorted(pane.marks.items())}
+
+
+def _finding(violation: Violation, lines: dict[str, int]) -> dict[str, Any]:
+    return {"rule": shown(violation.rule), "severity": violation.severity.value, "effect": violation.effect.value,
+            "where": shown(violation.where), "pointer": shown(violation.pointer), "message": shown(violation.message),
+            "why": shown(violation.why), "hint": shown(violation.hint), "lines": lines}
+
+
+def _lines(lines: Lines) -> dict[str, Any]:
+    return {"lines": lines.lines, "marks": sorted(lines.marks.items())}
+
+
+def _diff(name: str, view: DiffView) -> dict[str, Any]:
+    return {"name": name, "title": shown(view.title), "summary": shown(view.summary), "rows": _lines(view.lines),
+            "notes": _lines(view.notes) if view.notes is not None else None}
+
+
+# -- the page ----------------------------------------------------------------------------------
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def embedded_json(data: Any) -> str:
+    """JSON fit to stand inside a <script> element: no `<` can close it or open a comment, no `>`
+    or `&` can be read as markup by anything that looks."""
+    text = orjson.dumps(data).decode("utf-8")
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _page(title: str, data: dict[str, Any]) -> bytes:
+    script, style = _asset("page.js"), _asset("page.css")
+    # Nothing may be fetched: no default source, and the one script and style by their hashes. The
+    # JSON block is never executed, so the policy has nothing to say about it.
+    policy = (f"default-src 'none'; script-src {_hash(script)}; style-src {_hash(style)}; img-src 'none'; "
+              "connect-src 'none'; font-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; "
+              "worker-src 'none'; manifest-src 'none'; form-action 'none'; base-uri 'none'")
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
+        '<meta name="referrer" content="no-referrer">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(title)} · toolwire-inspect</title>\n"
+        f"<style>{style}</style>\n</head>\n<body>\n"
+        '<noscript>This page shows the flows with its own script, which the browser does not run.</noscript>\n'
+        f'<script type="application/json" id="toolwire-data">{embedded_json(data)}</script>\n'
+        f"<script>{script}</script>\n</body>\n</html>\n"
+    ).encode()
