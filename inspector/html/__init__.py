@@ -37,7 +37,7 @@ from ..redact import redacted
 from ..textsafe import shown
 from ..tui.compare import (DiffView, Lines, prepare_conversation, prepare_fixed_diff, prepare_replay_diff,
                            prepare_response_diff, prepare_upstream_diff)
-from ..tui.view import Pane, prepare
+from ..tui.view import UNCHANGED_TITLE, Pane, prepare
 from ..wire.dialect import Dialect
 from ..wire.violations import Violation
 
@@ -103,7 +103,7 @@ def _flow(source: _Redacting, flow: Flow, session: list[Violation]) -> dict[str,
     tools = sorted({tool.name for tool in conversation.conversation.tools} if conversation.conversation else ())
     errors = sum(1 for item in view.violations if item.violation.severity.value == "error")
     warnings = sum(1 for item in view.violations if item.violation.severity.value == "warning")
-    panes = {"request": _pane("Request" if view.unchanged else "Request · as the client sent it", view.request)}
+    panes = {"request": _pane(UNCHANGED_TITLE if view.unchanged else "Request · as the client sent it", view.request)}
     if not view.unchanged:
         panes["upstream"] = _pane("Sent upstream", view.upstream)
     panes["response"] = _pane("Response", view.response)

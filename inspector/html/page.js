@@ -34,7 +34,7 @@
   // -- filters: over the facts the exporter computed for each flow --------------------------------
 
   const facts = new Map(flows.map((flow) => [flow.id, [
-    "#" + flow.id, flow.method, flow.path, flow.host, flow.route, flow.dialect, flow.model, status(flow),
+    flow.method, flow.path, flow.host, flow.route, flow.dialect, flow.model, status(flow),
     flow.state, flow.mode, flow.error, flow.rules.join(" "), flow.tool_names.join(" "),
   ].join("\n").toLowerCase()]));
   const payloads = new Map();  // flow id -> its panes' text, lower-cased once, when first searched
@@ -96,7 +96,11 @@
     const checked = (id) => document.getElementById(id).checked;
     const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
     for (const word of words) {
-      if (!facts.get(flow.id).includes(word) && !(checked("filter-payloads") && payloadText(flow).includes(word))) {
+      const id = /^#(\d+)$/.exec(word);
+      if (id) {  // as in the filter grammar: flow N and its replays
+        if (flow.id !== Number(id[1]) && flow.replay_of !== Number(id[1])) return false;
+      } else if (!facts.get(flow.id).includes(word) &&
+                 !(checked("filter-payloads") && payloadText(flow).includes(word))) {
         return false;
       }
     }
