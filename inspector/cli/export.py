@@ -123,7 +123,7 @@ def _html(args: argparse.Namespace, store, several: bool) -> int:
     try:
         if not several:
             flow = _flow(store, args.flow_id)
-            data = render(store, [flow], title=f"flow #{flow.id}")
+            data = render(store, [flow.id], title=f"flow #{flow.id}")
             if not args.output:
                 sys.stdout.buffer.write(data)
                 sys.stdout.flush()
@@ -132,14 +132,13 @@ def _html(args: argparse.Namespace, store, several: bool) -> int:
             print(shown(f"wrote {args.output}"), file=sys.stderr)
             return 0
         chosen, recording = _selection(store, args)
-        flows = [flow for flow in map(store.get, (row.id for row in chosen)) if flow is not None]
         title = recording.replace("-", " ") + (f" · {args.select}" if args.select else "")
-        data = render(store, flows, title=title)
+        data = render(store, [row.id for row in chosen], title=title)
         make_dirs(args.output)
         path = write_new(args.output, f"{recording}.html", data)
     except OSError as exc:
         raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
-    print(shown(f"wrote {path} ({len(flows)} flows)"), file=sys.stderr)
+    print(shown(f"wrote {path} ({len(chosen)} flows)"), file=sys.stderr)
     return 0
 
 

@@ -21,23 +21,25 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import os
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
-from pathlib import Path
+from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
 
-from ..analysis import session_findings
-from ..files import write_file
+from ..analysis import safe_repairs, session_findings
 from ..flow import Flow
 from ..redact import redacted
 from ..textsafe import shown
 from ..tui.compare import (DiffView, Lines, prepare_conversation, prepare_fixed_diff, prepare_replay_diff,
                            prepare_response_diff, prepare_upstream_diff)
-from ..tui.view import UNCHANGED_TITLE, Pane, prepare
+from ..tui.view import UNCHANGED_TITLE, FlowView, Pane, prepare
+from ..wire import jsonsafe
 from ..wire.dialect import Dialect
 from ..wire.violations import Violation
 
@@ -49,22 +51,56 @@ PAGE_FORMAT = "toolwire-page"
 PAGE_VERSION = 1
 
 
-def render(store: Store, flows: Sequence[Flow], *, title: str) -> bytes:
-    """The page of `flows` (in the order given), read with `store` for what the views need besides
-    the flows themselves: their replays and the session rules' findings."""
-    source = _Redacting(store)
-    findings = _session_findings(source, flows)
-    data = {
-        "format": PAGE_FORMAT,
-        "version": PAGE_VERSION,
-        "title": shown(title),
-        "flows": [_flow(source, redacted(flow), findings.get(flow.id, [])) for flow in flows],
-    }
-    return _page(shown(title), data)
+# From this many flows the page is prepared by worker processes, one per core: each flow's views cost
+# milliseconds (analysis, the fixed request checked again), a worker's start a few hundred.
+POOL_FROM = 200
+_CHUNK = 25  # flows a worker prepares per task: the order is kept, the cores stay busy to the end
 
 
-def write(store: Store, flows: Sequence[Flow], path: str | Path, *, title: str) -> Path:
-    return write_file(path, render(store, flows, title=title))
+def render(store: Store, ids: Sequence[int], *, title: str, workers: int | None = None) -> bytes:
+    """The page of the stored flows `ids`, in that order, with what the views read besides the flows
+    themselves: their replays and the session rules' findings. `workers`: processes preparing the
+    flows (default: one per core from POOL_FROM flows on, else none); the bytes are the same."""
+    ids = list(ids)
+    wanted = set(ids)
+    sessions = {row.session_id for row in store.rows() if row.id in wanted}
+    findings = _session_findings(_Redacting(store), sessions)
+    # One query for which flows were replayed: asking each flow for its replays reads the store once per flow.
+    replayed = {row.replay_of for row in store.rows(text="~replay")}
+    if workers is None:
+        workers = min(os.cpu_count() or 1, 8) if len(ids) >= POOL_FROM else 1
+    chunks = [(ids[at:at + _CHUNK], {i: findings[i] for i in ids[at:at + _CHUNK] if i in findings}, replayed)
+              for at in range(0, len(ids), _CHUNK)]
+    if workers > 1:
+        # spawn: a fresh interpreter, no thread or SQLite connection of this process carried over.
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_open,
+                                 initargs=(str(store.path),)) as pool:
+            parts = [part for chunk in pool.map(_prepared, *zip(*chunks, strict=True)) for part in chunk]
+    else:
+        source = _Redacting(store)
+        parts = [part for chunk in chunks for part in _prepared(*chunk, source=source)]
+    head = orjson.dumps({"format": PAGE_FORMAT, "version": PAGE_VERSION, "title": shown(title)})
+    return _page(shown(title), head[:-1] + b',"flows":[' + b",".join(parts) + b"]}")
+
+
+_worker_store: Store | None = None
+
+
+def _open(path: str) -> None:
+    from ..store import Store
+
+    global _worker_store
+    _worker_store = Store(path, read_only=True)
+
+
+def _prepared(ids: list[int], findings: dict[int, list[Violation]], replayed: set[int | None], *,
+              source: _Redacting | None = None) -> list[bytes]:
+    """The JSON of each flow of `ids` still in the store; in a worker, read from the worker's own store."""
+    if source is None:
+        assert _worker_store is not None  # the pool's initializer opened it
+        source = _Redacting(_worker_store)
+    return [orjson.dumps(_flow(source, flow, findings.get(flow.id, []), replayed))
+            for flow in map(source.get, ids) if flow is not None]
 
 
 class _Redacting:
@@ -85,17 +121,17 @@ class _Redacting:
         return self._store.flow_ids(session_id, dialect=dialect)
 
 
-def _session_findings(source: _Redacting, flows: Sequence[Flow]) -> dict[int, list[Violation]]:
-    """The session rules' findings of every listed flow, each session's MCP exchanges read once."""
+def _session_findings(source: _Redacting, sessions: set[int]) -> dict[int, list[Violation]]:
+    """The session rules' findings of every flow of `sessions`, each session's MCP exchanges read once."""
     found: dict[int, list[Violation]] = {}
-    for session_id in sorted({flow.session_id for flow in flows if flow.session_id is not None}):
+    for session_id in sorted(sessions):
         ids = source.flow_ids(session_id, dialect=Dialect.MCP.value)
         if ids:
             found.update(session_findings(flow for flow in map(source.get, ids) if flow is not None))
     return found
 
 
-def _flow(source: _Redacting, flow: Flow, session: list[Violation]) -> dict[str, Any]:
+def _flow(source: _Redacting, flow: Flow, session: list[Violation], replayed: set[int | None]) -> dict[str, Any]:
     view = prepare(flow, session)
     analysis = view.analysis
     conversation = prepare_conversation(view)
@@ -112,8 +148,9 @@ def _flow(source: _Redacting, flow: Flow, session: list[Violation]) -> dict[str,
     diffs = [(name, made) for name, made in (
         ("original → sent upstream", prepare_upstream_diff(view)),
         ("upstream answer → client got", prepare_response_diff(view)),
-        ("original → fixed", prepare_fixed_diff(view)),
-        ("response → replay", prepare_replay_diff(source, view)),  # type: ignore[arg-type]  # reads get and rows only
+        ("original → fixed", _fixed_diff(view)),
+        ("response → replay", prepare_replay_diff(source, view)  # type: ignore[arg-type]  # reads get and rows only
+         if flow.replay_of is not None or flow.id in replayed else None),
     ) if made is not None]
     return {
         "id": flow.id,
@@ -149,6 +186,16 @@ def _flow(source: _Redacting, flow: Flow, session: list[Violation]) -> dict[str,
     }
 
 
+def _fixed_diff(view: FlowView) -> DiffView | None:
+    """The TUI's original-vs-fixed diff where there is something to fix (or to say why it cannot be):
+    a page of a thousand flows does not list a thousand identical documents."""
+    try:
+        repaired = safe_repairs(view.analysis)
+    except jsonsafe.Unfaithful:
+        return prepare_fixed_diff(view)  # which says why, as the TUI does
+    return prepare_fixed_diff(view) if repaired is not None and repaired.repairs else None
+
+
 def _pane(title: str, pane: Pane) -> dict[str, Any]:
     return {"title": title, "note": shown(pane.note), "lines": pane.lines(), "marks": sorted(pane.marks.items())}
 
@@ -178,14 +225,13 @@ def _hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-def embedded_json(data: Any) -> str:
-    """JSON fit to stand inside a <script> element: no `<` can close it or open a comment, no `>`
-    or `&` can be read as markup by anything that looks."""
-    text = orjson.dumps(data).decode("utf-8")
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+def embedded_json(data: bytes) -> str:
+    """JSON text fit to stand inside a <script> element: no `<` can close it or open a comment, no
+    `>` or `&` can be read as markup by anything that looks."""
+    return data.decode("utf-8").replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _page(title: str, data: dict[str, Any]) -> bytes:
+def _page(title: str, data: bytes) -> bytes:
     script, style = _asset("page.js"), _asset("page.css")
     # Nothing may be fetched: no default source, and the one script and style by their hashes. The
     # JSON block is never executed, so the policy has nothing to say about it.

@@ -148,7 +148,7 @@ def test_recorded_markup_stays_text_and_fetches_nothing(chromium, tmp_path):
                         path="/v1/chat/completions", request_body=body, status=500, response_body=HOSTILE.encode(),
                         state=FlowState.COMPLETE, error=HOSTILE))
         store.flush()
-        (tmp_path / "page.html").write_bytes(render(store, [store.get(1)], title=HOSTILE))
+        (tmp_path / "page.html").write_bytes(render(store, [1], title=HOSTILE))
     with offline_page(chromium) as watched:
         page = watched.page
         page.goto((tmp_path / "page.html").as_uri() + "#flow-1")

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from inspector.demo_script import DEMO_API_KEY
@@ -43,7 +44,7 @@ def cli(*argv: str) -> subprocess.CompletedProcess[bytes]:
 
 def session_page(store_path: Path) -> str:
     with Store(store_path, read_only=True) as store:
-        return render(store, [store.get(row.id) for row in store.rows()], title="session 1").decode()
+        return render(store, [row.id for row in store.rows()], title="session 1").decode()
 
 
 def test_the_demo_session_page_lists_every_flow_with_the_facts_the_filters_read(demo_store):
@@ -51,18 +52,19 @@ def test_the_demo_session_page_lists_every_flow_with_the_facts_the_filters_read(
     assert (data["format"], data["version"], data["title"]) == ("toolwire-page", 1, "session 1")
     facts = [(f["id"], f["status"], f["dialect"], f["rules"], f["tool_names"], f["errors"], f["warnings"],
               f["replay_of"], [d["name"] for d in f["diffs"]]) for f in data["flows"]]
+    # The fix where there is one to show; the replay comparison on both sides of the replay.
     fixed = "original → fixed"
     assert facts == [
-        (1, 200, "openai-chat", [], ["get_weather"], 0, 0, None, [fixed]),
-        (2, 200, "openai-chat", [], ["get_weather"], 0, 0, None, [fixed]),
+        (1, 200, "openai-chat", [], ["get_weather"], 0, 0, None, []),
+        (2, 200, "openai-chat", [], ["get_weather"], 0, 0, None, []),
         (3, 400, "openai-chat", ["OC-05"], ["scrape_webpage"], 3, 2, None, [fixed, "response → replay"]),
         (4, 400, "openai-chat", ["OC-15", "OC-17"], ["read_file"], 1, 1, None, [fixed]),
         (5, 400, "openai-chat", ["OC-02", "XL-03"], ["github.search_code", "list_issues"], 2, 0, None, [fixed]),
         (6, 400, "openai-chat", ["OC-18", "OC-19"], ["book_train"], 2, 0, None, [fixed]),
-        (7, 200, "openai-responses", [], ["get_weather", "web_search"], 0, 0, None, [fixed]),
+        (7, 200, "openai-responses", [], ["get_weather", "web_search"], 0, 0, None, []),
         (8, 400, "anthropic", ["AN-09"], ["get_weather"], 1, 0, None, [fixed]),
-        (9, 200, "gemini", [], ["get_weather"], 0, 0, None, [fixed]),
-        (10, 200, "openai-chat", [], ["scrape_webpage"], 0, 0, FAILING, [fixed, "response → replay"]),
+        (9, 200, "gemini", [], ["get_weather"], 0, 0, None, []),
+        (10, 200, "openai-chat", [], ["scrape_webpage"], 0, 0, FAILING, ["response → replay"]),
     ]
 
 
@@ -131,7 +133,7 @@ def test_no_recorded_byte_becomes_markup_and_the_data_reads_back_as_recorded(tmp
                         path="/v1/chat/completions", query="q=</script>", request_body=body, status=200,
                         response_body=HOSTILE.encode(), state=FlowState.COMPLETE, error="<b>" + HOSTILE))
         store.flush()
-        page = render(store, [store.get(1)], title="<title>" + HOSTILE).decode()
+        page = render(store, [1], title="<title>" + HOSTILE).decode()
     # The page's own two scripts, the JSON block's end and its script's end: nothing else opens or closes one.
     assert page.count("<script") == 2 and page.count("</script") == 2
     assert "<img" not in page and "<b>" not in page and "<!--" not in page and "\u202e" not in page
@@ -148,8 +150,15 @@ def test_no_recorded_byte_becomes_markup_and_the_data_reads_back_as_recorded(tmp
 
 
 def test_embedded_json_escapes_what_could_end_the_script_element():
-    assert embedded_json({"a": "</script><!--&>"}) == '{"a":"\\u003c/script\\u003e\\u003c!--\\u0026\\u003e"}'
-    assert json.loads(embedded_json({"a": "</script><!--&>"})) == {"a": "</script><!--&>"}
+    text = embedded_json(orjson.dumps({"a": "</script><!--&>"}))
+    assert text == '{"a":"\\u003c/script\\u003e\\u003c!--\\u0026\\u003e"}'
+    assert json.loads(text) == {"a": "</script><!--&>"}
+
+
+def test_worker_processes_make_the_same_page(demo_store):
+    with Store(demo_store, read_only=True) as store:
+        ids = [row.id for row in store.rows()]
+        assert render(store, ids, title="t", workers=2) == render(store, ids, title="t", workers=1)
 
 
 def test_export_writes_the_page_of_a_flow_a_session_or_a_selection(demo_store, tmp_path):
