@@ -25,6 +25,7 @@ import os
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from importlib import resources
 from multiprocessing import get_context
 from typing import TYPE_CHECKING, Any
@@ -71,16 +72,24 @@ def render(store: Store, ids: Sequence[int], *, title: str, workers: int | None 
         workers = min(os.cpu_count() or 1, 8) if len(ids) >= POOL_FROM else 1
     chunks = [(ids[at:at + _CHUNK], {i: findings[i] for i in ids[at:at + _CHUNK] if i in findings}, replayed)
               for at in range(0, len(ids), _CHUNK)]
-    if workers > 1:
-        # spawn: a fresh interpreter, no thread or SQLite connection of this process carried over.
-        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_open,
-                                 initargs=(str(store.path),)) as pool:
-            parts = [part for chunk in pool.map(_prepared, *zip(*chunks, strict=True)) for part in chunk]
-    else:
+    parts = _in_workers(store, chunks, workers) if workers > 1 else None
+    if parts is None:
         source = _Redacting(store)
         parts = [part for chunk in chunks for part in _prepared(*chunk, source=source)]
     head = orjson.dumps({"format": PAGE_FORMAT, "version": PAGE_VERSION, "title": shown(title)})
     return _page(shown(title), head[:-1] + b',"flows":[' + b",".join(parts) + b"]}")
+
+
+def _in_workers(store: Store, chunks: list[tuple[Any, ...]], workers: int) -> list[bytes] | None:
+    """Each chunk prepared in a worker process, in order; None when the workers cannot start (a
+    caller whose main module a fresh interpreter cannot import again): this process does it then."""
+    # spawn: a fresh interpreter, no thread or SQLite connection of this process carried over.
+    try:
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_open,
+                                 initargs=(str(store.path),)) as pool:
+            return [part for chunk in pool.map(_prepared, *zip(*chunks, strict=True)) for part in chunk]
+    except BrokenProcessPool:
+        return None
 
 
 _worker_store: Store | None = None

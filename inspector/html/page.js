@@ -119,28 +119,32 @@
 
   const COLUMNS = ["#", "time", "method", "path", "dialect", "model", "status", "latency", "tools", "calls",
                    "findings"];
+  // Rows are grid boxes, not table rows: with content-visibility the browser lays out only the rows
+  // in view, so a thousand flows open as fast as ten.
   const rows = new Map();
-  const body = el("tbody");
+  const body = el("div", {class: "rows", role: "rowgroup"});
+  const cell = (text, cls) => el("span", {role: "cell", class: cls || "", text: text});
   for (const flow of flows) {
     const badge = flow.errors ? "✖ " + flow.errors : flow.warnings ? "▲ " + flow.warnings : "";
-    const row = el("tr", {"data-flow": String(flow.id), class: flow.errors ? "has-errors" :
-                          flow.warnings ? "has-warnings" : "", onclick: () => choose(flow.id)},
-      el("td", {text: String(flow.id) + (flow.replay_of !== null ? " ↻" + flow.replay_of : "")}),
-      el("td", {text: flow.started.slice(11, 19)}),
-      el("td", {text: flow.method}),
-      el("td", {class: "path", text: flow.path}),
-      el("td", {text: flow.dialect}),
-      el("td", {text: flow.model}),
-      el("td", {class: "status", text: status(flow)}),
-      el("td", {text: ms(flow.latency_ms)}),
-      el("td", {text: String(flow.tools)}),
-      el("td", {text: String(flow.tool_calls)}),
-      el("td", {class: "badge", text: badge}));
+    const row = el("div", {role: "row", "data-flow": String(flow.id), class: "row" + (flow.errors ? " has-errors" :
+                           flow.warnings ? " has-warnings" : ""), onclick: () => choose(flow.id)},
+      cell(String(flow.id) + (flow.replay_of !== null ? " ↻" + flow.replay_of : "")),
+      cell(flow.started.slice(11, 19)),
+      cell(flow.method),
+      cell(flow.path, "path"),
+      cell(flow.dialect),
+      cell(flow.model),
+      cell(status(flow), "status"),
+      cell(ms(flow.latency_ms)),
+      cell(String(flow.tools)),
+      cell(String(flow.tool_calls)),
+      cell(badge, "badge"));
     rows.set(flow.id, row);
     body.append(row);
   }
-  const list = el("table", {id: "flow-list"},
-    el("thead", {}, el("tr", {}, ...COLUMNS.map((name) => el("th", {text: name})))), body);
+  const list = el("div", {id: "flow-list", role: "table"},
+    el("div", {class: "row head", role: "row"}, ...COLUMNS.map((name) => el("span", {role: "columnheader", text: name}))),
+    body);
 
   function applyFilters() {
     let shown = 0;

@@ -43,7 +43,7 @@ def session_page(demo_store, tmp_path_factory) -> Path:
 
 def shown_ids(page) -> list[int]:
     return [int(row) for row in page.eval_on_selector_all(
-        "#flow-list tbody tr:not([hidden])", "rows => rows.map(row => row.dataset.flow)")]
+        "#flow-list .rows .row:not([hidden])", "rows => rows.map(row => row.dataset.flow)")]
 
 
 def texts(page, selector: str) -> list[str]:
@@ -56,7 +56,7 @@ def test_the_failing_turn_shows_its_finding_on_its_line_its_fix_and_its_replay(c
         page.goto(session_page.as_uri())
         assert page.title() == "session 1 · toolwire-inspect"
         assert page.text_content("#shown-count") == "10 of 10 flows"
-        page.click(f'#flow-list tr[data-flow="{FAILING}"]')
+        page.click(f'#flow-list .row[data-flow="{FAILING}"]')
         assert page.text_content("#flow-title") == "#3 POST /v1/chat/completions · 400 · openai-chat · gpt-4.1-mini"
         assert page.evaluate("location.hash") == "#flow-3"
         # The finding in the list and on its line of the request, with the provider's why and the fix.
@@ -129,7 +129,7 @@ def test_the_filters_choose_the_flows_by_the_facts_the_export_computed(chromium,
         assert page.text_content("#shown-count") == "10 of 10 flows"
         # j/k walk the flows the filters show.
         page.select_option("#filter-status", "4xx")
-        page.click('#flow-list tr[data-flow="3"]')
+        page.click('#flow-list .row[data-flow="3"]')
         page.keyboard.press("j")
         assert page.text_content("#flow-title").startswith("#4 ")
         page.keyboard.press("k")
