@@ -20,7 +20,7 @@ _FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regr
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "export", help="write stored flows as fixtures, pytest tests, vcrpy cassettes or HAR",
+        "export", help="write stored flows as fixtures, pytest tests, vcrpy cassettes, HAR, OTLP or an HTML page",
         description="Write one flow (FLOW_ID), a whole recording (--session) or the flows a filter expression "
                     "selects (--select) as redacted, deterministic files.")
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID", nargs="?")

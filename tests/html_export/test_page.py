@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import orjson
 import pytest
 
@@ -187,3 +188,33 @@ def test_a_selection_that_does_not_parse_or_matches_nothing_is_a_clear_error(dem
     assert done.returncode == 2
     assert done.stderr.decode().startswith("toolwire-inspect: ")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_translated_flow_shows_both_requests_both_answers_and_the_loss_report_on_its_lines(tmp_path):
+    from inspector.mock import MockUpstream, json_response
+    from inspector.proxy import Forwarder
+    from inspector.tui.compare import prepare_response_diff, prepare_upstream_diff
+    from inspector.wire.dialects.anthropic.mock import anthropic_message
+
+    answer = anthropic_message("Sunny.")
+    answer["content"].insert(0, {"type": "thinking", "thinking": "Paris, then.", "signature": "sig"})
+    with Store(tmp_path / "s.db") as store, MockUpstream() as upstream:
+        upstream.push(json_response(answer))
+        with Forwarder(upstream.base_url, store=store, port=0, translate="openai-chat:anthropic") as forwarder:
+            sent = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}]}
+            assert httpx.post(f"{forwarder.base_url}/v1/chat/completions", json=sent).status_code == 200
+        view = prepare(store.get(1))
+        (flow,) = page_data(render(store, [1], title="t").decode())["flows"]
+    assert [(name, pane["title"]) for name, pane in flow["panes"].items()] == [
+        ("request", "Request · as the client sent it"), ("upstream", "Sent upstream"), ("response", "Response"),
+        ("upstream_response", "Upstream answer")]
+    assert flow["panes"]["upstream"]["lines"] == view.upstream.lines()
+    assert flow["panes"]["upstream_response"]["lines"] == view.upstream_response.lines()
+    assert [d["name"] for d in flow["diffs"]] == ["original → sent upstream", "upstream answer → client got"]
+    for made, expected in zip(flow["diffs"], (prepare_upstream_diff(view), prepare_response_diff(view)), strict=True):
+        assert (made["title"], made["summary"], made["rows"]["lines"], made["notes"]["lines"]) == (
+            expected.title, expected.summary, expected.lines.lines, expected.notes.lines)
+    assert "        ▲ dropped: anthropic thinking block cannot cross to Chat [XL-14]" in flow["diffs"][1]["rows"]["lines"]
+    assert [(f["rule"], f["where"], f["lines"]) for f in flow["findings"]] == [
+        ("XL", "translation", {"request": 0, "upstream": 13}), ("XL-14", "translation", {})] == [
+        (item.violation.rule, item.violation.where, item.lines) for item in view.violations]
