@@ -8,7 +8,7 @@ from inspector.wire import check, profiles
 from inspector.wire.dialect import Dialect, from_path
 
 from .rule_cases import found
-from .wire_payloads import named_sse
+from .wire_payloads import named_sse, sse
 
 CHAT = "openai-chat"
 
@@ -205,3 +205,28 @@ def test_openai_message_sub_collections_are_not_anthropic():
         "/v1/chat/completions/chatcmpl-9e1/messages", "/v1/messages", "/v1/messages?beta=true",
         "/anthropic/v1/messages", "/api/v1/messages",
     )] == [None, None, None, Dialect.ANTHROPIC, Dialect.ANTHROPIC, Dialect.ANTHROPIC, Dialect.ANTHROPIC]
+
+
+def _mistral_stream() -> bytes:
+    """Mistral's chat stream with a call, as openinference's mistralai cassettes recorded it: the call
+    comes whole in one delta, without an index."""
+    def chunk(delta: dict, finish: str | None = None) -> dict:
+        return {"id": "9f1c", "object": "chat.completion.chunk", "created": 1, "model": "mistral-small-latest",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+    return sse([chunk({"role": "assistant", "content": ""}),
+                chunk({"content": None, "tool_calls": [
+                    {"id": "Xr4pQ81aZ", "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}},
+                    {"id": "Yb2mW07cK", "function": {"name": "get_weather", "arguments": "{\"city\": \"Rome\"}"}}]},
+                      "tool_calls")], done=True)
+
+
+def test_mistral_sends_each_streamed_call_whole_without_an_index():
+    mistral = profiles.for_upstream("https://api.mistral.ai/v1", Dialect.OPENAI_CHAT)
+    result = check.check_stream(_mistral_stream(), CHAT, mistral)
+    assert found(result) == {("OC-21", "/1/choices/0/delta/tool_calls/0/index", "warning"),
+                             ("OC-21", "/1/choices/0/delta/tool_calls/1/index", "warning")}
+    # The same bytes from a server that claims OpenAI's stream: the calls cannot be placed.
+    assert found(check.check_stream(_mistral_stream(), CHAT)) == {
+        ("OC-21", "/1/choices/0/delta/tool_calls/0/index", "error"),
+        ("OC-21", "/1/choices/0/delta/tool_calls/1/index", "error"),
+        ("OC-22", "/1/choices/0/finish_reason", "warning")}

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from .fields import camel, doubled, field, items, whole
-from .schema import findings
+from .schema import findings, type_name
 from ...dialect import Dialect
 from ...profiles import Profile
 from ...violations import Severity
@@ -93,7 +93,7 @@ def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, n
             report.add(rule, where, message, severity)
         root = parameters.get("type") if isinstance(parameters, dict) else None
         # Parameters that are no Schema object at all are GM-04's finding alone.
-        if profile.vertex and isinstance(parameters, dict) and not (isinstance(root, str) and root.upper() == "OBJECT"):
+        if profile.vertex and isinstance(parameters, dict) and type_name(root) != "OBJECT":
             report.add("GM-06", join(base, params_key, "type") if isinstance(parameters, dict) and "type" in parameters
                        else join(base, params_key), f"{label}: Vertex needs the parameters root to be OBJECT")
     if json_schema is not None:
