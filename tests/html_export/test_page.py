@@ -218,3 +218,21 @@ def test_a_translated_flow_shows_both_requests_both_answers_and_the_loss_report_
     assert [(f["rule"], f["where"], f["lines"]) for f in flow["findings"]] == [
         ("XL", "translation", {"request": 0, "upstream": 13}), ("XL-14", "translation", {})] == [
         (item.violation.rule, item.violation.where, item.lines) for item in view.violations]
+
+
+@pytest.mark.parametrize("body", [
+    b"", b"\xff\xfe\x00not utf-8", b'{"messages": [', b"[" * 1024 + b"]" * 1024,
+    b'{"model": "m", "messages": ' + b"[" * 1000 + b"]" * 1000 + b"}", b'{"n": 123456789012345678901234567890}',
+    b'"\\ud800 a lone surrogate"',
+])
+def test_any_recorded_bytes_give_a_page(tmp_path, body):
+    with Store(tmp_path / "s.db") as store:
+        store.new_session("http://127.0.0.1:1", "127.0.0.1:0")
+        store.save(Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=1767225600.0, method="POST",
+                        path="/v1/chat/completions", request_body=body, status=200, response_body=body,
+                        state=FlowState.COMPLETE))
+        store.flush()
+        view = prepare(store.get(1))
+        (flow,) = page_data(render(store, [1], title="t").decode())["flows"]
+    assert flow["panes"]["request"]["lines"] == view.request.lines()
+    assert flow["panes"]["response"]["lines"] == view.response.lines()
