@@ -42,7 +42,7 @@ from ..tui.compare import (DiffView, Lines, prepare_conversation, prepare_fixed_
 from ..tui.view import UNCHANGED_TITLE, FlowView, Pane, prepare
 from ..wire import jsonsafe
 from ..wire.dialect import Dialect
-from ..wire.violations import Violation
+from ..wire.violations import Severity, Violation
 
 if TYPE_CHECKING:
     from ..store import Store
@@ -146,8 +146,8 @@ def _flow(source: _Redacting, flow: Flow, session: list[Violation], replayed: se
     conversation = prepare_conversation(view)
     rules = sorted({item.violation.rule for item in view.violations})
     tools = sorted({tool.name for tool in conversation.conversation.tools} if conversation.conversation else ())
-    errors = sum(1 for item in view.violations if item.violation.severity.value == "error")
-    warnings = sum(1 for item in view.violations if item.violation.severity.value == "warning")
+    errors = sum(1 for item in view.violations if item.violation.severity is Severity.ERROR)
+    warnings = sum(1 for item in view.violations if item.violation.severity is Severity.WARNING)
     panes = {"request": _pane(UNCHANGED_TITLE if view.unchanged else "Request · as the client sent it", view.request)}
     if not view.unchanged:
         panes["upstream"] = _pane("Sent upstream", view.upstream)
