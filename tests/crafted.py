@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from inspector import cassette, export, har
+from inspector.formats import cassette, fixture as export, har
 from inspector.analysis import analyse
 from inspector.flow import Chunk, Flow, FlowState
 

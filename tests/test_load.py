@@ -11,7 +11,8 @@ import pytest
 from inspector.analysis import analyse
 from inspector.cli import main
 from inspector.cli.open import opened_store
-from inspector.load import LoadError, load
+from inspector.formats.base import LoadError
+from inspector.formats.registry import load
 from inspector.mock import FixtureRoute, Received
 from inspector.tui.app import InspectorApp
 from inspector.tui.widgets.flow_list import FlowList

@@ -13,9 +13,6 @@ from ..textsafe import shown
 from .common import (CommandError, add_capture_content_argument, add_store_argument, chosen_session, flow_id,
                      not_written, open_store)
 
-_FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regression test file; vcr: a vcrpy "
-                "cassette; har: HAR 1.2 for devtools and mitmproxy; otlp: OTLP/JSON trace (OpenTelemetry GenAI spans, "
-                "needs the otel extra)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +21,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write one flow (FLOW_ID), a whole recording (--session) or the flows a filter expression "
                     "selects (--select) as redacted, deterministic files.")
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID", nargs="?")
-    parser.add_argument("--format", "-f", choices=("json", "pytest", "vcr", "har", "otlp"), default="json", help=_FORMAT_HELP)
+    from ..formats.registry import FORMATS, WRITERS
+
+    parser.add_argument("--format", "-f", choices=WRITERS, default="json", help="; ".join(
+        f"{f.name}: {f.description}" + (f" (needs the {f.extra} extra)" if f.extra else "") for f in FORMATS
+        if f.write is not None))
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="export a whole recording (default: the latest); needs -o DIR")
     parser.add_argument("--select", metavar="EXPR",
@@ -38,8 +39,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..export import files, from_store, render
     from ..files import make_dirs, taken_error, write_file, write_new
+    from ..formats.base import WriteOptions
+    from ..formats.fixture import from_store
+    from ..formats.registry import files, render
     from ..filters import FilterError
 
     several = args.session is not None or args.select is not None
@@ -49,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--session and --select write several files: give -o DIR")
     store = open_store(args.store, read_only=True)
     with store:
-        otlp = otlp_options(args, store.path) if args.format == "otlp" else None
+        options = WriteOptions(otlp_options(args, store.path) if args.format == "otlp" else None)
         if not several:
             flow = store.get(args.flow_id)
             if flow is None:
@@ -78,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
                       "hold (--format har keeps it)", file=sys.stderr)
     try:
         if not several:
-            data = render(args.format, turns, otlp=otlp)
+            data = render(args.format, turns, options)
             if not args.output:
                 sys.stdout.buffer.write(data)
                 sys.stdout.flush()
@@ -88,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         folder = Path(args.output)
         make_dirs(folder)
-        written = files(args.format, turns, recording, otlp=otlp)
+        written = files(args.format, turns, recording, options)
         # The names are the product's, not the user's: none replaces a file already there, and a
         # name taken is said before any file is written.
         taken = next((folder / name for name, _ in written if os.path.lexists(folder / name)), None)

@@ -1,18 +1,21 @@
 """Things that must be checked in a fresh interpreter: what the core imports, and a JSON TextArea
 that a bad tree-sitter build would crash with a segfault (which no in-process test can catch)."""
 
+import pkgutil
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
+import inspector.formats
+
 CORE = ["inspector.wire", "inspector.proxy", "inspector.store", "inspector.replay",
-        "inspector.export", "inspector.mock", "inspector.analysis", "inspector.console", "inspector.child", "inspector.report", "inspector.textsafe",
-        # the recording formats (each imports inspector.load, the one reader)
-        "inspector.har", "inspector.cassette", "inspector.pytest_export",
-        # the OpenTelemetry export and reader
-        "inspector.otlp.spans", "inspector.otlp.files", "inspector.otlp.live"]
+        "inspector.mock", "inspector.analysis", "inspector.console", "inspector.child", "inspector.report", "inspector.textsafe",
+        # the recording formats, each module of the package
+        *(f"inspector.formats.{m.name}" for m in pkgutil.iter_modules(inspector.formats.__path__)),
+        # the OpenTelemetry export
+        "inspector.otlp.spans", "inspector.otlp.live"]
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:
