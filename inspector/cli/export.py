@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from ..formats.registry import FORMATS, WRITERS
 
     parser.add_argument("--format", "-f", choices=WRITERS, default="json", help="; ".join(
-        f"{f.name}: {f.description}" + (f" (needs the {f.extra} extra)" if f.extra else "") for f in FORMATS
+        f"{f.name} ({f.description}" + (f"; needs the {f.extra} extra)" if f.extra else ")") for f in FORMATS
         if f.write is not None))
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="export a whole recording (default: the latest); needs -o DIR")

@@ -44,7 +44,7 @@ FORWARDER_PLACEHOLDER = "{forwarder}"
 _VOLATILE_HEADERS = frozenset({"date"})
 
 
-def body_value(body: bytes, headers: list[tuple[str, str]] = ()) -> dict[str, Any] | None:
+def body_value(body: bytes, headers: Sequence[tuple[str, str]] = ()) -> dict[str, Any] | None:
     """{"json": value} when the bytes are JSON that survives being read and written back exactly,
     {"text": str} when UTF-8 (JSON too deep, with integers that would be rounded, or with lone
     surrogates stays text: still exact), else {"base64": str}. A body sent with a content-encoding
@@ -208,7 +208,7 @@ def upstream_origin(host: str) -> str:
 
 def client_url(data: dict[str, Any]) -> str:
     """The URL of a fixture's request as the client sent it, on the upstream's host (HAR, cassettes)."""
-    request = data["request"]
+    request: dict[str, str] = data["request"]
     return (upstream_origin(data["upstream_request"].get("host") or "") + request["path"]
             + (f"?{request['query']}" if request["query"] else ""))
 
@@ -253,7 +253,8 @@ def body_bytes(body: Any) -> bytes:
     if "json" in body:
         return jsonsafe.dumps(body["json"])
     if "text" in body:
-        return body["text"].encode()
+        text: str = body["text"]
+        return text.encode()
     return base64.b64decode(body["base64"])
 
 

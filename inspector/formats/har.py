@@ -176,7 +176,7 @@ def _milliseconds(value: Any) -> float | None:
 
 def _foreign(shape: Shape, entry: dict[str, Any], request: dict[str, Any], response: dict[str, Any],
              request_body: bytes, response_body: bytes, flow_id: int) -> Flow:
-    timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
+    timings = found if isinstance(found := entry.get("timings"), dict) else {}
     # Time to first byte: the phases before the response (-1: not applicable).
     ttfb = sum(_milliseconds(timings.get(k)) or 0.0 for k in ("blocked", "dns", "connect", "send", "wait"))
     status = shape.member(response, "status", int, "response.")

@@ -17,7 +17,7 @@ import re
 import zlib
 from datetime import datetime
 from functools import cache
-from typing import Any
+from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
 import orjson
@@ -44,7 +44,7 @@ class FilePlaces:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self._json: SourceText | None = None
-        self._yaml: Any = None
+        self._yaml: tuple[Any, SourceText] | None = None
 
     def position(self, body: Keys, pointer: str, *, sse: bool = False) -> tuple[int, int]:
         """`pointer` in the body at `body`; the body's own place for pointer "" (or one it cannot follow)."""
@@ -221,7 +221,8 @@ def _wire(body: Any, headers: list[tuple[str, str]]) -> tuple[bytes, list[tuple[
 def _brotli(data: bytes) -> bytes:
     import brotli
 
-    return brotli.compress(data)
+    compressed: bytes = brotli.compress(data)
+    return compressed
 
 
 def _zstd(data: bytes) -> bytes:
@@ -238,14 +239,14 @@ def _fixture_bodies(data: dict[str, Any]) -> dict[str, Keys]:
     """Where our fixture file holds each side's body: its json, text or base64 value (a stream: its
     chunks). The upstream's is the request's unless the fixture says it differed."""
     def at(*path: str) -> Keys:
-        body = data
+        body: Any = data
         for key in path:
             body = body.get(key) if isinstance(body, dict) else None
         kind = next((k for k in ("json", "text", "base64") if isinstance(body, dict) and k in body), None)
         return (*path, kind) if kind else path
 
-    response = data.get("response") if isinstance(data.get("response"), dict) else {}
-    upstream = data.get("upstream_request") if isinstance(data.get("upstream_request"), dict) else {}
+    response = found if isinstance(found := data.get("response"), dict) else {}
+    upstream = found if isinstance(found := data.get("upstream_request"), dict) else {}
     return {"request": at("request", "body"),
             "upstream": at("request", "body") if upstream.get("same_body_as_request", True)
             else at("upstream_request", "body"),
@@ -364,10 +365,15 @@ class Shape:
                                      "is not an HTTP status (100 to 599)")
         return value
 
+    @overload
+    def time(self, holder: dict[str, Any], key: str, at: str = "", *, required: Literal[True]) -> float: ...
+    @overload
+    def time(self, holder: dict[str, Any], key: str, at: str = "", *, required: bool = False) -> float | None: ...
+
     def time(self, holder: dict[str, Any], key: str, at: str = "", *, required: bool = False) -> float | None:
         """A time in milliseconds: a finite number of 0 or more (null: not measured)."""
-        value = self.member(holder, key, (int, float) if required else (int, float, NoneType), at,
-                            default=_REQUIRED if required else None)
+        value: float | None = self.member(holder, key, (int, float) if required else (int, float, NoneType), at,
+                                          default=_REQUIRED if required else None)
         if value is not None and not (math.isfinite(value) and value >= 0):
             raise self.refuse(f"{at}{key}", f"{value} is not a time (a finite number of milliseconds, 0 or more)")
         return value
@@ -389,7 +395,8 @@ class Shape:
         (a stream chunk), else its member named as `place` ends."""
         if not whole:
             at, _, key = place.rpartition(".")
-            value = self.member(holder, key, (dict, NoneType), f"{at}." if at else "", default=None)
+            value: dict[str, Any] | None = self.member(holder, key, (dict, NoneType), f"{at}." if at else "",
+                                                       default=None)
             if value is None:
                 return None
         else:
@@ -414,7 +421,7 @@ def fixture_from_carried(carried: dict[str, Any], request_body: bytes, response_
     """Our fixture back from a container's bodies and what fixture.carried put beside them."""
     shape = Shape(source)
     try:
-        data = orjson.loads(orjson.dumps(shape.member(carried, "fixture", dict, "_toolwire.")))  # a copy to keep
+        data: dict[str, Any] = orjson.loads(orjson.dumps(shape.member(carried, "fixture", dict, "_toolwire.")))  # a copy to keep
     except orjson.JSONEncodeError as exc:
         raise shape.refuse("_toolwire.fixture", f"cannot be read back ({exc})") from None
     for side in ("request", "response"):

@@ -32,7 +32,7 @@ _ID_KEYS = ("traceId", "spanId", "parentSpanId")
 
 def document(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
     message = encode_spans(spans)
-    data = json_format.MessageToDict(message, use_integers_for_enums=True)
+    data: dict[str, Any] = json_format.MessageToDict(message, use_integers_for_enums=True)
     _ids(data, lambda raw: base64.b64decode(raw).hex())
     return data
 

@@ -25,7 +25,7 @@ VCR = Format("vcr", "a vcrpy / pytest-recording cassette", "a vcrpy cassette", "
              mark=b"interactions", claims=cassette.claims, read=cassette.read, write=cassette.write)
 HAR = Format("har", "HAR 1.2 for devtools and mitmproxy", "a HAR file", "flow-{n}.har", holds_many=True,
              mark=b'"log"', claims=har.claims, read=har.read, write=har.write)
-OTLP = Format("otlp", "OTLP/JSON trace: OpenTelemetry GenAI spans", "an OTLP/JSON trace", "flow-{n}.otlp.json",
+OTLP = Format("otlp", "OTLP/JSON trace of OpenTelemetry GenAI spans", "an OTLP/JSON trace", "flow-{n}.otlp.json",
               holds_many=True, extra="otel", mark=otlp.MARK, read=otlp.read, write=otlp.write)
 
 # Every format, in the order `export --format` and the TUI's menu offer them.

@@ -1,5 +1,5 @@
-"""Stored flows as OpenTelemetry spans in the GenAI semantic conventions, and OTLP trace files read
-back as flows. The OpenTelemetry SDK builds the spans and its OTLP exporters and encoders put them
+"""Stored flows as OpenTelemetry spans in the GenAI semantic conventions (OTLP trace files, written
+and read back as flows, are a recording format: inspector.formats.otlp). The OpenTelemetry SDK builds the spans and its OTLP exporters and encoders put them
 on the wire: nothing of our own on the wire format. Needs the `[otel]` extra.
 
 Modules: `spans` (flows -> spans: the mapping, one trace per recorded session), `live` (the exporter

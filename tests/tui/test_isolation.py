@@ -34,7 +34,7 @@ def test_the_core_imports_neither_textual_nor_rich(module: str) -> None:
 
 
 def test_a_json_textarea_renders_in_a_fresh_process() -> None:
-    """STYLE.md: tree-sitter 0.26.1 segfaults TextArea(language="json") on Python 3.11."""
+    """docs/style.md, idiom 8: tree-sitter 0.26.1 segfaults TextArea(language="json") on Python 3.11."""
     result = run_python("""
         import asyncio
         from textual.app import App
