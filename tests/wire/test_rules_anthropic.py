@@ -64,6 +64,10 @@ def _both_ids(value):
 
 
 _SERVER_USE = {"type": "server_tool_use", "id": "srvtoolu_2", "name": "web_search", "input": {"query": "x"}}
+_MCP_USE = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "ask_question", "server_name": "deepwiki",
+            "input": {"question": "What is it?"}}
+_CLIENT_USE = {"type": "tool_use", "id": "toolu_7", "name": "get_weather", "input": {"city": "Oslo"}}
+_CLIENT_RESULT = {"type": "tool_result", "tool_use_id": "toolu_7", "content": "4°C"}
 
 CASES = [
     req("custom tool without input_schema", deleting(["tools", 0, "input_schema"]), "AN-01", "/tools/0/input_schema",
@@ -106,6 +110,15 @@ CASES = [
     req("server tool use answered by nothing before the next message", doing(
         _append({"role": "assistant", "content": [_SERVER_USE]}), _append({"role": "user", "content": "Go on"})),
         "AN-04", "/messages/3/content/0/id", "error", _append({"role": "assistant", "content": [_SERVER_USE]})),
+    # A server call still in flight: the turns after it are only the results of the client tools
+    # called beside it (accepted: pydantic-ai's test_in_flight_mcp_call_history_is_accepted); any
+    # other content after it and Anthropic refuses the history.
+    req("server tool use in flight, then a question", doing(
+        _append({"role": "assistant", "content": [_MCP_USE, _CLIENT_USE]}),
+        _append({"role": "user", "content": [_CLIENT_RESULT, {"type": "text", "text": "And now?"}]})),
+        "AN-04", "/messages/3/content/0/id", "error", doing(
+        _append({"role": "assistant", "content": [_MCP_USE, _CLIENT_USE]}),
+        _append({"role": "user", "content": [_CLIENT_RESULT]}))),
     req("input as a JSON string", setting(["messages", 1, "content", 1, "input"], '{"city":"Oslo"}'), "AN-05",
         "/messages/1/content/1/input", "error", same),
     req("OpenAI-style id", _both_ids("functions.get_weather:0"), "AN-05", "/messages/1/content/1/id", "error",

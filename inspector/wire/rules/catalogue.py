@@ -109,7 +109,10 @@ _RULES = [
          "message.", MAY, {E: REJ}),
     Rule("OC-17", E, "A tool message needs role:\"tool\", tool_call_id and content (a string or text parts only); "
          "OpenAI answers 400 naming '{{path}}' (which holds {{type}} here).",
-         "Always send content, \"\" for an empty result; move images to a following user message.", REJ),
+         "Always send content, \"\" for an empty result; move images to a following user message.", REJ, {W: MAY},
+         why_at={W: "OpenAI answers 400 to a tool message part that is not text ('{{path}}' holds {{type}} here); "
+                "this endpoint is not OpenAI's own, and servers that only speak the dialect (Ollama, vLLM) "
+                "take it."}),
     Rule("OC-18", E, "\"messages with role 'tool' must be a response to a preceeding message with "
          "'tool_calls'\".",
          "Drop the orphan result, or restore the assistant message that made the call.", REJ),

@@ -244,6 +244,11 @@ def _turns(report: Report, messages: Any) -> tuple[list[_Turn], bool]:
     return turns, whole
 
 
+def _only_tool_results(turn: _Turn) -> bool:
+    return turn.role == "user" and bool(turn.blocks) and all(block.get("type") == "tool_result"
+                                                             for _, block in turn.blocks)
+
+
 def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, paired: bool) -> None:
     """Each turn's blocks; with `paired`, also each tool_use against the tool_result that answers it."""
     ids: dict[str, str] = {}  # tool_use ids of earlier turns
@@ -275,8 +280,13 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
                 elif kind == "tool_result":
                     report.add("AN-08", where, "tool_result block in an assistant message")
             # The server runs its tool inside the turn and writes the result there; a turn the client
-            # sends back to be continued (pause_turn, the last message) may still wait for one.
-            for block_id, where in server_ids.items() if paired and position < last else ():
+            # sends back to be continued (pause_turn, the last message) may still wait for one, and so
+            # may a turn followed only by the results of the client tools it called beside the server's
+            # (the call is still in flight: Anthropic accepts that history, and refuses it once any
+            # other content follows — measured by pydantic-ai, tests/models/anthropic/
+            # test_unpaired_native_tool_calls.py).
+            in_flight = position == last - 1 and _only_tool_results(turns[last])
+            for block_id, where in server_ids.items() if paired and position < last and not in_flight else ():
                 report.add("AN-04", where, f"server tool use {short(block_id)} has no result block in its own "
                                            "assistant message",
                            why="A server tool's call and its result (web_search_tool_result, mcp_tool_result, …) "
