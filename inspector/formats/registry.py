@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import cassette, har, load as reading, otlp, pytest_export
-from . import fixture
+from . import cassette, fixture, har, load as reading, otlp, pytest_export
 from .base import Exported, Format, LoadError, NotARecording, Turn, WriteOptions
 
 if TYPE_CHECKING:

@@ -17,7 +17,8 @@ import pytest
 import inspector.formats
 from inspector.cli import main
 from inspector.cli.open import opened_store
-from inspector.formats.registry import FORMATS, READERS, WRITERS, default_name
+from inspector.formats.base import LoadError, NotARecording
+from inspector.formats.registry import FORMATS, READERS, WRITERS, default_name, load_bytes
 
 PACKAGE = Path(inspector.formats.__file__).parent
 MODULES = sorted(path.stem for path in PACKAGE.glob("*.py") if path.stem != "__init__")
@@ -140,6 +141,17 @@ def test_the_registry_names_each_format_once_and_reads_in_its_order() -> None:
     assert [f.name for f in READERS] == ["json", "har", "vcr", "otlp"]
     assert [default_name(name, 7) for name in WRITERS] == [
         "flow-7.json", "test_flow_7.py", "flow-7.yaml", "flow-7.har", "flow-7.otlp.json"]
+
+
+def test_a_file_two_readers_could_claim_is_read_by_the_first_of_readers() -> None:
+    """A HAR log beside an "interactions" list is a HAR file (here one without entries), as it was
+    before the registry; a file with no format's mark is not parsed, and names the formats that claim."""
+    with pytest.raises(LoadError) as refused:
+        load_bytes(b'{"log": {}, "interactions": []}', "both.json")
+    assert (type(refused.value), str(refused.value)) == (LoadError, "both.json: a HAR file without log.entries")
+    with pytest.raises(NotARecording) as refused:
+        load_bytes(b"[1, 2]", "list.json")
+    assert str(refused.value) == "list.json: not a toolwire fixture, a HAR file or a vcrpy cassette"
 
 
 @pytest.fixture
