@@ -6,7 +6,8 @@ writes `corpus.jsonl` to a directory outside the repository (default ~/.cache/to
 Each line: {"provenance": {repo, commit, path, index}, "method", "host", "path", "headers", "status",
 "request": JSON or null, "request_text": text when not JSON, "response": JSON or null, "response_text":
 text when not JSON (streams)}. Only the request headers that change what an endpoint accepts are kept
-(`_CONTRACT_HEADERS`: beta features, versions); Authorization never leaves the cassette.
+(`_CONTRACT_HEADERS`: beta features, versions; "headers_kept" says whether the cassette kept any request
+header at all); Authorization never leaves the cassette.
 
 Formats read: vcrpy YAML (`body: {string: ...}` or a plain string, `!!binary` bodies, gzip-encoded
 bodies), pytest-recording's cassettes (the same), and pydantic-ai's `parsed_body` (the body already
@@ -42,7 +43,9 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _is_cassette(path: str) -> bool:
-    return ("cassettes/" in path and path.endswith((".yaml", ".yml", ".har"))) or path.endswith(".httprr")
+    # vcrpy and Ruby VCR write under cassettes/, R's vcr (ellmer) under _vcr/
+    return (("cassettes/" in path or "_vcr/" in path) and path.endswith((".yaml", ".yml", ".har"))) \
+        or path.endswith(".httprr")
 
 
 def from_git(git_dir: Path, rev: str = "HEAD") -> tuple[str, Iterator[tuple[str, bytes]]]:
@@ -151,6 +154,7 @@ def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
             "provenance": {**provenance, "index": index},
             "method": str(request.get("method") or "").upper(),
             "headers": _contract_headers(request.get("headers")),
+            "headers_kept": bool(request.get("headers")),
             **_host_and_path(url),
             "status": code if isinstance(code, int) else None,
             "request": req_json, "request_text": req_text,
@@ -173,7 +177,7 @@ def _har_exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
         yield {
             "provenance": {**provenance, "index": index},
             "method": flow.method.upper(), **_host_and_path(url),
-            "headers": _contract_headers(dict(flow.request_headers)),
+            "headers": _contract_headers(dict(flow.request_headers)), "headers_kept": bool(flow.request_headers),
             "status": flow.status,
             "request": req_json, "request_text": req_text,
             "response": resp_json, "response_text": resp_text,
@@ -217,7 +221,7 @@ def _httprr_exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
         yield {
             "provenance": {**provenance, "index": index},
             "method": method.upper(), **_host_and_path(url),
-            "headers": _contract_headers(request_headers),
+            "headers": _contract_headers(request_headers), "headers_kept": True,
             "status": int(status) if status.isdigit() else None,
             "request": req_json, "request_text": req_text,
             "response": resp_json, "response_text": resp_text,
