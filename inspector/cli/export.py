@@ -13,9 +13,6 @@ from ..textsafe import shown
 from .common import (CommandError, add_capture_content_argument, add_store_argument, chosen_session, flow_id,
                      not_written, open_store)
 
-_FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regression test file; vcr: a vcrpy "
-                "cassette; har: HAR 1.2 for devtools and mitmproxy; otlp: OTLP/JSON trace (OpenTelemetry GenAI spans, "
-                "needs the otel extra); html: one self-contained page to open in a browser or attach to a bug report")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +21,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write one flow (FLOW_ID), a whole recording (--session) or the flows a filter expression "
                     "selects (--select) as redacted, deterministic files.")
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID", nargs="?")
-    parser.add_argument("--format", "-f", choices=("json", "pytest", "vcr", "har", "otlp", "html"), default="json", help=_FORMAT_HELP)
+    from ..formats.registry import FORMATS, WRITERS
+
+    # html is written from the store (replays and session findings beside each flow), not from the
+    # exported turns the registry's writers take: inspector.html.render.
+    parser.add_argument("--format", "-f", choices=(*WRITERS, "html"), default="json", help="; ".join(
+        [f"{f.name} ({f.description}" + (f"; needs the {f.extra} extra)" if f.extra else ")") for f in FORMATS
+         if f.write is not None]
+        + ["html (one self-contained page to open in a browser or attach to a bug report)"]))
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="export a whole recording (default: the latest); needs -o DIR")
     parser.add_argument("--select", metavar="EXPR",
@@ -38,8 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..export import files, from_store, render
     from ..files import make_dirs, taken_error, write_file, write_new
+    from ..formats.base import WriteOptions
+    from ..formats.fixture import from_store
+    from ..formats.registry import files, render
 
     several = args.session is not None or args.select is not None
     if several == (args.flow_id is not None):
@@ -50,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     with store:
         if args.format == "html":
             return _html(args, store, several)
-        otlp = otlp_options(args, store.path) if args.format == "otlp" else None
+        options = WriteOptions(otlp_options(args, store.path) if args.format == "otlp" else None)
         if not several:
             turns = [from_store(store, _flow(store, args.flow_id))]
             recording = None
@@ -67,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
                       "hold (--format har keeps it)", file=sys.stderr)
     try:
         if not several:
-            data = render(args.format, turns, otlp=otlp)
+            data = render(args.format, turns, options)
             if not args.output:
                 sys.stdout.buffer.write(data)
                 sys.stdout.flush()
@@ -77,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         folder = Path(args.output)
         make_dirs(folder)
-        written = files(args.format, turns, recording, otlp=otlp)
+        written = files(args.format, turns, recording, options)
         # The names are the product's, not the user's: none replaces a file already there, and a
         # name taken is said before any file is written.
         taken = next((folder / name for name, _ in written if os.path.lexists(folder / name)), None)

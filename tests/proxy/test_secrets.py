@@ -20,7 +20,7 @@ from urllib.parse import quote, quote_plus, urlencode
 
 import httpx
 
-from inspector.export import write_fixture
+from inspector.formats.fixture import write_fixture
 from inspector.flow import Chunk, Flow, FlowState
 from inspector.mock import json_response
 from inspector.proxy import Forwarder
