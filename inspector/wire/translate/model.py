@@ -156,6 +156,7 @@ class Tool:
     strict: bool | None = None
     custom: bool = False
     name_src: str = ""
+    schema_src: str = ""  # where the schema came from, when not src/parameters
     output_schema: dict[str, Any] | None = None  # JSON Schema of the result (an MCP tool's outputSchema)
 
 

@@ -215,7 +215,7 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
             schema = json_schema_of(tool["input_schema"], join(here, "input_schema"), losses) \
                 if isinstance(tool.get("input_schema"), dict) else {}
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
-                                  name_src=join(here, "name")))
+                                  name_src=join(here, "name"), schema_src=join(here, "input_schema")))
         elif kind.startswith("web_search_"):
             options = {k: tool[k] for k in ("allowed_domains", "blocked_domains", "max_uses") if tool.get(k)}
             if isinstance(tool.get("user_location"), dict):

@@ -517,7 +517,8 @@ def _emit_declaration(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
         decl["parametersJsonSchema"] = tool.schema
     elif tool.schema:
         changes: list[Change] = []
-        parameters = to_genai(tool.schema, join(tool.src, "parameters"), join(tgt, "parameters"), changes, root=True)
+        parameters = to_genai(tool.schema, tool.schema_src or join(tool.src, "parameters"), join(tgt, "parameters"),
+                              changes, root=True)
         narrowed = next((c for c in changes if c.kind == "synthesised" and "any value" in c.why), None)
         if narrowed is not None:
             # Gemini's Schema has no "any value": the converter would narrow it to STRING, and OBJECT

@@ -70,6 +70,7 @@ def tools(document: Any, target: Dialect) -> tuple[dict[str, Any], list[Loss]]:
                 losses.append(Loss(join(here, key), None, "dropped", f"MCP tool {key} has no counterpart", ""))
         description = tool.get("description") or tool.get("title") or ""
         declared.append(Tool(name, str(description), schema, here, name_src=join(here, "name"),
+                             schema_src=join(here, "inputSchema"),
                              output_schema=output_schema if isinstance(output_schema, dict) else None))
     emit = _emit(target, seen)
     out = _EMIT_TOOLS[target](declared, emit)

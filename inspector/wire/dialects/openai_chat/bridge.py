@@ -181,7 +181,7 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
             schema = json_schema_of(fn["parameters"], join(here, "function", "parameters"), losses) \
                 if isinstance(fn.get("parameters"), dict) else {}
             req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict"),
-                                  name_src=join(here, "function", "name")))
+                                  name_src=join(here, "function", "name"), schema_src=join(here, "function", "parameters")))
         elif kind == "custom" and isinstance(tool.get("custom"), dict):
             custom = tool["custom"]
             name = str(custom.get("name") or "")
