@@ -12,7 +12,9 @@ from typing import Any, Literal
 from ..dialect import Dialect
 from ..pointer import join
 
-LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved"]
+# "carried": an error the source document already had, which no translation mends (the output has
+# it too, in the target's terms).
+LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved", "carried"]
 
 
 @dataclass(frozen=True, slots=True)
