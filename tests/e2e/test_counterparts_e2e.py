@@ -28,7 +28,7 @@ def anthropic_upstream(payload: dict[str, Any]) -> tuple[str, Any]:
 def gemini_upstream(payload: dict[str, Any]) -> tuple[str, Any]:
     name = payload["tools"][0]["functionDeclarations"][0]["name"]
     return "json", {"candidates": [{"index": 0, "finishReason": "STOP", "content": {"role": "model", "parts": [
-        {"functionCall": {"name": name, "args": {"tags": [1, {"x": True}]}}}]}}],
+        {"functionCall": {"name": name, "args": {"tags": ["a", "b"]}}}]}}],
         "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 9, "totalTokenCount": 21},
         "modelVersion": payload.get("model", "gemini-2.5-flash")}
 
@@ -120,10 +120,10 @@ def test_openai_chat_user_and_cache_key_reach_a_responses_upstream(rig: Rig) -> 
     _no_errors(sent, Dialect.OPENAI_RESPONSES)
 
 
-# --- Gemini: thinkingConfig and an untyped schema node ---------------------------------------------
+# --- Gemini: thinkingConfig -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("rig", [("openai-chat:gemini", gemini_upstream)], indirect=True)
-def test_openai_effort_and_an_untyped_node_reach_a_gemini_upstream(rig: Rig) -> None:
+def test_openai_effort_reaches_a_gemini_upstream_as_its_thinking_budget(rig: Rig) -> None:
     client = openai.OpenAI(base_url=f"{rig.forwarder.base_url}/v1", api_key="sk-test-gemini", max_retries=0)
     schema = {"type": "object", "properties": {"tags": {"type": "array", "items": {}}}}
     answer = client.chat.completions.create(model="gemini-2.5-flash", reasoning_effort="medium",
@@ -132,9 +132,10 @@ def test_openai_effort_and_an_untyped_node_reach_a_gemini_upstream(rig: Rig) -> 
                                                                                      "parameters": schema}}])
     client.close()
     (call,) = answer.choices[0].message.tool_calls
-    assert (call.function.name, orjson.loads(call.function.arguments)) == ("tag", {"tags": [1, {"x": True}]})
+    assert (call.function.name, orjson.loads(call.function.arguments)) == ("tag", {"tags": ["a", "b"]})
     (path, sent), = rig.upstream.received
     assert path == "/v1beta/models/gemini-2.5-flash:generateContent"
-    assert sent["tools"] == [{"functionDeclarations": [{"name": "tag", "parametersJsonSchema": schema}]}]
+    assert sent["tools"] == [{"functionDeclarations": [{"name": "tag", "parameters": {"type": "OBJECT", "properties": {
+        "tags": {"type": "ARRAY", "items": {"type": "STRING"}}}}}]}]
     assert sent["generationConfig"]["thinkingConfig"] == {"thinkingBudget": 8192}
     _no_errors(sent, Dialect.GEMINI)

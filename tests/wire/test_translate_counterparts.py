@@ -237,15 +237,18 @@ def test_an_output_schema_becomes_the_declarations_response_json_schema() -> Non
 
 # --- schemas ----------------------------------------------------------------------------------------
 
-def test_an_untyped_node_reaches_gemini_unnarrowed() -> None:
-    parameters = {"type": "object", "properties": {"tags": {"type": "array", "items": {}}, "q": {"type": "string"}}}
-    sent = send(CHAT, GEM, _chat(tools=[{"type": "function", "function": {"name": "f", "parameters": parameters}}]))
-    assert sent.payload["tools"][0]["functionDeclarations"][0] == {"name": "f", "parametersJsonSchema": parameters}
+def test_an_untyped_node_keeps_any_value_where_json_schema_is_spoken_and_is_reported_on_gemini() -> None:
+    parameters = {"type": "object", "properties": {"tags": {"type": "array", "items": {}}}}
+    body = _chat(tools=[{"type": "function", "function": {"name": "f", "parameters": parameters}}])
+    for target, schema in ((ANT, lambda p: p["tools"][0]["input_schema"]),
+                           (RESP, lambda p: p["tools"][0]["parameters"])):
+        assert schema(send(CHAT, target, body).payload) == parameters
+    # Gemini's Schema has no "any value": the node is typed, and the loss report says so (see README).
+    sent = send(CHAT, GEM, body)
+    assert sent.payload["tools"][0]["functionDeclarations"][0]["parameters"]["properties"]["tags"] == {
+        "type": "ARRAY", "items": {"type": "STRING"}}
     assert ("/tools/0/function/parameters/properties/tags/items",
-            "/tools/0/functionDeclarations/0/parametersJsonSchema", "converted", "XL-01") in notes(sent)
-    typed = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}
-    near = send(CHAT, GEM, _chat(tools=[{"type": "function", "function": {"name": "f", "parameters": typed}}]))
-    assert "parameters" in near.payload["tools"][0]["functionDeclarations"][0]
+            "/tools/0/functionDeclarations/0/parameters/properties/tags/items/type", "synthesised", "GM-17") in notes(sent)
 
 
 @pytest.mark.parametrize("target", [ANT, RESP, GEM])

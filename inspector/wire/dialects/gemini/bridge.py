@@ -519,16 +519,7 @@ def _emit_declaration(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
         changes: list[Change] = []
         parameters = to_genai(tool.schema, tool.schema_src or join(tool.src, "parameters"), join(tgt, "parameters"),
                               changes, root=True)
-        narrowed = next((c for c in changes if c.kind == "synthesised" and "any value" in c.why), None)
-        if narrowed is not None:
-            # Gemini's Schema has no "any value": the converter would narrow it to STRING, and OBJECT
-            # (what sanitisers give elsewhere) is refused without properties. JSON Schema says it as is.
-            emit.losses.append(Loss(narrowed.source, join(tgt, "parametersJsonSchema"), "converted",
-                                    "an untyped schema (any value) has no Gemini Schema type (STRING would narrow "
-                                    "it, an OBJECT without properties is refused); sent as parametersJsonSchema",
-                                    "XL-01"))
-            decl["parametersJsonSchema"] = tool.schema
-        elif parameters.get("type") != "OBJECT":
+        if parameters.get("type") != "OBJECT":
             emit.losses.append(Loss(tool.src, join(tgt, "parametersJsonSchema"), "converted",
                                     "the parameters root is not an object (nor an object union), which Gemini's "
                                     "Schema refuses (GM-06); sent as parametersJsonSchema", "XL-01"))
