@@ -12,7 +12,9 @@ CORE = ["inspector.wire", "inspector.proxy", "inspector.store", "inspector.repla
         # the recording formats (each imports inspector.load, the one reader)
         "inspector.har", "inspector.cassette", "inspector.pytest_export",
         # the OpenTelemetry export and reader
-        "inspector.otlp.spans", "inspector.otlp.files", "inspector.otlp.live"]
+        "inspector.otlp.spans", "inspector.otlp.files", "inspector.otlp.live",
+        # the HTML page, built from the TUI's plain-data view models (tui.view, tui.compare), not its widgets
+        "inspector.html"]
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:
