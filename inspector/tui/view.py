@@ -204,12 +204,13 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
     """`session`: this flow's findings from the session rules (see `analysis.session_findings`)."""
     analysis = analyse(flow)
     request = body_pane(flow.request_body, flow.request_headers, analysis.request)
+    sent = flow.upstream_request_body
     unchanged = sent_unchanged(flow)
-    if unchanged:
+    if unchanged or sent is None:  # (None is unchanged too: said again so that `sent` is bytes below)
         note = NOTHING_TO_REPAIR_NOTE if flow.mode is Mode.REPAIR else PASSTHROUGH_NOTE
         upstream = Pane(request.text, request.located, note)
     else:
-        upstream = body_pane(flow.upstream_request_body, flow.upstream_request_headers, analysis.upstream_request)
+        upstream = body_pane(sent, flow.upstream_request_headers, analysis.upstream_request)
         if flow.translate:
             upstream.note = f"translated {flow.translate.replace(':', ' → ')}"
         elif flow.mode is Mode.REPAIR:

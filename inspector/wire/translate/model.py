@@ -12,7 +12,9 @@ from typing import Any, Literal
 from ..dialect import Dialect
 from ..pointer import join
 
-LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved"]
+# "carried": an error the source document already had, which no translation mends (the output has
+# it too, in the target's terms).
+LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved", "carried"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,7 @@ class Result:
     custom: bool = False
     name_src: str = ""
     id_src: str = ""
+    structured: Any = None  # the result as a JSON value (MCP structuredContent), beside or instead of its text
 
 
 @dataclass(slots=True)
@@ -128,16 +131,18 @@ def pair(items: list[Item]) -> Pairing:
     `function` messages, Gemini functionResponse) answers the oldest unanswered call of its name
     (FIFO, XL-05). The bridge mints ids with it; the conversation view marks orphans with it."""
     pending: list[int] = []
+    calls: dict[int, Call] = {}
     by_id: dict[str, int] = {}
     answers: dict[int, int | None] = {}
     for index, item in enumerate(items):
         if isinstance(item, Call):
             pending.append(index)
+            calls[index] = item
             if item.id is not None:
                 by_id[item.id] = index
         elif isinstance(item, Result):
             if item.call_id is None:
-                call = next((c for c in pending if items[c].name == item.name), None)  # type: ignore[union-attr]
+                call = next((c for c in pending if calls[c].name == item.name), None)
             else:
                 call = by_id.get(item.call_id)
             answers[index] = call
@@ -155,6 +160,8 @@ class Tool:
     strict: bool | None = None
     custom: bool = False
     name_src: str = ""
+    schema_src: str = ""  # where the schema came from, when not src/parameters
+    output_schema: dict[str, Any] | None = None  # JSON Schema of the result (an MCP tool's outputSchema)
 
 
 @dataclass(slots=True)
@@ -185,9 +192,21 @@ class Choice:
 @dataclass(slots=True)
 class Reasoning:
     """How hard a reasoning model thinks: OpenAI's effort scale (none, minimal, low, medium, high,
-    xhigh); "none" also states Anthropic's `thinking: disabled`."""
+    xhigh); "none" also states Anthropic's `thinking: disabled`. `budget` is the token budget the
+    source stated (Anthropic budget_tokens, Gemini thinkingBudget), when it stated one: the
+    effort is then read from it by the table in translate/reasoning.py."""
 
     effort: str
+    src: str
+    budget: int | None = None
+    level: bool = False  # the source named a level (Gemini thinkingLevel), not a number
+
+
+@dataclass(slots=True)
+class Identifier:
+    """An opaque identifier the source states (an end user's, a cache key) and where."""
+
+    value: str
     src: str
 
 
@@ -230,6 +249,10 @@ class Request:
     sources: dict[str, str] = field(default_factory=dict)
     output: Output | None = None
     store: bool | None = None  # whether the provider keeps the exchange (Chat and Responses only)
+    user: Identifier | None = None  # the end user, for the provider's abuse monitoring
+    cache_key: Identifier | None = None  # OpenAI's prompt_cache_key: requests that share a prompt prefix
+    # Flattened name -> (namespace, name) of the tools a Responses namespace groups.
+    namespaced: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Source fields no other dialect can carry: (pointer, why). Reported as dropped on emit.
     leftovers: list[tuple[str, str]] = field(default_factory=list)
 
@@ -262,6 +285,7 @@ class State:
     json_array_stream: bool = False  # a Gemini client streaming without alt=sse reads one JSON array
     aliases: dict[str, str] = field(default_factory=dict)  # target name -> source name
     wrapped: set[str] = field(default_factory=set)  # target tools whose arguments travel as {"value": …}
+    namespaced: dict[str, tuple[str, str]] = field(default_factory=dict)  # source name -> (namespace, name)
     ids: dict[str, str] = field(default_factory=dict)  # target call id -> source call id
     history_ids: set[str] = field(default_factory=set)  # every call id the client already holds
     seed: str = ""  # request digest: makes minted ids deterministic per request

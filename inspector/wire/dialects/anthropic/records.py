@@ -73,6 +73,11 @@ RULES = [
          "budget_tokens from 1024.",
          "Send the value within Anthropic's range: halve an OpenAI temperature's scale rather than cut it at 1 "
          "if the spread matters; a budget of 1024 or more.", REJ),
+    Rule("AN-18", E, "Anthropic takes at most four cache_control breakpoints in one request, counted over tools, "
+         "system and every message block; a fifth is refused (\"A maximum of 4 blocks with cache_control may be "
+         "provided\"), including breakpoints a relay or a gateway adds to the client's own.",
+         "Keep four: the latest breakpoints cover the longest prefix, so drop the earliest extra ones (fix mode "
+         "does).", REJ),
 ]
 
 REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -163,5 +168,11 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'AN-17': ('Sampling, length and thinking-budget values within their ranges (Anthropic)', (
         '[S-ANT] `message_create_params.py` (`temperature`, `top_p`, `top_k`, `max_tokens`)',
         'recorded: "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"',
+    )),
+    'AN-18': ('At most four cache_control breakpoints (Anthropic)', (
+        'https://platform.claude.com/docs/en/build-with-claude/prompt-caching (up to 4 cache breakpoints)',
+        'reported: Wei-Shaw/sub2api#176, VicBilibily/GCMP#83 (a relay adding its own breakpoint), '
+        'griffinmartin/opencode-claude-auth#121, tghamm/Anthropic.SDK#50: "A maximum of 4 blocks with '
+        'cache_control may be provided. Found 5."',
     )),
 }

@@ -135,11 +135,49 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     _check_messages(report, profile, turns, paired=whole)
     if FILES_API not in profile.betas:
         _check_file_sources(report, turns)
+    if profile.reaches_provider:
+        _check_cache_breakpoints(report, payload)
     # Only with thinking enabled does every assistant turn start with a thinking block: with "adaptive"
     # the model may not think on a turn, so a tool-calling turn without one is no sign of a dropped block
     # (Claude Code's traffic, accepted; issue 18).
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") == "enabled":
         _check_thinking_kept(report, turns)
+
+
+MAX_CACHE_BREAKPOINTS = 4
+
+
+def cache_breakpoints(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(pointer, block) of each block that carries cache_control, in the order Anthropic reads the
+    prompt (tools, system, messages; a tool_result's own blocks after it)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+
+    def blocks(items: Any, base: str) -> None:
+        for index, block in enumerate(as_list(items)):
+            if not isinstance(block, dict):
+                continue
+            where = join(base, index)
+            if block.get("cache_control") is not None:
+                found.append((where, block))
+            if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                blocks(block["content"], join(where, "content"))
+
+    blocks(payload.get("tools"), "/tools")
+    if isinstance(payload.get("system"), list):
+        blocks(payload["system"], "/system")
+    for index, message in enumerate(as_list(payload.get("messages"))):
+        if isinstance(message, dict) and isinstance(message.get("content"), list):
+            blocks(message["content"], join("/messages", index, "content"))
+    return found
+
+
+def _check_cache_breakpoints(report: Report, payload: dict[str, Any]) -> None:
+    found = cache_breakpoints(payload)
+    if len(found) > MAX_CACHE_BREAKPOINTS:
+        report.add("AN-18", join(found[MAX_CACHE_BREAKPOINTS][0], "cache_control"),
+                   f"{len(found)} blocks carry cache_control; Anthropic takes at most {MAX_CACHE_BREAKPOINTS} "
+                   f"(\"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
+                   f"Found {len(found)}.\")")
 
 
 # A container is an id, or {id, skills}; Anthropic forbids extra inputs, and the SDK's type is open.
@@ -276,7 +314,8 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
                     if not isinstance(block.get("tool_use_id"), str) or block["tool_use_id"] not in turn_server:
                         report.add("AN-04", join(where, "tool_use_id"), f"{kind} answers "
                                    f"{short(block.get('tool_use_id'))}, no server_tool_use before it in this message")
-                    server_ids.pop(block.get("tool_use_id"), None)
+                    if isinstance(block.get("tool_use_id"), str):  # a list or an object is no id (unhashable)
+                        server_ids.pop(block["tool_use_id"], None)
                 elif kind == "tool_result":
                     report.add("AN-08", where, "tool_result block in an assistant message")
             # The server runs its tool inside the turn and writes the result there; a turn the client

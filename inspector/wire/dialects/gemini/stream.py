@@ -16,6 +16,7 @@ from ...sse import SSE, SSEFraming
 from ...profiles import Profile
 from ...rules.base import Report, as_dict, as_list
 from . import rules as gemini
+from .fields import field as gfield
 
 
 def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str, Any] | None:
@@ -42,7 +43,7 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
             for slot, part in enumerate(parts):
                 if not isinstance(part, dict):
                     continue
-                key, call = gemini.field(part, "functionCall")
+                key, call = gfield(part, "functionCall")
                 if isinstance(call, dict) and not profile.vertex:
                     for streaming in ("partialArgs", "willContinue", "partial_args", "will_continue"):
                         if streaming in call:
@@ -81,10 +82,10 @@ class JSONArrayFraming:
         """A cut-short array keeps the whole elements before the cut."""
         stripped = body.lstrip()
         try:
-            events = orjson.loads(stripped)
-            return events if isinstance(events, list) else [events]
+            document = orjson.loads(stripped)
         except orjson.JSONDecodeError:
             return _array_prefix(stripped.decode("utf-8", "replace"))
+        return document if isinstance(document, list) else [document]
 
     def encode(self, events: list[Any]) -> list[bytes]:
         return [(b"[" if n == 0 else b",\r\n") + orjson.dumps(e) for n, e in enumerate(events)] + [b"]"]

@@ -3,7 +3,7 @@ responses and `chat.completion.chunk` streams."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ... import jsonsafe, sse
 from ...dialect import Dialect
@@ -11,7 +11,8 @@ from ...pointer import join
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
-                     hollow, join_text, openai_error, openai_format, openai_output, openai_reasoning,
+                     hollow, join_text, json_schema_of, openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning,
+                                 read_openai_identifiers,
                                  split_data_url, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
@@ -20,7 +21,8 @@ from ...translate.arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",
-           "web_search_options", "store", "reasoning_effort", "response_format")
+           "web_search_options", "store", "reasoning_effort", "response_format", "user", "safety_identifier",
+           "prompt_cache_key")
 _NULLABLE = ("tools", "functions", "tool_choice", "function_call", "reasoning_effort", "response_format")
 
 
@@ -88,6 +90,10 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         req.reasoning = Reasoning(payload["reasoning_effort"], "/reasoning_effort")
     if payload.get("response_format") is not None:
         openai_output(payload["response_format"], "/response_format", req, nested=True)
+    read_openai_identifiers(payload, req, ("user", "safety_identifier"))
+    if isinstance(payload.get("user"), str) and isinstance(payload.get("safety_identifier"), str):
+        losses.append(Loss("/safety_identifier", None, "dropped", "user is given and carries the end user; the "
+                           "safety_identifier beside it is not carried", ""))
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
     stop = payload.get("stop")
@@ -172,9 +178,10 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
             name = fn.get("name")
             if not declared_once(name, here, seen, losses, "function tool"):
                 continue
-            schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
+            schema = json_schema_of(fn["parameters"], join(here, "function", "parameters"), losses) \
+                if isinstance(fn.get("parameters"), dict) else {}
             req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict"),
-                                  name_src=join(here, "function", "name")))
+                                  name_src=join(here, "function", "name"), schema_src=join(here, "function", "parameters")))
         elif kind == "custom" and isinstance(tool.get("custom"), dict):
             custom = tool["custom"]
             name = str(custom.get("name") or "")
@@ -195,7 +202,8 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
                                f"{name!r} is declared in both tools and functions; the tools entry is kept", "XL-03"))
             continue
         seen.add(name)
-        schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
+        schema = json_schema_of(fn["parameters"], join(here, "parameters"), losses) \
+            if isinstance(fn.get("parameters"), dict) else {}
         req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, name_src=join(here, "name")))
     options = payload.get("web_search_options")
     if isinstance(options, dict):
@@ -228,7 +236,7 @@ def _parse_choice(payload: dict[str, Any], req: Request, losses: list[Loss]) -> 
             req.choice = Choice("named", "/tool_choice", str((choice.get("custom") or {}).get("name", "")))
         elif kind == "allowed_tools":
             allowed = choice.get("allowed_tools") or {}
-            mode = "required" if allowed.get("mode") == "required" else "auto"
+            mode: Literal["required", "auto"] = "required" if allowed.get("mode") == "required" else "auto"
             names = []
             for j, entry in enumerate(allowed.get("tools") or []):
                 named = (entry.get("function") or entry.get("custom") or {}) if isinstance(entry, dict) else {}
@@ -310,6 +318,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         out["reasoning_effort"] = effort
     if req.output is not None:
         out["response_format"] = openai_format(req.output, emit, "/response_format", nested=True)
+    openai_identifiers(req, emit, out, "user")
     if req.stop:
         out["stop"] = req.stop
     if req.store is not None:
@@ -438,8 +447,9 @@ def _emit_choice(choice: Choice, emit: Emit, tools: list[dict[str, Any]]) -> Any
 
 # --- responses -----------------------------------------------------------------------------------
 
-_FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "function_call": "tool_calls",
-           "content_filter": "content_filter"}
+_FINISH: dict[object, StopReason] = {  # looked up with whatever the response holds
+    "stop": "stop", "length": "length", "tool_calls": "tool_calls", "function_call": "tool_calls",
+    "content_filter": "content_filter"}
 
 
 def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, list[Loss]]:
@@ -471,7 +481,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
             here = "/choices/0/message/function_call"
             arguments, raw = decode_arguments(legacy.get("arguments"), join(here, "arguments"), losses)
             resp.items.append(Call(None, str(legacy.get("name", "")), arguments, here, raw))
-        resp.stop = _FINISH.get(choice.get("finish_reason"), "stop")  # type: ignore[assignment]
+        resp.stop = _FINISH.get(choice.get("finish_reason"), "stop")
     hollow(resp, losses, "/choices/0/message" if choices else "/choices")
     resp.input_tokens, resp.output_tokens = token_counts(payload.get("usage"), "prompt_tokens", "completion_tokens")
     return resp, losses
@@ -538,7 +548,7 @@ class StreamParser:
             out.append(ev.Start(str(chunk.get("id") or ""), str(chunk.get("model") or "")))
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = token_counts(usage, "prompt_tokens", "completion_tokens")  # type: ignore[assignment]
+            self.usage = token_counts(usage, "prompt_tokens", "completion_tokens")
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 if not self.dropped_choices:
@@ -559,7 +569,7 @@ class StreamParser:
             if isinstance(legacy, dict):
                 self._call("function_call", None, legacy.get("name"), legacy.get("arguments"), out)
             if choice.get("finish_reason"):
-                self.finish = _FINISH.get(choice["finish_reason"], "stop")  # type: ignore[assignment]
+                self.finish = _FINISH.get(choice["finish_reason"], "stop")
         return out
 
     def _call(self, key: Any, call_id: Any, name: Any, arguments: Any, out: list[ev.Event]) -> None:

@@ -70,7 +70,9 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
         raw_choices = event.get("choices")
         if not isinstance(raw_choices, list):
             continue
-        if not raw_choices and event_usage is None:
+        # Azure OpenAI opens a stream with a chunk that carries only its prompt filter's verdict
+        # (prompt_filter_results, choices: []): documented, and read past by every client.
+        if not raw_choices and event_usage is None and "prompt_filter_results" not in event:
             report.add("OC-23", join("", number, "choices"), "chunk with choices: [] and no usage")
         for position, raw in enumerate(raw_choices):
             if not isinstance(raw, dict):
