@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from .wire.dialect import DIALECT_NAMES
-from .wire.dialects import Derived, DerivedList, homes
+from .wire.dialects import Derived, DerivedList, Provider, homes
 from .wire.profiles import PROVIDER_HOSTS
 
 
@@ -35,7 +35,7 @@ def _settings() -> list[ClientSetting]:
     """Each provider's settings (dialects/<name>/providers.py), once, with the dialects whose homes
     name the provider."""
     found: dict[str, list[str]] = {}
-    providers = {}
+    providers: dict[str, Provider] = {}
     for each in homes():
         for provider in each.providers:
             providers.setdefault(provider.name, provider)

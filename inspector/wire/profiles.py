@@ -141,7 +141,7 @@ PROVIDER_HOSTS: Mapping[Dialect, str] = Derived(lambda: {each.dialect: provider.
 
 def is_provider_host(host: str, dialect: Dialect | None) -> bool:
     """Whether `host` is the provider's own API host for `dialect`."""
-    return dialect in PROVIDER_HOSTS and host.lower() == PROVIDER_HOSTS[dialect]
+    return dialect is not None and dialect in PROVIDER_HOSTS and host.lower() == PROVIDER_HOSTS[dialect]
 
 
 def for_upstream(url: str, dialect: Dialect) -> Profile:

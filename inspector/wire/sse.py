@@ -109,7 +109,7 @@ class SSEFraming:
     parsed data (a string where it is not JSON, such as Chat's "[DONE]"); to encode, an event is a
     value, a string sent as it is, or an (event name, value) pair (Anthropic and Responses name theirs)."""
 
-    content_types = ("text/event-stream",)
+    content_types: tuple[str, ...] = ("text/event-stream",)
 
     def parse(self, body: bytes) -> list[Any]:
         events: list[Any] = []

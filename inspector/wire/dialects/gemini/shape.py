@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from ...naming import NameRule
+from ...rules.base import as_dict, as_list
 from .. import gist
 
 # Gemini API error text says 64, the 2026 SDK docstring 128: 64 (GM-02 in docs/rules.md).
@@ -44,7 +45,7 @@ def describe(event: dict[str, Any]) -> str | None:
     """A candidate: the text its parts add."""
     if not isinstance(event.get("candidates"), list) or not event["candidates"]:
         return None
-    content = event["candidates"][0].get("content") if isinstance(event["candidates"][0], dict) else None
-    parts = content.get("parts") if isinstance(content, dict) and isinstance(content.get("parts"), list) else []
+    content = as_dict(as_dict(event["candidates"][0]).get("content"))
+    parts = as_list(content.get("parts"))
     delta = "".join(part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str))
     return gist("candidate", event.get("index", event.get("output_index")), delta or None)

@@ -76,7 +76,7 @@ def is_final(event: Any) -> bool:
 class JSONArrayFraming:
     """`streamGenerateContent` without `alt=sse`: one JSON array, sent element by element."""
 
-    content_types = ("application/json",)
+    content_types: tuple[str, ...] = ("application/json",)
 
     def parse(self, body: bytes) -> list[Any]:
         """A cut-short array keeps the whole elements before the cut."""
@@ -113,7 +113,7 @@ def _array_prefix(text: str) -> list[Any]:
 class GeminiFraming:
     """Either form, told apart by the body's first byte: SSE when the request asked `alt=sse`."""
 
-    content_types = SSE.content_types
+    content_types: tuple[str, ...] = SSE.content_types
 
     def parse(self, body: bytes) -> list[Any]:
         return (JSON_ARRAY if body.lstrip()[:1] == b"[" else SSE).parse(body)

@@ -8,7 +8,7 @@ from ...naming import NameRule
 from .. import gist
 
 NAMES = NameRule("A-Za-z0-9_.-", 128, "A-Z a-z 0-9 _ - .")
-JUDGED = {"request": ("method", "params"), "response": ("result", "error")}
+JUDGED: dict[str, tuple[str, ...]] = {"request": ("method", "params"), "response": ("result", "error")}
 
 
 def is_response(payload: dict[str, Any]) -> bool:

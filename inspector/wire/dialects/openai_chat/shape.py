@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from ...naming import NameRule
+from ...rules.base import as_dict, as_list
 from .. import gist
 
 # OpenAI's name pattern, also Responses' (OC-02 in docs/rules.md).
@@ -41,10 +42,10 @@ def describe(event: dict[str, Any]) -> str | None:
         return None
     choice = event["choices"][0] if isinstance(event["choices"][0], dict) else {}
     kind = "chunk" + (f" finish={choice['finish_reason']}" if choice.get("finish_reason") else "")
-    body = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-    calls = body.get("tool_calls") if isinstance(body.get("tool_calls"), list) else []
-    call = calls[0] if calls and isinstance(calls[0], dict) else {}
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    body = as_dict(choice.get("delta"))
+    calls = as_list(body.get("tool_calls"))
+    call = as_dict(calls[0]) if calls else {}
+    function = as_dict(call.get("function"))
     delta = body.get("content") if isinstance(body.get("content"), str) else function.get("arguments")
     return gist(kind, call.get("index"), delta)
 
