@@ -11,10 +11,12 @@ from textual.widgets._footer import FooterKey
 from inspector.store import Store
 from inspector.tui.screens.finding import FindingScreen
 from inspector.tui.widgets.flow_list import FlowList
+from inspector.tui.widgets.lines import LineViewer
 from inspector.tui.widgets.payload import PayloadView
 from inspector.tui.widgets.violations import ViolationPanel
 
 from .conftest import make_app, settle
+from .flows import save_flow
 from .test_flow_view import SIZES, open_flow
 
 
@@ -137,7 +139,80 @@ async def test_keys_typed_while_a_flow_opens_act_in_it(store: Store, ids: dict[s
             event.set_sender(app)
             app._driver.send_message(event)
         await settle(app, pilot)
-        await pilot.pause()
+        # The held keys go in once the flow is drawn: a few turns of the app's loop after it is ready.
+        for _ in range(20):
+            if getattr(app.screen, "maximized", None) is not None:
+                break
+            await pilot.pause()
         screen = app.screen
         assert getattr(screen, "flow_id", None) == ids["defective"]
         assert screen.maximized is screen.query_one("#request", PayloadView)
+
+
+def save_huge_line(store: Store) -> int:
+    """A 2 MB request whose one message is a single line: the needle sits a megabyte in."""
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    content = "x" * 1_000_000 + " NEEDLE " + "y" * 1_000_000
+    return save_flow(store, {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": content}]})
+
+
+def drawn(viewer: LineViewer) -> list[str]:
+    return [viewer.render_line(y).text for y in range(viewer.scrollable_content_region.height)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_search_shows_its_hit_inside_a_megabyte_line(store: Store, size) -> None:
+    flow_id = save_huge_line(store)
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        screen = await open_flow(app, pilot, flow_id)
+        pane = screen.query_one("#request", PayloadView)
+        viewer = pane.viewer
+        viewer.focus()
+        await pilot.press("slash", *"needle", "enter")
+        await pilot.pause()
+        line, column = pane.matches[0]
+        assert (len(pane.matches), viewer.lines[line][column:column + 6]) == (1, "NEEDLE")
+        # Unwrapped: scrolled sideways so the hit is on screen, on the cursor's row.
+        row = drawn(viewer)[line - int(viewer.scroll_y)]
+        assert "NEEDLE" in row and viewer.scroll_x > 990_000
+        # h/l scroll sideways by half a screen.
+        x = viewer.scroll_x
+        await pilot.press("l")
+        assert viewer.scroll_x == x + viewer.scrollable_content_region.width // 2
+        await pilot.press("h", "h")
+        assert viewer.scroll_x == x - viewer.scrollable_content_region.width // 2
+        # Wrapped: the row holding the hit is centred, and j/k move a row at a time inside the line.
+        await pilot.press("w", "n")
+        await pilot.pause()
+        rows = drawn(viewer)
+        at = next(n for n, text in enumerate(rows) if "NEEDLE" in text)
+        assert abs(at - viewer.scrollable_content_region.height // 2) <= 1
+        top = viewer.scroll_y
+        for _ in range(viewer.scrollable_content_region.height):
+            await pilot.press("j")
+        assert (viewer.cursor, viewer.scroll_y) == (line, top + at + 1)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (160, 48)])
+async def test_wrapped_rows_stop_short_of_the_scrollbar(size) -> None:
+    from textual.app import App
+
+    class One(App[None]):
+        def compose(self):
+            yield LineViewer(wrap=True)
+
+    text = " ".join(f"alias_{n}_tail" for n in range(1000))
+    app = One()
+    async with app.run_test(size=size) as pilot:
+        viewer = app.query_one(LineViewer)
+        viewer.load([text, "short"])
+        await pilot.pause()
+        assert viewer.show_vertical_scrollbar
+        width = viewer.scrollable_content_region.width
+        rows = [viewer.render_line(y).text for y in range(viewer.scrollable_content_region.height)]
+        # Every row fits the width left beside the scrollbar, so every character is on screen.
+        assert all(len(row) <= width for row in rows)
+        texts = [text[start:end] for index, start, end in viewer._rows if index == 0]
+        # (A row may end on the blank it broke at: a trailing blank is no character lost.)
+        assert "".join(texts) == text and max(len(t.rstrip()) for t in texts) <= width - viewer._gutter_width()
