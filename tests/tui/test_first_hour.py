@@ -216,3 +216,51 @@ async def test_wrapped_rows_stop_short_of_the_scrollbar(size) -> None:
         texts = [text[start:end] for index, start, end in viewer._rows if index == 0]
         # (A row may end on the blank it broke at: a trailing blank is no character lost.)
         assert "".join(texts) == text and max(len(t.rstrip()) for t in texts) <= width - viewer._gutter_width()
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_one_repair_reads_as_english(store: Store, size) -> None:
+    from inspector.tui.screens.diff import DiffScreen
+    from inspector.tui.widgets.diff_viewer import DiffViewer
+
+    from .flows import WEATHER, defective_request
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    flow_id = save_flow(store, {**defective_request(), "tools": [WEATHER]})  # OC-17 alone: one repair
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await open_flow(app, pilot, flow_id)
+        await pilot.press("F")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, DiffScreen)
+        assert app.screen.query_one("#diff", DiffViewer).border_subtitle == "+1 −0 ~0 · 1 note · 1 repair · 0 errors left"
+
+
+def test_counted_says_one_thing_and_several() -> None:
+    from inspector.tui.format import counted
+
+    assert [counted(n, "note") for n in (0, 1, 2)] == ["0 notes", "1 note", "2 notes"]
+    assert counted(1, "match", "matches") == "1 match" and counted(3, "match", "matches") == "3 matches"
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_flow_in_progress_shows_its_model(store: Store, ids: dict[str, int], size) -> None:
+    import orjson
+
+    from inspector.flow import Flow
+    from inspector.tui.widgets.flow_list import row_cells
+
+    from .flows import T0, clean_request
+
+    flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=T0 + 30, method="POST",
+                path="/v1/chat/completions", request_body=orjson.dumps(clean_request("gpt-4.1-nano")))
+    store.save(flow)  # pending: the response has not come
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        row = flows.current
+        assert (row.id, row.state, row.dialect, row.model, row.tools) == (flow.id, "pending", "openai-chat",
+                                                                           "gpt-4.1-nano", 1)
+        assert "gpt-4.1-nano" in row_cells(row, flows.clock())
