@@ -90,3 +90,8 @@ def fold(text: str, width: int) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, len(text)))
     return spans
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """`number` `noun`, in English: "1 note", "2 notes", "0 errors"."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"

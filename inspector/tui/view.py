@@ -20,6 +20,7 @@ from ..wire.locate import LocatedText, pretty
 from ..wire.sse import SSEParser
 from ..wire.translate import Loss
 from ..wire.violations import Effect, Severity, Violation
+from . import format as fmt
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
 NOTHING_TO_REPAIR_NOTE = "nothing to repair: identical to the original"
@@ -214,13 +215,13 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
         if flow.translate:
             upstream.note = f"translated {flow.translate.replace(':', ' → ')}"
         elif flow.mode is Mode.REPAIR:
-            upstream.note = f"repaired on the way ({len(flow.notes)} repairs, H: the list)"
+            upstream.note = f"repaired on the way ({fmt.counted(len(flow.notes), 'repair')}, H: the list)"
     if flow.streamed and analysis.response is not None:
         response = body_pane(b"", [], analysis.response)
-        response.note = f"reassembled from {len(flow.chunks)} chunks (s: raw chunks)"
+        response.note = f"reassembled from {fmt.counted(len(flow.chunks), 'chunk')} (s: raw chunks)"
     elif flow.streamed:
         response = body_pane(flow.response_body, flow.response_headers)
-        response.note = f"{len(flow.chunks)} chunks, could not be reassembled (s: raw chunks)"
+        response.note = f"{fmt.counted(len(flow.chunks), 'chunk')}, could not be reassembled (s: raw chunks)"
     else:
         response = body_pane(flow.response_body, flow.response_headers)
     if flow.error:
