@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ QUEUE_FLOWS = 1024  # finished flows waiting for export; past it new ones are dr
 # since every export competes with the forwarder for the GIL.
 BATCH_DELAY = 1.0
 BATCH_FLOWS = 256
+TROUBLE_EVERY = 10.0  # seconds between two reports of new drops or failures (the first is at once)
 PROTOCOL_ENV = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
 ENDPOINT_ENV = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 
@@ -76,6 +78,8 @@ class LiveExport:
         self._ready = threading.Condition()
         self._closing = False
         self.counts = Counts()
+        self._reported = (0, 0)  # (dropped, failed) as last reported by `trouble`
+        self._reported_at = -TROUBLE_EVERY
         self._thread = threading.Thread(target=self._run, name="toolwire-otlp-export", daemon=True)
         self._thread.start()
 
@@ -137,6 +141,17 @@ class LiveExport:
         except StoreError:
             pass  # the store reports it; the export sends what it has
         return self.close()
+
+    def trouble(self, now: float | None = None) -> str | None:
+        """The summary when flows were dropped or spans failed since the last report, at most once
+        every TROUBLE_EVERY seconds (a down collector fails each batch); else None. For whoever shows
+        it (`record`'s stderr, the TUI's header): called from their own thread, never the forwarder's."""
+        now = time.monotonic() if now is None else now
+        seen = (self.counts.dropped, self.counts.failed)
+        if seen == self._reported or now - self._reported_at < TROUBLE_EVERY:
+            return None
+        self._reported, self._reported_at = seen, now
+        return self.summary()
 
     def summary(self) -> str:
         c = self.counts
