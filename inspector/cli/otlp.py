@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import CommandError, add_capture_content_argument, add_store_argument, open_store
+from .common import CommandError, add_capture_content_argument, add_store_argument, complain, open_store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,7 +59,8 @@ def run_push(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from exc
     from opentelemetry.sdk.trace.export import SpanExportResult
 
-    from ..otlp.live import ExporterError, exporter, session_started
+    from ..otlp.live import ExporterError, exporter, metric_exporter, session_started
+    from ..otlp.metrics import GenAiMetrics, wanted
     from ..otlp.spans import TraceBuilder, options
     from .export import _session
 
@@ -75,12 +76,19 @@ def run_push(args: argparse.Namespace) -> int:
         spans = builder.spans(flows)
     try:
         export = exporter(args.endpoint)
+        metrics = GenAiMetrics(metric_exporter(args.endpoint)) if wanted() else None
     except ExporterError as exc:
         raise CommandError(str(exc)) from exc
     try:
         result = export.export(spans)
+        if metrics is not None and result is SpanExportResult.SUCCESS:
+            metrics.record(spans)
+            if not metrics.export():
+                complain(f"the collector did not take the GenAI metrics of session {session_id}")
     finally:
         export.shutdown()
+        if metrics is not None:
+            metrics.shutdown()
     if result is not SpanExportResult.SUCCESS:
         print(f"toolwire-inspect: the collector did not take the {len(spans)} spans of session {session_id} "
               "(see the exporter's message above)", file=sys.stderr)

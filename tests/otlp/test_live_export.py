@@ -183,8 +183,16 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
         "gen_ai.tool.call.arguments": '{"query": "otlp"}'}
     assert result["structuredContent"] == {"result": "alpha: otlp"}
 
+    # The GenAI metrics went with the spans; each export carries the cumulative histograms, so the last says all.
+    last = {metric.name: metric for metric in receiver.metrics()}
+    assert {name: sorted((span_attributes(p)["gen_ai.request.model"], span_attributes(p).get("gen_ai.token.type"),
+                          p.count) for p in metric.histogram.data_points) for name, metric in last.items()} == {
+        "gen_ai.client.operation.duration": [("claude-sonnet-4-6", None, 1), ("gpt-4o-mini", None, 2)],
+        "gen_ai.client.token.usage": [("claude-sonnet-4-6", "input", 1), ("claude-sonnet-4-6", "output", 1),
+                                      ("gpt-4o-mini", "input", 2), ("gpt-4o-mini", "output", 2)]}
+
     # Credentials never travel, whatever the content setting.
-    wire = b"".join(request.SerializeToString() for request in receiver.requests)
+    wire = b"".join(request.SerializeToString() for request in [*receiver.requests, *receiver.metric_requests])
     assert b"sk-otlp-live-test-1234" not in wire and b"sk-ant-otlp-live-test" not in wire
 
 
