@@ -262,7 +262,8 @@ def _live_export(otlp: dict[str, Any] | None, store: Any) -> Any:
         raise ValueError(str(exc)) from exc
     from .otlp.live import open_live
 
-    return open_live(otlp.get("endpoint") or None, content=bool(otlp.get("content")), store=store)
+    return open_live(otlp.get("endpoint") or None, content=bool(otlp.get("content")),
+                     openinference=bool(otlp.get("openinference")), store=store)
 
 
 def main() -> None:
@@ -360,7 +361,8 @@ class ForwarderProcess:
         upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve);
         `limits`: the forwarder's timeout and max_body where the command line gives them;
         `key_hosts`: where a replay may send the environment's key besides its provider's host;
-        `otlp`: the live OpenTelemetry export (endpoint, content: see otlp/live.open_live), off when None.
+        `otlp`: the live OpenTelemetry export (endpoint, content, openinference: see otlp/live.open_live), off
+        when None.
         Without `upstream` and routes, the child serves the default routes."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

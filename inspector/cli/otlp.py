@@ -45,7 +45,8 @@ def live_export(args: argparse.Namespace, store):
     from ..otlp.live import ExporterError, open_live
 
     try:
-        return open_live(args.otlp_endpoint or None, content=args.capture_content, store=store)
+        return open_live(args.otlp_endpoint or None, content=args.capture_content, openinference=args.openinference,
+                         store=store)
     except ExporterError as exc:
         raise CommandError(str(exc)) from exc
 
@@ -71,7 +72,8 @@ def run_push(args: argparse.Namespace) -> int:
                  if flow is not None]
         if not flows:
             raise CommandError(f"session {session_id} has no flow to send")
-        builder = TraceBuilder(options(content=args.capture_content, store=str(Path(store.path).resolve())),
+        builder = TraceBuilder(options(content=args.capture_content, openinference=args.openinference,
+                                       store=str(Path(store.path).resolve())),
                                get=store.get, session_started=session_started(store))
         spans = builder.spans(flows)
     try:

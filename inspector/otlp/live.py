@@ -191,9 +191,10 @@ def session_started(store) -> Callable[[int], float | None]:
     return started
 
 
-def open_live(endpoint: str | None, *, content: bool, store) -> LiveExport:
+def open_live(endpoint: str | None, *, content: bool, store, openinference: bool = False) -> LiveExport:
     """The live export of a recording into `store` (a Store): to `endpoint`, or with None where
     the standard variables say. An ExporterError when it cannot be made."""
-    return LiveExport(exporter(endpoint), options(content=content, store=str(Path(store.path).resolve())),
+    opts = options(content=content, openinference=openinference, store=str(Path(store.path).resolve()))
+    return LiveExport(exporter(endpoint), opts,
                       get=store.get, session_started=session_started(store),
                       metrics=GenAiMetrics(metric_exporter(endpoint)) if wanted() else None)
