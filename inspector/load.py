@@ -148,15 +148,16 @@ def into_store(paths: list[str | Path], store: Store) -> int:
 
 # Each format names itself with one of these; a file with none is not parsed at all (`check` then
 # reads it as a bare payload, which may be megabytes).
-_OTLP_MARK = b'"resourceSpans"'
-_MARKS = (b'"toolwire-fixture"', b'"log"', b"interactions", _OTLP_MARK)
+# OTLP/JSON names its spans' list; Arize Phoenix's span download has none, only protobuf's field names.
+_OTLP_MARKS = (b'"resourceSpans"', b'"start_time_unix_nano"')
+_MARKS = (b'"toolwire-fixture"', b'"log"', b"interactions", *_OTLP_MARKS)
 
 
 def load_bytes(data: bytes, source: str) -> list[Turn]:
     _refuse_size(len(data), source)
     if not any(mark in data for mark in _MARKS):
         raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
-    if _OTLP_MARK in data and not any(mark in data for mark in _MARKS[:3]):
+    if any(mark in data for mark in _OTLP_MARKS) and not any(mark in data for mark in _MARKS[:3]):
         return _otlp(data, source)
     document = _document(data, source)
     if isinstance(document, dict) and document.get("format") == export.FORMAT:

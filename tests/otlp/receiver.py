@@ -1,6 +1,7 @@
 """A real OTLP/HTTP receiver on loopback: it decodes every POST /v1/traces with opentelemetry-proto's
 ExportTraceServiceRequest (and /v1/metrics with ExportMetricsServiceRequest) and keeps what arrived. It can answer 200, answer 500,
-or hold each request until the test releases it (a collector too slow to answer)."""
+hold each request until the test releases it (a collector that does not answer), or answer each
+after `delay` seconds (a slow collector)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ HOLD_LIMIT = 30.0  # seconds a held request waits for release at most, so a fail
 
 
 class Receiver:
-    def __init__(self, mode: str = "ok") -> None:
-        self.mode = mode  # "ok", "error" (500) or "hold"
+    def __init__(self, mode: str = "ok", delay: float = 10.0) -> None:
+        self.mode = mode  # "ok", "error" (500), "hold" or "slow" (200 after `delay` seconds)
+        self.delay = delay
         self.requests: list[ExportTraceServiceRequest] = []
         self.metric_requests: list[ExportMetricsServiceRequest] = []
         self.arrived = threading.Condition()
@@ -39,6 +41,8 @@ class Receiver:
                     receiver.arrived.notify_all()
                 if receiver.mode == "hold":
                     receiver.release.wait(HOLD_LIMIT)
+                elif receiver.mode == "slow":
+                    receiver.release.wait(receiver.delay)  # released early only when the receiver closes
                 if receiver.mode == "error" or self.path not in ("/v1/traces", "/v1/metrics"):
                     self.send_response(500)
                     self.send_header("content-length", "0")

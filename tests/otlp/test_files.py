@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
@@ -127,14 +128,17 @@ def test_the_collector_file_exporters_json_lines_are_read(recorded, tmp_path):
 
 @pytest.mark.parametrize(("argv", "env", "message"), [
     (["--otlp-endpoint"], {}, "toolwire-inspect: no OTLP endpoint: give a URL or set OTEL_EXPORTER_OTLP_ENDPOINT\n"),
-    (["--otlp-endpoint", "http://127.0.0.1:1"], {"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
-     "toolwire-inspect: OTLP over gRPC needs the otel-grpc extra: pip install 'toolwire-inspect[otel-grpc]'\n"),
+    pytest.param(["--otlp-endpoint", "http://127.0.0.1:1"], {"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+                 "toolwire-inspect: OTLP over gRPC needs the otel-grpc extra: pip install 'toolwire-inspect[otel-grpc]'\n",
+                 marks=pytest.mark.skipif(importlib.util.find_spec("opentelemetry.exporter.otlp.proto.grpc") is not None,
+                                          reason="the gRPC exporter is installed (otel-grpc, or the phoenix extra)")),
     (["--otlp-endpoint", "http://127.0.0.1:1"], {"OTEL_EXPORTER_OTLP_PROTOCOL": "smoke-signals"},
      "toolwire-inspect: OTLP protocol 'smoke-signals' is not offered: http/protobuf or grpc\n"),
 ])
 def test_record_refuses_an_export_it_cannot_make(tmp_path, capsys, monkeypatch, argv, env, message):
-    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-                 "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"):
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                 "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+                 "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)

@@ -58,6 +58,22 @@ def start_record(tmp_path, *argv: str) -> tuple[subprocess.Popen, dict[str, str]
     raise AssertionError(f"record exited {proc.wait()}")
 
 
+async def drive(routes: dict[str, str]) -> None:
+    """Through `record`'s routes: an openai-SDK tool loop with the demo's upper-case schema on `oa`
+    (its upstream has the tool call and the final answer queued), an anthropic-SDK call on `an`, an
+    MCP tools/call on `files`."""
+    chat = openai.OpenAI(api_key="sk-otlp-live-test-1234", base_url=f"{routes['oa']}/v1", max_retries=0)
+    first = chat.chat.completions.create(model="gpt-4o-mini", messages=QUESTION, tools=[GENAI_SCHEMA_TOOL])
+    (call,) = first.choices[0].message.tool_calls
+    history = [*QUESTION, first.choices[0].message.model_dump(exclude_none=True),
+               {"role": "tool", "tool_call_id": call.id, "content": "Example Domain"}]
+    chat.chat.completions.create(model="gpt-4o-mini", messages=history, tools=[GENAI_SCHEMA_TOOL])
+    claude = anthropic.Anthropic(api_key="sk-ant-otlp-live-test", base_url=routes["an"], max_retries=0)
+    claude.messages.create(model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
+    async with Client(f"{routes['files']}/mcp") as client:
+        await client.call_tool("lookup", {"query": "otlp"})
+
+
 def stop(proc: subprocess.Popen) -> str:
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
@@ -77,16 +93,7 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
                                     "--route", f"an={an.base_url}", "--route", f"files={mcp_upstream}/alpha",
                                     "--otlp-endpoint", receiver.url, "--capture-content")
         try:
-            chat = openai.OpenAI(api_key="sk-otlp-live-test-1234", base_url=f"{routes['oa']}/v1", max_retries=0)
-            first = chat.chat.completions.create(model="gpt-4o-mini", messages=QUESTION, tools=[GENAI_SCHEMA_TOOL])
-            (call,) = first.choices[0].message.tool_calls
-            history = [*QUESTION, first.choices[0].message.model_dump(exclude_none=True),
-                       {"role": "tool", "tool_call_id": call.id, "content": "Example Domain"}]
-            chat.chat.completions.create(model="gpt-4o-mini", messages=history, tools=[GENAI_SCHEMA_TOOL])
-            claude = anthropic.Anthropic(api_key="sk-ant-otlp-live-test", base_url=routes["an"], max_retries=0)
-            claude.messages.create(model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
-            async with Client(f"{routes['files']}/mcp") as client:
-                await client.call_tool("lookup", {"query": "otlp"})
+            await drive(routes)
         finally:
             err = stop(proc)
     with Store(db, read_only=True) as store:
