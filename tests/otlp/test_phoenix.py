@@ -17,7 +17,7 @@ import shutil
 import socket
 import subprocess
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 
 import httpx
 import pytest
@@ -85,7 +85,7 @@ def phoenix(tmp_path_factory):
             proc.kill()
 
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def micros(iso: str) -> int:
@@ -95,7 +95,7 @@ def micros(iso: str) -> int:
 
 def kept(seconds: float) -> int:
     """A time as Phoenix keeps it: the span's nanoseconds as a datetime, to the nearest microsecond."""
-    return (datetime.fromtimestamp(ns(seconds) / 1e9, timezone.utc) - EPOCH) // timedelta(microseconds=1)
+    return (datetime.fromtimestamp(ns(seconds) / 1e9, UTC) - EPOCH) // timedelta(microseconds=1)
 
 
 async def test_phoenix_receives_the_spans_of_one_launch(tmp_path, phoenix, mcp_upstream):
