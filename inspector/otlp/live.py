@@ -94,6 +94,8 @@ class LiveExport:
         self._queue: deque[Flow] = deque()
         self._ready = threading.Condition()
         self._closing = False
+        self._in_flight = 0  # flows of the export under way
+        self._abandoned = False  # the close stopped waiting for it: its flows were counted dropped
         self.counts = Counts()
         self._reported = (0, 0)  # (dropped, failed) as last reported by `trouble`
         self._reported_at = -TROUBLE_EVERY
@@ -120,6 +122,7 @@ class LiveExport:
                 self._ready.wait_for(lambda: len(self._queue) >= BATCH_FLOWS or self._closing, BATCH_DELAY)
                 batch = list(self._queue)
                 self._queue.clear()
+                self._in_flight = len(batch)
             spans = []
             for flow in batch:
                 try:
@@ -127,15 +130,21 @@ class LiveExport:
                 except Exception as exc:
                     print(f"toolwire-inspect: otlp: flow #{flow.id} not exported: {exc!r}", file=sys.stderr)
             if not spans:
+                with self._ready:
+                    self._in_flight = 0
                 continue
             try:
                 result = self._exporter.export(spans)
             except Exception:
                 result = SpanExportResult.FAILURE
-            if result is SpanExportResult.SUCCESS:
-                self.counts.exported += len(spans)
-            else:
-                self.counts.failed += len(spans)
+            with self._ready:
+                if self._abandoned:
+                    return
+                self._in_flight = 0
+                if result is SpanExportResult.SUCCESS:
+                    self.counts.exported += len(spans)
+                else:
+                    self.counts.failed += len(spans)
             if self._metrics is not None:
                 self._metrics.record(spans)
                 if not self._metrics.export():
@@ -150,6 +159,9 @@ class LiveExport:
         with self._ready:
             self.counts.dropped += len(self._queue)  # left when the time ran out
             self._queue.clear()
+            if self._thread.is_alive():  # still in an export: its flows will not be counted otherwise
+                self._abandoned = True
+                self.counts.dropped += self._in_flight
         self._exporter.shutdown()
         if self._metrics is not None:
             self._metrics.shutdown()
