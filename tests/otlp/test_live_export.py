@@ -39,10 +39,10 @@ def mcp_upstream():
     servers.thread.stop()
 
 
-def start_record(tmp_path, *argv: str) -> tuple[subprocess.Popen, dict[str, str]]:
-    """`record` with routes; the client URL of each route, read from its stderr."""
+def start_record(tmp_path, *argv: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, dict[str, str]]:
+    """`record` with routes (`env`: variables besides these); the client URL of each route, read from its stderr."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "OTEL_EXPORTER_OTLP_TIMEOUT": "2"}
+           "OTEL_EXPORTER_OTLP_TIMEOUT": "2", **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "record", "--port", "0", *argv],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     routes: dict[str, str] = {}
