@@ -28,7 +28,7 @@ class Turn:
         return orjson.dumps(self.request)
 
 
-WEATHER_TOOL = {
+WEATHER_TOOL: dict[str, Any] = {
     "type": "function",
     "function": {
         "name": "get_weather",

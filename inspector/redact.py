@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from typing import overload
 from urllib.parse import quote, unquote, unquote_plus
 
 import orjson
@@ -382,10 +383,20 @@ class Scrubber:
             found += [(*match.span(), _REDACTED_BYTES) for match in self._bytes.finditer(data)]
         return found
 
+    @overload
+    def data(self, data: bytes, *, form: bool = False) -> bytes: ...
+    @overload
+    def data(self, data: bytes | None, *, form: bool = False) -> bytes | None: ...
+
     def data(self, data: bytes | None, *, form: bool = False) -> bytes | None:
         if not data:
             return data
         return _apply(data, self._spans(data, form))
+
+    @overload
+    def text(self, text: str, *, url: bool = False) -> str: ...
+    @overload
+    def text(self, text: str | None, *, url: bool = False) -> str | None: ...
 
     def text(self, text: str | None, *, url: bool = False) -> str | None:
         """`text` scrubbed; `url`: it is read as a URL, where every secret becomes `****` (see
@@ -399,7 +410,7 @@ class Scrubber:
         return _apply(data, spans).decode("utf-8", "surrogateescape") if spans else text
 
     def headers(self, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        return [(name, REDACTED if secret_header(name) else self.text(value)) for name, value in headers]  # type: ignore[misc]
+        return [(name, REDACTED if secret_header(name) else self.text(value)) for name, value in headers]
 
     def chunks(self, chunks: list[Chunk], *, form: bool = False) -> list[Chunk]:
         """Chunks scrubbed as one text, so that a secret cut across chunks goes too: its marker
@@ -479,7 +490,7 @@ def scrubber(flow: Flow, *, request_only: bool = False) -> Scrubber:
              (flow.upstream_request_body, flow.upstream_request_headers or flow.request_headers)]
     if not request_only:
         sides += [(flow.response_body, flow.response_headers), (flow.upstream_response_body, flow.response_headers)]
-    scanned = []
+    scanned: list[tuple[bytes, bool, tuple[list[_Span], list[bytes]]]] = []
     for body, headers in sides:
         if body:
             form = _is_form(headers)

@@ -183,7 +183,7 @@ def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str,
                               "hosts on the intercept list, never to any host a stored flow names")
         return None
     going = origin(f"{interception.scheme}://{interception.authority}")
-    if went != going:
+    if going is None or went != going:
         raise ReplayRefused(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url} through a "
                           f"tunnel to {host}, which this forwarder sends to {interception.shown}; its credentials "
                           "are not sent anywhere else")
@@ -201,7 +201,9 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
     the safe repairs applied or as the user edited it (the new flow says so). `elsewhere`: the
     caller chose `via`'s upstream knowing the flow went to another."""
     tunnel = None if elsewhere else intercepted_host(flow, None if via.connect is None else via.connect.intercepts)
-    if tunnel is None:
+    if tunnel is not None:
+        host = tunnel[2]
+    else:
         if isinstance(via, Router):
             route = via.forwarder(flow.route)
             if route is None:
@@ -214,8 +216,8 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
             if went is None or went != going:
                 raise ReplayRefused(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not "
                                   f"to this forwarder's upstream {going}; its credentials are not sent anywhere else")
+        host = urlsplit(via.upstream).hostname or ""
     if not credentials:
-        host = tunnel[2] if tunnel is not None else urlsplit(via.upstream).hostname or ""
         credentials = env_credentials(flow, host, key_hosts=key_hosts)
     target, headers = replay_request(flow, credentials, kind=kind)
     content = flow.request_body if body is None else body

@@ -23,7 +23,7 @@ _LONG_FIRST = (
 
 
 def pytest_collection_modifyitems(items):
-    def rank(item) -> int:  # type: ignore[no-untyped-def]
+    def rank(item) -> int:
         return next((n for n, path in enumerate(_LONG_FIRST) if item.nodeid.startswith(path)), len(_LONG_FIRST))
 
     items.sort(key=rank)

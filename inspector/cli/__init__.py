@@ -47,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     # A command's own --help opens with what it does: its line in the list, where it has no more to say.
     for listed in subparsers._choices_actions:
         command = subparsers.choices[listed.dest]
-        if command.description is None:
+        if command.description is None and listed.help:
             command.description = listed.help[:1].upper() + listed.help[1:] + "."
     return parser
 

@@ -13,8 +13,12 @@ import signal
 import tempfile
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import CommandError
+
+if TYPE_CHECKING:
+    from ..store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,10 +28,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def opened_store(files: list[str], folder: Path):
+def opened_store(files: list[str | Path], folder: Path) -> Store:
     """The files' turns in a store under `folder`, reopened read-only (a CommandError if a file
     cannot be read)."""
-    from ..load import LoadError, into_store
+    from ..formats.base import LoadError
+    from ..formats.registry import into_store
     from ..store import Store, StoreError
 
     path = folder / "opened.sqlite3"

@@ -6,8 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .common import CommandError, add_capture_content_argument, add_store_argument, complain, open_store
+
+if TYPE_CHECKING:
+    from ..otlp.live import LiveExport
+    from ..store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,7 +37,7 @@ def add_live_arguments(parser: argparse.ArgumentParser) -> None:
     add_capture_content_argument(parser)
 
 
-def live_export(args: argparse.Namespace, store):
+def live_export(args: argparse.Namespace, store: Store) -> LiveExport | None:
     """The LiveExport `--otlp-endpoint` asks for, or None; a CommandError when it cannot be made."""
     if args.otlp_endpoint is None:
         return None

@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..textsafe import shown
 from .common import (CommandError, add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
@@ -14,6 +15,13 @@ from .common import (CommandError, add_access_arguments, add_limit_arguments, ad
                      refusal_reporter, route_table)
 from .otlp import add_live_arguments, live_export
 from .tui import DEFAULT_PORT
+
+if TYPE_CHECKING:
+    from ..console import Console
+    from ..otlp.live import LiveExport
+    from ..proxy import FlowEvent, Forwarder
+    from ..proxy.routes import Router
+    from ..store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -100,11 +108,11 @@ def wait_for_signal(every_second: Callable[[], None] | None = None) -> None:
             signal.signal(sig, handler)
 
 
-def flow_printer(console, live):  # type: ignore[no-untyped-def]
+def flow_printer(console: Console, live: LiveExport | None) -> Callable[[FlowEvent], None]:
     """The forwarder's listener of `record` and `run`: each finished flow a line on `console`, and a
     span for the live OpenTelemetry export when there is one."""
 
-    def on_event(event) -> None:  # type: ignore[no-untyped-def]
+    def on_event(event: FlowEvent) -> None:
         if event.kind == "completed" and event.row is not None:
             console.put(flow_line(event.row))
             if live is not None:
@@ -126,7 +134,8 @@ def reporter(refusals, live):  # type: ignore[no-untyped-def]
     return report
 
 
-def start_forwarder(args: argparse.Namespace, store, on_event):  # type: ignore[no-untyped-def]
+def start_forwarder(args: argparse.Namespace, store: Store,
+                    on_event: Callable[[FlowEvent], None]) -> Forwarder | Router:
     """The forwarder `record` and `run` serve for their flags, started (a config found and ignored is
     named on stderr); a CommandError says why there is none."""
     from ..proxy import ForwarderError

@@ -9,12 +9,18 @@ import os
 import signal
 import subprocess
 import sys
+from typing import TYPE_CHECKING
 
 from ..wiring import Watch
 from ..textsafe import shown
 from .common import CommandError, complain, open_store
 from .otlp import live_export
 from .record import add_forwarder_arguments, flow_printer, start_forwarder
+
+if TYPE_CHECKING:
+    from ..proxy import Forwarder
+    from ..proxy.routes import Router
+    from ..store import Store
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -84,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         console.close()
 
 
-def _watch(forwarder, store) -> Watch:  # type: ignore[no-untyped-def]
+def _watch(forwarder: Forwarder | Router, store: Store) -> Watch:
     """The forwarder's counters now; read while no request is in flight (before and after COMMAND)."""
     connect = forwarder.connect
     return Watch(flows=store.count(text=f"~S {store.session_id}"), refusals=forwarder.access.kinds.copy(),

@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from ..child import ChildFailed, ForwarderProcess
 
     # Launched first: its start (imports, the store, the port) overlaps the UI's own imports.
-    child: ForwarderProcess | None = ForwarderProcess.launch(
+    launched = ForwarderProcess.launch(
         args.upstream, store=args.store, host=args.host, port=args.port, translate=args.translate,
         repair=args.repair, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
         allow_origins=args.allow_origin, proxy=proxy_options(args),
@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         otlp=None if args.otlp_endpoint is None else {"endpoint": args.otlp_endpoint,
                                                         "content": args.capture_content,
                                                         "openinference": args.openinference})
+    child: ForwarderProcess | None = launched  # None once it failed and the UI only browses
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
         bridge = EventBridge()
         try:
-            child.wait_ready()
+            launched.wait_ready()
         except ChildFailed as exc:
             if not exc.browse:
                 complain(str(exc))

@@ -44,6 +44,7 @@ from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, is_stream
 from ..flow import Flow, FlowState
 from ..redact import redacted
 from ..wire.dialect import Dialect
+from ..wire.rules.base import as_dict
 from ..wire.translate.bridge import read_request, read_response
 from ..wire.translate.model import Call, Message, Part, Request, Response, Result, TranslationError
 from . import INSTRUMENTATION, SCHEMA_URL, SEMCONV_VERSION
@@ -318,7 +319,7 @@ class TraceBuilder:
             if not isinstance(message, dict) or not isinstance(message.get("method"), str):
                 continue
             method = message["method"]
-            params = message.get("params") if isinstance(message.get("params"), dict) else {}
+            params = as_dict(message.get("params"))
             target = params.get("name") if method in ("tools/call", "prompts/get") else None
             target = target if isinstance(target, str) else None
             attributes = {**self._common(flow), "mcp.method.name": method}
@@ -343,7 +344,7 @@ class TraceBuilder:
                 result = answer.get("result") if isinstance(answer, dict) else None
                 attributes.update(_openinference_tool(flow.session_id, target, params.get("arguments"),
                                                       json.dumps(result, ensure_ascii=False), content=self.options.content))
-            meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+            meta = as_dict(params.get("_meta"))
             carrier = {k: v for k, v in meta.items() if k in ("traceparent", "tracestate") and isinstance(v, str)}
             parent = self.parent_of(flow, carrier) if carrier else self.parent_of(flow)
             own = span_id(flow.id) if index == 0 else span_id(flow.id, "mcp", index)

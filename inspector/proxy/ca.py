@@ -84,7 +84,7 @@ def name_constraints(hosts: Iterable[str]) -> x509.NameConstraints:
 
 def _subtrees(constraints: x509.NameConstraints) -> set[str]:
     """The permitted names, each as an intercept pattern that gives it back (name_constraints)."""
-    return {str(name.value.network_address) if isinstance(name, x509.IPAddress) else name.value
+    return {str(ipaddress.ip_network(name.value).network_address) if isinstance(name, x509.IPAddress) else name.value
             for name in constraints.permitted_subtrees or ()}
 
 

@@ -161,8 +161,8 @@ class _BoundedHttpTools(HttpToolsProtocol):
         # Checked after feeding: one read (at most a few hundred KiB) past the limit is held
         # at most, and a read that holds the head's end and the body's start is never refused.
         if self._in_head and self._head_bytes > self.limits.max_head and not self.transport.is_closing():
-            message = f"request head larger than {self.limits.max_head} bytes".encode()
-            self.transport.write(_HEAD_TOO_LARGE % (len(message), message))
+            refusal = f"request head larger than {self.limits.max_head} bytes".encode()
+            self.transport.write(_HEAD_TOO_LARGE % (len(refusal), refusal))
             self.transport.close()
 
     def on_headers_complete(self) -> None:

@@ -53,7 +53,13 @@ def _start_worker() -> None:
     # The worker ends with its parent, however that ends: it holds its own end of the pipe it reads
     # work from, so a parent killed outright would otherwise leave it waiting for ever.
     parent = multiprocessing.parent_process()
-    threading.Thread(target=lambda: (parent.join(), os._exit(0)), name="parent-watch", daemon=True).start()
+    assert parent is not None, "the analysis worker runs only as a child process"
+
+    def end_with_parent() -> None:
+        parent.join()
+        os._exit(0)
+
+    threading.Thread(target=end_with_parent, name="parent-watch", daemon=True).start()
 
 
 class Analyser:

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from .. import filters
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
@@ -18,6 +19,8 @@ from . import rows, schema
 from .rows import FlowRow, SessionRow
 from .schema import StoreError, process_started
 from .writer import Writer
+
+_Result = TypeVar("_Result")
 
 # How the list can be sorted; each order ends on id, so that equal rows keep their time order.
 # The end of the list holds the newest, the slowest, the most findings: where the cursor follows.
@@ -94,7 +97,7 @@ class Store:
             return int(cursor.lastrowid or 0)
 
         try:
-            self.session_id = int(self._call(run))  # type: ignore[arg-type]
+            self.session_id = self._call(run)
         except StoreError as exc:
             raise StoreError(f"cannot start a session in {self.path}: {exc}") from exc
         return self.session_id
@@ -147,7 +150,7 @@ class Store:
             raise StoreError(f"store {self.path} is open read-only")
         return self._writer
 
-    def _call(self, run: Callable[[sqlite3.Connection], object]) -> object:
+    def _call(self, run: Callable[[sqlite3.Connection], _Result]) -> _Result:
         writer = self._writable()
         if self._closed:
             raise StoreError("store is closed")

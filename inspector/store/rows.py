@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, fields, replace
 
 import orjson
@@ -122,12 +123,14 @@ def _optional_bytes(value: bytes | None) -> bytes | None:
     return None if value is None else bytes(value)
 
 
-# How a Flow attribute is stored, where not as it is (`chunks` needs the body too: see below).
-_TO_SQL: dict[str, Callable[[object], object]] = {
+# How a Flow attribute is stored, where not as it is (`chunks` needs the body too: see below). Each
+# codec takes its own column's type, so the table can only say Any: the attribute comes from
+# getattr, the column's value from sqlite3, both Any.
+_TO_SQL: dict[str, Callable[[Any], object]] = {
     "request_headers": headers_blob, "upstream_request_headers": headers_blob, "response_headers": headers_blob,
     "mode": mode_value, "streamed": int, "state": lambda state: state.value, "notes": orjson.dumps,
 }
-_FROM_SQL: dict[str, Callable[[object], object]] = {
+_FROM_SQL: dict[str, Callable[[Any], Any]] = {
     "request_headers": _headers_from, "upstream_request_headers": _headers_from, "response_headers": _headers_from,
     "request_body": bytes, "upstream_request_body": _optional_bytes, "upstream_response_body": _optional_bytes,
     "response_body": bytes, "mode": Mode, "streamed": bool, "state": FlowState,
@@ -135,9 +138,9 @@ _FROM_SQL: dict[str, Callable[[object], object]] = {
 }
 
 
-def flow_values(flow: Flow, columns: tuple[str, ...]) -> tuple:
+def flow_values(flow: Flow, columns: tuple[str, ...]) -> tuple[object, ...]:
     """The values of `columns` for `flow`, in that order."""
-    values = []
+    values: list[object] = []
     for name in columns:
         if name == "chunks":
             values.append(pack_chunks(flow.chunks, flow.response_body))
@@ -187,7 +190,7 @@ def load(conn: sqlite3.Connection, flow_id: int, *, route: bool = True) -> Flow 
     found = conn.execute(f"SELECT {', '.join(selected)} FROM flows WHERE id = ?", (flow_id,)).fetchone()
     if found is None:
         return None
-    values = {name: _FROM_SQL.get(name, _same)(value) for name, value in zip(FLOW_COLUMNS, found, strict=True)}
+    values: dict[str, Any] = {name: _FROM_SQL.get(name, _same)(value) for name, value in zip(FLOW_COLUMNS, found, strict=True)}
     chunks = values.pop("chunks")
     return Flow(**values, chunks=unpack_chunks(bytes(chunks), values["response_body"]))
 

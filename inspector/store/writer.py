@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import astuple, dataclass
 from pathlib import Path
+from typing import TypeVar, cast
 
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
 from ..flow import Chunk, Flow, FlowState
@@ -68,7 +69,15 @@ class _Progress:
     response_started: bool = False  # status and headers written onto the pending row
 
 
-_TICK = object()  # the writer woke up on its own, to write stream progress or retry the backlog
+class _Tick:
+    """The writer woke up on its own, to write stream progress or retry the backlog."""
+
+    __slots__ = ()
+
+
+_TICK = _Tick()
+_Item = _Job | _Write | _Backfill | None  # what the queue carries; None ends the thread
+_Result = TypeVar("_Result")
 _COMPLETION = rows.update("flows", rows.RESPONSE_COLUMNS + rows.SUMMARY_COLUMNS)
 _WHOLE_FLOW = rows.insert("flows", rows.FLOW_COLUMNS + rows.SUMMARY_COLUMNS)
 _BACKFILLED = rows.update("flows", ("rules", "tokens_in", "tokens_out"))
@@ -101,7 +110,7 @@ class Writer:
         self._renumber: dict[int, int] = {}  # borrowed id -> the id its flow is written under
         self._refill = True  # off once stop() gives the unused ids back
         self._pool_key = schema.pool_key(secrets.token_hex(4))
-        self._queue: queue.SimpleQueue[_Job | _Write | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Item] = queue.SimpleQueue()
         self._pending_rows: set[int] = set()  # written as pending by this writer
         self._live: dict[int, _Progress] = {}  # pending rows whose stream progress the writer persists
         self._backlog: list[_Write] = []  # written in the next transaction that succeeds
@@ -128,14 +137,14 @@ class Writer:
     def unwritten(self) -> int:
         return self._queue.qsize()
 
-    def call(self, run: Callable[[sqlite3.Connection], object]) -> object:
+    def call(self, run: Callable[[sqlite3.Connection], _Result]) -> _Result:
         """Run `run` in the writer's next transaction and return its result (a StoreError if it fails)."""
         job = _Job(run)
         self._queue.put(job)
         job.done.wait()
         if job.error is not None:
             raise StoreError(str(job.error)) from job.error
-        return job.result
+        return cast(_Result, job.result)  # the thread stored what `run` returned
 
     def backfill(self) -> None:
         """Analyse again, a batch per turn of the writer thread, the flows stored before schema 4
@@ -176,6 +185,7 @@ class Writer:
                 due = [next_progress] if self._live else []
                 if self._backlog or not self._recovered:
                     due.append(next_retry)
+                item: _Item | _Tick
                 try:
                     item = self._queue.get(timeout=max(0.0, min(due) - now)) if due else self._queue.get()
                 except queue.Empty:
@@ -187,7 +197,7 @@ class Writer:
                     # Let a burst of flows gather: one wake-up and one transaction for many,
                     # instead of a wake-up per flow competing with the forwarder for the GIL.
                     time.sleep(tuning.BATCH_WINDOW)
-                batch = [item]
+                batch: list[_Item | _Tick] = [item]
                 while True:
                     try:
                         batch.append(self._queue.get_nowait())
@@ -225,7 +235,7 @@ class Writer:
                   f"(finished flows {lost or 'none'}): {self.last_error}", file=sys.stderr)
             self._backlog.clear()
 
-    def _write_batch(self, conn: sqlite3.Connection, batch: list, progress: bool) -> bool:
+    def _write_batch(self, conn: sqlite3.Connection, batch: list[_Item | _Tick], progress: bool) -> bool:
         """Write the backlog and a batch in one transaction; False when the store could not be
         written (the flows wait in the backlog for the next attempt)."""
         jobs = [item for item in batch if isinstance(item, _Job)]

@@ -82,7 +82,7 @@ class ScreenCommands(Provider):
         from .screens.help import binding_table, key_names
 
         screen = self.screen
-        commands = []
+        commands: list[tuple[str, Callable[[], object], str]] = []
         for _, node, bindings in binding_table(screen):
             for binding in bindings:
                 commands.append((binding.tooltip or binding.description,

@@ -164,9 +164,9 @@ def diff_view(title: str, left: Any, right: Any, reported: Iterable[Note] | None
             row = found.line_of(note.pointer, "left")
         placed.setdefault(row, []).append(note)
     out = Lines()
-    for index, row in enumerate(found.rows):
-        indent = "  " * row.depth
-        out.add(f"{row.op.value} {indent}{row.text}", OP_MARK.get(row.op))
+    for index, line in enumerate(found.rows):
+        indent = "  " * line.depth
+        out.add(f"{line.op.value} {indent}{line.text}", OP_MARK.get(line.op))
         for note in placed.get(index, []):
             out.add(f"  {indent}  ▲ {note.text}", "warning")
     listed: Lines | None = None
@@ -271,6 +271,8 @@ def prepare_replay_diff(store: Store, view: FlowView) -> DiffView | None:
     """From a replay: its origin's response against its own. From a replayed flow: its response
     against its newest replay's. None when the flow is neither (or the other one is gone)."""
     flow = view.flow
+    origin: Flow | None
+    replay: Flow | None
     if flow.replay_of is not None:
         origin, replay = store.get(flow.replay_of), flow
     else:

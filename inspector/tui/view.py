@@ -15,6 +15,7 @@ from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json,
 from ..flow import Flow, Mode
 from ..textsafe import shown, shown_lines
 from ..wire.locate import LocatedText, pretty
+from ..wire.rules.base import as_dict, as_list
 from ..wire.sse import SSEParser
 from ..wire.translate import Loss
 from ..wire.violations import Effect, Severity, Violation
@@ -189,16 +190,16 @@ def describe_event(data: str) -> str:
     elif isinstance(event.get("choices"), list) and event["choices"]:  # Chat
         choice = event["choices"][0] if isinstance(event["choices"][0], dict) else {}
         kind = "chunk" + (f" finish={choice['finish_reason']}" if choice.get("finish_reason") else "")
-        body = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
-        calls = body.get("tool_calls") if isinstance(body.get("tool_calls"), list) else []
+        body = as_dict(choice.get("delta"))
+        calls = as_list(body.get("tool_calls"))
         call = calls[0] if calls and isinstance(calls[0], dict) else {}
-        function = call.get("function") if isinstance(call.get("function"), dict) else {}
+        function = as_dict(call.get("function"))
         delta = body.get("content") if isinstance(body.get("content"), str) else function.get("arguments")
         index = call.get("index")
     elif isinstance(event.get("candidates"), list) and event["candidates"]:  # Gemini
         kind = "candidate"
         content = event["candidates"][0].get("content") if isinstance(event["candidates"][0], dict) else None
-        parts = content.get("parts") if isinstance(content, dict) and isinstance(content.get("parts"), list) else []
+        parts = as_list(content.get("parts")) if isinstance(content, dict) else []
         delta = "".join(part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str))
         delta = delta or None
     elif "jsonrpc" in event:  # MCP over SSE
@@ -231,12 +232,13 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
     """`session`: this flow's findings from the session rules (see `analysis.session_findings`)."""
     analysis = analyse(flow)
     request = body_pane(flow.request_body, flow.request_headers, analysis.request)
+    sent = flow.upstream_request_body
     unchanged = sent_unchanged(flow)
-    if unchanged:
+    if unchanged or sent is None:  # (None is unchanged too: said again so that `sent` is bytes below)
         note = NOTHING_TO_REPAIR_NOTE if flow.mode is Mode.REPAIR else PASSTHROUGH_NOTE
         upstream = Pane(request.text, request.located, note)
     else:
-        upstream = body_pane(flow.upstream_request_body, flow.upstream_request_headers, analysis.upstream_request)
+        upstream = body_pane(sent, flow.upstream_request_headers, analysis.upstream_request)
         if flow.translate:
             upstream.note = f"translated {flow.translate.replace(':', ' → ')}"
         elif flow.mode is Mode.REPAIR:

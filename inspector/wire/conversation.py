@@ -86,7 +86,7 @@ class Conversation:
         return sum(1 for turn in self.turns if not turn.new for entry in turn.entries if entry.kind == "error")
 
     def counts(self) -> dict[Mark, int]:
-        found = {mark: 0 for mark in Mark if mark is not Mark.NONE}
+        found: dict[Mark, int] = {mark: 0 for mark in Mark if mark is not Mark.NONE}
         for turn in self.turns:
             for entry in turn.entries:
                 if entry.mark is not Mark.NONE:
@@ -171,8 +171,9 @@ def _read(dialect: Dialect, request: Any, path: str) -> tuple[Request, list[Item
         if not isinstance(request, dict):
             raise
     key = home(dialect).history
-    entries = request.get(key)
-    by_entry = isinstance(entries, list)
+    found = request.get(key)
+    entries = found if isinstance(found, list) else []
+    by_entry = isinstance(found, list)
     frame = {**request, key: []} if by_entry else dict(request)
     history: list[Item | Turn] = []
     while True:
@@ -190,7 +191,7 @@ def _read(dialect: Dialect, request: Any, path: str) -> tuple[Request, list[Item
             else:
                 del frame[field]
     history += req.items
-    for index, entry in enumerate(entries if by_entry else ()):
+    for index, entry in enumerate(entries):
         here = join("", key, index)
         try:
             # The entry on its own is the history's entry 0: its pointers move back to its place.

@@ -50,7 +50,7 @@ class Diff:
 
     def counts(self) -> dict[Op, int]:
         """Changes by kind, counting a subtree added or removed once (its first row)."""
-        found = {op: 0 for op in Op if op is not Op.SAME}
+        found: dict[Op, int] = {op: 0 for op in Op if op is not Op.SAME}
         for row in self.rows:
             parent = row.right if row.op is Op.ADDED else row.left
             if row.op is not Op.SAME and not row.text.startswith(("}", "]")) and \

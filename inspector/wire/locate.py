@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
@@ -28,7 +29,10 @@ class LocatedText:
         return _nearest(self.lines, pointer, 0)
 
 
-def _nearest(places: dict[str, Any], pointer: str, default: Any) -> Any:
+_Place = TypeVar("_Place")
+
+
+def _nearest(places: Mapping[str, _Place], pointer: str, default: _Place) -> _Place:
     """What `places` holds for the deepest existing ancestor of `pointer` (itself included)."""
     tokens = split(pointer) if pointer.startswith("/") else []
     while True:
@@ -115,9 +119,9 @@ class SourceText:
             return self.position_of(at)
         if self.text[offset:offset + 1] == '"':  # a member is found by its key: the value follows it
             _, _, end = _string_literal(self.text, offset)
-            after = _BLANK.match(self.text, end).end()
+            after = _after_blank(self.text, end)
             if self.text[after:after + 1] == ":":
-                offset = _BLANK.match(self.text, after + 1).end()
+                offset = _after_blank(self.text, after + 1)
         if self.text[offset:offset + 1] != '"':
             return self.position_of(join(at, *split(pointer)) if pointer else at)
         decoded, places, _ = _string_literal(self.text, offset)
@@ -135,6 +139,14 @@ def within(decoded: str, places: list[int], pointer: str, sse: bool, default: in
 
 
 _BLANK = re.compile(r"[ \t\r\n]*")
+
+
+def _after_blank(text: str, position: int) -> int:
+    """The first position from `position` on that is not JSON whitespace."""
+    match = _BLANK.match(text, position)
+    return position if match is None else match.end()  # (it always matches, the empty string at least)
+
+
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "/": "/", "\\": "\\", '"': '"'}
 
 
@@ -187,7 +199,8 @@ def source(body: bytes | str, sse: bool = False) -> SourceText:
     if not sse:
         _json_offsets(text, 0, len(text), "", offsets)
         return SourceText(text, offsets)
-    index, data_lines, start = 0, [], 0
+    index, start = 0, 0
+    data_lines: list[tuple[int, int]] = []
     for end in [*(m.start() for m in _LINE_END.finditer(text)), len(text)]:
         line = text[start:end]
         if not line:
@@ -217,7 +230,7 @@ def _json_offsets(text: str, start: int, end: int, root: str, offsets: dict[str,
     # Open containers: [pointer, next array index, or -1 for an object awaiting a key].
     stack: list[list[Any]] = []
     position = start
-    pending = root  # the pointer of the next value, when one is expected
+    pending: str | None = root  # the pointer of the next value, when one is expected
     while position < end:
         char = text[position]
         if char in " \t\r\n,:":

@@ -25,10 +25,10 @@ def parse_events(body: bytes, dialect: Dialect) -> list[Any]:
     stripped = body.lstrip()
     if dialect is Dialect.GEMINI and stripped[:1] == b"[":
         try:
-            events = orjson.loads(stripped)
-            return events if isinstance(events, list) else [events]
+            document = orjson.loads(stripped)
         except orjson.JSONDecodeError:
             return _array_prefix(stripped.decode("utf-8", "replace"))
+        return document if isinstance(document, list) else [document]
     events: list[Any] = []
     for event in parse_all(body):
         try:

@@ -16,7 +16,8 @@ def request_facts(payload: Any, dialect: Dialect | None, path: str = "") -> tupl
     if not isinstance(payload, dict):
         return "", 0
     parts = home(dialect or Dialect.OPENAI_CHAT)
-    model = payload.get("model") if isinstance(payload.get("model"), str) else ""
+    found = payload.get("model")
+    model = found if isinstance(found, str) else ""
     if not model and parts.model_in_path is not None:
         model = parts.model_in_path(path)
     return model, parts.summary.tools(payload, path)

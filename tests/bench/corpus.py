@@ -35,7 +35,8 @@ from urllib.parse import urlsplit
 import orjson
 import yaml
 
-from inspector.load import LoadError, load_bytes
+from inspector.formats.base import LoadError
+from inspector.formats.registry import load_bytes
 
 DEFAULT_OUT = Path.home() / ".cache" / "toolwire-inspect" / "corpus"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -1,4 +1,4 @@
-"""What the TUI costs, and whether it can stall forwarding (STYLE idioms 2 and 5), measured in one
+"""What the TUI costs, and whether it can stall forwarding (docs/style.md, idioms 2 and 5), measured in one
 run beside the floor: a bare Textual app rendering a static list, started the same way.
 
     .venv/bin/python tests/bench/tui_render.py [--rows 10000 100000] [--requests N]
@@ -240,7 +240,7 @@ async def in_app(store_path: Path, medium: int, big: int, requests: int) -> None
         quit_began = time.perf_counter()
         await app.action_quit()
     app_gone = time.perf_counter()
-    await asyncio.to_thread(child._process.wait)  # type: ignore[union-attr]
+    await asyncio.to_thread(child._process.wait)
     child_gone = time.perf_counter()
     print(f"quit: app gone in {(app_gone - quit_began) * 1000:.0f} ms, forwarder process gone in "
           f"{(child_gone - quit_began) * 1000:.0f} ms (goal ≤ 300 ms)")

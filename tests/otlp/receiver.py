@@ -14,7 +14,7 @@ from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (Export
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTraceServiceRequest,
                                                                       ExportTraceServiceResponse)
 
-from inspector.otlp.files import attributes
+from inspector.formats.otlp_json import attributes
 
 HOLD_LIMIT = 30.0  # seconds a held request waits for release at most, so a failed test still ends
 

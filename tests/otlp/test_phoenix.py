@@ -24,7 +24,7 @@ import pytest
 
 from inspector.analysis import analyse
 from inspector.cli import main
-from inspector.load import load
+from inspector.formats.registry import load
 from inspector.mock import MockUpstream, json_response
 from inspector.otlp.spans import FINDING_EVENT, session_trace_id, span_id
 from inspector.store import Store

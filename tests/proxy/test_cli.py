@@ -276,7 +276,7 @@ def test_record_in_translate_mode_names_the_source_dialects_settings():
 UNSENT = "http://127.0.0.1:9"  # nothing listens there: a replay that reached it would fail, not hang
 
 
-def stored(tmp_path, session: str = UNSENT, **fields):  # type: ignore[no-untyped-def]
+def stored(tmp_path, session: str = UNSENT, **fields):
     """A store holding one recorded chat flow (its session's upstream `session`), `fields` changed."""
     from inspector.flow import Flow, FlowState
 

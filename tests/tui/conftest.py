@@ -38,7 +38,7 @@ def make_app(store: Store, **kwargs) -> InspectorApp:
     return InspectorApp(store=store, forwarder=kwargs.pop("forwarder", None), **kwargs)
 
 
-async def settle(app: InspectorApp, pilot) -> None:  # type: ignore[no-untyped-def]
+async def settle(app: InspectorApp, pilot) -> None:
     """Let thread workers finish (the list reads its window in one) and their messages land."""
     await app.workers.wait_for_complete()
     await pilot.pause()

@@ -35,7 +35,7 @@ FORWARDER_PORT, UPSTREAM_PORT = 8787, 8788
 
 
 
-def start(make, port: int):  # type: ignore[no-untyped-def]
+def start(make, port: int):
     try:
         return make(port)
     except (ForwarderError, OSError):
@@ -64,13 +64,13 @@ def record(store: Store, bridge: EventBridge) -> tuple[MockUpstream, Forwarder]:
     return upstream, forwarder
 
 
-async def settle(app: InspectorApp, pilot) -> None:  # type: ignore[no-untyped-def]
+async def settle(app: InspectorApp, pilot) -> None:
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()
 
 
-async def replay_fixed(app: InspectorApp, pilot, flow_id: int) -> None:  # type: ignore[no-untyped-def]
+async def replay_fixed(app: InspectorApp, pilot, flow_id: int) -> None:
     """`R` on a failing turn, as a user would, then wait (with a deadline) until the forwarder has
     recorded the replay: the replay comparison needs it in the store."""
     app.replay_flow(flow_id, ReplayKind.FIXED)

@@ -38,7 +38,7 @@ def cursor_text(flows: FlowList) -> str:
     return flows.render_line(flows.cursor - int(flows.scroll_y)).text
 
 
-async def recorded(app, pilot, seen: Seen, forwarder: Forwarder) -> None:  # type: ignore[no-untyped-def]
+async def recorded(app, pilot, seen: Seen, forwarder: Forwarder) -> None:
     await asyncio.to_thread(post_chat, forwarder.base_url)
     await seen.wait_for(completed(1))
     await settle(app, pilot)
@@ -164,7 +164,7 @@ async def test_P_copies_the_pointer_of_the_chosen_finding(store: Store, ids: dic
         assert (tmp_path / f"flow-{ids['defective']}.pointer.txt").read_text() == second + "\n"
 
 
-def buffering_upstream_canned():  # type: ignore[no-untyped-def]
+def buffering_upstream_canned():
     paced = sse_response(chat_stream("The weather in Lyon is mild today.", pieces=6))
     paced.delay = 0.05
     paced.chunks = [(0.0, b"".join(data for _, data in paced.chunks))]

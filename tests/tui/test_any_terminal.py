@@ -21,7 +21,7 @@ from .flows import defective_request, save_flow, sse
 from .test_flow_view import SIZES, open_flow
 
 
-async def burst(app, pilot, text: str) -> None:  # type: ignore[no-untyped-def]
+async def burst(app, pilot, text: str) -> None:
     """`text` as a fast typist or a paste sends it: every key queued before the app handles the
     first (Pilot.press waits for the app to go idle between keys)."""
     for character in text:

@@ -38,7 +38,7 @@ def bindings(kinds: list[type]) -> list[Binding]:
             if isinstance(b, Binding) and not (modal and kind is InspectorApp and not b.priority)]
 
 
-async def go_to(app, pilot, where: str, ids: dict[str, int]) -> None:  # type: ignore[no-untyped-def]
+async def go_to(app, pilot, where: str, ids: dict[str, int]) -> None:
     await settle(app, pilot)
     if where in ("flow", "editor"):
         await open_flow(app, pilot, ids["defective"])
@@ -47,7 +47,7 @@ async def go_to(app, pilot, where: str, ids: dict[str, int]) -> None:  # type: i
         await settle(app, pilot)
 
 
-def help_rows(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def help_rows(app) -> list[tuple[str, str]]:
     text = str(app.screen.query_one("#help-text", Static).content)
     # "  keys<padding>what they do": keys hold single spaces at most ("j, down"); a long description
     # continues on lines of its own, indented under itself.
@@ -60,7 +60,7 @@ def help_rows(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     return [tuple(row) for row in rows]
 
 
-async def palette_commands(app, pilot) -> list[str]:  # type: ignore[no-untyped-def]
+async def palette_commands(app, pilot) -> list[str]:
     await pilot.press("ctrl+p")
     await app.workers.wait_for_complete()
     await pilot.pause()

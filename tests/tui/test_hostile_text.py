@@ -56,7 +56,7 @@ def hostile_flows(store: Store, text: str) -> dict[str, int]:
     stream = sse(events)
     ids = {}
 
-    def save(**fields) -> int:  # type: ignore[no-untyped-def]
+    def save(**fields) -> int:
         assert store.session_id is not None
         flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=T0 + len(ids), method=text,
                     query=text, request_headers=headers, upstream_request_headers=headers, response_headers=headers,
@@ -86,12 +86,12 @@ def hostile_flows(store: Store, text: str) -> dict[str, int]:
     return ids
 
 
-def drawn(app) -> list[str]:  # type: ignore[no-untyped-def]
+def drawn(app) -> list[str]:
     """The text of every row the compositor renders now (what the driver writes, less its styles)."""
     return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
-async def visit(app, pilot, key: str, seen: list[tuple[str, list[str]]]) -> None:  # type: ignore[no-untyped-def]
+async def visit(app, pilot, key: str, seen: list[tuple[str, list[str]]]) -> None:
     await pilot.press(key)
     await pilot.pause()
     await app.workers.wait_for_complete()

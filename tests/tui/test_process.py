@@ -51,7 +51,7 @@ def reader(child: ForwarderProcess, path: Path) -> Store:
     return store
 
 
-def wait_until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+def wait_until(condition, timeout: float = 10.0) -> None:
     """Poll with a deadline: for what no message announces (another process's end)."""
     deadline = time.monotonic() + timeout
     while not condition():
@@ -144,7 +144,7 @@ async def test_a_killed_child_is_shown_and_the_app_goes_on(tmp_path: Path, child
             assert (failed.original_id, failed.reason) == (1, "the forwarder is not running (exit status -9)")
             await pilot.press("enter")
             await settle(app, pilot)
-            assert app.screen.view.flow.id == 1  # type: ignore[attr-defined]
+            assert app.screen.view.flow.id == 1
 
 
 def test_the_child_dies_with_its_parent(tmp_path: Path, upstream: MockUpstream) -> None:

@@ -42,7 +42,7 @@ def upstream() -> Iterator[MockUpstream]:
 def record(store: Store, upstream: MockUpstream, body: dict, answer: Canned, **mode: object) -> Flow:
     """One request through a real forwarder (translate=... or repair=True) to the scripted upstream."""
     upstream.push(answer)
-    forwarder = Forwarder(upstream.base_url, store=store, port=0, **mode)  # type: ignore[arg-type]
+    forwarder = Forwarder(upstream.base_url, store=store, port=0, **mode)
     forwarder.start()
     try:
         assert httpx.post(f"{forwarder.base_url}/v1/chat/completions", json=body).status_code == 200

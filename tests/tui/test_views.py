@@ -46,7 +46,7 @@ def save_translated(store: Store) -> int:
     return flow_id
 
 
-async def press(app, pilot, key: str):  # type: ignore[no-untyped-def]
+async def press(app, pilot, key: str):
     await pilot.press(key)
     await pilot.pause()
     await app.workers.wait_for_complete()
@@ -54,11 +54,11 @@ async def press(app, pilot, key: str):  # type: ignore[no-untyped-def]
     return app.screen
 
 
-def region(widget) -> tuple[int, int, int, int]:  # type: ignore[no-untyped-def]
+def region(widget) -> tuple[int, int, int, int]:
     return widget.region.x, widget.region.y, widget.region.width, widget.region.height
 
 
-async def at_160(app, pilot) -> None:  # type: ignore[no-untyped-def]
+async def at_160(app, pilot) -> None:
     """The same screen, the terminal grown from 80×24 (one app per test keeps the suite fast)."""
     await pilot.resize_terminal(160, 48)
     await pilot.pause()

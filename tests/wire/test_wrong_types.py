@@ -191,3 +191,41 @@ def test_a_history_of_the_wrong_type_is_one_finding_at_a_compatible_host(dialect
                     or [place for _, place, _ in found] != [pointer]:
                 wrong.append((base, pointer, found))
     assert wrong == []
+
+
+
+def _documents(dialect: str, kind: str) -> Iterator[tuple[str, Any]]:
+    """(name, document) of every document of the dialect's rule tables: each case's trip and near miss."""
+    for table in _TABLES:
+        for case in table.CASES:
+            if case.dialect == dialect and case.kind == kind and case.profile is None:
+                for mutation in (case.trip, case.near):
+                    document = mutation(copy.deepcopy(case.base()))
+                    yield case.name, document
+
+
+def _scalars(node: Any, base: str = "") -> Iterator[tuple[str, Any]]:
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, child in children:
+        if isinstance(child, (dict, list)):
+            yield from _scalars(child, join(base, key))
+        else:
+            yield join(base, key), child
+
+
+@pytest.mark.parametrize("kind", CHECKS)
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_container_where_a_scalar_belongs_raises_nothing(dialect, kind):
+    """An id, a name, a type or a format that is a list (unhashable, like an object) is a finding, never an
+    exception: the rules look such values up in their tables and sets of ids, names and formats."""
+    raised, seen = [], set()
+    for name, document in _documents(dialect, kind):
+        for pointer, value in _scalars(document):
+            if (pointer, repr(value)) in seen:  # the tables' documents share most of their fields
+                continue
+            seen.add((pointer, repr(value)))
+            try:
+                CHECKS[kind](_swapped(document, pointer, ["x"]), dialect)
+            except Exception as exc:
+                raised.append((name, pointer, repr(exc)))
+    assert raised == []

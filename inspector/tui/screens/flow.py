@@ -253,7 +253,7 @@ class FlowScreen(ReadingScreen):
         chunks.load(view.chunks or ["(not streamed: the response arrived as one body)"])
         self.query_one("#headers", LineViewer).load(view.headers)
         tabs = self.query_one(TabbedContent)
-        tabs.get_tab("tab-chunks").label = f"Stream chunks ({len(view.chunks)})"  # type: ignore[assignment]
+        tabs.get_tab("tab-chunks").label = f"Stream chunks ({len(view.chunks)})"
         if view.upstream_response is None:
             tabs.hide_tab("tab-upstream-response")
         else:

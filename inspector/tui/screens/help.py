@@ -4,12 +4,15 @@ all read it."""
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
+from collections.abc import Sequence
+
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ..format import fold
@@ -26,7 +29,7 @@ def key_names(binding: Binding) -> str:
     return ", ".join(binding.key_display or names.get(k.strip(), k.strip()) for k in binding.key.split(","))
 
 
-def binding_rows(bindings: list[BindingType]) -> list[tuple[str, str]]:
+def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
     rows = []
     for binding in bindings:
         if isinstance(binding, Binding):
@@ -38,15 +41,15 @@ def _own_bindings(node: DOMNode) -> list[Binding]:
     return [b for b in type(node).__dict__.get("BINDINGS", ()) if isinstance(b, Binding)]
 
 
-def binding_table(screen: Screen) -> list[tuple[str, DOMNode, list[Binding]]]:
+def binding_table(screen: Screen) -> list[tuple[str, Widget | App[object], list[Binding]]]:
     """(section title, the node whose actions they are, its bindings) for every key of `screen`:
     the screen's own with those of its widgets that have no HELP_SECTION, each widget class with
     one, then the app's that work there. Only this app's widgets: Textual's own (inputs, lists)
     document themselves."""
     title = getattr(screen, "HELP_TITLE", type(screen).__name__)
-    table: list[tuple[str, DOMNode, list[Binding]]] = [(title, screen, _own_bindings(screen))]
+    table: list[tuple[str, Widget | App[object], list[Binding]]] = [(title, screen, _own_bindings(screen))]
     seen: set[type] = set()
-    for node in screen.walk_children():
+    for node in screen.walk_children(Widget):
         kind = type(node)
         if kind in seen or not kind.__module__.startswith(__package__.rsplit(".", 1)[0]):
             continue

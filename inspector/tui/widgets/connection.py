@@ -227,16 +227,16 @@ class ConnectionBar(Widget):
         if self.expanded:
             chosen = [(label, shown(brief)) for label, brief in (choices[0] for choices in entries)]
         else:
-            chosen, used = [], 0
+            chosen, taken = [], 0
             for number, choices in enumerate(entries):
                 for label, brief in choices:
                     brief = shown(brief)
                     width = len(label) + len(brief) + (2 if chosen else 0)
                     # The hint's room is kept while something may still be left out.
                     hint = len(self.HINT) if number < len(entries) - 1 or len(chosen) < number else 0
-                    if not chosen or used + width + hint <= room:
+                    if not chosen or taken + width + hint <= room:
                         chosen.append((label, brief))
-                        used += width
+                        taken += width
                         break
         used: int | None = None  # columns taken on the current row; None before the first entry
         for label, brief in chosen:

@@ -12,7 +12,7 @@ class SteadyFooter(Footer):
     half the UI thread's work for the open. This one rebuilds at most once per refresh, and only
     when the keys it shows changed."""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._rebuild_pending = False
         self._shown: tuple[tuple[str, str, bool, str], ...] | None = None

@@ -100,6 +100,9 @@ class _Facts(dict[str, str]):
         return self[name]
 
 
+_TYPE_NAMES: dict[type[object], str] = {str: "string", list: "array", dict: "object"}
+
+
 def _json_type(value: Any) -> str:
     if value is _ABSENT:
         return "absent"
@@ -109,7 +112,7 @@ def _json_type(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}.get(type(value), type(value).__name__)
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
 @runtime_checkable

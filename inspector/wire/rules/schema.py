@@ -9,7 +9,7 @@ from typing import Any
 
 from ..violations import Severity
 from ..pointer import join
-from .base import Report, short
+from .base import Report, as_dict, as_list, short
 
 JSON_TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object", "null"})
 GENAI_ONLY_KEYWORDS = ("nullable", "propertyOrdering")
@@ -127,8 +127,8 @@ def check_strict(report: Report, schema: Any, pointer: str, rule: str, *, what: 
             # A tool without arguments still declares them: "object schema missing properties".
             report.add(rule, join(where, "properties"),
                        f"{what}: strict:true needs properties on every object ({{}} when there are none)", severity)
-        properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
-        required = node.get("required") if isinstance(node.get("required"), list) else []
+        properties = as_dict(node.get("properties"))
+        required = as_list(node.get("required"))
         missing = [name for name in properties if name not in required]
         if missing:
             report.add(rule, join(where, "required"),

@@ -101,7 +101,7 @@ def _refs(node: Any) -> list[str]:
     return []
 
 
-def extract(openapi: dict[str, Any], requests: dict[str, tuple[str, str]], provenance: dict[str, str]) -> dict:
+def extract(openapi: dict[str, Any], requests: dict[str, tuple[str, str]], provenance: dict[str, str]) -> dict[str, Any]:
     """The vendored document: provenance, the root component per dialect, and every component the
     roots reach (converted), sorted so a refresh diff shows only real changes."""
     schemas = openapi["components"]["schemas"]
@@ -120,7 +120,7 @@ def extract(openapi: dict[str, Any], requests: dict[str, tuple[str, str]], prove
             "$defs": {name: convert(schemas[name]) for name in sorted(reached)}}
 
 
-def anthropic_document(schema: dict[str, Any], provenance: dict[str, str]) -> dict:
+def anthropic_document(schema: dict[str, Any], provenance: dict[str, str]) -> dict[str, Any]:
     """The vendored document from pydantic's JSON Schema of the SDK's request TypedDict."""
     defs = {name: convert(sub, _DEFS) for name, sub in schema.get("$defs", {}).items()}
     root = convert({key: value for key, value in schema.items() if key != "$defs"}, _DEFS)
@@ -153,7 +153,7 @@ _GEMINI_SDK_ONLY = ("http_options", "should_return_http_response", "automatic_fu
                     "automatic_continuation")
 
 
-def gemini_document(schema: dict[str, Any], provenance: dict[str, str]) -> dict:
+def gemini_document(schema: dict[str, Any], provenance: dict[str, str]) -> dict[str, Any]:
     """The vendored document from pydantic's JSON Schema (by alias: lowerCamelCase) of the request
     assembled from google-genai's types. Schema's references travel as `$ref`/`$defs` on the wire
     (the SDK's `ref`/`defs` fields are its own spellings of them), so both are taken."""
@@ -199,8 +199,8 @@ def _gemini_sdk() -> tuple[dict[str, Any], dict[str, str], str]:
     for model in (types.GenerateContentConfig, types.GenerationConfig):  # GenerationConfig's types win
         generation.update((name, (f.annotation, None)) for name, f in model.model_fields.items()
                           if name not in _GEMINI_TOP and name not in _GEMINI_SDK_ONLY)
-    top = {_GEMINI_RENAMED.get(name, name): (types.GenerateContentConfig.model_fields[name].annotation, None)
-           for name in _GEMINI_TOP}
+    top: dict[str, Any] = {_GEMINI_RENAMED.get(name, name): (types.GenerateContentConfig.model_fields[name].annotation,
+                                                             None) for name in _GEMINI_TOP}
     # The SDK also takes strings, files and Python callables there; the wire takes the messages.
     top.update(system_instruction=(types.Content | None, None), tools=(list[types.Tool] | None, None))
     request = create_model(
@@ -214,7 +214,7 @@ def _gemini_sdk() -> tuple[dict[str, Any], dict[str, str], str]:
     return TypeAdapter(request).json_schema(by_alias=True), provenance, licence.read_text()
 
 
-def write(document: dict, target: Path) -> None:
+def write(document: dict[str, Any], target: Path) -> None:
     target.write_text(json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
 
 

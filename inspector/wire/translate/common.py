@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard, overload
 
 from .. import jsonsafe
 from ..dialect import Dialect
@@ -288,6 +288,12 @@ _STATUS_OF = {name: row[0] for row in _ERRORS for name in (row[1], row[2][1], ro
     "engine_overloaded": 529, "FAILED_PRECONDITION": 400, "OUT_OF_RANGE": 400, "DEADLINE_EXCEEDED": 500}
 
 
+@overload
+def token_counts(usage: Any, key: str, /) -> tuple[int]: ...
+@overload
+def token_counts(usage: Any, input_key: str, output_key: str, /) -> tuple[int, int]: ...
+
+
 def token_counts(usage: Any, *keys: str) -> tuple[int, ...]:
     """The counts `usage` reports under `keys`, 0 for each it does not give as a whole number: an
     upstream that writes its usage wrongly costs the client the token counts, never the answer."""
@@ -362,9 +368,9 @@ def vet(resp: Response, losses: list[Loss]) -> None:
 
 
 def declared_once(name: Any, src: str, seen: set[str], losses: list[Loss], what: str = "tool",
-                  verb: str = "declared") -> bool:
-    """Whether the tool `name` at `src` crosses: one without a name (XL-09) and a repeat (XL-03,
-    the first is kept) are dropped with a report."""
+                  verb: str = "declared") -> TypeGuard[str]:
+    """Whether the tool `name` at `src` crosses (then it is a name, a string): one without a name
+    (XL-09) and a repeat (XL-03, the first is kept) are dropped with a report."""
     if not isinstance(name, str) or not name:
         losses.append(Loss(src, None, "dropped", f"a {what} without a name cannot be declared", "XL-09"))
         return False

@@ -128,16 +128,18 @@ def pair(items: list[Item]) -> Pairing:
     `function` messages, Gemini functionResponse) answers the oldest unanswered call of its name
     (FIFO, XL-05). The bridge mints ids with it; the conversation view marks orphans with it."""
     pending: list[int] = []
+    calls: dict[int, Call] = {}
     by_id: dict[str, int] = {}
     answers: dict[int, int | None] = {}
     for index, item in enumerate(items):
         if isinstance(item, Call):
             pending.append(index)
+            calls[index] = item
             if item.id is not None:
                 by_id[item.id] = index
         elif isinstance(item, Result):
             if item.call_id is None:
-                call = next((c for c in pending if items[c].name == item.name), None)  # type: ignore[union-attr]
+                call = next((c for c in pending if calls[c].name == item.name), None)
             else:
                 call = by_id.get(item.call_id)
             answers[index] = call

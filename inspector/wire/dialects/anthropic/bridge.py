@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
 from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...pointer import join
+from ...rules.base import as_dict
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
@@ -23,15 +24,16 @@ _DEFAULT_MAX_TOKENS = 4096
 # The server tool that carries each neutral built-in kind: (tool type, the name a choice forces).
 _SERVER_TOOL = {"web_search": ("web_search_20250305", "web_search"),
                 "code_interpreter": ("code_execution_20250825", "code_execution")}
-_STOP_IN = {"end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "max_tokens": "length",
-            "model_context_window_exceeded": "length", "tool_use": "tool_calls", "refusal": "content_filter"}
+_STOP_IN: dict[object, StopReason] = {  # looked up with whatever the response holds
+    "end_turn": "stop", "stop_sequence": "stop", "pause_turn": "stop", "max_tokens": "length",
+    "model_context_window_exceeded": "length", "tool_use": "tool_calls", "refusal": "content_filter"}
 _STOP_OUT = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
 _CUSTOM_SCHEMA = {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}
 
 
 # --- requests ------------------------------------------------------------------------------------
 
-def _media(block: dict[str, Any], kind: str, src: str) -> Part:
+def _media(block: dict[str, Any], kind: Literal["image", "file"], src: str) -> Part:
     source = block.get("source") or {}
     stype = source.get("type")
     if stype == "base64":
@@ -125,9 +127,9 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     choice = payload.get("tool_choice")
     if isinstance(choice, dict):
         kind = choice.get("type")
-        modes = {"auto": "auto", "any": "required", "none": "none"}
+        modes: dict[object, Literal["auto", "required", "none"]] = {"auto": "auto", "any": "required", "none": "none"}
         if kind in modes:
-            req.choice = Choice(modes[kind], "/tool_choice")  # type: ignore[arg-type]
+            req.choice = Choice(modes[kind], "/tool_choice")
         elif kind == "tool":
             name = str(choice.get("name", ""))
             hosted = next((b for b in req.builtins if isinstance(b.raw, dict) and b.raw.get("name") == name), None)
@@ -201,7 +203,7 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
             name = tool.get("name")
             if not declared_once(name, here, seen, losses):
                 continue
-            schema = tool.get("input_schema") if isinstance(tool.get("input_schema"), dict) else {}
+            schema = as_dict(tool.get("input_schema"))
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
                                   name_src=join(here, "name")))
         elif kind.startswith("web_search_"):
@@ -295,7 +297,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             blocks.insert(position, result)
         elif isinstance(item, Opaque) and emit.opaque(item):
             blocks.append(item.raw)
-    messages = []
+    messages: list[dict[str, Any]] = []
     for role, blocks, src in turns:
         if not blocks:
             emit.drop(src, "a turn with no content left is rejected by Anthropic (AN-12)")
@@ -488,7 +490,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
     for item in resp.items:
         if isinstance(item, Call):
             item.arguments = _unwrap(state, item.name, item.arguments)
-    resp.stop = _STOP_IN.get(payload.get("stop_reason"), "stop")  # type: ignore[assignment]
+    resp.stop = _STOP_IN.get(payload.get("stop_reason"), "stop")
     hollow(resp, losses, "/content")
     if payload.get("stop_reason") == "pause_turn":
         losses.append(Loss("/stop_reason", None, "converted", "pause_turn (a server tool paused) is reported as a "
@@ -533,7 +535,8 @@ class StreamParser:
 
     def __init__(self, state: State) -> None:
         self.state = state
-        self.blocks: dict[int, dict[str, Any]] = {}  # open tool_use blocks: index -> {"args": bool, "input": ...}
+        # Open tool_use blocks: index (as the stream gives it) -> {"args": bool, "input": ...}.
+        self.blocks: dict[object, dict[str, Any]] = {}
         self.stop: StopReason = "stop"
         self.usage = [0, 0]
         self.done = False
@@ -580,7 +583,7 @@ class StreamParser:
         if kind == "message_delta":
             reason = (data.get("delta") or {}).get("stop_reason")
             if reason:
-                self.stop = _STOP_IN.get(reason, "stop")  # type: ignore[assignment]
+                self.stop = _STOP_IN.get(reason, "stop")
             self.usage[1] = token_counts(data.get("usage"), "output_tokens")[0] or self.usage[1]
             return []
         if kind == "message_stop":
@@ -669,8 +672,8 @@ class StreamEmitter:
                                                        "delta": {"type": "input_json_delta",
                                                                  "partial_json": event.delta}})
         if isinstance(event, ev.CallEnd):
-            index = self.calls.pop(event.key, None)
-            return self._stop(index) if index is not None else b""
+            closed = self.calls.pop(event.key, None)
+            return self._stop(closed) if closed is not None else b""
         if isinstance(event, ev.Finish):
             if self.finished:
                 return b""

@@ -7,7 +7,7 @@ from ...profiles import Profile
 from ...ranges import Range
 
 RANGES = {"max_tokens": Range(1), "temperature": Range(0, 1), "top_p": Range(0, 1), "top_k": Range(0)}
-FIELDS = {"max_tokens": ("max_tokens",), "temperature": ("temperature",), "top_p": ("top_p",),
+FIELDS: dict[str, tuple[str, ...]] = {"max_tokens": ("max_tokens",), "temperature": ("temperature",), "top_p": ("top_p",),
           "top_k": ("top_k",)}
 THINKING_BUDGET = Range(1024)
 

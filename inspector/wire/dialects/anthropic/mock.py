@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import orjson
 
@@ -10,8 +11,8 @@ from ...canned import Call, split
 
 
 def anthropic_message(text: str | None = None, calls: Iterable[Call] = (),
-                      model: str = "claude-sonnet-4-6") -> dict:
-    content: list[dict] = []
+                      model: str = "claude-sonnet-4-6") -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
     if text is not None:
         content.append({"type": "text", "text": text})
     for call in calls:
@@ -24,9 +25,9 @@ def anthropic_message(text: str | None = None, calls: Iterable[Call] = (),
 
 
 def anthropic_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "claude-sonnet-4-6",
-                     pieces: int = 3) -> list[tuple[str, dict]]:
+                     pieces: int = 3) -> list[tuple[str, dict[str, Any]]]:
     final = anthropic_message(text, calls, model)
-    events: list[tuple[str, dict]] = [
+    events: list[tuple[str, dict[str, Any]]] = [
         ("message_start", {"type": "message_start",
                            "message": {**final, "content": [], "stop_reason": None,
                                        "usage": {"input_tokens": 10, "output_tokens": 1}}}),
@@ -52,6 +53,6 @@ def anthropic_stream(text: str | None = None, calls: Iterable[Call] = (), model:
     return events
 
 
-def anthropic_error(message: str, pointer: str) -> dict:
+def anthropic_error(message: str, pointer: str) -> dict[str, Any]:
     """The 400 body Anthropic sends for a request it refuses (its messages name the place themselves)."""
     return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}

@@ -314,7 +314,8 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
                     if not isinstance(block.get("tool_use_id"), str) or block["tool_use_id"] not in turn_server:
                         report.add("AN-04", join(where, "tool_use_id"), f"{kind} answers "
                                    f"{short(block.get('tool_use_id'))}, no server_tool_use before it in this message")
-                    server_ids.pop(block.get("tool_use_id"), None)
+                    if isinstance(block.get("tool_use_id"), str):  # a list or an object is no id (unhashable)
+                        server_ids.pop(block["tool_use_id"], None)
                 elif kind == "tool_result":
                     report.add("AN-08", where, "tool_result block in an assistant message")
             # The server runs its tool inside the turn and writes the result there; a turn the client

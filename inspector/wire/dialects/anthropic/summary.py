@@ -7,7 +7,7 @@ from typing import Any
 from ...rules.base import as_list
 
 # Cached input is counted apart from input_tokens; the model read all of it.
-USAGE = ("usage", ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"), ("output_tokens",))
+USAGE: tuple[str, tuple[str, ...], tuple[str, ...]] | None = ("usage", ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"), ("output_tokens",))
 
 
 def tools(payload: dict[str, Any], path: str) -> int:

@@ -28,9 +28,10 @@ _MIME = "/generationConfig/responseMimeType"
 _BUILTIN_IN = {"googleSearch": "web_search", "googleSearchRetrieval": "web_search", "codeExecution": "code_interpreter",
                "urlContext": "url_context"}
 _BUILTIN_OUT = {"web_search": "googleSearch", "code_interpreter": "codeExecution", "url_context": "urlContext"}
-_FINISH_IN = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter",
-              "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter", "SPII": "content_filter",
-              "IMAGE_SAFETY": "content_filter"}
+_FINISH_IN: dict[object, StopReason] = {  # looked up with whatever the response holds
+    "STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter", "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter", "PROHIBITED_CONTENT": "content_filter", "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter"}
 _FINISH_OUT = {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"}
 
 
@@ -494,7 +495,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
                                "a thought signature cannot cross to the client's dialect", "XL-14"))
     blocked = (payload.get("promptFeedback") or {}).get("blockReason")
     has_calls = any(isinstance(i, Call) for i in resp.items)
-    resp.stop = "content_filter" if blocked else "tool_calls" if has_calls else _FINISH_IN.get(reason or "STOP", "stop")  # type: ignore[assignment]
+    resp.stop = "content_filter" if blocked else "tool_calls" if has_calls else _FINISH_IN.get(reason or "STOP", "stop")
     resp.input_tokens, resp.output_tokens = token_counts(payload.get("usageMetadata"), "promptTokenCount",
                                                          "candidatesTokenCount")
     return resp, losses
@@ -558,7 +559,7 @@ class StreamParser:
             out.append(ev.Start(str(chunk.get("responseId") or ""), str(chunk.get("modelVersion") or "")))
         usage = chunk.get("usageMetadata")
         if isinstance(usage, dict):
-            self.usage = token_counts(usage, "promptTokenCount", "candidatesTokenCount")  # type: ignore[assignment]
+            self.usage = token_counts(usage, "promptTokenCount", "candidatesTokenCount")
         items: list[Any] = []
         self.reason = _parse_candidate(chunk, items) or self.reason
         for item in items:
@@ -579,7 +580,7 @@ class StreamParser:
         if self.done:
             return []
         self.done = True
-        stop: StopReason = "tool_calls" if self.calls else _FINISH_IN.get(self.reason or "STOP", "stop")  # type: ignore[assignment]
+        stop: StopReason = "tool_calls" if self.calls else _FINISH_IN.get(self.reason or "STOP", "stop")
         return [ev.Finish(stop, *self.usage)]
 
 

@@ -123,7 +123,7 @@ def doubled(value: Any, pointer: str = "") -> list[tuple[str, str]]:
             continue
         if not isinstance(node, dict):
             continue
-        children = []
+        children: list[tuple[Any, str]] = []
         for key, item in node.items():
             name = camel(key)
             if name != key and name in node:

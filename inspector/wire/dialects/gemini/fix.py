@@ -9,6 +9,7 @@ from typing import Any
 from ...fix import Fixer, note_changes
 from ...pointer import join, split
 from ...rules import arguments
+from ...rules.base import as_list
 from .fields import doubled, field as gfield
 from .schema import Change, to_genai
 
@@ -26,7 +27,7 @@ def fix(fixer: Fixer, payload: dict[str, Any]) -> None:
             del parent[key]
             fixer.note("GM-16", where, "removed", f"the snake_case twin of {name!r} removed; the camelCase one stays")
     taken: set[str] = set()
-    for index, tool in enumerate(payload.get("tools") if isinstance(payload.get("tools"), list) else []):
+    for index, tool in enumerate(as_list(payload.get("tools"))):
         if not isinstance(tool, dict):
             continue
         key, decls = gfield(tool, "functionDeclarations")

@@ -8,7 +8,7 @@ from ...ranges import Range
 
 RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 # Where generationConfig holds each, in both spellings Gemini reads (GM-16).
-FIELDS = {"max_tokens": ("maxOutputTokens", "max_output_tokens"), "temperature": ("temperature",),
+FIELDS: dict[str, tuple[str, ...]] = {"max_tokens": ("maxOutputTokens", "max_output_tokens"), "temperature": ("temperature",),
           "top_p": ("topP", "top_p")}
 
 

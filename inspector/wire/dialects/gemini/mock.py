@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import orjson
 
 from ...canned import Call, split
 
 
-def gemini_response(text: str | None = None, calls: Iterable[Call] = (), model: str = "gemini-2.5-flash") -> dict:
-    parts: list[dict] = []
+def gemini_response(text: str | None = None, calls: Iterable[Call] = (), model: str = "gemini-2.5-flash") -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
     if text is not None:
         parts.append({"text": text})
     for call in calls:
@@ -23,7 +24,7 @@ def gemini_response(text: str | None = None, calls: Iterable[Call] = (), model: 
 
 
 def gemini_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "gemini-2.5-flash",
-                  pieces: int = 3) -> list[dict]:
+                  pieces: int = 3) -> list[dict[str, Any]]:
     """Gemini streams whole candidates: text in pieces, each function call in one part."""
     events = [
         {"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}, "index": 0}], "modelVersion": model}
@@ -34,6 +35,6 @@ def gemini_stream(text: str | None = None, calls: Iterable[Call] = (), model: st
     return events
 
 
-def gemini_error(message: str, pointer: str) -> dict:
+def gemini_error(message: str, pointer: str) -> dict[str, Any]:
     """The 400 body Google's API sends for a request it refuses."""
     return {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}

@@ -199,11 +199,11 @@ def _check_contents(report: Report, profile: Profile, value: Any) -> None:
             report.add("GM-07", join(pointer, "role"), f"role {short(role)} is not user|model")
     paired = _paired(contents)
     previous = ""  # kind of the previous turn: user | response | call | model
-    pending: tuple[str, list[tuple[str, Any, str]]] | None = None  # (turn pointer, [(name, id, pointer)])
+    pending: tuple[str, list[tuple[Any, Any, str]]] | None = None  # (turn pointer, [(name, id, pointer)])
     call_ids: dict[str, str] = {}
     signed_turns, unsigned_turns = 0, []
     for base, role, parts in _turns(contents):
-        calls: list[tuple[str, Any, str]] = []
+        calls: list[tuple[Any, Any, str]] = []
         responses: list[tuple[Any, Any, str]] = []
         texts: list[str] = []
         signed = False
@@ -278,14 +278,14 @@ def _check_contents(report: Report, profile: Profile, value: Any) -> None:
                                        "dropped signature is rejected by Gemini 3", Severity.WARNING)
 
 
-def _unanswered(report: Report, pending: tuple[str, list[tuple[str, Any, str]]], paired: bool) -> None:
+def _unanswered(report: Report, pending: tuple[str, list[tuple[Any, Any, str]]], paired: bool) -> None:
     base, calls = pending
     names = ", ".join(repr(name) for name, _, _ in calls)
     if paired:
         report.add("GM-10", base, f"function-call turn ({names}) is not answered by the next turn")
 
 
-def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tuple[Any, Any, str]],
+def _match(report: Report, calls: list[tuple[Any, Any, str]], responses: list[tuple[Any, Any, str]],
            base: str) -> None:
     if len(responses) != len(calls):
         report.add("GM-10", base, f"{len(responses)} functionResponse part(s) for {len(calls)} functionCall "
@@ -295,15 +295,15 @@ def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tu
     if len(responses) == len(calls) and expected != got:
         report.add("GM-10", base, f"functionResponse names {got} do not match the calls {expected}")
     ids = {call_id for _, call_id, _ in calls if isinstance(call_id, str)}
-    named_ids: dict[Any, list[str]] = {}
+    named_ids: dict[str, list[str]] = {}  # a name that is a list or an object names no call (unhashable)
     for name, call_id, _ in calls:
-        if isinstance(call_id, str) and call_id:
+        if isinstance(name, str) and isinstance(call_id, str) and call_id:
             named_ids.setdefault(name, []).append(call_id)
     for name, response_id, where in responses:
         if isinstance(response_id, str) and ids and response_id not in ids:
             report.add("GM-12", join(where, "functionResponse", "id"),
                        f"functionResponse id {short(response_id)} echoes no functionCall id of the call turn")
-        elif response_id is None and name in named_ids:
+        elif response_id is None and isinstance(name, str) and name in named_ids:
             # Gemini 3 mints ids and pairs by them: a response that drops its call's id gets an empty
             # STOP answer, not a 400 (earendil-works/pi#7494, BerriAI/litellm#24453).
             report.add("GM-12", join(where, "functionResponse"),

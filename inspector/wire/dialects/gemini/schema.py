@@ -46,6 +46,12 @@ _IMPLIED = (("OBJECT", ("properties",)), ("ARRAY", ("items", "minItems", "maxIte
 # What makes a schema node typed for Gemini without a `type` of its own.
 _TYPING = ("type", "anyOf", "$ref", "ref", "properties", "items", "enum")
 
+
+def _format_accepted(fmt: Any, kind: str | None) -> bool:
+    """Whether Gemini takes `fmt` as the format of a schema of type `kind`. A format is a string: a
+    list or an object is none (and, unhashable, cannot be looked up)."""
+    return isinstance(fmt, str) and kind is not None and fmt in FORMATS.get(kind, ())
+
 ChangeKind = Literal["converted", "dropped", "merged", "moved", "synthesised"]
 
 
@@ -353,7 +359,7 @@ def _genai_typed(out: dict[str, Any], src: str, tgt: str, changes: list[Change])
         changes.append(Change(src, join(tgt, "items"), "synthesised", "an ARRAY needs items with a type; items of "
                                                                       "any value written as STRING", "GM-17"))
     fmt = out.get("format")
-    if fmt is not None and fmt not in FORMATS.get(_kind(out), ()):
+    if fmt is not None and not _format_accepted(fmt, _kind(out)):
         del out["format"]
         changes.append(Change(join(src, "format"), None, "dropped", f"format {short(fmt)} is not one Gemini accepts "
                                                                     f"for {_kind(out)}", "GM-17"))
@@ -488,7 +494,7 @@ def _subset(node: dict[str, Any], names: dict[str, str], where: str, upper: str 
     if not is_root and not any(name in names for name in _TYPING):
         yield "GM-17", where, f"{what}: an untyped schema (any value) is rejected; give it a type", Severity.ERROR
     fmt = node.get("format")
-    if "format" in node and upper is not None and fmt not in FORMATS.get(upper, ()):
+    if "format" in node and upper is not None and not _format_accepted(fmt, upper):
         yield "GM-17", join(where, "format"), f"{what}: format {short(fmt)} is not accepted for {upper} " \
                                               f"(accepted: {', '.join(sorted(FORMATS.get(upper, ()))) or 'none'}); " \
                                               "models have rejected it", Severity.WARNING

@@ -10,6 +10,7 @@ from ...pointer import join
 from ...profiles import Profile
 from ...rules.base import Report, as_dict, as_list
 from . import rules as gemini
+from .fields import field as gfield
 
 
 def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str, Any] | None:
@@ -36,7 +37,7 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
             for slot, part in enumerate(parts):
                 if not isinstance(part, dict):
                     continue
-                key, call = gemini.field(part, "functionCall")
+                key, call = gfield(part, "functionCall")
                 if isinstance(call, dict) and not profile.vertex:
                     for streaming in ("partialArgs", "willContinue", "partial_args", "will_continue"):
                         if streaming in call:

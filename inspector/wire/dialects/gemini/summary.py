@@ -8,7 +8,7 @@ from typing import Any
 from ...rules.base import as_list
 from .fields import field
 
-USAGE = ("usageMetadata", ("promptTokenCount",), ("candidatesTokenCount", "thoughtsTokenCount"))
+USAGE: tuple[str, tuple[str, ...], tuple[str, ...]] | None = ("usageMetadata", ("promptTokenCount",), ("candidatesTokenCount", "thoughtsTokenCount"))
 
 
 def tools(payload: dict[str, Any], path: str) -> int:

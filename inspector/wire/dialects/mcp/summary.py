@@ -7,7 +7,7 @@ from typing import Any
 
 from ...rules.base import as_list
 
-USAGE = None
+USAGE: tuple[str, tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def tools(payload: dict[str, Any], path: str) -> int:

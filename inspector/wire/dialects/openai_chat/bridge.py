@@ -3,11 +3,12 @@ responses and `chat.completion.chunk` streams."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...pointer import join
+from ...rules.base import as_dict
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
@@ -172,7 +173,7 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
             name = fn.get("name")
             if not declared_once(name, here, seen, losses, "function tool"):
                 continue
-            schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
+            schema = as_dict(fn.get("parameters"))
             req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict"),
                                   name_src=join(here, "function", "name")))
         elif kind == "custom" and isinstance(tool.get("custom"), dict):
@@ -195,7 +196,7 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
                                f"{name!r} is declared in both tools and functions; the tools entry is kept", "XL-03"))
             continue
         seen.add(name)
-        schema = fn.get("parameters") if isinstance(fn.get("parameters"), dict) else {}
+        schema = as_dict(fn.get("parameters"))
         req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, name_src=join(here, "name")))
     options = payload.get("web_search_options")
     if isinstance(options, dict):
@@ -228,7 +229,7 @@ def _parse_choice(payload: dict[str, Any], req: Request, losses: list[Loss]) -> 
             req.choice = Choice("named", "/tool_choice", str((choice.get("custom") or {}).get("name", "")))
         elif kind == "allowed_tools":
             allowed = choice.get("allowed_tools") or {}
-            mode = "required" if allowed.get("mode") == "required" else "auto"
+            mode: Literal["required", "auto"] = "required" if allowed.get("mode") == "required" else "auto"
             names = []
             for j, entry in enumerate(allowed.get("tools") or []):
                 named = (entry.get("function") or entry.get("custom") or {}) if isinstance(entry, dict) else {}
@@ -438,8 +439,9 @@ def _emit_choice(choice: Choice, emit: Emit, tools: list[dict[str, Any]]) -> Any
 
 # --- responses -----------------------------------------------------------------------------------
 
-_FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "function_call": "tool_calls",
-           "content_filter": "content_filter"}
+_FINISH: dict[object, StopReason] = {  # looked up with whatever the response holds
+    "stop": "stop", "length": "length", "tool_calls": "tool_calls", "function_call": "tool_calls",
+    "content_filter": "content_filter"}
 
 
 def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, list[Loss]]:
@@ -471,7 +473,7 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
             here = "/choices/0/message/function_call"
             arguments, raw = decode_arguments(legacy.get("arguments"), join(here, "arguments"), losses)
             resp.items.append(Call(None, str(legacy.get("name", "")), arguments, here, raw))
-        resp.stop = _FINISH.get(choice.get("finish_reason"), "stop")  # type: ignore[assignment]
+        resp.stop = _FINISH.get(choice.get("finish_reason"), "stop")
     hollow(resp, losses, "/choices/0/message" if choices else "/choices")
     resp.input_tokens, resp.output_tokens = token_counts(payload.get("usage"), "prompt_tokens", "completion_tokens")
     return resp, losses
@@ -538,7 +540,7 @@ class StreamParser:
             out.append(ev.Start(str(chunk.get("id") or ""), str(chunk.get("model") or "")))
         usage = chunk.get("usage")
         if isinstance(usage, dict):
-            self.usage = token_counts(usage, "prompt_tokens", "completion_tokens")  # type: ignore[assignment]
+            self.usage = token_counts(usage, "prompt_tokens", "completion_tokens")
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 if not self.dropped_choices:
@@ -559,7 +561,7 @@ class StreamParser:
             if isinstance(legacy, dict):
                 self._call("function_call", None, legacy.get("name"), legacy.get("arguments"), out)
             if choice.get("finish_reason"):
-                self.finish = _FINISH.get(choice["finish_reason"], "stop")  # type: ignore[assignment]
+                self.finish = _FINISH.get(choice["finish_reason"], "stop")
         return out
 
     def _call(self, key: Any, call_id: Any, name: Any, arguments: Any, out: list[ev.Event]) -> None:

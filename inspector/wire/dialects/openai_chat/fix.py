@@ -55,10 +55,11 @@ def _chat_tool_name(tool: dict[str, Any]) -> Any:
     return tool.get("function", {}).get("name")
 
 
-def _chat_tool(fixer: Fixer, tool: Any, where: str) -> dict[str, Any] | None:
-    if not isinstance(tool, dict):
+def _chat_tool(fixer: Fixer, given: Any, where: str) -> dict[str, Any] | None:
+    if not isinstance(given, dict):
         fixer.note("OC-01", where, "dropped", "tool that is not an object dropped")
         return None
+    tool: dict[str, Any] = given
     kind = tool.get("type")
     if kind == "custom":
         custom = tool.get("custom")

@@ -9,7 +9,7 @@ from ...ranges import Range
 # Neutral field name -> range: what the bridges fit a translated request into.
 RANGES = {"max_tokens": Range(1), "temperature": Range(0, 2), "top_p": Range(0, 1)}
 # Neutral field name -> where a Chat request holds it.
-FIELDS = {"max_tokens": ("max_tokens", "max_completion_tokens"), "temperature": ("temperature",),
+FIELDS: dict[str, tuple[str, ...]] = {"max_tokens": ("max_tokens", "max_completion_tokens"), "temperature": ("temperature",),
           "top_p": ("top_p",)}
 _MISTRAL = {**RANGES, "temperature": Range(0)}
 

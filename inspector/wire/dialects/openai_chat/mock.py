@@ -9,7 +9,7 @@ from ...canned import Call, split
 from ...pointer import split as split_pointer
 
 
-def chat_completion(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini") -> dict:
+def chat_completion(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini") -> dict[str, Any]:
     calls = list(calls)
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if calls:
@@ -30,7 +30,7 @@ def chat_stream(text: str | None = None, calls: Iterable[Call] = (), model: str 
     calls = list(calls)
     base = {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 1700000000, "model": model}
 
-    def chunk(delta: dict, finish: str | None = None) -> dict:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]}
 
     events: list[Any] = [chunk({"role": "assistant", "content": "" if text is not None else None})]

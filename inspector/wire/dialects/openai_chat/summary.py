@@ -6,7 +6,7 @@ from typing import Any
 
 from ...rules.base import as_list
 
-USAGE = ("usage", ("prompt_tokens",), ("completion_tokens",))
+USAGE: tuple[str, tuple[str, ...], tuple[str, ...]] | None = ("usage", ("prompt_tokens",), ("completion_tokens",))
 
 
 def tools(payload: dict[str, Any], path: str) -> int:

@@ -8,6 +8,7 @@ from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...naming import digest
 from ...pointer import join
+from ...rules.base import as_dict
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
@@ -180,7 +181,7 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
             name = tool.get("name")
             if not declared_once(name, here, seen, losses, f"{kind} tool"):
                 continue
-            schema = tool.get("parameters") if isinstance(tool.get("parameters"), dict) else {}
+            schema = as_dict(tool.get("parameters"))
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
                                   custom=kind == "custom", name_src=join(here, "name")))
         elif kind in _BUILTIN_KIND:
@@ -497,8 +498,8 @@ class StreamParser:
             has_calls = any(isinstance(i, dict) and i.get("type") in ("function_call", "custom_tool_call")
                             for i in response.get("output") or [])
             self.done = True
-            return [ev.Finish(_stop(response, has_calls), *token_counts(response.get("usage"), "input_tokens",
-                                                                          "output_tokens"))]
+            tokens_in, tokens_out = token_counts(response.get("usage"), "input_tokens", "output_tokens")
+            return [ev.Finish(_stop(response, has_calls), tokens_in, tokens_out)]
         if kind in ("response.failed", "error"):
             self.done = True
             error = (data.get("response") or {}).get("error") if kind == "response.failed" else data

@@ -7,7 +7,7 @@ from ...profiles import Profile
 from ...ranges import Range
 
 RANGES = {"max_tokens": Range(16), "temperature": Range(0, 2), "top_p": Range(0, 1)}
-FIELDS = {"max_tokens": ("max_output_tokens",), "temperature": ("temperature",), "top_p": ("top_p",)}
+FIELDS: dict[str, tuple[str, ...]] = {"max_tokens": ("max_output_tokens",), "temperature": ("temperature",), "top_p": ("top_p",)}
 
 
 def ranges(profile: Profile) -> dict[str, Range]:

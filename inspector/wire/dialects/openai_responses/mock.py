@@ -8,8 +8,8 @@ from typing import Any
 from ...canned import Call, split
 
 
-def responses_result(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini") -> dict:
-    output: list[dict] = []
+def responses_result(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini") -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
     if text is not None:
         output.append({"type": "message", "id": "msg_mock", "status": "completed", "role": "assistant",
                        "content": [{"type": "output_text", "text": text, "annotations": []}]})
@@ -25,11 +25,11 @@ def responses_result(text: str | None = None, calls: Iterable[Call] = (), model:
 
 
 def responses_stream(text: str | None = None, calls: Iterable[Call] = (), model: str = "gpt-4o-mini",
-                     pieces: int = 3) -> list[tuple[str, dict]]:
+                     pieces: int = 3) -> list[tuple[str, dict[str, Any]]]:
     calls = list(calls)
     final = responses_result(text, calls, model)
     in_progress = {**final, "status": "in_progress", "output": []}
-    events: list[tuple[str, dict]] = []
+    events: list[tuple[str, dict[str, Any]]] = []
 
     def emit(kind: str, **data: Any) -> None:
         events.append((kind, {"type": kind, "sequence_number": len(events), **data}))

@@ -71,13 +71,13 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
         item_id = event.get("item_id")
         where = join("", number)
         if not isinstance(item_id, str) or item_id not in items:
-            keyed_by_call = isinstance(item_id, str) and item_id in by_call_id
+            called = by_call_id.get(item_id) if isinstance(item_id, str) else None  # the item of that call_id
             report.add("OR-10", join(where, "item_id"),
-                       f"{kind} is keyed by call_id {short(item_id)}; deltas are keyed by the item id" if keyed_by_call
-                       else f"{kind} names item {short(item_id)}, which no output_item.added opened")
-            if not keyed_by_call:
+                       f"{kind} is keyed by call_id {short(item_id)}; deltas are keyed by the item id"
+                       if called is not None else f"{kind} names item {short(item_id)}, which no output_item.added opened")
+            if called is None:
                 continue
-            item_id = by_call_id[item_id]
+            item_id = called
         if phase == "delta":
             if isinstance(event.get("delta"), str):
                 deltas[item_id].append(event["delta"])

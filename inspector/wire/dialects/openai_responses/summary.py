@@ -6,7 +6,7 @@ from typing import Any
 
 from ...rules.base import as_list
 
-USAGE = ("usage", ("input_tokens",), ("output_tokens",))
+USAGE: tuple[str, tuple[str, ...], tuple[str, ...]] | None = ("usage", ("input_tokens",), ("output_tokens",))
 
 
 def tools(payload: dict[str, Any], path: str) -> int:
