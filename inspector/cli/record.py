@@ -121,7 +121,7 @@ def flow_printer(console: Console, live: LiveExport | None) -> Callable[[FlowEve
     return on_event
 
 
-def reporter(refusals, live):  # type: ignore[no-untyped-def]
+def reporter(refusals: Callable[[], None], live: LiveExport | None) -> Callable[[], None]:
     """`record`'s once-a-second look: the front door's refusals, and the live export's drops and
     failures (a collector down or slow) while they happen, not only in the summary at the end."""
 

@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from opentelemetry.sdk.metrics.export import MetricExporter
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
@@ -50,7 +51,7 @@ def metric_exporter(endpoint: str | None) -> MetricExporter:
     return _exporter("metrics", endpoint)
 
 
-def _exporter(signal: str, endpoint: str | None):  # type: ignore[no-untyped-def]
+def _exporter(signal: str, endpoint: str | None) -> Any:
     variables = (f"OTEL_EXPORTER_OTLP_{signal.upper()}_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
     protocol = next((os.environ[name] for name in variables if os.environ.get(name)), "http/protobuf").strip()
     if endpoint is None and not any(os.environ.get(name) for name in (f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT",

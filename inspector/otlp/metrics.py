@@ -57,8 +57,9 @@ class GenAiMetrics:
             common = {key: attributes[key] for key in KEYS if key in attributes}
             self._duration.record((span.end_time - span.start_time) / 1e9, common)
             for kind, key in USAGE:
-                if key in attributes:
-                    self._tokens.record(attributes[key], {**common, "gen_ai.token.type": kind})
+                count = attributes.get(key)
+                if isinstance(count, int):
+                    self._tokens.record(count, {**common, "gen_ai.token.type": kind})
 
     def export(self) -> bool:
         """Send what was recorded so far; False when the collector did not take it."""
