@@ -403,6 +403,17 @@ _RULES = [
     Rule("GM-21", E, "Gemini answers 400 INVALID_ARGUMENT for {{key}} {{value}}: generationConfig takes temperature "
          "from 0.0 to 2.0, topP from 0.0 to 1.0 and maxOutputTokens from 1 (the GenerationConfig reference).",
          "Send the value within its range (either spelling, maxOutputTokens or max_output_tokens).", REJ),
+    # Gemini Live (BidiGenerateContent, dialects/gemini/live.py): calls and answers across one socket.
+    Rule("GM-22", E, "A toolResponse answers the model's toolCall by its id (\"the responses with the matching "
+         "IDs\"); a functionResponse whose id no toolCall of this session asked for is an answer to nothing: the "
+         "model is still waiting for its call's result.",
+         "Answer with the id of the functionCall it is the result of (toolCall.functionCalls[].id).", MAY),
+    Rule("GM-23", W, "A toolCall waits for its toolResponse; a new clientContent turn sent while a call is neither "
+         "answered nor cancelled (toolCallCancellation) leaves the model without the result it asked for.",
+         "Send the toolResponse for every pending call id before the next client turn.", CHG),
+    Rule("GM-24", E, "A functionResponse carries the name of the call it answers; one whose name differs from the "
+         "functionCall of the same id answers a different function than the one called.",
+         "Echo the call's name with its id.", MAY),
     # MCP
     Rule("MCP-01", E, "A tools/list result is {tools: Tool[], nextCursor?} (2026-07-28 adds resultType, "
          "cacheScope, ttlMs).",
@@ -430,6 +441,30 @@ _RULES = [
          "a JSON-RPC error (\"Unknown tool\") and the model's call fails.",
          "Call only listed tools; re-list after notifications/tools/list_changed; map aliased names back to "
          "the server's own.", REJ),
+    # OpenAI Realtime (GA; dialects/openai_responses/realtime.py): the events of one socket.
+    Rule("RT-01", E, "A function_call_output item answers the function_call the server announced with that "
+         "call_id (response.output_item.*, conversation.item.*); an output for a call_id this session never "
+         "announced pairs with no call, and the model never reads it as a call's result.",
+         "Send the call_id of the function_call item the output answers.", MAY),
+    Rule("RT-02", W, "The model answers a function_call after reading its function_call_output; a response.create "
+         "sent while a call has no output yet starts a response without the result it asked for.",
+         "Create every pending call's function_call_output (conversation.item.create) before response.create.",
+         CHG),
+    Rule("RT-03", E, "A Realtime conversation has one active response at a time: a response.create before the "
+         "active one's response.done is refused (error conversation_already_has_active_response, \"Conversation "
+         "already has an active response in progress … Wait until the response is finished\"), and no "
+         "response.done follows it.",
+         "Wait for response.done (or send response.cancel and wait for its response.done) before the next "
+         "response.create; with server VAD the server may have created one already.", REJ),
+    Rule("RT-04", E, "The Realtime beta is shut down: OpenAI-Beta: realtime=v1 asks for it, and beta event names "
+         "(response.text.delta, response.audio.delta, response.audio_transcript.*, conversation.item.created) are "
+         "not the GA names a GA client waits for (response.output_text.*, response.output_audio.*, "
+         "response.output_audio_transcript.*, conversation.item.added).",
+         "Drop realtime=v1 from OpenAI-Beta and speak the GA event names.", REJ),
+    Rule("RT-05", E, "Realtime tools are flat, {\"type\":\"function\",\"name\",\"description\",\"parameters\"}, "
+         "and tool_choice is auto|none|required or {\"type\":\"function\",\"name\"}; the Chat shape (under "
+         "function) leaves the tool without a name and the session.update is refused at '{{path}}'.",
+         "Move name, description and parameters up beside type.", REJ),
     # Cross-dialect
     Rule("XL-01", E, "JSON-Schema consumers (OpenAI, Anthropic, MCP) validate tool schemas as JSON Schema with "
          "lower-case types, and reject the schema at '{{path}}' (it holds {{value}}).",

@@ -18,7 +18,9 @@ from .catalogue import RULES
 # where the dialect has no rule of its own for the defect (Chat's casing is OC-05, Anthropic's
 # duplicate names AN-03…); one missing here belongs to translation and so to every dialect.
 _PREFIXES = {"OC": Dialect.OPENAI_CHAT, "OR": Dialect.OPENAI_RESPONSES, "AN": Dialect.ANTHROPIC,
-             "GM": Dialect.GEMINI, "MCP": Dialect.MCP}
+             "GM": Dialect.GEMINI, "MCP": Dialect.MCP,
+             # OpenAI Realtime has no Dialect member yet: its module lives in the Responses package.
+             "RT": Dialect.OPENAI_RESPONSES}
 _CHAT, _RESPONSES = Dialect.OPENAI_CHAT.value, Dialect.OPENAI_RESPONSES.value
 _CROSS_DIALECT: dict[str, tuple[str, ...]] = {
     "XL-01": (_RESPONSES, Dialect.ANTHROPIC.value, Dialect.GEMINI.value, Dialect.MCP.value),
@@ -48,6 +50,9 @@ SOURCES: dict[str, str] = {
     'D-ANT-HTC': 'https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls.md',
     'S-GEM': '`googleapis/python-genai` @ `66807187f212` (2026-08-21), `google/genai/types.py` (876 KB)',
     'D-VTX-FC': 'https://docs.cloud.google.com/vertex-ai/generative-ai/docs/model-reference/function-calling',
+    'S-OAI-PY-RT': '`openai/openai-python` `src/openai/types/realtime/*.py` (Stainless-generated Realtime GA events: `realtime_function_tool.py`, `conversation_item_create_event.py`, `realtime_conversation_item_function_call_output.py`, `response_create_event.py`, `realtime_error_event.py`)',
+    'D-OAI-RT': 'OpenAI Realtime API reference, client and server events — https://platform.openai.com/docs/api-reference/realtime ; Responses WebSocket mode — https://developers.openai.com/api/docs/guides/websocket-mode , https://developers.openai.com/api/reference/resources/responses/websocket-events',
+    'D-GEM-LIVE': 'Gemini Live API reference — https://ai.google.dev/gemini-api/docs/live#bidigeneratecontenttoolcall (BidiGenerateContentToolCall, ToolResponse, ToolCallCancellation); google-genai `types.py` `LiveServerToolCall`, `LiveClientToolResponse`, `FunctionResponse`',
     'S-MCP': '`modelcontextprotocol/modelcontextprotocol` @ `b0f60ba5409d` (2026-08-22): `schema/2026-07-28/schema.json`, `schema/2025-11-25/schema.json`, `docs/specification/<rev>/server/tools.mdx`',
 }
 
@@ -556,6 +561,38 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         'https://github.com/BerriAI/litellm/issues/39796',
         'https://github.com/BerriAI/litellm/issues/15884',
         'https://github.com/openai/codex/issues/7517',
+    )),
+    'GM-22': ('A Live functionResponse answers a toolCall of the session', (
+        '[D-GEM-LIVE]',
+        '[S-GEM] `LiveServerToolCall.function_calls`, `FunctionResponse.id`',
+    )),
+    'GM-23': ('Every Live toolCall is answered before the next client turn', (
+        '[D-GEM-LIVE] (BidiGenerateContentToolCall: "the client should respond with a ToolResponse")',
+    )),
+    'GM-24': ('A Live functionResponse keeps the name of its call', (
+        '[D-GEM-LIVE]',
+        '[S-GEM] `FunctionResponse.name`',
+    )),
+    'RT-01': ('A Realtime function_call_output answers an announced call_id', (
+        '[S-OAI-PY-RT] `realtime_conversation_item_function_call_output.py` (call_id)',
+        '[D-OAI-RT]',
+    )),
+    'RT-02': ('Realtime calls get their output before the next response.create', (
+        '[D-OAI-RT] (function calling: add the function_call_output, then response.create)',
+        'https://github.com/pipecat-ai/pipecat/pull/3960',
+    )),
+    'RT-03': ('One active Realtime response at a time', (
+        '[S-OAI-PY-RT] `realtime_error_event.py`',
+        'https://github.com/openai/openai-agents-python/issues/1466',
+        'https://github.com/livekit/agents/issues/6817',
+        'https://github.com/pipecat-ai/pipecat/pull/3960',
+    )),
+    'RT-04': ('GA Realtime sessions speak no beta', (
+        '[D-OAI-RT] (GA event names; the beta header realtime=v1)',
+        'https://github.com/twilio-samples/speech-assistant-openai-realtime-api-node/pull/40',
+    )),
+    'RT-05': ('Realtime tools are flat function definitions', (
+        '[S-OAI-PY-RT] `realtime_function_tool.py` (type, name, description, parameters)',
     )),
     'XL-13': ('strict:true only on strict-compliant schemas', (
         '[S-OAI-PY-STRICT]',
