@@ -221,3 +221,16 @@ def test_live_checks_nothing_in_frames_it_cannot_read():
     frames = [Frame(Direction.CLIENT, 0.0, False, b"\x00\x01"), Frame(Direction.SERVER, 1.0, True, b"[1, 2]"),
               *socket_frames(gemini_session())]
     assert live.check(frames) == []
+
+
+def test_a_response_create_the_server_refused_for_another_reason_leaves_none_active():
+    document = inserting(16, [C, {"type": "response.create", "response": {"output_modalities": ["video"]}}],
+                         _refused("invalid_value"), [C, {"type": "response.create"}])(realtime_session())
+    assert realtime.check(socket_frames(document), {}) == []
+
+
+def test_a_call_the_client_put_in_the_conversation_is_answerable():
+    call = {"type": "function_call", "call_id": "call_restored", "name": "get_weather", "arguments": '{"city":"Oslo"}'}
+    document = inserting(3, [C, {"type": "conversation.item.create", "item": call}],
+                         _output("call_restored"))(realtime_session())
+    assert realtime.check(socket_frames(document), {}) == []

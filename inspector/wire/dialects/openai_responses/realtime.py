@@ -46,20 +46,23 @@ def check(frames: list[Frame], headers: Mapping[str, str] | None = None) -> list
     calls: dict[str, str] = {}  # call_id -> the function's name, as the server announced it
     pending: dict[str, int] = {}  # announced calls without an output yet -> the frame announcing them
     active: int | None = None  # the frame of the response.create whose response is in flight
+    created = False  # the server confirmed that response (response.created)
     flagged_active = False
     for event in events(frames):
         body, where = event.body, join("", event.number)
         if event.direction is Direction.SERVER:
             _server(report, event, calls, pending)
-            if event.type == "response.created" and active is None:
-                active = event.number
+            if event.type == "response.created":
+                active, created = active if active is not None else event.number, True
             elif event.type == "response.done":
-                active = None
+                active, created = None, False
             elif event.type == "error" and _error_code(body) == "conversation_already_has_active_response":
                 if not flagged_active:
                     report.add("RT-03", join(where, "error", "code"), "the server refused a response.create: "
                                "a response was already active", effect=Effect.REJECTS)
                 flagged_active = False
+            elif event.type == "error" and active is not None and not created:
+                active = None  # the response.create was refused: no response is in flight
             continue
         if event.type == "session.update":
             session = body.get("session")
@@ -67,7 +70,11 @@ def check(frames: list[Frame], headers: Mapping[str, str] | None = None) -> list
                 _check_tools(report, session, join(where, "session"))
         elif event.type == "conversation.item.create":
             item = body.get("item")
-            if isinstance(item, dict) and item.get("type") == "function_call_output":
+            kind = item.get("type") if isinstance(item, dict) else None
+            if kind == "function_call" and isinstance(item, dict):
+                # A call the client writes into the conversation (restored history) is answerable.
+                _announce(item, event.number, calls, pending)
+            elif kind == "function_call_output" and isinstance(item, dict):
                 call_id = item.get("call_id")
                 if not isinstance(call_id, str) or call_id not in calls:
                     report.add("RT-01", join(where, "item", "call_id"),
@@ -83,10 +90,11 @@ def check(frames: list[Frame], headers: Mapping[str, str] | None = None) -> list
             if active is not None:
                 report.add("RT-03", where, f"response.create while the response of frame {active} is still active")
                 flagged_active = True
-            elif pending:
+                continue
+            if pending:
                 waiting = ", ".join(short(call_id) for call_id in pending)
                 report.add("RT-02", where, f"response.create before the output of call {waiting}")
-            active = active if active is not None else event.number
+            active, created = event.number, False
     return report.violations
 
 
@@ -101,10 +109,15 @@ def _server(report: Report, event: Event, calls: dict[str, str], pending: dict[s
                    f"beta event {event.type} on a GA session (GA: {BETA_EVENTS[event.type]})",
                    effect=Effect.BREAKS_CLIENT)
     item = event.body.get("item") if event.type in _ANNOUNCING else None
-    if isinstance(item, dict) and item.get("type") == "function_call" and isinstance(item.get("call_id"), str):
-        call_id = item["call_id"]
+    if isinstance(item, dict) and item.get("type") == "function_call":
+        _announce(item, event.number, calls, pending)
+
+
+def _announce(item: dict[str, Any], number: int, calls: dict[str, str], pending: dict[str, int]) -> None:
+    call_id = item.get("call_id")
+    if isinstance(call_id, str):
         if call_id not in calls:
-            pending[call_id] = event.number
+            pending[call_id] = number
         calls[call_id] = str(item.get("name", ""))
 
 
