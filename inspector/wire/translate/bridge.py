@@ -163,6 +163,7 @@ class Bridge:
             # Read in camelCase (GM-16); reported in the client's own spelling.
             losses[:] = [replace(loss, source=spelled(payload, loss.source)) for loss in losses]
         state.aliases = dict(names.reverse)
+        state.namespaced = dict(req.namespaced)
         state.ids = dict(ids.reverse)
         return RequestTranslation(out, _target_path(path, self.source, self.target, req.model, req.stream), losses,
                                   state)

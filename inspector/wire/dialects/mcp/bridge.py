@@ -63,17 +63,21 @@ def tools(document: Any, target: Dialect) -> tuple[dict[str, Any], list[Loss]]:
         schema = tool.get("inputSchema")
         if not isinstance(schema, dict):
             raise TranslationError("inputSchema must be an object (MCP-02)", join(here, "inputSchema"))
+        # Gemini declares what a function answers (responseJsonSchema); no other dialect does.
+        output_schema = tool.get("outputSchema") if target is Dialect.GEMINI else None
         for key in _TOOL_EXTRAS:
-            if key in tool:
+            if key in tool and not (key == "outputSchema" and isinstance(output_schema, dict)):
                 losses.append(Loss(join(here, key), None, "dropped", f"MCP tool {key} has no counterpart", ""))
         description = tool.get("description") or tool.get("title") or ""
-        declared.append(Tool(name, str(description), schema, here, name_src=join(here, "name")))
+        declared.append(Tool(name, str(description), schema, here, name_src=join(here, "name"),
+                             schema_src=join(here, "inputSchema"),
+                             output_schema=output_schema if isinstance(output_schema, dict) else None))
     emit = _emit(target, seen)
     out = _EMIT_TOOLS[target](declared, emit)
     return {"tools": out}, losses + emit.losses
 
 
-def _content(result: dict[str, Any], base: str, losses: list[Loss]) -> list[Part]:
+def _content(result: dict[str, Any], base: str, losses: list[Loss], target: Dialect) -> list[Part]:
     parts: list[Part] = []
     for i, block in enumerate(result.get("content") or []):
         here = join(base, "content", i)
@@ -95,7 +99,7 @@ def _content(result: dict[str, Any], base: str, losses: list[Loss]) -> list[Part
         else:
             raise TranslationError(f"MCP content block {kind!r} has no counterpart", here)
     structured = result.get("structuredContent")
-    if structured is not None:
+    if structured is not None and target is not Dialect.GEMINI:  # Gemini takes the object (functionResponse)
         if parts:
             losses.append(Loss(join(base, "structuredContent"), None, "dropped",
                                "structuredContent is dropped; the text content carries the result (MCP-06)", "XL-15"))
@@ -109,14 +113,15 @@ def _content(result: dict[str, Any], base: str, losses: list[Loss]) -> list[Part
 def result_item(document: Any, target: Dialect) -> tuple[dict[str, Any], list[Loss]]:
     result, base, request = _unwrap(document)
     losses: list[Loss] = []
-    parts = _content(result, base, losses)
+    parts = _content(result, base, losses, target)
     params = (request or {}).get("params") or {}
     name = params.get("name") if isinstance(params.get("name"), str) else None
     rpc_id = (request or {}).get("id", "")
     call_id = mint_id(f"mcp:{rpc_id}:{name}")
     losses.append(Loss(base, None, "synthesised", f"an MCP result carries no tool-call id; {call_id!r} stands in for "
                        "the id of the call it answers", "XL-04"))
-    item = Result(call_id, name, parts, base, is_error=result.get("isError") is True)
+    item = Result(call_id, name, parts, base, is_error=result.get("isError") is True,
+                  structured=result.get("structuredContent"))
     emit = _emit(target, {name} if name else set())
     out = _RESULT[target](item, emit)
     return out, losses + emit.losses
@@ -157,10 +162,7 @@ def _gemini_result(item: Result, emit: Emit) -> dict[str, Any]:
     if not item.name:
         raise TranslationError("a Gemini functionResponse needs the function name; pass the tools/call request "
                                "together with its result", item.src)
-    text = join_text(item.parts)
-    response: dict[str, Any] = {"error": text} if item.is_error else {"output": text}
-    out: dict[str, Any] = {"id": item.call_id, "name": emit.name(item.name, item.name_src or item.src, "/functionResponse/name"),
-                           "response": response}
+    out = gemini.function_response(item, emit, "/functionResponse")
     media = [p for p in item.parts if p.kind != "text"]
     if media:
         emit.losses.append(Loss(item.src, "/functionResponse/parts", "converted",
