@@ -567,7 +567,8 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         '[S-GEM] `LiveServerToolCall.function_calls`, `FunctionResponse.id`',
     )),
     'GM-23': ('Every Live toolCall is answered before the next client turn', (
-        '[D-GEM-LIVE] (BidiGenerateContentToolCall: "the client should respond with a ToolResponse")',
+        '[D-GEM-LIVE] (BidiGenerateContentToolCall: "Request for the client to run the function calls and return '
+        'the responses with the matching IDs"; BidiGenerateContentToolCallCancellation for the calls it withdraws)',
     )),
     'GM-24': ('A Live functionResponse keeps the name of its call', (
         '[D-GEM-LIVE]',
