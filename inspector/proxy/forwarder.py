@@ -18,7 +18,6 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -31,12 +30,12 @@ from ..wire.dialect import is_server_push
 from .access import AccessPolicy
 from .addons import (CONTROL_HEADERS, REPLAY_AUTH_HEADER, REPLAY_HEADER, CredentialVault, FlowEvent, Notifier,
                      Recorder, ReplayMarking, replay_marker)
-from .connect import (DEFAULT_MAX_TUNNELS, DEFAULT_TUNNEL_IDLE, ConnectHandler, InterceptError, Interception,
-                      InterceptList)
+from .connect import ConnectHandler, InterceptError, Interception, InterceptList
 from .exchange import (FLOW_ID_HEADER, HOP_BY_HOP, Abort, Addon, BodyRead, BodyRefused, ClientGone, Command,
                        Exchange, Finish, Policy, Record, SendData, SendHead, SendUpstream, Stopped, UpstreamData,
                        UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
-from .server import (INTERCEPT_EXTENSION, ClientLimits, ListenError, Served, ServerThread, is_loopback,
+from .options import Options, ProxyOptions
+from .server import (INTERCEPT_EXTENSION, ListenError, Served, ServerThread, is_loopback,
                      request_target, unsendable_head)
 from .transform import RepairFactory, TransformError, TransformFactory
 
@@ -47,8 +46,6 @@ _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length", "expect"} | CONTROL_HEA
 # aiohttp would add these on its own; a passthrough sends only what the client sent.
 _SKIP_AUTO = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 
-DEFAULT_MAX_BODY = 64 * 1024 * 1024
-DEFAULT_TIMEOUT = 600.0  # seconds of upstream silence before giving up (LLMs can think long)
 SWITCH_INTERVAL = 0.001
 
 
@@ -64,31 +61,16 @@ def shorten_switch_interval() -> None:
         sys.setswitchinterval(SWITCH_INTERVAL)
 
 class Forwarder(Served):
-    def __init__(
-        self,
-        upstream: str,
-        *,
-        store: Store,
-        host: str = "127.0.0.1",
-        port: int = 8787,
-        on_event: Callable[[FlowEvent], None] | None = None,
-        translate: str | None = None,
-        repair: bool = False,
-        allow_remote: bool = False,
-        allow_hosts: Iterable[str] = (),
-        allow_origins: Iterable[str] = (),
-        timeout: float = DEFAULT_TIMEOUT,
-        max_body: int = DEFAULT_MAX_BODY,
-        limits: ClientLimits = ClientLimits(),
-        intercept: Iterable[str] = (),
-        allow_connect: Iterable[str] = (),
-        ca_dir: Path | str | None = None,
-        upstream_ca: Path | str | None = None,
-        tunnel_idle: float = DEFAULT_TUNNEL_IDLE,
-        max_tunnels: int = DEFAULT_MAX_TUNNELS,
-        route: str | None = None,
-        access: AccessPolicy | None = None,
-    ) -> None:
+    """Serves one upstream as `options` say (its upstream, mode, limits, proxy mode). `access`: the
+    policy shared by the routes of one launch (routes.Router), else one of its own."""
+
+    def __init__(self, options: Options, *, store: Store, on_event: Callable[[FlowEvent], None] | None = None,
+                 access: AccessPolicy | None = None) -> None:
+        if options.upstream is None:
+            raise ForwarderError("a forwarder needs an --upstream URL")
+        self.options = options
+        upstream, host, translate, repair = options.upstream, options.host, options.translate, options.repair
+        timeout, max_body, limits, proxy = options.timeout, options.max_body, options.limits, options.proxy
         shown = redact_url(upstream)
         try:
             parts = urlsplit(upstream)
@@ -106,7 +88,7 @@ class Forwarder(Served):
             extra = redact_url('?' + parts.query) if parts.query else '#' + parts.fragment
             raise ForwarderError(f"--upstream is a base URL; the client's own path and query are appended to it: "
                                  f"drop {extra!r} from {shown!r}")
-        if not is_loopback(host) and not allow_remote:
+        if not is_loopback(host) and not options.allow_remote:
             raise ForwarderError(
                 f"refusing to listen on {host}: it is reachable from other machines and the forwarder "
                 "relays your API keys; pass --allow-remote (allow_remote=True) if you mean it"
@@ -120,10 +102,10 @@ class Forwarder(Served):
         upstream_secrets = secret_values(list(upstream_auth), url=self.upstream)
         self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
         # Routes of one launch share one policy (see routes.Router), so one count says what it refused.
-        self.access = access or AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+        self.access = access or AccessPolicy(host, allow_hosts=options.allow_hosts, allow_origins=options.allow_origins)
         if self.access.token is not None:  # a body that quotes the base URL it was given quotes the token
             upstream_secrets += (self.access.token,)
-        self.route = route  # None: the unnamed route, at `/` of its own port
+        self.route = options.route  # None: the unnamed route, at `/` of its own port
         self.mount = ""  # the path prefix a Router serves this route under ("/r/NAME"), "" on a port of its own
         self.store = store
         self.host = host
@@ -151,12 +133,13 @@ class Forwarder(Served):
         self._session: aiohttp.ClientSession | None = None
         # Proxy mode (connect.py): CONNECT is answered, provider hosts intercepted with the local CA.
         try:
-            intercepts = InterceptList(intercept)
+            intercepts = InterceptList(proxy.intercept)
         except InterceptError as exc:
             raise ForwarderError(str(exc)) from exc
-        self.connect = ConnectHandler(self.access, intercepts, ca_dir=ca_dir, allow_connect=allow_connect,
-                                      handshake_timeout=limits.client_timeout, max_tunnels=max_tunnels,
-                                      idle_timeout=tunnel_idle)
+        self.connect = ConnectHandler(self.access, intercepts, ca_dir=proxy.ca_dir, allow_connect=proxy.allow_connect,
+                                      handshake_timeout=limits.client_timeout, max_tunnels=proxy.max_tunnels,
+                                      idle_timeout=proxy.tunnel_idle)
+        upstream_ca = proxy.upstream_ca
         self._upstream_ssl: ssl.SSLContext | bool = True  # aiohttp's default verification
         if upstream_ca is not None:
             # Trusted besides the usual roots, e.g. a test upstream's own CA.
@@ -167,9 +150,14 @@ class Forwarder(Served):
                 raise ForwarderError(f"--upstream-ca {upstream_ca}: cannot load it as PEM certificates: "
                                      f"{exc}") from None
         self._server = ServerThread(
-            self.app, host, port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
+            self.app, host, options.port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
             limits=limits, connect=self.connect,
         )
+
+    @property
+    def proxy(self) -> ProxyOptions:
+        """Proxy mode as launched."""
+        return self.options.proxy
 
     # -- lifecycle ---------------------------------------------------------------------------
 
