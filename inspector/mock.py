@@ -150,7 +150,7 @@ def _body_value(body: bytes) -> Any:
 
 
 # Framing is ours to redo (the body length may differ once re-serialised); a body loaded decoded
-# (load.py) is served decoded.
+# (formats/load.py) is served decoded.
 _NOT_REPLAYED = frozenset({"content-length", "transfer-encoding", "connection"})
 
 
@@ -177,13 +177,13 @@ class FixtureRoute:
     @classmethod
     def load(cls, path: str | Path) -> list[FixtureRoute]:
         """The routes of every turn in a fixture, HAR file or cassette (a load.LoadError if none)."""
-        from .load import load
+        from .formats.registry import load
 
         return [cls.from_flow(turn.flow, turn.source) for turn in load(path)]
 
     @classmethod
     def from_fixture(cls, data: dict, source: str = "<fixture>") -> FixtureRoute:
-        from .load import flow_from_fixture
+        from .formats.load import flow_from_fixture
 
         return cls.from_flow(flow_from_fixture(data, source), source)
 

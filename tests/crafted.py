@@ -5,7 +5,7 @@ beyond 64 bits, huge strings, deep nesting, invalid base64), is dropped, or is d
 whole file is broken in the ways that are not about one field (invalid UTF-8, YAML anchors and
 aliases, 10,000-deep lists, several documents, a file past the size cap).
 
-`cases()` gives (name, file name, bytes); tests/test_crafted_recordings.py runs every one through
+`cases()` gives (name, file name, bytes); tests/formats/test_crafted_recordings.py runs every one through
 every reader."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from inspector import cassette, export, har
+from inspector.formats import cassette, fixture as export, har
 from inspector.analysis import analyse
 from inspector.flow import Chunk, Flow, FlowState
 

@@ -11,9 +11,9 @@ import orjson
 import pytest
 import yaml
 
-from inspector import export
+from inspector.formats import fixture as export
 from inspector.cli import main
-from inspector.load import load
+from inspector.formats.registry import load
 from inspector.wire.rules.catalogue import RULES
 
 SCHEMA = json.loads((Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text())

@@ -85,6 +85,22 @@ def test_export_makes_the_directory_it_is_given_private(stored: str, tmp_path: P
         0o700, 0o700, [("session-1.har", 0o600)])
 
 
+def test_the_html_page_is_never_written_through_a_link_nor_over_a_file(stored: str, victim: Path, tmp_path: Path,
+                                                                       capsys) -> None:
+    link = tmp_path / "flow-1.html"
+    link.symlink_to(victim)
+    assert main(["export", "1", "--format", "html", "--store", stored, "-o", str(link)]) == 2
+    assert capsys.readouterr().err == (f"toolwire-inspect: {link} is a symbolic link: not written through it "
+                                       "(name the file it points to, or remove the link)\n")
+    out = tmp_path / "pages"
+    out.mkdir()
+    (out / "session-1.html").symlink_to(victim)
+    assert main(["export", "--session", "--format", "html", "--store", stored, "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (f"toolwire-inspect: cannot write {out / 'session-1.html'}: it exists, not "
+                                       "replaced (export into a new or empty directory)\n")
+    assert intact(victim) and sorted(p.name for p in out.iterdir()) == ["session-1.html"]
+
+
 def defective(tmp_path: Path) -> str:
     path = tmp_path / "req.json"
     path.write_bytes(orjson.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [

@@ -13,7 +13,7 @@ import pytest
 
 from inspector.analysis import analyse, session_findings
 from inspector.cli import main
-from inspector.export import body_value, dumps, fixture
+from inspector.formats.fixture import body_value, dumps, fixture
 from inspector.flow import Flow, FlowState
 from inspector.proxy.transform import Repairing, TransformError, TransformFactory
 from inspector.store import Store

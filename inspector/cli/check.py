@@ -21,7 +21,9 @@ import orjson
 from .. import report
 from ..analysis import BodyTooLarge, analyse, decode_body, is_stream
 from ..files import taken_error, write_file, write_new
-from ..load import FilePlaces, LoadError, NotARecording, Turn, load_bytes
+from ..formats.base import LoadError, NotARecording, Turn
+from ..formats.load import FilePlaces
+from ..formats.registry import load_bytes
 from ..report import FORMATS, Finding, Unchecked
 from ..textsafe import json_text, shown
 from ..wire import jsonsafe

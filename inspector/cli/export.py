@@ -13,18 +13,22 @@ from ..textsafe import shown
 from .common import (CommandError, add_capture_content_argument, add_store_argument, chosen_session, flow_id,
                      not_written, open_store)
 
-_FORMAT_HELP = ("json: our fixture (the turn and its fixed form); pytest: a regression test file; vcr: a vcrpy "
-                "cassette; har: HAR 1.2 for devtools and mitmproxy; otlp: OTLP/JSON trace (OpenTelemetry GenAI spans, "
-                "needs the otel extra)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "export", help="write stored flows as fixtures, pytest tests, vcrpy cassettes or HAR",
+        "export", help="write stored flows as fixtures, pytest tests, vcrpy cassettes, HAR, OTLP or an HTML page",
         description="Write one flow (FLOW_ID), a whole recording (--session) or the flows a filter expression "
                     "selects (--select) as redacted, deterministic files.")
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID", nargs="?")
-    parser.add_argument("--format", "-f", choices=("json", "pytest", "vcr", "har", "otlp"), default="json", help=_FORMAT_HELP)
+    from ..formats.registry import FORMATS, WRITERS
+
+    # html is written from the store (replays and session findings beside each flow), not from the
+    # exported turns the registry's writers take: inspector.html.render.
+    parser.add_argument("--format", "-f", choices=(*WRITERS, "html"), default="json", help="; ".join(
+        [f"{f.name} ({f.description}" + (f"; needs the {f.extra} extra)" if f.extra else ")") for f in FORMATS
+         if f.write is not None]
+        + ["html (one self-contained page to open in a browser or attach to a bug report)"]))
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="export a whole recording (default: the latest); needs -o DIR")
     parser.add_argument("--select", metavar="EXPR",
@@ -38,9 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..export import files, from_store, render
     from ..files import make_dirs, taken_error, write_file, write_new
-    from ..filters import FilterError
+    from ..formats.base import WriteOptions
+    from ..formats.fixture import from_store
+    from ..formats.registry import files, render
 
     several = args.session is not None or args.select is not None
     if several == (args.flow_id is not None):
@@ -49,28 +54,18 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError("--session and --select write several files: give -o DIR")
     store = open_store(args.store, read_only=True)
     with store:
-        otlp = otlp_options(args, store.path) if args.format == "otlp" else None
+        if args.format == "html":
+            return _html(args, store, several)
+        options = WriteOptions(otlp_options(args, store.path) if args.format == "otlp" else None)
         if not several:
-            flow = store.get(args.flow_id)
-            if flow is None:
-                raise CommandError(f"no flow #{args.flow_id} in {store.path}")
-            turns = [from_store(store, flow)]
+            turns = [from_store(store, _flow(store, args.flow_id))]
             recording = None
         else:
-            session_id = _session(store, args.session)
-            try:
-                rows = store.rows(text=args.select or "")
-            except FilterError as exc:
-                raise CommandError(f"--select {args.select!r}: {exc}") from exc
-            chosen = [row for row in rows if session_id is None or row.session_id == session_id]
+            chosen, recording = _selection(store, args)
             ids = {row.id for row in chosen}
             # A fixed replay of a flow that is exported too rides in that flow's fixture.
             chosen = [row for row in chosen if not (row.replay_fixed and row.replay_of in ids)]
-            if not chosen:
-                raise CommandError("no flow to export" + (f" matches {args.select!r}" if args.select else "")
-                                   + (f" in session {session_id}" if session_id is not None else ""))
             turns = [from_store(store, flow) for flow in map(store.get, (row.id for row in chosen)) if flow is not None]
-            recording = f"session-{session_id}" if session_id is not None else "selection"
     if args.format == "vcr":
         for turn in turns:
             if turn.data["response"]["status"] is None:
@@ -78,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
                       "hold (--format har keeps it)", file=sys.stderr)
     try:
         if not several:
-            data = render(args.format, turns, otlp=otlp)
+            data = render(args.format, turns, options)
             if not args.output:
                 sys.stdout.buffer.write(data)
                 sys.stdout.flush()
@@ -88,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         folder = Path(args.output)
         make_dirs(folder)
-        written = files(args.format, turns, recording, otlp=otlp)
+        written = files(args.format, turns, recording, options)
         # The names are the product's, not the user's: none replaces a file already there, and a
         # name taken is said before any file is written.
         taken = next((folder / name for name, _ in written if os.path.lexists(folder / name)), None)
@@ -99,6 +94,57 @@ def run(args: argparse.Namespace) -> int:
         print(shown(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}"), file=sys.stderr)
     except OSError as exc:
         raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
+    return 0
+
+
+def _flow(store, flow_id: int):
+    flow = store.get(flow_id)
+    if flow is None:
+        raise CommandError(f"no flow #{flow_id} in {store.path}")
+    return flow
+
+
+def _selection(store, args: argparse.Namespace) -> tuple[list, str]:
+    """The rows --session and --select choose, oldest first, and the name of the recording they make
+    (`session-3`, or `selection` across sessions); a CommandError when they choose none."""
+    from ..filters import FilterError
+
+    session_id = _session(store, args.session)
+    try:
+        rows = store.rows(text=args.select or "")
+    except FilterError as exc:
+        raise CommandError(f"--select {args.select!r}: {exc}") from exc
+    chosen = [row for row in rows if session_id is None or row.session_id == session_id]
+    if not chosen:
+        raise CommandError("no flow to export" + (f" matches {args.select!r}" if args.select else "")
+                           + (f" in session {session_id}" if session_id is not None else ""))
+    return chosen, f"session-{session_id}" if session_id is not None else "selection"
+
+
+def _html(args: argparse.Namespace, store, several: bool) -> int:
+    """One page for every flow chosen, replays included: the page compares each with its origin."""
+    from ..files import make_dirs, write_file, write_new
+    from ..html import render
+
+    try:
+        if not several:
+            flow = _flow(store, args.flow_id)
+            data = render(store, [flow.id], title=f"flow #{flow.id}")
+            if not args.output:
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+                return 0
+            write_file(args.output, data)
+            print(shown(f"wrote {args.output}"), file=sys.stderr)
+            return 0
+        chosen, recording = _selection(store, args)
+        title = recording.replace("-", " ") + (f" · {args.select}" if args.select else "")
+        data = render(store, [row.id for row in chosen], title=title)
+        make_dirs(args.output)
+        path = write_new(args.output, f"{recording}.html", data)
+    except OSError as exc:
+        raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
+    print(shown(f"wrote {path} ({len(chosen)} flows)"), file=sys.stderr)
     return 0
 
 

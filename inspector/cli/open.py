@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def opened_store(files: list[str], folder: Path):
     """The files' turns in a store under `folder`, reopened read-only (a CommandError if a file
     cannot be read)."""
-    from ..load import LoadError, into_store
+    from ..formats.base import LoadError
+    from ..formats.registry import into_store
     from ..store import Store, StoreError
 
     path = folder / "opened.sqlite3"

@@ -1,9 +1,10 @@
-"""Stored flows as OpenTelemetry spans in the GenAI semantic conventions, and OTLP trace files read
-back as flows. The OpenTelemetry SDK builds the spans and its OTLP exporters and encoders put them
+"""Stored flows as OpenTelemetry spans in the GenAI semantic conventions (OTLP trace files, written
+and read back as flows, are a recording format: inspector.formats.otlp). The OpenTelemetry SDK builds the spans and its OTLP exporters and encoders put them
 on the wire: nothing of our own on the wire format. Needs the `[otel]` extra.
 
-Modules: `spans` (flows -> spans: the mapping, one trace per recorded session), `files` (OTLP/JSON
-written and read), `live` (the exporter fed by the store's writer after each flow is written).
+Modules: `spans` (flows -> spans: the mapping, one trace per recorded session), `live` (the exporter
+fed by the store's writer after each flow is written). OTLP/JSON files, written and read, are a
+recording format: inspector.formats.otlp and its codec inspector.formats.otlp_json.
 
 Semantic conventions followed: the GenAI conventions of OpenTelemetry semantic-conventions v1.41.0,
 the last release before they moved to their own repository (`gen_ai.provider.name` from 1.37,

@@ -251,7 +251,8 @@ class InspectorApp(App[None]):
 
     @work(thread=True, exit_on_error=False, group="export", description="export a flow")
     def export_flow(self, flow_id: int, fmt: str = "json") -> None:
-        from ..export import default_name, from_store, render  # first use only, like replay
+        from ..formats.fixture import from_store  # first use only, like replay
+        from ..formats.registry import default_name, render
         from ..files import write_new
 
         flow = self.store.get(flow_id)

@@ -159,10 +159,12 @@ def check_session(entries: Iterable[SessionEntry], declared: Iterable[Declared] 
                                                                         join(base, "result", "tools", index, "name")))
                     if isinstance(tool.get("outputSchema"), dict):
                         schemas[(endpoint(entry.url), name)] = tool["outputSchema"]
-            elif "structuredContent" in result and request is not None:
+            elif request is not None and request.get("method") == "tools/call" and result \
+                    and ("structuredContent" in result or result.get("isError") is not True):
                 tool = as_dict(request.get("params")).get("name")
                 if isinstance(tool, str):
-                    calls.append((entry, tool, join(base, "result", "structuredContent"), result["structuredContent"]))
+                    calls.append((entry, tool, join(base, "result", "structuredContent"),
+                                  result.get("structuredContent", _ABSENT)))
     spans = _spans(entries)
     tools = _toolsets(origins)
     requests = list(declared)
@@ -174,11 +176,21 @@ def check_session(entries: Iterable[SessionEntry], declared: Iterable[Declared] 
         if schema is None:
             continue
         report = Report(str(entry.flow_id))
+        if content is _ABSENT:
+            # A tool that declares an outputSchema MUST return structuredContent (2025-06-18 on; not
+            # with isError, where the result says what went wrong).
+            report.add("MCP-06", pointer.rsplit("/", 1)[0], f"tools/call result of {tool!r} has no structuredContent "
+                                                            "though the tool declares an outputSchema")
+            found.extend(report.violations)
+            continue
         for where, problem in _conformance(content, schema):
             report.add("MCP-06", join(pointer, *where), f"structuredContent of {tool!r} does not match its "
                                                         f"outputSchema: {problem}")
         found.extend(report.violations)
     return found
+
+
+_ABSENT = object()  # a tools/call result without structuredContent
 
 
 def _note_listed(listed: dict[str, tuple[set[str], bool]], server: str, request: dict[str, Any] | None,

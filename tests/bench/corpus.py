@@ -3,9 +3,11 @@
 The cassettes stay outside this repository (their projects' licences and size); this script reads them
 from a checkout, or straight from a bare git directory (what `git clone --bare` or a mirror gives), and
 writes `corpus.jsonl` to a directory outside the repository (default ~/.cache/toolwire-inspect/corpus/).
-Each line: {"provenance": {repo, commit, path, index}, "method", "host", "path", "status",
+Each line: {"provenance": {repo, commit, path, index}, "method", "host", "path", "headers", "status",
 "request": JSON or null, "request_text": text when not JSON, "response": JSON or null, "response_text":
-text when not JSON (streams)}. Headers are not kept (Authorization never leaves the cassette).
+text when not JSON (streams)}. Only the request headers that change what an endpoint accepts are kept
+(`_CONTRACT_HEADERS`: beta features, versions; "headers_kept" says whether the cassette kept any request
+header at all); Authorization never leaves the cassette.
 
 Formats read: vcrpy YAML (`body: {string: ...}` or a plain string, `!!binary` bodies, gzip-encoded
 bodies), pytest-recording's cassettes (the same), and pydantic-ai's `parsed_body` (the body already
@@ -33,12 +35,17 @@ from urllib.parse import urlsplit
 import orjson
 import yaml
 
+from inspector.formats.base import LoadError
+from inspector.formats.registry import load_bytes
+
 DEFAULT_OUT = Path.home() / ".cache" / "toolwire-inspect" / "corpus"
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _is_cassette(path: str) -> bool:
-    return ("cassettes/" in path and path.endswith((".yaml", ".yml"))) or path.endswith(".httprr")
+    # vcrpy and Ruby VCR write under cassettes/, R's vcr (ellmer) under _vcr/
+    return (("cassettes/" in path or "_vcr/" in path) and path.endswith((".yaml", ".yml", ".har"))) \
+        or path.endswith(".httprr")
 
 
 def from_git(git_dir: Path, rev: str = "HEAD") -> tuple[str, Iterator[tuple[str, bytes]]]:
@@ -74,6 +81,15 @@ def _header(headers: Any, name: str) -> str:
         if isinstance(key, str) and key.lower() == name:
             return str(value[0] if isinstance(value, list) and value else value)
     return ""
+
+
+# Request headers that change what an endpoint accepts (beta features, API and protocol versions): the
+# only ones kept, and never a credential.
+_CONTRACT_HEADERS = ("anthropic-beta", "anthropic-version", "openai-beta", "mcp-protocol-version")
+
+
+def _contract_headers(headers: Any) -> list[list[str]]:
+    return [[name, value] for name in _CONTRACT_HEADERS if (value := _header(headers, name))]
 
 
 def _raw_body(side: dict) -> bytes | None:
@@ -115,6 +131,9 @@ def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
     if text.startswith(_HTTPRR):
         yield from _httprr_exchanges(text, provenance)
         return
+    if provenance["path"].endswith(".har"):
+        yield from _har_exchanges(text, provenance)
+        return
     try:
         cassette = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError:
@@ -123,6 +142,8 @@ def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
     interactions = (cassette.get("interactions") or cassette.get("http_interactions")) \
         if isinstance(cassette, dict) else None
     for index, interaction in enumerate(interactions or []):
+        if not isinstance(interaction, dict):
+            continue
         request, response = interaction.get("request") or {}, interaction.get("response") or {}
         url = str(request.get("uri") or request.get("url") or "")
         status = response.get("status")
@@ -132,8 +153,32 @@ def exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
         yield {
             "provenance": {**provenance, "index": index},
             "method": str(request.get("method") or "").upper(),
+            "headers": _contract_headers(request.get("headers")),
+            "headers_kept": bool(request.get("headers")),
             **_host_and_path(url),
             "status": code if isinstance(code, int) else None,
+            "request": req_json, "request_text": req_text,
+            "response": resp_json, "response_text": resp_text,
+        }
+
+
+def _har_exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
+    """HAR files (Polly.js recordings, Mirascope's TypeScript tests), read by the product's own HAR
+    reader: the corpus sees exactly what `open` would."""
+    try:
+        turns = load_bytes(text, provenance["path"])
+    except LoadError:
+        return
+    for index, turn in enumerate(turns):
+        flow = turn.flow
+        req_json, req_text = _body({"body": flow.request_body})
+        resp_json, resp_text = _body({"body": flow.response_body})
+        url = flow.upstream_url or flow.path
+        yield {
+            "provenance": {**provenance, "index": index},
+            "method": flow.method.upper(), **_host_and_path(url),
+            "headers": _contract_headers(dict(flow.request_headers)), "headers_kept": bool(flow.request_headers),
+            "status": flow.status,
             "request": req_json, "request_text": req_text,
             "response": resp_json, "response_text": resp_text,
         }
@@ -176,6 +221,7 @@ def _httprr_exchanges(text: bytes, provenance: dict) -> Iterator[dict]:
         yield {
             "provenance": {**provenance, "index": index},
             "method": method.upper(), **_host_and_path(url),
+            "headers": _contract_headers(request_headers), "headers_kept": True,
             "status": int(status) if status.isdigit() else None,
             "request": req_json, "request_text": req_text,
             "response": resp_json, "response_text": resp_text,

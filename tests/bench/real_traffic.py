@@ -56,10 +56,13 @@ _SET_ASIDE = [
     # (audio parts are refused with "text or image_url" by models without audio input)
     ("a model capability", re.compile(
         r"with this model|this model does not support|not supported (by|for) (this|the) model|"
+        r"not supported with the '[^']+' model|"
         r"content blocks are expected to be either text or image_url", re.IGNORECASE)),
     # Groq validates the call the model generated and answers 400 when the model got it wrong
     ("the model's own output", re.compile(r"tool call validation failed|model did not call a tool",
                                           re.IGNORECASE)),
+    # an error body a test wrote into its cassette by hand (ruby-openai's "Test error", type test_error)
+    ("written by the test, not the provider", re.compile(r"^Test error$")),
     # the request's size in tokens, which only the model's tokenizer counts
     ("a size in tokens", re.compile(r"prompt is too long|prompt too long|maximum context length|context window|"
                                     r"input token count|total length of all messages is too long", re.IGNORECASE)),
@@ -135,6 +138,7 @@ def run(corpus: Path) -> dict[str, Source]:
     rejected = Tally()
     set_aside: dict[str, list[tuple[dict, int, str]]] = defaultdict(list)
     unflagged: list[tuple[dict, int, str]] = []
+    set_aside_accepted: list[tuple[dict, Violation]] = []
     per_dialect_accepted: dict[Dialect, Tally] = defaultdict(Tally)
     sources: dict[str, Source] = defaultdict(Source)
 
@@ -154,7 +158,13 @@ def run(corpus: Path) -> dict[str, Source]:
             model, tools = request_facts(request, dialect, exchange["path"])
             with_tools[dialect.value] += tools > 0
             profile = profiles.with_model(profiles.for_upstream(f"https://{host}/", dialect), model)
+            headers = [tuple(pair) for pair in exchange.get("headers", [])]
+            profile = profiles.with_headers(profile, headers)
             found = check.check_request(request, dialect, profile)
+            unknowable = _needs_unkept_header(exchange, headers, found)
+            if unknowable:
+                found = [violation for violation in found if violation not in unknowable]
+                set_aside_accepted.extend((provenance, violation) for violation in unknowable)
             source = sources[provenance["repo"]]
             if status is not None and 200 <= status < 300:
                 source.accepted += 1
@@ -193,6 +203,10 @@ def run(corpus: Path) -> dict[str, Source]:
     accepted_warnings.print("with >= 1 warning")
     for dialect, tally in sorted(per_dialect_accepted.items()):
         print(f"    {dialect.value:17} {tally.flagged} of {tally.total} with an error")
+    if set_aside_accepted:
+        print(f"  set aside, needs an anthropic-beta header the cassette may not have kept ({len(set_aside_accepted)}):")
+        for provenance, violation in set_aside_accepted:
+            print(f"    {violation.rule} {_where(provenance)} {violation.pointer}")
     print("\nResponses and streams of accepted requests:")
     response_errors.print("with >= 1 error")
     response_warnings.print("with >= 1 warning")
@@ -205,6 +219,17 @@ def run(corpus: Path) -> dict[str, Source]:
         for provenance, status, message in rejections:
             print(f"    {status} {_where(provenance)}: {message[:160]}")
     return dict(sources)
+
+
+def _needs_unkept_header(exchange: dict, headers: list[tuple[str, ...]], found: list[Violation]) -> list[Violation]:
+    """The findings that only a beta header would clear, on a request whose cassette cannot say
+    whether it carried one: sent by the SDK's beta client (`?beta=true`: it sends anthropic-beta) from a
+    cassette that filtered that header out, or from a cassette that kept no request header at all (R's
+    vcr, ellmer). The corpus cannot tell, so neither can the figure."""
+    unknown = "beta=true" in exchange["path"] or not exchange.get("headers_kept", True)
+    if not unknown or any(name.lower() == "anthropic-beta" for name, _ in headers):
+        return []
+    return [violation for violation in found if "anthropic-beta" in violation.message + violation.hint]
 
 
 def _share(part: int, whole: int) -> str:

@@ -1,4 +1,4 @@
-"""What the TUI costs, and whether it can stall forwarding (STYLE idioms 2 and 5), measured in one
+"""What the TUI costs, and whether it can stall forwarding (docs/style.md, idioms 2 and 5), measured in one
 run beside the floor: a bare Textual app rendering a static list, started the same way.
 
     .venv/bin/python tests/bench/tui_render.py [--rows 10000 100000] [--requests N]

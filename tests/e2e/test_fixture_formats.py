@@ -3,7 +3,7 @@
 One recording (module scope: it is the costly part) through the real forwarder with the openai SDK:
 #1 a broken request (a Gemini-style schema the fixers repair) answered with gzip-encoded JSON, #2 a
 streamed tool call paced in chunks, #3 the fixed replay of #1 (what `R` sends). Then each format
-round-trips through `inspector.load` to the same flow and findings, the mock serves each back to the
+round-trips through `inspector.formats` to the same flow and findings, the mock serves each back to the
 SDK with the same bytes, and no byte of any file holds the API key."""
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from inspector.analysis import analyse, decode_body, safe_repairs
 from inspector.cli import main
 from inspector.cli.open import opened_store
 from inspector.flow import ReplayKind, header
-from inspector.load import LoadError, load
+from inspector.formats.base import LoadError
+from inspector.formats.registry import load
 from inspector.mock import Canned, FixtureRoute, MockUpstream, json_response, sse_response
 from inspector.wire.canned import Call
 from inspector.wire.dialects.gemini.mock import gemini_response, gemini_stream

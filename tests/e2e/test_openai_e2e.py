@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from inspector.analysis import analyse
-from inspector.export import dumps, fixture, write_fixture
+from inspector.formats.fixture import dumps, fixture, write_fixture
 from inspector.mock import FixtureRoute, MockUpstream, json_response, sse_response
 from inspector.wire.canned import Call
 from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream

@@ -11,7 +11,7 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTraceServiceRequest,
                                                                       ExportTraceServiceResponse)
 
-from inspector.otlp.files import attributes
+from inspector.formats.otlp_json import attributes
 
 HOLD_LIMIT = 30.0  # seconds a held request waits for release at most, so a failed test still ends
 

@@ -8,8 +8,9 @@ import json
 import pytest
 from inspector.analysis import analyse
 from inspector.cli import main
-from inspector.load import LoadError, load
-from inspector.otlp.files import parse
+from inspector.formats.base import LoadError
+from inspector.formats.registry import load
+from inspector.formats.otlp_json import parse
 from inspector.store import Store
 
 from .conftest import ANTHROPIC_KEY, OPENAI_KEY

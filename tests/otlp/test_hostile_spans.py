@@ -7,7 +7,7 @@ import json
 import pytest
 
 from inspector.flow import Flow, FlowState
-from inspector.otlp.files import dumps, flows
+from inspector.formats.otlp_json import dumps, flows
 from inspector.otlp.spans import TraceBuilder, options
 
 

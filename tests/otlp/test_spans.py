@@ -16,9 +16,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from inspector.analysis import analyse
 from inspector.demo_script import GENAI_SCHEMA_TOOL
 from inspector.flow import FlowState
-from inspector.load import load
+from inspector.formats.registry import load
 from inspector.mock import MockUpstream, json_response
-from inspector.otlp.files import dumps
+from inspector.formats.otlp_json import dumps
 from inspector.otlp.spans import TraceBuilder, options, span_id
 from inspector.proxy import Forwarder
 from inspector.proxy.forwarder import replay_marker

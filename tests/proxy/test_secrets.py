@@ -20,7 +20,7 @@ from urllib.parse import quote, quote_plus, urlencode
 
 import httpx
 
-from inspector.export import write_fixture
+from inspector.formats.fixture import write_fixture
 from inspector.flow import Chunk, Flow, FlowState
 from inspector.mock import json_response
 from inspector.proxy import Forwarder
@@ -203,6 +203,9 @@ def test_no_secret_sent_or_echoed_reaches_any_artefact(tmp_path):
         exported = cli("export", str(row["id"]), "--store", str(store_path))
         assert exported.returncode == 0, exported.stderr
         artefacts[f"export {row['id']}"] = exported.stdout + exported.stderr
+        page = cli("export", str(row["id"]), "--format", "html", "--store", str(store_path))
+        assert page.returncode == 0, page.stderr
+        artefacts[f"export {row['id']} html"] = page.stdout + page.stderr
     for name in ("", "-wal", "-shm"):
         path = tmp_path / f"flows.sqlite3{name}"
         if path.exists():
@@ -446,10 +449,15 @@ def exports_and_listings(store_path: Path) -> dict[str, bytes]:
         assert done.returncode == 0, done.stderr
         found[" ".join(argv)] = done.stdout + done.stderr
     for row in json.loads(found["flows --json"]):
-        for fmt in ("json", "pytest", "vcr", "har"):
+        for fmt in ("json", "pytest", "vcr", "har", "html"):
             done = cli("export", str(row["id"]), "--format", fmt, "--store", str(store_path))
             assert done.returncode == 0, done.stderr
             found[f"export {row['id']} {fmt}"] = done.stdout + done.stderr
+    # The page of a whole recording also reads what the views fetch besides the flows (session rules, replays).
+    folder = store_path.parent / "html-session"
+    done = cli("export", "--session", "--format", "html", "-o", str(folder), "--store", str(store_path))
+    assert done.returncode == 0, done.stderr
+    found["export --session html"] = b"".join(path.read_bytes() for path in folder.iterdir()) + done.stderr
     return found
 
 

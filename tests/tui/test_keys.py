@@ -7,7 +7,7 @@ from textual.notifications import Notify
 from textual.widgets import OptionList, Static
 
 from inspector.analysis import analyse
-from inspector.export import dumps, fixture
+from inspector.formats.fixture import dumps, fixture
 from inspector.store import Store
 from inspector.tui.messages import ExportFinished
 from inspector.tui.screens.export_format import ExportFormatScreen

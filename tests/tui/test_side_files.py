@@ -15,7 +15,8 @@ import pytest
 
 from inspector.cli.open import opened_store
 from inspector.curl import curl_command
-from inspector.export import from_store, render
+from inspector.formats.fixture import from_store
+from inspector.formats.registry import render
 from inspector.store import Store
 from inspector.tui.app import InspectorApp
 from inspector.tui.messages import Copied, CopyFailed, ExportFailed, ExportFinished

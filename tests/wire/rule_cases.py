@@ -79,7 +79,7 @@ EFFECTS = {
     ("GM-16", _W, _REQ): _CHG, ("GM-17", _W, _REQ): _MAY, ("MCP-03", _I, _RESP): _MAY, ("MCP-03", _W, _RESP): _MAY,
     ("MCP-06", _W, _RESP): _CLI, ("MCP-07", _I, _RESP): _ACC, ("OC-03", _I, _REQ): _MAY, ("OC-07", _I, _REQ): _CHG,
     ("OC-09", _I, _REQ): _IGN, ("OC-11", _W, _REQ): _MAY, ("OC-12", _I, _REQ): _MAY, ("OC-12", _W, _REQ): _MAY,
-    ("OC-13", _W, _RESP): _CLI, ("OC-15", _W, _REQ): _MAY, ("OC-15", _W, _RESP): _CLI, ("OC-16", _W, _REQ): _MAY,
+    ("OC-13", _W, _RESP): _CLI, ("OC-15", _W, _REQ): _MAY, ("OC-15", _W, _RESP): _CLI, ("OC-16", _W, _REQ): _MAY, ("OC-17", _W, _REQ): _MAY,
     ("OC-22", _W, _RESP): _CLI, ("OC-22", _I, _RESP): _ACC, ("OC-23", _I, _RESP): _CLI, ("OC-28", _I, _REQ): _IGN, ("OR-10", _W, _RESP): _CLI,
     ("OR-11", _I, _REQ): _ACC, ("XL-05", _W, _REQ): _MAY, ("XL-08", _W, _REQ): _MAY, ("XL-08", _W, _RESP): _CLI,
     ("XL-10", _I, _REQ): _IGN,

@@ -8,7 +8,7 @@ from inspector.wire import check, profiles
 from inspector.wire.dialect import Dialect, from_path
 
 from .rule_cases import found
-from .wire_payloads import named_sse
+from .wire_payloads import named_sse, sse
 
 CHAT = "openai-chat"
 
@@ -205,3 +205,61 @@ def test_openai_message_sub_collections_are_not_anthropic():
         "/v1/chat/completions/chatcmpl-9e1/messages", "/v1/messages", "/v1/messages?beta=true",
         "/anthropic/v1/messages", "/api/v1/messages",
     )] == [None, None, None, Dialect.ANTHROPIC, Dialect.ANTHROPIC, Dialect.ANTHROPIC, Dialect.ANTHROPIC]
+
+
+def _mistral_stream() -> bytes:
+    """Mistral's chat stream with a call, as openinference's mistralai cassettes recorded it: the call
+    comes whole in one delta, without an index."""
+    def chunk(delta: dict, finish: str | None = None) -> dict:
+        return {"id": "9f1c", "object": "chat.completion.chunk", "created": 1, "model": "mistral-small-latest",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]}
+    return sse([chunk({"role": "assistant", "content": ""}),
+                chunk({"content": None, "tool_calls": [
+                    {"id": "Xr4pQ81aZ", "function": {"name": "get_weather", "arguments": "{\"city\": \"Oslo\"}"}},
+                    {"id": "Yb2mW07cK", "function": {"name": "get_weather", "arguments": "{\"city\": \"Rome\"}"}}]},
+                      "tool_calls")], done=True)
+
+
+def test_mistral_sends_each_streamed_call_whole_without_an_index():
+    mistral = profiles.for_upstream("https://api.mistral.ai/v1", Dialect.OPENAI_CHAT)
+    result = check.check_stream(_mistral_stream(), CHAT, mistral)
+    assert found(result) == {("OC-21", "/1/choices/0/delta/tool_calls/0/index", "warning"),
+                             ("OC-21", "/1/choices/0/delta/tool_calls/1/index", "warning")}
+    # The same bytes from a server that claims OpenAI's stream: the calls cannot be placed.
+    assert found(check.check_stream(_mistral_stream(), CHAT)) == {
+        ("OC-21", "/1/choices/0/delta/tool_calls/0/index", "error"),
+        ("OC-21", "/1/choices/0/delta/tool_calls/1/index", "error"),
+        ("OC-22", "/1/choices/0/finish_reason", "warning")}
+
+
+def _azure_stream() -> bytes:
+    """Azure OpenAI's chat stream with a call: a first chunk holding only the prompt filter's verdict,
+    a content-filter chunk after the finish, then usage (Azure's documented stream)."""
+    def chunk(choice: dict) -> dict:
+        return {"id": "chatcmpl-A1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o",
+                "choices": [{"index": 0, "logprobs": None, **choice}]}
+    verdict = {"hate": {"filtered": False, "severity": "safe"}, "violence": {"filtered": False, "severity": "safe"}}
+    return sse([
+        {"id": "", "object": "", "created": 0, "model": "", "choices": [],
+         "prompt_filter_results": [{"prompt_index": 0, "content_filter_results": verdict}]},
+        chunk({"delta": {"role": "assistant", "content": None, "tool_calls": [
+            {"index": 0, "id": "call_q7", "type": "function", "function": {"name": "get_weather", "arguments": ""}}]},
+            "finish_reason": None, "content_filter_results": {}}),
+        chunk({"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":\"Oslo\"}"}}]},
+               "finish_reason": None, "content_filter_results": {}}),
+        chunk({"delta": {}, "finish_reason": "tool_calls", "content_filter_results": {}}),
+        chunk({"delta": {}, "finish_reason": None, "content_filter_results": verdict,
+               "content_filter_offsets": {"check_offset": 0, "start_offset": 0, "end_offset": 24}}),
+        {"id": "chatcmpl-A1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o", "choices": [],
+         "usage": {"prompt_tokens": 20, "completion_tokens": 9, "total_tokens": 29}},
+    ], done=True)
+
+
+def test_azure_filter_chunks_neither_break_reassembly_nor_count_as_findings():
+    azure = profiles.for_upstream("https://myres.openai.azure.com/openai/deployments/d", Dialect.OPENAI_CHAT)
+    assert found(check.check_stream(_azure_stream(), CHAT, azure)) == set()
+    assert check.reassemble(_azure_stream(), CHAT)["choices"][0]["message"]["tool_calls"] == [
+        {"id": "call_q7", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}]
+    # An empty chunk without the filter's verdict is still noted.
+    bare = _azure_stream().replace(b',"prompt_filter_results"', b',"other"', 1)
+    assert found(check.check_stream(bare, CHAT, azure)) == {("OC-23", "/0/choices", "info")}

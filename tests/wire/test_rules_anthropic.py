@@ -6,6 +6,7 @@ import pytest
 
 from inspector.wire import check, profiles
 from inspector.wire.dialect import Dialect
+from inspector.wire.fix import fix
 
 from .rule_cases import assert_case, deleting, doing, makers, same, setting
 from .wire_payloads import anthropic_events, anthropic_request, anthropic_response, named_sse
@@ -64,8 +65,31 @@ def _both_ids(value):
 
 
 _SERVER_USE = {"type": "server_tool_use", "id": "srvtoolu_2", "name": "web_search", "input": {"query": "x"}}
+_MCP_USE = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "ask_question", "server_name": "deepwiki",
+            "input": {"question": "What is it?"}}
+_CLIENT_USE = {"type": "tool_use", "id": "toolu_7", "name": "get_weather", "input": {"city": "Oslo"}}
+_CLIENT_RESULT = {"type": "tool_result", "tool_use_id": "toolu_7", "content": "4°C"}
+
+
+def _breakpoints(count):
+    """`count` cache_control breakpoints: the tool, a system block, then the messages' blocks."""
+    def mutate(doc):
+        mark = {"type": "ephemeral"}
+        doc["system"] = [{"type": "text", "text": "Be brief.", "cache_control": mark}]
+        doc["tools"][0]["cache_control"] = mark
+        blocks = [doc["messages"][1]["content"][0], doc["messages"][2]["content"][0],
+                  doc["messages"][2]["content"][2]]
+        for block in blocks[:count - 2]:
+            block["cache_control"] = mark
+        return doc
+    return mutate
+
 
 CASES = [
+    # Issue 18: at most four breakpoints, enforced by Anthropic since August 2026; relays add their
+    # own (VicBilibily/GCMP#83).
+    req("five cache_control breakpoints", _breakpoints(5), "AN-18", "/messages/2/content/2/cache_control", "error",
+        _breakpoints(4)),
     req("custom tool without input_schema", deleting(["tools", 0, "input_schema"]), "AN-01", "/tools/0/input_schema",
         "error", same),
     req("input_schema not an object schema", setting(["tools", 0, "input_schema", "type"], "array"), "AN-01",
@@ -106,6 +130,15 @@ CASES = [
     req("server tool use answered by nothing before the next message", doing(
         _append({"role": "assistant", "content": [_SERVER_USE]}), _append({"role": "user", "content": "Go on"})),
         "AN-04", "/messages/3/content/0/id", "error", _append({"role": "assistant", "content": [_SERVER_USE]})),
+    # A server call still in flight: the turns after it are only the results of the client tools
+    # called beside it (accepted: pydantic-ai's test_in_flight_mcp_call_history_is_accepted); any
+    # other content after it and Anthropic refuses the history.
+    req("server tool use in flight, then a question", doing(
+        _append({"role": "assistant", "content": [_MCP_USE, _CLIENT_USE]}),
+        _append({"role": "user", "content": [_CLIENT_RESULT, {"type": "text", "text": "And now?"}]})),
+        "AN-04", "/messages/3/content/0/id", "error", doing(
+        _append({"role": "assistant", "content": [_MCP_USE, _CLIENT_USE]}),
+        _append({"role": "user", "content": [_CLIENT_RESULT]}))),
     req("input as a JSON string", setting(["messages", 1, "content", 1, "input"], '{"city":"Oslo"}'), "AN-05",
         "/messages/1/content/1/input", "error", same),
     req("OpenAI-style id", _both_ids("functions.get_weather:0"), "AN-05", "/messages/1/content/1/id", "error",
@@ -317,3 +350,13 @@ def test_fine_grained_tool_streaming_says_why_the_input_is_not_json():
         "as it is.")
     assert finding.hint == ("Answer the call with an is_error tool_result that quotes the input inside a JSON "
                             "object, or retry the turn with a larger max_tokens.")
+
+
+
+def test_fix_drops_the_earliest_breakpoints_beyond_four():
+    payload = _breakpoints(5)(anthropic_request())
+    fixed = fix(payload, ANT)
+    assert [(n.rule, n.pointer, n.action) for n in fixed.repairs if n.rule == "AN-18"] == [
+        ("AN-18", "/tools/0/cache_control", "removed")]
+    assert "cache_control" not in fixed.payload["tools"][0]
+    assert [v for v in check.check_request(fixed.payload, ANT) if v.rule == "AN-18"] == []

@@ -155,6 +155,12 @@ CASES = [
         "/contents/2/parts/0/functionResponse/id", "warning",
         doing(setting(RESPONSES + [0, "functionResponse", "id"], "c2"),
               setting(RESPONSES + [1, "functionResponse", "id"], "c1"))),
+    # Gemini 3 pairs by the id it minted: a response without it gets an empty STOP (earendil-works/pi#7494).
+    req("response does not echo its call's id", deleting(RESPONSES + [1, "functionResponse", "id"]), "GM-12",
+        "/contents/2/parts/1/functionResponse", "warning",
+        doing(*(deleting(where + [i, key, "id"]) for where, key in ((CALLS, "functionCall"),
+                                                                     (RESPONSES, "functionResponse"))
+                for i in (0, 1)))),
     req("call ids repeated", setting(CALLS + [1, "functionCall", "id"], "c1"), "GM-12",
         "/contents/1/parts/1/functionCall/id", "warning", same,
         also=(("GM-12", "/contents/2/parts/1/functionResponse/id", "warning"),)),

@@ -240,6 +240,21 @@ def test_structured_content_is_checked_against_the_servers_output_schema():
          "structuredContent of 'get_weather' does not match its outputSchema: 'four' is not of type 'number'")]
 
 
+def test_a_tool_with_an_output_schema_must_return_structured_content_unless_the_call_failed():
+    """2026-07-28 and 2025-06-18: with an outputSchema the server MUST return structuredContent; a result
+    with isError:true says what went wrong instead."""
+    plain = mcp_call_result()
+    del plain["result"]["structuredContent"]
+    failed = {"jsonrpc": "2.0", "id": 2, "result": {"isError": True, "content": [
+        {"type": "text", "text": "upstream weather service down"}]}}
+    entries = entries_from_flows([_flow(1, "/a/mcp", LIST_REQUEST, mcp_list_result()),
+                                  _flow(2, "/a/mcp", mcp_call_request(), plain),
+                                  _flow(3, "/a/mcp", mcp_call_request(), failed)])
+    assert [(v.rule, v.severity.value, v.where, v.pointer, v.message) for v in check_session(entries)] == [
+        ("MCP-06", "warning", "2", "/result",
+         "tools/call result of 'get_weather' has no structuredContent though the tool declares an outputSchema")]
+
+
 def _structured(schema, content):
     """MCP-06 findings (pointer, message tail) for one structuredContent against one outputSchema."""
     listed = mcp_list_result()

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.wire import check
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect
 
 from .rule_cases import assert_case, deleting, doing, found, makers, same, setting
 from .wire_payloads import chat_chunks, chat_request, chat_response, sse
@@ -174,6 +175,12 @@ CASES = [
     req("tool message with an image part", setting(["messages", 3, "content"], [
         {"type": "image_url", "image_url": {"url": "data:,"}}]), "OC-17", "/messages/3/content/0", "error",
         setting(["messages", 3, "content"], [{"type": "text", "text": "4°C"}])),
+    # A server that only speaks the dialect (Ollama, ruby_llm's ollama_qwen3 cassettes) takes the image:
+    # a warning there, the same bytes an error for OpenAI's own endpoint.
+    req("tool message with an image part, to a local server", setting(["messages", 3, "content"], [
+        {"type": "image_url", "image_url": {"url": "data:,"}}]), "OC-17", "/messages/3/content/0", "warning",
+        setting(["messages", 3, "content"], [{"type": "text", "text": "4°C"}]),
+        profile=profiles.for_upstream("http://localhost:11434/v1", Dialect.OPENAI_CHAT)),
     req("tool message without tool_call_id", deleting(["messages", 3, "tool_call_id"]), "OC-17",
         "/messages/3/tool_call_id", "error", same,
         also=(("OC-19", "/messages/2/tool_calls/0/id", "error"),)),

@@ -17,6 +17,7 @@ import pytest
 from inspector.wire import check
 from inspector.wire.rules import tolerance
 from inspector.wire.rules.spec import SPECS
+from inspector.wire.translate import translate_document
 
 from .wire_payloads import anthropic_request, chat_request, gemini_request
 
@@ -207,3 +208,27 @@ def test_check_judges_a_prompt_only_file_without_being_told_the_dialect(tmp_path
     assert (done.returncode, done.stdout) == (0, "1 file checked: 0 error(s), 0 warning(s), 0 info\n")
     done = subprocess.run([*run, str(legacy)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
+
+
+# opentelemetry-python-contrib's vertexai cassettes (test_function_call_choice.yaml): the Vertex SDK
+# calls with enum-encoding=int and writes the OBJECT root as 6, which Vertex accepts.
+_VERTEX_NUMBERED = {"contents": [{"role": "user", "parts": [{"text": "Weather in New Delhi?"}]}],
+                    "tools": [{"functionDeclarations": [{"name": "get_current_weather", "parameters": {
+                        "type": 6, "properties": {"location": {"type": 1}}}}]}]}
+
+
+def test_a_vertex_parameters_root_written_as_its_proto_number_is_an_object():
+    assert check.check_request(_VERTEX_NUMBERED, "gemini", "vertex") == []
+    refused = json.loads(json.dumps(_VERTEX_NUMBERED))
+    refused["tools"][0]["functionDeclarations"][0]["parameters"]["type"] = 1  # STRING
+    assert [(v.rule, v.severity.value, v.pointer, v.message) for v in check.check_request(refused, "gemini", "vertex")
+            if v.rule == "GM-06"] == [
+        ("GM-06", "error", "/tools/0/functionDeclarations/0/parameters/type",
+         "function 'get_current_weather': Vertex needs the parameters root to be OBJECT")]
+
+
+def test_types_written_as_proto_numbers_translate_to_json_schema_types():
+    payload, _ = translate_document(_VERTEX_NUMBERED, "gemini", "openai-chat")
+    assert payload["tools"][0]["function"]["parameters"] == {
+        "type": "object", "properties": {"location": {"type": "string"}}}
+    assert check.check_request(payload, "openai-chat") == []

@@ -8,13 +8,12 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-# (format, what it is for), in the order offered.
-FORMATS = [
-    ("json", "fixture: the turn as recorded and its fixed form"),
-    ("pytest", "a regression test file for your project"),
-    ("vcr", "a vcrpy / pytest-recording cassette"),
-    ("har", "HAR 1.2 for devtools and mitmproxy"),
-]
+
+def offered() -> list[tuple[str, str]]:
+    """(format, what it is for) of the formats that need no optional extra, in the registry's order."""
+    from ...formats.registry import FORMATS  # first use only: the app's first frame needs no format
+
+    return [(f.name, f.description) for f in FORMATS if f.write is not None and f.extra is None]
 
 
 class ExportFormatScreen(ModalScreen[str | None]):
@@ -32,14 +31,14 @@ class ExportFormatScreen(ModalScreen[str | None]):
         self.last = last
 
     def compose(self) -> ComposeResult:
-        options = OptionList(*[Option(f"{name:<7} {what}", id=name) for name, what in FORMATS])
+        options = OptionList(*[Option(f"{name:<7} {what}", id=name) for name, what in offered()])
         options.border_title = f"Export #{self.flow_id} as"
         options.border_subtitle = "enter to write · esc to cancel"
         yield options
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
-        options.highlighted = [name for name, _ in FORMATS].index(self.last)
+        options.highlighted = [name for name, _ in offered()].index(self.last)
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -1,7 +1,7 @@
 """The live flow list: a line-API view over a window of the store, never a widget per row.
 
 Only the rows on screen are read (in pages of `PAGE` rows, `Store.rows(limit=, offset=)`), so the
-first render costs the same at 10 rows or 100k (STYLE idiom 5: DataTable needs ~1.3 s at 10k).
+first render costs the same at 10 rows or 100k (docs/style.md, idiom 5: DataTable needs ~1.3 s at 10k).
 
 Columns are laid out for 80 columns first (see `layout`): when the width runs short the column with
 the lowest `keep` goes first. What tells a failing turn from a good one stays longest: the issues

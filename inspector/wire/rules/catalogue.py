@@ -109,7 +109,10 @@ _RULES = [
          "message.", MAY, {E: REJ}),
     Rule("OC-17", E, "A tool message needs role:\"tool\", tool_call_id and content (a string or text parts only); "
          "OpenAI answers 400 naming '{{path}}' (which holds {{type}} here).",
-         "Always send content, \"\" for an empty result; move images to a following user message.", REJ),
+         "Always send content, \"\" for an empty result; move images to a following user message.", REJ, {W: MAY},
+         why_at={W: "OpenAI answers 400 to a tool message part that is not text ('{{path}}' holds {{type}} here); "
+                "this endpoint is not OpenAI's own, and servers that only speak the dialect (Ollama, vLLM) "
+                "take it."}),
     Rule("OC-18", E, "\"messages with role 'tool' must be a response to a preceeding message with "
          "'tool_calls'\".",
          "Drop the orphan result, or restore the assistant message that made the call.", REJ),
@@ -317,6 +320,11 @@ _RULES = [
          "budget_tokens from 1024.",
          "Send the value within Anthropic's range: halve an OpenAI temperature's scale rather than cut it at 1 "
          "if the spread matters; a budget of 1024 or more.", REJ),
+    Rule("AN-18", E, "Anthropic takes at most four cache_control breakpoints in one request, counted over tools, "
+         "system and every message block; a fifth is refused (\"A maximum of 4 blocks with cache_control may be "
+         "provided\"), including breakpoints a relay or a gateway adds to the client's own.",
+         "Keep four: the latest breakpoints cover the longest prefix, so drop the earliest extra ones (fix mode "
+         "does).", REJ),
     # Gemini
     Rule("GM-01", E, "Vertex allows at most 128 function declarations, and some tool kinds exist only on "
          "one of the Gemini API / Vertex.",

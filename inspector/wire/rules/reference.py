@@ -347,6 +347,12 @@ _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         '[S-ANT] `message_create_params.py` (`temperature`, `top_p`, `top_k`, `max_tokens`)',
         'recorded: "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"',
     )),
+    'AN-18': ('At most four cache_control breakpoints (Anthropic)', (
+        'https://platform.claude.com/docs/en/build-with-claude/prompt-caching (up to 4 cache breakpoints)',
+        'reported: Wei-Shaw/sub2api#176, VicBilibily/GCMP#83 (a relay adding its own breakpoint), '
+        'griffinmartin/opencode-claude-auth#121, tghamm/Anthropic.SDK#50: "A maximum of 4 blocks with '
+        'cache_control may be provided. Found 5."',
+    )),
     'GM-01': ('Gemini tools: one kind per entry, at most 128 declarations', (
         '[S-GEM] `Tool`',
         '[D-VTX-FC]',

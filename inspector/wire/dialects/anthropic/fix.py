@@ -11,6 +11,7 @@ from ...fix import UNAVAILABLE, Fixer, drop_nulls, json_schema
 from ...naming import ID_RULES
 from ...pointer import join
 from ...rules import arguments
+from .rules import MAX_CACHE_BREAKPOINTS, cache_breakpoints
 
 
 _ANTHROPIC_ID = ID_RULES[Dialect.ANTHROPIC]  # (pattern, max length) of a tool_use id
@@ -50,6 +51,16 @@ def fix(fixer: Fixer, payload: dict[str, Any]) -> None:
         fixer.note("AN-10", "/tool_choice", "removed", "tool_choice without tools removed")
     if isinstance(payload.get("messages"), list):
         payload["messages"] = _anthropic_messages(fixer, payload["messages"])
+    _drop_extra_breakpoints(fixer, payload)
+
+
+def _drop_extra_breakpoints(fixer: Fixer, payload: dict[str, Any]) -> None:
+    """AN-18: the earliest cache_control breakpoints beyond four go; the latest cover the longest prefix."""
+    found = cache_breakpoints(payload)
+    for where, block in found[:max(0, len(found) - MAX_CACHE_BREAKPOINTS)]:
+        del block["cache_control"]
+        fixer.note("AN-18", join(where, "cache_control"), "removed",
+                   f"cache_control removed: {len(found)} breakpoints, Anthropic takes {MAX_CACHE_BREAKPOINTS}")
 
 
 def _anthropic_messages(fixer: Fixer, messages: list[Any]) -> list[Any]:

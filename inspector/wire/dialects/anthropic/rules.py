@@ -135,11 +135,49 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     _check_messages(report, profile, turns, paired=whole)
     if FILES_API not in profile.betas:
         _check_file_sources(report, turns)
+    if profile.reaches_provider:
+        _check_cache_breakpoints(report, payload)
     # Only with thinking enabled does every assistant turn start with a thinking block: with "adaptive"
     # the model may not think on a turn, so a tool-calling turn without one is no sign of a dropped block
     # (Claude Code's traffic, accepted; issue 18).
     if profile.reaches_provider and as_dict(payload.get("thinking")).get("type") == "enabled":
         _check_thinking_kept(report, turns)
+
+
+MAX_CACHE_BREAKPOINTS = 4
+
+
+def cache_breakpoints(payload: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(pointer, block) of each block that carries cache_control, in the order Anthropic reads the
+    prompt (tools, system, messages; a tool_result's own blocks after it)."""
+    found: list[tuple[str, dict[str, Any]]] = []
+
+    def blocks(items: Any, base: str) -> None:
+        for index, block in enumerate(as_list(items)):
+            if not isinstance(block, dict):
+                continue
+            where = join(base, index)
+            if block.get("cache_control") is not None:
+                found.append((where, block))
+            if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                blocks(block["content"], join(where, "content"))
+
+    blocks(payload.get("tools"), "/tools")
+    if isinstance(payload.get("system"), list):
+        blocks(payload["system"], "/system")
+    for index, message in enumerate(as_list(payload.get("messages"))):
+        if isinstance(message, dict) and isinstance(message.get("content"), list):
+            blocks(message["content"], join("/messages", index, "content"))
+    return found
+
+
+def _check_cache_breakpoints(report: Report, payload: dict[str, Any]) -> None:
+    found = cache_breakpoints(payload)
+    if len(found) > MAX_CACHE_BREAKPOINTS:
+        report.add("AN-18", join(found[MAX_CACHE_BREAKPOINTS][0], "cache_control"),
+                   f"{len(found)} blocks carry cache_control; Anthropic takes at most {MAX_CACHE_BREAKPOINTS} "
+                   f"(\"A maximum of {MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. "
+                   f"Found {len(found)}.\")")
 
 
 # A container is an id, or {id, skills}; Anthropic forbids extra inputs, and the SDK's type is open.
@@ -244,6 +282,11 @@ def _turns(report: Report, messages: Any) -> tuple[list[_Turn], bool]:
     return turns, whole
 
 
+def _only_tool_results(turn: _Turn) -> bool:
+    return turn.role == "user" and bool(turn.blocks) and all(block.get("type") == "tool_result"
+                                                             for _, block in turn.blocks)
+
+
 def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, paired: bool) -> None:
     """Each turn's blocks; with `paired`, also each tool_use against the tool_result that answers it."""
     ids: dict[str, str] = {}  # tool_use ids of earlier turns
@@ -275,8 +318,13 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
                 elif kind == "tool_result":
                     report.add("AN-08", where, "tool_result block in an assistant message")
             # The server runs its tool inside the turn and writes the result there; a turn the client
-            # sends back to be continued (pause_turn, the last message) may still wait for one.
-            for block_id, where in server_ids.items() if paired and position < last else ():
+            # sends back to be continued (pause_turn, the last message) may still wait for one, and so
+            # may a turn followed only by the results of the client tools it called beside the server's
+            # (the call is still in flight: Anthropic accepts that history, and refuses it once any
+            # other content follows — measured by pydantic-ai, tests/models/anthropic/
+            # test_unpaired_native_tool_calls.py).
+            in_flight = position == last - 1 and _only_tool_results(turns[last])
+            for block_id, where in server_ids.items() if paired and position < last and not in_flight else ():
                 report.add("AN-04", where, f"server tool use {short(block_id)} has no result block in its own "
                                            "assistant message",
                            why="A server tool's call and its result (web_search_tool_result, mcp_tool_result, …) "

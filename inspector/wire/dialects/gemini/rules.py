@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from .fields import camel, doubled, field, items, whole
-from .schema import findings
+from .schema import findings, type_name
 from ...dialect import Dialect
 from ...profiles import Profile
 from ...violations import Severity
@@ -93,7 +93,7 @@ def _check_declaration(report: Report, profile: Profile, decl: Any, base: str, n
             report.add(rule, where, message, severity)
         root = parameters.get("type") if isinstance(parameters, dict) else None
         # Parameters that are no Schema object at all are GM-04's finding alone.
-        if profile.vertex and isinstance(parameters, dict) and not (isinstance(root, str) and root.upper() == "OBJECT"):
+        if profile.vertex and isinstance(parameters, dict) and type_name(root) != "OBJECT":
             report.add("GM-06", join(base, params_key, "type") if isinstance(parameters, dict) and "type" in parameters
                        else join(base, params_key), f"{label}: Vertex needs the parameters root to be OBJECT")
     if json_schema is not None:
@@ -295,10 +295,21 @@ def _match(report: Report, calls: list[tuple[str, Any, str]], responses: list[tu
     if len(responses) == len(calls) and expected != got:
         report.add("GM-10", base, f"functionResponse names {got} do not match the calls {expected}")
     ids = {call_id for _, call_id, _ in calls if isinstance(call_id, str)}
-    for _, response_id, where in responses:
+    named_ids: dict[Any, list[str]] = {}
+    for name, call_id, _ in calls:
+        if isinstance(call_id, str) and call_id:
+            named_ids.setdefault(name, []).append(call_id)
+    for name, response_id, where in responses:
         if isinstance(response_id, str) and ids and response_id not in ids:
             report.add("GM-12", join(where, "functionResponse", "id"),
                        f"functionResponse id {short(response_id)} echoes no functionCall id of the call turn")
+        elif response_id is None and name in named_ids:
+            # Gemini 3 mints ids and pairs by them: a response that drops its call's id gets an empty
+            # STOP answer, not a 400 (earendil-works/pi#7494, BerriAI/litellm#24453).
+            report.add("GM-12", join(where, "functionResponse"),
+                       f"functionResponse for {short(name)} has no id, and its call has one "
+                       f"({', '.join(named_ids[name])}): Gemini 3 then answers an empty STOP",
+                       hint="Copy functionCall.id into functionResponse.id.")
 
 
 def _part_kinds(content: dict[str, Any]) -> set[str]:

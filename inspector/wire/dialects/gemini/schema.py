@@ -120,6 +120,8 @@ def _json_type(value: Any, here: str, there: str, changes: list[Change]) -> Any:
         if lowered != value:
             changes.append(Change(here, there, "converted", f"genai types {value} written as {lowered}"))
         return lowered
+    if isinstance(value, int) and not isinstance(value, bool) and type_name(value) is not None:
+        value = type_name(value)  # the proto number an enum-encoding=int client writes, by its name
     if not isinstance(value, str) or value in JSON_TYPES:
         return value
     if value.lower() in JSON_TYPES:
@@ -472,7 +474,7 @@ def findings(schema: Any, pointer: str, *, what: str, vertex: bool) -> Iterator[
         any_of = node.get(key)
         if isinstance(any_of, list):
             for index, child in enumerate(any_of):
-                if isinstance(child, dict) and isinstance(child.get("type"), str) and child["type"].upper() == "NULL":
+                if isinstance(child, dict) and type_name(child.get("type")) == "NULL":
                     yield "GM-04", join(where, key, index, "type"), f"{what}: a \"null\" type inside anyOf is " \
                                                                     "rejected; use nullable:true", Severity.ERROR
                 else:

@@ -302,7 +302,7 @@ def _check_messages(report: Report, profile: Profile, messages: Any) -> None:
         if role != "tool" and pending:
             _unanswered(report, pending, paired)
         if role == "tool":
-            _check_tool_message(report, message, base, pending, answered, ids, paired)
+            _check_tool_message(report, profile, message, base, pending, answered, ids, paired)
             continue
         if not isinstance(role, str) or role not in _ROLES:
             continue
@@ -390,7 +390,7 @@ def _unanswered(report: Report, pending: dict[str, str], paired: bool) -> None:
     pending.clear()
 
 
-def _check_tool_message(report: Report, message: dict[str, Any], base: str, pending: dict[str, str],
+def _check_tool_message(report: Report, profile: Profile, message: dict[str, Any], base: str, pending: dict[str, str],
                         answered: set[str], ids: dict[str, str], paired: bool) -> None:
     if "content" not in message or message["content"] is None:
         state = "null" if "content" in message else "missing"
@@ -403,8 +403,11 @@ def _check_tool_message(report: Report, message: dict[str, Any], base: str, pend
             for position, part in enumerate(content):
                 if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
                     kind = part.get("type") if isinstance(part, dict) else None
+                    # OpenAI's own endpoint refuses it; servers that only speak the dialect (Ollama,
+                    # vLLM) take images in a tool message (ruby_llm's ollama_qwen3 cassettes).
                     report.add("OC-17", join(base, "content", position),
                                f"tool message content part is {short(kind or part)}; only text parts are allowed",
+                               None if profile.published_schema else Severity.WARNING,
                                hint="Move images to a following user message (XL-15).")
         elif not isinstance(content, str):
             report.add("OC-17", join(base, "content"), f"tool message content is {short(content)}, not a string")

@@ -70,7 +70,9 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
         raw_choices = event.get("choices")
         if not isinstance(raw_choices, list):
             continue
-        if not raw_choices and event_usage is None:
+        # Azure OpenAI opens a stream with a chunk that carries only its prompt filter's verdict
+        # (prompt_filter_results, choices: []): documented, and read past by every client.
+        if not raw_choices and event_usage is None and "prompt_filter_results" not in event:
             report.add("OC-23", join("", number, "choices"), "chunk with choices: [] and no usage")
         for position, raw in enumerate(raw_choices):
             if not isinstance(raw, dict):
@@ -81,7 +83,7 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
                 state = choices[index if isinstance(index, int) else position] = _Choice()
             delta = raw.get("delta")
             if isinstance(delta, dict) and delta:
-                _chat_delta(report, state, delta, number, position, ids)
+                _chat_delta(report, profile, state, delta, number, position, ids)
             if raw.get("finish_reason") is not None:
                 state.finish_reason = raw["finish_reason"]
                 state.finish_where = join("", number, "choices", position, "finish_reason")
@@ -121,7 +123,7 @@ def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str,
 _HEAD_KEYS = ("id", "created", "model", "system_fingerprint", "service_tier")
 
 
-def _chat_delta(report: Report, state: _Choice, delta: dict[str, Any], number: int, position: int,
+def _chat_delta(report: Report, profile: Profile, state: _Choice, delta: dict[str, Any], number: int, position: int,
                 ids: dict[str, str]) -> None:
     if isinstance(delta.get("role"), str):
         state.role = delta["role"]
@@ -134,7 +136,7 @@ def _chat_delta(report: Report, state: _Choice, delta: dict[str, Any], number: i
     calls = delta.get("tool_calls")
     if isinstance(calls, list):
         for slot, call in enumerate(calls):
-            _chat_call_delta(report, state, call, (number, position, slot), ids)
+            _chat_call_delta(report, profile, state, call, (number, position, slot), ids)
 
 
 def _legacy_delta(state: _Choice, delta: dict[str, Any]) -> None:
@@ -145,11 +147,19 @@ def _legacy_delta(state: _Choice, delta: dict[str, Any]) -> None:
             state.function_call[key] += delta[key]
 
 
-def _chat_call_delta(report: Report, state: _Choice, delta: Any, slot: _Slot, ids: dict[str, str]) -> None:
+def _chat_call_delta(report: Report, profile: Profile, state: _Choice, delta: Any, slot: _Slot,
+                     ids: dict[str, str]) -> None:
     if not isinstance(delta, dict):
         report.add("OC-21", _where(slot), f"tool call delta is {short(delta)}, not an object")
         return
     index = delta.get("index")
+    if (index is None and profile.mistral and isinstance(delta.get("id"), str)
+            and slot[2] not in state.calls):
+        # Mistral's own stream sends each call whole in one delta, with no index (openinference's
+        # mistralai cassettes): its place in the list is its index. OpenAI's SDK accumulator needs one.
+        report.add("OC-21", join(_where(slot), "index"), "tool call delta has no index: Mistral sends each call "
+                   "whole, and clients that accumulate by index (OpenAI's SDK) cannot place it", Severity.WARNING)
+        index = slot[2]
     if not isinstance(index, int) or isinstance(index, bool):
         report.add("OC-21", join(_where(slot), "index"), "tool call delta has no index (the only required field)")
         return
@@ -174,7 +184,7 @@ def _chat_call_delta(report: Report, state: _Choice, delta: Any, slot: _Slot, id
         if not isinstance(name, str) or not name:
             report.add("OC-21", join(where, "function", "name"), f"first delta of call index {index} has no "
                                                                  "function.name")
-        if "type" not in delta:
+        if "type" not in delta and not profile.mistral:  # Mistral's type defaults to function
             report.add("OC-21", join(where, "type"), f"first delta of call index {index} has no type",
                        Severity.WARNING)
         call = state.calls[index] = _Call(index, call_id, name, delta.get("type"))

@@ -6,30 +6,32 @@ name, times relative to the request and rounded. Payload key order is kept as se
 travelled compressed is kept decoded, its wire encoding noted. When the safe repairs apply, the
 fixture also carries the fixed request, the repairs and the response of the latest fixed replay
 (`R`); exporting the original or that replay gives the same fixture (`turn_pair`). The format is
-documented in docs/fixtures.md; `inspector.load` reads it back (and refuses newer versions)."""
+documented in docs/fixtures.md; `load.flow_from_fixture` reads it back (and refuses newer versions)."""
 
 from __future__ import annotations
 
 import base64
 import http
 import json
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
 
-from .analysis import Analysis, BodyTooLarge, analyse, decode_body, safe_repairs
-from .files import write_file
-from .flow import FIXED_REPLAY_NOTE, Flow, FlowState, header
-from .redact import redacted
-from .wire import jsonsafe
-from .wire.check import check_request
+from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, safe_repairs
+from ..files import write_file
+from ..flow import FIXED_REPLAY_NOTE, Flow, FlowState, header
+from ..redact import redacted
+from ..wire import jsonsafe
+from ..wire.check import check_request
+from ..wire.violations import Violation
+from .base import Exported, WriteOptions
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ..store import Store
 
 FORMAT = "toolwire-fixture"
 # 2: `fixed` (fixed request, repairs, fixed replay), decoded compressed bodies with
@@ -42,7 +44,7 @@ FORWARDER_PLACEHOLDER = "{forwarder}"
 _VOLATILE_HEADERS = frozenset({"date"})
 
 
-def body_value(body: bytes, headers: list[tuple[str, str]] = ()) -> dict[str, Any] | None:
+def body_value(body: bytes, headers: Sequence[tuple[str, str]] = ()) -> dict[str, Any] | None:
     """{"json": value} when the bytes are JSON that survives being read and written back exactly,
     {"text": str} when UTF-8 (JSON too deep, with integers that would be rounded, or with lone
     surrogates stays text: still exact), else {"base64": str}. A body sent with a content-encoding
@@ -153,7 +155,7 @@ def _response(flow: Flow) -> dict[str, Any]:
     return response
 
 
-def _violations(violations: list) -> list[dict[str, Any]]:
+def _violations(violations: list[Violation]) -> list[dict[str, Any]]:
     return [{"where": v.where, "rule": v.rule, "severity": v.severity.value, "pointer": v.pointer,
              "message": v.message, "why": v.why, "hint": v.hint} for v in violations]
 
@@ -206,7 +208,7 @@ def upstream_origin(host: str) -> str:
 
 def client_url(data: dict[str, Any]) -> str:
     """The URL of a fixture's request as the client sent it, on the upstream's host (HAR, cassettes)."""
-    request = data["request"]
+    request: dict[str, str] = data["request"]
     return (upstream_origin(data["upstream_request"].get("host") or "") + request["path"]
             + (f"?{request['query']}" if request["query"] else ""))
 
@@ -222,8 +224,6 @@ def carried(data: dict[str, Any]) -> tuple[dict[str, Any], bytes, bytes]:
     """A fixture split for a container with its own body fields (HAR, cassettes): (what the
     container has no field for, the request body bytes, the response body bytes; a stream's chunks
     concatenated). `load.fixture_from_carried` puts them back together."""
-    from .load import body_bytes
-
     request, response = data["request"], data["response"]
     chunks = response.get("chunks")
     parts = [body_bytes(c) for c in chunks] if chunks is not None else []
@@ -246,6 +246,23 @@ def _meta(body: dict[str, Any] | None) -> dict[str, Any] | None:
     return {**meta, "base64": True} if "base64" in body else meta
 
 
+def body_bytes(body: Any) -> bytes:
+    """A body value (see body_value) back to bytes; JSON is written compactly."""
+    if body is None:
+        return b""
+    if "json" in body:
+        return jsonsafe.dumps(body["json"])
+    if "text" in body:
+        text: str = body["text"]
+        return text.encode()
+    return base64.b64decode(body["base64"])
+
+
+def header_pairs(lines: list[str]) -> list[tuple[str, str]]:
+    """Fixture headers ("name: value" lines) back to pairs."""
+    return [(name, value) for name, _, value in (line.partition(": ") for line in lines)]
+
+
 def chunk_value(data: bytes) -> dict[str, str]:
     try:
         return {"text": data.decode("utf-8")}
@@ -261,74 +278,12 @@ def write_fixture(flow: Flow, path: str | Path, fixed_replay: Flow | None = None
     return write_file(path, dumps(fixture(flow, analyse(flow), fixed_replay)))
 
 
-# -- formats -----------------------------------------------------------------------------------
-
-# The formats `export` writes, and the file name each gives one flow (N) or a whole recording (S).
-FORMATS = ("json", "pytest", "vcr", "har", "otlp")
-_FLOW_FILE = {"json": "flow-{n}.json", "pytest": "test_flow_{n}.py", "vcr": "flow-{n}.yaml", "har": "flow-{n}.har",
-              "otlp": "flow-{n}.otlp.json"}
-_RECORDING_FILE = {"vcr": ".yaml", "har": ".har", "otlp": ".otlp.json"}
-
-
-@dataclass(slots=True)
-class Exported:
-    """One flow ready for any format: its fixture (with the fixed pair) and when it was recorded."""
-
-    flow_id: int
-    data: dict[str, Any]
-    started_at: float
-    # OTLP spans are made from the flow itself (its absolute times, its session's trace) and link a
-    # replay to its origin's span.
-    flow: Flow | None = None
-    session_started: float | None = None
-    origin: Flow | None = None
-
+# -- the fixture's write ------------------------------------------------------------------------
 
 def exported(flow: Flow, get: Callable[[int], Flow | None], replays_of: Callable[[int], list[int]]) -> Exported:
     original, replay = turn_pair(flow, get, replays_of)
     return Exported(original.id, fixture(original, analyse(original), replay), original.started_at, original,
                     origin=get(original.replay_of) if original.replay_of is not None else None)
-
-
-def render(fmt: str, turns: list[Exported], *, otlp: Any = None) -> bytes:
-    """The bytes of one file of format `fmt` holding `turns` (json and pytest hold exactly one).
-    `otlp`: the span options (otlp.spans.Options) of an otlp file."""
-    if fmt == "json":
-        (turn,) = turns
-        return dumps(turn.data)
-    if fmt == "pytest":
-        from .pytest_export import render as render_pytest
-
-        (turn,) = turns
-        return render_pytest(turn.data, f"flow #{turn.flow_id}")
-    if fmt == "vcr":
-        from .cassette import dumps as cassette
-
-        return cassette([turn.data for turn in turns if turn.data["response"]["status"] is not None])
-    if fmt == "har":
-        from .har import dumps as har
-
-        return har([(turn.data, turn.started_at) for turn in turns])
-    if fmt == "otlp":
-        from .otlp import files as otlp_files, spans
-
-        origins = {turn.origin.id: turn.origin for turn in turns if turn.origin is not None}
-        starts = {turn.flow.session_id: turn.session_started for turn in turns if turn.flow is not None}
-        builder = spans.TraceBuilder(otlp or spans.options(), get=origins.get, session_started=starts.get)
-        return otlp_files.dumps(builder.spans([turn.flow for turn in turns if turn.flow is not None]))
-    raise ValueError(f"unknown export format {fmt!r}; known: {', '.join(FORMATS)}")
-
-
-def files(fmt: str, turns: list[Exported], recording: str | None = None, *, otlp: Any = None) -> list[tuple[str, bytes]]:
-    """(file name, bytes) for `turns`: one file per flow for json and pytest, and for a cassette, a
-    HAR log or an OTLP trace file unless `recording` names the one file that holds them all (`session-3`)."""
-    if fmt in _RECORDING_FILE and recording is not None:
-        return [(recording + _RECORDING_FILE[fmt], render(fmt, turns, otlp=otlp))]
-    return [(_FLOW_FILE[fmt].format(n=turn.flow_id), render(fmt, [turn], otlp=otlp)) for turn in turns]
-
-
-def default_name(fmt: str, flow_id: int) -> str:
-    return _FLOW_FILE[fmt].format(n=flow_id)
 
 
 def from_store(store: Store, flow: Flow) -> Exported:
@@ -340,3 +295,8 @@ def from_store(store: Store, flow: Flow) -> Exported:
     session = store.session(turn.flow.session_id) if turn.flow is not None else None
     turn.session_started = session.started_at if session is not None else None
     return turn
+
+
+def write(turns: Sequence[Exported], options: WriteOptions) -> bytes:
+    (turn,) = turns
+    return dumps(turn.data)

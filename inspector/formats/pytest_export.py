@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import pprint
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
-from . import export
+from . import fixture
+from .base import Exported, WriteOptions
 
 # The SDK call that sends a recorded request body as is: (module, client expression, method path).
 # Gemini's has a test of its own (_GENAI_TEST).
@@ -104,7 +106,7 @@ def render(data: dict[str, Any], name: str = "turn") -> bytes:
     genai = dialect == "gemini" and "json" in request_body and _genai(data)
     sdk_name = sdk[0] if sdk is not None else "google-genai" if genai else None
     parts = [f'''"""Regression test for a recorded {dialect or "HTTP"} turn ({name}), exported by toolwire-inspect
-(fixture format {export.VERSION}: docs/fixtures.md). Run it with pytest; the rule checks need
+(fixture format {fixture.VERSION}: docs/fixtures.md). Run it with pytest; the rule checks need
 toolwire-inspect installed, the response replay only pytest{" (and the " + sdk_name + " SDK)" if sdk_name else ""}."""
 
 import base64
@@ -133,7 +135,7 @@ FIXED_REQUEST = {_json_literal(fixed["request"]["body"]["json"])}
 def _findings(body):
     """The request findings of the turn with `body` as its request, judged as the inspector judged it."""
     analysis = pytest.importorskip("inspector.analysis", reason="the rule checks need toolwire-inspect")
-    load = pytest.importorskip("inspector.load", reason="the rule checks need toolwire-inspect")
+    load = pytest.importorskip("inspector.formats.load", reason="the rule checks need toolwire-inspect")
     data = {**FIXTURE, "request": {**FIXTURE["request"], "body": body}}
     found = analysis.analyse(load.flow_from_fixture(data, __file__)).violations
     return [(v.rule, v.pointer, v.severity.value) for v in found if v.where == "request"]
@@ -239,3 +241,8 @@ def test_sdk_replays_the_recorded_response(upstream):
     elif genai:
         parts.append(_GENAI_TEST)
     return "".join(parts).encode("utf-8")
+
+
+def write(turns: Sequence[Exported], options: WriteOptions) -> bytes:
+    (turn,) = turns
+    return render(turn.data, f"flow #{turn.flow_id}")

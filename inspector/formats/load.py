@@ -1,6 +1,7 @@
-"""Recorded turns from files: our fixtures, HAR files (ours, mitmproxy's, browsers' devtools, HTTP
-Toolkit's) and vcrpy cassettes (YAML or JSON), as Flows. The one reader `open`, `mock` and `check`
-use: whatever the format, a turn becomes a Flow and is judged, served and shown like a recorded one.
+"""Reading recordings: what every reader shares (the file parsed as JSON or YAML, `Shape` for typed
+values, `recorded_flow` for a turn another tool recorded, `FilePlaces` for a finding's line) and the
+reader of our own fixture. Whatever the format, a turn becomes a Flow and is judged, served and
+shown like a recorded one; `registry.load` picks the reader.
 
 A file this version cannot read says why in a LoadError (one line, the file named); a fixture of a
 newer format version is refused rather than half-read."""
@@ -12,52 +13,25 @@ import binascii
 import gc
 import gzip
 import math
-import os
 import re
 import zlib
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
 import orjson
 
-from . import export
-from .analysis import decode_body
-from .flow import Chunk, Flow, FlowState, Mode, header
-from .redact import redact_headers, redacted, secret_values
-from .wire import jsonsafe
-from .wire.locate import SourceText, within
-from .wire.locate import source as locate_source
-from .wire.pointer import join
-
-if TYPE_CHECKING:
-    from .store import Store
-
-
-class LoadError(ValueError):
-    """The file is not a recording this version can read; the message says why."""
-
-
-class NotARecording(LoadError):
-    """The file is none of the formats read here (`check` then reads it as a bare payload)."""
-
-
-Keys = tuple[str | int, ...]  # keys and indices from a recording's root to a value in it
-
-
-@dataclass(slots=True)
-class Turn:
-    """One loaded exchange. `fixture`: our fixture's data when the file carried it (its recorded
-    findings and fixed form), else None. `bodies`: where in the file each side's body sits
-    ("request", "upstream", "response"), for `FilePlaces` to put a finding on its line."""
-
-    flow: Flow
-    source: str  # file name, and the entry's place in it when it holds several
-    fixture: dict[str, Any] | None = None
-    bodies: dict[str, Keys] = field(default_factory=dict)
+from ..analysis import decode_body
+from ..flow import Chunk, Flow, FlowState, Mode, header
+from ..redact import redact_headers, redacted, secret_values
+from ..wire import jsonsafe
+from ..wire.locate import SourceText, within
+from ..wire.locate import source as locate_source
+from ..wire.pointer import join
+from . import fixture
+from .base import Keys, LoadError, NotARecording, Turn
+from .fixture import body_bytes, header_pairs
 
 
 class FilePlaces:
@@ -70,7 +44,7 @@ class FilePlaces:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self._json: SourceText | None = None
-        self._yaml: Any = None
+        self._yaml: tuple[Any, SourceText] | None = None
 
     def position(self, body: Keys, pointer: str, *, sse: bool = False) -> tuple[int, int]:
         """`pointer` in the body at `body`; the body's own place for pointer "" (or one it cannot follow)."""
@@ -106,91 +80,11 @@ MAX_RECORDING = 64 * 1024 * 1024
 MAX_YAML_RECORDING = 16 * 1024 * 1024
 
 
-def _refuse_size(size: int, source: str, cap: int = MAX_RECORDING) -> None:
+def refuse_size(size: int, source: str, cap: int = MAX_RECORDING) -> None:
     if size > cap:
         kind = "a YAML cassette" if cap == MAX_YAML_RECORDING else "a recording"
         raise LoadError(f"{source}: {size / 2**20:.1f} MiB is larger than {kind} may be ({cap // 2**20} MiB); "
                         "split it, or export fewer flows into one file")
-
-
-def load(path: str | Path) -> list[Turn]:
-    """Every turn in the file at `path`. A format without absolute times (our fixture) gets the
-    file's modification time, so the list shows when it was written."""
-    path = Path(path)
-    try:
-        with path.open("rb") as file:
-            status = os.fstat(file.fileno())
-            _refuse_size(status.st_size, str(path))
-            data = file.read(MAX_RECORDING + 1)  # a file that grows while read is still bounded
-        written = status.st_mtime
-    except OSError as exc:
-        raise LoadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    turns = load_bytes(data, str(path))
-    for turn in turns:
-        if not turn.flow.started_at:
-            turn.flow.started_at = written
-    return turns
-
-
-def into_store(paths: list[str | Path], store: Store) -> int:
-    """Record every turn of the files at `paths` in `store` as one new session, analysed as the
-    forwarder's flows are (what `open` shows); the session's id. A LoadError before anything is
-    written if any file cannot be read."""
-    turns = [turn for path in paths for turn in load(path)]
-    session_id = store.new_session(", ".join(str(p) for p in paths), "(opened files)", "passthrough")
-    for turn in turns:
-        turn.flow.id = store.next_flow_id()
-        turn.flow.session_id = session_id
-        store.submit(turn.flow)
-    store.flush()
-    return session_id
-
-
-# Each format names itself with one of these; a file with none is not parsed at all (`check` then
-# reads it as a bare payload, which may be megabytes).
-_OTLP_MARK = b'"resourceSpans"'
-_MARKS = (b'"toolwire-fixture"', b'"log"', b"interactions", _OTLP_MARK)
-
-
-def load_bytes(data: bytes, source: str) -> list[Turn]:
-    _refuse_size(len(data), source)
-    if not any(mark in data for mark in _MARKS):
-        raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
-    if _OTLP_MARK in data and not any(mark in data for mark in _MARKS[:3]):
-        return _otlp(data, source)
-    document = _document(data, source)
-    if isinstance(document, dict) and document.get("format") == export.FORMAT:
-        document = _faithful(data, source)
-        return [Turn(flow_from_fixture(document, source), source, document, _fixture_bodies(document))]
-    if isinstance(document, dict) and isinstance(document.get("log"), dict):
-        from .har import turns_from_har
-
-        return turns_from_har(_faithful(data, source), source)
-    if isinstance(document, dict) and isinstance(document.get("interactions"), list):
-        from .cassette import turns_from_cassette
-
-        return turns_from_cassette(document, source)
-    raise NotARecording(f"{source}: not a toolwire fixture, a HAR file or a vcrpy cassette")
-
-
-def _otlp(data: bytes, source: str) -> list[Turn]:
-    """An OTLP/JSON trace file (see otlp.files): each GenAI LLM span a turn, said to be rebuilt."""
-    from .otlp import OtelMissing, require
-
-    try:
-        require()
-    except OtelMissing as exc:
-        raise LoadError(f"{source}: an OTLP/JSON trace: {exc}") from exc
-    from .otlp.files import OtlpError, flows
-
-    try:
-        found = flows(data, source)
-    except OtlpError as exc:
-        raise LoadError(str(exc)) from exc
-    if not found:
-        raise LoadError(f"{source}: an OTLP/JSON trace with no GenAI LLM span (gen_ai.operation.name chat, "
-                        "generate_content or text_completion)")
-    return [Turn(redacted(flow), where) for flow, where in found]
 
 
 _FOLD = re.compile(r"[ \t]*(?:\r\n|\r|\n)[ \t\r\n]*")
@@ -252,7 +146,7 @@ def _refuse_aliases(root: Any, source: str) -> None:
 
 def _yaml(data: bytes, source: str, compose: bool = False) -> Any:
     """The YAML file's data, or with `compose` its node tree (which knows each value's line)."""
-    _refuse_size(len(data), source, MAX_YAML_RECORDING)
+    refuse_size(len(data), source, MAX_YAML_RECORDING)
     loader = _yaml_loader()(data)
     # The cyclic collector walks every node made so far each time it runs: with it on, composing is
     # quadratic (a 3 MB cassette: 5.8 s, 1.4 s without). Nodes hold no cycles to collect.
@@ -270,7 +164,7 @@ def _yaml(data: bytes, source: str, compose: bool = False) -> Any:
         loader.dispose()
 
 
-def _document(data: bytes, source: str) -> Any:
+def parsed(data: bytes, source: str) -> Any:
     """The file parsed, JSON or YAML, to tell what it is (JSON integers beyond 64 bits rounded)."""
     if data.lstrip()[:1] in (b"{", b"["):
         try:
@@ -286,7 +180,7 @@ def _document(data: bytes, source: str) -> Any:
                             f"YAML: {str(exc).splitlines()[0]})") from exc
 
 
-def _faithful(data: bytes, source: str) -> Any:
+def faithful(data: bytes, source: str) -> Any:
     """A JSON recording read exactly: a body replayed rounded would not be the recording."""
     try:
         return jsonsafe.loads(data)
@@ -298,20 +192,13 @@ def _faithful(data: bytes, source: str) -> Any:
 
 # -- our fixture -------------------------------------------------------------------------------
 
-def body_bytes(body: Any) -> bytes:
-    """A fixture body (see export.body_value) back to bytes; JSON is written compactly."""
-    if body is None:
-        return b""
-    if "json" in body:
-        return jsonsafe.dumps(body["json"])
-    if "text" in body:
-        return body["text"].encode()
-    return base64.b64decode(body["base64"])
+def claims_fixture(document: Any) -> bool:
+    return isinstance(document, dict) and document.get("format") == fixture.FORMAT
 
 
-def header_pairs(lines: list[str]) -> list[tuple[str, str]]:
-    """Fixture headers ("name: value" lines) back to pairs."""
-    return [(name, value) for name, _, value in (line.partition(": ") for line in lines)]
+def read_fixture(data: bytes, document: Any, source: str) -> list[Turn]:
+    document = faithful(data, source)
+    return [Turn(flow_from_fixture(document, source), source, document, _fixture_bodies(document))]
 
 
 def _wire(body: Any, headers: list[tuple[str, str]]) -> tuple[bytes, list[tuple[str, str]]]:
@@ -334,7 +221,8 @@ def _wire(body: Any, headers: list[tuple[str, str]]) -> tuple[bytes, list[tuple[
 def _brotli(data: bytes) -> bytes:
     import brotli
 
-    return brotli.compress(data)
+    compressed: bytes = brotli.compress(data)
+    return compressed
 
 
 def _zstd(data: bytes) -> bytes:
@@ -351,14 +239,14 @@ def _fixture_bodies(data: dict[str, Any]) -> dict[str, Keys]:
     """Where our fixture file holds each side's body: its json, text or base64 value (a stream: its
     chunks). The upstream's is the request's unless the fixture says it differed."""
     def at(*path: str) -> Keys:
-        body = data
+        body: Any = data
         for key in path:
             body = body.get(key) if isinstance(body, dict) else None
         kind = next((k for k in ("json", "text", "base64") if isinstance(body, dict) and k in body), None)
         return (*path, kind) if kind else path
 
-    response = data.get("response") if isinstance(data.get("response"), dict) else {}
-    upstream = data.get("upstream_request") if isinstance(data.get("upstream_request"), dict) else {}
+    response = found if isinstance(found := data.get("response"), dict) else {}
+    upstream = found if isinstance(found := data.get("upstream_request"), dict) else {}
     return {"request": at("request", "body"),
             "upstream": at("request", "body") if upstream.get("same_body_as_request", True)
             else at("upstream_request", "body"),
@@ -369,9 +257,9 @@ def flow_from_fixture(data: dict[str, Any], source: str = "<fixture>", flow_id: 
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise LoadError(f"{source}: fixture without a valid \"version\"")
-    if version > export.VERSION:
+    if version > fixture.VERSION:
         raise LoadError(f"{source}: fixture format version {version} is newer than this toolwire-inspect reads "
-                        f"(up to {export.VERSION}); upgrade toolwire-inspect to read it")
+                        f"(up to {fixture.VERSION}); upgrade toolwire-inspect to read it")
     try:
         return _fixture_flow(Shape(source), data, flow_id)
     except jsonsafe.Unfaithful as exc:
@@ -383,7 +271,7 @@ def _fixture_flow(shape: Shape, data: dict[str, Any], flow_id: int) -> Flow:
     upstream = shape.member(data, "upstream_request", dict)
     response = shape.member(data, "response", dict)
     host = shape.member(upstream, "host", (str, NoneType), "upstream_request.", default="") or ""
-    path = shape.member(upstream, "url", str, "upstream_request.").removeprefix(export.UPSTREAM_PLACEHOLDER)
+    path = shape.member(upstream, "url", str, "upstream_request.").removeprefix(fixture.UPSTREAM_PLACEHOLDER)
     chunks = [Chunk(shape.time(chunk, "t_ms", f"response.chunks[{n}].", required=True) / 1000.0,
                     body_bytes(shape.body(chunk, f"response.chunks[{n}]", whole=True)))
               for n, chunk in enumerate(shape.items(response, "chunks", dict, "response.") or ())]
@@ -397,7 +285,7 @@ def _fixture_flow(shape: Shape, data: dict[str, Any], flow_id: int) -> Flow:
         query=shape.member(request, "query", str, "request.", default=""),
         request_headers=request_headers, request_body=request_body,
         mode=shape.choice(data, "mode", Mode, Mode.PASSTHROUGH),
-        upstream_url=shape.url(export.upstream_origin(host) + path if host else path,
+        upstream_url=shape.url(fixture.upstream_origin(host) + path if host else path,
                                "upstream_request (its host and url)"),
         upstream_request_headers=shape.headers(upstream, "upstream_request."),
         status=shape.status(shape.member(response, "status", (int, NoneType), "response."), "response.status"),
@@ -477,10 +365,15 @@ class Shape:
                                      "is not an HTTP status (100 to 599)")
         return value
 
+    @overload
+    def time(self, holder: dict[str, Any], key: str, at: str = "", *, required: Literal[True]) -> float: ...
+    @overload
+    def time(self, holder: dict[str, Any], key: str, at: str = "", *, required: bool = False) -> float | None: ...
+
     def time(self, holder: dict[str, Any], key: str, at: str = "", *, required: bool = False) -> float | None:
         """A time in milliseconds: a finite number of 0 or more (null: not measured)."""
-        value = self.member(holder, key, (int, float) if required else (int, float, NoneType), at,
-                            default=_REQUIRED if required else None)
+        value: float | None = self.member(holder, key, (int, float) if required else (int, float, NoneType), at,
+                                          default=_REQUIRED if required else None)
         if value is not None and not (math.isfinite(value) and value >= 0):
             raise self.refuse(f"{at}{key}", f"{value} is not a time (a finite number of milliseconds, 0 or more)")
         return value
@@ -497,12 +390,13 @@ class Shape:
         return header_pairs(self.items(holder, "headers", str, at) or [])
 
     def body(self, holder: dict[str, Any], place: str, *, whole: bool = False) -> dict[str, Any] | None:
-        """A body value (see export.body_value): null, or one of json, text (a string) or base64 (a
+        """A body value (see fixture.body_value): null, or one of json, text (a string) or base64 (a
         string of base64), and the content_encoding it travelled with. `whole`: `holder` is the value
         (a stream chunk), else its member named as `place` ends."""
         if not whole:
             at, _, key = place.rpartition(".")
-            value = self.member(holder, key, (dict, NoneType), f"{at}." if at else "", default=None)
+            value: dict[str, Any] | None = self.member(holder, key, (dict, NoneType), f"{at}." if at else "",
+                                                       default=None)
             if value is None:
                 return None
         else:
@@ -524,10 +418,10 @@ class Shape:
 
 def fixture_from_carried(carried: dict[str, Any], request_body: bytes, response_body: bytes,
                          source: str = "<recording>") -> dict[str, Any]:
-    """Our fixture back from a container's bodies and what export.carried put beside them."""
+    """Our fixture back from a container's bodies and what fixture.carried put beside them."""
     shape = Shape(source)
     try:
-        data = orjson.loads(orjson.dumps(shape.member(carried, "fixture", dict, "_toolwire.")))  # a copy to keep
+        data: dict[str, Any] = orjson.loads(orjson.dumps(shape.member(carried, "fixture", dict, "_toolwire.")))  # a copy to keep
     except orjson.JSONEncodeError as exc:
         raise shape.refuse("_toolwire.fixture", f"cannot be read back ({exc})") from None
     for side in ("request", "response"):
@@ -543,7 +437,7 @@ def fixture_from_carried(carried: dict[str, Any], request_body: bytes, response_
         parts, offset = [], 0
         for n, (chunk, size) in enumerate(zip(chunks, sizes, strict=True)):
             parts.append({"t_ms": shape.time(chunk, "t_ms", f"_toolwire.chunks[{n}].", required=True),
-                          **export.chunk_value(response_body[offset:offset + size])})
+                          **fixture.chunk_value(response_body[offset:offset + size])})
             offset += size
         data["response"]["chunks"] = parts
     else:
@@ -558,7 +452,7 @@ def _body(raw: bytes, meta: dict[str, Any] | None) -> dict[str, Any] | None:
     meta = dict(meta)
     if meta.pop("base64", False):
         return {"base64": base64.b64encode(raw).decode("ascii"), **meta}
-    return {**(export.body_value(raw) or {"text": ""}), **meta}
+    return {**(fixture.body_value(raw) or {"text": ""}), **meta}
 
 
 # -- shared by the HAR and cassette readers ----------------------------------------------------

@@ -1,6 +1,7 @@
 """OTLP/JSON trace files: spans written as the protobuf JSON mapping of an ExportTraceServiceRequest
 (what the Collector's file exporter and `otlp push` carry, byte for byte the same message), and such
-files read back, each GenAI LLM span as a Flow.
+files read back, each GenAI LLM span as a Flow. Needs the `[otel]` extra: `otlp` is the format's
+entry in the registry and imports this module only once the extra is known to be there.
 
 The OTLP/JSON rules that differ from plain protobuf JSON are kept: trace and span ids are hex, not
 base64, and enums are integers. A file of several requests, one per line (the Collector's file
@@ -26,13 +27,12 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from ..flow import Flow, FlowState
 
-MARK = b'"resourceSpans"'
 _ID_KEYS = ("traceId", "spanId", "parentSpanId")
 
 
 def document(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
     message = encode_spans(spans)
-    data = json_format.MessageToDict(message, use_integers_for_enums=True)
+    data: dict[str, Any] = json_format.MessageToDict(message, use_integers_for_enums=True)
     _ids(data, lambda raw: base64.b64decode(raw).hex())
     return data
 

@@ -18,13 +18,15 @@ import orjson
 import pytest
 import yaml
 
-from inspector import export, pytest_export
+from inspector.formats import fixture as export, pytest_export
 from inspector.analysis import analyse
 from inspector.cli import main
 from inspector.cli.open import opened_store
-from inspector.export import Exported
+from inspector.formats.base import Exported
 from inspector.flow import Flow
-from inspector.load import MAX_RECORDING, MAX_YAML_RECORDING, LoadError, NotARecording, load, load_bytes
+from inspector.formats.base import LoadError, NotARecording
+from inspector.formats.load import MAX_RECORDING, MAX_YAML_RECORDING
+from inspector.formats.registry import load, load_bytes, render
 from inspector.mock import FixtureRoute
 from inspector.tui.app import InspectorApp
 from inspector.tui.widgets.flow_list import FlowList
@@ -135,7 +137,7 @@ def test_every_turn_read_is_judged_served_and_exported_as_a_file_the_product_rea
             data = export.fixture(turn.flow, analyse(turn.flow))
             exported = [Exported(1, data, 1767225600.0)]
             for fmt in ("json", "har", "vcr"):
-                written = export.render(fmt, exported)
+                written = render(fmt, exported)
                 try:
                     back = load_bytes(written, f"{name}.{fmt}")
                 except LoadError as refusal:

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from inspector.analysis import analyse
-from inspector.export import body_value, dumps, fixture, write_fixture
+from inspector.formats.fixture import body_value, dumps, fixture, write_fixture
 from inspector.flow import Chunk, Flow, FlowState, Mode
 from inspector.mock import FixtureRoute, Received
 
@@ -191,8 +191,8 @@ ROUND_TRIPS = {"plain": chat_flow, "streamed-binary": _streamed_binary, "transla
 @pytest.mark.parametrize("fmt", ["json", "har", "vcr"])
 @pytest.mark.parametrize("name", sorted(ROUND_TRIPS))
 def test_each_format_reads_back_as_the_same_fixture(fmt, name):
-    from inspector.export import Exported, render
-    from inspector.load import load_bytes
+    from inspector.formats.base import Exported
+    from inspector.formats.registry import load_bytes, render
 
     flow = ROUND_TRIPS[name]()
     data = fixture(flow, analyse(flow))
@@ -208,8 +208,8 @@ def test_each_format_reads_back_as_the_same_fixture(fmt, name):
 
 
 def test_a_turn_without_a_response_has_no_cassette_but_a_har_entry():
-    from inspector.export import Exported, render
-    from inspector.load import load_bytes
+    from inspector.formats.base import Exported
+    from inspector.formats.registry import load_bytes, render
 
     flow = chat_flow(status=None, response_headers=[], response_body=b"", state=FlowState.ERROR,
                      error="upstream unreachable")

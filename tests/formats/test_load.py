@@ -11,12 +11,13 @@ import pytest
 from inspector.analysis import analyse
 from inspector.cli import main
 from inspector.cli.open import opened_store
-from inspector.load import LoadError, load
+from inspector.formats.base import LoadError
+from inspector.formats.registry import load
 from inspector.mock import FixtureRoute, Received
 from inspector.tui.app import InspectorApp
 from inspector.tui.widgets.flow_list import FlowList
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 SECRETS = {
     "chrome": "sk-chrome-devtools-7d1c9e04b2", "firefox": "sk-ant-firefox-3e8a61c0f9",
     "mitmproxy": "AIzaSyMitmSecret0123456789", "httptoolkit": "sk-proj-httptoolkit-88c2d1f0",

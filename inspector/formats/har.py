@@ -1,5 +1,5 @@
 """HAR 1.2 (the HTTP Archive devtools, mitmproxy and HTTP Toolkit read and write): writing our
-fixtures as a HAR log, and reading any tool's HAR back as turns (see load.py).
+fixtures as a HAR log, and reading any tool's HAR back as turns.
 
 Each entry is the exchange as the client saw it: its request (URL on the upstream's host), the
 response it received, a stream as its concatenated body. What HAR has no field for sits under
@@ -14,15 +14,18 @@ import base64
 import binascii
 import json
 import math
-from importlib import metadata
+from collections.abc import Sequence
 from datetime import datetime, UTC
+from importlib import metadata
 from typing import Any
 
-from . import export
-from .flow import Flow, header
-from .load import (LoadError, NoneType, Shape, Turn, fixture_from_carried, flow_from_fixture, header_pairs, iso_time,
-                   recorded_flow)
-from .redact import query_pairs
+from ..flow import Flow, header
+from ..redact import query_pairs
+from . import fixture
+from .base import Exported, LoadError, Turn, WriteOptions
+from .fixture import header_pairs
+from .load import NoneType, Shape, faithful, fixture_from_carried, flow_from_fixture, iso_time, recorded_flow
+
 
 def _creator() -> dict[str, str]:
     try:
@@ -42,18 +45,22 @@ def dumps(turns: list[tuple[dict[str, Any], float]]) -> bytes:
     return (json.dumps(document(turns), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+def write(turns: Sequence[Exported], options: WriteOptions) -> bytes:
+    return dumps([(turn.data, turn.started_at) for turn in turns])
+
+
 def _pairs(lines: list[str]) -> list[dict[str, str]]:
     return [{"name": name, "value": value} for name, value in header_pairs(lines)]
 
 
 def _entry(data: dict[str, Any], started: float) -> dict[str, Any]:
     request, response = data["request"], data["response"]
-    carried, request_body, response_body = export.carried(data)
+    carried, request_body, response_body = fixture.carried(data)
     host = data["upstream_request"].get("host") or "localhost"
     request_headers = [line if not line.lower().startswith("host: ") else f"Host: {host}"
                        for line in request["headers"]]
     har_request: dict[str, Any] = {
-        "method": request["method"], "url": export.client_url(data), "httpVersion": "HTTP/1.1", "cookies": [],
+        "method": request["method"], "url": fixture.client_url(data), "httpVersion": "HTTP/1.1", "cookies": [],
         "headers": _pairs(request_headers),
         "queryString": [{"name": k, "value": v} for k, v in query_pairs(request["query"])],
         "headersSize": -1, "bodySize": len(request_body),
@@ -77,7 +84,7 @@ def _entry(data: dict[str, Any], started: float) -> dict[str, Any]:
         "time": latency,
         "request": har_request,
         "response": {
-            "status": status or 0, "statusText": export.reason_phrase(status), "httpVersion": "HTTP/1.1", "cookies": [],
+            "status": status or 0, "statusText": fixture.reason_phrase(status), "httpVersion": "HTTP/1.1", "cookies": [],
             "headers": _pairs(response["headers"]), "content": content, "redirectURL": "",
             "headersSize": -1, "bodySize": -1 if status is None else len(response_body),
         },
@@ -95,6 +102,14 @@ def _text(body: bytes, meta: dict[str, Any] | None) -> str:
 
 
 # -- reading -----------------------------------------------------------------------------------
+
+def claims(document: Any) -> bool:
+    return isinstance(document, dict) and isinstance(document.get("log"), dict)
+
+
+def read(data: bytes, document: Any, source: str) -> list[Turn]:
+    return turns_from_har(faithful(data, source), source)
+
 
 def turns_from_har(document: dict[str, Any], source: str) -> list[Turn]:
     entries = document["log"].get("entries")
@@ -161,7 +176,7 @@ def _milliseconds(value: Any) -> float | None:
 
 def _foreign(shape: Shape, entry: dict[str, Any], request: dict[str, Any], response: dict[str, Any],
              request_body: bytes, response_body: bytes, flow_id: int) -> Flow:
-    timings = entry.get("timings") if isinstance(entry.get("timings"), dict) else {}
+    timings = found if isinstance(found := entry.get("timings"), dict) else {}
     # Time to first byte: the phases before the response (-1: not applicable).
     ttfb = sum(_milliseconds(timings.get(k)) or 0.0 for k in ("blocked", "dns", "connect", "send", "wait"))
     status = shape.member(response, "status", int, "response.")

@@ -1,5 +1,5 @@
 """vcrpy cassettes (YAML, format version 1): writing our fixtures as one, and reading any vcrpy
-cassette back as turns (see load.py).
+cassette back as turns.
 
 A cassette replays for an httpx (so openai-SDK) client under vcrpy or pytest-recording, matched on
 method, path and body (`match_on=["method", "path", "body"]`; the query's secrets are redacted).
@@ -10,10 +10,13 @@ our fixture and each stream chunk's time and size. Built from the fixture: redac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from . import export
-from .load import NoneType, Shape, Turn, fixture_from_carried, flow_from_fixture, header_pairs, recorded_flow
+from . import fixture
+from .base import Exported, Turn, WriteOptions
+from .fixture import header_pairs
+from .load import NoneType, Shape, fixture_from_carried, flow_from_fixture, recorded_flow
 
 # Framing a replaying client recomputes; the body is stored decoded.
 _NOT_STORED = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding", "host"})
@@ -36,6 +39,11 @@ def dumps(fixtures: list[dict[str, Any]]) -> bytes:
                      width=1 << 20).encode("utf-8")
 
 
+def write(turns: Sequence[Exported], options: WriteOptions) -> bytes:
+    """A cassette of the turns that have a response (a cassette cannot hold one without)."""
+    return dumps([turn.data for turn in turns if turn.data["response"]["status"] is not None])
+
+
 def _headers(lines: list[str]) -> dict[str, list[str]]:
     headers: dict[str, list[str]] = {}
     for name, value in header_pairs(lines):
@@ -53,21 +61,29 @@ def _body(body: bytes) -> str | bytes:
 
 def _interaction(data: dict[str, Any]) -> dict[str, Any]:
     request, response = data["request"], data["response"]
-    carried, request_body, response_body = export.carried(data)
+    carried, request_body, response_body = fixture.carried(data)
     status = response["status"]
     if status is None:
         raise ValueError("the recorded turn has no response: a cassette cannot hold it")
     return {
         "request": {"body": _body(request_body) if request["body"] is not None else None,
                     "headers": _headers(request["headers"]), "method": request["method"],
-                    "uri": export.client_url(data)},
+                    "uri": fixture.client_url(data)},
         "response": {"body": {"string": _body(response_body)}, "headers": _headers(response["headers"]),
-                     "status": {"code": status, "message": export.reason_phrase(status)}},
+                     "status": {"code": status, "message": fixture.reason_phrase(status)}},
         "_toolwire": carried,
     }
 
 
 # -- reading -----------------------------------------------------------------------------------
+
+def claims(document: Any) -> bool:
+    return isinstance(document, dict) and isinstance(document.get("interactions"), list)
+
+
+def read(data: bytes, document: Any, source: str) -> list[Turn]:
+    return turns_from_cassette(document, source)
+
 
 def turns_from_cassette(document: dict[str, Any], source: str) -> list[Turn]:
     interactions = document["interactions"]
