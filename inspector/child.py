@@ -220,6 +220,8 @@ class Outbox:
         """The refusal count, the store's health and the OTLP export's counts, when they changed:
         read here, not on the loop."""
         frames: list[Frame] = []
+        if self.forwarder is None:  # still being built
+            return frames
         access = self.forwarder.access
         if access.refused != self._refused:
             self._refused = access.refused
@@ -296,13 +298,17 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             events.write(encode(Failed(str(exc), browse)))
             events.flush()
             return 2
-        routed = isinstance(forwarder, routing.Router)
-        events.write(encode(Ready(
-            forwarder.client_url, forwarder.base_url, forwarder.upstream_shown if routed else forwarder.upstream,
-            forwarder.upstream_shown, Mode.PASSTHROUGH.value if routed else forwarder.mode.value,
-            forwarder.translate, forwarder.access.token, store.session_id, table.ignored,
-            tuple(RouteShown(route.route or "", route.client_url, route.upstream, route.translate,
-                             forwarder.source_of(route.route)) for route in forwarder.all) if routed else ())))
+        if isinstance(forwarder, routing.Router):
+            ready = Ready(forwarder.client_url, forwarder.base_url, forwarder.upstream_shown, forwarder.upstream_shown,
+                          Mode.PASSTHROUGH.value, forwarder.translate, forwarder.access.token, store.session_id,
+                          table.ignored, tuple(RouteShown(route.route or "", route.client_url, route.upstream,
+                                                          route.translate, forwarder.source_of(route.route))
+                                               for route in forwarder.all))
+        else:
+            ready = Ready(forwarder.client_url, forwarder.base_url, forwarder.upstream, forwarder.upstream_shown,
+                          forwarder.mode.value, forwarder.translate, forwarder.access.token, store.session_id,
+                          table.ignored)
+        events.write(encode(ready))
         events.flush()
         outbox.start()
 

@@ -441,6 +441,7 @@ class _Driver:
             try:
                 response = await request
             except asyncio.CancelledError:
+                event: UpstreamSilent | Stopped | ClientGone
                 if silence.fired:
                     event = UpstreamSilent(self.at())
                 elif not watcher.done():  # this task itself is cancelled: stop() cuts it

@@ -279,7 +279,8 @@ def open_forwarder(table: RouteTable, options: Options, *, store: Store,
     if table.upstream is not None:
         root = Forwarder(replace(options, upstream=table.upstream), store=store, on_event=on_event, access=access)
         proxying = ProxyOptions()
-    mounted, own_port = [], []
+    mounted: list[Forwarder] = []
+    own_port: list[Forwarder] = []
     for route in table.routes:
         shared = route.port is None
         try:
@@ -475,7 +476,7 @@ def shown_as_sent(url: str, where: str) -> str:
             raise RouteError(f"{where}: the upstream URL holds a control character or whitespace "
                              f"(U+{ord(char):04X} at position {at + 1}); a URL has none")
     parts = urlsplit(url)
-    userinfo, at, hostport = parts.netloc.rpartition("@")
+    userinfo, _, hostport = parts.netloc.rpartition("@")
     if hostport.isascii():
         return url
     try:

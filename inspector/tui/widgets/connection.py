@@ -22,7 +22,7 @@ from ...textsafe import shown
 from .. import format as fmt
 
 if TYPE_CHECKING:
-    from ...proxy.access import AccessPolicy
+    from ...session import AccessState
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +76,7 @@ class Listening:
     base_url: str  # "http://127.0.0.1:8787", or "http://0.0.0.0:8787/t/<token>" beyond loopback
     upstream: str
     mode: str  # "passthrough" or "translate SRC → DST"
-    access: AccessPolicy | None = None  # its refusal count is shown once there is one
+    access: AccessState | None = None  # its refusal count is shown once there is one
     accepts: str | None = None  # translate mode: the one dialect clients may speak (None: any)
     # Several upstreams (proxy/routes.py): (name, base URL, the dialects its clients speak, what set
     # it) per route, whose settings replace the single base URL's.
