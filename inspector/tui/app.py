@@ -300,8 +300,14 @@ class InspectorApp(App[None]):
             self.post_message(ExportFailed(flow_id, "not in the store"))
             return
         try:
-            turn = from_store(self.store, flow)
-            path = write_new(self._side_files(), default_name(fmt, turn.flow_id), render(fmt, [turn]), rename=True)
+            if fmt == "html":
+                from ..html import render as page
+
+                data, name = page(self.store, [flow_id], title=f"flow #{flow_id}"), f"flow-{flow_id}.html"
+            else:
+                turn = from_store(self.store, flow)
+                data, name = render(fmt, [turn]), default_name(fmt, turn.flow_id)
+            path = write_new(self._side_files(), name, data, rename=True)
         except OSError as exc:
             self.post_message(ExportFailed(flow_id, str(exc)))
             return

@@ -201,3 +201,19 @@ async def test_the_palette_runs_the_lists_actions_and_filters(store: Store, ids:
         await settle(app, pilot)
         assert (flows.filter_text, [flows.row(i).id for i in range(flows.total)]) == ("~e", [ids["failed"]])
         assert app.focused is flows
+
+
+async def test_x_exports_the_selected_flow_as_an_html_page(store: Store, ids: dict[str, int], tmp_path: Path) -> None:
+    from inspector.html import render as page
+
+    seen = Seen()
+    app = make_app(store, export_dir=tmp_path / "out")
+    (tmp_path / "out").mkdir()
+    async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
+        await pilot.press("k", "k", "k", "x")
+        assert isinstance(app.screen, ExportFormatScreen)
+        await pilot.press("end", "enter")  # html, offered last
+        done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
+        path = tmp_path / "out" / f"flow-{ids['defective']}.html"
+        assert (done.flow_id, done.path) == (ids["defective"], str(path))
+        assert path.read_bytes() == page(store, [ids["defective"]], title=f"flow #{ids['defective']}")
