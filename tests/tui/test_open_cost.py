@@ -76,3 +76,20 @@ async def test_opening_a_flow_runs_no_analysis_and_decodes_each_body_once(store:
         "earlier": (0, 2, 2), "clean": (0, 2, 2), "defective": (0, 2, 2), "streamed": (0, 1, 1),
         "failed": (0, 2, 2), "replay": (0, 2, 2), "gzip-stream": (0, 1, 1), "translated": (0, 4, 4),
     }
+
+
+def test_the_stored_analysis_is_the_analysis_of_the_stored_flow(store: Store) -> None:
+    ids = populate(store)
+    ids["gzip-stream"] = _gzip_stream(store)
+    ids["translated"] = _translated(store)
+    store.flush()
+    for flow_id in ids.values():
+        flow = store.get(flow_id)
+        assert flow is not None
+        kept, fresh = store.analysis(flow), analysis.analyse(flow)
+        # What only the diff and conversation views need is recomputed when they first ask for it.
+        assert (kept.translation is None, kept.repaired is None) == (fresh.translation is None, fresh.repaired is None)
+        assert kept == fresh
+    translated = store.analysis(store.get(ids["translated"]))
+    assert [loss.kind for loss in translated.request_losses] == [loss.kind for loss in translated.translation.losses]
+    assert translated.request_losses
