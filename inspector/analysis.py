@@ -19,7 +19,7 @@ from .wire.fix import FixResult, fix
 from .wire.translate import Loss, RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.translate.model import LossKind
 from .wire.dialect import Dialect, from_path, from_shape
-from .wire.streams import check_and_reassemble, parse_events
+from .wire.streams import check_and_reassemble, is_stream_type, parse_events
 from .wire.session import check_session, declared_from_flows, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Effect, Severity, Violation, count_by_severity
@@ -204,7 +204,7 @@ def _translate_target(flow: Flow) -> Dialect | None:
 
 
 def is_stream(flow: Flow) -> bool:
-    return flow.streamed or "text/event-stream" in flow.content_type
+    return flow.streamed or is_stream_type(flow.content_type)
 
 
 def analyse(flow: Flow) -> Analysis:

@@ -14,6 +14,7 @@ Protocol: one JSON object per line in each direction (orjson never writes a raw 
                      "message": ...}; then {"kind": "flows", "started": [...], "completed": [...]},
                      {"kind": "changed"} (ids were dropped: read the store again),
                      {"kind": "refused", "count": N, "last": ...}, {"kind": "store", "problem": ...},
+                     {"kind": "otlp", "exported": N, "failed": N, "dropped": N} (the live export's counts),
                      {"kind": "replayed", "request": N, "flow": ID} or {..., "reason": ...}.
 
 The forwarder's side never waits on the pipe: its events only append an id to a bounded list,
@@ -67,6 +68,8 @@ class Outbox:
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
         self.forwarder: Forwarder | Router | None = None  # set once built: it reports to flow_event
+        self.live: Any = None  # the live OTLP export (otlp/live.LiveExport), when there is one
+        self._otlp: tuple[int, int, int] | None = None
         self._changed = threading.Condition()
         self._started: list[int] = []
         self._completed: list[int] = []
@@ -112,7 +115,8 @@ class Outbox:
         return frames
 
     def _watch(self) -> list[dict[str, Any]]:
-        """The refusal count and the store's health, when they changed: read here, not on the loop."""
+        """The refusal count, the store's health and the OTLP export's counts, when they changed:
+        read here, not on the loop."""
         frames = []
         access = self.forwarder.access
         if access.refused != self._refused:
@@ -122,6 +126,11 @@ class Outbox:
         if problem != self._problem:
             self._problem = problem
             frames.append({"kind": "store", "problem": problem})
+        if self.live is not None:
+            c = self.live.counts
+            if (c.exported, c.failed, c.dropped) != self._otlp:
+                self._otlp = (c.exported, c.failed, c.dropped)
+                frames.append({"kind": "otlp", "exported": c.exported, "failed": c.failed, "dropped": c.dropped})
         return frames
 
     def _run(self) -> None:
@@ -171,7 +180,7 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                                     route_modes=flags.get("route_mode", []), config=flags.get("config"),
                                     translate=config["translate"], repair=config["repair"])
             outbox = Outbox(events)
-            live = _live_export(config.get("otlp"), store)
+            live = outbox.live = _live_export(config.get("otlp"), store)
 
             def on_event(event: FlowEvent) -> None:
                 outbox.flow_event(event)
@@ -253,7 +262,8 @@ def _live_export(otlp: dict[str, Any] | None, store: Any) -> Any:
         raise ValueError(str(exc)) from exc
     from .otlp.live import open_live
 
-    return open_live(otlp.get("endpoint") or None, content=bool(otlp.get("content")), store=store)
+    return open_live(otlp.get("endpoint") or None, content=bool(otlp.get("content")),
+                     openinference=bool(otlp.get("openinference")), store=store)
 
 
 def main() -> None:
@@ -326,6 +336,8 @@ class ForwarderProcess:
     # a user who gave them what to set.
     proxy: dict[str, Any] = field(default_factory=dict)
     store_problem: str | None = None
+    # The live OTLP export's counts (exported, failed, dropped) as the child last sent them.
+    otlp: dict[str, int] | None = None
     # "exit status N: last stderr line" once the child is gone; None while it runs.
     stopped: str | None = None
     _process: subprocess.Popen[bytes] | None = None
@@ -349,7 +361,8 @@ class ForwarderProcess:
         upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve);
         `limits`: the forwarder's timeout and max_body where the command line gives them;
         `key_hosts`: where a replay may send the environment's key besides its provider's host;
-        `otlp`: the live OpenTelemetry export (endpoint, content: see otlp/live.open_live), off when None.
+        `otlp`: the live OpenTelemetry export (endpoint, content, openinference: see otlp/live.open_live), off
+        when None.
         Without `upstream` and routes, the child serves the default routes."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -468,6 +481,8 @@ class ForwarderProcess:
                 self.access.refused, self.access.last_refusal = frame["count"], frame["last"]
             elif kind == "store":
                 self.store_problem = frame["problem"]
+            elif kind == "otlp":
+                self.otlp = {key: frame[key] for key in ("exported", "failed", "dropped")}
             elif kind == "replayed":
                 with self._replied:
                     self._replies[frame["request"]] = frame

@@ -1,5 +1,6 @@
 """How each client is pointed at the forwarder: the setting it reads and what to put in it. The TUI's
-header and `record` both read this table, and docs/clients.md says the same.
+header and `record` both read this table, derived from the providers' records in the dialect homes,
+and docs/clients.md says the same.
 
 The forwarder keeps every path unchanged below `--upstream`, so a client's base URL is the
 forwarder's plus the path prefix the client itself adds to the provider's host (OpenAI SDKs want
@@ -7,10 +8,12 @@ the `/v1` in the base URL; google-genai and Anthropic's add their version themse
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .wire.dialect import DIALECT_NAMES, Dialect
+from .wire.dialect import DIALECT_NAMES
+from .wire.dialects import Derived, DerivedList, Provider, homes
 from .wire.profiles import PROVIDER_HOSTS
 
 
@@ -28,22 +31,29 @@ class ClientSetting:
         return f"{self.name}=" if self.name != "MCP" else "MCP "
 
 
-_OPENAI = (Dialect.OPENAI_CHAT.value, Dialect.OPENAI_RESPONSES.value)
-SETTINGS = [
-    ClientSetting("OPENAI_BASE_URL", "/v1", _OPENAI,
-                  "openai SDK, openai-agents, pydantic-ai, LangChain's ChatOpenAI, LiteLLM openai/ models"),
-    ClientSetting("ANTHROPIC_BASE_URL", "", (Dialect.ANTHROPIC.value,),
-                  "anthropic SDK, Claude Code, LangChain's ChatAnthropic"),
-    ClientSetting("GOOGLE_GEMINI_BASE_URL", "", (Dialect.GEMINI.value,), "google-genai SDK, Google ADK"),
-    # LiteLLM's Gemini client ignores GOOGLE_GEMINI_BASE_URL and wants the API version in its base.
-    ClientSetting("GEMINI_API_BASE", "/v1beta", (Dialect.GEMINI.value,), "LiteLLM gemini/ models", header=False),
-    ClientSetting("MCP", "/mcp", (Dialect.MCP.value,),
-                  "MCP clients over streamable HTTP (the server's own path, /mcp here)"),
-]
+def _settings() -> list[ClientSetting]:
+    """Each provider's settings (dialects/<name>/providers.py), once, with the dialects whose homes
+    name the provider."""
+    found: dict[str, list[str]] = {}
+    providers: dict[str, Provider] = {}
+    for each in homes():
+        for provider in each.providers:
+            providers.setdefault(provider.name, provider)
+            found.setdefault(provider.name, []).append(each.dialect.value)
+    return [ClientSetting(setting.name, setting.suffix, tuple(found[name]), setting.readers, setting.header)
+            for name, provider in providers.items() for setting in provider.settings]
 
-# The providers' own hosts, and the dialects their clients speak.
-_HOSTS = {host: tuple(dialect.value for dialect, its in PROVIDER_HOSTS.items() if its == host)
-          for host in PROVIDER_HOSTS.values()}
+
+SETTINGS: Sequence[ClientSetting] = DerivedList(_settings)
+
+
+def _hosts() -> dict[str, tuple[str, ...]]:
+    """The providers' own hosts, and the dialects their clients speak."""
+    return {host: tuple(dialect.value for dialect, its in PROVIDER_HOSTS.items() if its == host)
+            for host in PROVIDER_HOSTS.values()}
+
+
+_HOSTS: Mapping[str, tuple[str, ...]] = Derived(_hosts)
 
 
 def likely_dialects(upstream: str, translate: str | None = None) -> tuple[str, ...]:

@@ -26,7 +26,9 @@ from .redact import SECRET_QUERY_KEYS, query_pairs
 from .wire.canned import Call
 from .wire.dialect import Dialect, asks_for_sse, from_path, is_stream_path
 from .wire.check import check_request
-from .wire.dialects import home
+from .wire.dialects import Framing, home
+from .wire.dialects.gemini.stream import JSON_ARRAY
+from .wire.sse import SSE as SSE_FRAMING
 from .wire.sse import encode as sse_event
 from .wire.violations import Effect, Severity
 
@@ -83,11 +85,16 @@ def sse_response(events: Iterable[Any], *, interval: float = 0.0, status: int = 
     return Canned(status=status, headers=[("content-type", SSE), ("cache-control", "no-cache")], chunks=chunks)
 
 
+def framed(events: list[Any], framing: Framing, *, interval: float = 0.0) -> Canned:
+    """`events` in a dialect's framing (`Home.framing`), sent event by event."""
+    chunks = framing.encode(events)
+    return Canned(headers=[("content-type", framing.content_types[0])],
+                  chunks=[(interval, chunk) for chunk in chunks[:len(events)]] + [(0.0, c) for c in chunks[len(events):]])
+
+
 def gemini_json_stream(events: list[dict], *, interval: float = 0.0) -> Canned:
     """`streamGenerateContent` without `alt=sse`: one JSON array, sent element by element."""
-    chunks = [(interval, (b"[" if n == 0 else b",\r\n") + orjson.dumps(e)) for n, e in enumerate(events)]
-    chunks.append((0.0, b"]"))
-    return Canned(headers=[("content-type", JSON)], chunks=chunks)
+    return framed(events, JSON_ARRAY, interval=interval)
 
 
 def reply(dialect: Dialect | None, *, stream: bool, text: str = "Hello from the mock upstream.",
@@ -100,17 +107,17 @@ def reply(dialect: Dialect | None, *, stream: bool, text: str = "Hello from the 
     if not stream:
         return json_response(parts.mock_response(text, calls))
     events = parts.mock_events(text, calls, pieces=pieces)
-    if dialect is Dialect.GEMINI and not sse:
-        return gemini_json_stream(events, interval=interval)
-    return sse_response(events, interval=interval)
+    framing = parts.framing if sse or parts.framing_for is None else parts.framing_for("")
+    if framing.content_types == SSE_FRAMING.content_types:
+        return sse_response(events, interval=interval)
+    return framed(events, framing, interval=interval)
 
 
 def default_responder(request: Received, *, interval: float = 0.0, pieces: int = 3) -> Canned:
     """What an unscripted mock answers: a plain text reply in the request's dialect, streamed when
     the request asks for a stream. A body that is not JSON gets the 400 the providers send."""
     dialect = from_path(request.path)
-    if request.method == "POST" and dialect in (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC,
-                                                Dialect.GEMINI):
+    if request.method == "POST" and dialect is not None and home(dialect).mock_response is not None:
         try:
             payload = orjson.loads(request.body)
         except orjson.JSONDecodeError:

@@ -35,6 +35,7 @@ from .proxy.stdio import STDIO_SCHEME
 from .redact import REDACTED, SECRET_QUERY_KEYS, query_pairs, secret_header
 from .wire import jsonsafe
 from .wire.dialect import Dialect, from_path
+from .wire.dialects import Outgoing, auth_headers, provider
 from .wire.profiles import PROVIDER_HOSTS, is_provider_host
 
 if TYPE_CHECKING:
@@ -55,31 +56,22 @@ class ReplayRefused(ReplayError):
     """The replay was refused before anything was sent (the `replay` command exits 2 for it)."""
 
 
-# Where a fresh process finds a key for each dialect: the variables the provider's SDK reads (in
-# the order it reads them), and the header the key travels in with its prefix.
-_KEYS: dict[Dialect, tuple[tuple[str, ...], str, str]] = {
-    Dialect.OPENAI_CHAT: (("OPENAI_API_KEY",), "Authorization", "Bearer "),
-    Dialect.OPENAI_RESPONSES: (("OPENAI_API_KEY",), "Authorization", "Bearer "),
-    Dialect.ANTHROPIC: (("ANTHROPIC_API_KEY",), "x-api-key", ""),
-    Dialect.GEMINI: (("GEMINI_API_KEY", "GOOGLE_API_KEY"), "x-goog-api-key", ""),
-}
-# The recorded headers that carried a provider key (stored redacted).
-_KEY_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"})
-
-
 def key_variables(dialect: Dialect | None) -> tuple[str, ...]:
-    """The environment variables a key for `dialect` is read from (none for MCP or an unknown path)."""
-    return _KEYS[dialect][0] if dialect in _KEYS else ()
+    """The environment variables a key for `dialect` is read from (none for MCP or an unknown path):
+    those its provider's SDK reads, in the order it reads them."""
+    found = provider(dialect)
+    return found.key_variables if found is not None else ()
 
 
 def credentials_from_env(dialect: Dialect | None, env: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
-    """The header a fresh process can authenticate `dialect` with, from the usual variables."""
+    """The header a fresh process can authenticate `dialect` with, from the usual variables, put
+    where its provider wants it (`Provider.auth`)."""
     env = os.environ if env is None else env
-    if dialect not in _KEYS:
+    found = provider(dialect)
+    if found is None or found.auth is None:
         return []
-    names, header, prefix = _KEYS[dialect]
-    key = next((env[name] for name in names if env.get(name)), None)
-    return [(header, prefix + key)] if key else []
+    key = next((env[name] for name in found.key_variables if env.get(name)), None)
+    return found.auth(Outgoing("POST", "", []), key).headers if key else []
 
 
 def env_credentials(flow: Flow, host: str, *, key_hosts: Collection[str] = (),
@@ -117,7 +109,7 @@ def recorded_key(flow: Flow) -> str | None:
     """Where the recorded request carried a key that the store holds redacted: a header's name, or
     `NAME in the query`; None when it was sent without one (a local model server, a mock)."""
     for name, value in flow.request_headers:
-        if name.lower() in _KEY_HEADERS and value == REDACTED:
+        if name.lower() in auth_headers() and value == REDACTED:
             return name.lower()
     for name, value in query_pairs(flow.query or ""):
         if name.lower() in SECRET_QUERY_KEYS and value == REDACTED:

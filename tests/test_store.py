@@ -96,7 +96,9 @@ def test_pending_row_then_completed_row_with_summary(tmp_path):
         flow = make_flow(store)
         store.save(flow)
         (row,) = store.rows()
-        assert (row.state, row.status, row.dialect, row.model, row.latency_ms) == ("pending", None, "", "", None)
+        # In progress, the row already says what the request says: its dialect and model (issue 22).
+        assert (row.state, row.status, row.dialect, row.model, row.latency_ms) == (
+            "pending", None, "openai-chat", "gpt-test", None)
         store.save(finish(flow))
         (row,) = store.rows()
         assert (row.id, row.session_id, row.method, row.path, row.state, row.status) == (

@@ -113,9 +113,13 @@ def add_store_argument(parser: argparse.ArgumentParser,
 
 
 def add_capture_content_argument(parser: argparse.ArgumentParser) -> None:
+    """What OpenTelemetry spans carry besides the GenAI conventions' attributes."""
     parser.add_argument("--capture-content", action="store_true",
                         help="OpenTelemetry spans carry the messages, redacted like the store "
                              "(also OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true); credentials never")
+    parser.add_argument("--openinference", action="store_true",
+                        help="OpenTelemetry spans also carry OpenInference attributes (llm.*, openinference.span.kind), "
+                             "as Arize Phoenix reads them (also TOOLWIRE_OTLP_OPENINFERENCE=true)")
 
 
 def add_mode_arguments(parser: argparse.ArgumentParser) -> None:

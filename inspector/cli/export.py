@@ -158,7 +158,7 @@ def otlp_options(args: argparse.Namespace, store_path: Path):
         raise CommandError(str(exc)) from exc
     from ..otlp.spans import options
 
-    return options(content=args.capture_content, store=str(Path(store_path).resolve()))
+    return options(content=args.capture_content, openinference=args.openinference, store=str(Path(store_path).resolve()))
 
 
 def _session(store, wanted: str | None) -> int | None:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .common import CommandError, add_capture_content_argument, add_store_argument, open_store
+from .common import CommandError, add_capture_content_argument, add_store_argument, complain, open_store
 
 if TYPE_CHECKING:
     from ..otlp.live import LiveExport
@@ -50,7 +50,8 @@ def live_export(args: argparse.Namespace, store: Store) -> LiveExport | None:
     from ..otlp.live import ExporterError, open_live
 
     try:
-        return open_live(args.otlp_endpoint or None, content=args.capture_content, store=store)
+        return open_live(args.otlp_endpoint or None, content=args.capture_content, openinference=args.openinference,
+                         store=store)
     except ExporterError as exc:
         raise CommandError(str(exc)) from exc
 
@@ -64,7 +65,8 @@ def run_push(args: argparse.Namespace) -> int:
         raise CommandError(str(exc)) from exc
     from opentelemetry.sdk.trace.export import SpanExportResult
 
-    from ..otlp.live import ExporterError, exporter, session_started
+    from ..otlp.live import ExporterError, exporter, metric_exporter, session_started
+    from ..otlp.metrics import GenAiMetrics, wanted
     from ..otlp.spans import TraceBuilder, options
     from .export import _session
 
@@ -75,17 +77,25 @@ def run_push(args: argparse.Namespace) -> int:
                  if flow is not None]
         if not flows:
             raise CommandError(f"session {session_id} has no flow to send")
-        builder = TraceBuilder(options(content=args.capture_content, store=str(Path(store.path).resolve())),
+        builder = TraceBuilder(options(content=args.capture_content, openinference=args.openinference,
+                                       store=str(Path(store.path).resolve())),
                                get=store.get, session_started=session_started(store))
         spans = builder.spans(flows)
     try:
         export = exporter(args.endpoint)
+        metrics = GenAiMetrics(metric_exporter(args.endpoint)) if wanted() else None
     except ExporterError as exc:
         raise CommandError(str(exc)) from exc
     try:
         result = export.export(spans)
+        if metrics is not None and result is SpanExportResult.SUCCESS:
+            metrics.record(spans)
+            if not metrics.export():
+                complain(f"the collector did not take the GenAI metrics of session {session_id}")
     finally:
         export.shutdown()
+        if metrics is not None:
+            metrics.shutdown()
     if result is not SpanExportResult.SUCCESS:
         print(f"toolwire-inspect: the collector did not take the {len(spans)} spans of session {session_id} "
               "(see the exporter's message above)", file=sys.stderr)

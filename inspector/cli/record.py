@@ -121,6 +121,19 @@ def flow_printer(console: Console, live: LiveExport | None) -> Callable[[FlowEve
     return on_event
 
 
+def reporter(refusals: Callable[[], None], live: LiveExport | None) -> Callable[[], None]:
+    """`record`'s once-a-second look: the front door's refusals, and the live export's drops and
+    failures (a collector down or slow) while they happen, not only in the summary at the end."""
+
+    def report() -> None:
+        refusals()
+        trouble = live.trouble() if live is not None else None
+        if trouble is not None:
+            complain(trouble, flush=True)
+
+    return report
+
+
 def start_forwarder(args: argparse.Namespace, store: Store,
                     on_event: Callable[[FlowEvent], None]) -> Forwarder | Router:
     """The forwarder `record` and `run` serve for their flags, started (a config found and ignored is
@@ -165,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"or, for a client that takes no base URL: HTTPS_PROXY={forwarder.base_url} and trust the CA "
                   "`toolwire-inspect ca` prints", file=sys.stderr, flush=True)
         try:
-            wait_for_signal(refusal_reporter(forwarder.access))
+            wait_for_signal(reporter(refusal_reporter(forwarder.access), live))
         finally:
             forwarder.stop()
     finally:

@@ -36,7 +36,7 @@ def _read(name: str) -> bytes:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..wire.translate import TranslationError, UnsupportedPair, translate_document
+    from ..wire.translate import TranslationError, UnsupportedPair, output_errors, translate_document
 
     try:
         payload = jsonsafe.loads(_read(args.file))
@@ -64,12 +64,21 @@ def run(args: argparse.Namespace) -> int:
         else:
             complain(f"cannot translate {args.file}: {exc}")
         return 1
+    # The output is judged by its own dialect's checker: one the provider would refuse is written
+    # (to show what could be made of the input) and the exit status says it is not a payload.
+    invalid = output_errors(translated, args.target, args.kind, args.source)
     sys.stdout.buffer.write(data)
     sys.stdout.flush()
+    dialect = args.target if args.kind == "request" else args.source
     if args.json:
-        sys.stderr.write(json_text(orjson.dumps([loss.to_dict() for loss in losses]).decode()) + "\n")
+        report = [loss.to_dict() for loss in losses] + [
+            {"source": None, "target": v.pointer, "kind": "invalid", "why": v.message, "rule": v.rule} for v in invalid]
+        sys.stderr.write(json_text(orjson.dumps(report).decode()) + "\n")
     else:
         for loss in losses:
             print(shown(f"{args.file}:{loss}"), file=sys.stderr)
         print(f"{len(losses)} change(s) reported", file=sys.stderr)
-    return 0
+        for v in invalid:
+            print(shown(f"{args.file}: the translation is not a valid {dialect} {args.kind}: error {v.rule} "
+                        f"{v.pointer or '/'}: {v.message}"), file=sys.stderr)
+    return 1 if invalid else 0

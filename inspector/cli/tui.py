@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         routes={"route": args.route, "route_mode": args.route_mode, "config": args.config}, limits=limits(args),
         key_hosts=args.key_host,
         otlp=None if args.otlp_endpoint is None else {"endpoint": args.otlp_endpoint,
-                                                        "content": args.capture_content})
+                                                        "content": args.capture_content,
+                                                        "openinference": args.openinference})
     child: ForwarderProcess | None = launched  # None once it failed and the UI only browses
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.

@@ -5,7 +5,9 @@ entry in the registry and imports this module only once the extra is known to be
 
 The OTLP/JSON rules that differ from plain protobuf JSON are kept: trace and span ids are hex, not
 base64, and enums are integers. A file of several requests, one per line (the Collector's file
-exporter), is read too.
+exporter), is read too, and so is what Arize Phoenix serves as OTLP JSON
+(`GET /v1/projects/{project}/spans/otlpv1`: `{"data": [span, ...], "next_cursor": ...}`, its spans
+in protobuf's own field names, ids in hex, without their resource).
 
 Reading: a span holds what an instrumentation chose to keep, never the bytes. The request and
 response bodies are rebuilt from its `gen_ai.input.messages` / `gen_ai.output.messages` (or the
@@ -27,7 +29,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from ..flow import Flow, FlowState
 
-_ID_KEYS = ("traceId", "spanId", "parentSpanId")
+_ID_KEYS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
 
 
 def document(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
@@ -69,6 +71,8 @@ def parse(data: bytes, source: str) -> list[ExportTraceServiceRequest]:
             raise OtlpError(f"{source}: not OTLP/JSON: {exc}") from None
     found = []
     for number, item in enumerate(documents, 1):
+        if isinstance(item, dict) and "resourceSpans" not in item and isinstance(item.get("data"), list):
+            item = {"resourceSpans": [{"scopeSpans": [{"spans": item["data"]}]}]}  # Phoenix's span search
         if not isinstance(item, dict) or not isinstance(item.get("resourceSpans"), list):
             raise OtlpError(f"{source}: document {number} has no resourceSpans list")
 

@@ -26,12 +26,16 @@ HAR = Format("har", "HAR 1.2 for devtools and mitmproxy", "a HAR file", "flow-{n
              mark=b'"log"', claims=har.claims, read=har.read, write=har.write)
 OTLP = Format("otlp", "OTLP/JSON trace of OpenTelemetry GenAI spans", "an OTLP/JSON trace", "flow-{n}.otlp.json",
               holds_many=True, extra="otel", mark=otlp.MARK, read=otlp.read, write=otlp.write)
+# Read only: what Arize Phoenix serves as OTLP JSON (its span search, `{"data": [span, ...]}`) names no
+# resourceSpans, only protobuf's own field names; the OTLP codec reads it (formats/otlp_json.py).
+PHOENIX = Format("phoenix", "Arize Phoenix's OTLP JSON span download", "an Arize Phoenix span download",
+                 "flow-{n}.json", holds_many=True, extra="otel", mark=b'"start_time_unix_nano"', read=otlp.read)
 
 # Every format, in the order `export --format` and the TUI's menu offer them.
 FORMATS: tuple[Format, ...] = (JSON, PYTEST, VCR, HAR, OTLP)
 # The readers, in the order they claim a parsed file (a HAR log that also holds an "interactions"
 # list is a HAR file), and name themselves when a file is none of them.
-READERS: tuple[Format, ...] = (JSON, HAR, VCR, OTLP)
+READERS: tuple[Format, ...] = (JSON, HAR, VCR, OTLP, PHOENIX)
 WRITERS: tuple[str, ...] = tuple(f.name for f in FORMATS if f.write is not None)
 
 

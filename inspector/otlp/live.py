@@ -8,17 +8,22 @@ backlog does, rather than wait."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from opentelemetry.sdk.metrics.export import MetricExporter
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
 from ..flow import Flow
+from .metrics import GenAiMetrics, wanted
 from .spans import Options, TraceBuilder, options
 
 QUEUE_FLOWS = 1024  # finished flows waiting for export; past it new ones are dropped and counted
@@ -26,8 +31,7 @@ QUEUE_FLOWS = 1024  # finished flows waiting for export; past it new ones are dr
 # since every export competes with the forwarder for the GIL.
 BATCH_DELAY = 1.0
 BATCH_FLOWS = 256
-PROTOCOL_ENV = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
-ENDPOINT_ENV = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+TROUBLE_EVERY = 10.0  # seconds between two reports of new drops or failures (the first is at once)
 
 
 class ExporterError(ValueError):
@@ -39,23 +43,36 @@ def exporter(endpoint: str | None) -> SpanExporter:
     OTEL_EXPORTER_OTLP_ENDPOINT: `/v1/traces` is added for HTTP), or with None for what the
     standard variables say. Headers, timeout, compression and TLS come from OTEL_EXPORTER_OTLP_*;
     the protocol is http/protobuf unless OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL says grpc."""
-    protocol = next((os.environ[name] for name in PROTOCOL_ENV if os.environ.get(name)), "http/protobuf").strip()
-    if endpoint is None and not any(os.environ.get(name) for name in ENDPOINT_ENV):
+    return _exporter("traces", endpoint)
+
+
+def metric_exporter(endpoint: str | None) -> MetricExporter:
+    """The OTLP metric exporter beside `exporter(endpoint)`: the same collector, `/v1/metrics`."""
+    return _exporter("metrics", endpoint)
+
+
+def _exporter(signal: str, endpoint: str | None) -> Any:
+    variables = (f"OTEL_EXPORTER_OTLP_{signal.upper()}_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+    protocol = next((os.environ[name] for name in variables if os.environ.get(name)), "http/protobuf").strip()
+    if endpoint is None and not any(os.environ.get(name) for name in (f"OTEL_EXPORTER_OTLP_{signal.upper()}_ENDPOINT",
+                                                                      "OTEL_EXPORTER_OTLP_ENDPOINT")):
         raise ExporterError("no OTLP endpoint: give a URL or set OTEL_EXPORTER_OTLP_ENDPOINT")
     if protocol == "grpc":
         try:
-            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as Grpc
+            module = importlib.import_module(f"opentelemetry.exporter.otlp.proto.grpc.{_MODULES[signal]}")
         except ImportError:
             raise ExporterError("OTLP over gRPC needs the otel-grpc extra: pip install "
                                 "'toolwire-inspect[otel-grpc]'") from None
-        return Grpc(endpoint=endpoint) if endpoint is not None else Grpc()
+        made = module.OTLPSpanExporter if signal == "traces" else module.OTLPMetricExporter
+        return made(endpoint=endpoint) if endpoint is not None else made()
     if protocol not in ("http/protobuf", "http"):
         raise ExporterError(f"OTLP protocol {protocol!r} is not offered: http/protobuf or grpc")
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as Http
+    module = importlib.import_module(f"opentelemetry.exporter.otlp.proto.http.{_MODULES[signal]}")
+    made = module.OTLPSpanExporter if signal == "traces" else module.OTLPMetricExporter
+    return made() if endpoint is None else made(endpoint=f"{endpoint.rstrip('/')}/v1/{signal}")
 
-    if endpoint is None:
-        return Http()
-    return Http(endpoint=endpoint.rstrip("/") + "/v1/traces")
+
+_MODULES = {"traces": "trace_exporter", "metrics": "metric_exporter"}
 
 
 @dataclass(slots=True)
@@ -64,18 +81,25 @@ class Counts:
     dropped: int = 0  # flows the full queue turned away
     exported: int = 0  # spans the collector accepted
     failed: int = 0  # spans whose export failed (collector down, erroring, too slow)
+    metrics_failed: int = 0  # metric exports the collector did not take
 
 
 class LiveExport:
     def __init__(self, export: SpanExporter, opts: Options, *, get: Callable[[int], Flow | None],
-                 session_started: Callable[[int], float | None], capacity: int = QUEUE_FLOWS) -> None:
+                 session_started: Callable[[int], float | None], capacity: int = QUEUE_FLOWS,
+                 metrics: GenAiMetrics | None = None) -> None:
         self._exporter = export
+        self._metrics = metrics
         self._builder = TraceBuilder(opts, get=get, session_started=session_started)
         self._capacity = capacity
         self._queue: deque[Flow] = deque()
         self._ready = threading.Condition()
         self._closing = False
+        self._in_flight = 0  # flows of the export under way
+        self._abandoned = False  # the close stopped waiting for it: its flows were counted dropped
         self.counts = Counts()
+        self._reported = (0, 0)  # (dropped, failed) as last reported by `trouble`
+        self._reported_at = -TROUBLE_EVERY
         self._thread = threading.Thread(target=self._run, name="toolwire-otlp-export", daemon=True)
         self._thread.start()
 
@@ -99,6 +123,7 @@ class LiveExport:
                 self._ready.wait_for(lambda: len(self._queue) >= BATCH_FLOWS or self._closing, BATCH_DELAY)
                 batch = list(self._queue)
                 self._queue.clear()
+                self._in_flight = len(batch)
             spans = []
             for flow in batch:
                 try:
@@ -106,15 +131,25 @@ class LiveExport:
                 except Exception as exc:
                     print(f"toolwire-inspect: otlp: flow #{flow.id} not exported: {exc!r}", file=sys.stderr)
             if not spans:
+                with self._ready:
+                    self._in_flight = 0
                 continue
             try:
                 result = self._exporter.export(spans)
             except Exception:
                 result = SpanExportResult.FAILURE
-            if result is SpanExportResult.SUCCESS:
-                self.counts.exported += len(spans)
-            else:
-                self.counts.failed += len(spans)
+            with self._ready:
+                if self._abandoned:
+                    return
+                self._in_flight = 0
+                if result is SpanExportResult.SUCCESS:
+                    self.counts.exported += len(spans)
+                else:
+                    self.counts.failed += len(spans)
+            if self._metrics is not None:
+                self._metrics.record(spans)
+                if not self._metrics.export():
+                    self.counts.metrics_failed += 1
 
     def close(self, timeout: float = 5.0) -> Counts:
         """Export what is queued, for at most `timeout` seconds, and stop."""
@@ -125,7 +160,12 @@ class LiveExport:
         with self._ready:
             self.counts.dropped += len(self._queue)  # left when the time ran out
             self._queue.clear()
+            if self._thread.is_alive():  # still in an export: its flows will not be counted otherwise
+                self._abandoned = True
+                self.counts.dropped += self._in_flight
         self._exporter.shutdown()
+        if self._metrics is not None:
+            self._metrics.shutdown()
         return self.counts
 
     def close_after(self, store) -> Counts:
@@ -137,6 +177,17 @@ class LiveExport:
         except StoreError:
             pass  # the store reports it; the export sends what it has
         return self.close()
+
+    def trouble(self, now: float | None = None) -> str | None:
+        """The summary when flows were dropped or spans failed since the last report, at most once
+        every TROUBLE_EVERY seconds (a down collector fails each batch); else None. For whoever shows
+        it (`record`'s stderr, the TUI's header): called from their own thread, never the forwarder's."""
+        now = time.monotonic() if now is None else now
+        seen = (self.counts.dropped, self.counts.failed)
+        if seen == self._reported or now - self._reported_at < TROUBLE_EVERY:
+            return None
+        self._reported, self._reported_at = seen, now
+        return self.summary()
 
     def summary(self) -> str:
         c = self.counts
@@ -153,8 +204,10 @@ def session_started(store) -> Callable[[int], float | None]:
     return started
 
 
-def open_live(endpoint: str | None, *, content: bool, store) -> LiveExport:
+def open_live(endpoint: str | None, *, content: bool, store, openinference: bool = False) -> LiveExport:
     """The live export of a recording into `store` (a Store): to `endpoint`, or with None where
     the standard variables say. An ExporterError when it cannot be made."""
-    return LiveExport(exporter(endpoint), options(content=content, store=str(Path(store.path).resolve())),
-                      get=store.get, session_started=session_started(store))
+    opts = options(content=content, openinference=openinference, store=str(Path(store.path).resolve()))
+    return LiveExport(exporter(endpoint), opts,
+                      get=store.get, session_started=session_started(store),
+                      metrics=GenAiMetrics(metric_exporter(endpoint)) if wanted() else None)

@@ -17,7 +17,11 @@ Spans per flow:
 - an MCP exchange: `{method} {target}` (`tools/call lookup`, `tools/list`), CLIENT.
 The inspector's own knowledge rides along: each finding a `toolwire.finding` event, the notes (the
 translation's loss report, the repairs) an attribute, a replay a link to its origin's span, and the
-flow id with the command that shows its bytes."""
+flow id with the command that shows its bytes.
+
+OpenInference (opt-in, `Options.openinference`): the same spans also carry the attributes Arize
+Phoenix and other OpenInference readers key on (`openinference.span.kind`, `llm.*`, `tool.name`,
+`input.value` / `output.value`, flattened `llm.input_messages.N.message.*`), from the same facts."""
 
 from __future__ import annotations
 
@@ -46,6 +50,7 @@ from ..wire.translate.model import Call, Message, Part, Request, Response, Resul
 from . import INSTRUMENTATION, SCHEMA_URL, SEMCONV_VERSION
 
 CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+OPENINFERENCE_ENV = "TOOLWIRE_OTLP_OPENINFERENCE"
 STABILITY_ENV = "OTEL_SEMCONV_STABILITY_OPT_IN"
 LATEST = "gen_ai_latest_experimental"
 
@@ -55,6 +60,10 @@ OPERATIONS = {Dialect.OPENAI_CHAT: "chat", Dialect.OPENAI_RESPONSES: "chat", Dia
 PROVIDERS = {Dialect.OPENAI_CHAT: "openai", Dialect.OPENAI_RESPONSES: "openai", Dialect.ANTHROPIC: "anthropic",
              Dialect.GEMINI: "gcp.gemini"}
 FINDING_EVENT = "toolwire.finding"
+# llm.provider and llm.system of OpenInference, where its value lists name the provider.
+OI_PROVIDERS = {"openai": "openai", "anthropic": "anthropic", "gcp.gemini": "google"}
+OI_SYSTEMS = {"openai": "openai", "anthropic": "anthropic"}
+JSON = "application/json"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +71,18 @@ class Options:
     content: bool = False  # message content on the spans (opt-in), redacted as the store is
     latest_only: bool = False  # OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental: no deprecated names
     store: str = ""  # the store file, for the command that opens a flow's bytes
+    openinference: bool = False  # OpenInference attributes beside the GenAI ones (opt-in)
 
 
-def options(*, content: bool = False, store: str = "") -> Options:
-    """The options a command's flag (`content`) and the standard variables ask for."""
-    wanted = os.environ.get(CONTENT_ENV, "").strip().lower() in ("true", "1", "yes")
+def _true(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("true", "1", "yes")
+
+
+def options(*, content: bool = False, openinference: bool = False, store: str = "") -> Options:
+    """The options a command's flags (`content`, `openinference`) and the variables ask for."""
     opt_in = {part.strip() for part in os.environ.get(STABILITY_ENV, "").split(",")}
-    return Options(content=content or wanted, latest_only=LATEST in opt_in, store=store)
+    return Options(content=content or _true(CONTENT_ENV), latest_only=LATEST in opt_in, store=store,
+                   openinference=openinference or _true(OPENINFERENCE_ENV))
 
 
 def resource() -> Resource:
@@ -126,6 +140,7 @@ class _Pending:
     name: str
     left_at: float  # when the response that made it ended
     flow_id: int
+    arguments: Any = None  # as the model gave them, for OpenInference's input.value
 
 
 class TraceBuilder:
@@ -255,6 +270,9 @@ class TraceBuilder:
             if self.options.content:
                 attributes.update(_content(analysis, request, response))
                 attributes.update(_bodies(flow))
+            if self.options.openinference:
+                attributes.update(_openinference_llm(flow, attributes, analysis, request, response,
+                                                     content=self.options.content))
         else:
             name = f"{flow.method} {flow.path}"
             attributes["http.request.method"] = flow.method
@@ -264,7 +282,8 @@ class TraceBuilder:
         if response is not None:
             for item in response.items:
                 if isinstance(item, Call) and item.id:
-                    self._pending[(flow.session_id, item.id)] = _Pending(context, item.name, end, flow.id)
+                    self._pending[(flow.session_id, item.id)] = _Pending(context, item.name, end, flow.id,
+                                                                         item.arguments)
 
     def _tool_results(self, flow: Flow, request: Request) -> None:
         """The `execute_tool` span of each call whose result this request is the first to carry."""
@@ -284,6 +303,9 @@ class TraceBuilder:
                 attributes["error.type"] = "tool_error"
             if self.options.content:
                 attributes["gen_ai.tool.call.result"] = _text(item.parts)
+            if self.options.openinference:
+                attributes.update(_openinference_tool(flow.session_id, call.name, call.arguments, _text(item.parts),
+                                                      content=self.options.content))
             span = self._tracer.start_span(
                 f"execute_tool {call.name}", context=trace_api.set_span_in_context(trace_api.NonRecordingSpan(call.parent)),
                 kind=SpanKind.INTERNAL, attributes=attributes, start_time=_ns(call.left_at))
@@ -322,6 +344,10 @@ class TraceBuilder:
                 attributes["rpc.response.status_code"] = str(answer["error"].get("code", ""))
             elif isinstance(answer, dict) and self.options.content and method == "tools/call":
                 attributes["gen_ai.tool.call.result"] = json.dumps(answer.get("result"), ensure_ascii=False)
+            if self.options.openinference and method == "tools/call" and target:
+                result = answer.get("result") if isinstance(answer, dict) else None
+                attributes.update(_openinference_tool(flow.session_id, target, params.get("arguments"),
+                                                      json.dumps(result, ensure_ascii=False), content=self.options.content))
             meta = as_dict(params.get("_meta"))
             carrier = {k: v for k, v in meta.items() if k in ("traceparent", "tracestate") and isinstance(v, str)}
             parent = self.parent_of(flow, carrier) if carrier else self.parent_of(flow)
@@ -454,3 +480,88 @@ def _content(analysis: Analysis, request: Request | None, response: Response | N
             message["finish_reason"] = response.stop
         attributes["gen_ai.output.messages"] = json.dumps(messages, ensure_ascii=False)
     return attributes
+
+
+# -- OpenInference (opt-in) --------------------------------------------------------------------
+
+def _openinference_llm(flow: Flow, attributes: dict[str, Any], analysis: Analysis, request: Request | None,
+                       response: Response | None, *, content: bool) -> dict[str, Any]:
+    """An LLM span's OpenInference attributes, read from its GenAI ones and the neutral request and
+    response; the messages, tools and bodies only when content is captured."""
+    provider = attributes["gen_ai.provider.name"]
+    found: dict[str, Any] = {"openinference.span.kind": "LLM", "session.id": f"toolwire-session-{flow.session_id}"}
+    if provider in OI_PROVIDERS:
+        found["llm.provider"] = OI_PROVIDERS[provider]
+    if provider in OI_SYSTEMS:
+        found["llm.system"] = OI_SYSTEMS[provider]
+    model = attributes.get("gen_ai.response.model") or attributes.get("gen_ai.request.model")
+    if model:
+        found["llm.model_name"] = model
+    if "gen_ai.usage.input_tokens" in attributes:
+        found["llm.token_count.prompt"] = attributes["gen_ai.usage.input_tokens"]
+        found["llm.token_count.completion"] = attributes["gen_ai.usage.output_tokens"]
+        found["llm.token_count.total"] = attributes["gen_ai.usage.input_tokens"] + attributes["gen_ai.usage.output_tokens"]
+    parameters = {key.removeprefix("gen_ai.request."): value for key, value in attributes.items()
+                  if key.startswith("gen_ai.request.") and key != "gen_ai.request.model"}
+    found["llm.invocation_parameters"] = json.dumps(parameters, ensure_ascii=False)
+    if not content:
+        return found
+    for key, side in (("toolwire.request.body", "input"), ("toolwire.response.body", "output")):
+        if key in attributes:
+            found[f"{side}.value"] = attributes[key]
+            found[f"{side}.mime_type"] = JSON
+    if request is not None:
+        system, messages = semconv_messages(request.items)
+        if system:
+            messages = [{"role": "system", "parts": system}, *messages]
+        found.update(_openinference_messages("llm.input_messages", messages))
+    if response is not None:
+        found.update(_openinference_messages("llm.output_messages", semconv_messages(response.items)[1]))
+    tools = analysis.request.get("tools") if isinstance(analysis.request, dict) else None
+    for number, tool in enumerate(tools if isinstance(tools, list) else []):
+        found[f"llm.tools.{number}.tool.json_schema"] = json.dumps(tool, ensure_ascii=False)
+    return found
+
+
+def _openinference_messages(prefix: str, messages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Messages in the GenAI shape as OpenInference's flattened list: a tool result is a message of
+    its own (role tool, with the call's id), a call one of its message's tool_calls."""
+    found: dict[str, Any] = {}
+    number = 0
+    for message in messages:
+        if message["role"] == "tool":
+            for part in message["parts"]:
+                base = f"{prefix}.{number}.message"
+                found.update({f"{base}.role": "tool", f"{base}.content": part.get("response", "")})
+                if part.get("id"):
+                    found[f"{base}.tool_call_id"] = part["id"]
+                number += 1
+            continue
+        base = f"{prefix}.{number}.message"
+        found[f"{base}.role"] = message["role"]
+        text = "".join(part["content"] for part in message["parts"] if part["type"] == "text")
+        if text:
+            found[f"{base}.content"] = text
+        calls = [part for part in message["parts"] if part["type"] == "tool_call"]
+        for index, call in enumerate(calls):
+            where = f"{base}.tool_calls.{index}.tool_call"
+            found[f"{where}.function.name"] = call["name"]
+            found[f"{where}.function.arguments"] = _arguments(call["arguments"])
+            if call.get("id"):
+                found[f"{where}.id"] = call["id"]
+        number += 1
+    return found
+
+
+def _arguments(arguments: Any) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+
+
+def _openinference_tool(session_id: int, name: str, arguments: Any, result: str, *, content: bool) -> dict[str, Any]:
+    """A tool span's OpenInference attributes (an execute_tool span, an MCP tools/call)."""
+    found: dict[str, Any] = {"openinference.span.kind": "TOOL", "tool.name": name,
+                             "session.id": f"toolwire-session-{session_id}"}
+    if content:
+        # input.value: the call's arguments (OpenInference's tool.parameters is the tool's schema, not them).
+        found.update({"input.value": _arguments(arguments), "input.mime_type": JSON, "output.value": result})
+    return found

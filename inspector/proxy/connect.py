@@ -32,16 +32,16 @@ from pathlib import Path
 from yarl import URL
 
 from ..redact import redact_url
+from ..wire.dialects import homes
 from .access import AccessPolicy, Refusal, error_body
 from .ca import CAError, LocalCA
 from .server import descriptor_pairs
 
-# The hosts of the known LLM APIs; "*." matches any subdomain (Azure names one per resource).
-DEFAULT_INTERCEPTS = (
-    "api.openai.com", "*.openai.azure.com", "api.anthropic.com", "generativelanguage.googleapis.com",
-    "*-aiplatform.googleapis.com", "aiplatform.googleapis.com", "openrouter.ai", "api.mistral.ai", "api.groq.com",
-    "api.together.xyz", "api.deepseek.com", "api.x.ai", "api.fireworks.ai", "api.cohere.com", "api.perplexity.ai",
-)
+# The hosts of the known LLM APIs, from the providers' records (dialects/<name>/providers.py); "*."
+# matches any subdomain (Azure names one per resource). The providers' own hosts come first, then
+# those of other servers speaking their dialects.
+DEFAULT_INTERCEPTS = tuple(dict.fromkeys(host for p in sorted((p for each in homes() for p in each.providers),
+                                                              key=lambda p: not p.host) for host in p.intercepts))
 
 _ESTABLISHED = b"HTTP/1.1 200 Connection established\r\n\r\n"
 _TUNNEL_CONNECT_TIMEOUT = 30.0

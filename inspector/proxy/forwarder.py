@@ -31,7 +31,7 @@ from ..redact import (SECRET_QUERY_KEYS, basic_auth, query_pairs, redact_headers
                       redact_url, secret_header, secret_values, strip_userinfo)
 from ..store import FlowRow, Store
 from ..wire.dialect import from_path, is_server_push, is_stream_path
-from ..wire.streams import ends_complete
+from ..wire.streams import ends_complete, is_stream_type
 from .access import TOKEN_HEADER, AccessPolicy, target_problem
 from .access import error_body as _error_body
 from .connect import (DEFAULT_MAX_TUNNELS, DEFAULT_TUNNEL_IDLE, ConnectHandler, InterceptError, Interception,
@@ -633,7 +633,7 @@ class _Recorder:
                                             transform=transform)
             return
         content_type = (response.headers.get("content-type") or "").lower()
-        flow.streamed = "event-stream" in content_type or "ndjson" in content_type or is_stream_path(flow.path)
+        flow.streamed = is_stream_type(content_type) or "ndjson" in content_type or is_stream_path(flow.path)
         # Any body without a length arrives in pieces worth timing, a stream or not.
         timed = flow.streamed or "content-length" not in response.headers
         translating = transform is not None and transform.rewrites_response

@@ -48,6 +48,7 @@ import platformdirs
 from .. import trust
 from ..redact import redact_url
 from ..store import Store
+from ..wire.dialects import homes
 from .access import AccessPolicy
 from .connect import ConnectHandler
 from .forwarder import FlowEvent, Forwarder, ForwarderError, shorten_switch_interval
@@ -81,11 +82,13 @@ class Route:
         return f"translate:{self.translate}" if self.translate else "repair" if self.repair else "passthrough"
 
 
-DEFAULT_ROUTES = (
-    Route("openai", "https://api.openai.com", source=FROM_DEFAULTS),
-    Route("anthropic", "https://api.anthropic.com", source=FROM_DEFAULTS),
-    Route("gemini", "https://generativelanguage.googleapis.com", source=FROM_DEFAULTS),
-)
+def _default_routes() -> tuple[Route, ...]:
+    """One route per provider with an upstream of its own (dialects/<name>/providers.py)."""
+    providers = {p.name: p for each in homes() for p in each.providers if p.route}
+    return tuple(Route(p.name, p.route, source=FROM_DEFAULTS) for p in providers.values())
+
+
+DEFAULT_ROUTES = _default_routes()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ import orjson
 
 from ..redact import query_pairs
 from ..wire import jsonsafe
+from ..wire.dialect import Dialect
+from ..wire.dialects import Outgoing, auth_headers, home, homes
 from .access import error_body
 
 
@@ -52,21 +54,14 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return src, dst
 
 
-# Who serves each dialect, and how it wants its key.
-_PROVIDER = {"openai-chat": "openai", "openai-responses": "openai", "anthropic": "anthropic", "gemini": "gemini",
-             "mcp": "mcp"}
-_KEY_HEADER = {"openai": "Authorization", "anthropic": "x-api-key", "gemini": "x-goog-api-key"}
-_AUTH_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key"})
-ANTHROPIC_VERSION = "2023-06-01"  # the API version Anthropic requires on every request
-
-
 class TransformFactory:
     """Builds the transform of each request for one `--translate SRC:DST` setting."""
 
     def __init__(self, spec: str) -> None:
         self.spec = spec
         src, dst = parse_spec(spec)
-        self.source, self.target = _PROVIDER[src], _PROVIDER[dst]
+        # Who serves each side, and how it wants its key (dialects/<name>/providers.py).
+        self.source, self.target = home(Dialect(src)).providers[0], home(Dialect(dst)).providers[0]
         from ..wire.translate import UnsupportedPair, get_bridge  # only translate mode needs it
 
         try:
@@ -78,31 +73,34 @@ class TransformFactory:
         return Translation(self._bridge)
 
     def upstream_headers(self, headers: list[tuple[str, str]], query: str) -> list[tuple[str, str]]:
-        """The client's headers made fit for the target provider: its key moved to the target's
-        auth header (the client configured it for whoever answers, in its own SDK's shape),
-        Anthropic's version headers dropped or added, and no accept-encoding, since the body is
-        re-encoded here and must arrive plain."""
-        moving = self.source != self.target
+        """The client's headers made fit for the target provider (its `Provider` record): its key
+        moved to where the target wants it (the client configured it for whoever answers, in its own
+        SDK's shape), other providers' own headers (Anthropic's) dropped, the target's version headers
+        added, and no accept-encoding, since the body is re-encoded here and must arrive plain."""
+        moving = self.source.name != self.target.name
+        key_headers = auth_headers()
+        others = tuple(p.own_header_prefix for each in homes() for p in each.providers
+                       if p.own_header_prefix and p.name != self.target.name)
         key = None
         kept = []
         for name, value in headers:
             lower = name.lower()
             if lower == "accept-encoding":
                 continue
-            if moving and lower in _AUTH_HEADERS:
+            if moving and lower in key_headers:
                 if key is None:
                     key = value[7:] if lower == "authorization" and value[:7].lower() == "bearer " else value
                 continue
-            if moving and lower.startswith("anthropic-") and self.target != "anthropic":
+            if moving and others and lower.startswith(others):
                 continue
             kept.append((name, value))
         if moving and key is None:
             key = next((v for k, v in query_pairs(query) if k == "key"), None)
-        if moving and key is not None and self.target in _KEY_HEADER:
-            header = _KEY_HEADER[self.target]
-            kept.append((header, f"Bearer {key}" if header == "Authorization" else key))
-        if self.target == "anthropic" and not any(k.lower() == "anthropic-version" for k, _ in kept):
-            kept.append(("anthropic-version", ANTHROPIC_VERSION))
+        if moving and key is not None and self.target.auth is not None:
+            kept = self.target.auth(Outgoing("POST", "", kept), key).headers
+        for header, value in self.target.version_headers:
+            if not any(k.lower() == header for k, _ in kept):
+                kept.append((header, value))
         return kept
 
 

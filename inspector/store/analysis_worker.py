@@ -41,6 +41,29 @@ def summarise(flow: Flow) -> Summary:
     )
 
 
+# A pending row's model is read from request bodies up to this size: the writer shares the GIL with
+# the forwarder, and the model of a bigger request waits for its analysis.
+PENDING_READ_LIMIT = 256 * 1024
+
+
+def request_summary(flow: Flow) -> Summary:
+    """What the row of a flow still in progress can say from its request alone: its dialect, the
+    model it names and the tools it offers (the rest waits for the response and the analysis)."""
+    from ..analysis import decode_body, parse_json
+    from ..wire.dialect import from_path, from_shape
+    from ..wire.summary import request_facts
+
+    try:
+        payload = None
+        if len(flow.request_body) <= PENDING_READ_LIMIT:
+            payload, _ = parse_json(decode_body(flow.request_body, flow.request_headers))
+        dialect = from_path(flow.path) or from_shape(payload)
+        model, tools = request_facts(payload, dialect, flow.path)
+    except Exception:  # hostile bytes; the row is written whatever they hold, its model left blank
+        return Summary()
+    return Summary(dialect=dialect.value if dialect is not None else "", model=model, tools=tools)
+
+
 def _start_worker() -> None:
     # Checking may wait; forwarding may not: on a busy machine the scheduler serves this last.
     os.nice(10)

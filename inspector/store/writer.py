@@ -22,7 +22,7 @@ from .. import store as tuning  # the package: its tunables are read when used, 
 from ..flow import Chunk, Flow, FlowState
 from ..redact import Scrubber, redacted, scrubber
 from . import rows, schema
-from .analysis_worker import Analyser, body_size
+from .analysis_worker import Analyser, body_size, request_summary
 from .rows import FlowRow, Summary
 from .schema import StoreError
 
@@ -83,7 +83,8 @@ _Result = TypeVar("_Result")
 _COMPLETION = rows.update("flows", rows.RESPONSE_COLUMNS + rows.SUMMARY_COLUMNS)
 _WHOLE_FLOW = rows.insert("flows", rows.FLOW_COLUMNS + rows.SUMMARY_COLUMNS)
 _BACKFILLED = rows.update("flows", ("rules", "tokens_in", "tokens_out", "analysis"))
-_REQUEST_ROW = rows.insert("flows", rows.FLOW_COLUMNS)
+PENDING_SUMMARY = ("dialect", "model", "tools")  # the summary columns a request alone fills in
+_REQUEST_ROW = rows.insert("flows", rows.FLOW_COLUMNS + PENDING_SUMMARY)
 _RESPONSE_START = rows.update("flows", ("status", "response_headers", "streamed", "ttfb_ms"))
 _CHUNK_ROW = rows.insert("flow_chunks", ("flow_id", "seq", "t", "data"))
 
@@ -480,8 +481,11 @@ class Writer:
         if summary is None:
             # Only the request side: it is complete on arrival, the rest is still being filled in.
             pending = rows.as_pending(flow)
-            conn.execute(_REQUEST_ROW, rows.flow_values(pending, rows.FLOW_COLUMNS))
-            return rows.flow_row(pending, Summary())
+            # The model is in the request: the list shows it while the response is on its way.
+            known = request_summary(pending)
+            conn.execute(_REQUEST_ROW, (*rows.flow_values(pending, rows.FLOW_COLUMNS),
+                                        *(getattr(known, name) for name in PENDING_SUMMARY)))
+            return rows.flow_row(pending, known)
         completion = (*rows.flow_values(flow, rows.RESPONSE_COLUMNS), *astuple(summary))  # SUMMARY_COLUMNS
         # The chunks relayed so far are in the flow now.
         conn.execute("DELETE FROM flow_chunks WHERE flow_id = ?", (flow.id,))

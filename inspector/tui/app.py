@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from collections.abc import Callable
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SuspendNotSupported
 from textual.notifications import SeverityLevel
 from textual.binding import Binding
@@ -80,6 +80,8 @@ class InspectorApp(App[None]):
         self.export_format = "json"  # what `x` offers first: the last format chosen
         self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
         self._flow_to_show: int | None = None  # the flow asked for, until its screen is shown
+        # Keys typed after the one that opens a flow, until the flow is ready (release_keys).
+        self._held_keys: list[events.Key] | None = None
         self.listening = None
         if forwarder is not None:
             # What the header shows; by default the forwarder's own upstream and mode.
@@ -105,6 +107,44 @@ class InspectorApp(App[None]):
         if isinstance(self.forwarder, ForwarderProcess):
             return self.forwarder.store_problem
         return self.store.last_error
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys typed right after the one that opens a flow (`enter Tab z`, typed fast) are meant for
+        that flow: they wait until it is ready, instead of acting in the list or on a half-built
+        screen. The quit key never waits."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            if self._held_keys is not None and event.key not in self._unheld_keys:
+                self._held_keys.append(events.Key(event.key, event.character))
+                return
+            if self._opens_a_flow(event.key):
+                self._held_keys = []
+        await super().on_event(event)
+
+    @property
+    def _unheld_keys(self) -> set[str]:
+        return {key for binding in self.BINDINGS if isinstance(binding, Binding) and binding.priority
+                for key in binding.key.split(",")}
+
+    def _opens_a_flow(self, key: str) -> bool:
+        focused = self.screen.focused
+        if not isinstance(focused, FlowList) or focused.current is None:
+            return False
+        return any(binding.action == "open" for binding in focused._bindings.key_to_bindings.get(key, ()))
+
+    def release_keys(self) -> None:
+        """The flow that was opening is shown (or could not be): the keys held for it go to it now."""
+        held, self._held_keys = self._held_keys, None
+        for key in held or ():
+            self.post_message(key)
+
+    @property
+    def export_problem(self) -> str | None:
+        """What the live OTLP export lost (flows dropped, spans failed), reported by the child."""
+        counts = self.forwarder.otlp if isinstance(self.forwarder, ForwarderProcess) else None
+        if not counts or not (counts["dropped"] or counts["failed"]):
+            return None
+        return (f"otlp: {counts['dropped']} flows dropped, {counts['failed']} spans failed "
+                f"({counts['exported']} exported): the collector is down or slow")
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()

@@ -64,7 +64,7 @@ def prepare_conversation(view: FlowView) -> ConversationView:
             _entry_lines(turns, entry)
     _tool_lines(tools, conversation)
     counts = conversation.counts()
-    title = (f"#{flow.id} {analysis.dialect.value} · {len(conversation.turns)} turns · "
+    title = (f"#{flow.id} {analysis.dialect.value} · {fmt.counted(len(conversation.turns), 'turn')} · "
              f"orphans {counts[Mark.ORPHAN]} · unanswered {counts[Mark.UNANSWERED]} · new calls {counts[Mark.NEW]}" +
              (f" · ✖ {conversation.refused} unreadable" if conversation.refused else ""))
     return ConversationView(title, turns, tools, conversation)
@@ -182,7 +182,7 @@ def diff_view(title: str, left: Any, right: Any, reported: Iterable[Note] | None
     changes = f"+{counts[Op.ADDED]} −{counts[Op.REMOVED]} ~{counts[Op.CHANGED]}"
     if found.identical:
         changes = "identical"
-    summary = " · ".join(part for part in (changes, f"{len(notes)} notes" if notes else "", summary) if part)
+    summary = " · ".join(part for part in (changes, fmt.counted(len(notes), "note") if notes else "", summary) if part)
     return DiffView(title, out, listed, summary, found)
 
 
@@ -264,7 +264,7 @@ def prepare_fixed_diff(view: FlowView) -> DiffView | None:
     notes = [Note(r.pointer, None, f"{r.action}: {r.detail} [{r.rule}]") for r in result.repairs]
     errors_left, _, _ = count_by_severity(check.check_request(result.payload, analysis.dialect))
     return diff_view(f"#{view.flow.id} original → fixed (R replays it)", analysis.request, result.payload, notes,
-                     f"{len(result.repairs)} repairs · {errors_left} errors left")
+                     f"{fmt.counted(len(result.repairs), 'repair')} · {fmt.counted(errors_left, 'error')} left")
 
 
 def prepare_replay_diff(store: Store, view: FlowView) -> DiffView | None:

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
-# Short dialect names keep the list readable at 120 columns.
-DIALECT_SHORT = {
-    "openai-chat": "chat",
-    "openai-responses": "responses",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-    "mcp": "mcp",
-}
+from ..wire.dialects import Derived, homes
+
+# Short dialect names keep the list readable at 120 columns (each home's `short`).
+DIALECT_SHORT: Mapping[str, str] = Derived(lambda: {each.dialect.value: each.short for each in homes()})
 
 
 def clock_time(started_at: float, now: float) -> str:
@@ -93,3 +90,8 @@ def fold(text: str, width: int) -> list[tuple[int, int]]:
     if start < len(text):
         spans.append((start, len(text)))
     return spans
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """`number` `noun`, in English: "1 note", "2 notes", "0 errors"."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"

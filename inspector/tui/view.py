@@ -14,11 +14,13 @@ import orjson
 from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json
 from ..flow import Flow, Mode
 from ..textsafe import shown, shown_lines
+from ..wire.dialect import Dialect, from_path
+from ..wire.dialects import describe_event as describe_stream_event
 from ..wire.locate import LocatedText, pretty
-from ..wire.rules.base import as_dict, as_list
 from ..wire.sse import SSEParser
 from ..wire.translate import Loss
 from ..wire.violations import Effect, Severity, Violation
+from . import format as fmt
 
 PASSTHROUGH_NOTE = "identical to the original (passthrough)"
 NOTHING_TO_REPAIR_NOTE = "nothing to repair: identical to the original"
@@ -160,56 +162,27 @@ def chunk_lines(flow: Flow) -> list[str]:
     lines: list[str] = []
     previous = 0.0
     parser = SSEParser()
+    dialect = from_path(flow.path)
     for chunk in flow.chunks:
         text = shown(chunk.data.decode("utf-8", "replace"))  # line breaks and every control made visible
         arrival, gap = f"+{chunk.t * 1000:.1f}", f"Δ{(chunk.t - previous) * 1000:.1f}"
-        parsed = "".join(f"▸ {shown(describe_event(event.data))} " for event in parser.feed(chunk.data))
+        parsed = "".join(f"▸ {shown(describe_event(event.data, dialect))} " for event in parser.feed(chunk.data))
         lines.append(f"{arrival:>10} ms {gap:>9} ms {len(chunk.data):>7} B  {parsed}│ {text}")
         previous = chunk.t
     if lines and (last := parser.close()):  # an event the stream never closed with a blank line
-        lines[-1] += "".join(f" ▸ {shown(describe_event(event.data))}" for event in last)
+        lines[-1] += "".join(f" ▸ {shown(describe_event(event.data, dialect))}" for event in last)
     return lines
 
 
-def describe_event(data: str) -> str:
-    """One event's gist: its type, the text it adds (quoted, so spaces show) and the tool call or
-    content block it belongs to. Chat chunks have no type; "chunk" names them."""
+def describe_event(data: str, dialect: Dialect | None = None) -> str:
+    """One event's gist, as its dialect's home reads it (`dialects.describe_event`): its type, the
+    text it adds (quoted, so spaces show) and the tool call or content block it belongs to. Data that
+    is not a JSON object shows as it came."""
     try:
         event = orjson.loads(data)
     except orjson.JSONDecodeError:
         return data
-    if not isinstance(event, dict):
-        return data
-    kind, delta, index = str(event.get("type") or ""), None, event.get("index", event.get("output_index"))
-    if isinstance(event.get("delta"), str):  # Responses: output_text / function_call_arguments deltas
-        delta = event["delta"]
-    elif isinstance(event.get("delta"), dict):  # Anthropic: text, partial_json or thinking deltas
-        block = event["delta"]
-        delta = next((block[key] for key in ("text", "partial_json", "thinking") if isinstance(block.get(key), str)),
-                     None)
-    elif isinstance(event.get("choices"), list) and event["choices"]:  # Chat
-        choice = event["choices"][0] if isinstance(event["choices"][0], dict) else {}
-        kind = "chunk" + (f" finish={choice['finish_reason']}" if choice.get("finish_reason") else "")
-        body = as_dict(choice.get("delta"))
-        calls = as_list(body.get("tool_calls"))
-        call = calls[0] if calls and isinstance(calls[0], dict) else {}
-        function = as_dict(call.get("function"))
-        delta = body.get("content") if isinstance(body.get("content"), str) else function.get("arguments")
-        index = call.get("index")
-    elif isinstance(event.get("candidates"), list) and event["candidates"]:  # Gemini
-        kind = "candidate"
-        content = event["candidates"][0].get("content") if isinstance(event["candidates"][0], dict) else None
-        parts = as_list(content.get("parts")) if isinstance(content, dict) else []
-        delta = "".join(part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str))
-        delta = delta or None
-    elif "jsonrpc" in event:  # MCP over SSE
-        kind = str(event.get("method") or ("error" if "error" in event else "result"))
-    out = kind or "event"
-    if index is not None:
-        out += f" #{index}"
-    if isinstance(delta, str):
-        out += " " + orjson.dumps(delta).decode()
-    return out
+    return describe_stream_event(event, dialect) if isinstance(event, dict) else data
 
 
 def header_lines(flow: Flow) -> list[str]:
@@ -243,13 +216,13 @@ def prepare(flow: Flow, session: Sequence[Violation] = (), analysis: Analysis | 
         if flow.translate:
             upstream.note = f"translated {flow.translate.replace(':', ' → ')}"
         elif flow.mode is Mode.REPAIR:
-            upstream.note = f"repaired on the way ({len(flow.notes)} repairs, H: the list)"
+            upstream.note = f"repaired on the way ({fmt.counted(len(flow.notes), 'repair')}, H: the list)"
     if flow.streamed and analysis.response is not None:
         response = body_pane(b"", [], analysis.response)
-        response.note = f"reassembled from {len(flow.chunks)} chunks (s: raw chunks)"
+        response.note = f"reassembled from {fmt.counted(len(flow.chunks), 'chunk')} (s: raw chunks)"
     elif flow.streamed:
         response = body_pane(flow.response_body, flow.response_headers)
-        response.note = f"{len(flow.chunks)} chunks, could not be reassembled (s: raw chunks)"
+        response.note = f"{fmt.counted(len(flow.chunks), 'chunk')}, could not be reassembled (s: raw chunks)"
     else:
         response = body_pane(flow.response_body, flow.response_headers, analysis.response)
     if flow.error:

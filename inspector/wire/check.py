@@ -14,7 +14,8 @@ import orjson
 from . import jsonsafe, profiles, streams
 from .dialect import Dialect, from_shape
 from .profiles import Profile
-from .dialects import home
+from .dialects import home, homes
+from .sse import SSE
 from .rules import spec
 from .rules.base import Report
 from .violations import Violation
@@ -191,7 +192,7 @@ def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kin
     profile = profiles.with_headers(profiles.get(profile, chosen), headers)
     kind = kind or detect_kind(payload, chosen)
     if kind != "stream" and not _has_judged_fields(payload, chosen, kind):
-        fields = ", ".join(_JUDGED_FIELDS[chosen][kind])
+        fields = ", ".join(home(chosen).judged[kind])
         return DocumentCheck(chosen, kind, payload, error=f"nothing to check: no field a {chosen.value} {kind} is "
                                                           f"judged by ({fields})")
     if kind == "stream":
@@ -203,13 +204,6 @@ def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kin
         return check_bytes(body, chosen, "stream", profile)
     check = check_request if kind == "request" else check_response
     return DocumentCheck(chosen, kind, payload, check(payload, chosen, profile))
-
-
-_STREAM_SHAPES = {
-    "chat.completion.chunk": Dialect.OPENAI_CHAT,
-    "message_start": Dialect.ANTHROPIC,
-    "response.created": Dialect.OPENAI_RESPONSES,
-}
 
 
 def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | None = None,
@@ -240,26 +234,11 @@ def check_bytes(body: bytes, dialect: Dialect | str | None = None, kind: Kind | 
     return DocumentCheck(chosen, "stream", events, report.violations)
 
 
-# The top-level fields the rules of each dialect read, by kind. A document with none of them (a
-# file of another format checked with --dialect, `{}`) gives no finding because nothing was judged,
-# not because it is clean.
-_JUDGED_FIELDS: dict[Dialect, dict[str, tuple[str, ...]]] = {
-    Dialect.OPENAI_CHAT: {"request": ("messages", "tools", "functions", "tool_choice", "function_call"),
-                          "response": ("choices",)},
-    Dialect.OPENAI_RESPONSES: {"request": ("input", "tools", "tool_choice", "previous_response_id", "prompt",
-                                           "conversation", "model", "instructions"),
-                               "response": ("output",)},
-    Dialect.ANTHROPIC: {"request": ("messages", "tools", "tool_choice", "system"), "response": ("content",)},
-    Dialect.GEMINI: {"request": ("contents", "tools", "toolConfig", "tool_config", "systemInstruction",
-                                 "system_instruction"),
-                     "response": ("candidates",)},
-    Dialect.MCP: {"request": ("method", "params"), "response": ("result", "error")},
-}
-
-
 def _has_judged_fields(payload: Any, dialect: Dialect, kind: str) -> bool:
     documents = payload if isinstance(payload, list) else [payload]
-    fields = _JUDGED_FIELDS[dialect][kind]
+    # A document with none of the fields its dialect's rules read (a file of another format checked
+    # with --dialect, `{}`) gives no finding because nothing was judged, not because it is clean.
+    fields = home(dialect).judged[kind]
     return any(isinstance(document, dict) and any(name in document for name in fields) for document in documents)
 
 
@@ -268,16 +247,10 @@ def _looks_like_gemini_stream(payload: list[Any]) -> bool:
 
 
 def _stream_dialect(body: bytes) -> Dialect | None:
-    for event in streams.parse_events(body, Dialect.OPENAI_CHAT)[:3]:
+    for event in SSE.parse(body)[:3]:
         if not isinstance(event, dict):
             continue
-        shape = event.get("object") if event.get("object") == "chat.completion.chunk" else event.get("type")
-        if isinstance(shape, str) and shape in _STREAM_SHAPES:
-            return _STREAM_SHAPES[shape]
-        if isinstance(shape, str) and shape.startswith("response."):
-            return Dialect.OPENAI_RESPONSES
-        if "candidates" in event:
-            return Dialect.GEMINI
-        if event.get("jsonrpc") == "2.0":
-            return Dialect.MCP
+        found = next((each.dialect for each in homes() if each.stream_event(event)), None)
+        if found is not None:
+            return found
     return None

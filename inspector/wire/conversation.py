@@ -11,7 +11,7 @@ An MCP flow is its JSON-RPC exchange instead: requests paired with responses by 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
@@ -19,7 +19,6 @@ from typing import Any, Literal
 from . import jsonsafe
 from .dialect import Dialect
 from .dialects import home
-from .dialects.gemini.fields import spelled
 from .pointer import join, split
 from .translate.bridge import read_request, read_response
 from .translate.model import Call, Item, Message, Part, Request, Result, TranslationError, pair
@@ -139,13 +138,15 @@ def build(dialect: Dialect, request: Any, response: Any = None, *, path: str = "
     for turn in turns:
         for entry in turn.entries:
             entry.undeclared = entry.kind == "call" and entry.name not in offered
-    if dialect is Dialect.GEMINI:
-        _respell(turns, tools, request, response)
+    spelled = home(dialect).spelled
+    if spelled is not None:
+        _respell(spelled, turns, tools, request, response)
     return Conversation(dialect, turns, tools)
 
 
-def _respell(turns: list[Turn], tools: list[ToolUse], request: Any, response: Any) -> None:
-    """Gemini's parser reads a normalised copy (lowerCamelCase, a single message as a list of one), so
+def _respell(spelled: Callable[[Any, str], str], turns: list[Turn], tools: list[ToolUse], request: Any,
+             response: Any) -> None:
+    """A dialect with two field spellings (`Home.spelled`): Gemini's parser reads a normalised copy (lowerCamelCase, a single message as a list of one), so
     its pointers are that copy's; a snake_case client (google-genai's REST spelling) gets them back in
     the spelling of the document it sent, where they point at something."""
     for turn in turns:

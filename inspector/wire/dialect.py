@@ -1,4 +1,5 @@
-"""The five dialects and how to tell them apart: from the request path, or from a payload's shape."""
+"""The dialects and how to tell them apart: from the request path (each home's `Paths`), or from a
+payload's shape."""
 
 from __future__ import annotations
 
@@ -17,29 +18,20 @@ class Dialect(str, Enum):
 
 DIALECT_NAMES = [d.value for d in Dialect]
 
-_GEMINI_PATH = re.compile(r":(stream)?[gG]enerateContent$")
-# OpenAI's message sub-collections (Assistants threads, stored chat completions) end like Anthropic's path.
-_OPENAI_MESSAGES = re.compile(r"/(threads|chat/completions)/[^/]+/messages$")
-
-
 def from_path(path: str) -> Dialect | None:
-    """Dialect of an HTTP request path (query string ignored); None when unknown."""
+    """Dialect of an HTTP request path (query string ignored); None when unknown. Each dialect's home
+    says which paths it claims (`Paths.claims`), asked in `Dialect` order."""
+    from .dialects import homes
+
     path = path.split("?", 1)[0].rstrip("/")
-    if path.endswith("/chat/completions"):
-        return Dialect.OPENAI_CHAT
-    if path.endswith("/responses"):
-        return Dialect.OPENAI_RESPONSES
-    if path.endswith("/messages"):
-        return None if _OPENAI_MESSAGES.search(path) else Dialect.ANTHROPIC
-    if _GEMINI_PATH.search(path):
-        return Dialect.GEMINI
-    if path.endswith("/mcp") or "/mcp/" in path + "/":
-        return Dialect.MCP
-    return None
+    return next((each.dialect for each in homes() if each.paths.claims(path)), None)
 
 
 def is_stream_path(path: str) -> bool:
-    return ":streamGenerateContent" in path.split("?", 1)[0]
+    """Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`)."""
+    from .dialects import homes
+
+    return any(each.paths.stream(path) for each in homes())
 
 
 def asks_for_sse(query: str) -> bool:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Container
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field, replace
 
 from .dialect import Dialect
+from .dialects import Derived, homes
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,19 +37,8 @@ class NameRule:
         return replace(self, chars=chars, text=text)
 
 
-_OPENAI = NameRule("a-zA-Z0-9_-", 64, "^[a-zA-Z0-9_-]+$")
-
-# One rule per dialect; a provider profile may widen its dialect's (profiles.py).
-NAME_RULES: dict[Dialect, NameRule] = {
-    Dialect.OPENAI_CHAT: _OPENAI,
-    Dialect.OPENAI_RESPONSES: _OPENAI,
-    # The API accepts up to 128 since mid-2025 (AN-02 in docs/rules.md).
-    Dialect.ANTHROPIC: NameRule("a-zA-Z0-9_-", 128, "^[a-zA-Z0-9_-]{1,128}$"),
-    # Gemini API error text says 64, the 2026 SDK docstring 128: 64 (GM-02 in docs/rules.md).
-    Dialect.GEMINI: NameRule("a-zA-Z0-9_.:-", 64, "start with a letter or _, then a-z A-Z 0-9 _ . : -",
-                             first="a-zA-Z_"),
-    Dialect.MCP: NameRule("A-Za-z0-9_.-", 128, "A-Z a-z 0-9 _ - ."),
-}
+# One rule per dialect, from its home (`Home.names`); a provider profile may widen its dialect's (profiles.py).
+NAME_RULES: Mapping[Dialect, NameRule] = Derived(lambda: {each.dialect: each.names for each in homes()})
 
 
 def digest(text: str) -> str:
@@ -92,14 +82,9 @@ class NameMap:
         raise AssertionError("sha256 prefixes of 64 hex chars cannot all collide")
 
 
-# (charset, max length) of a call id each dialect accepts. Chat's 40 is the strictest endpoint
-# seen (OC-16); Gemini ids are free-form and optional.
-ID_RULES: dict[Dialect, tuple[re.Pattern[str], int]] = {
-    Dialect.OPENAI_CHAT: (re.compile(r"[\x21-\x7e]{1,40}"), 40),
-    Dialect.OPENAI_RESPONSES: (re.compile(r"[\x21-\x7e]{1,64}"), 64),
-    Dialect.ANTHROPIC: (re.compile(r"[A-Za-z0-9_-]{1,64}"), 64),
-    Dialect.GEMINI: (re.compile(r"[\x21-\x7e]{1,64}"), 64),
-}
+# (charset, max length) of a call id each dialect accepts (`Home.ids`; MCP has no call ids).
+ID_RULES: Mapping[Dialect, tuple[re.Pattern[str], int]] = Derived(
+    lambda: {each.dialect: each.ids for each in homes() if each.ids is not None})
 
 
 def id_ok(call_id: str, dialect: Dialect) -> bool:

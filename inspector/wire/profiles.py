@@ -5,16 +5,14 @@ A profile is chosen by name (`--profile`), or defaults per dialect. Rules read o
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from .dialect import Dialect
-from .naming import NAME_RULES, NameRule
+from .dialects import Derived, home, homes
+from .naming import NameRule
 from .violations import Severity
-
-_OPENAI_NAME = NAME_RULES[Dialect.OPENAI_CHAT]
-_DOTTED_NAME = _OPENAI_NAME.widened("a-zA-Z0-9_.-", "^[a-zA-Z0-9_.-]+$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +65,9 @@ class Profile:
     # The MCP revision an HTTP request names in its MCP-Protocol-Version header (`with_headers`): it decides
     # what the body must carry (2026-07-28 declares itself in _meta as well, MCP-04).
     revision: str = ""
+    # The upstream hosts (a regex the whole host matches) whose requests of the dialect get this
+    # profile rather than the dialect's default.
+    hosts: str = field(default="", compare=False, repr=False)
 
     @property
     def openai_limits(self) -> bool:
@@ -77,37 +78,15 @@ class Profile:
         return name in self.restored_names or self.names.ok(name)
 
 
-PROFILES: dict[str, Profile] = {p.name: p for p in [
-    Profile("openai", Dialect.OPENAI_CHAT, "api.openai.com (Chat Completions and Responses)",
-            _OPENAI_NAME, call_id_max=40, max_tools=128),
-    Profile("azure-openai", Dialect.OPENAI_CHAT, "Azure OpenAI: 40-char tool-call ids enforced; some "
-            "deployments accept dots in names", _DOTTED_NAME, call_id_max=40,
-            call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR),
-    Profile("openrouter", Dialect.OPENAI_CHAT, "OpenRouter: 40-char tool-call ids enforced",
-            _OPENAI_NAME, call_id_max=40, call_id_severity=Severity.ERROR,
-            max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:", published_schema=False),
-    Profile("openai-compatible", Dialect.OPENAI_CHAT, "strict compatible servers (DeepSeek, DashScope, "
-            "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
-            _OPENAI_NAME, call_id_max=40, max_tools=128, strict_arguments=True,
-            content_key_required=True, tool_choice_needs_tools=True, own_item_ids=True,
-            published_schema=False),
-    Profile("mistral", Dialect.OPENAI_CHAT, "Mistral's chat API (api.mistral.ai): type defaults to "
-            "function, tool_choice 'any', content chunks", _OPENAI_NAME, mistral=True,
-            published_schema=False),
-    Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", NAME_RULES[Dialect.ANTHROPIC]),
-    Profile("gemini", Dialect.GEMINI, "Gemini API (generativelanguage.googleapis.com)", NAME_RULES[Dialect.GEMINI]),
-    Profile("vertex", Dialect.GEMINI, "Vertex AI: at most 128 declarations, OBJECT parameters root",
-            NAME_RULES[Dialect.GEMINI], max_tools=128, vertex=True),
-    Profile("mcp", Dialect.MCP, "Model Context Protocol (2026-07-28, 2025-11-25)", NAME_RULES[Dialect.MCP]),
-]}
+def _profiles() -> dict[str, Profile]:
+    from .dialects import homes
 
-DEFAULTS: dict[Dialect, str] = {
-    Dialect.OPENAI_CHAT: "openai",
-    Dialect.OPENAI_RESPONSES: "openai",
-    Dialect.ANTHROPIC: "anthropic",
-    Dialect.GEMINI: "gemini",
-    Dialect.MCP: "mcp",
-}
+    return {p.name: p for each in homes() for p in each.profiles}
+
+
+# Every profile, from the homes (dialects/<name>/providers.py), and each dialect's default: its first.
+PROFILES: Mapping[str, Profile] = Derived(_profiles)
+DEFAULTS: Mapping[Dialect, str] = Derived(lambda: {each.dialect: each.profiles[0].name for each in homes()})
 
 
 def get(profile: str | Profile | None, dialect: Dialect) -> Profile:
@@ -156,23 +135,13 @@ def with_headers(profile: Profile, headers: Iterable[tuple[str, str]]) -> Profil
 
 # The providers' own API hosts: those their published definitions (rules/spec.py) describe, and the
 # only ones a key from the provider's SDK variables is sent to by replay. Azure has a profile of its own.
-PROVIDER_HOSTS = {Dialect.OPENAI_CHAT: "api.openai.com", Dialect.OPENAI_RESPONSES: "api.openai.com",
-                  Dialect.ANTHROPIC: "api.anthropic.com", Dialect.GEMINI: "generativelanguage.googleapis.com"}
+PROVIDER_HOSTS: Mapping[Dialect, str] = Derived(lambda: {each.dialect: provider.host for each in homes()
+                                                          for provider in each.providers[:1] if provider.host})
 
 
 def is_provider_host(host: str, dialect: Dialect | None) -> bool:
     """Whether `host` is the provider's own API host for `dialect`."""
-    return dialect in PROVIDER_HOSTS and host.lower() == PROVIDER_HOSTS[dialect]
-
-
-# Upstream hosts whose limits differ from the dialect's default.
-_HOSTS = [
-    (re.compile(r"(.+\.)?openrouter\.ai"), "openrouter"),
-    (re.compile(r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com"), "azure-openai"),
-    (re.compile(r"api\.mistral\.ai"), "mistral"),
-    (re.compile(r"api\.deepseek\.com|dashscope(-intl)?\.aliyuncs\.com"), "openai-compatible"),
-    (re.compile(r"([a-z0-9-]+-)?aiplatform\.googleapis\.com"), "vertex"),  # us-central1-aiplatform…
-]
+    return dialect is not None and dialect in PROVIDER_HOSTS and host.lower() == PROVIDER_HOSTS[dialect]
 
 
 def for_upstream(url: str, dialect: Dialect) -> Profile:
@@ -182,13 +151,9 @@ def for_upstream(url: str, dialect: Dialect) -> Profile:
         host = (urlsplit(url).hostname or "").lower()
     except ValueError:  # a recorded URL is anyone's text: `http://[not an address]/` names no host
         host = ""
-    for pattern, name in _HOSTS:
-        if pattern.fullmatch(host):
-            profile = PROFILES[name]
-            family = {Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES} if profile.dialect is Dialect.OPENAI_CHAT \
-                else {profile.dialect}
-            if dialect in family:
-                return profile
+    for profile in home(dialect).profiles:
+        if profile.hosts and re.fullmatch(profile.hosts, host):
+            return profile
     default = PROFILES[DEFAULTS[dialect]]
     if dialect in PROVIDER_HOSTS and host and not is_provider_host(host, dialect):
         # Another server speaking the dialect (Groq, Together, a local vLLM, an Anthropic-compatible

@@ -35,11 +35,8 @@ from jsonschema.validators import validator_for
 from ..flow import Flow
 from . import jsonsafe, profiles
 from .dialect import Dialect, from_path
-from .dialects.anthropic import rules as anthropic_rules
-from .dialects.gemini import rules as gemini_rules
+from .dialects import home
 from .dialects.mcp.rules import MODERN, declared_revision
-from .dialects.openai_chat import rules as openai_chat_rules
-from .dialects.openai_responses import rules as openai_responses_rules
 from .pointer import join
 from .rules.base import Report, as_dict, short
 from .streams import check_and_reassemble
@@ -97,8 +94,6 @@ def entries_from_flows(flows: Iterable[Flow]) -> list[SessionEntry]:
     return entries
 
 
-_DECLARED = {Dialect.OPENAI_CHAT: openai_chat_rules.declared, Dialect.OPENAI_RESPONSES: openai_responses_rules.declared,
-             Dialect.ANTHROPIC: anthropic_rules.declared, Dialect.GEMINI: gemini_rules.declared}
 
 
 def declared_from_flows(flows: Iterable[Flow]) -> list[Declared]:
@@ -106,14 +101,15 @@ def declared_from_flows(flows: Iterable[Flow]) -> list[Declared]:
     found = []
     for flow in flows:
         dialect = from_path(flow.path)
-        if dialect not in _DECLARED or not flow.request_body:
+        declared = None if dialect is None else home(dialect).declared
+        if declared is None or not flow.request_body:
             continue
         try:
             request = orjson.loads(flow.request_body)
         except orjson.JSONDecodeError:
             continue
         if isinstance(request, dict):
-            names = _DECLARED[dialect](request)
+            names = declared(request)
             if names:
                 found.append(Declared(flow.id, frozenset(names)))
     return found

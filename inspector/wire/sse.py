@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
+
+import orjson
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,3 +102,48 @@ def encode(data: bytes, event: str = "", end: bytes = b"\n") -> bytes:
 def parse_all(body: bytes) -> list[SSEEvent]:
     parser = SSEParser()
     return parser.feed(body) + parser.close()
+
+
+class SSEFraming:
+    """A stream of server-sent events whose data is JSON (`dialects.Framing`). An event is the
+    parsed data (a string where it is not JSON, such as Chat's "[DONE]"); to encode, an event is a
+    value, a string sent as it is, or an (event name, value) pair (Anthropic and Responses name theirs)."""
+
+    content_types: tuple[str, ...] = ("text/event-stream",)
+
+    def parse(self, body: bytes) -> list[Any]:
+        events: list[Any] = []
+        for event in parse_all(body):
+            try:
+                events.append(orjson.loads(event.data))
+            except orjson.JSONDecodeError:
+                events.append(event.data)
+        return events
+
+    def encode(self, events: list[Any]) -> list[bytes]:
+        chunks = []
+        for event in events:
+            name, data = event if isinstance(event, tuple) else ("", event)
+            text = data if isinstance(data, str) else orjson.dumps(data).decode()
+            chunks.append(encode(text.encode(), name))
+        return chunks
+
+    def tail(self, body: bytes) -> list[Any] | bool:
+        """The last few events; False when the last event was never closed by its blank line (the
+        client never had it)."""
+        if not body.endswith((b"\n\n", b"\r\n\r\n", b"\r\r")):
+            return False
+        stripped = body.rstrip()
+        start = len(stripped)
+        for _ in range(TAIL_EVENTS):
+            start = max(stripped.rfind(b"\n\n", 0, start), stripped.rfind(b"\r\n\r\n", 0, start),
+                        stripped.rfind(b"\r\r", 0, start), 0)
+            if start == 0:
+                break
+        return self.parse(stripped[start:] + b"\n\n")
+
+
+# How many trailing events a hang-up is judged on: the last content event and the few that carry none
+# after it (Chat's usage chunk, Anthropic's pings).
+TAIL_EVENTS = 4
+SSE = SSEFraming()

@@ -1,57 +1,34 @@
 """Streamed responses: parse the relayed bytes into events, check them, and rebuild the final response
 a client would hold, for each dialect. One pass over the events for both.
 
-Events are the parsed `data:` payloads of an SSE body (a string where the data is not JSON, such as
-Chat's "[DONE]"), or the elements of Gemini's JSON-array stream; a stream violation's pointer is
-`/<event index>/…` into that list."""
+Events are what the dialect's framing (`Home.framing`) reads from the body: the parsed `data:`
+payloads of an SSE body (a string where the data is not JSON, such as Chat's "[DONE]"), or the
+elements of Gemini's JSON-array stream; a stream violation's pointer is `/<event index>/…` into
+that list."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-import orjson
-
 from .dialect import Dialect
-from .dialects import home
+from .dialects import home, homes
 from .profiles import Profile
 from .rules.base import Report
-from .sse import parse_all
 
 
 def parse_events(body: bytes, dialect: Dialect) -> list[Any]:
-    """The events of a streamed body. Gemini streams without alt=sse are one JSON array, possibly cut
-    short; the whole elements before the cut are kept."""
-    stripped = body.lstrip()
-    if dialect is Dialect.GEMINI and stripped[:1] == b"[":
-        try:
-            document = orjson.loads(stripped)
-        except orjson.JSONDecodeError:
-            return _array_prefix(stripped.decode("utf-8", "replace"))
-        return document if isinstance(document, list) else [document]
-    events: list[Any] = []
-    for event in parse_all(body):
-        try:
-            events.append(orjson.loads(event.data))
-        except orjson.JSONDecodeError:
-            events.append(event.data)
-    return events
+    """The events of a streamed body, as `dialect`'s framing reads them."""
+    return home(dialect).framing.parse(body)
 
 
-def _array_prefix(text: str) -> list[Any]:
-    decoder = json.JSONDecoder()
-    events: list[Any] = []
-    position = 1
-    while True:
-        while position < len(text) and text[position] in " \t\r\n,":
-            position += 1
-        if position >= len(text) or text[position] == "]":
-            return events
-        try:
-            value, position = decoder.raw_decode(text, position)
-        except ValueError:
-            return events
-        events.append(value)
+def stream_types() -> frozenset[str]:
+    """The content types that mark a response as a stream: those the dialects' framings answer with."""
+    return frozenset(t for each in homes() for t in each.framing.content_types)
+
+
+def is_stream_type(content_type: str) -> bool:
+    lowered = content_type.lower()
+    return any(t in lowered for t in stream_types())
 
 
 def ends_complete(body: bytes, dialect: Dialect | None) -> bool:
@@ -60,25 +37,8 @@ def ends_complete(body: bytes, dialect: Dialect | None) -> bool:
     chunk) are passed over; only the stream's tail is parsed."""
     if dialect is None:
         return False
-    stripped = body.rstrip()
-    if dialect is Dialect.GEMINI and body.lstrip()[:1] == b"[":
-        if stripped.endswith(b"]"):
-            return True
-        return _last_content_final(parse_events(body, dialect), dialect)
-    if not body.endswith((b"\n\n", b"\r\n\r\n", b"\r\r")):
-        return False  # the last event was never closed by its blank line: the client never had it
-    start = len(stripped)
-    for _ in range(_TAIL_EVENTS):
-        start = max(stripped.rfind(b"\n\n", 0, start), stripped.rfind(b"\r\n\r\n", 0, start),
-                    stripped.rfind(b"\r\r", 0, start), 0)
-        if start == 0:
-            break
-    return _last_content_final(parse_events(stripped[start:] + b"\n\n", dialect), dialect)
-
-
-# How many trailing events a hang-up is judged on: the last content event and the few that carry none
-# after it (Chat's usage chunk, Anthropic's pings).
-_TAIL_EVENTS = 4
+    tail = home(dialect).framing.tail(body)
+    return tail if isinstance(tail, bool) else _last_content_final(tail, dialect)
 
 
 def _last_content_final(events: list[Any], dialect: Dialect) -> bool:

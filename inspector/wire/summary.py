@@ -18,8 +18,8 @@ def request_facts(payload: Any, dialect: Dialect | None, path: str = "") -> tupl
     parts = home(dialect or Dialect.OPENAI_CHAT)
     found = payload.get("model")
     model = found if isinstance(found, str) else ""
-    if not model and parts.model_in_path is not None:
-        model = parts.model_in_path(path)
+    if not model and parts.paths.model is not None:
+        model = parts.paths.model(path)
     return model, parts.summary.tools(payload, path)
 
 

@@ -1,21 +1,26 @@
 """What live OpenTelemetry export costs forwarding: `toolwire-inspect record` without export, and with
-`--otlp-endpoint` to a collector that answers, one that answers 500, one that holds every export
-(too slow to answer: the SDK gives up after its 10 s timeout) and one that is down. Each forwarder
-in its own process, loopback only, bounded loops, the runs interleaved in rounds.
+`--otlp-endpoint` to a collector that answers, one that answers 500, one that takes 10 s to answer
+each export (the exporter's timeout set to 30 s, so it waits them out) and one that is down. Each
+forwarder in its own process, loopback only, bounded loops, the runs interleaved in rounds so that
+the machine's load falls on all of them alike.
 
     .venv/bin/python tests/bench/otlp_overhead.py [--quick]
 
 Prints p50/p99 latency of a small chat request at concurrency 1 and 8 for each, the p99 as a ratio
-to the no-export run and the p99 added in ms (the target: within 2 ms), and how many spans each
-collector received."""
+to the no-export run and the p99 added in ms (the target: within 2 ms), how many spans each
+collector received, and what each `record` said of its export when it stopped (spans exported,
+failed, flows dropped)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import socket
+import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +31,7 @@ from proxy_overhead import CHAT, PYTHON, SMALL, load, pct, start  # noqa: E402
 from tests.otlp.receiver import Receiver  # noqa: E402
 
 ROUNDS = 5
+SLOW = 10.0  # seconds the slow collector takes per export
 
 
 def closed_port() -> int:
@@ -34,13 +40,27 @@ def closed_port() -> int:
         return sock.getsockname()[1]
 
 
+def start_record(argv: list[str]) -> tuple[subprocess.Popen, str, list[str]]:
+    """`record` started; its base URL, and the lines it prints (kept, so its closing summary is read)."""
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", "OTEL_EXPORTER_OTLP_TIMEOUT": "30"})
+    assert proc.stderr is not None
+    for line in proc.stderr:
+        if line.startswith("forwarding "):
+            url = next(word for word in line.split() if word.startswith("http://"))
+            said: list[str] = []
+            threading.Thread(target=lambda: said.extend(proc.stderr), daemon=True).start()
+            return proc, url, said
+    raise RuntimeError(f"{argv} exited: {proc.wait()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer requests (a smoke run)")
     args = parser.parse_args()
     requests = 500 if args.quick else 2500
     mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0"], "mock upstream on")
-    receivers = {"answering": Receiver(), "500": Receiver("error"), "holding": Receiver("hold")}
+    receivers = {"answering": Receiver(), "500": Receiver("error"), "slow": Receiver("slow", delay=SLOW)}
     for receiver in receivers.values():
         receiver.__enter__()
     endpoints = {"no export": None, **{f"collector {name}": r.url for name, r in receivers.items()},
@@ -50,20 +70,20 @@ def main() -> None:
     try:
         for n, (name, endpoint) in enumerate(endpoints.items()):
             export = ["--otlp-endpoint", endpoint, "--capture-content"] if endpoint else []
-            forwarders[name] = start([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
-                                      "--store", f"{folder}/flows-{n}.sqlite3", *export], "forwarding")
+            forwarders[name] = start_record([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
+                                             "--store", f"{folder}/flows-{n}.sqlite3", *export])
         samples: dict[tuple[str, int], list[float]] = {(name, c): [] for name in endpoints for c in (1, 8)}
         for _ in range(ROUNDS):
             for conc in (1, 8):
-                for name, (_, url) in forwarders.items():
+                for name, (_, url, _) in forwarders.items():
                     found, _ = asyncio.run(load(url + CHAT, SMALL, requests=requests * (1 if conc == 1 else 2) // ROUNDS,
                                                 concurrency=conc))
                     samples[(name, conc)] += found
-        for proc, _ in forwarders.values():
+        for proc, _, _ in forwarders.values():
             proc.terminate()
-            proc.wait(timeout=60)
+            proc.wait(timeout=120)
     finally:
-        for proc, _ in forwarders.values():
+        for proc, _, _ in forwarders.values():
             if proc.poll() is None:
                 proc.kill()
         mock.terminate()
@@ -80,6 +100,10 @@ def main() -> None:
             print(f"| {name:<20} | {conc:>2} | {pct(values, 50):>8.2f} | {p99:>8.2f} | {p99 / base:>9.2f} | "
                   f"{p99 - base:>+9.2f} |")
     print("\nspans received: " + ", ".join(f"{name} {len(r.spans())}" for name, r in receivers.items()))
+    for name, (_, _, said) in forwarders.items():
+        summary = next((line.strip() for line in reversed(said) if "otlp:" in line), None)
+        if summary:
+            print(f"{name}: {summary}")
 
 
 if __name__ == "__main__":

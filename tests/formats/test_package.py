@@ -138,7 +138,7 @@ def test_the_writes_check_sees_each_way_of_writing() -> None:
 def test_the_registry_names_each_format_once_and_reads_in_its_order() -> None:
     assert [f.name for f in FORMATS] == ["json", "pytest", "vcr", "har", "otlp"]
     assert WRITERS == ("json", "pytest", "vcr", "har", "otlp")
-    assert [f.name for f in READERS] == ["json", "har", "vcr", "otlp"]
+    assert [f.name for f in READERS] == ["json", "har", "vcr", "otlp", "phoenix"]
     assert [default_name(name, 7) for name in WRITERS] == [
         "flow-7.json", "test_flow_7.py", "flow-7.yaml", "flow-7.har", "flow-7.otlp.json"]
 

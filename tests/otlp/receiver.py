@@ -1,6 +1,7 @@
-"""A real OTLP/HTTP trace receiver on loopback: it decodes every POST /v1/traces with
-opentelemetry-proto's ExportTraceServiceRequest and keeps what arrived. It can answer 200, answer 500,
-or hold each request until the test releases it (a collector too slow to answer)."""
+"""A real OTLP/HTTP receiver on loopback: it decodes every POST /v1/traces with opentelemetry-proto's
+ExportTraceServiceRequest (and /v1/metrics with ExportMetricsServiceRequest) and keeps what arrived. It can answer 200, answer 500,
+hold each request until the test releases it (a collector that does not answer), or answer each
+after `delay` seconds (a slow collector)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (ExportMetricsServiceRequest,
+                                                                          ExportMetricsServiceResponse)
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTraceServiceRequest,
                                                                       ExportTraceServiceResponse)
 
@@ -17,9 +20,11 @@ HOLD_LIMIT = 30.0  # seconds a held request waits for release at most, so a fail
 
 
 class Receiver:
-    def __init__(self, mode: str = "ok") -> None:
-        self.mode = mode  # "ok", "error" (500) or "hold"
+    def __init__(self, mode: str = "ok", delay: float = 10.0) -> None:
+        self.mode = mode  # "ok", "error" (500), "hold" or "slow" (200 after `delay` seconds)
+        self.delay = delay
         self.requests: list[ExportTraceServiceRequest] = []
+        self.metric_requests: list[ExportMetricsServiceRequest] = []
         self.arrived = threading.Condition()
         self.release = threading.Event()
         receiver = self
@@ -27,17 +32,23 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                metrics = self.path == "/v1/metrics"
                 with receiver.arrived:
-                    receiver.requests.append(ExportTraceServiceRequest.FromString(body))
+                    if metrics:
+                        receiver.metric_requests.append(ExportMetricsServiceRequest.FromString(body))
+                    else:
+                        receiver.requests.append(ExportTraceServiceRequest.FromString(body))
                     receiver.arrived.notify_all()
                 if receiver.mode == "hold":
                     receiver.release.wait(HOLD_LIMIT)
-                if receiver.mode == "error" or self.path != "/v1/traces":
+                elif receiver.mode == "slow":
+                    receiver.release.wait(receiver.delay)  # released early only when the receiver closes
+                if receiver.mode == "error" or self.path not in ("/v1/traces", "/v1/metrics"):
                     self.send_response(500)
                     self.send_header("content-length", "0")
                     self.end_headers()
                     return
-                answer = ExportTraceServiceResponse().SerializeToString()
+                answer = (ExportMetricsServiceResponse() if metrics else ExportTraceServiceResponse()).SerializeToString()
                 self.send_response(200)
                 self.send_header("content-type", "application/x-protobuf")
                 self.send_header("content-length", str(len(answer)))
@@ -64,6 +75,16 @@ class Receiver:
     def wait(self, count: int, timeout: float = 30.0) -> None:
         with self.arrived:
             assert self.arrived.wait_for(lambda: len(self.requests) >= count, timeout), len(self.requests)
+
+    def wait_metrics(self, count: int, timeout: float = 30.0) -> None:
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: len(self.metric_requests) >= count, timeout), len(self.metric_requests)
+
+    def metrics(self) -> list[Any]:
+        """Every metric that arrived, in order (each export carries the cumulative histograms)."""
+        with self.arrived:
+            return [metric for request in self.metric_requests for rm in request.resource_metrics
+                    for sm in rm.scope_metrics for metric in sm.metrics]
 
     def spans(self) -> list[Any]:
         with self.arrived:

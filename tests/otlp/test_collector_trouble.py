@@ -98,3 +98,16 @@ def test_a_collector_that_answers_gets_every_flow(tmp_path):
         counts = live.close(timeout=10)
     assert (counts.exported + counts.dropped, counts.failed) == (FLOWS, 0)
     assert len(receiver.spans()) == counts.exported
+
+
+def test_flows_still_in_an_export_when_the_close_gives_up_are_counted_dropped(tmp_path, monkeypatch):
+    """A collector that holds the export past the close's time: every flow is accounted for, the
+    ones in the export that never ended included (they were neither exported nor failed)."""
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "60")
+    with Receiver("hold") as receiver:
+        live, statuses, _ = forward_with_export(tmp_path, receiver.url)
+        receiver.wait(1)
+        counts = live.close(timeout=0.5)
+        assert (counts.exported, counts.failed, counts.dropped) == (0, 0, FLOWS)
+        receiver.release.set()
+    assert statuses == [200] * FLOWS

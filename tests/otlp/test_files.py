@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import pytest
@@ -128,17 +129,73 @@ def test_the_collector_file_exporters_json_lines_are_read(recorded, tmp_path):
 
 @pytest.mark.parametrize(("argv", "env", "message"), [
     (["--otlp-endpoint"], {}, "toolwire-inspect: no OTLP endpoint: give a URL or set OTEL_EXPORTER_OTLP_ENDPOINT\n"),
-    (["--otlp-endpoint", "http://127.0.0.1:1"], {"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
-     "toolwire-inspect: OTLP over gRPC needs the otel-grpc extra: pip install 'toolwire-inspect[otel-grpc]'\n"),
+    pytest.param(["--otlp-endpoint", "http://127.0.0.1:1"], {"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"},
+                 "toolwire-inspect: OTLP over gRPC needs the otel-grpc extra: pip install 'toolwire-inspect[otel-grpc]'\n",
+                 marks=pytest.mark.skipif(importlib.util.find_spec("opentelemetry.exporter.otlp.proto.grpc") is not None,
+                                          reason="the gRPC exporter is installed (otel-grpc, or the phoenix extra)")),
     (["--otlp-endpoint", "http://127.0.0.1:1"], {"OTEL_EXPORTER_OTLP_PROTOCOL": "smoke-signals"},
      "toolwire-inspect: OTLP protocol 'smoke-signals' is not offered: http/protobuf or grpc\n"),
 ])
 def test_record_refuses_an_export_it_cannot_make(tmp_path, capsys, monkeypatch, argv, env, message):
-    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-                 "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"):
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+                 "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+                 "OTEL_EXPORTER_OTLP_METRICS_PROTOCOL"):
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert main(["record", "--upstream", "http://127.0.0.1:9", "--port", "0", "--store", str(tmp_path / "s.db"),
                  *argv]) == 2
     assert capsys.readouterr().err == message
+
+
+def test_push_sends_the_genai_metrics_of_the_sessions_llm_calls(recorded):
+    """gen_ai.client.operation.duration and gen_ai.client.token.usage, with the conventions' buckets
+    and attributes: one point per model and (for tokens) token type; the execute_tool span is none."""
+    from inspector.otlp.metrics import DURATION_BUCKETS, TOKEN_BUCKETS
+    from inspector.otlp.spans import flow_end
+
+    with Receiver() as receiver:
+        assert main(["otlp", "push", "--endpoint", receiver.url, "--store", str(recorded.path)]) == 0
+    with Store(recorded.path, read_only=True) as store:
+        flows = [store.get(row.id) for row in store.rows()]
+    (request,) = receiver.metric_requests
+    (resource_metrics,) = request.resource_metrics
+    (scope,) = resource_metrics.scope_metrics
+    assert scope.scope.name == "toolwire-inspect"
+    got = {}
+    for metric in scope.metrics:
+        for point in metric.histogram.data_points:
+            got[(metric.name, metric.unit, tuple(sorted(span_attributes(point).items())))] = (
+                point.count, point.sum, list(point.explicit_bounds))
+    port = int(recorded.mock.base_url.rsplit(":", 1)[1])
+
+    def key(name, unit, provider, model, **extra):
+        return (name, unit, tuple(sorted({"gen_ai.operation.name": "chat", "gen_ai.provider.name": provider,
+                                          "gen_ai.request.model": model, "gen_ai.response.model": model,
+                                          "server.address": "127.0.0.1", "server.port": port, **extra}.items())))
+
+    def seconds(flow):
+        return (round(flow_end(flow) * 1e9) - round(flow.started_at * 1e9)) / 1e9
+
+    def tokens(flow, side):
+        usage = json.loads(flow.response_body)["usage"]
+        return usage.get(f"{side}_tokens", usage.get({"input": "prompt_tokens", "output": "completion_tokens"}[side]))
+
+    chats, claude = flows[:2], flows[2]
+    durations, token_bounds = list(DURATION_BUCKETS), [float(b) for b in TOKEN_BUCKETS]
+    assert got == {
+        key("gen_ai.client.operation.duration", "s", "openai", "gpt-4o-mini"):
+            (2, seconds(chats[0]) + seconds(chats[1]), durations),
+        key("gen_ai.client.operation.duration", "s", "anthropic", "claude-sonnet-4-6"): (1, seconds(claude), durations),
+        **{key("gen_ai.client.token.usage", "{token}", "openai", "gpt-4o-mini", **{"gen_ai.token.type": side}):
+           (2, tokens(chats[0], side) + tokens(chats[1], side), token_bounds) for side in ("input", "output")},
+        **{key("gen_ai.client.token.usage", "{token}", "anthropic", "claude-sonnet-4-6", **{"gen_ai.token.type": side}):
+           (1, tokens(claude, side), token_bounds) for side in ("input", "output")},
+    }
+
+
+def test_no_metrics_when_otel_metrics_exporter_is_none(recorded, monkeypatch):
+    monkeypatch.setenv("OTEL_METRICS_EXPORTER", "none")
+    with Receiver() as receiver:
+        assert main(["otlp", "push", "--endpoint", receiver.url, "--store", str(recorded.path)]) == 0
+    assert (len(receiver.requests), receiver.metric_requests) == (1, [])

@@ -34,9 +34,14 @@ def flow(path: str, request: bytes, response: bytes = b"", *, status: int | None
      ["chat m"], 2),
     (flow("/v1/messages", b"[" * 100_000, b"{}"), ["chat"], 0),
     (flow("/not/an/api", b"\x00\x01", b"\x02"), ["POST /not/an/api"], 0),
+    (flow("/mcp", json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                              "params": {"name": "t", "arguments": [1, {"x": None}]}}).encode(),
+          json.dumps({"jsonrpc": "2.0", "id": 2, "result": "not an object"}).encode()),
+     ["tools/call t"], 0),
 ])
-def test_hostile_flows_become_spans(recorded, names, status):
-    spans = TraceBuilder(options(content=True)).spans([recorded])
+@pytest.mark.parametrize("openinference", [False, True])
+def test_hostile_flows_become_spans(recorded, names, status, openinference):
+    spans = TraceBuilder(options(content=True, openinference=openinference)).spans([recorded])
     assert [(s.name, s.status.status_code.value) for s in spans] == [(name, status) for name in names]
     data = dumps(spans)
     llm = [s for s in spans if s.attributes.get("gen_ai.operation.name") in ("chat", "generate_content")]

@@ -39,10 +39,10 @@ def mcp_upstream():
     servers.thread.stop()
 
 
-def start_record(tmp_path, *argv: str) -> tuple[subprocess.Popen, dict[str, str]]:
-    """`record` with routes; the client URL of each route, read from its stderr."""
+def start_record(tmp_path, *argv: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, dict[str, str]]:
+    """`record` with routes (`env`: variables besides these); the client URL of each route, read from its stderr."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "OTEL_EXPORTER_OTLP_TIMEOUT": "2"}
+           "OTEL_EXPORTER_OTLP_TIMEOUT": "2", **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "inspector", "record", "--port", "0", *argv],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
     routes: dict[str, str] = {}
@@ -56,6 +56,22 @@ def start_record(tmp_path, *argv: str) -> tuple[subprocess.Popen, dict[str, str]
         if count is not None and len(routes) == count:
             return proc, routes
     raise AssertionError(f"record exited {proc.wait()}")
+
+
+async def drive(routes: dict[str, str]) -> None:
+    """Through `record`'s routes: an openai-SDK tool loop with the demo's upper-case schema on `oa`
+    (its upstream has the tool call and the final answer queued), an anthropic-SDK call on `an`, an
+    MCP tools/call on `files`."""
+    chat = openai.OpenAI(api_key="sk-otlp-live-test-1234", base_url=f"{routes['oa']}/v1", max_retries=0)
+    first = chat.chat.completions.create(model="gpt-4o-mini", messages=QUESTION, tools=[GENAI_SCHEMA_TOOL])
+    (call,) = first.choices[0].message.tool_calls
+    history = [*QUESTION, first.choices[0].message.model_dump(exclude_none=True),
+               {"role": "tool", "tool_call_id": call.id, "content": "Example Domain"}]
+    chat.chat.completions.create(model="gpt-4o-mini", messages=history, tools=[GENAI_SCHEMA_TOOL])
+    claude = anthropic.Anthropic(api_key="sk-ant-otlp-live-test", base_url=routes["an"], max_retries=0)
+    claude.messages.create(model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
+    async with Client(f"{routes['files']}/mcp") as client:
+        await client.call_tool("lookup", {"query": "otlp"})
 
 
 def stop(proc: subprocess.Popen) -> str:
@@ -77,16 +93,7 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
                                     "--route", f"an={an.base_url}", "--route", f"files={mcp_upstream}/alpha",
                                     "--otlp-endpoint", receiver.url, "--capture-content")
         try:
-            chat = openai.OpenAI(api_key="sk-otlp-live-test-1234", base_url=f"{routes['oa']}/v1", max_retries=0)
-            first = chat.chat.completions.create(model="gpt-4o-mini", messages=QUESTION, tools=[GENAI_SCHEMA_TOOL])
-            (call,) = first.choices[0].message.tool_calls
-            history = [*QUESTION, first.choices[0].message.model_dump(exclude_none=True),
-                       {"role": "tool", "tool_call_id": call.id, "content": "Example Domain"}]
-            chat.chat.completions.create(model="gpt-4o-mini", messages=history, tools=[GENAI_SCHEMA_TOOL])
-            claude = anthropic.Anthropic(api_key="sk-ant-otlp-live-test", base_url=routes["an"], max_retries=0)
-            claude.messages.create(model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "hi"}])
-            async with Client(f"{routes['files']}/mcp") as client:
-                await client.call_tool("lookup", {"query": "otlp"})
+            await drive(routes)
         finally:
             err = stop(proc)
     with Store(db, read_only=True) as store:
@@ -183,8 +190,16 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
         "gen_ai.tool.call.arguments": '{"query": "otlp"}'}
     assert result["structuredContent"] == {"result": "alpha: otlp"}
 
+    # The GenAI metrics went with the spans; each export carries the cumulative histograms, so the last says all.
+    last = {metric.name: metric for metric in receiver.metrics()}
+    assert {name: sorted((span_attributes(p)["gen_ai.request.model"], span_attributes(p).get("gen_ai.token.type"),
+                          p.count) for p in metric.histogram.data_points) for name, metric in last.items()} == {
+        "gen_ai.client.operation.duration": [("claude-sonnet-4-6", None, 1), ("gpt-4o-mini", None, 2)],
+        "gen_ai.client.token.usage": [("claude-sonnet-4-6", "input", 1), ("claude-sonnet-4-6", "output", 1),
+                                      ("gpt-4o-mini", "input", 2), ("gpt-4o-mini", "output", 2)]}
+
     # Credentials never travel, whatever the content setting.
-    wire = b"".join(request.SerializeToString() for request in receiver.requests)
+    wire = b"".join(request.SerializeToString() for request in [*receiver.requests, *receiver.metric_requests])
     assert b"sk-otlp-live-test-1234" not in wire and b"sk-ant-otlp-live-test" not in wire
 
 

@@ -23,6 +23,7 @@ from .flows import populate
 SCREENS = [
     ("The flow list", ()),
     ("A flow", ("enter",)),
+    ("A finding, whole (i)", ("enter", "i")),
     ("The conversation (t)", ("enter", "t")),
     ("A diff (d, D, F, v)", ("enter", "F")),
     ("The request editor (e)", ("enter", "e")),

@@ -101,8 +101,9 @@ async def test_each_finding_reads_in_full(store: Store, ids: dict[str, int], siz
         # Each finding says what the provider does with it (issue 9).
         assert [p.split("\n", 1)[0] for p in prompts] == ["✖ OC-05 request · provider rejects"] * 2 + [
             "✖ OC-17 request · provider rejects"]
-        assert prompts[1] == (f"✖ OC-05 request · provider rejects\n{folded}\n"
-                              + screen.view.violations[1].violation.message)
+        # The message before the pointer: a short pane cuts the pointer, never the message (issue 22).
+        assert prompts[1] == (f"✖ OC-05 request · provider rejects\n{screen.view.violations[1].violation.message}"
+                              f"\n{folded}")
         # No row of the list is wider than the list: nothing is cut under the scrollbar.
         rendered = [line for n in range(options.option_count) for line in options.get_option_at_index(n).prompt.wrap(width)]
         assert max(line.cell_length for line in rendered) <= width

@@ -242,7 +242,7 @@ def test_the_upstream_pane_says_what_repair_mode_did() -> None:
     repaired = Flow(id=2, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
                     request_body=body, upstream_request_body=sent, mode=Mode.REPAIR, state=FlowState.COMPLETE,
                     notes=["repaired OC-17 (added) at /messages/2/content: …"])
-    assert prepare(repaired).upstream.note == "repaired on the way (1 repairs, H: the list)"
+    assert prepare(repaired).upstream.note == "repaired on the way (1 repair, H: the list)"
 
 
 # ---- one flow screen, reused from flow to flow ----------------------------------------------------

@@ -20,6 +20,7 @@ from inspector.tui.widgets.editor import EditorScreen
 from inspector.tui.widgets.flow_list import FlowList
 from inspector.tui.widgets.lines import LineViewer
 from inspector.tui.widgets.payload import PayloadView
+from inspector.tui.widgets.violations import FindingList
 
 from .conftest import make_app, settle
 from .test_flow_view import SIZES, open_flow
@@ -27,7 +28,7 @@ from .test_flow_view import SIZES, open_flow
 # Which classes' keys each screen offers, named here by hand so the table is checked, not echoed.
 OFFERED = {
     "list": [FlowsScreen, FlowList, InspectorApp],
-    "flow": [FlowScreen, PayloadView, LineViewer, InspectorApp],
+    "flow": [FlowScreen, PayloadView, LineViewer, FindingList, InspectorApp],
     "editor": [EditorScreen, InspectorApp],  # a modal screen: of the app's keys, the priority ones
 }
 

@@ -66,7 +66,7 @@ async def test_D_diffs_the_upstreams_answer_against_what_the_client_got(store: S
         diff, notes = screen.query_one("#diff", DiffViewer), screen.query_one("#notes", LineViewer)
         assert str(screen.query_one("#diff-title").content) == (
             "#1 upstream answer → client got · translated openai-chat → anthropic")
-        assert diff.border_subtitle == "+6 −7 ~0 · 1 notes"
+        assert diff.border_subtitle == "+6 −7 ~0 · 1 note"
         # Anthropic's message on the left, the Chat completion the client got on the right; the
         # thinking block the bridge dropped carries its loss.
         assert diff.lines == [
@@ -138,7 +138,7 @@ async def test_D_on_a_translated_stream_compares_both_reassembled(store: Store, 
         diff, notes = screen.query_one("#diff", DiffViewer), screen.query_one("#notes", LineViewer)
         assert str(screen.query_one("#diff-title").content) == (
             "#1 upstream answer → client got · translated openai-chat → anthropic · both streams reassembled")
-        assert diff.border_subtitle == "+3 −6 ~0 · 1 notes"
+        assert diff.border_subtitle == "+3 −6 ~0 · 1 note"
         created = orjson.loads(flow.response_body.split(b"\n")[0].removeprefix(b"data: "))["created"]
         removed = ['"type": "message"', '"role": "assistant"', None, '"content": [', "  [0] {", '    "type": "text"',
                    '    "text": "Sunny."', "  }", "  [1] {", '    "type": "tool_use"', '    "id": "toolu_1"',
@@ -177,7 +177,7 @@ async def test_D_in_repair_mode_marks_each_tool_name_given_back(store: Store, up
         diff, notes = screen.query_one("#diff", DiffViewer), screen.query_one("#notes", LineViewer)
         assert str(screen.query_one("#diff-title").content) == (
             "#1 upstream answer → client got · tool names restored on the way back")
-        assert diff.border_subtitle == "+0 −0 ~1 · 1 notes"
+        assert diff.border_subtitle == "+0 −0 ~1 · 1 note"
         restored = f"restored: the client declared 'get weather', sent upstream as {alias!r}"
         assert diff.lines == [
             "  {", '    "id": "chatcmpl-mock"', '    "object": "chat.completion"', '    "created": 1700000000',

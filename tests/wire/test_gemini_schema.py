@@ -58,15 +58,15 @@ def test_a_root_object_union_is_merged_into_one_object_with_a_report() -> None:
     assert decl["parameters"] == {"type": "OBJECT", "properties": {
         "a": {"type": "STRING"}, "n": {"anyOf": [{"type": "INTEGER"}, {"type": "NUMBER"}]}, "b": {"type": "BOOLEAN"}},
         "required": ["n"]}
-    assert losses == [("/tools/0/parameters/anyOf", f"{D}/parameters/properties", "merged", "GM-17")]
+    assert losses == [("/tools/0/function/parameters/anyOf", f"{D}/parameters/properties", "merged", "GM-17")]
 
 
 def test_a_root_oneof_union_is_merged_and_its_oneof_reported() -> None:
     decl, losses = to_gemini({"oneOf": [{"type": "object", "properties": {"a": {"type": "string"}}},
                                         {"type": "object", "properties": {"b": {"type": "string"}}}]})
     assert decl["parameters"] == {"type": "OBJECT", "properties": {"a": {"type": "STRING"}, "b": {"type": "STRING"}}}
-    assert losses == [("/tools/0/parameters/oneOf", f"{D}/parameters/anyOf", "converted", "XL-01"),
-                      ("/tools/0/parameters/oneOf", f"{D}/parameters/properties", "merged", "GM-17")]
+    assert losses == [("/tools/0/function/parameters/oneOf", f"{D}/parameters/anyOf", "converted", "XL-01"),
+                      ("/tools/0/function/parameters/oneOf", f"{D}/parameters/properties", "merged", "GM-17")]
 
 
 def test_keywords_beside_anyof_move_into_every_branch() -> None:
@@ -74,7 +74,7 @@ def test_keywords_beside_anyof_move_into_every_branch() -> None:
         "description": "d", "maxLength": 5, "anyOf": [{"type": "string"}, {"type": "number", "maximum": 9}]}}})
     assert decl["parameters"]["properties"]["x"] == {"description": "d", "anyOf": [
         {"type": "STRING", "maxLength": 5}, {"type": "NUMBER", "maximum": 9, "maxLength": 5}]}
-    assert losses == [("/tools/0/parameters/properties/x/maxLength", f"{D}/parameters/properties/x/anyOf", "moved",
+    assert losses == [("/tools/0/function/parameters/properties/x/maxLength", f"{D}/parameters/properties/x/anyOf", "moved",
                        "GM-17")]
 
 
@@ -83,7 +83,7 @@ def test_a_type_list_becomes_anyof_and_its_keywords_move_into_the_branches() -> 
         "type": ["integer", "string", "null"], "minimum": 1, "description": "d"}}})
     assert decl["parameters"]["properties"]["x"] == {"description": "d", "anyOf": [
         {"type": "INTEGER", "minimum": 1, "nullable": True}, {"type": "STRING", "minimum": 1, "nullable": True}]}
-    P = "/tools/0/parameters/properties/x"
+    P = "/tools/0/function/parameters/properties/x"
     assert losses == [(f"{P}/type", f"{D}/parameters/properties/x/anyOf", "converted", "XL-01"),
                       (f"{P}/minimum", f"{D}/parameters/properties/x/anyOf", "moved", "GM-17")]
 
@@ -94,7 +94,7 @@ def test_allof_branches_merge_into_one_schema() -> None:
         {"properties": {"b": {"type": "integer"}}, "required": ["b"]}], "description": "both"}}})
     assert decl["parameters"]["properties"]["x"] == {"type": "OBJECT", "description": "both", "properties": {
         "b": {"type": "INTEGER"}, "a": {"type": "STRING"}}, "required": ["a", "b"]}
-    assert losses == [("/tools/0/parameters/properties/x/allOf", f"{D}/parameters/properties/x", "merged", "XL-01")]
+    assert losses == [("/tools/0/function/parameters/properties/x/allOf", f"{D}/parameters/properties/x", "merged", "XL-01")]
 
 
 def test_object_keywords_moved_into_a_non_object_branch_are_dropped_as_vacuous() -> None:
@@ -102,7 +102,7 @@ def test_object_keywords_moved_into_a_non_object_branch_are_dropped_as_vacuous()
         "properties": {"k": {"type": "string"}}, "anyOf": [{"type": "string"}, {"type": "object"}]}}})
     assert decl["parameters"]["properties"]["x"] == {"anyOf": [
         {"type": "STRING"}, {"type": "OBJECT", "properties": {"k": {"type": "STRING"}}}]}
-    P = "/tools/0/parameters/properties/x"
+    P = "/tools/0/function/parameters/properties/x"
     assert losses == [(f"{P}/properties", f"{D}/parameters/properties/x/anyOf", "moved", "GM-17"),
                       (f"{P}/anyOf/0/properties", None, "dropped", "XL-01")]
 
@@ -112,9 +112,9 @@ def test_a_root_object_with_required_alternatives_keeps_its_properties() -> None
     decl, losses = to_gemini({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
                               "anyOf": [{"required": ["a"]}, {"required": ["b"]}]})
     assert decl["parameters"] == {"type": "OBJECT", "properties": {"a": {"type": "STRING"}, "b": {"type": "STRING"}}}
-    assert losses == [("/tools/0/parameters/type", f"{D}/parameters/anyOf", "moved", "GM-17"),
-                      ("/tools/0/parameters/properties", f"{D}/parameters/anyOf", "moved", "GM-17"),
-                      ("/tools/0/parameters/anyOf", f"{D}/parameters/properties", "merged", "GM-17")]
+    assert losses == [("/tools/0/function/parameters/type", f"{D}/parameters/anyOf", "moved", "GM-17"),
+                      ("/tools/0/function/parameters/properties", f"{D}/parameters/anyOf", "moved", "GM-17"),
+                      ("/tools/0/function/parameters/anyOf", f"{D}/parameters/properties", "merged", "GM-17")]
 
 
 def test_untyped_nodes_items_and_formats_are_rewritten_as_gemini_accepts() -> None:
@@ -124,7 +124,7 @@ def test_untyped_nodes_items_and_formats_are_rewritten_as_gemini_accepts() -> No
         "num": {"minimum": 0}, "many": {"minItems": 1},
         "mail": {"type": "string", "format": "email"}, "when": {"type": "string", "format": "date-time"},
         "big": {"type": "integer", "format": "int64"}, "id": {"type": "string", "format": "uuid"}}})
-    P = "/tools/0/parameters/properties"
+    P = "/tools/0/function/parameters/properties"
     T = f"{D}/parameters/properties"
     assert decl["parameters"]["properties"] == {
         "list": {"type": "ARRAY", "items": {"type": "STRING"}}, "bare": {"type": "ARRAY", "items": {"type": "STRING"}},
@@ -154,7 +154,7 @@ def test_null_branches_fold_into_nullable() -> None:
     assert decl["parameters"]["properties"] == {
         "opt": {"description": "maybe", "default": None, "type": "STRING", "nullable": True},
         "two": {"anyOf": [{"type": "STRING", "nullable": True}, {"type": "INTEGER", "nullable": True}]}}
-    P = "/tools/0/parameters/properties"
+    P = "/tools/0/function/parameters/properties"
     assert losses == [(f"{P}/opt/anyOf/1", f"{D}/parameters/properties/opt/nullable", "converted", "GM-17"),
                       (f"{P}/two/anyOf/2", f"{D}/parameters/properties/two/nullable", "converted", "GM-17")]
 

@@ -298,10 +298,16 @@ def test_thinking_disabled_on_a_model_that_does_not_reason_is_reported_not_sent(
     assert notes(sent) == [("/thinking", None, "dropped", "")]
 
 
-def test_thinking_enabled_is_still_reported_dropped_near_miss() -> None:
-    sent = send(ANT, RESP, ant(thinking={"type": "enabled", "budget_tokens": 1024}))
-    assert "reasoning" not in sent.payload
-    assert notes(sent) == [("", "/store", "synthesised", ""), ("/thinking", None, "dropped", "")]
+@pytest.mark.parametrize(("budget", "effort", "rounded"), [
+    (1024, "low", True), (2048, "low", False), (2049, "medium", True), (8192, "medium", False),
+    (8193, "high", True), (24576, "high", False), (60000, "high", True)])
+def test_a_thinking_budget_is_the_effort_of_the_table_and_the_rounding_is_reported(budget, effort, rounded) -> None:
+    for target, field in ((RESP, "/reasoning/effort"), (CHAT, "/reasoning_effort")):
+        sent = send(ANT, target, ant(model="o3", max_tokens=64000,
+                                     thinking={"type": "enabled", "budget_tokens": budget}))
+        assert (sent.payload.get("reasoning") or {}).get("effort", sent.payload.get("reasoning_effort")) == effort
+        expected = [("/thinking/budget_tokens", field, "converted", "")] if rounded else []
+        assert [n for n in notes(sent) if n[0].startswith("/thinking")] == expected
 
 
 def test_reasoning_effort_maps_between_chat_and_responses() -> None:
@@ -311,9 +317,30 @@ def test_reasoning_effort_maps_between_chat_and_responses() -> None:
     sent = send(RESP, CHAT, {"model": "gpt-5", "input": "hi", "reasoning": {"effort": "high", "summary": "auto"}})
     assert sent.payload["reasoning_effort"] == "high"
     assert notes(sent) == [("/reasoning/summary", None, "dropped", "")]
-    sent = send(CHAT, ANT, chat(reasoning_effort="minimal"))
+    sent = send(CHAT, ANT, chat(reasoning_effort="none"))
     assert "thinking" not in sent.payload
     assert notes(sent) == [("", "/max_tokens", "synthesised", ""), ("/reasoning_effort", None, "dropped", "")]
+
+
+@pytest.mark.parametrize(("effort", "budget"), [("minimal", 1024), ("low", 2048), ("medium", 8192),
+                                                ("high", 24576), ("xhigh", 32768)])
+def test_an_effort_is_the_thinking_budget_of_the_table(effort: str, budget: int) -> None:
+    sent = send(CHAT, ANT, chat(reasoning_effort=effort, max_tokens=40000))
+    assert sent.payload["thinking"] == {"type": "enabled", "budget_tokens": budget}
+    assert notes(sent) == [("/reasoning_effort", "/thinking/budget_tokens", "converted", "")]
+    back = send(ANT, CHAT, {**sent.payload, "model": "o3"})
+    assert back.payload["reasoning_effort"] == {"minimal": "low", "xhigh": "high"}.get(effort, effort)
+
+
+def test_thinking_fits_the_answer_budget_and_the_forced_tool_near_miss() -> None:
+    sent = send(CHAT, ANT, chat(reasoning_effort="high"))  # no max_tokens: room is made beside the budget
+    assert (sent.payload["thinking"], sent.payload["max_tokens"]) == ({"type": "enabled", "budget_tokens": 24576},
+                                                                      24576 + 4096)
+    sent = send(CHAT, ANT, chat(reasoning_effort="high", max_tokens=3000))  # the client's cap holds both
+    assert sent.payload["thinking"] == {"type": "enabled", "budget_tokens": 2999}
+    sent = send(CHAT, ANT, chat(reasoning_effort="high", max_tokens=1000))
+    assert "thinking" not in sent.payload
+    assert ("/reasoning_effort", None, "dropped", "") in notes(sent)
 
 
 # --- error kinds --------------------------------------------------------------------------------

@@ -35,7 +35,9 @@ def test_translates_a_file_with_a_human_report(tmp_path: Path, capsysbinary: pyt
         f"sent as {alias!r} and reversed in the response [XL-02]",
         f"{source}:synthesised / -> /store: the Responses API stores responses by default; store is false as the "
         "client's own dialect implies",
-        "3 change(s) reported"]
+        f"{source}:carried /tools/0/function/name: the input already has this error: tool name 'fs.read' does not "
+        "match ^[a-zA-Z0-9_-]+$ [OC-02]",
+        "4 change(s) reported"]
 
 
 def test_json_report_and_stdin() -> None:
@@ -44,7 +46,8 @@ def test_json_report_and_stdin() -> None:
     assert done.returncode == 0
     report = orjson.loads(done.stderr)
     assert [(r["source"], r["kind"], r["rule"]) for r in report] == [
-        ("/functions", "dropped", "XL-10"), ("/tools/0/function/name", "aliased", "XL-02"), ("", "synthesised", "")]
+        ("/functions", "dropped", "XL-10"), ("/tools/0/function/name", "aliased", "XL-02"), ("", "synthesised", ""),
+        ("/tools/0/function/name", "carried", "OC-02")]
     assert orjson.loads(done.stdout)["max_tokens"] == 4096
 
 

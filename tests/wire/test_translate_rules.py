@@ -62,7 +62,7 @@ def test_xl01_json_schema_to_gemini_drops_or_rewrites_what_gemini_rejects() -> N
             "level": {"type": "STRING", "enum": ["1", "2"]},
             "when": {"type": "STRING", "format": "date-time", "nullable": True}}}}]}]
     dropped = [loss.source for loss in sent.losses if loss.kind == "dropped" and loss.rule == "XL-01"]
-    assert dropped == ["/tools/0/parameters/$schema", "/tools/0/parameters/additionalProperties"]
+    assert dropped == ["/tools/0/function/parameters/$schema", "/tools/0/function/parameters/additionalProperties"]
 
 
 def test_xl01_json_schema_with_refs_goes_to_gemini_as_parameters_json_schema() -> None:

@@ -41,6 +41,7 @@ from ..widgets.payload import PayloadView
 from ..widgets.violations import ViolationPanel
 from .conversation import ConversationScreen
 from .diff import DiffScreen
+from .finding import FindingScreen
 from .reading import ReadingScreen
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class FlowScreen(ReadingScreen):
                 tooltip="Send it again with every safe repair applied (F)"),
         # The footer shows what reading a failing turn needs at 80 columns; ? and ctrl+p have the rest.
         Binding("x", "export", "Export", show=False, id="flow.export", tooltip="Export this flow (fixture, pytest, cassette or HAR)"),
-        Binding("e", "edit", "Edit", id="flow.edit", tooltip="Edit this request here, then send it (marked ↻E#N)"),
+        Binding("e", "edit", "Edit", show=False, id="flow.edit", tooltip="Edit this request here, then send it (marked ↻E#N)"),
         Binding("E", "edit(True)", "Edit in $EDITOR", show=False, id="flow.edit-external",
                 tooltip="Edit this request in $VISUAL or $EDITOR, then send it"),
         Binding("y", "copy('curl')", "Copy curl", show=False, id="flow.copy-curl",
@@ -104,6 +105,8 @@ class FlowScreen(ReadingScreen):
         Binding("n", "violation(1)", "Next issue", id="flow.next-violation", tooltip="Go to the next violation"),
         Binding("N", "violation(-1)", "Prev issue", show=False, id="flow.previous-violation",
                 tooltip="Go to the previous violation"),
+        Binding("i", "finding", "Finding", id="flow.finding",
+                tooltip="The chosen finding whole: message, pointer, why and fix"),
         Binding("F", "fixed", "Fixed", id="flow.fixed",
                 tooltip="The request beside itself with every safe repair applied, as a diff"),
         Binding("p", "pager", "Pager", show=False, id="flow.pager", tooltip="Open the focused payload in $PAGER"),
@@ -220,6 +223,7 @@ class FlowScreen(ReadingScreen):
         self.query_one("#flow-title", Static).update(f"#{flow_id} is not in the store")
         self.query_one(ViolationPanel).pending("nothing to check")
         self.inspector.show_flow_screen(flow_id)
+        self.inspector.release_keys()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # exit_on_error=False keeps the app alive; the user still has to hear about it.
@@ -229,6 +233,7 @@ class FlowScreen(ReadingScreen):
             if self.view is None:
                 self.query_one("#flow-title", Static).update(f"#{self.flow_id} could not be shown")
                 self.inspector.show_flow_screen(self.flow_id)
+                self.inspector.release_keys()
 
     def on_flow_screen_previewed(self, message: Previewed) -> None:
         # A reload keeps showing the full view until the new one is ready; a flow left for
@@ -260,7 +265,12 @@ class FlowScreen(ReadingScreen):
             tabs.show_tab("tab-upstream-response")
             self.query_one("#upstream-response", PayloadView).show(view.upstream_response)
         self.query_one(ViolationPanel).show(view.violations)
+        if not view.violations:
+            # Nothing to walk: the keys go to the request, the pane that has content (z zooms it).
+            self.query_one("#request", PayloadView).viewer.focus()
         self.inspector.show_flow_screen(self.flow_id)
+        # After the screen is up (and focus is where the view puts it), the keys typed meanwhile.
+        self.call_after_refresh(self.inspector.release_keys)
 
     @on(ViolationPanel.Chosen)
     def go_to_violation(self, event: ViolationPanel.Chosen) -> None:
@@ -299,6 +309,15 @@ class FlowScreen(ReadingScreen):
         # Stacked at 80x24, two request panes need more than a third of the height (app.tcss).
         self.set_class(shown, "two-requests")
 
+    def action_zoom(self) -> None:
+        # The violations box of a clean flow holds one line: zooming it would fill the screen with
+        # nothing. The request is what there is to read.
+        panel = self.query_one(ViolationPanel)
+        if self.maximized is None and panel.has_focus_within and not panel.items:
+            self.maximize(self.query_one("#request", PayloadView))
+            return
+        super().action_zoom()
+
     def action_replay(self) -> None:
         self.inspector.replay_flow(self.flow_id)
 
@@ -327,6 +346,15 @@ class FlowScreen(ReadingScreen):
 
     def action_violation(self, delta: int) -> None:
         self.query_one(ViolationPanel).step(delta)
+
+    def action_finding(self) -> None:
+        panel = self.query_one(ViolationPanel)
+        index = panel.highlighted
+        if index is None:
+            self.notify("no findings in this flow" if self.view is not None else "still checking this flow",
+                        severity="information")
+            return
+        self.app.push_screen(FindingScreen(panel.items, index, panel.step))
 
     def action_pager(self) -> None:
         """The escape hatch for payloads too big to read here: the user's own pager."""

@@ -74,7 +74,9 @@ class FlowsScreen(Screen[None]):
         self.set_interval(STORE_CHECK_INTERVAL, self._show_store_problem)
 
     def _show_store_problem(self) -> None:
-        self.query_one("#connection", ConnectionBar).problem = self.inspector.store_problem
+        bar = self.query_one("#connection", ConnectionBar)
+        bar.problem = self.inspector.store_problem
+        bar.export_problem = self.inspector.export_problem
 
     def _update_filter_count(self) -> None:
         flows = self.flow_list

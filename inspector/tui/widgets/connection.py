@@ -1,6 +1,6 @@
 """The top bar: what to give the agent (base URLs per SDK, with the access token when one is
 needed), where traffic goes, the mode, how many requests the front door refused, and whether the
-store is failing (under the TUI nobody sees stderr).
+store is failing or the OpenTelemetry export losing spans (under the TUI nobody sees stderr).
 
 It takes two rows (three with a store problem, one more per config file ignored) at any width:
 the mode and base URL, then as many whole settings as fit and the key that shows them all (`c`,
@@ -101,6 +101,8 @@ class ConnectionBar(Widget):
     """
     # The store's latest failure (Store.last_error), None while it writes fine.
     problem: reactive[str | None] = reactive(None, layout=True)
+    # What the live OTLP export dropped or failed to send, None while it loses nothing.
+    export_problem: reactive[str | None] = reactive(None, layout=True)
     # This session's tokens in/out as its responses report them (None, None: none reported).
     usage: reactive[tuple[int | None, int | None]] = reactive((None, None))
     # Why the forwarder's process ended, when it ended on its own (None while it runs).
@@ -139,6 +141,9 @@ class ConnectionBar(Widget):
         if self.problem:
             text.append("\n")
             text.append(f"store: {shown(self.problem)}", self.get_component_rich_style("connection-bar--problem", partial=True))
+        if self.export_problem:
+            text.append("\n")
+            text.append(self.export_problem, self.get_component_rich_style("connection-bar--refused", partial=True))
         return text
 
     def _connection(self) -> Text:

@@ -89,6 +89,10 @@ class LineViewer(ScrollView, can_focus=True):
         Binding("G,end", "jump(-1)", "Bottom", show=False, id="viewer.bottom", tooltip="Last line"),
         Binding("pagedown", "page(1)", "Page down", show=False, id="viewer.page-down", tooltip="One page down"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="viewer.page-up", tooltip="One page up"),
+        Binding("h,left", "sideways(-1)", "Left", show=False, id="viewer.left",
+                tooltip="Scroll left half a screen (unwrapped)"),
+        Binding("l,right", "sideways(1)", "Right", show=False, id="viewer.right",
+                tooltip="Scroll right half a screen (unwrapped)"),
         Binding("w", "wrap", "Wrap", id="viewer.wrap", tooltip="Wrap long lines (toggle)"),
     ]
 
@@ -105,6 +109,7 @@ class LineViewer(ScrollView, can_focus=True):
         self._rows: list[tuple[int, int, int]] = []
         self._first_row: list[int] = []
         self._rows_width = -1
+        self._cursor_row = 0  # wrapped: the row the cursor is on (j/k move by row, not by line)
         self.json = False  # colour the lines as pretty-printed JSON
         self.match: tuple[int, int, int] | None = None  # (line, column, length) of a search match
         self.chosen: int | None = None  # the chosen finding's line: marked whether focused or not
@@ -124,7 +129,7 @@ class LineViewer(ScrollView, can_focus=True):
         self._width = max((len(line) for line in lines), default=0) + self._gutter_width() + 1
         self._rows_width = -1
         self._size_virtually()
-        self.cursor = 0
+        self.cursor = self._cursor_row = 0
         self.scroll_to(0, 0, animate=False)
         self.refresh()
 
@@ -136,6 +141,7 @@ class LineViewer(ScrollView, can_focus=True):
         self.wrap = wrap
         self._rows_width = -1
         self._size_virtually()
+        self._cursor_row = self._row_of(self.cursor)
         self.scroll_to(0, self._row_of(line), animate=False)
         self.refresh()
 
@@ -143,14 +149,23 @@ class LineViewer(ScrollView, can_focus=True):
         if not self.wrap:
             self.virtual_size = Size(self._width, len(self.lines))
             return
-        text_width = max(1, self.scrollable_content_region.width - self._gutter_width())
+        # Folded for the width left once the vertical scrollbar is drawn, whether it is drawn yet or
+        # not: rows folded to the whole width lost their last cells under it when it appeared.
+        width = self.content_region.width
+        text_width = max(1, width - self._gutter_width())
         if text_width != self._rows_width:
-            self._rows_width = text_width
-            self._rows, self._first_row = [], []
-            for index, line in enumerate(self.lines):
-                self._first_row.append(len(self._rows))
-                self._rows += [(index, start, end) for start, end in fold(line, text_width)]
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self._rows))
+            self._fold(text_width)
+            if len(self._rows) > self.content_region.height and self.styles.overflow_y != "hidden":
+                self._fold(max(1, text_width - self.styles.scrollbar_size_vertical))
+        self.virtual_size = Size(width - self.styles.scrollbar_size_vertical if len(self._rows) > self.content_region.height
+                                 else width, len(self._rows))
+
+    def _fold(self, text_width: int) -> None:
+        self._rows_width = text_width
+        self._rows, self._first_row = [], []
+        for index, line in enumerate(self.lines):
+            self._first_row.append(len(self._rows))
+            self._rows += [(index, start, end) for start, end in fold(line, text_width)]
 
     def on_resize(self) -> None:
         if self.wrap:
@@ -178,17 +193,37 @@ class LineViewer(ScrollView, can_focus=True):
     def _gutter_width(self) -> int:
         return len(str(len(self.lines))) + 1
 
-    def go_to(self, line: int) -> None:
-        """Put the cursor on `line` and centre it."""
+    def go_to(self, line: int, column: int = 0) -> None:
+        """Put the cursor on `line` and centre it, with `column` in view: the row holding it when
+        wrapped, else scrolled sideways to it (a search match a megabyte into a one-line payload)."""
         if not self.lines:
             return
         line = max(0, min(line, len(self.lines) - 1))
         self.cursor = line
-        self.scroll_to(y=max(0, self._row_of(line) - self.scrollable_content_region.height // 2), animate=False)
+        row = self._row_of(line)
+        if self.wrap:
+            while row + 1 < len(self._rows) and self._rows[row + 1][0] == line and self._rows[row + 1][1] <= column:
+                row += 1
+            self._cursor_row = row
+        else:
+            width = self.scrollable_content_region.width
+            x = self._gutter_width() + column
+            if not self.scroll_x <= x < self.scroll_x + width - self._gutter_width():
+                self.scroll_to(x=max(0, x - width // 3), animate=False)
+        self.scroll_to(y=max(0, row - self.scrollable_content_region.height // 2), animate=False)
         self.refresh()
 
     def action_move(self, delta: int) -> None:
+        if self.wrap and self._rows:
+            # By row: the middle of a wrapped megabyte line is reachable, a row at a time.
+            self._move_to_row(max(0, min(self._cursor_row + delta, len(self._rows) - 1)))
+            return
         self._move_to(self.cursor + delta)
+
+    def action_sideways(self, direction: int) -> None:
+        if not self.wrap:
+            self.scroll_to(x=max(0, self.scroll_x + direction * max(1, self.scrollable_content_region.width // 2)),
+                           animate=False)
 
     def action_jump(self, where: int) -> None:
         self._move_to(len(self.lines) - 1 if where < 0 else 0)
@@ -199,10 +234,13 @@ class LineViewer(ScrollView, can_focus=True):
     def _move_to(self, line: int) -> None:
         if not self.lines:
             return
-        self.cursor = max(0, min(line, len(self.lines) - 1))
+        self._move_to_row(self._row_of(max(0, min(line, len(self.lines) - 1))))
+
+    def _move_to_row(self, row: int) -> None:
+        self.cursor = self._row_line(row)
+        self._cursor_row = row
         top = int(self.scroll_y)
         height = self.scrollable_content_region.height
-        row = self._row_of(self.cursor)
         if row < top:
             self.scroll_to(y=row, animate=False)
         elif row >= top + height:
@@ -241,7 +279,8 @@ class LineViewer(ScrollView, can_focus=True):
             style = base + self._style(kind)
         if index == self.chosen:
             style = style + self._style("chosen")
-        if index == self.cursor and self.has_focus:
+        # Wrapped, the cursor is a row (j/k move by row): only that row of its line is lit.
+        if index == self.cursor and self.has_focus and (not self.wrap or row == self._cursor_row):
             style = style + self._style("cursor")
         # A wrapped line numbers its first row only: the blank gutter says "continued".
         number = f"{index + 1:>{gutter_width - 1}} " if start == 0 else " " * gutter_width

@@ -163,7 +163,7 @@ class PayloadView(Vertical):
             return
         line, column = self.matches[self.match]
         self.viewer.match = (line, column, len(self.term))
-        self.viewer.go_to(line)
+        self.viewer.go_to(line, column)
         self.border_subtitle = Content(f"{shown(repr(self.term))}: match {self.match + 1} of {len(self.matches)} "
                                        "· n/N · esc")
 

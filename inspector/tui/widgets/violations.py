@@ -2,11 +2,14 @@
 
 Every finding reads in full at any width: its pointer is folded at `/` boundaries to the list's
 width (pointers have no spaces, so the list's own word wrap would cut them anywhere), the message,
-why and fix wrap on words."""
+why and fix wrap on words. The message comes right under the rule: where the pane is short (80x24)
+the list shows the top of the chosen finding, so what is cut is the pointer, never the message, and
+`i` (FindingScreen) shows the whole finding."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -14,7 +17,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...textsafe import shown
-from ...wire.violations import Effect, Severity
+from ...wire.violations import Effect, Severity, Violation
 from ..format import fold
 from ..view import Located
 
@@ -39,10 +42,36 @@ def violation_prompt(item: Located, width: int) -> Content:
     return Content.assemble(
         (f"{ICONS[v.severity]} {v.rule} ", f"bold {COLOURS[v.severity]}"),
         (f"{v.where or 'payload'} · ", "$text-muted"),
-        (f"provider {v.effect.value}" if v.effect is not Effect.BREAKS_CLIENT else v.effect.value, "italic"),
-        (f"\n{folded}\n", "$text-muted"),
+        (effect_text(v), "italic"),
+        "\n",
         shown(v.message),
+        (f"\n{folded}", "$text-muted"),
     )
+
+
+def effect_text(v: Violation) -> str:
+    return f"provider {v.effect.value}" if v.effect is not Effect.BREAKS_CLIENT else v.effect.value
+
+
+def explanation(v: Violation) -> Content:
+    """The why and the fix of a finding (the pane's detail, and the whole finding's end)."""
+    parts: list[str | tuple[str, str]] = []
+    if v.why:
+        parts += [("why  ", "bold"), shown(v.why, lines=True)]
+    if v.hint:
+        parts += [("\nfix  " if v.why else "fix  ", "bold $success"), shown(v.hint, lines=True)]
+    return Content.assemble(*parts)
+
+
+class FindingList(OptionList):
+    """The findings: j/k walk them as they walk every other list of the app."""
+
+    HELP_SECTION = "Violations list (the flow view starts there)"
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="findings.down", tooltip="Next finding in the list"),
+        Binding("k", "cursor_up", "Up", show=False, id="findings.up", tooltip="Previous finding in the list"),
+    ]
 
 
 class ViolationPanel(Vertical):
@@ -69,7 +98,7 @@ class ViolationPanel(Vertical):
         self._listing = 0  # bumped by every new listing: a chunk of an older one is dropped
 
     def compose(self) -> ComposeResult:
-        yield OptionList(id="violation-list")
+        yield FindingList(id="violation-list")
         # Scrolls when why and fix outgrow its share of the pane (z gives it the whole screen).
         with VerticalScroll(id="violation-detail"):
             yield Static("", id="violation-explanation")
@@ -135,26 +164,28 @@ class ViolationPanel(Vertical):
             options.add_option(Option(f"… {len(self.items) - MAX_LISTED} more, marked in the panes "
                                       "(x exports them all)", disabled=True))
 
-    def step(self, delta: int) -> None:
+    @property
+    def highlighted(self) -> int | None:
+        """The index in `items` of the finding the list highlights."""
+        option = self.query_one(OptionList).highlighted_option
+        return None if option is None or option.id is None else int(option.id)
+
+    def step(self, delta: int) -> int:
+        """Highlight the finding `delta` away (wrapping); its index."""
         options = self.query_one(OptionList)
         listed = min(len(self.items), MAX_LISTED, options.option_count)
         if not listed:
-            return
+            return 0
         current = options.highlighted if options.highlighted is not None else -delta
         options.highlighted = (current + delta) % listed
+        return options.highlighted
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         if event.option.id is None:
             return
         item = self.items[int(event.option.id)]
-        v = item.violation
-        parts: list[str | tuple[str, str]] = []
-        if v.why:
-            parts += [("why  ", "bold"), shown(v.why, lines=True)]
-        if v.hint:
-            parts += [("\nfix  " if v.why else "fix  ", "bold $success"), shown(v.hint, lines=True)]
-        self.query_one("#violation-explanation", Static).update(Content.assemble(*parts))
+        self.query_one("#violation-explanation", Static).update(explanation(item.violation))
         self.post_message(self.Chosen(item))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

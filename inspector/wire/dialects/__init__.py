@@ -3,26 +3,38 @@ bridge, its stream reassembly, its fixers, its value ranges, its field spellings
 dialect where it has them.
 
 Each package declares its parts once, in its `home` module (`HOME`); the checker, the bridges, the
-stream reader and the fixer find a dialect's parts through `home(dialect)`. Adding a dialect means
-adding its folder (and its member of `Dialect`). Package `__init__` modules stay empty, so reading
-one part (say `gemini.fields`) does not load the rest."""
+stream reader, the fixer, the forwarder's provider tables, the mock and the UI find a dialect's parts
+through `home(dialect)`, and every table keyed by dialect (name and id rules, profiles, provider
+hosts, judged fields, client settings, default routes, intercepts) is derived from the homes
+(`homes()`). Adding a dialect means adding its folder, its member of `Dialect`, and its translation
+pairs (`translate/bridge.py`); tests/wire/test_homes_conformance.py fails while a home is incomplete.
+Package `__init__` modules stay empty, so reading one part (say `gemini.fields`) does not load the
+rest."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+import orjson
 
 from ..dialect import Dialect
 
 if TYPE_CHECKING:
     from ..canned import Call
     from ..fix import Fixer
+    from ..naming import NameRule
     from ..profiles import Profile
+    from ..rules.catalogue import Rule
+    from ..rules.spec import Spec
     from ..rules.base import DialectRules, Report
     from ..translate.bridge import DialectBridge
+    from ..translate.common import Emit
+    from ..translate.model import Result, Tool
 
 
 class DialectSummary(Protocol):
@@ -37,9 +49,96 @@ class DialectSummary(Protocol):
     def tool_calls(self, payload: dict[str, Any]) -> int: ...
 
 
+class Framing(Protocol):
+    """How a dialect's stream travels: the relayed bytes as events and back."""
+
+    # The content types a streamed answer in this framing is sent with (the first is the one written).
+    content_types: tuple[str, ...]
+
+    def parse(self, body: bytes) -> list[Any]:
+        """The events of a streamed body; a body cut short gives the whole events before the cut."""
+        ...
+
+    def encode(self, events: list[Any]) -> list[bytes]:
+        """The chunks that stream `events`, one per event (and any closing bytes the framing needs)."""
+        ...
+
+    def tail(self, body: bytes) -> list[Any] | bool:
+        """The events a hang-up is judged on (the stream's last few), or True/False where the
+        framing alone says whether the stream was whole (a closed JSON array; an unclosed event)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    """Which request paths speak the dialect (query string and trailing slash removed)."""
+
+    claims: Callable[[str], bool]
+    # Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`); else the body does.
+    stream: Callable[[str], bool] = lambda path: False
+    # The model a request's URL names, for a dialect whose body does not (Gemini).
+    model: Callable[[str], str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """A request on its way to a provider, as an auth callable sees it: a key placed in a header
+    is a change of `headers`; a signer (AWS SigV4) reads the method, URL and body as well."""
+
+    method: str
+    url: str
+    headers: list[tuple[str, str]]
+    body: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class SDKSetting:
+    """How a client of one provider is pointed at the forwarder (`clients.SETTINGS`, docs/clients.md)."""
+
+    name: str  # an environment variable, or "MCP" for the URL an MCP client is given in its config
+    suffix: str  # appended to the forwarder's base URL
+    readers: str  # who reads it
+    header: bool = True  # one per dialect fits the TUI's header; `record` prints them all
+
+
+@dataclass(frozen=True, slots=True)
+class Provider:
+    """One provider that speaks a dialect: where it answers and how it is authenticated. A provider
+    that serves several dialects (OpenAI: Chat and Responses) is one record named by each home."""
+
+    name: str  # the default route's name, and the provider a `--translate` target is sent to
+    # Its own API host: the one its published definitions describe and replay sends keys to; "" for
+    # a protocol served by anyone (MCP).
+    host: str
+    # The environment variables its SDK reads a key from, in the order it reads them.
+    key_variables: tuple[str, ...]
+    # The request with `key` put where the provider wants it (or signed with it); `key` as the
+    # client's SDK sent it, without a scheme. None where no key is sent.
+    auth: Callable[[Outgoing, str], Outgoing] | None
+    # The headers that carry its key or signature, lower case (redacted, dropped when a request moves
+    # to another provider).
+    auth_headers: frozenset[str] = frozenset()
+    # Headers the provider needs on every request, added when a request is translated to it; and the
+    # prefix of the provider's own headers, dropped when a request goes to another provider.
+    version_headers: tuple[tuple[str, str], ...] = ()
+    own_header_prefix: str = ""
+    settings: tuple[SDKSetting, ...] = ()
+    route: str = ""  # the default route's upstream (the forwarder's `/<name>/...`)
+    intercepts: tuple[str, ...] = ()  # proxy mode's host list ("*." for any subdomain)
+
+
+def header_auth(header: str, prefix: str = "") -> Callable[[Outgoing, str], Outgoing]:
+    """The common case: the key in one header, after `prefix` ("Bearer ")."""
+    def put(request: Outgoing, key: str) -> Outgoing:
+        kept = [(name, value) for name, value in request.headers if name.lower() != header.lower()]
+        return Outgoing(request.method, request.url, [*kept, (header, prefix + key)], request.body)
+    return put
+
+
 @dataclass(frozen=True, slots=True)
 class Home:
     dialect: Dialect
+    _: KW_ONLY
     rules: DialectRules
     # Stream events (`streams.parse_events`) -> the response a client would hold (None if none),
     # reporting what is wrong with the stream on the way.
@@ -66,13 +165,85 @@ class Home:
     # and the whole path for a prefix, model and stream flag; None where there is no HTTP bridge (MCP).
     endpoint: str = ""
     request_path: Callable[[str, str, bool], str] | None = None
-    # The model a request's URL names, for a dialect whose body does not (Gemini).
-    model_in_path: Callable[[str], str] | None = None
     # The request's field holding the conversation's turns (messages, input, contents); "" for MCP.
     history: str = ""
+    # The parts every dialect has (the conformance test holds each home to them).
+    short: str  # its name in the flow list
+    framing: Framing
+    paths: Paths
+    names: NameRule  # the tool names it accepts (a profile may widen them)
+    ids: tuple[re.Pattern[str], int] | None  # the call ids it accepts and their length; None: no calls
+    # The framing a request with this query string is answered in, where it is not always `framing`
+    # (Gemini streams one JSON array unless the query asks `alt=sse`).
+    framing_for: Callable[[str], Framing] | None
+    # The top-level fields its rules read, by kind ("request", "response"): a document with none of
+    # them is not judged at all (`check` says so rather than calling it clean).
+    judged: dict[str, tuple[str, ...]]
+    # Whether one parsed stream event is of this dialect (telling a stream's dialect from its events).
+    stream_event: Callable[[dict[str, Any]], bool]
+    # One stream event's gist for the chunk view (type, the text it adds, its index), None for an
+    # event that is not this dialect's; the UI sanitises it.
+    describe: Callable[[dict[str, Any]], str | None]
+    # The tool names a request declares (where MCP toolsets meet, `session.py`); None for MCP.
+    declared: Callable[[dict[str, Any]], set[str]] | None
+    # Its rule records (records.py): each rule's catalogue entry, and its reference (title, evidence).
+    records: Sequence[Rule]
+    references: Mapping[str, tuple[str, tuple[str, ...]]]
+    profiles: tuple[Profile, ...]  # the first is the dialect's default
+    providers: tuple[Provider, ...]  # none for a protocol no provider hosts (MCP)
+    # The provider's published definition the spec layer checks a request against; None if none.
+    spec: Spec | None = None
+    # Field spellings: a payload in the one spelling the rules read, and the client's own spelling of a
+    # pointer into it (Gemini takes camelCase and snake_case); None where a field has one spelling.
+    normalise: Callable[[Any], Any] | None = None
+    spelled: Callable[[Any, str], str] | None = None
+    # What the MCP bridge writes in this dialect (the neutral model's tools and tool results, through
+    # the bridge's `Emit`): its tool declarations, and one tool result; None where MCP is not
+    # translated into it (MCP itself).
+    tool_declaration: Callable[[list[Tool], Emit], Any] | None = None
+    tool_result: Callable[[Result, Emit], dict[str, Any]] | None = None
+
+
+def gist(kind: str, index: Any, delta: Any) -> str:
+    """The one way a stream event's gist reads (`Home.describe`): its kind ("event" when it names
+    none), its index, and the text it adds, quoted so spaces show."""
+    out = kind or "event"
+    if index is not None:
+        out += f" #{index}"
+    if isinstance(delta, str):
+        out += " " + orjson.dumps(delta).decode()
+    return out
+
+
+def describe_event(event: dict[str, Any], dialect: Dialect | None = None) -> str:
+    """One parsed stream event's gist: `dialect`'s reading first, then any dialect's (a stream of
+    unknown dialect), else its type and index."""
+    first = [home(dialect)] if dialect is not None else []
+    for each in [*first, *homes()]:
+        said = each.describe(event)
+        if said is not None:
+            return said
+    return gist(str(event.get("type") or ""), event.get("index", event.get("output_index")), None)
+
+
+def provider(dialect: Dialect | None) -> Provider | None:
+    """The provider whose own host answers `dialect` (the first its home names), None for MCP or an
+    unknown dialect."""
+    if dialect is None:
+        return None
+    first = home(dialect).providers[:1]
+    return first[0] if first and first[0].host else None
+
+
+def auth_headers() -> frozenset[str]:
+    """Every header that carries a provider's key or signature, lower case."""
+    return frozenset(name for each in homes() for p in each.providers for name in p.auth_headers)
 
 
 _HOMES: dict[Dialect, Home] = {}
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 def home(dialect: Dialect) -> Home:
@@ -87,3 +258,51 @@ def home(dialect: Dialect) -> Home:
                 found[declared.dialect] = declared
         _HOMES = found  # whole or not at all: another thread may be reading
     return _HOMES[dialect]
+
+
+def homes() -> Iterator[Home]:
+    """Every dialect's home, in `Dialect` order."""
+    home(next(iter(Dialect)))
+    return (_HOMES[dialect] for dialect in Dialect)
+
+
+class Derived(Mapping[K, V], Generic[K, V]):
+    """A table derived from the homes, built on first read (the homes import the layers that hold
+    these tables, so a table cannot be built when its module loads)."""
+
+    def __init__(self, build: Callable[[], dict[K, V]]) -> None:
+        self._build = build
+        self._table: dict[K, V] | None = None
+
+    def _get(self) -> dict[K, V]:
+        if self._table is None:
+            self._table = self._build()
+        return self._table
+
+    def __getitem__(self, key: K) -> V:
+        return self._get()[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+class DerivedList(Sequence[V], Generic[V]):
+    """A list derived from the homes, built on first read (as `Derived`)."""
+
+    def __init__(self, build: Callable[[], list[V]]) -> None:
+        self._build = build
+        self._items: list[V] | None = None
+
+    def _get(self) -> list[V]:
+        if self._items is None:
+            self._items = self._build()
+        return self._items
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._get()[index]
+
+    def __len__(self) -> int:
+        return len(self._get())

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from ..dialect import Dialect
-from ..dialects.gemini.fields import normalise, spelled
+from ..dialects import Derived, home, homes
 from ..pointer import join, split
 from ..profiles import Profile
 from ..violations import Severity
@@ -33,7 +33,7 @@ from .base import Report, short, show_json
 
 
 @dataclass(frozen=True, slots=True)
-class _Spec:
+class Spec:
     file: str
     request: str  # the document's name for the request ("requests" in the vendored JSON)
     rule: str  # a value or shape the schema does not take
@@ -49,13 +49,8 @@ class _Spec:
     owned: tuple[str, ...] = ()
 
 
-SPECS = {
-    Dialect.OPENAI_CHAT: _Spec("openai.json", "openai-chat", "OC-28", "OC-29", Severity.INFO),
-    Dialect.OPENAI_RESPONSES: _Spec("openai.json", "openai-responses", "OR-13", "OR-14", Severity.INFO),
-    Dialect.ANTHROPIC: _Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING),
-    # Proto JSON reads null as the field's default.
-    Dialect.GEMINI: _Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",)),
-}
+# Each dialect's published definition, from its home (`Home.spec`).
+SPECS: Mapping[Dialect, Spec] = Derived(lambda: {each.dialect: each.spec for each in homes() if each.spec is not None})
 _UNIONS = ("oneOf", "anyOf")
 
 @cache
@@ -155,7 +150,8 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
     validator, fields = _validator(dialect)
     taken = [v.pointer for v in report.violations]
     original = payload
-    if dialect is Dialect.GEMINI:
+    normalise = home(dialect).normalise
+    if normalise is not None:
         try:
             payload = normalise(payload)
         except RecursionError:
@@ -164,7 +160,7 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
             return
     if spec.unknown_rule is not None:
         for key in payload:
-            pointer = _spelled(original, payload, join("", key))
+            pointer = _spelled(dialect, original, payload, join("", key))
             if key not in fields and not _covered(pointer, taken):
                 report.add(spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field of this request")
                 taken.append(pointer)  # a closed root (Gemini's) names it again
@@ -177,9 +173,10 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
         pass
 
 
-def _spelled(original: Any, checked: Any, pointer: str) -> str:
+def _spelled(dialect: Dialect, original: Any, checked: Any, pointer: str) -> str:
     """A pointer into the checked (normalised) payload, in the client's own spelling."""
-    return pointer if original is checked else spelled(original, pointer)
+    spelled = home(dialect).spelled
+    return pointer if original is checked or spelled is None else spelled(original, pointer)
 
 
 def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect: Dialect,
@@ -196,13 +193,13 @@ def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect:
                     and isinstance(leaf.instance, dict):
                 # A closed message (Gemini's proto JSON): each field it does not define, where it sits.
                 for key in _extra(leaf):
-                    pointer = _spelled(original, payload, join("", *path, key))
+                    pointer = _spelled(dialect, original, payload, join("", *path, key))
                     if not _covered(pointer, taken) and pointer not in said:
                         said.add(pointer)
                         yield spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field here", \
                             Severity.ERROR
                 continue
-            pointer = _spelled(original, payload, join("", *path))
+            pointer = _spelled(dialect, original, payload, join("", *path))
             if _covered(pointer, taken):
                 continue
             message = _message(leaf)

@@ -12,7 +12,6 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 from .. import jsonsafe
 from ..dialect import Dialect, asks_for_sse
-from ..dialects.gemini.fields import normalise, spelled
 from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
 from ..dialects import home
@@ -159,10 +158,12 @@ class Bridge:
                                    f"call cannot cross to {self.target.value}", "XL-14"))
         emit = Emit(state, names, ids, losses)
         out = self._dst.emit_request(req, emit)
-        if self.source is Dialect.GEMINI and normalise(payload) is not payload:
-            # Read in camelCase (GM-16); reported in the client's own spelling.
-            losses[:] = [replace(loss, source=spelled(payload, loss.source)) for loss in losses]
+        source = home(self.source)
+        if source.normalise is not None and source.spelled is not None and source.normalise(payload) is not payload:
+            # Read in one spelling (Gemini's camelCase, GM-16); reported in the client's own.
+            losses[:] = [replace(loss, source=source.spelled(payload, loss.source)) for loss in losses]
         state.aliases = dict(names.reverse)
+        state.namespaced = dict(req.namespaced)
         state.ids = dict(ids.reverse)
         return RequestTranslation(out, _target_path(path, self.source, self.target, req.model, req.stream), losses,
                                   state)

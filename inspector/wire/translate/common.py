@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard, overload
 
 from .. import jsonsafe
+from ..dialects.gemini.schema import Change, to_json_schema
 from ..dialect import Dialect
-from ..naming import IdMap, NameMap, id_ok, mint_id
+from ..naming import IdMap, NameMap, digest, id_ok, mint_id
 from ..pointer import join
 from ..ranges import Range
-from .model import Call, Loss, Message, Opaque, Output, Part, Request, Response, Result, State
+from .model import Call, Identifier, Loss, Message, Opaque, Output, Part, Request, Response, Result, State
+from .reasoning import EFFORTS, rounding
 
 
 @dataclass(slots=True)
@@ -75,27 +77,76 @@ class Emit:
 
 def openai_reasoning(req: Request, emit: Emit, tgt: str) -> str | None:
     """The reasoning effort to send an OpenAI model (Chat `reasoning_effort`, Responses
-    `reasoning.effort`), or None for none. An OpenAI client's effort passes as it is; a stated
-    "reasoning off" from another dialect (Anthropic `thinking: disabled`) becomes the lowest
-    effort the model accepts, since OpenAI's reasoning models think by default."""
+    `reasoning.effort`), or None for none. An OpenAI client's effort passes as it is; another
+    dialect's budget or level is read by the table in translate/reasoning.py, and an effort below
+    the lowest the model accepts (a stated "reasoning off", Anthropic `thinking: disabled`) becomes
+    that lowest, since OpenAI's reasoning models think by default."""
     reasoning = req.reasoning
     if reasoning is None:
         return None
     if emit.state.source in (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES):
         return reasoning.effort
-    lowest = next((effort for pattern, effort in _LOWEST_EFFORT if pattern.match(req.model)), None)
-    if lowest is None:
-        emit.drop(reasoning.src, f"{req.model!r} is not a reasoning model: there is no reasoning to switch off")
+    lowest = next((effort for pattern, effort in _LOWEST_EFFORT if pattern.match(req.model)), "low")
+    effort = reasoning.effort
+    if lowest is None or (effort == "none" and not any(p.match(req.model) for p, _ in _LOWEST_EFFORT)):
+        emit.drop(reasoning.src, f"{req.model!r} is not a reasoning model: there is no reasoning to "
+                  + ("switch off" if effort == "none" else "ask for"))
         return None
-    emit.convert(reasoning.src, tgt, f"reasoning off is stated as the lowest effort {req.model!r} accepts "
-                 f"({lowest!r}): OpenAI reasoning models think unless told not to")
-    return lowest
+    why = rounding(reasoning.budget, effort) if reasoning.budget is not None else ""
+    if effort == "none" or EFFORTS.index(effort) < EFFORTS.index(lowest):
+        why = (f"reasoning off is stated as the lowest effort {req.model!r} accepts ({lowest!r}): OpenAI reasoning "
+               "models think unless told not to") if effort == "none" else \
+            f"the effort {effort!r} is below the lowest {req.model!r} accepts; {lowest!r} is sent"
+        effort = lowest
+    if why:
+        emit.convert(reasoning.src, tgt, why)
+    return effort
 
 
-# The lowest reasoning effort each OpenAI model family accepts (first match wins); a model not
-# listed does not reason and rejects any effort.
+# The lowest reasoning effort each OpenAI model family accepts (first match wins); an OpenAI model
+# family listed with None does not reason and rejects any effort. A model of none of these families
+# (a route's own name, a compatible server's model) is taken to reason from "low" up.
 _LOWEST_EFFORT = ((re.compile(r"gpt-5-chat"), None), (re.compile(r"gpt-5\.\d"), "none"),
-                  (re.compile(r"gpt-5"), "minimal"), (re.compile(r"o\d"), "low"))
+                  (re.compile(r"gpt-5"), "minimal"), (re.compile(r"o\d"), "low"),
+                  (re.compile(r"(gpt-|chatgpt-|davinci|babbage)"), None))
+
+
+def fitted_identifier(ident: Identifier, emit: Emit, tgt: str, limit: int) -> str:
+    """An opaque identifier (an end user's, a cache key) as a target field of at most `limit`
+    characters takes it: a longer one is sent as its digest, which still tells users (or prompts)
+    apart as the original did, reported."""
+    if len(ident.value) <= limit:
+        return ident.value
+    value = digest(ident.value)[:limit]
+    emit.convert(ident.src, tgt, f"the identifier is longer than {emit.target.value} takes here ({limit} "
+                 f"characters); its sha256 prefix {value!r} is sent, which keeps it distinct")
+    return value
+
+
+def openai_identifiers(req: Request, emit: Emit, out: dict[str, Any], user_field: str) -> None:
+    """The end user and the prompt cache key as an OpenAI API states them: Chat's `user`, Responses'
+    `safety_identifier`, both APIs' `prompt_cache_key` (64 characters each)."""
+    if req.user is not None:
+        out[user_field] = fitted_identifier(req.user, emit, join("", user_field), _OPENAI_IDENTIFIER)
+        if not req.user.src.endswith(f"/{user_field}"):
+            emit.convert(req.user.src, join("", user_field), f"the end user's identifier is {emit.target.value}'s "
+                         f"{user_field}")
+    if req.cache_key is not None:
+        out["prompt_cache_key"] = fitted_identifier(req.cache_key, emit, "/prompt_cache_key", _OPENAI_IDENTIFIER)
+
+
+def read_openai_identifiers(payload: dict[str, Any], req: Request, fields: tuple[str, ...]) -> None:
+    """The end user (the first of `fields` given) and the prompt cache key of an OpenAI request."""
+    for key in fields:
+        if isinstance(payload.get(key), str) and payload[key]:
+            req.user = Identifier(payload[key], join("", key))
+            break
+    if isinstance(payload.get("prompt_cache_key"), str) and payload["prompt_cache_key"]:
+        req.cache_key = Identifier(payload["prompt_cache_key"], "/prompt_cache_key")
+
+
+# safety_identifier, prompt_cache_key (maxLength in OpenAI's OpenAPI document); Chat's `user` the same.
+_OPENAI_IDENTIFIER = 64
 
 
 # --- structured output ---------------------------------------------------------------------------
@@ -174,6 +225,16 @@ def _bounds(bounds: Range) -> str:
     return f"{bounds.low:g} to {bounds.high:g}" if bounds.low is not None else f"at most {bounds.high:g}"
 
 
+def json_schema_of(schema: dict[str, Any], src: str, losses: list[Loss]) -> dict[str, Any]:
+    """A source's tool schema as the neutral form holds it, JSON Schema: a genai Schema that leaked
+    into a JSON-Schema dialect (`"type": "OBJECT"`, `nullable`, the seeds' defect) is converted by the
+    one converter (dialects/gemini/schema.py), reported; JSON Schema comes back unchanged."""
+    changes: list[Change] = []
+    converted: dict[str, Any] = to_json_schema(schema, src, "", changes, root=True)
+    losses.extend(Loss(c.source, None, c.kind, c.why, c.rule or "XL-01") for c in changes)
+    return converted
+
+
 def message_of(src: str) -> str:
     """The source message a pointer lies in (/messages/3/content/1 -> /messages/3), to tell
     when a translation merges several source messages into one target turn."""
@@ -195,8 +256,19 @@ RUN = ""
 
 
 def join_text(parts: Iterable[Part], separator: str = BLOCKS, kind: str = "text") -> str:
-    """The text of every part of `kind` as one string, empty parts skipped."""
-    return separator.join(p.text for p in parts if p.kind == kind and p.text)
+    """The text of every part of `kind` as one string, empty parts skipped. Blocks are kept apart by
+    a blank line, of which a block's own trailing newlines count: "a\n" and "b" join as "a\n\nb",
+    never with a newline doubled into "a\n\n\nb"."""
+    texts = [p.text for p in parts if p.kind == kind and p.text]
+    if separator != BLOCKS:
+        return separator.join(texts)
+    out: list[str] = []
+    for text in texts:
+        if out:
+            ending = len(out[-1]) - len(out[-1].rstrip("\n"))
+            out.append(BLOCKS[min(ending, len(BLOCKS)):])
+        out.append(text)
+    return "".join(out)
 
 
 def plain(parts: list[Part], losses: list[Loss], target: Dialect, tgt: str | None = None) -> list[Part]:

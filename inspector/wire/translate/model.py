@@ -12,7 +12,9 @@ from typing import Any, Literal
 from ..dialect import Dialect
 from ..pointer import join
 
-LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved"]
+# "carried": an error the source document already had, which no translation mends (the output has
+# it too, in the target's terms).
+LossKind = Literal["renamed", "aliased", "converted", "dropped", "synthesised", "merged", "moved", "carried"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +101,7 @@ class Result:
     custom: bool = False
     name_src: str = ""
     id_src: str = ""
+    structured: Any = None  # the result as a JSON value (MCP structuredContent), beside or instead of its text
 
 
 @dataclass(slots=True)
@@ -157,6 +160,8 @@ class Tool:
     strict: bool | None = None
     custom: bool = False
     name_src: str = ""
+    schema_src: str = ""  # where the schema came from, when not src/parameters
+    output_schema: dict[str, Any] | None = None  # JSON Schema of the result (an MCP tool's outputSchema)
 
 
 @dataclass(slots=True)
@@ -187,9 +192,21 @@ class Choice:
 @dataclass(slots=True)
 class Reasoning:
     """How hard a reasoning model thinks: OpenAI's effort scale (none, minimal, low, medium, high,
-    xhigh); "none" also states Anthropic's `thinking: disabled`."""
+    xhigh); "none" also states Anthropic's `thinking: disabled`. `budget` is the token budget the
+    source stated (Anthropic budget_tokens, Gemini thinkingBudget), when it stated one: the
+    effort is then read from it by the table in translate/reasoning.py."""
 
     effort: str
+    src: str
+    budget: int | None = None
+    level: bool = False  # the source named a level (Gemini thinkingLevel), not a number
+
+
+@dataclass(slots=True)
+class Identifier:
+    """An opaque identifier the source states (an end user's, a cache key) and where."""
+
+    value: str
     src: str
 
 
@@ -232,6 +249,10 @@ class Request:
     sources: dict[str, str] = field(default_factory=dict)
     output: Output | None = None
     store: bool | None = None  # whether the provider keeps the exchange (Chat and Responses only)
+    user: Identifier | None = None  # the end user, for the provider's abuse monitoring
+    cache_key: Identifier | None = None  # OpenAI's prompt_cache_key: requests that share a prompt prefix
+    # Flattened name -> (namespace, name) of the tools a Responses namespace groups.
+    namespaced: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Source fields no other dialect can carry: (pointer, why). Reported as dropped on emit.
     leftovers: list[tuple[str, str]] = field(default_factory=list)
 
@@ -264,6 +285,7 @@ class State:
     json_array_stream: bool = False  # a Gemini client streaming without alt=sse reads one JSON array
     aliases: dict[str, str] = field(default_factory=dict)  # target name -> source name
     wrapped: set[str] = field(default_factory=set)  # target tools whose arguments travel as {"value": …}
+    namespaced: dict[str, tuple[str, str]] = field(default_factory=dict)  # source name -> (namespace, name)
     ids: dict[str, str] = field(default_factory=dict)  # target call id -> source call id
     history_ids: set[str] = field(default_factory=set)  # every call id the client already holds
     seed: str = ""  # request digest: makes minted ids deterministic per request

@@ -9,13 +9,14 @@ import orjson
 from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...pointer import join
-from ...rules.base import as_dict
 from ...sse import SSEEvent
 from ...translate import events as ev
-from ...translate.common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text, message_of,
+from ...translate.common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text,
+                                 json_schema_of, message_of,
                                  output_kept_whole, plain, refusal_as_text, token_counts)
-from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Reasoning, Request, Response, Result,
-                    State, StopReason, Tool, TranslationError)
+from ...translate.model import (Builtin, Call, Choice, Identifier, Loss, Message, Opaque, Output, Part, Reasoning, Request,
+                                Response, Result, State, StopReason, Tool, TranslationError)
+from ...translate.reasoning import ANTHROPIC_MIN_BUDGET, budget_of, effort_of_budget
 from .limits import RANGES
 
 _PARAMS = ("model", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature", "top_p",
@@ -100,6 +101,15 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
             losses.append(Loss(join("", key), None, "dropped", "null means absent", "XL-10"))
         elif key == "thinking" and isinstance(value, dict) and value.get("type") == "disabled":
             req.reasoning = Reasoning("none", "/thinking")
+        elif key == "thinking" and isinstance(value, dict) and value.get("type") == "enabled" \
+                and isinstance(value.get("budget_tokens"), int) and not isinstance(value["budget_tokens"], bool):
+            budget = value["budget_tokens"]
+            req.reasoning = Reasoning(effort_of_budget(budget), "/thinking/budget_tokens", budget=budget)
+        elif key == "metadata" and isinstance(value, dict):
+            if isinstance(value.get("user_id"), str) and value["user_id"]:
+                req.user = Identifier(value["user_id"], "/metadata/user_id")
+            req.leftovers.extend((join("/metadata", k), f"metadata.{k} has no counterpart") for k in value
+                                 if k != "user_id")
         elif key in ("output_config", "output_format") and isinstance(value, dict):
             _parse_output(value, key, req)
         elif key not in _PARAMS:
@@ -203,9 +213,10 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
             name = tool.get("name")
             if not declared_once(name, here, seen, losses):
                 continue
-            schema = as_dict(tool.get("input_schema"))
+            schema = json_schema_of(tool["input_schema"], join(here, "input_schema"), losses) \
+                if isinstance(tool.get("input_schema"), dict) else {}
             req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
-                                  name_src=join(here, "name")))
+                                  name_src=join(here, "name"), schema_src=join(here, "input_schema")))
         elif kind.startswith("web_search_"):
             options = {k: tool[k] for k in ("allowed_domains", "blocked_domains", "max_uses") if tool.get(k)}
             if isinstance(tool.get("user_location"), dict):
@@ -328,9 +339,11 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         if getattr(req, key) is not None:
             out[key] = emit.ranged(req, key, join("", key), RANGES)
     if req.reasoning is not None:
-        # Claude thinks only when asked (`thinking: enabled` with a token budget); no effort maps onto that.
-        emit.drop(req.reasoning.src, f"reasoning effort {req.reasoning.effort!r} has no Anthropic counterpart"
-                  + ("; Claude does not think unless asked" if req.reasoning.effort in ("none", "minimal") else ""))
+        _emit_thinking(req, emit, out, messages)
+    if req.user is not None:
+        out["metadata"] = {"user_id": req.user.value}
+    if req.cache_key is not None:
+        emit.drop(req.cache_key.src, "Anthropic caches by cache_control breakpoints, not by a key")
     _emit_output(req.output, emit, out)
     if req.stop:
         out["stop_sequences"] = req.stop
@@ -339,6 +352,59 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for pointer, why in req.leftovers:
         emit.drop(pointer, why)
     return out
+
+
+def _emit_thinking(req: Request, emit: Emit, out: dict[str, Any], messages: list[dict[str, Any]]) -> None:
+    """A reasoning effort as `thinking: enabled` with the table's budget (translate/reasoning.py),
+    where Anthropic takes it: the budget below max_tokens (AN-16), no forced tool (AN-11), and a
+    history whose latest tool-calling turn keeps its signed thinking block (XL-14), which no other
+    dialect's history has."""
+    reasoning = req.reasoning
+    assert reasoning is not None
+    if reasoning.effort == "none":
+        emit.drop(reasoning.src, "reasoning off is Anthropic's default: Claude does not think unless asked")
+        return
+    if out.get("tool_choice", {}).get("type") in ("any", "tool"):
+        emit.drop(reasoning.src, "Anthropic refuses thinking while a tool is forced (AN-11); the forced tool is kept")
+        return
+    last = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
+    if last is not None and any(b.get("type") == "tool_use" for b in last["content"]) and \
+            last["content"][0].get("type") not in ("thinking", "redacted_thinking"):
+        emit.drop(reasoning.src, "thinking cannot be switched on mid tool loop: Anthropic wants the calling turn's "
+                  "signed thinking block back (XL-14), and this history has none")
+        return
+    budget = reasoning.budget if reasoning.budget is not None and reasoning.budget > 0 else budget_of(reasoning.effort)
+    assert budget is not None  # every effort but none is on the table
+    why = "" if reasoning.budget == budget else f"reasoning effort {reasoning.effort!r} is sent as a thinking budget " \
+        f"of {budget} tokens (translate/reasoning.py)"
+    if budget < ANTHROPIC_MIN_BUDGET:
+        why = f"a thinking budget of {budget} tokens is below Anthropic's least, {ANTHROPIC_MIN_BUDGET}; " \
+              f"{ANTHROPIC_MIN_BUDGET} is sent"
+        budget = ANTHROPIC_MIN_BUDGET
+    if budget >= out["max_tokens"]:
+        if req.max_tokens is None:
+            out["max_tokens"] = budget + _DEFAULT_MAX_TOKENS
+            emit.convert("", "/max_tokens", f"max_tokens counts the thinking too: {out['max_tokens']} leaves "
+                         f"{_DEFAULT_MAX_TOKENS} for the answer beside a budget of {budget}")
+        elif out["max_tokens"] - 1 >= ANTHROPIC_MIN_BUDGET:
+            budget = out["max_tokens"] - 1
+            why = f"the thinking budget must be below max_tokens ({out['max_tokens']}), which counts it; {budget} " \
+                  "is sent"
+        else:
+            emit.drop(reasoning.src, f"max_tokens {out['max_tokens']} leaves no room for Anthropic's least thinking "
+                      f"budget ({ANTHROPIC_MIN_BUDGET}), and max_tokens counts the thinking")
+            return
+    if why:
+        emit.convert(reasoning.src, "/thinking/budget_tokens", why)
+    out["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    # With thinking on, Anthropic takes temperature 1 only and top_p of at least 0.95.
+    if out.get("temperature", 1) != 1:
+        emit.drop(req.sources.get("temperature", "/temperature"), "Anthropic takes no temperature but 1 while "
+                  "thinking; the model's default is used")
+        del out["temperature"]
+    if out.get("top_p", 1) < 0.95:
+        emit.drop(req.sources.get("top_p", "/top_p"), "Anthropic takes no top_p below 0.95 while thinking")
+        del out["top_p"]
 
 
 def _emit_output(output: Output | None, emit: Emit, out: dict[str, Any]) -> None:
@@ -709,3 +775,16 @@ class StreamEmitter:
             return b""
         index, self.text_block = self.text_block, None
         return self._stop(index)
+
+
+def emit_tool_result(item: Result, emit: Emit) -> dict[str, Any]:
+    """One tool result as this dialect carries it (what the MCP bridge writes for a tools/call result)."""
+    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": item.call_id}
+    blocks = content_blocks(item.parts)
+    if blocks and all(b["type"] == "text" for b in blocks):
+        out["content"] = join_text(item.parts)
+    elif blocks:
+        out["content"] = blocks
+    if item.is_error:
+        out["is_error"] = True
+    return out

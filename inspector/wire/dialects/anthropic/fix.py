@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...dialect import Dialect
 from ...fix import UNAVAILABLE, Fixer, drop_nulls, json_schema
-from ...naming import ID_RULES
 from ...pointer import join
 from ...rules import arguments
+from .shape import IDS
 from .rules import MAX_CACHE_BREAKPOINTS, cache_breakpoints
 
 
-_ANTHROPIC_ID = ID_RULES[Dialect.ANTHROPIC]  # (pattern, max length) of a tool_use id
+_ANTHROPIC_ID = IDS  # (pattern, max length) of a tool_use id
 
 
 def fix(fixer: Fixer, payload: dict[str, Any]) -> None:

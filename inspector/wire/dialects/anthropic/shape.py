@@ -3,7 +3,18 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from ...naming import NameRule
+from .. import gist
+
+# The API accepts up to 128 since mid-2025 (AN-02 in docs/rules.md).
+NAMES = NameRule("a-zA-Z0-9_-", 128, "^[a-zA-Z0-9_-]{1,128}$")
+IDS = (re.compile(r"[A-Za-z0-9_-]{1,64}"), 64)  # a tool_use id
+JUDGED = {"request": ("messages", "tools", "tool_choice", "system"), "response": ("content",)}
+# OpenAI's message sub-collections (Assistants threads, stored chat completions) end like Anthropic's path.
+_OPENAI_MESSAGES = re.compile(r"/(threads|chat/completions)/[^/]+/messages$")
 
 
 def is_response(payload: dict[str, Any]) -> bool:
@@ -16,3 +27,20 @@ ENDPOINT = "/messages"
 
 def request_path(prefix: str, model: str, stream: bool) -> str:
     return prefix + ENDPOINT
+
+
+def claims(path: str) -> bool:
+    return path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)
+
+
+def stream_event(event: dict[str, Any]) -> bool:
+    return event.get("type") == "message_start"
+
+
+def describe(event: dict[str, Any]) -> str | None:
+    """Text, partial-JSON and thinking deltas: the text they add to their content block."""
+    block = event.get("delta")
+    if not isinstance(block, dict):
+        return None
+    delta = next((block[key] for key in ("text", "partial_json", "thinking") if isinstance(block.get(key), str)), None)
+    return gist(str(event.get("type") or ""), event.get("index", event.get("output_index")), delta)

@@ -15,8 +15,9 @@ from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
                                  output_kept_whole, plain, refusal_as_text, token_counts)
-from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Request, Response, Result, State,
-                    StopReason, Tool, TranslationError)
+from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Output, Part, Reasoning, Request, Response,
+                                Result, State, StopReason, Tool, TranslationError)
+from ...translate.reasoning import DYNAMIC, budget_of, effort_of_budget
 from .limits import RANGES
 from ...translate.arguments import decode_arguments
 
@@ -124,6 +125,8 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
             # pydantic-ai states it on every request; no target answers a tool loop in anything else.
             req.leftovers.append(("/generationConfig/responseModalities",
                                   "only text is asked for, the target's default; nothing to state"))
+        elif key == "thinkingConfig" and isinstance(generation[key], dict):
+            _parse_thinking(generation[key], req)
         elif key not in _GEN_PARAMS and key not in _OUTPUT_PARAMS:
             req.leftovers.append((join("/generationConfig", key), f"generationConfig.{key} has no counterpart"))
     _parse_output(generation, req, losses)
@@ -135,6 +138,61 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     req.stop = [s for s in generation.get("stopSequences") or [] if isinstance(s, str)]
     req.stop_src = "/generationConfig/stopSequences"
     return req, losses
+
+
+_THINKING = "/generationConfig/thinkingConfig"
+# Gemini 3's thinking levels; Pro takes only low and high (translate/reasoning.py has the table).
+_LEVELS = ("minimal", "low", "medium", "high")
+_PRO_LEVEL = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "xhigh": "high"}
+_FLASH_LEVEL = {"minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high"}
+# thinkingBudget bounds of each Gemini 2.5 family (first match wins): (least, most, whether 0 turns it off).
+_BUDGETS = ((re.compile(r"gemini-2\.5-flash-lite"), 512, 24576, True), (re.compile(r"gemini-2\.5-flash"), 1, 24576, True),
+            (re.compile(r"gemini-2\.5-pro"), 128, 32768, False))
+
+
+def _parse_thinking(config: dict[str, Any], req: Request) -> None:
+    for key in config:
+        if key not in ("thinkingBudget", "thinkingLevel"):
+            req.leftovers.append((join(_THINKING, key), f"thinkingConfig.{key} has no counterpart"))
+    budget, level = config.get("thinkingBudget"), config.get("thinkingLevel")
+    if isinstance(level, str) and level.lower() in _LEVELS:
+        req.reasoning = Reasoning(level.lower(), join(_THINKING, "thinkingLevel"), level=True)
+    elif isinstance(budget, int) and not isinstance(budget, bool):
+        req.reasoning = Reasoning(effort_of_budget(budget), join(_THINKING, "thinkingBudget"), budget=budget)
+    elif "thinkingLevel" in config or "thinkingBudget" in config:
+        req.leftovers.append((_THINKING, "a thinkingConfig with neither a known level nor a whole budget has no "
+                              "counterpart"))
+
+
+def _emit_thinking(req: Request, emit: Emit, generation: dict[str, Any]) -> None:
+    """An effort or budget as thinkingConfig: a thinkingLevel on Gemini 3, a thinkingBudget on 2.5
+    within the model's bounds (translate/reasoning.py). Neither can be off on every model."""
+    reasoning = req.reasoning
+    assert reasoning is not None
+    tgt = join("/generationConfig/thinkingConfig")
+    if req.model.startswith("gemini-3"):
+        table = _PRO_LEVEL if "pro" in req.model else _FLASH_LEVEL
+        effort = reasoning.effort if reasoning.effort != "none" else "minimal"
+        level = table[effort]
+        if level != reasoning.effort:
+            emit.convert(reasoning.src, join(tgt, "thinkingLevel"), f"reasoning effort {reasoning.effort!r} is sent as "
+                         f"the thinking level {level!r}, the nearest {req.model!r} takes"
+                         + (" (Gemini 3 cannot stop thinking)" if reasoning.effort == "none" else ""))
+        generation["thinkingConfig"] = {"thinkingLevel": level}
+        return
+    stated = reasoning.budget if reasoning.budget is not None else budget_of(reasoning.effort)
+    budget = stated if stated is not None else 0
+    bounds = next(((low, high, off) for pattern, low, high, off in _BUDGETS if pattern.match(req.model)), None)
+    if bounds is not None:
+        low, high, off = bounds
+        if not (budget == DYNAMIC or (budget == 0 and off)):
+            budget = min(max(budget, low), high)
+    if reasoning.budget is None or budget != reasoning.budget:
+        emit.convert(reasoning.src, join(tgt, "thinkingBudget"),
+                     f"reasoning effort {reasoning.effort!r} is sent as a thinking budget of {budget} tokens"
+                     + (f", the nearest {req.model!r} takes" if stated is not None and budget != stated else "")
+                     + " (translate/reasoning.py)")
+    generation["thinkingConfig"] = {"thinkingBudget": budget}
 
 
 def _text_only(modalities: Any) -> bool:
@@ -342,19 +400,12 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             if not item.name:
                 raise TranslationError("a tool result whose call is not in the history cannot name its function "
                                        "for Gemini", item.src)
-            text = join_text(item.parts)
-            if item.is_error:
-                response: dict[str, Any] = {"error": text}
-            else:
-                response = {"output": text}
             media = [p for p in item.parts if p.kind != "text"]
             if media:
                 emit.losses.append(Loss(item.src, None, "converted", "media in a tool result follow the function "
                                         "responses in their own user turn", "XL-15"))
                 pending_media.extend(media)
-            parts.append({"functionResponse": {"id": emit.call_id(item.call_id or "", item.id_src or item.src, join(tgt, "id")),
-                                               "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")),
-                                               "response": response}})
+            parts.append({"functionResponse": function_response(item, emit, tgt)})
         elif isinstance(item, Opaque) and emit.opaque(item):
             turn("model", item.src).append(item.raw)
     if pending_media:
@@ -386,9 +437,12 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     if req.parallel is not None:
         emit.drop(req.parallel_src, "Gemini cannot forbid parallel calls" if req.parallel is False
                   else "parallel calls are Gemini's default; nothing to state", "XL-11")
-    if req.reasoning is not None:
-        emit.drop(req.reasoning.src, f"reasoning effort {req.reasoning.effort!r} has no Gemini counterpart")
+    for ident in (req.user, req.cache_key):
+        if ident is not None:
+            emit.drop(ident.src, "Gemini's generateContent takes no end-user identifier nor prompt cache key")
     generation: dict[str, Any] = {}
+    if req.reasoning is not None:
+        _emit_thinking(req, emit, generation)
     for key, name in (("temperature", "temperature"), ("top_p", "topP"), ("max_tokens", "maxOutputTokens")):
         if getattr(req, key) is not None:
             generation[name] = emit.ranged(req, key, join("/generationConfig", name), RANGES)
@@ -425,6 +479,24 @@ def _calling_config(choice: Choice, emit: Emit, tools: list[dict[str, Any]], dec
     return config
 
 
+def function_response(item: Result, emit: Emit, tgt: str) -> dict[str, Any]:
+    """A tool result as a functionResponse (id, name, response; media are the caller's). A result
+    given as a JSON object (MCP structuredContent) is the response object itself, which is what
+    Gemini reads a function's answer as; text goes under "output" (or "error")."""
+    assert item.name is not None  # the callers refuse a result that cannot name its function
+    response: dict[str, Any]
+    if item.structured is not None:
+        response = item.structured if isinstance(item.structured, dict) and not item.is_error else \
+            {"error" if item.is_error else "output": item.structured}
+        if join_text(item.parts):
+            emit.losses.append(Loss(item.src, join(tgt, "response"), "converted", "the structured result is the "
+                                    "response object; its text rendering is not sent beside it", "XL-15"))
+    else:
+        response = {"error" if item.is_error else "output": join_text(item.parts)}
+    return {"id": emit.call_id(item.call_id or "", item.id_src or item.src, join(tgt, "id")),
+            "name": emit.name(item.name, item.name_src or item.src, join(tgt, "name")), "response": response}
+
+
 def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
     declarations = [_emit_declaration(tool, emit, join("/tools/0/functionDeclarations", j))
                     for j, tool in enumerate(tools)]
@@ -446,7 +518,8 @@ def _emit_declaration(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
         decl["parametersJsonSchema"] = tool.schema
     elif tool.schema:
         changes: list[Change] = []
-        parameters = to_genai(tool.schema, join(tool.src, "parameters"), join(tgt, "parameters"), changes, root=True)
+        parameters = to_genai(tool.schema, tool.schema_src or join(tool.src, "parameters"), join(tgt, "parameters"),
+                              changes, root=True)
         if parameters.get("type") != "OBJECT":
             emit.losses.append(Loss(tool.src, join(tgt, "parametersJsonSchema"), "converted",
                                     "the parameters root is not an object (nor an object union), which Gemini's "
@@ -456,6 +529,8 @@ def _emit_declaration(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
             emit.losses.extend(_losses(changes))
             decl["parameters"] = parameters
         # An OBJECT without properties is rejected by Gemini; a function without parameters is the same thing.
+    if tool.output_schema is not None:
+        decl["responseJsonSchema"] = tool.output_schema
     return decl
 
 
@@ -666,3 +741,18 @@ class StreamEmitter:
         call_id = back_id(self.state, call_id or None, f"{self.id}:{self.count}", self.losses, here, join(here, "id"))
         self.count += 1
         return self._chunk([{"functionCall": {"id": call_id, "name": back_name(self.state, name), "args": arguments}}])
+
+
+def emit_tool_result(item: Result, emit: Emit) -> dict[str, Any]:
+    """One tool result as this dialect carries it (what the MCP bridge writes for a tools/call result)."""
+    if not item.name:
+        raise TranslationError("a Gemini functionResponse needs the function name; pass the tools/call request "
+                               "together with its result", item.src)
+    out = function_response(item, emit, "/functionResponse")
+    media = [p for p in item.parts if p.kind != "text"]
+    if media:
+        emit.losses.append(Loss(item.src, "/functionResponse/parts", "converted",
+                                "media go in functionResponse.parts, which some Gemini models do not support", "XL-15"))
+        out["parts"] = [{"inlineData": {"mimeType": p.mime, "data": p.data}} if p.data
+                        else {"fileData": {"mimeType": p.mime, "fileUri": p.url}} for p in media]
+    return {"functionResponse": out}

@@ -1,11 +1,20 @@
 """Where the wire layers find this dialect's parts."""
 
 from ...dialect import Dialect
-from .. import Home
-from . import bridge, fix, mock, rules, shape, stream, summary
+from ...rules.spec import Spec
+from ...violations import Severity
+from .. import Home, Paths
+from . import bridge, fields, fix, mock, providers, records, rules, shape, stream, summary
 
 HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
             is_response=shape.is_response, fix=fix.fix, summary=summary,
             mock_response=mock.gemini_response, mock_events=mock.gemini_stream, mock_error=mock.gemini_error, bridge=bridge,
             endpoint=shape.ENDPOINT, request_path=shape.request_path,
-            model_in_path=bridge.model_of, history="contents")
+            history="contents",
+            short="gemini", framing=stream.FRAMING, framing_for=stream.framing_for,
+            paths=Paths(shape.claims, stream=shape.stream_path, model=bridge.model_of), names=shape.NAMES,
+            ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
+            records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.GEMINI,),
+            normalise=fields.normalise, spelled=fields.spelled,
+            spec=Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",)),
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result)

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from ...naming import NameRule
+from ...rules.base import as_dict, as_list
+from .. import gist
+
+# Gemini API error text says 64, the 2026 SDK docstring 128: 64 (GM-02 in docs/rules.md).
+NAMES = NameRule("a-zA-Z0-9_.:-", 64, "start with a letter or _, then a-z A-Z 0-9 _ . : -", first="a-zA-Z_")
+IDS = (re.compile(r"[\x21-\x7e]{1,64}"), 64)  # free-form and optional
+JUDGED = {"request": ("contents", "tools", "toolConfig", "tool_config", "systemInstruction", "system_instruction"),
+          "response": ("candidates",)}
+_PATH = re.compile(r":(stream)?[gG]enerateContent$")
 
 
 def is_response(payload: dict[str, Any]) -> bool:
@@ -15,3 +27,25 @@ ENDPOINT = ""  # the path names the model and the call, not a fixed endpoint
 def request_path(prefix: str, model: str, stream: bool) -> str:
     """Gemini's path names the model and whether to stream; the client's prefix does not carry over."""
     return f"/v1beta/models/{model}:streamGenerateContent?alt=sse" if stream else f"/v1beta/models/{model}:generateContent"
+
+
+def claims(path: str) -> bool:
+    return _PATH.search(path) is not None
+
+
+def stream_path(path: str) -> bool:
+    return ":streamGenerateContent" in path.split("?", 1)[0]
+
+
+def stream_event(event: dict[str, Any]) -> bool:
+    return "candidates" in event
+
+
+def describe(event: dict[str, Any]) -> str | None:
+    """A candidate: the text its parts add."""
+    if not isinstance(event.get("candidates"), list) or not event["candidates"]:
+        return None
+    content = as_dict(as_dict(event["candidates"][0]).get("content"))
+    parts = as_list(content.get("parts"))
+    delta = "".join(part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str))
+    return gist("candidate", event.get("index", event.get("output_index")), delta or None)

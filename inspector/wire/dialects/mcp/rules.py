@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...dialect import Dialect
-from ...naming import NAME_RULES
+from ..anthropic.shape import NAMES as ANTHROPIC_NAMES
+from ..openai_chat.shape import NAMES as OPENAI_NAMES
 from ...pointer import join
 from ...profiles import Profile
 from ...violations import Severity
@@ -15,7 +15,7 @@ from ...rules.base import Report, readable, remember_name, short, show_json
 from ...rules.schema import check_json_schema
 
 # The name rules a tool name must meet to cross to OpenAI and Anthropic without an alias.
-_PORTABLE = (NAME_RULES[Dialect.OPENAI_CHAT], NAME_RULES[Dialect.ANTHROPIC])
+_PORTABLE = (OPENAI_NAMES, ANTHROPIC_NAMES)
 _BLOCK_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("text",), "image": ("data", "mimeType"), "audio": ("data", "mimeType"),
     "resource_link": ("uri", "name"), "resource": ("resource",),

@@ -8,11 +8,11 @@ from typing import Any, Literal
 from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...pointer import join
-from ...rules.base import as_dict
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
-                     hollow, join_text, openai_error, openai_format, openai_output, openai_reasoning,
+                     hollow, join_text, json_schema_of, openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning,
+                                 read_openai_identifiers,
                                  split_data_url, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
@@ -21,7 +21,8 @@ from ...translate.arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
            "stream", "stream_options", "max_tokens", "max_completion_tokens", "temperature", "top_p", "stop",
-           "web_search_options", "store", "reasoning_effort", "response_format")
+           "web_search_options", "store", "reasoning_effort", "response_format", "user", "safety_identifier",
+           "prompt_cache_key")
 _NULLABLE = ("tools", "functions", "tool_choice", "function_call", "reasoning_effort", "response_format")
 
 
@@ -89,6 +90,10 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         req.reasoning = Reasoning(payload["reasoning_effort"], "/reasoning_effort")
     if payload.get("response_format") is not None:
         openai_output(payload["response_format"], "/response_format", req, nested=True)
+    read_openai_identifiers(payload, req, ("user", "safety_identifier"))
+    if isinstance(payload.get("user"), str) and isinstance(payload.get("safety_identifier"), str):
+        losses.append(Loss("/safety_identifier", None, "dropped", "user is given and carries the end user; the "
+                           "safety_identifier beside it is not carried", ""))
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
     stop = payload.get("stop")
@@ -173,9 +178,10 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
             name = fn.get("name")
             if not declared_once(name, here, seen, losses, "function tool"):
                 continue
-            schema = as_dict(fn.get("parameters"))
+            schema = json_schema_of(fn["parameters"], join(here, "function", "parameters"), losses) \
+                if isinstance(fn.get("parameters"), dict) else {}
             req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, fn.get("strict"),
-                                  name_src=join(here, "function", "name")))
+                                  name_src=join(here, "function", "name"), schema_src=join(here, "function", "parameters")))
         elif kind == "custom" and isinstance(tool.get("custom"), dict):
             custom = tool["custom"]
             name = str(custom.get("name") or "")
@@ -196,7 +202,8 @@ def _parse_tools(payload: dict[str, Any], req: Request, losses: list[Loss]) -> N
                                f"{name!r} is declared in both tools and functions; the tools entry is kept", "XL-03"))
             continue
         seen.add(name)
-        schema = as_dict(fn.get("parameters"))
+        schema = json_schema_of(fn["parameters"], join(here, "parameters"), losses) \
+            if isinstance(fn.get("parameters"), dict) else {}
         req.tools.append(Tool(name, str(fn.get("description") or ""), schema, here, name_src=join(here, "name")))
     options = payload.get("web_search_options")
     if isinstance(options, dict):
@@ -311,6 +318,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         out["reasoning_effort"] = effort
     if req.output is not None:
         out["response_format"] = openai_format(req.output, emit, "/response_format", nested=True)
+    openai_identifiers(req, emit, out, "user")
     if req.stop:
         out["stop"] = req.stop
     if req.store is not None:
@@ -663,3 +671,11 @@ class StreamEmitter:
             error = openai_error(event.raw if event.raw is not None else event.message)
             return sse.encode(jsonsafe.dumps({"error": error}))
         return b""
+
+
+def emit_tool_result(item: Result, emit: Emit) -> dict[str, Any]:
+    """One tool result as this dialect carries it (what the MCP bridge writes for a tools/call result)."""
+    for part in item.parts:
+        if part.kind != "text":
+            emit.drop(part.src, f"a Chat tool message carries text only; the {part.kind} is dropped", "XL-15")
+    return {"role": "tool", "tool_call_id": item.call_id, "content": flagged_text(item, emit, "/content")}

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from ...naming import NameRule
+from ...rules.base import as_dict, as_list
+from .. import gist
+
+# OpenAI's name pattern, also Responses' (OC-02 in docs/rules.md).
+NAMES = NameRule("a-zA-Z0-9_-", 64, "^[a-zA-Z0-9_-]+$")
+# Chat's 40 is the strictest endpoint seen (OC-16).
+IDS = (re.compile(r"[\x21-\x7e]{1,40}"), 40)
+JUDGED = {"request": ("messages", "tools", "functions", "tool_choice", "function_call"), "response": ("choices",)}
 
 
 def is_response(payload: dict[str, Any]) -> bool:
@@ -15,3 +26,26 @@ ENDPOINT = "/chat/completions"
 
 def request_path(prefix: str, model: str, stream: bool) -> str:
     return prefix + ENDPOINT
+
+
+def claims(path: str) -> bool:
+    return path.endswith("/chat/completions")
+
+
+def stream_event(event: dict[str, Any]) -> bool:
+    return event.get("object") == "chat.completion.chunk"
+
+
+def describe(event: dict[str, Any]) -> str | None:
+    """A chunk has no type; "chunk" names it, with the finish reason when it has one."""
+    if not isinstance(event.get("choices"), list) or not event["choices"]:
+        return None
+    choice = event["choices"][0] if isinstance(event["choices"][0], dict) else {}
+    kind = "chunk" + (f" finish={choice['finish_reason']}" if choice.get("finish_reason") else "")
+    body = as_dict(choice.get("delta"))
+    calls = as_list(body.get("tool_calls"))
+    call = as_dict(calls[0]) if calls else {}
+    function = as_dict(call.get("function"))
+    delta = body.get("content") if isinstance(body.get("content"), str) else function.get("arguments")
+    return gist(kind, call.get("index"), delta)
+

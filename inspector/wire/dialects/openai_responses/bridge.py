@@ -8,18 +8,20 @@ from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...naming import digest
 from ...pointer import join
-from ...rules.base import as_dict
 from ...sse import SSEEvent
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
-                     openai_error, openai_format, openai_output, openai_reasoning, split_data_url, token_counts)
+                                 json_schema_of,
+                     openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning,
+                                 read_openai_identifiers, split_data_url, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .limits import RANGES
 from ...translate.arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls", "stream",
-           "max_output_tokens", "temperature", "top_p", "store", "reasoning", "text")
+           "max_output_tokens", "temperature", "top_p", "store", "reasoning", "text", "user", "safety_identifier",
+           "prompt_cache_key")
 _NULLABLE = ("tools", "tool_choice", "instructions", "previous_response_id", "conversation", "reasoning", "text")
 _BUILTIN_KIND = {"web_search": "web_search", "web_search_preview": "web_search",
                  "web_search_2025_08_26": "web_search", "web_search_preview_2025_03_11": "web_search",
@@ -87,7 +89,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         req.items.append(Message("user", [Part("text", "/input", text=items)], "/input"))
     elif isinstance(items, list):
         for i, item in enumerate(items):
-            _parse_item(item, join("/input", i), req.items, losses)
+            _parse_item(item, join("/input", i), req.items, losses, req.namespaced)
     elif items is not None:
         raise TranslationError("input must be a string or a list of items", "/input")
     _parse_tools(payload.get("tools") or [], req, losses)
@@ -133,10 +135,15 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         req.leftovers.extend((join("/text", key), f"text.{key} has no counterpart") for key in text if key != "format")
     req.temperature = payload.get("temperature")
     req.top_p = payload.get("top_p")
+    read_openai_identifiers(payload, req, ("safety_identifier", "user"))
+    if isinstance(payload.get("user"), str) and isinstance(payload.get("safety_identifier"), str):
+        losses.append(Loss("/user", None, "dropped", "safety_identifier is given and carries the end user; the "
+                           "deprecated user beside it is not carried", ""))
     return req, losses
 
 
-def _parse_item(item: Any, src: str, items: list[Any], losses: list[Loss]) -> None:
+def _parse_item(item: Any, src: str, items: list[Any], losses: list[Loss],
+                namespaced: dict[str, tuple[str, str]]) -> None:
     if not isinstance(item, dict):
         raise TranslationError("an input item must be an object", src)
     kind = item.get("type", "message" if "role" in item else None)
@@ -151,11 +158,11 @@ def _parse_item(item: Any, src: str, items: list[Any], losses: list[Loss]) -> No
             raise TranslationError(f"unknown message role {role!r}", join(src, "role"))
     elif kind == "function_call":
         arguments, raw = decode_arguments(item.get("arguments"), join(src, "arguments"), losses)
-        items.append(Call(_need(item, "call_id", src), _need(item, "name", src), arguments, src, raw,
+        items.append(Call(_need(item, "call_id", src), _called(item, src, namespaced), arguments, src, raw,
                           name_src=join(src, "name"), id_src=join(src, "call_id")))
     elif kind == "custom_tool_call":
-        items.append(Call(_need(item, "call_id", src), _need(item, "name", src), {"input": item.get("input", "")}, src,
-                          custom=True, name_src=join(src, "name"), id_src=join(src, "call_id")))
+        items.append(Call(_need(item, "call_id", src), _called(item, src, namespaced), {"input": item.get("input", "")},
+                          src, custom=True, name_src=join(src, "name"), id_src=join(src, "call_id")))
     elif kind in ("function_call_output", "custom_tool_call_output"):
         items.append(Result(_need(item, "call_id", src), None, _parse_parts(item.get("output"), join(src, "output")),
                             src, custom=kind == "custom_tool_call_output", id_src=join(src, "call_id")))
@@ -165,11 +172,33 @@ def _parse_item(item: Any, src: str, items: list[Any], losses: list[Loss]) -> No
         items.append(Opaque(Dialect.OPENAI_RESPONSES, f"{kind} item", item, src))
 
 
+def _called(item: dict[str, Any], src: str, namespaced: dict[str, tuple[str, str]]) -> str:
+    """The name a call in the history goes by: a namespaced call's flattened name."""
+    name = _need(item, "name", src)
+    namespace = item.get("namespace")
+    if isinstance(namespace, str) and namespace:
+        namespaced[_flat(namespace, name)] = (namespace, name)
+        return _flat(namespace, name)
+    return name
+
+
 def _need(item: dict[str, Any], key: str, src: str) -> str:
     value = item.get(key)
     if not isinstance(value, str) or not value:
         raise TranslationError(f"{item.get('type')} needs {key}", join(src, key))
     return value
+
+
+# A namespace's tools cross as plain functions named <namespace>__<name>, always qualified: the
+# name then means the same tool on every turn, whichever namespaces a later request adds (a bare
+# name, unique today, would change meaning the day another namespace brings the same one). `__` is
+# what every target's name pattern takes, and the convention MCP clients use for server tools
+# (mcp__server__tool); a name too long for the target is aliased like any other (XL-02).
+NAMESPACE_SEPARATOR = "__"
+
+
+def _flat(namespace: str, name: str) -> str:
+    return f"{namespace}{NAMESPACE_SEPARATOR}{name}"
 
 
 def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
@@ -178,12 +207,9 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
         here = join("/tools", j)
         kind = tool.get("type") if isinstance(tool, dict) else None
         if kind in ("function", "custom"):
-            name = tool.get("name")
-            if not declared_once(name, here, seen, losses, f"{kind} tool"):
-                continue
-            schema = as_dict(tool.get("parameters"))
-            req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
-                                  custom=kind == "custom", name_src=join(here, "name")))
+            _parse_function(tool, here, "", req, seen, losses)
+        elif kind == "namespace":
+            _parse_namespace(tool, here, req, seen, losses)
         elif kind in _BUILTIN_KIND:
             options: dict[str, Any] = {}
             if "search_context_size" in tool:
@@ -197,6 +223,42 @@ def _parse_tools(tools: list[Any], req: Request, losses: list[Loss]) -> None:
                                         {"allowed_domains": join(here, "filters", "allowed_domains")}))
         else:
             req.builtins.append(Builtin(str(kind), {}, here, Dialect.OPENAI_RESPONSES, tool))
+
+
+def _parse_function(tool: dict[str, Any], here: str, namespace: str, req: Request, seen: set[str],
+                    losses: list[Loss]) -> None:
+    kind = tool.get("type")
+    name = tool.get("name")
+    if namespace and isinstance(name, str) and name:
+        req.namespaced[_flat(namespace, name)] = (namespace, name)
+        name = _flat(namespace, name)
+    if not declared_once(name, here, seen, losses, f"{kind} tool"):
+        return
+    schema = json_schema_of(tool["parameters"], join(here, "parameters"), losses) \
+        if isinstance(tool.get("parameters"), dict) else {}
+    req.tools.append(Tool(name, str(tool.get("description") or ""), schema, here, tool.get("strict"),
+                          custom=kind == "custom", name_src=join(here, "name")))
+
+
+def _parse_namespace(tool: dict[str, Any], here: str, req: Request, seen: set[str], losses: list[Loss]) -> None:
+    namespace = tool.get("name")
+    members = tool.get("tools")
+    if not isinstance(namespace, str) or not namespace or not isinstance(members, list):
+        losses.append(Loss(here, None, "dropped", "a namespace without a name or a tools list declares nothing",
+                           "XL-09"))
+        return
+    for k, member in enumerate(members):
+        there = join(here, "tools", k)
+        if isinstance(member, dict) and member.get("type") in ("function", "custom"):
+            _parse_function(member, there, namespace, req, seen, losses)
+            losses.append(Loss(there, None, "converted", f"a tool of the namespace {namespace!r} crosses as the "
+                               f"function {_flat(namespace, str(member.get('name')))!r}; its calls come back "
+                               "under the namespace", ""))
+        else:
+            losses.append(Loss(there, None, "dropped", "a namespace holds only function and custom tools", "XL-09"))
+    if tool.get("description"):
+        losses.append(Loss(join(here, "description"), None, "dropped", "a namespace's own description has no "
+                           "counterpart; each function keeps its own", ""))
 
 
 def emit_parts(parts: list[Part], role: str) -> str | list[dict[str, Any]]:
@@ -289,6 +351,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         out["reasoning"] = {"effort": effort}
     if req.output is not None:
         out["text"] = {"format": openai_format(req.output, emit, "/text/format", nested=False)}
+    openai_identifiers(req, emit, out, "safety_identifier")
     if req.stop:
         emit.drop(req.stop_src, "the Responses API has no stop sequences")
     if req.store is None:
@@ -415,7 +478,7 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
             call_id = back_id(state, item.id, f"{resp.id}:{calls}", losses, item.src, join(here, "call_id"))
             calls += 1
             output.append({"type": "function_call", "id": _item_id("fc_", resp.id, len(output)), "call_id": call_id,
-                           "name": back_name(state, item.name),
+                           **_named(state, item.name),
                            "arguments": encode_arguments(item.arguments, item.raw_arguments), "status": "completed"})
         elif isinstance(item, Opaque):
             losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Responses",
@@ -423,6 +486,15 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
     out = _response_object(_response_id(resp.id), resp.model or state.model, resp.created or state.created, output,
                            resp.stop, resp.input_tokens, resp.output_tokens)
     return _failed(out, resp.failed) if resp.failed else out
+
+
+def _named(state: State, name: str) -> dict[str, str]:
+    """The name fields of a call the client declared: a namespaced tool's call names its namespace."""
+    name = back_name(state, name)
+    if name in state.namespaced:
+        namespace, inner = state.namespaced[name]
+        return {"namespace": namespace, "name": inner}
+    return {"name": name}
 
 
 def _failed(response: dict[str, Any], why: str) -> dict[str, Any]:
@@ -583,7 +655,7 @@ class StreamEmitter:
             call_id = back_id(self.state, event.id or None, f"{self.id}:{len(self.calls)}", self.losses,
                               join("/stream", event.key), join("/output", index, "call_id"))
             item = {"type": "function_call", "id": _item_id("fc_", self.id, index), "call_id": call_id,
-                    "name": back_name(self.state, event.name), "arguments": "", "status": "in_progress"}
+                    **_named(self.state, event.name), "arguments": "", "status": "in_progress"}
             self.output.append(item)
             self.calls[event.key] = (index, [])
             return out + self._event("response.output_item.added", output_index=index, item=item)
@@ -673,3 +745,16 @@ class StreamEmitter:
         return (self._event("response.function_call_arguments.done", item_id=item["id"], output_index=index,
                             name=item["name"], arguments=item["arguments"])
                 + self._event("response.output_item.done", output_index=index, item=item))
+
+
+def emit_tool_result(item: Result, emit: Emit) -> dict[str, Any]:
+    """One tool result as this dialect carries it (what the MCP bridge writes for a tools/call result)."""
+    if all(p.kind == "text" for p in item.parts):
+        output: Any = flagged_text(item, emit, "/output")
+    else:
+        output = emit_parts(item.parts, "user")
+        if item.is_error:
+            output.insert(0, {"type": "input_text", "text": "Error:"})
+            emit.losses.append(Loss(item.src, "/output/0", "converted", "Responses has no error flag on tool "
+                                    "outputs; written as a leading 'Error:' text part", "XL-15"))
+    return {"type": "function_call_output", "call_id": item.call_id, "output": output}

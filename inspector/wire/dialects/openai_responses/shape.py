@@ -3,7 +3,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from .. import gist
+
+IDS = (re.compile(r"[\x21-\x7e]{1,64}"), 64)
+JUDGED = {"request": ("input", "tools", "tool_choice", "previous_response_id", "prompt", "conversation", "model",
+                      "instructions"),
+          "response": ("output",)}
 
 
 def is_response(payload: dict[str, Any]) -> bool:
@@ -16,3 +24,19 @@ ENDPOINT = "/responses"
 
 def request_path(prefix: str, model: str, stream: bool) -> str:
     return prefix + ENDPOINT
+
+
+def claims(path: str) -> bool:
+    return path.endswith("/responses")
+
+
+def stream_event(event: dict[str, Any]) -> bool:
+    kind = event.get("type")
+    return isinstance(kind, str) and kind.startswith("response.")
+
+
+def describe(event: dict[str, Any]) -> str | None:
+    """Output-text and function-call-argument deltas: the text they add."""
+    if not isinstance(event.get("delta"), str):
+        return None
+    return gist(str(event.get("type") or ""), event.get("index", event.get("output_index")), event["delta"])

@@ -1,0 +1,55 @@
+"""Who speaks Chat Completions (and, the same provider, Responses): OpenAI, and the profiles of the
+servers whose limits differ from api.openai.com's."""
+
+from __future__ import annotations
+
+from ...dialect import Dialect
+from ...profiles import Profile
+from ...violations import Severity
+from .. import Provider, SDKSetting, header_auth
+from .shape import NAMES
+
+_DOTTED_NAME = NAMES.widened("a-zA-Z0-9_.-", "^[a-zA-Z0-9_.-]+$")
+
+OPENAI = Provider(
+    "openai", "api.openai.com", ("OPENAI_API_KEY",), header_auth("Authorization", "Bearer "),
+    frozenset({"authorization", "api-key"}),
+    settings=(SDKSetting("OPENAI_BASE_URL", "/v1",
+                         "openai SDK, openai-agents, pydantic-ai, LangChain's ChatOpenAI, LiteLLM openai/ models"),),
+    route="https://api.openai.com",
+    # Azure names one host per resource; the OpenAI-compatible hosts speak Chat (and most Responses).
+    intercepts=("api.openai.com", "*.openai.azure.com"),
+)
+# Hosts that speak OpenAI's dialects for other providers, intercepted in proxy mode with OpenAI's.
+COMPATIBLE_INTERCEPTS = ("openrouter.ai", "api.mistral.ai", "api.groq.com", "api.together.xyz", "api.deepseek.com",
+                         "api.x.ai", "api.fireworks.ai", "api.cohere.com", "api.perplexity.ai")
+
+# Other servers speaking OpenAI's dialects (their limits are the profiles below), intercepted in proxy
+# mode with OpenAI's own host.
+COMPATIBLE = Provider(
+    "openai-compatible", "", (), None,
+    intercepts=("openrouter.ai", "api.mistral.ai", "api.groq.com", "api.together.xyz", "api.deepseek.com", "api.x.ai",
+                "api.fireworks.ai", "api.cohere.com", "api.perplexity.ai"),
+)
+
+_CHAT = Dialect.OPENAI_CHAT
+# api.openai.com's first: the default of both OpenAI dialects.
+PROFILES = (
+    Profile("openai", _CHAT, "api.openai.com (Chat Completions and Responses)", NAMES, call_id_max=40, max_tools=128),
+    Profile("azure-openai", _CHAT, "Azure OpenAI: 40-char tool-call ids enforced; some "
+            "deployments accept dots in names", _DOTTED_NAME, call_id_max=40,
+            call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR,
+            hosts=r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com"),
+    Profile("openrouter", _CHAT, "OpenRouter: 40-char tool-call ids enforced",
+            NAMES, call_id_max=40, call_id_severity=Severity.ERROR,
+            max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:", published_schema=False,
+            hosts=r"(.+\.)?openrouter\.ai"),
+    Profile("openai-compatible", _CHAT, "strict compatible servers (DeepSeek, DashScope, "
+            "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
+            NAMES, call_id_max=40, max_tools=128, strict_arguments=True,
+            content_key_required=True, tool_choice_needs_tools=True, own_item_ids=True,
+            published_schema=False, hosts=r"api\.deepseek\.com|dashscope(-intl)?\.aliyuncs\.com"),
+    Profile("mistral", _CHAT, "Mistral's chat API (api.mistral.ai): type defaults to "
+            "function, tool_choice 'any', content chunks", NAMES, mistral=True,
+            published_schema=False, hosts=r"api\.mistral\.ai"),
+)

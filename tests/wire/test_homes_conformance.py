@@ -1,0 +1,129 @@
+"""Every `Dialect` member has a whole home (wire/dialects/<name>/home.py), and every table keyed by
+dialect is the one its home declares: adding a dialect is its folder, its enum member and its
+translation pairs. A home missing a part, or a shared table that forgot a dialect, fails here."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from inspector.clients import SETTINGS
+from inspector.proxy.connect import DEFAULT_INTERCEPTS
+from inspector.proxy.routes import DEFAULT_ROUTES
+from inspector.textsafe import shown
+from inspector.tui.format import DIALECT_SHORT
+from inspector.tui.view import describe_event
+from inspector.wire import profiles
+from inspector.wire.canned import Call
+from inspector.wire.dialect import Dialect, from_path, is_stream_path
+from inspector.wire.dialects import Outgoing, home, homes
+from inspector.wire.naming import ID_RULES, NAME_RULES
+from inspector.wire.rules.catalogue import RULES
+from inspector.wire.rules.reference import dialects, reference
+from inspector.wire.rules.spec import SPECS
+from inspector.wire.streams import ends_complete, is_stream_type
+
+ALL = list(Dialect)
+
+
+def test_every_member_has_its_own_home_and_the_homes_are_in_enum_order() -> None:
+    assert [each.dialect for each in homes()] == ALL
+    assert [home(d).dialect for d in ALL] == ALL
+
+
+@pytest.mark.parametrize("dialect", ALL, ids=lambda d: d.value)
+def test_a_home_has_every_part(dialect: Dialect) -> None:
+    parts = home(dialect)
+    for name in ("rules", "reassemble", "is_final", "is_response", "fix", "summary", "framing", "paths", "names",
+                 "judged", "stream_event", "describe", "records", "references", "profiles", "providers"):
+        assert getattr(parts, name) is not None, name
+    assert parts.short and parts.short == parts.short.strip()
+    assert set(parts.judged) == {"request", "response"} and all(parts.judged.values())
+    assert parts.framing.content_types and callable(parts.framing.parse) and callable(parts.framing.encode)
+    assert parts.profiles and parts.providers
+    if parts.bridge is None:
+        # Translated document by document (MCP): no model to play, no request path, no HTTP bridge.
+        assert (parts.mock_response, parts.mock_events, parts.mock_error, parts.request_path, parts.declared) == (
+            None, None, None, None, None)
+        return
+    # A model dialect: the mock plays it, requests have a path, the MCP bridge writes into it.
+    for name in ("mock_response", "mock_events", "mock_error", "request_path", "declared", "tool_declaration",
+                 "tool_result", "spec", "ids"):
+        assert getattr(parts, name) is not None, name
+    assert parts.history
+
+
+@pytest.mark.parametrize("dialect", ALL, ids=lambda d: d.value)
+def test_the_shared_tables_are_the_homes(dialect: Dialect) -> None:
+    parts = home(dialect)
+    assert NAME_RULES[dialect] is parts.names
+    assert (ID_RULES.get(dialect), SPECS.get(dialect)) == (parts.ids, parts.spec)
+    assert profiles.DEFAULTS[dialect] == parts.profiles[0].name
+    assert profiles.get(None, dialect) is parts.profiles[0]
+    assert all(profiles.PROFILES[p.name] is p for p in parts.profiles)
+    assert DIALECT_SHORT[dialect.value] == parts.short
+    for provider in parts.providers:
+        assert set(provider.intercepts) <= set(DEFAULT_INTERCEPTS)
+        assert [s.name for s in provider.settings] == [
+            s.name for s in SETTINGS if dialect.value in s.dialects and s.name in {x.name for x in provider.settings}]
+        if provider.route:
+            assert (provider.name, provider.route) in {(r.name, r.upstream) for r in DEFAULT_ROUTES}
+        if provider.host:
+            assert profiles.is_provider_host(provider.host, dialect) is (provider is parts.providers[0])
+        if provider.auth is not None:
+            signed = provider.auth(Outgoing("POST", f"https://{provider.host}/", [("accept", "*/*")], b"{}"), "k")
+            assert signed.headers[0] == ("accept", "*/*") and len(signed.headers) == 2
+            assert signed.headers[1][0].lower() in provider.auth_headers
+
+
+@pytest.mark.parametrize("dialect", ALL, ids=lambda d: d.value)
+def test_its_rules_have_records_and_references(dialect: Dialect) -> None:
+    parts = home(dialect)
+    ids = [rule.id for rule in parts.records]
+    prefix = ids[0].rsplit("-", 1)[0]
+    assert all(rule_id.rsplit("-", 1)[0] == prefix for rule_id in ids)
+    assert sorted(ids, key=lambda i: int(i.rsplit("-", 1)[1])) == ids  # id order, no gaps in the file's order
+    assert set(parts.references) == set(ids)
+    for rule in parts.records:
+        assert RULES[rule.id] is rule
+        entry = reference(rule.id)
+        assert entry is not None and entry.title and entry.evidence
+        assert dialects(rule.id) == (dialect.value,)
+    assert {other.dialect for other in homes() if other.records[0].id.rsplit("-", 1)[0] == prefix} == {dialect}
+
+
+@pytest.mark.parametrize("dialect", [d for d in ALL if home(d).bridge is not None], ids=lambda d: d.value)
+@pytest.mark.parametrize("stream", [False, True])
+def test_its_paths_claim_the_requests_it_sends(dialect: Dialect, stream: bool) -> None:
+    parts = home(dialect)
+    assert parts.request_path is not None
+    path = parts.request_path("/v1", "some-model", stream)
+    assert from_path(path) is dialect
+    if parts.paths.stream(path):
+        assert stream and is_stream_path(path)
+    if parts.paths.model is not None:
+        assert parts.paths.model(path) == "some-model"
+
+
+@pytest.mark.parametrize("dialect", [d for d in ALL if home(d).mock_events is not None], ids=lambda d: d.value)
+@pytest.mark.parametrize("query", ["", "alt=sse"])
+def test_its_framing_round_trips_its_mock_stream_and_describes_each_event(dialect: Dialect, query: str) -> None:
+    parts = home(dialect)
+    assert parts.mock_events is not None
+    events = parts.mock_events("Hi there", [Call("get_weather", '{"city":"Paris"}')])
+    framing = parts.framing_for(query) if parts.framing_for is not None else parts.framing
+    body = b"".join(framing.encode(events))
+    expected = [event[1] if isinstance(event, tuple) else event for event in events]
+    assert framing.parse(body) == expected
+    assert parts.framing.parse(body) == expected  # the dialect's reader takes whatever form it answers in
+    assert ends_complete(body, dialect) is True
+    assert ends_complete(body[:len(body) // 2], dialect) is False  # cut mid-answer
+    assert any(parts.stream_event(e) for e in expected if isinstance(e, dict))
+    if framing.content_types[0] != "application/json":
+        assert is_stream_type(framing.content_types[0])
+    for event in expected:
+        if isinstance(event, dict):
+            said = parts.describe(event)
+            gist = describe_event(orjson.dumps(event).decode(), dialect)
+            assert gist == shown(gist) and gist
+            assert said is None or said == gist
