@@ -249,14 +249,23 @@ def _parse_requests(flow: Flow, result: Analysis) -> str | None:
 _STORED_VERSION = 1  # of the document below: a stored analysis of another version is analysed again
 
 
-def to_stored(analysis: Analysis, flow: Flow) -> bytes:
+def to_stored(analysis: Analysis, flow: Flow) -> bytes | None:
     """What the store keeps of an analysis: all of it but the documents the flow's own bodies
     hold (parsed again on reading, one decode and one parse each), and a stream's reassembled
-    response, which no body holds."""
-    def losses(found: list[Loss]) -> list[dict[str, Any]]:
-        return [{"source": loss.source, "target": loss.target, "kind": loss.kind, "why": loss.why, "rule": loss.rule}
-                for loss in found]
+    response, which no body holds. None when that response is nested past what orjson writes:
+    such a flow is analysed when it is read (from_stored)."""
+    try:
+        return _stored(analysis, flow)
+    except orjson.JSONEncodeError:
+        return None
 
+
+def _losses(found: list[Loss]) -> list[dict[str, Any]]:
+    return [{"source": loss.source, "target": loss.target, "kind": loss.kind, "why": loss.why, "rule": loss.rule}
+            for loss in found]
+
+
+def _stored(analysis: Analysis, flow: Flow) -> bytes:
     return orjson.dumps({
         "version": _STORED_VERSION,
         "dialect": analysis.dialect.value if analysis.dialect is not None else None,
@@ -265,7 +274,7 @@ def to_stored(analysis: Analysis, flow: Flow) -> bytes:
         "response": analysis.response if is_stream(flow) else None,
         "violations": [v.to_dict() for v in analysis.violations],
         "parse_error": analysis.parse_error, "buffered": analysis.buffered,
-        "request_losses": losses(analysis.request_losses), "response_losses": losses(analysis.response_losses),
+        "request_losses": _losses(analysis.request_losses), "response_losses": _losses(analysis.response_losses),
     })
 
 
@@ -281,9 +290,9 @@ def from_stored(flow: Flow, stored: bytes | None) -> Analysis:
             return analyse(flow)
         result = Analysis(
             dialect=_dialect(data["dialect"]), upstream_dialect=_dialect(data["upstream_dialect"]),
-            model=str(data["model"]), tools=int(data["tools"]), tool_calls=int(data["tool_calls"]),
+            model=_text(data["model"]), tools=int(data["tools"]), tool_calls=int(data["tool_calls"]),
             violations=[_violation(item) for item in data["violations"]],
-            parse_error=None if data["parse_error"] is None else str(data["parse_error"]),
+            parse_error=None if data["parse_error"] is None else _text(data["parse_error"]),
             buffered=bool(data["buffered"]),
             request_losses=[_loss(item) for item in data["request_losses"]],
             response_losses=[_loss(item) for item in data["response_losses"]],
@@ -307,22 +316,28 @@ def from_stored(flow: Flow, stored: bytes | None) -> Analysis:
 
 
 def _dialect(value: object) -> Dialect | None:
-    return None if value is None else Dialect(str(value))
+    return None if value is None else Dialect(_text(value))
 
 
 def _violation(item: dict[str, Any]) -> Violation:
-    return Violation(str(item["rule"]), Severity(item["severity"]), str(item["pointer"]), str(item["message"]),
-                     why=str(item["why"]), hint=str(item["hint"]), where=str(item["where"]),
+    return Violation(_text(item["rule"]), Severity(item["severity"]), _text(item["pointer"]), _text(item["message"]),
+                     why=_text(item["why"]), hint=_text(item["hint"]), where=_text(item["where"]),
                      effect=Effect(item["effect"]))
 
 
 def _loss(item: dict[str, Any]) -> Loss:
-    kind = str(item["kind"])
+    kind = _text(item["kind"])
     if kind not in _LOSS_KINDS:
         raise ValueError(kind)
     target = item["target"]
-    return Loss(str(item["source"]), None if target is None else str(target), kind,  # type: ignore[arg-type]
-                str(item["why"]), str(item["rule"]))
+    return Loss(_text(item["source"]), None if target is None else _text(target), kind,  # type: ignore[arg-type]
+                _text(item["why"]), _text(item["rule"]))
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"not a string: {type(value).__name__}")
+    return value
 
 
 _LOSS_KINDS = frozenset(get_args(LossKind))
