@@ -3,23 +3,20 @@ process's GIL for long stretches, and a forwarder sharing that GIL relays late (
 measured). The child owns the forwarder and the store's writer; the UI reads the store through a
 read-only connection and hears what happened over the child's stdin/stdout.
 
-Protocol: one JSON object per line in each direction (orjson never writes a raw newline).
+Protocol: one JSON object per line in each direction (orjson never writes a raw newline), each a
+typed frame below (`encode` / `decode`), its class named by its "kind".
 
-    parent → child   the config (first line; over a pipe, not argv, since the upstream URL may
-                     carry credentials), then {"op": "replay", "request": N, "flow": ID,
-                     "kind": "as recorded"|"fixed"|"edited", "body": BASE64|null} (an edited
-                     request's body) and {"op": "stop"}. End of file means the parent is gone:
+    parent → child   the launch's Options (proxy/options.py), once, first (over a pipe, not argv,
+                     since the upstream URL may carry credentials); then Replay (an edited
+                     request's body in base64) and Stop. End of file means the parent is gone:
                      the child stops, so no orphan keeps the port (SIGKILL of the parent included).
-    child → parent   {"kind": "ready", ...what the header shows...} or {"kind": "failed",
-                     "message": ...}; then {"kind": "flows", "started": [...], "completed": [...]},
-                     {"kind": "changed"} (ids were dropped: read the store again),
-                     {"kind": "refused", "count": N, "last": ...}, {"kind": "store", "problem": ...},
-                     {"kind": "otlp", "exported": N, "failed": N, "dropped": N} (the live export's counts),
-                     {"kind": "replayed", "request": N, "flow": ID} or {..., "reason": ...}.
+    child → parent   Ready (what the header shows) or Failed; then Flows (ids started and
+                     completed), Changed (ids were dropped: read the store again), Refused, StoreHealth
+                     and Replayed (the new flow's id, or the reason there is none).
 
 The forwarder's side never waits on the pipe: its events only append an id to a bounded list,
 and one sender thread writes what accumulated. When the UI reads slowly the lists overflow into a
-single "changed" (the store is the truth). Replay runs in the child: the credentials a client sent
+single Changed (the store is the truth). Replay runs in the child: the credentials a client sent
 live only in the forwarder's memory and the replay marker is signed with a key only the forwarder's
 process knows; neither crosses the pipe."""
 
@@ -34,14 +31,16 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
 from .flow import Mode, ReplayKind
+from .proxy.options import Options, OtlpOptions, ProxyOptions
+from .session import RouteShown
 
 if TYPE_CHECKING:
     from .proxy import FlowEvent, Forwarder
@@ -54,9 +53,112 @@ STOP_TIMEOUT = 3.0  # seconds the parent waits for a clean stop before killing t
 STDERR_LINES = 20  # the child's last stderr lines, kept to say why it died
 
 
-def encode(frame: dict[str, Any]) -> bytes:
-    # Paths in the config (a CA file, a store) travel as their text; orjson writes tuples as lists.
-    return orjson.dumps(frame, default=str) + b"\n"
+# -- the frames ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ready:
+    client_url: str
+    base_url: str
+    upstream: str
+    upstream_shown: str
+    mode: str
+    translate: str | None
+    token: str | None
+    session_id: int | None
+    ignored: tuple[str, ...] = ()  # a config file found and not applied (proxy/routes.RouteTable.ignored)
+    routes: tuple[RouteShown, ...] = ()  # when it serves several
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ignored", tuple(self.ignored))
+        object.__setattr__(self, "routes", tuple(r if isinstance(r, RouteShown) else RouteShown(**r)
+                                                 for r in self.routes))
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    message: str
+    browse: bool = False  # only the default routes failed to listen (another instance has the port)
+
+
+@dataclass(frozen=True, slots=True)
+class Flows:
+    started: list[int]
+    completed: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """Ids were dropped: read the store again."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    count: int
+    last: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreHealth:
+    problem: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Otlp:
+    """The live OpenTelemetry export's counts, when they changed."""
+
+    exported: int
+    failed: int
+    dropped: int
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    request: int
+    flow: int | None = None
+    reason: str | None = None  # why there is no new flow
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """Made by the parent, not sent: the child is gone."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    request: int
+    flow: int
+    replay_kind: str  # a ReplayKind's value ("kind" names the frame)
+    body: str | None = None  # base64 of an edited request's body
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    pass
+
+
+Frame = Ready | Failed | Flows | Changed | Refused | StoreHealth | Otlp | Replayed | Stopped | Replay | Stop
+_KINDS: dict[str, type[Any]] = {kind.__name__.lower(): kind for kind in (
+    Ready, Failed, Flows, Changed, Refused, StoreHealth, Otlp, Replayed, Stopped, Replay, Stop)}
+
+
+class FrameError(ValueError):
+    """A line that is not a frame of this protocol."""
+
+
+def encode(frame: Frame) -> bytes:
+    # No frame has a field named "kind": it would overwrite the frame's own.
+    return orjson.dumps({"kind": type(frame).__name__.lower(), **asdict(frame)}) + b"\n"
+
+
+def decode(line: bytes) -> Frame:
+    try:
+        data = orjson.loads(line)
+        return _KINDS[data.pop("kind")](**data)
+    except (orjson.JSONDecodeError, AttributeError, KeyError, TypeError) as exc:
+        raise FrameError(f"not a frame: {exc}") from None
 
 
 # -- the child ----------------------------------------------------------------------------------
@@ -74,7 +176,7 @@ class Outbox:
         self._started: list[int] = []
         self._completed: list[int] = []
         self._overflow = False
-        self._frames: deque[dict[str, Any]] = deque()
+        self._frames: deque[Frame] = deque()
         self._closed = False
         self._refused = 0
         self._problem: str | None = None
@@ -92,7 +194,7 @@ class Outbox:
                     self._started, self._completed, self._overflow = [], [], True
             self._changed.notify()
 
-    def send(self, frame: dict[str, Any]) -> None:
+    def send(self, frame: Frame) -> None:
         with self._changed:
             self._frames.append(frame)
             self._changed.notify()
@@ -104,33 +206,33 @@ class Outbox:
             self._changed.notify()
         self._thread.join(timeout)
 
-    def _take(self) -> list[dict[str, Any]]:
+    def _take(self) -> list[Frame]:
         frames = list(self._frames)
         self._frames.clear()
         if self._overflow:
-            frames.append({"kind": "changed"})
+            frames.append(Changed())
         elif self._started or self._completed:
-            frames.append({"kind": "flows", "started": self._started, "completed": self._completed})
+            frames.append(Flows(self._started, self._completed))
         self._started, self._completed, self._overflow = [], [], False
         return frames
 
-    def _watch(self) -> list[dict[str, Any]]:
+    def _watch(self) -> list[Frame]:
         """The refusal count, the store's health and the OTLP export's counts, when they changed:
         read here, not on the loop."""
-        frames = []
+        frames: list[Frame] = []
         access = self.forwarder.access
         if access.refused != self._refused:
             self._refused = access.refused
-            frames.append({"kind": "refused", "count": access.refused, "last": access.last_refusal})
+            frames.append(Refused(access.refused, access.last_refusal))
         problem = self.forwarder.store.last_error
         if problem != self._problem:
             self._problem = problem
-            frames.append({"kind": "store", "problem": problem})
+            frames.append(StoreHealth(problem))
         if self.live is not None:
             c = self.live.counts
             if (c.exported, c.failed, c.dropped) != self._otlp:
                 self._otlp = (c.exported, c.failed, c.dropped)
-                frames.append({"kind": "otlp", "exported": c.exported, "failed": c.failed, "dropped": c.dropped})
+                frames.append(Otlp(c.exported, c.failed, c.dropped))
         return frames
 
     def _run(self) -> None:
@@ -156,6 +258,7 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
     parent goes away, then stop the forwarder (recording what is in flight) and the store."""
     # Here, not at the top: the UI process imports this module for ForwarderProcess alone, and
     # the forwarder's imports (aiohttp, uvicorn) would only slow its first frame.
+    from .cli.common import route_table
     from .proxy import ForwarderError
     from .proxy import routes as routing
     from .proxy.server import ListenError
@@ -165,75 +268,63 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
     line = commands.readline()
     if not line:
         return 0  # the parent went away before saying what to run
-    config = orjson.loads(line)
+    options = Options.from_json(orjson.loads(line))
     try:
-        store = Store(config["store"])
+        store = Store(options.store)
     except StoreError as exc:
-        events.write(encode({"kind": "failed", "message": str(exc)}))
+        events.write(encode(Failed(str(exc))))
         events.flush()
         return 2
     try:
         forwarder = None
         try:
-            flags = config.get("routes", {})
-            table = routing.resolve(upstream=config["upstream"], routes=flags.get("route", []),
-                                    route_modes=flags.get("route_mode", []), config=flags.get("config"),
-                                    translate=config["translate"], repair=config["repair"])
+            table = route_table(options)
             outbox = Outbox(events)
-            live = outbox.live = _live_export(config.get("otlp"), store)
+            live = outbox.live = _live_export(options.otlp, store)
 
             def on_event(event: FlowEvent) -> None:
                 outbox.flow_event(event)
                 if live is not None and event.kind == "completed":
                     live.flow_saved(event.flow)
 
-            forwarder = routing.open_forwarder(
-                table, store=store, host=config["host"], port=config["port"], on_event=on_event,
-                translate=config["translate"], repair=config["repair"], allow_remote=config["allow_remote"],
-                allow_hosts=config["allow_hosts"], allow_origins=config["allow_origins"], proxy=config.get("proxy"),
-                **config.get("limits", {}))
+            forwarder = routing.open_forwarder(table, options, store=store, on_event=on_event)
             outbox.forwarder = forwarder
             forwarder.start()
         except (ForwarderError, StoreError, ValueError) as exc:  # ValueError: the OTLP export cannot be made
             # The default routes nobody asked for, on a port another instance holds: the UI browses.
             browse = isinstance(exc.__cause__, ListenError) and getattr(forwarder, "source", None) == "defaults"
-            events.write(encode({"kind": "failed", "message": str(exc), "browse": browse}))
+            events.write(encode(Failed(str(exc), browse)))
             events.flush()
             return 2
         routed = isinstance(forwarder, routing.Router)
-        events.write(encode({"kind": "ready", "client_url": forwarder.client_url, "base_url": forwarder.base_url,
-                             "upstream": forwarder.upstream_shown if routed else forwarder.upstream,
-                             "upstream_shown": forwarder.upstream_shown,
-                             "mode": Mode.PASSTHROUGH.value if routed else forwarder.mode.value,
-                             "translate": forwarder.translate, "token": forwarder.access.token,
-                             "session_id": store.session_id, "ignored": list(table.ignored),
-                             "routes": [{"route": route.route, "client_url": route.client_url,
-                                         "upstream": route.upstream, "translate": route.translate,
-                                         "source": forwarder.source_of(route.route)}
-                                        for route in forwarder.all] if routed else []}))
+        events.write(encode(Ready(
+            forwarder.client_url, forwarder.base_url, forwarder.upstream_shown if routed else forwarder.upstream,
+            forwarder.upstream_shown, Mode.PASSTHROUGH.value if routed else forwarder.mode.value,
+            forwarder.translate, forwarder.access.token, store.session_id, table.ignored,
+            tuple(RouteShown(route.route or "", route.client_url, route.upstream, route.translate,
+                             forwarder.source_of(route.route)) for route in forwarder.all) if routed else ())))
         events.flush()
         outbox.start()
 
-        def replay(request: int, flow_id: int, kind: str, body: str | None) -> None:
+        def replay(command: Replay) -> None:
             try:
-                outbox.send({"kind": "replayed", "request": request,
-                             "flow": replay_stored(store, forwarder, flow_id, kind=ReplayKind(kind),
-                                                   body=None if body is None else base64.b64decode(body),
-                                                   key_hosts=config.get("key_hosts", ()))})
+                outbox.send(Replayed(command.request, replay_stored(
+                    store, forwarder, command.flow, kind=ReplayKind(command.replay_kind),
+                    body=None if command.body is None else base64.b64decode(command.body),
+                    key_hosts=options.key_hosts)))
             except ReplayError as exc:
-                outbox.send({"kind": "replayed", "request": request, "reason": str(exc)})
+                outbox.send(Replayed(command.request, reason=str(exc)))
             except Exception as exc:  # a bug must still answer: the UI is waiting for this reply
-                outbox.send({"kind": "replayed", "request": request, "reason": f"replay failed: {exc!r}"})
+                outbox.send(Replayed(command.request, reason=f"replay failed: {exc!r}"))
 
         try:
             for line in commands:
-                command = orjson.loads(line)
-                if command["op"] == "stop":
+                command = decode(line)
+                if isinstance(command, Stop):
                     break
-                if command["op"] == "replay":
-                    threading.Thread(target=replay, args=(command["request"], command["flow"], command["kind"],
-                                                          command["body"]),
-                                     name="toolwire-child-replay", daemon=True).start()
+                if isinstance(command, Replay):
+                    threading.Thread(target=replay, args=(command,), name="toolwire-child-replay",
+                                     daemon=True).start()
         finally:
             # Nobody reads this process's output any more (or soon will not: a parent killed outright
             # closed its pipes). A warning printed while stopping must not fail the stop with a
@@ -250,7 +341,7 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
     return 0
 
 
-def _live_export(otlp: dict[str, Any] | None, store: Any) -> Any:
+def _live_export(otlp: OtlpOptions | None, store: Any) -> Any:
     """The LiveExport the config asks for, or None; a ValueError saying why it cannot be made."""
     if not otlp:
         return None
@@ -262,8 +353,7 @@ def _live_export(otlp: dict[str, Any] | None, store: Any) -> Any:
         raise ValueError(str(exc)) from exc
     from .otlp.live import open_live
 
-    return open_live(otlp.get("endpoint") or None, content=bool(otlp.get("content")),
-                     openinference=bool(otlp.get("openinference")), store=store)
+    return open_live(otlp.endpoint or None, content=otlp.content, openinference=otlp.openinference, store=store)
 
 
 def main() -> None:
@@ -297,17 +387,6 @@ class ChildFailed(Exception):
         self.browse = browse
 
 
-@dataclass(frozen=True, slots=True)
-class RouteShown:
-    """One route of a child serving several (what the header lists for it)."""
-
-    route: str
-    client_url: str
-    upstream: str
-    translate: str | None
-    source: str = "--upstream"  # what set it (proxy/routes.py's Route.source)
-
-
 @dataclass(slots=True)
 class RemoteAccess:
     """What the header reads of the child's access policy, kept current by its frames."""
@@ -319,7 +398,8 @@ class RemoteAccess:
 
 @dataclass(slots=True)
 class ForwarderProcess:
-    """A forwarder running in a child process, seen from the parent. Construct with `start()`."""
+    """A forwarder running in a child process, seen from the parent (a session.Session).
+    Construct with `start()`."""
 
     upstream: str
     upstream_shown: str
@@ -332,62 +412,48 @@ class ForwarderProcess:
     all: tuple[RouteShown, ...] = ()  # the routes, when it serves several (proxy/routes.py)
     # A config file found and not applied (proxy/routes.RouteTable.ignored): the UI says so.
     ignored: tuple[str, ...] = ()
-    # Proxy mode's options as launched (intercept, allow_connect, upstream_ca): the header tells
-    # a user who gave them what to set.
-    proxy: dict[str, Any] = field(default_factory=dict)
+    # Proxy mode's options as launched: the header tells a user who gave them what to set.
+    proxy: ProxyOptions = ProxyOptions()
     store_problem: str | None = None
     # The live OTLP export's counts (exported, failed, dropped) as the child last sent them.
     otlp: dict[str, int] | None = None
     # "exit status N: last stderr line" once the child is gone; None while it runs.
     stopped: str | None = None
     _process: subprocess.Popen[bytes] | None = None
-    _on_frame: Callable[[dict[str, Any]], None] | None = None
+    _on_frame: Callable[[Frame], None] | None = None
     _write_lock: threading.Lock = field(default_factory=threading.Lock)
-    _replies: dict[int, dict[str, Any]] = field(default_factory=dict)
+    _replies: dict[int, Replayed] = field(default_factory=dict)
     _replied: threading.Condition = field(default_factory=threading.Condition)
     _requests: int = 0
     _stderr: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_LINES))
     _stopping: bool = False
 
     @classmethod
-    def launch(cls, upstream: str | None, *, store: str | Path | None, host: str = "127.0.0.1", port: int = 0,
-               translate: str | None = None, repair: bool = False, allow_remote: bool = False,
-               allow_hosts: Iterable[str] = (), allow_origins: Iterable[str] = (),
-               proxy: dict[str, Any] | None = None, routes: dict[str, Any] | None = None,
-               limits: dict[str, float | int] | None = None, key_hosts: Iterable[str] = (),
-               otlp: dict[str, Any] | None = None) -> ForwarderProcess:
-        """Launch the child (`store` None: the default store) and return at once; `wait_ready()`
-        before using it. `proxy`: proxy mode's Forwarder keywords (intercept, allow_connect,
-        upstream_ca); `routes`: the route flags (route, route_mode, config: see proxy/routes.resolve);
-        `limits`: the forwarder's timeout and max_body where the command line gives them;
-        `key_hosts`: where a replay may send the environment's key besides its provider's host;
-        `otlp`: the live OpenTelemetry export (endpoint, content, openinference: see otlp/live.open_live), off
-        when None.
-        Without `upstream` and routes, the child serves the default routes."""
+    def launch(cls, options: Options) -> ForwarderProcess:
+        """Launch the child serving `options` (sent once, first, over its stdin) and return at
+        once; `wait_ready()` before using it. Without an upstream and routes, the child serves the
+        default routes."""
         process = subprocess.Popen(
             [sys.executable, "-m", "inspector.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             # Its own session: the terminal's ^C and ^Z reach the UI, which stops the child in order.
             start_new_session=True)
         assert process.stdin is not None
-        config = {"store": None if store is None else str(Path(store).resolve()), "upstream": upstream,
-                  "host": host, "port": port, "translate": translate, "repair": repair,
-                  "allow_remote": allow_remote, "allow_hosts": list(allow_hosts),
-                  "allow_origins": list(allow_origins), "proxy": proxy or {}, "routes": routes or {},
-                  "limits": limits or {}, "key_hosts": list(key_hosts), "otlp": otlp}
+        if options.store is not None:  # the child's working directory is this one, but say it whole
+            options = replace(options, store=str(Path(options.store).resolve()))
         try:
-            process.stdin.write(encode(config))
+            process.stdin.write(orjson.dumps(options.to_json()) + b"\n")
             process.stdin.flush()
         except OSError:
             pass  # it died already: wait_ready() says why
-        return cls(upstream=upstream or "", upstream_shown="", client_url="", base_url="", mode=Mode.PASSTHROUGH,
-                   translate=translate, access=RemoteAccess(None), session_id=None, proxy=dict(proxy or {}),
-                   _process=process)
+        return cls(upstream=options.upstream or "", upstream_shown="", client_url="", base_url="",
+                   mode=Mode.PASSTHROUGH, translate=options.translate, access=RemoteAccess(None), session_id=None,
+                   proxy=options.proxy, _process=process)
 
     @classmethod
-    def start(cls, upstream: str, *, timeout: float = START_TIMEOUT, **options: Any) -> ForwarderProcess:
+    def start(cls, options: Options, *, timeout: float = START_TIMEOUT) -> ForwarderProcess:
         """`launch()` and `wait_ready()`."""
-        child = cls.launch(upstream, **options)
+        child = cls.launch(options)
         child.wait_ready(timeout)
         return child
 
@@ -397,22 +463,24 @@ class ForwarderProcess:
         process = self._process
         assert process is not None and process.stdout is not None
         first = _read_line(process.stdout, timeout)
-        frame = orjson.loads(first) if first else None
-        if frame is None or frame.get("kind") != "ready":
+        try:
+            frame: Frame | None = decode(first) if first else None
+        except FrameError:
+            frame = None
+        if not isinstance(frame, Ready):
             browse = False
-            if frame is not None and frame.get("kind") == "failed":
-                message, browse = frame["message"], frame.get("browse", False)
+            if isinstance(frame, Failed):
+                message, browse = frame.message, frame.browse
             else:
                 message = f"the forwarder process did not start ({_explain(process, timeout)})"
             self._stopping = True
             _end(process)
             raise ChildFailed(message, browse)
-        self.upstream, self.upstream_shown = frame["upstream"], frame["upstream_shown"]
-        self.client_url, self.base_url = frame["client_url"], frame["base_url"]
-        self.mode, self.translate = Mode(frame["mode"]), frame["translate"]
-        self.access, self.session_id = RemoteAccess(frame["token"]), frame["session_id"]
-        self.all = tuple(RouteShown(**route) for route in frame["routes"])
-        self.ignored = tuple(frame["ignored"])
+        self.upstream, self.upstream_shown = frame.upstream, frame.upstream_shown
+        self.client_url, self.base_url = frame.client_url, frame.base_url
+        self.mode, self.translate = Mode(frame.mode), frame.translate
+        self.access, self.session_id = RemoteAccess(frame.token), frame.session_id
+        self.all, self.ignored = frame.routes, frame.ignored
         threading.Thread(target=self._read_stderr, name="toolwire-child-stderr", daemon=True).start()
         threading.Thread(target=self._read_events, name="toolwire-child-events", daemon=True).start()
 
@@ -421,8 +489,8 @@ class ForwarderProcess:
         assert self._process is not None
         return self._process.pid
 
-    def listen(self, on_frame: Callable[[dict[str, Any]], None] | None) -> None:
-        """Hand every later frame (flows, changed, stopped) to `on_frame`, on the reader thread."""
+    def listen(self, on_frame: Callable[[Frame], None] | None) -> None:
+        """Hand every later frame (Flows, Changed, Stopped) to `on_frame`, on the reader thread."""
         self._on_frame = on_frame
 
     def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None,
@@ -434,8 +502,7 @@ class ForwarderProcess:
         with self._replied:
             self._requests += 1
             request = self._requests
-        if not self._send({"op": "replay", "request": request, "flow": flow_id, "kind": kind.value,
-                           "body": None if body is None else base64.b64encode(body).decode()}):
+        if not self._send(Replay(request, flow_id, kind.value, None if body is None else base64.b64encode(body).decode())):
             raise ReplayError(f"the forwarder is not running ({self.stopped})")
         with self._replied:
             if not self._replied.wait_for(lambda: request in self._replies or self.stopped is not None, timeout):
@@ -443,15 +510,15 @@ class ForwarderProcess:
             reply = self._replies.pop(request, None)
         if reply is None:
             raise ReplayError(f"the forwarder stopped before the replay ended ({self.stopped})")
-        if "reason" in reply:
-            raise ReplayError(reply["reason"])
-        return int(reply["flow"])
+        if reply.flow is None:
+            raise ReplayError(reply.reason or "replay failed")
+        return reply.flow
 
     def request_stop(self) -> None:
         """Ask the child to stop, without waiting."""
         if not self._stopping:
             self._stopping = True
-            self._send({"op": "stop"})
+            self._send(Stop())
 
     def stop(self, timeout: float = STOP_TIMEOUT) -> None:
         """Ask the child to stop and wait for it (killed after `timeout`)."""
@@ -459,7 +526,7 @@ class ForwarderProcess:
         assert self._process is not None
         _end(self._process, timeout)
 
-    def _send(self, command: dict[str, Any]) -> bool:
+    def _send(self, command: Frame) -> bool:
         assert self._process is not None and self._process.stdin is not None
         with self._write_lock:
             try:
@@ -473,19 +540,18 @@ class ForwarderProcess:
         assert self._process is not None and self._process.stdout is not None
         for line in self._process.stdout:
             try:
-                frame = orjson.loads(line)
-            except orjson.JSONDecodeError:
+                frame = decode(line)
+            except FrameError:
                 continue  # not a frame of ours (the child's own output goes to stderr): nothing to act on
-            kind = frame["kind"]
-            if kind == "refused":
-                self.access.refused, self.access.last_refusal = frame["count"], frame["last"]
-            elif kind == "store":
-                self.store_problem = frame["problem"]
-            elif kind == "otlp":
-                self.otlp = {key: frame[key] for key in ("exported", "failed", "dropped")}
-            elif kind == "replayed":
+            if isinstance(frame, Refused):
+                self.access.refused, self.access.last_refusal = frame.count, frame.last
+            elif isinstance(frame, StoreHealth):
+                self.store_problem = frame.problem
+            elif isinstance(frame, Otlp):
+                self.otlp = {"exported": frame.exported, "failed": frame.failed, "dropped": frame.dropped}
+            elif isinstance(frame, Replayed):
                 with self._replied:
-                    self._replies[frame["request"]] = frame
+                    self._replies[frame.request] = frame
                     self._replied.notify_all()
             elif self._on_frame is not None:
                 self._on_frame(frame)
@@ -496,7 +562,7 @@ class ForwarderProcess:
             self.stopped = f"exit status {status}" + (f": {last}" if last else "")
             self._replied.notify_all()
         if self._on_frame is not None and not self._stopping:
-            self._on_frame({"kind": "stopped", "reason": self.stopped})
+            self._on_frame(Stopped(self.stopped))
 
     def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None

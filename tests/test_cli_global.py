@@ -113,10 +113,10 @@ def test_every_command_s_help_opens_with_what_it_does(capsys):
 @pytest.mark.parametrize("limit", [["--timeout", "5"], ["--max-body", "1000"]])
 def test_the_tui_takes_the_forwarder_s_limits_like_record(limit):
     from inspector.cli import parse_args
-    from inspector.cli.common import limits
+    from inspector.cli.common import options
 
-    assert limits(parse_args(limit)) == {limit[0][2:].replace("-", "_"): float(limit[1]) if "timeout" in limit[0]
-                                         else int(limit[1])}
+    given = options(parse_args(limit))
+    assert (given.timeout, given.max_body) == ((5.0, 64 * 1024 * 1024) if "--timeout" in limit else (600.0, 1000))
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "five"])

@@ -7,14 +7,14 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..textsafe import shown
 
 if TYPE_CHECKING:
-    from ..proxy import FlowEvent, Forwarder
     from ..proxy.access import AccessPolicy
-    from ..proxy.routes import Router, RouteTable
+    from ..proxy.options import Options
+    from ..proxy.routes import RouteTable
     from ..store import Store
 
 
@@ -159,19 +159,13 @@ def add_proxy_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
-    """The forwarder's limits, for every command that runs one (`limits()` reads them back)."""
+    """The forwarder's limits, for every command that runs one (`options()` reads them back)."""
     # Defaults live in the forwarder, which `--help` should not have to import.
     parser.add_argument("--timeout", type=positive(float), metavar="SECONDS",
                         help="give up on an upstream silent this long (default 600)")
     parser.add_argument("--max-body", type=positive(int), metavar="BYTES",
                         help="refuse larger request bodies with 413 Payload Too Large, recorded as an error flow "
                              "(default 64 MiB)")
-
-
-def limits(args: argparse.Namespace) -> dict[str, float | int]:
-    """The limits given on the command line, as the forwarder's keywords (the rest keep its defaults)."""
-    return {name: value for name, value in (("timeout", args.timeout), ("max_body", args.max_body))
-            if value is not None}
 
 
 def add_intercept_arguments(parser: argparse.ArgumentParser) -> None:
@@ -184,15 +178,6 @@ def add_intercept_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--upstream-ca", metavar="FILE",
                         help="trust the CA certificates in this PEM file for upstream TLS, besides the usual roots "
                              "(e.g. a local test upstream's own CA)")
-
-
-def proxy_options(args: argparse.Namespace) -> dict:
-    """The Forwarder keywords of add_proxy_arguments' options."""
-    options = {"intercept": args.intercept, "allow_connect": args.allow_connect, "upstream_ca": args.upstream_ca}
-    for name in ("tunnel_idle", "max_tunnels"):
-        if getattr(args, name) is not None:
-            options[name] = getattr(args, name)
-    return options
 
 
 def add_route_arguments(parser: argparse.ArgumentParser) -> None:
@@ -216,24 +201,34 @@ def add_key_host_argument(parser: argparse.ArgumentParser, what: str) -> None:
                              "its own provider's host: OPENAI_API_KEY to api.openai.com, ...); repeatable")
 
 
-def route_table(args: argparse.Namespace) -> RouteTable:
+def options(args: argparse.Namespace) -> Options:
+    """The one options object (proxy/options.py) of a command that runs the forwarder, from the
+    flags of add_forwarder_arguments (record, run) or the TUI's; what they leave out keeps its default."""
+    from ..proxy.options import Options, OtlpOptions, ProxyOptions, RouteFlags
+
+    given = vars(args)
+
+    def set_(*names: str) -> dict[str, Any]:
+        return {name: given[name] for name in names if given.get(name) is not None}
+
+    otlp = None if given.get("otlp_endpoint") is None else OtlpOptions(
+        args.otlp_endpoint, args.capture_content, bool(given.get("openinference")))
+    return Options(
+        upstream=args.upstream, host=args.host, port=args.port, translate=args.translate, repair=args.repair,
+        allow_remote=args.allow_remote, allow_hosts=args.allow_host, allow_origins=args.allow_origin,
+        proxy=ProxyOptions(intercept=args.intercept, allow_connect=args.allow_connect, upstream_ca=args.upstream_ca,
+                           **set_("tunnel_idle", "max_tunnels")),
+        routes=RouteFlags(args.route, args.route_mode, args.config), store=args.store,
+        key_hosts=given.get("key_host", ()), otlp=otlp, **set_("timeout", "max_body"))
+
+
+def route_table(options: Options) -> RouteTable:
     """The routes `record` and the TUI serve for their flags (proxy/routes.resolve); a RouteError."""
     from ..proxy import routes
 
-    return routes.resolve(upstream=args.upstream, routes=args.route, route_modes=args.route_mode,
-                          config=args.config, translate=args.translate, repair=args.repair)
-
-
-def open_forwarder(args: argparse.Namespace, table: RouteTable, store: Store,
-                   on_event: Callable[[FlowEvent], None] | None, **limits) -> Forwarder | Router:
-    """What `record` serves for `table`: a Forwarder for `--upstream` alone, else a Router of the
-    routes the flags, the config file or the defaults give. Not started."""
-    from ..proxy import routes
-
-    return routes.open_forwarder(table, store=store, host=args.host, port=args.port, on_event=on_event,
-                                 translate=args.translate, repair=args.repair, allow_remote=args.allow_remote,
-                                 allow_hosts=args.allow_host, allow_origins=args.allow_origin,
-                                 proxy=proxy_options(args), **limits)
+    return routes.resolve(upstream=options.upstream, routes=options.routes.route,
+                          route_modes=options.routes.route_mode, config=options.routes.config,
+                          translate=options.translate, repair=options.repair)
 
 
 def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:

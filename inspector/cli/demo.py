@@ -22,6 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..demo import default_demo_store, demo_upstream, run_agent
+    from ..proxy.options import Options
 
     path = args.store or default_demo_store()
     upstream = demo_upstream().start()
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
                 if event.kind == "completed" and event.row is not None:
                     print(flow_line(event.row), flush=True)
 
-            with open_store(path) as store, Forwarder(upstream.base_url, store=store, port=args.port,
+            with open_store(path) as store, Forwarder(Options(upstream.base_url, port=args.port), store=store,
                                                       on_event=on_event) as forwarder:
                 run_agent(forwarder.base_url, pause=0.0)
                 store.flush()
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         from ..tui.bridge import EventBridge
 
         try:
-            child = ForwarderProcess.start(upstream.base_url, store=path, port=args.port)
+            child = ForwarderProcess.start(Options(upstream.base_url, port=args.port, store=str(path)))
         except ChildFailed as exc:
             complain(str(exc))
             return 2

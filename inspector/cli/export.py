@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..files import make_dirs, taken_error, write_file, write_new
+    from ..files import make_dirs, taken_error, write_new
     from ..formats.base import WriteOptions
     from ..formats.fixture import from_store
     from ..formats.registry import files, render
@@ -73,14 +73,7 @@ def run(args: argparse.Namespace) -> int:
                       "hold (--format har keeps it)", file=sys.stderr)
     try:
         if not several:
-            data = render(args.format, turns, options)
-            if not args.output:
-                sys.stdout.buffer.write(data)
-                sys.stdout.flush()
-                return 0
-            write_file(args.output, data)
-            print(shown(f"wrote {args.output}"), file=sys.stderr)
-            return 0
+            return _write_one(args.output, render(args.format, turns, options))
         folder = Path(args.output)
         make_dirs(folder)
         written = files(args.format, turns, recording, options)
@@ -94,6 +87,19 @@ def run(args: argparse.Namespace) -> int:
         print(shown(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}"), file=sys.stderr)
     except OSError as exc:
         raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
+    return 0
+
+
+def _write_one(output: str | None, data: bytes) -> int:
+    """One flow's file: to stdout, or to the path the user named (files.write_file: never through a link)."""
+    from ..files import write_file
+
+    if not output:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return 0
+    write_file(output, data)
+    print(shown(f"wrote {output}"), file=sys.stderr)
     return 0
 
 
@@ -123,20 +129,13 @@ def _selection(store, args: argparse.Namespace) -> tuple[list, str]:
 
 def _html(args: argparse.Namespace, store, several: bool) -> int:
     """One page for every flow chosen, replays included: the page compares each with its origin."""
-    from ..files import make_dirs, write_file, write_new
+    from ..files import make_dirs, write_new
     from ..html import render
 
     try:
         if not several:
             flow = _flow(store, args.flow_id)
-            data = render(store, [flow.id], title=f"flow #{flow.id}")
-            if not args.output:
-                sys.stdout.buffer.write(data)
-                sys.stdout.flush()
-                return 0
-            write_file(args.output, data)
-            print(shown(f"wrote {args.output}"), file=sys.stderr)
-            return 0
+            return _write_one(args.output, render(store, [flow.id], title=f"flow #{flow.id}"))
         chosen, recording = _selection(store, args)
         title = recording.replace("-", " ") + (f" · {args.select}" if args.select else "")
         data = render(store, [row.id for row in chosen], title=title)

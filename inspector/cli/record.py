@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..textsafe import shown
 from .common import (CommandError, add_access_arguments, add_limit_arguments, add_mode_arguments, add_proxy_arguments,
-                     add_route_arguments, add_store_argument, complain, limits, open_forwarder, open_store, port,
+                     add_route_arguments, add_store_argument, complain, open_store, options, port,
                      refusal_reporter, route_table)
 from .otlp import add_live_arguments, live_export
 from .tui import DEFAULT_PORT
@@ -139,13 +139,15 @@ def start_forwarder(args: argparse.Namespace, store: Store,
     """The forwarder `record` and `run` serve for their flags, started (a config found and ignored is
     named on stderr); a CommandError says why there is none."""
     from ..proxy import ForwarderError
+    from ..proxy.routes import open_forwarder
     from ..store import StoreError
 
     try:
-        table = route_table(args)
+        given = options(args)
+        table = route_table(given)
         for notice in table.ignored:
             complain(notice)
-        forwarder = open_forwarder(args, table, store, on_event, **limits(args))
+        forwarder = open_forwarder(table, given, store=store, on_event=on_event)
         forwarder.start()
     except (ForwarderError, StoreError) as exc:
         raise CommandError(str(exc)) from exc

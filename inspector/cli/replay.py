@@ -54,6 +54,7 @@ def _intercepted(flow: Flow, intercept: list[str]) -> bool:
 def run(args: argparse.Namespace) -> int:
     from ..flow import FlowState
     from ..proxy import Forwarder, ForwarderError
+    from ..proxy.options import Options, ProxyOptions
     from ..proxy.routes import shown_as_sent
     from ..replay import ReplayError, ReplayRefused, replay
 
@@ -69,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
             complain(f"{exc}")
             return 2
         try:
-            forwarder = Forwarder(upstream, store=store, port=0, translate=flow.translate, intercept=args.intercept,
-                                  upstream_ca=args.upstream_ca)
+            forwarder = Forwarder(Options(upstream, port=0, translate=flow.translate, proxy=ProxyOptions(
+                intercept=args.intercept, upstream_ca=args.upstream_ca)), store=store)
             forwarder.start()
         except ForwarderError as exc:
             complain(str(exc))

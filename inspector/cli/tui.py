@@ -10,8 +10,7 @@ from __future__ import annotations
 import argparse
 
 from .common import (add_access_arguments, add_key_host_argument, add_limit_arguments, add_mode_arguments,
-                     add_proxy_arguments, add_route_arguments, add_store_argument, complain, limits, open_store, port,
-                     proxy_options)
+                     add_proxy_arguments, add_route_arguments, add_store_argument, complain, open_store, options, port)
 from .otlp import add_live_arguments
 
 DEFAULT_PORT = 8787
@@ -40,15 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from ..child import ChildFailed, ForwarderProcess
 
     # Launched first: its start (imports, the store, the port) overlaps the UI's own imports.
-    launched = ForwarderProcess.launch(
-        args.upstream, store=args.store, host=args.host, port=args.port, translate=args.translate,
-        repair=args.repair, allow_remote=args.allow_remote, allow_hosts=args.allow_host,
-        allow_origins=args.allow_origin, proxy=proxy_options(args),
-        routes={"route": args.route, "route_mode": args.route_mode, "config": args.config}, limits=limits(args),
-        key_hosts=args.key_host,
-        otlp=None if args.otlp_endpoint is None else {"endpoint": args.otlp_endpoint,
-                                                        "content": args.capture_content,
-                                                        "openinference": args.openinference})
+    launched = ForwarderProcess.launch(options(args))
     child: ForwarderProcess | None = launched  # None once it failed and the UI only browses
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
@@ -73,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             store = open_store(args.store, read_only=True)
             store.session_id = child.session_id
         try:
-            app = InspectorApp(store=store, forwarder=child, bridge=bridge, key_hosts=tuple(args.key_host))
+            app = InspectorApp(store=store, forwarder=child, bridge=bridge)
             app.run()
             return app.return_code or 0
         finally:

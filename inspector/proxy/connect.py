@@ -35,7 +35,7 @@ from ..redact import redact_url
 from ..wire.dialects import homes
 from .access import AccessPolicy, Refusal, error_body
 from .ca import CAError, LocalCA
-from .server import descriptor_pairs
+from .options import DEFAULT_MAX_TUNNELS, DEFAULT_TUNNEL_IDLE
 
 # The hosts of the known LLM APIs, from the providers' records (dialects/<name>/providers.py); "*."
 # matches any subdomain (Azure names one per resource). The providers' own hosts come first, then
@@ -47,12 +47,6 @@ _ESTABLISHED = b"HTTP/1.1 200 Connection established\r\n\r\n"
 _TUNNEL_CONNECT_TIMEOUT = 30.0
 # Distinct tunnel targets counted by name; a process opening tunnels to ever new hosts costs no more.
 _TARGETS_KEPT = 256
-# As long as the forwarder waits on a silent upstream (forwarder.DEFAULT_TIMEOUT): a tunnel to a
-# provider off the intercept list carries the same requests, silent while the model thinks.
-DEFAULT_TUNNEL_IDLE = 600.0
-# A fifth of the descriptor pairs: with the plain connections' share (server.ClientLimits), the
-# two together stay within the process's descriptor limit.
-DEFAULT_MAX_TUNNELS = max(16, min(2_000, descriptor_pairs() // 5))
 
 
 class InterceptError(Exception):

@@ -1,5 +1,9 @@
 """The forwarder: a raw ASGI app that relays every request to one upstream and records it.
 
+It is the driver of the exchange machine (proxy/exchange.py): it reads the client's request and
+the upstream's response, feeds what happened to the machine as events and carries out the commands
+it answers with. Every decision is the machine's and its hooks' (proxy/addons.py, transform.py).
+
 Hot path, in order: read the body, start the upstream request, relay response bytes as they come.
 Recording is a few attribute writes and queue puts; SQLite and the contract checker run on the
 store's writer thread. aiohttp is the upstream client (measured in tests/bench/proxy_overhead.py)."""
@@ -7,71 +11,42 @@ store's writer thread. aiohttp is the upstream client (measured in tests/bench/p
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import logging
-import secrets
 import socket
 import ssl
 import sys
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Literal
-from urllib.parse import urlencode, urlsplit
+from dataclasses import replace
+from urllib.parse import urlsplit
 
 import aiohttp
 from yarl import URL
 
-from ..flow import REPLAY_NOTES, Chunk, Flow, FlowState, Mode, ReplayKind
-from ..redact import (SECRET_QUERY_KEYS, basic_auth, query_pairs, redact_headers, redact_query,
-                      redact_url, secret_header, secret_values, strip_userinfo)
-from ..store import FlowRow, Store
-from ..wire.dialect import from_path, is_server_push, is_stream_path
-from ..wire.streams import ends_complete, is_stream_type
-from .access import TOKEN_HEADER, AccessPolicy, target_problem
-from .access import error_body as _error_body
-from .connect import (DEFAULT_MAX_TUNNELS, DEFAULT_TUNNEL_IDLE, ConnectHandler, InterceptError, Interception,
-                      InterceptList)
-from .server import (INTERCEPT_EXTENSION, ClientLimits, ListenError, Served, ServerThread, is_loopback,
+from ..flow import Flow, Mode
+from ..redact import basic_auth, redact_headers, redact_query, redact_url, secret_values, strip_userinfo
+from ..store import Store
+from ..wire.dialect import is_server_push
+from .access import AccessPolicy
+from .addons import (CONTROL_HEADERS, REPLAY_AUTH_HEADER, REPLAY_HEADER, CredentialVault, FlowEvent, Notifier,
+                     Recorder, ReplayMarking, replay_marker)
+from .connect import ConnectHandler, InterceptError, Interception, InterceptList
+from .exchange import (FLOW_ID_HEADER, HOP_BY_HOP, Abort, Addon, BodyRead, BodyRefused, ClientGone, Command,
+                       Exchange, Finish, Policy, Record, SendData, SendHead, SendUpstream, Stopped, UpstreamData,
+                       UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
+from .options import Options, ProxyOptions
+from .server import (INTERCEPT_EXTENSION, ListenError, Served, ServerThread, is_loopback,
                      request_target, unsendable_head)
-from .transform import RepairFactory, Transform, TransformError, TransformFactory
+from .transform import RepairFactory, TransformError, TransformFactory
 
-REPLAY_HEADER = "x-toolwire-replay-of"
-REPLAY_AUTH_HEADER = "x-toolwire-replay-auth"  # proves REPLAY_HEADER comes from this process's replay
-FLOW_ID_HEADER = "x-toolwire-flow-id"  # answered only to replays, so replay() learns the new id
-# Ours alone: consumed here, never forwarded, never kept as a credential.
-_CONTROL_HEADERS = frozenset({REPLAY_HEADER, REPLAY_AUTH_HEADER, TOKEN_HEADER})
-# Known to no client: only replay_marker() in this process can sign a replay.
-_REPLAY_KEY = secrets.token_bytes(32)
+__all__ = ["FLOW_ID_HEADER", "REPLAY_AUTH_HEADER", "REPLAY_HEADER", "FlowEvent", "Forwarder", "ForwarderError",
+           "replay_marker"]
 
-# RFC 9110 §7.6.1 connection-specific fields, plus what this hop recomputes itself.
-_HOP_BY_HOP = frozenset(
-    {"connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-     "proxy-authenticate", "proxy-authorization"}
-)
-_NOT_FORWARDED = _HOP_BY_HOP | {"host", "content-length", "expect"} | _CONTROL_HEADERS
+_NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length", "expect"} | CONTROL_HEADERS
 # aiohttp would add these on its own; a passthrough sends only what the client sent.
 _SKIP_AUTO = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 
-DEFAULT_MAX_BODY = 64 * 1024 * 1024
-DEFAULT_TIMEOUT = 600.0  # seconds of upstream silence before giving up (LLMs can think long)
-_CREDENTIALS_KEPT = 1024
 SWITCH_INTERVAL = 0.001
-MAX_CHUNK_TIMINGS = 100_000  # per flow: an endless stream's timings stay bounded too
-
-
-@dataclass(slots=True)
-class FlowEvent:
-    """`started` comes from the forwarder thread as the request arrives; `completed` comes from
-    the store's writer thread once the finished flow is analysed and committed, with its row."""
-
-    kind: Literal["started", "completed"]
-    flow: Flow
-    row: FlowRow | None = None
 
 
 class ForwarderError(Exception):
@@ -85,44 +60,17 @@ def shorten_switch_interval() -> None:
     if sys.getswitchinterval() > SWITCH_INTERVAL:
         sys.setswitchinterval(SWITCH_INTERVAL)
 
-
-def replay_marker(flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED) -> list[tuple[str, str]]:
-    """The headers that make a request through this process's forwarder a replay of `flow_id`;
-    `kind` after the id says what it sends (signed with the id, so nobody else can say so)."""
-    value = str(flow_id) if kind is ReplayKind.AS_RECORDED else f"{flow_id} {kind.value}"
-    return [(REPLAY_HEADER, value), (REPLAY_AUTH_HEADER, _replay_tag(value))]
-
-
-def _replay_tag(flow_id: str) -> str:
-    return hmac.new(_REPLAY_KEY, flow_id.encode("latin-1"), hashlib.sha256).hexdigest()
-
-
 class Forwarder(Served):
-    def __init__(
-        self,
-        upstream: str,
-        *,
-        store: Store,
-        host: str = "127.0.0.1",
-        port: int = 8787,
-        on_event: Callable[[FlowEvent], None] | None = None,
-        translate: str | None = None,
-        repair: bool = False,
-        allow_remote: bool = False,
-        allow_hosts: Iterable[str] = (),
-        allow_origins: Iterable[str] = (),
-        timeout: float = DEFAULT_TIMEOUT,
-        max_body: int = DEFAULT_MAX_BODY,
-        limits: ClientLimits = ClientLimits(),
-        intercept: Iterable[str] = (),
-        allow_connect: Iterable[str] = (),
-        ca_dir: Path | str | None = None,
-        upstream_ca: Path | str | None = None,
-        tunnel_idle: float = DEFAULT_TUNNEL_IDLE,
-        max_tunnels: int = DEFAULT_MAX_TUNNELS,
-        route: str | None = None,
-        access: AccessPolicy | None = None,
-    ) -> None:
+    """Serves one upstream as `options` say (its upstream, mode, limits, proxy mode). `access`: the
+    policy shared by the routes of one launch (routes.Router), else one of its own."""
+
+    def __init__(self, options: Options, *, store: Store, on_event: Callable[[FlowEvent], None] | None = None,
+                 access: AccessPolicy | None = None) -> None:
+        if options.upstream is None:
+            raise ForwarderError("a forwarder needs an --upstream URL")
+        self.options = options
+        upstream, host, translate, repair = options.upstream, options.host, options.translate, options.repair
+        timeout, max_body, limits, proxy = options.timeout, options.max_body, options.limits, options.proxy
         shown = redact_url(upstream)
         try:
             parts = urlsplit(upstream)
@@ -140,7 +88,7 @@ class Forwarder(Served):
             extra = redact_url('?' + parts.query) if parts.query else '#' + parts.fragment
             raise ForwarderError(f"--upstream is a base URL; the client's own path and query are appended to it: "
                                  f"drop {extra!r} from {shown!r}")
-        if not is_loopback(host) and not allow_remote:
+        if not is_loopback(host) and not options.allow_remote:
             raise ForwarderError(
                 f"refusing to listen on {host}: it is reachable from other machines and the forwarder "
                 "relays your API keys; pass --allow-remote (allow_remote=True) if you mean it"
@@ -150,42 +98,48 @@ class Forwarder(Served):
         # The userinfo of the upstream URL travels as a header, so that the client's own
         # Authorization, when it sends one, can win (aiohttp refuses the two together).
         auth = basic_auth(self.upstream)
-        self._upstream_auth = [] if auth is None else [("Authorization", auth)]
-        self._upstream_secrets = secret_values(self._upstream_auth, url=self.upstream)
+        upstream_auth = () if auth is None else (("Authorization", auth),)
+        upstream_secrets = secret_values(list(upstream_auth), url=self.upstream)
         self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
         # Routes of one launch share one policy (see routes.Router), so one count says what it refused.
-        self.access = access or AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+        self.access = access or AccessPolicy(host, allow_hosts=options.allow_hosts, allow_origins=options.allow_origins)
         if self.access.token is not None:  # a body that quotes the base URL it was given quotes the token
-            self._upstream_secrets += (self.access.token,)
-        self.route = route  # None: the unnamed route, at `/` of its own port
+            upstream_secrets += (self.access.token,)
+        self.route = options.route  # None: the unnamed route, at `/` of its own port
         self.mount = ""  # the path prefix a Router serves this route under ("/r/NAME"), "" on a port of its own
         self.store = store
         self.host = host
-        self.on_event = on_event
         self.translate = translate
+        self.repair = repair
         self.timeout = timeout
         self.max_body = max_body
         self.limits = limits
-        if translate and repair:
-            raise ForwarderError("--translate and --repair are separate modes; choose one")
+        # The chain of hooks, in request order; an intercepted request gets the first two alone.
+        self.vault = CredentialVault(upstream_secrets)
+        self._addons: list[Addon] = [self.vault, ReplayMarking()]
         try:
-            self._transforms: TransformFactory | RepairFactory | None = (
-                TransformFactory(translate) if translate else RepairFactory(self.upstream) if repair else None)
+            # Repair first: it fixes the request in the dialect the client speaks, before translation.
+            if repair:
+                self._addons.append(RepairFactory(self.upstream))
+            if translate:
+                self._addons.append(TransformFactory(translate))
         except TransformError as exc:
             raise ForwarderError(str(exc)) from exc
+        self.recorder = Recorder(store, None if on_event is None else Notifier(on_event))
+        self._policy = Policy(self.upstream_shown, max_body, timeout, limits.client_timeout, unsendable_head,
+                              _NOT_FORWARDED, upstream_auth)
         self.mode = Mode.TRANSLATE if translate else Mode.REPAIR if repair else Mode.PASSTHROUGH
         self._active: set[asyncio.Task] = set()  # requests in flight, to cut on stop()
-        self._credentials: OrderedDict[int, list[tuple[str, str]]] = OrderedDict()
-        self._credentials_lock = threading.Lock()
         self._session: aiohttp.ClientSession | None = None
         # Proxy mode (connect.py): CONNECT is answered, provider hosts intercepted with the local CA.
         try:
-            intercepts = InterceptList(intercept)
+            intercepts = InterceptList(proxy.intercept)
         except InterceptError as exc:
             raise ForwarderError(str(exc)) from exc
-        self.connect = ConnectHandler(self.access, intercepts, ca_dir=ca_dir, allow_connect=allow_connect,
-                                      handshake_timeout=limits.client_timeout, max_tunnels=max_tunnels,
-                                      idle_timeout=tunnel_idle)
+        self.connect = ConnectHandler(self.access, intercepts, ca_dir=proxy.ca_dir, allow_connect=proxy.allow_connect,
+                                      handshake_timeout=limits.client_timeout, max_tunnels=proxy.max_tunnels,
+                                      idle_timeout=proxy.tunnel_idle)
+        upstream_ca = proxy.upstream_ca
         self._upstream_ssl: ssl.SSLContext | bool = True  # aiohttp's default verification
         if upstream_ca is not None:
             # Trusted besides the usual roots, e.g. a test upstream's own CA.
@@ -196,9 +150,14 @@ class Forwarder(Served):
                 raise ForwarderError(f"--upstream-ca {upstream_ca}: cannot load it as PEM certificates: "
                                      f"{exc}") from None
         self._server = ServerThread(
-            self.app, host, port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
+            self.app, host, options.port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
             limits=limits, connect=self.connect,
         )
+
+    @property
+    def proxy(self) -> ProxyOptions:
+        """Proxy mode as launched."""
+        return self.options.proxy
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -273,23 +232,7 @@ class Forwarder(Served):
 
     def credentials(self, flow_id: int) -> list[tuple[str, str]]:
         """The secret headers the client sent with that flow (memory only, for replay)."""
-        with self._credentials_lock:
-            return list(self._credentials.get(flow_id, ()))
-
-    def _keep_credentials(self, flow: Flow, headers: list[tuple[str, str]], query: str) -> None:
-        """Hand the request's credential values to the flow, for the store to scrub wherever they
-        show up, and keep its secret headers for replay. Before the flow's first submit."""
-        flow.secrets = secret_values(headers, query) + self._upstream_secrets
-        secrets = [(k, v) for k, v in headers if secret_header(k) and k.lower() not in _CONTROL_HEADERS]
-        if query:
-            # Gemini's `?key=` becomes its header twin, so replay needs no secret in a URL.
-            secrets += [("x-goog-api-key", v) for k, v in query_pairs(query) if k == "key"]
-        if not secrets:
-            return
-        with self._credentials_lock:
-            self._credentials[flow.id] = secrets
-            if len(self._credentials) > _CREDENTIALS_KEPT:
-                self._credentials.popitem(last=False)
+        return self.vault.credentials(flow_id)
 
     # -- the ASGI app ------------------------------------------------------------------------
 
@@ -333,154 +276,55 @@ class Forwarder(Served):
             self._active.discard(task)
 
     def _begin(self, scope: dict, raw_path: bytes, raw_query: bytes, t0: float, started_at: float,
-               intercepted: Interception | None = None) -> tuple[Flow, list[tuple[str, str]], _Recorder]:
-        """The flow of an admitted request, its headers, and the recorder that will submit it."""
+               intercepted: Interception | None, addons: Iterable[Addon]) -> _Driver:
+        """The exchange of an admitted request, with the hooks `addons` give it, and its driver."""
         if intercepted is None:
-            mode, translate, shown = self.mode, self.translate, self.upstream_shown
+            mode, translate, policy = self.mode, self.translate, self._policy
         else:
-            mode, translate, shown = Mode.PASSTHROUGH, None, intercepted.shown
-        flow_id = self.store.next_flow_id()
+            mode, translate = Mode.PASSTHROUGH, None
+            policy = replace(self._policy, upstream_shown=intercepted.shown, upstream_auth=())
         path = raw_path.decode("latin-1")
         query = raw_query.decode("latin-1")
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         flow = Flow(
-            id=flow_id, session_id=self.store.session_id or 0, started_at=started_at, method=scope["method"],
-            path=path, query=redact_query(query), request_headers=redact_headers(headers), mode=mode,
-            translate=translate, route="" if intercepted is not None else self.route or "",
+            id=self.store.next_flow_id(), session_id=self.store.session_id or 0, started_at=started_at,
+            method=scope["method"], path=path, query=redact_query(query), request_headers=redact_headers(headers),
+            mode=mode, translate=translate, route="" if intercepted is not None else self.route or "",
         )
-        # Before any submit: every path below records the flow, and the store scrubs its secrets.
-        self._keep_credentials(flow, headers, query)
-        return flow, headers, _Recorder(self, flow, t0, is_server_push(
-            flow.method, path, next((v for k, v in headers if k.lower() == "accept"), "")), shown)
+        # The vault first, before any submit: every path below records the flow, and the store scrubs its secrets.
+        hooks = [hook for addon in addons if (hook := addon.hook(flow, headers, query)) is not None]
+        push = is_server_push(flow.method, path, next((v for k, v in headers if k.lower() == "accept"), ""))
+        return _Driver(self, Exchange(policy, flow, headers, query, hooks, server_push=push), t0, intercepted)
 
     async def _refuse(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
                       t0: float, started_at: float, status: int, kind: str, message: str) -> None:
         """Record an admitted request that goes to no upstream and answer it with `status`: the
         flow keeps the whole path the client sent and names no route."""
-        flow, _, recorder = self._begin(scope, raw_path, raw_query, t0, started_at)
+        driver = self._begin(scope, raw_path, raw_query, t0, started_at, None, (self.vault,))
+        exchange = driver.exchange
+        flow = exchange.flow
         flow.route = ""
         flow.mode, flow.translate = Mode.PASSTHROUGH, None
-        body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
-        flow.request_body = body
-        recorder.submit_started()
-        if refusal is not None and refusal[0] is None:  # nobody is left to answer
-            recorder.finish(FlowState.ERROR, refusal[1])
+        body, refused = await _read_body(receive, self.max_body, self.limits.client_timeout)
+        if refused is not None and refused[0] is None:  # nobody is left to answer
+            await driver.run(send, exchange.handle(BodyRefused(None, refused[1], body)))
             return
-        await recorder.fail_before_response(send, status, kind, message, close=refusal is not None)
+        flow.request_body = body
+        await driver.run(send, [Record(), *exchange.refuse(status, kind, message, driver.at(),
+                                                            close=refused is not None)])
 
     async def _forward(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
                        t0: float, started_at: float, intercepted: Interception | None = None) -> None:
-        flow, headers, recorder = self._begin(scope, raw_path, raw_query, t0, started_at, intercepted)
-        path, query = flow.path, raw_query.decode("latin-1")
-        transforms = self._transforms if intercepted is None else None  # intercepted: relayed untransformed
-
-        body, refusal = await _read_body(receive, self.max_body, self.limits.client_timeout)
-        if refusal is not None:
-            recorder.submit_started()
-            status, problem = refusal
-            flow.request_body = body
-            if status is None:  # nobody is left to answer
-                recorder.finish(FlowState.ERROR, problem)
-            else:
-                await recorder.fail_before_response(send, status, "toolwire_bad_request", problem, close=True)
-            return
-        flow.request_body = body
-        problem = target_problem(path, query)
-        if problem is not None:
-            recorder.submit_started()
-            await recorder.fail_before_response(send, 400, "toolwire_bad_target", f"not forwarded: {problem}")
-            return
-
-        upstream_headers: list[tuple[str, str]] = []
-        connection_named = set()
-        sent_length = False
-        replay_of = replay_tag = None
-        for name, value in headers:
-            lower = name.lower()
-            if lower == "content-length":
-                sent_length = True
-            elif lower == "connection":
-                connection_named.update(v.strip().lower() for v in value.split(","))
-            elif lower == REPLAY_HEADER:
-                replay_of = value
-            elif lower == REPLAY_AUTH_HEADER:
-                replay_tag = value
-        if replay_of is not None:
-            if replay_tag is not None and hmac.compare_digest(replay_tag.encode("latin-1"),
-                                                              _replay_tag(replay_of).encode()):
-                number, _, kind = replay_of.partition(" ")
-                flow.replay_of = int(number)
-                if kind:
-                    flow.notes.append(REPLAY_NOTES[ReplayKind(kind)])
-            else:
-                flow.notes.append(f"ignored {REPLAY_HEADER}: {replay_of!r} was not sent by this process's replay")
-        for name, value in headers:
-            lower = name.lower()
-            if lower not in _NOT_FORWARDED and lower not in connection_named:
-                upstream_headers.append((name, value))
-
-        transform: Transform | None = None
-        target, upstream_body = path + (f"?{query}" if query else ""), body
-        if transforms is not None:
-            transform = transforms()
-            upstream_headers = transforms.upstream_headers(upstream_headers, query)
-            try:
-                upstream_body, target_path = transform.request(body, target)
-            except TransformError as exc:
-                recorder.submit_started()
-                await recorder.fail_before_response(send, 400, "toolwire_translate_error", str(exc), transform=transform)
-                return
-            flow.notes.extend(transform.take_notes())
-            if upstream_body is not body:
-                target = _translated_target(target_path, query)
-                flow.upstream_request_body = upstream_body
-
-        if self._upstream_auth and intercepted is None:
-            if any(name.lower() == "authorization" for name, _ in upstream_headers):
-                flow.notes.append("the upstream URL's credentials were not sent: the request has its own Authorization")
-            else:
-                upstream_headers += self._upstream_auth
-        target_path, _, target_query = target.partition("?")
-        # The bridge may build the path from the body (Gemini's model name): check it again.
-        if transform is not None and (problem := target_problem(target_path, target_query)) is not None:
-            recorder.submit_started()
-            await recorder.fail_before_response(send, 400, "toolwire_bad_target",
-                                                f"not forwarded after translation: {problem}")
-            return
-        url = self._upstream_url(target_path, target_query, intercepted)
-        assert self._session is not None
-        request = asyncio.ensure_future(
-            self._session.request(
-                # No body and no length from the client: send none, as it did (aiohttp would
-                # otherwise add "content-length: 0" to a GET).
-                flow.method, url, data=upstream_body if upstream_body or sent_length else None,
-                headers=upstream_headers,
-                allow_redirects=False,
-            )
-        )
-        watcher = asyncio.ensure_future(receive())  # completes with http.disconnect when the client leaves
-        try:
-            # One loop turn lets the request task write to its (pooled) upstream connection:
-            # the request is on its way before any bookkeeping below.
-            await asyncio.sleep(0)
-            flow.upstream_url = recorder.upstream_shown + redact_url(target)
-            flow.upstream_request_headers = redact_headers(upstream_headers)
-            recorder.submit_started()
-            await recorder.relay(request, watcher, send, transform)
-        finally:
-            watcher.cancel()
-            request.cancel()  # a no-op once answered; stops a request cut short by stop()
-
-
-def _translated_target(path: str, query: str) -> str:
-    """The upstream path and query of a translated request. The bridge's own query (Gemini's
-    `alt=sse`) wins; otherwise the client's query goes along (an `api-version`, say), minus its
-    secrets, which belong to the source provider and must not reach another, and minus `alt`,
-    which only Gemini reads."""
-    if "?" in path:
-        return path
-    kept = [(k, v) for k, v in query_pairs(query) if k.lower() not in SECRET_QUERY_KEYS and k != "alt"]
-    return path + (f"?{urlencode(kept)}" if kept else "")
+        # Intercepted (proxy mode): relayed untransformed.
+        driver = self._begin(scope, raw_path, raw_query, t0, started_at, intercepted,
+                             self._addons if intercepted is None else self._addons[:2])
+        body, refused = await _read_body(receive, self.max_body, self.limits.client_timeout)
+        event = BodyRead(body) if refused is None else BodyRefused(refused[0], refused[1], body)
+        commands = driver.exchange.handle(event)
+        if commands and type(commands[0]) is SendUpstream:
+            await driver.relay(receive, send, commands[0], commands[1:])
+        else:
+            await driver.run(send, commands)
 
 
 async def _read_body(receive: Callable, limit: int, idle: float) -> tuple[bytes, tuple[int | None, str] | None]:
@@ -508,69 +352,86 @@ async def _read_body(receive: Callable, limit: int, idle: float) -> tuple[bytes,
     return parts[0] if len(parts) == 1 else b"".join(parts), None
 
 
-class _Recorder:
-    """Relays one upstream response and records it on the flow, then hands the flow to the store."""
+class _Driver:
+    """Carries one exchange: feeds it the events of the client and the upstream, carries out its
+    commands. Owns the transport (aiohttp upstream, ASGI downstream) and the timers, no policy."""
 
-    __slots__ = ("forwarder", "flow", "t0", "server_push", "relayed", "started", "upstream_shown")
+    __slots__ = ("forwarder", "exchange", "t0", "intercepted", "silence")
 
-    def __init__(self, forwarder: Forwarder, flow: Flow, t0: float, server_push: bool, upstream_shown: str) -> None:
+    def __init__(self, forwarder: Forwarder, exchange: Exchange, t0: float, intercepted: Interception | None) -> None:
         self.forwarder = forwarder
-        self.upstream_shown = upstream_shown  # the forwarder's, or an intercepted tunnel's
-        self.flow = flow
+        self.exchange = exchange
         self.t0 = t0
-        self.server_push = server_push  # idle by design: no read timeout, and either side may end it
-        self.relayed = _Copy(forwarder.max_body)  # what the client got
-        self.started = False  # the status line went out
+        self.intercepted = intercepted
+        self.silence: _Silence | None = None
 
-    def elapsed_ms(self) -> float:
-        return (time.perf_counter() - self.t0) * 1000.0
+    def at(self) -> float:
+        return time.perf_counter() - self.t0
 
-    def submit_started(self) -> None:
+    async def run(self, send: Callable, commands: list[Command]) -> None:
+        """Carry out `commands` in order (never a SendUpstream: relay() starts that)."""
+        silence = self.silence
+        for command in commands:
+            kind = type(command)
+            if kind is SendData:
+                assert isinstance(command, SendData)
+                if command.more:
+                    if silence is not None:
+                        silence.waiting = False  # a slow client is not a silent upstream
+                    await send({"type": "http.response.body", "body": command.data, "more_body": True})
+                    if silence is not None:
+                        silence.last = time.perf_counter()
+                        silence.waiting = True
+                else:
+                    if silence is not None:
+                        silence.last = time.perf_counter()
+                        silence.waiting = False
+                    await send({"type": "http.response.body", "body": command.data, "more_body": False})
+            elif kind is SendHead:
+                assert isinstance(command, SendHead)
+                await send({"type": "http.response.start", "status": command.status,
+                            "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in command.headers]})
+            else:
+                self.settle(command)
+
+    def settle(self, command: Command) -> None:
+        """Carry out a command that sends nothing (Record, Finish, Abort): possible while cancelled."""
+        recorder = self.forwarder.recorder
+        flow = self.exchange.flow
+        if type(command) is Finish:
+            assert isinstance(command, Finish)
+            flow.state = command.state  # last: the store treats a non-pending flow as final
+            recorder.finished(flow)
+        elif type(command) is Record:
+            recorder.started(flow)
+        elif type(command) is Abort:
+            raise _AbortResponse()
+
+    async def relay(self, receive: Callable, send: Callable, request: SendUpstream, then: list[Command]) -> None:
         forwarder = self.forwarder
-        forwarder.store.submit(self.flow)
-        if forwarder.on_event is not None:
-            try:
-                forwarder.on_event(FlowEvent("started", self.flow))
-            except Exception as exc:  # a listener's bug must not fail the request it watches
-                print(f"toolwire-inspect: flow listener failed: {exc!r}", file=sys.stderr)
+        assert forwarder._session is not None
+        upstream = asyncio.ensure_future(forwarder._session.request(
+            request.method, forwarder._upstream_url(request.path, request.query, self.intercepted),
+            data=request.body, headers=request.headers, allow_redirects=False))
+        watcher = asyncio.ensure_future(receive())  # completes with http.disconnect when the client leaves
+        try:
+            # One loop turn lets the request task write to its (pooled) upstream connection:
+            # the request is on its way before any bookkeeping below.
+            await asyncio.sleep(0)
+            for command in then:
+                self.settle(command)
+            await self._response(upstream, watcher, send)
+        finally:
+            watcher.cancel()
+            upstream.cancel()  # a no-op once answered; stops a request cut short by stop()
 
-    def finish(self, state: FlowState, error: str | None = None) -> None:
-        flow = self.flow
-        flow.latency_ms = self.elapsed_ms()
-        flow.error = error
-        flow.state = state  # last: the store treats a non-pending flow as final
-        on_event = self.forwarder.on_event
-        if on_event is None:
-            self.forwarder.store.submit(flow)
-        else:
-            self.forwarder.store.submit(flow, lambda row: on_event(FlowEvent("completed", flow, row)))
-
-    async def fail_before_response(self, send: Callable, status: int, kind: str, message: str,
-                                   close: bool = False, transform: Transform | None = None) -> None:
-        """`close`: the request body was left unread, so the connection cannot carry another.
-        `transform`: a translation is on, so the error takes the client dialect's own shape."""
-        body = transform.refusal(kind, message, status) if transform is not None else _error_body(kind, message, status)
-        flow = self.flow
-        flow.status = status
-        flow.response_headers = [("content-type", "application/json"), ("content-length", str(len(body)))]
-        if close:
-            flow.response_headers.append(("connection", "close"))
-        if flow.replay_of is not None:
-            flow.response_headers.append((FLOW_ID_HEADER, str(flow.id)))
-        flow.response_body = body
-        flow.ttfb_ms = self.elapsed_ms()
-        self.started = True
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in flow.response_headers]})
-        await send({"type": "http.response.body", "body": body, "more_body": False})
-        self.finish(FlowState.ERROR, message)
-
-    async def relay(self, request: asyncio.Future, watcher: asyncio.Future, send: Callable,
-                    transform: Transform | None) -> None:
-        timeout = self.forwarder.timeout
+    async def _response(self, request: asyncio.Future, watcher: asyncio.Future, send: Callable) -> None:
+        forwarder = self.forwarder
+        exchange = self.exchange
+        timeout = forwarder.timeout
         # Until the head comes, the connect time counts on top: a slow connect has its own error.
-        silence = _Silence(None if self.server_push else timeout, _connect_timeout(timeout),
-                           self.forwarder.limits.client_timeout, request.cancel)
+        silence = self.silence = _Silence(None if exchange.server_push else timeout, _connect_timeout(timeout),
+                                          forwarder.limits.client_timeout, request.cancel)
 
         def client_gone(_: asyncio.Future) -> None:
             request.cancel()  # the upstream sees its connection close
@@ -581,90 +442,46 @@ class _Recorder:
                 response = await request
             except asyncio.CancelledError:
                 if silence.fired:
-                    await self.fail_before_response(
-                        send, 504, "toolwire_upstream_timeout",
-                        f"upstream sent nothing for {timeout:g} s ({self.upstream_shown})")
-                    return
-                if not watcher.done():  # this task itself is cancelled: stop() cuts it
-                    await self.fail_before_response(send, 503, "toolwire_forwarder_stopped",
-                                                    "forwarder stopped before the upstream answered")
-                    return
-                self.finish(FlowState.ERROR, "client disconnected before the upstream answered")
+                    event = UpstreamSilent(self.at())
+                elif not watcher.done():  # this task itself is cancelled: stop() cuts it
+                    event = Stopped(self.at())
+                else:
+                    event = ClientGone(self.at())
+                await self.run(send, exchange.handle(event))
                 return
             except aiohttp.ConnectionTimeoutError:
-                await self.fail_before_response(
-                    send, 504, "toolwire_upstream_timeout",
-                    f"upstream did not accept a connection within {_connect_timeout(timeout):g} s "
-                    f"({self.upstream_shown})",
-                )
+                await self.run(send, exchange.handle(UpstreamFailed(
+                    "connect_timeout", f"{_connect_timeout(timeout):g} s", self.at())))
                 return
             except aiohttp.ClientConnectorError as exc:
-                await self.fail_before_response(
-                    send, 502, "toolwire_upstream_unreachable",
-                    f"upstream unreachable: {self.upstream_shown}: {_connect_reason(exc.os_error)}",
-                )
+                await self.run(send, exchange.handle(UpstreamFailed(
+                    "unreachable", _connect_reason(exc.os_error), self.at())))
                 return
             except (aiohttp.ClientError, OSError) as exc:
-                await self.fail_before_response(
-                    send, 502, "toolwire_upstream_error",
-                    f"upstream failed before answering: {type(exc).__name__}: {exc}"
-                )
+                await self.run(send, exchange.handle(UpstreamFailed(
+                    "failed", f"{type(exc).__name__}: {exc}", self.at())))
                 return
             finally:
                 watcher.remove_done_callback(client_gone)
 
             silence.arrived(response.close)
             try:
-                await self._relay_response(response, watcher, send, transform, silence)
+                await self._relay_body(response, watcher, send, silence)
             finally:
                 response.release()
         finally:
             silence.cancel()
 
-    async def _relay_response(self, response: aiohttp.ClientResponse, watcher: asyncio.Future, send: Callable,
-                              transform: Transform | None, silence: _Silence) -> None:
-        flow = self.flow
-        flow.status = response.status
-        raw_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
-        relay_headers = [(k, v) for k, v in raw_headers if k.lower() not in _HOP_BY_HOP]
-        if (unsendable := unsendable_head(response.status, relay_headers)) is not None:
-            await self.fail_before_response(send, 502, "toolwire_upstream_error",
-                                            f"upstream sent a response the forwarder cannot relay: {unsendable}",
-                                            transform=transform)
-            return
-        content_type = (response.headers.get("content-type") or "").lower()
-        flow.streamed = is_stream_type(content_type) or "ndjson" in content_type or is_stream_path(flow.path)
-        # Any body without a length arrives in pieces worth timing, a stream or not.
-        timed = flow.streamed or "content-length" not in response.headers
-        translating = transform is not None and transform.rewrites_response
-        failed = response.status >= 400  # an error body is rewritten whole, into the client's error shape
-        stream_transform = None
-        if translating:
-            assert transform is not None
-            # The body changes, so its length does too.
-            relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-length"]
-            if flow.streamed and not failed:
-                stream_transform = transform.stream()
-                if stream_transform.content_type is not None:
-                    relay_headers = [(k, v) for k, v in relay_headers if k.lower() != "content-type"]
-                    relay_headers.append(("content-type", stream_transform.content_type))
-        # A body rewritten whole is rewritten before the status goes out: if that fails, the
-        # client gets an error status, not a 200 with an empty body.
-        whole = translating and stream_transform is None
-        if flow.replay_of is not None:
-            relay_headers.append((FLOW_ID_HEADER, str(flow.id)))
-        if not whole:
-            flow.response_headers = redact_headers(relay_headers)
-            self.started = True
-            await send({"type": "http.response.start", "status": response.status,
-                        "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
-
-        limit = self.forwarder.max_body
-        upstream = _Copy(limit)  # what the upstream sent, when it differs from what the client gets
-        relayed = self.relayed
-        chunks = flow.chunks
+    async def _relay_body(self, response: aiohttp.ClientResponse, watcher: asyncio.Future, send: Callable,
+                          silence: _Silence) -> None:
+        exchange = self.exchange
+        handle = exchange.handle
         t0 = self.t0
         perf_counter = time.perf_counter
+        raw_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.raw_headers]
+        await self.run(send, handle(UpstreamHead(response.status, raw_headers, perf_counter() - t0)))
+        if exchange.done:
+            return
 
         # A client that hangs up closes the upstream response at once, even mid-wait between
         # two chunks: the upstream sees its connection close and stops generating.
@@ -676,127 +493,33 @@ class _Recorder:
             async for data in response.content.iter_any():
                 now = perf_counter()
                 silence.last = now
-                t = now - t0
-                if flow.ttfb_ms is None:
-                    flow.ttfb_ms = t * 1000.0
-                if translating:
-                    upstream.add(data)
-                    if stream_transform is None:
-                        if upstream.size > limit:
-                            raise TransformError(f"upstream response larger than {limit} bytes: too large to "
-                                                 "translate whole")
-                        continue  # translated whole, below
-                    data = stream_transform.feed(data)
-                    if not data:
-                        continue
                 if watcher.done():
                     break
-                silence.waiting = False  # a slow client is not a silent upstream
-                await send({"type": "http.response.body", "body": data, "more_body": True})
-                silence.last = perf_counter()
-                silence.waiting = True
-                kept = relayed.add(data)
-                if timed and len(chunks) < MAX_CHUNK_TIMINGS:
-                    chunks.append(Chunk(t, kept))
+                commands = handle(UpstreamData(data, now - t0))
+                if commands:
+                    await self.run(send, commands)
+                    if exchange.done:
+                        return
             if watcher.done():
-                self._client_gone(upstream, translating)
+                await self.run(send, handle(ClientGone(self.at())))
                 return
-            if flow.ttfb_ms is None:
-                flow.ttfb_ms = self.elapsed_ms()
-            tail = b""
-            if translating and transform is not None:
-                if stream_transform is not None:
-                    tail = stream_transform.close()
-                else:
-                    body = b"".join(upstream.parts)
-                    tail = transform.error(body) if failed else transform.response(body)
-                    relay_headers.append(("content-length", str(len(tail))))
-                    flow.response_headers = redact_headers(relay_headers)
-                    self.started = True
-                    await send({"type": "http.response.start", "status": response.status,
-                                "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in relay_headers]})
-                flow.notes.extend(transform.take_notes())
-            if tail:
-                kept = relayed.add(tail)
-                if timed and len(chunks) < MAX_CHUNK_TIMINGS:
-                    chunks.append(Chunk(perf_counter() - t0, kept))
             # Once the response is complete, receive() reports a disconnect too: not a hang-up.
             watcher.remove_done_callback(client_gone)
-            silence.last = perf_counter()
-            silence.waiting = False
-            await send({"type": "http.response.body", "body": tail, "more_body": False})
+            await self.run(send, handle(UpstreamEnd(self.at())))
         except (aiohttp.ClientError, OSError) as exc:
             if silence.fired:
-                await self._broken(send, upstream, transform, 504, "toolwire_upstream_timeout",
-                                   f"upstream went silent for {self.forwarder.timeout:g} s after "
-                                   f"{relayed.count} chunks")
-                return
-            if watcher.done():
-                self._client_gone(upstream, translating)
-                return
-            if self.server_push:  # the server ended its push stream: nothing is missing
-                self._store_bodies(upstream, translating)
-                self.finish(FlowState.COMPLETE)
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-                return
-            await self._broken(send, upstream, transform, 502, "toolwire_upstream_error",
-                               f"upstream broke off after {relayed.count} chunks: {_break_reason(exc)}")
-            return
-        except TransformError as exc:
-            if transform is not None:
-                flow.notes.extend(transform.take_notes())
-            await self._broken(send, upstream, transform, 502, "toolwire_translate_error", str(exc))
-            return
-        except asyncio.CancelledError:
-            self._store_bodies(upstream, translating)
-            if silence.stalled:
-                self.finish(FlowState.ERROR, f"client stopped reading for {silence.stall:g} s after "
-                                             f"{relayed.count} chunks")
+                event: UpstreamSilent | ClientGone | UpstreamFailed = UpstreamSilent(self.at())
+            elif watcher.done():
+                event = ClientGone(self.at())
             else:
-                self.finish(FlowState.ERROR, f"forwarder stopped after {relayed.count} chunks")
+                event = UpstreamFailed("failed", _break_reason(exc), self.at())
+            await self.run(send, handle(event))
+        except asyncio.CancelledError:
+            for command in handle(Stopped(self.at(), stalled=silence.stalled)):
+                self.settle(command)
             raise
         finally:
             watcher.remove_done_callback(client_gone)
-        self._store_bodies(upstream, translating)
-        self.finish(FlowState.COMPLETE)
-
-    async def _broken(self, send: Callable, upstream: _Copy, transform: Transform | None, status: int, kind: str,
-                      message: str) -> None:
-        """End a response that cannot be completed: with an error status while the client has
-        had none yet (a body rewritten whole), else by cutting the connection mid-body."""
-        translating = transform is not None and transform.rewrites_response
-        if self.started:
-            self._store_bodies(upstream, translating)
-            self.finish(FlowState.ERROR, message)
-            raise _AbortResponse() from None
-        if translating:
-            self.flow.upstream_response_body = b"".join(upstream.parts)
-        await self.fail_before_response(send, status, kind, message, transform=transform)
-
-    def _client_gone(self, upstream: _Copy, translating: bool) -> None:
-        self._store_bodies(upstream, translating)
-        relayed = self.relayed
-        flow = self.flow
-        # A client may hang up once it has the final event, before the upstream closes: the
-        # answer is whole. When the copy is cut, the last piece sent stands for the stream's end.
-        end = flow.response_body if relayed.size <= relayed.limit else relayed.last
-        if self.server_push or (flow.streamed and ends_complete(end, from_path(flow.path))):
-            self.finish(FlowState.COMPLETE)
-        else:
-            self.finish(FlowState.ERROR, f"client disconnected after {relayed.count} chunks")
-
-    def _store_bodies(self, upstream: _Copy, translating: bool) -> None:
-        flow = self.flow
-        relayed = self.relayed
-        flow.response_body = b"".join(relayed.parts)
-        if translating:
-            flow.upstream_response_body = b"".join(upstream.parts)
-        for copy, what in ((relayed, "response"), (upstream, "upstream response")):
-            if copy.size > copy.limit:
-                flow.notes.append(f"{what} of {copy.size} bytes: only its first {copy.limit} bytes are recorded "
-                                  "(all of it was relayed)")
-        if relayed.count > len(flow.chunks) >= MAX_CHUNK_TIMINGS:
-            flow.notes.append(f"only the first {MAX_CHUNK_TIMINGS} chunk timings are recorded")
 
 
 class _Silence:
@@ -848,34 +571,6 @@ class _Silence:
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
-
-
-class _Copy:
-    """The recorded copy of a body: its first `limit` bytes, in the pieces they came in. Beyond
-    that the bytes are only counted, so an endless stream holds bounded memory."""
-
-    __slots__ = ("parts", "size", "count", "limit", "last")
-
-    def __init__(self, limit: int) -> None:
-        self.parts: list[bytes] = []
-        self.size = 0  # every byte, kept or not
-        self.count = 0  # pieces
-        self.limit = limit
-        self.last = b""
-
-    def add(self, data: bytes) -> bytes:
-        """What is kept of `data`."""
-        room = self.limit - self.size
-        self.size += len(data)
-        self.count += 1
-        self.last = data
-        if len(data) <= room:
-            self.parts.append(data)
-            return data
-        kept = data[:room] if room > 0 else b""
-        if kept:
-            self.parts.append(kept)
-        return kept
 
 
 def _connect_timeout(timeout: float) -> float:

@@ -25,7 +25,8 @@ with routes beside it, it gets every path no route claims.
     url = "https://api.openai.com"
     [routes.claude]
     url = "https://api.anthropic.com"
-    mode = "repair"                              # passthrough (default), repair, translate:SRC:DST
+    mode = "repair"                              # passthrough (default), repair, translate:SRC:DST,
+                                                 # repair+translate:SRC:DST
     [routes.tools]
     url = "http://127.0.0.1:3000"
     port = 8790                                  # its own port, serving at /
@@ -52,12 +53,13 @@ from ..wire.dialects import homes
 from .access import AccessPolicy
 from .connect import ConnectHandler
 from .forwarder import FlowEvent, Forwarder, ForwarderError, shorten_switch_interval
-from .server import INTERCEPT_EXTENSION, ClientLimits, ListenError, Served, ServerThread, request_target
+from .options import ClientLimits, Options, ProxyOptions
+from .server import INTERCEPT_EXTENSION, ListenError, Served, ServerThread, request_target
 
 CONFIG_NAME = "toolwire-inspect.toml"
 ROUTE_PREFIX = b"/r/"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-_MODES = "passthrough, repair or translate:SRC:DST"
+_MODES = "passthrough, repair, translate:SRC:DST or repair+translate:SRC:DST"
 MAX_CONFIG_BYTES = 1 << 20
 # Where a route came from (Route.source), besides `config PATH`.
 FROM_FLAG, FROM_DEFAULTS, FROM_UPSTREAM = "--route", "defaults", "--upstream"
@@ -79,7 +81,9 @@ class Route:
 
     @property
     def mode(self) -> str:
-        return f"translate:{self.translate}" if self.translate else "repair" if self.repair else "passthrough"
+        if self.translate:
+            return f"{'repair+' if self.repair else ''}translate:{self.translate}"
+        return "repair" if self.repair else "passthrough"
 
 
 def _default_routes() -> tuple[Route, ...]:
@@ -114,11 +118,17 @@ def parse_route(text: str) -> Route:
 
 
 def parse_mode(text: str, where: str) -> tuple[str | None, bool]:
-    """(translate, repair) of a route mode: `passthrough`, `repair` or `translate:SRC:DST`."""
+    """(translate, repair) of a route mode: `passthrough`, `repair`, `translate:SRC:DST` or both,
+    `repair+translate:SRC:DST` (repaired in the client's dialect, then translated)."""
     if text == "passthrough":
         return None, False
     if text == "repair":
         return None, True
+    repair, plus, rest = text.partition("+")
+    if plus and repair == "repair":
+        translate, _ = parse_mode(rest, where)
+        if translate is not None:
+            return translate, True
     kind, colon, spec = text.partition(":")
     if kind == "translate" and colon and spec:
         return spec, False
@@ -253,42 +263,37 @@ def resolve(*, upstream: str | None = None, routes: Iterable[str] = (), route_mo
     return RouteTable(tuple(by_name.values()), upstream, source, ignored)
 
 
-def open_forwarder(table: RouteTable, *, store: Store, host: str = "127.0.0.1", port: int = 8787,
-                   on_event: Callable[[FlowEvent], None] | None = None, translate: str | None = None,
-                   repair: bool = False, allow_remote: bool = False, allow_hosts: Iterable[str] = (),
-                   allow_origins: Iterable[str] = (), proxy: dict | None = None, **limits) -> Forwarder | Router:
+def open_forwarder(table: RouteTable, options: Options, *, store: Store,
+                   on_event: Callable[[FlowEvent], None] | None = None) -> Forwarder | Router:
     """What serves `table`, not started: a plain Forwarder for `--upstream` alone (its hot path
-    stays as it was), else a Router. A ForwarderError when a route cannot be served. `proxy`:
-    proxy mode's options (intercept, allow_connect, upstream_ca), which the plain Forwarder's port
-    serves, or a Router's shared port."""
-    options = dict(store=store, host=host, on_event=on_event, allow_remote=allow_remote, **limits)
+    stays as it was), else a Router. A ForwarderError when a route cannot be served. Proxy mode
+    (`options.proxy`) is served on the plain Forwarder's port, or on a Router's shared port."""
     if not table.routes:
         assert table.upstream is not None
-        return Forwarder(table.upstream, port=port, translate=translate, repair=repair, allow_hosts=allow_hosts,
-                         allow_origins=allow_origins, **options, **(proxy or {}))
-    access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
+        return Forwarder(replace(options, upstream=table.upstream), store=store, on_event=on_event)
+    access = AccessPolicy(options.host, allow_hosts=options.allow_hosts, allow_origins=options.allow_origins)
     # Proxy mode on the shared port: CONNECT is answered by one forwarder's handler (the unnamed
     # route's, else the first route's on that port), which relays what it intercepts.
-    proxying = dict(proxy or {})
+    proxying = options.proxy
     root = None
     if table.upstream is not None:
-        root = Forwarder(table.upstream, port=port, translate=translate, repair=repair, access=access, **options,
-                         **proxying)
-        proxying = {}
+        root = Forwarder(replace(options, upstream=table.upstream), store=store, on_event=on_event, access=access)
+        proxying = ProxyOptions()
     mounted, own_port = [], []
     for route in table.routes:
         shared = route.port is None
         try:
-            forwarder = Forwarder(route.upstream, port=route.port or 0, translate=route.translate,
-                                  repair=route.repair, route=route.name, access=access, **options,
-                                  **(proxying if shared else {}))
+            forwarder = Forwarder(replace(options, upstream=route.upstream, port=route.port or 0,
+                                          translate=route.translate, repair=route.repair, route=route.name,
+                                          proxy=proxying if shared else ProxyOptions()),
+                                  store=store, on_event=on_event, access=access)
         except ForwarderError as exc:
             raise RouteError(f"route {route.name}: {exc}") from None
         if shared:
-            proxying = {}
+            proxying = ProxyOptions()
         (mounted if shared else own_port).append(forwarder)
-    return Router(mounted, own_port, root=root, access=access, store=store, host=host, port=port,
-                  limits=limits.get("limits", ClientLimits()), source=table.source,
+    return Router(mounted, own_port, root=root, access=access, store=store, host=options.host, port=options.port,
+                  limits=options.limits, source=table.source,
                   sources={route.name: route.source for route in table.routes})
 
 
@@ -327,6 +332,11 @@ class Router(Served):
     def connect(self) -> ConnectHandler | None:
         """The handler that answers CONNECT on the shared port (None: no route is served there)."""
         return None if self._proxy is None else self._proxy.connect
+
+    @property
+    def proxy(self) -> ProxyOptions:
+        """Proxy mode as launched, on the shared port."""
+        return ProxyOptions() if self._proxy is None else self._proxy.proxy
 
     @property
     def _shared(self) -> list[Forwarder]:

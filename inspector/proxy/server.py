@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import resource
 import socket
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httptools
 import uvicorn
 # httptools comes with uvicorn[standard], a dependency: the protocol below builds on it.
 from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE, HttpToolsProtocol
+
+from .options import ClientLimits
 
 ASGIApp = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
 
@@ -68,29 +68,6 @@ def _new_loop() -> asyncio.AbstractEventLoop:
     except ImportError:  # uvloop is not built for every platform; asyncio's loop works
         return asyncio.new_event_loop()
     return uvloop.new_event_loop()
-
-
-def descriptor_pairs() -> int:
-    """How many client connections the descriptor limit allows, each with its upstream connection
-    (two descriptors), 256 kept free for the store, logs and the UI. Plain connections and proxy
-    mode's tunnels (connect.DEFAULT_MAX_TUNNELS, a fifth) share them."""
-    return (resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 256) // 2
-
-
-@dataclass(frozen=True, slots=True)
-class ClientLimits:
-    """What one client may hold of the server. uvicorn bounds neither the request head under
-    httptools (it only bounds h11's, and httptools joins a header's pieces without limit) nor
-    the time a client takes to send it, so `_BoundedHttpTools` does both."""
-
-    max_head: int = 64 * 1024  # request line and headers; real clients send a few KiB
-    # Seconds a client may take to send a whole request head (from connecting, or from the first
-    # byte of a next request), and may stay silent in the middle of a request body.
-    client_timeout: float = 10.0
-    keep_alive: int = 5  # idle seconds between two requests on one connection
-    # Each relayed request holds two descriptors (client and upstream): refusing connections
-    # beyond this keeps descriptors free for the upstream side, the store and the tunnels' fifth.
-    max_connections: int = max(64, min(10_000, descriptor_pairs() - descriptor_pairs() // 5))
 
 
 _HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: text/plain; charset=utf-8\r\n"

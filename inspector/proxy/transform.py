@@ -1,26 +1,30 @@
-"""The seam between forwarding and rewriting: a per-request transform.
+"""The addons that rewrite an exchange: translation and repair (proxy/exchange.py's hooks).
 
-Passthrough has no transform at all (the hot path checks for None and copies nothing). Translate
-mode builds one `Translation` per request around a bridge from `inspector.wire.translate`, which
-owns every rule of the translation; this module only moves bytes in and out of it."""
+Passthrough has neither (the hot path then copies nothing). Translate mode builds one
+`Translation` per request around a bridge from `inspector.wire.translate`, which owns every rule of
+the translation; repair mode one `Repairing` around `inspector.wire.fix`. This module only moves
+bytes in and out of them. The two combine: repair runs first on the request, in the client's
+dialect, and last on the response."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
+from urllib.parse import urlencode
 
 import orjson
 
-from ..redact import query_pairs
+from ..flow import Flow
+from ..redact import SECRET_QUERY_KEYS, query_pairs
 from ..wire import jsonsafe
 from ..wire.dialect import Dialect
-from ..wire.dialects import Outgoing, auth_headers, home, homes
-from .access import error_body
+from ..wire.dialects import Outgoing as ProviderRequest
+from ..wire.dialects import auth_headers, home, homes
+from .exchange import Addon, Hook, HookError, Outgoing
 
 
-class TransformError(Exception):
+class TransformError(HookError):
     """The request (or response) cannot be transformed; the message says why."""
-
-
 
 
 class StreamTransform(Protocol):
@@ -38,7 +42,8 @@ class Transform(Protocol):
     rewrites_response: bool
 
     def take_notes(self) -> list[str]: ...
-    def refusal(self, kind: str, message: str, status: int) -> bytes: ...  # an error of our own, client-shaped
+    # An error of our own in the client's shape; None: the default shape (proxy/access.error_body).
+    def refusal(self, kind: str, message: str, status: int) -> bytes | None: ...
     def request(self, body: bytes, path: str) -> tuple[bytes, str]: ...
     def response(self, body: bytes) -> bytes: ...
     def error(self, body: bytes) -> bytes: ...  # an upstream error body (status >= 400)
@@ -54,7 +59,7 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return src, dst
 
 
-class TransformFactory:
+class TransformFactory(Addon):
     """Builds the transform of each request for one `--translate SRC:DST` setting."""
 
     def __init__(self, spec: str) -> None:
@@ -71,6 +76,9 @@ class TransformFactory:
 
     def __call__(self) -> Translation:
         return Translation(self._bridge)
+
+    def hook(self, flow: Flow, headers: Sequence[tuple[str, str]], query: str) -> Hook:
+        return _TransformHook(self, self())
 
     def upstream_headers(self, headers: list[tuple[str, str]], query: str) -> list[tuple[str, str]]:
         """The client's headers made fit for the target provider (its `Provider` record): its key
@@ -97,7 +105,7 @@ class TransformFactory:
         if moving and key is None:
             key = next((v for k, v in query_pairs(query) if k == "key"), None)
         if moving and key is not None and self.target.auth is not None:
-            kept = self.target.auth(Outgoing("POST", "", kept), key).headers
+            kept = self.target.auth(ProviderRequest("POST", "", kept), key).headers
         for header, value in self.target.version_headers:
             if not any(k.lower() == header for k, _ in kept):
                 kept.append((header, value))
@@ -185,7 +193,7 @@ class Translation:
         return tail
 
 
-class RepairFactory:
+class RepairFactory(Addon):
     """Builds the transform of each request in repair mode (`--repair`): the client's dialect is
     kept, and the defects `inspector.wire.fix` knows a safe repair for are fixed on the way up."""
 
@@ -194,6 +202,9 @@ class RepairFactory:
 
     def __call__(self) -> Repairing:
         return Repairing(self.upstream)
+
+    def hook(self, flow: Flow, headers: Sequence[tuple[str, str]], query: str) -> Hook:
+        return _TransformHook(self, self())
 
     def upstream_headers(self, headers: list[tuple[str, str]], query: str) -> list[tuple[str, str]]:
         # A response whose tool names must be restored is rewritten here, so it must arrive plain.
@@ -216,7 +227,8 @@ class Repairing:
         notes, self.notes = self.notes, []
         return notes
 
-    refusal = staticmethod(error_body)  # the client speaks the upstream's dialect
+    def refusal(self, kind: str, message: str, status: int) -> None:
+        return None  # the client speaks the upstream's dialect: the default shape is its own
 
     def request(self, body: bytes, path: str) -> tuple[bytes, str]:
         from ..wire import profiles
@@ -270,3 +282,64 @@ class Repairing:
     def close(self) -> bytes:
         tail, self._pending = self._pending, b""
         return self._restore(tail)
+
+
+class _TransformHook(Hook):
+    """A transform (a Translation or a Repairing) in the exchange's chain of hooks."""
+
+    __slots__ = ("_factory", "_transform", "_stream")
+
+    def __init__(self, factory: TransformFactory | RepairFactory, transform: Transform) -> None:
+        self._factory = factory
+        self._transform = transform
+        self._stream: StreamTransform | None = None
+
+    def request(self, flow: Flow, outgoing: Outgoing) -> None:
+        outgoing.headers = self._factory.upstream_headers(outgoing.headers, outgoing.query)
+        target = outgoing.path + (f"?{outgoing.query}" if outgoing.query else "")
+        body, target_path = self._transform.request(outgoing.body, target)
+        if body is not outgoing.body:
+            outgoing.body = body
+            outgoing.path, _, outgoing.query = _translated_target(target_path, outgoing.query).partition("?")
+            outgoing.rewritten = True
+
+    @property
+    def rewrites_response(self) -> bool:
+        return self._transform.rewrites_response
+
+    def response_headers(self, flow: Flow, headers: list[tuple[str, str]], stream: bool) -> list[tuple[str, str]]:
+        if not stream or not self._transform.rewrites_response:
+            return headers
+        self._stream = self._transform.stream()
+        if self._stream.content_type is None:
+            return headers
+        return [(k, v) for k, v in headers if k.lower() != "content-type"] + [("content-type",
+                                                                                 self._stream.content_type)]
+
+    def response_chunk(self, data: bytes) -> bytes:
+        return data if self._stream is None else self._stream.feed(data)
+
+    def response_end(self) -> bytes:
+        return b"" if self._stream is None else self._stream.close()
+
+    def response(self, body: bytes, failed: bool) -> bytes:
+        if not self._transform.rewrites_response:
+            return body
+        return self._transform.error(body) if failed else self._transform.response(body)
+
+    def error(self, kind: str, message: str, status: int) -> bytes | None:
+        return self._transform.refusal(kind, message, status)
+
+    def notes(self) -> list[str]:
+        return self._transform.take_notes()
+
+
+def _translated_target(path: str, query: str) -> str:
+    """The upstream path and query of a translated request. The bridge's own query (Gemini's
+    `alt=sse`) wins; otherwise the client's query goes along (an `api-version`, say), minus its
+    secrets, which belong to the source provider and must not reach another, and minus `alt`,
+    which only Gemini reads."""
+    if "?" in path:
+        return path
+    kept = [(k, v) for k, v in query_pairs(query) if k.lower() not in SECRET_QUERY_KEYS and k != "alt"]
+    return path + (f"?{urlencode(kept)}" if kept else "")

@@ -17,7 +17,6 @@ from textual.app import App, SuspendNotSupported
 from textual.notifications import SeverityLevel
 from textual.binding import Binding
 
-from ..child import ForwarderProcess
 from ..clients import likely_dialects
 from ..flow import ReplayKind
 from ..textsafe import shown
@@ -36,7 +35,7 @@ from .widgets.flow_list import FlowList
 SHOW_FLOW_AFTER = 0.1
 
 if TYPE_CHECKING:
-    from ..proxy import Forwarder
+    from ..session import Session
     from .screens.flow import FlowScreen
     from ..store import Store
 
@@ -60,13 +59,12 @@ class InspectorApp(App[None]):
         self,
         *,
         store: Store,
-        forwarder: Forwarder | ForwarderProcess | None,
+        forwarder: Session | None,
         bridge: EventBridge | None = None,
         upstream: str | None = None,
         mode: str | None = None,
         clock: Callable[[], float] | None = None,
         export_dir: Path | None = None,
-        key_hosts: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.store = store
@@ -76,7 +74,6 @@ class InspectorApp(App[None]):
         # Where copies and exports go: by default the user's exports directory (files.exports_dir),
         # made at the first file, never the current directory.
         self.export_dir = export_dir
-        self.key_hosts = key_hosts  # --key-host: where a replay may send the environment's key besides its provider
         self.export_format = "json"  # what `x` offers first: the last format chosen
         self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
         self._flow_to_show: int | None = None  # the flow asked for, until its screen is shown
@@ -87,9 +84,8 @@ class InspectorApp(App[None]):
             # What the header shows; by default the forwarder's own upstream and mode.
             translate = forwarder.translate
             # Several upstreams (proxy/routes.py): each route's name, base URL and its clients' dialects.
-            routes = tuple((route.route or "", route.client_url, likely_dialects(route.upstream, route.translate),
-                            getattr(route, "source", None) or forwarder.source_of(route.route))
-                           for route in getattr(forwarder, "all", ()))
+            routes = tuple((route.route, route.client_url, likely_dialects(route.upstream, route.translate),
+                            route.source) for route in forwarder.all)
             if routes:
                 default_mode = "routes"
             else:
@@ -97,14 +93,14 @@ class InspectorApp(App[None]):
             self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
                                        mode or default_mode, forwarder.access,
                                        accepts=translate.split(":", 1)[0] if translate else None, routes=routes,
-                                       proxy=Proxying.launched(forwarder.base_url, getattr(forwarder, "proxy", {})),
-                                       ignored=getattr(forwarder, "ignored", ()))
+                                       proxy=Proxying.launched(forwarder.base_url, forwarder.proxy),
+                                       ignored=forwarder.ignored)
 
     @property
     def store_problem(self) -> str | None:
         """The store's latest write failure: the child's writer reports it when the forwarder runs
         in a child process (this process then reads the store read-only)."""
-        if isinstance(self.forwarder, ForwarderProcess):
+        if self.forwarder is not None:
             return self.forwarder.store_problem
         return self.store.last_error
 
@@ -140,7 +136,7 @@ class InspectorApp(App[None]):
     @property
     def export_problem(self) -> str | None:
         """What the live OTLP export lost (flows dropped, spans failed), reported by the child."""
-        counts = self.forwarder.otlp if isinstance(self.forwarder, ForwarderProcess) else None
+        counts = self.forwarder.otlp if self.forwarder is not None else None
         if not counts or not (counts["dropped"] or counts["failed"]):
             return None
         return (f"otlp: {counts['dropped']} flows dropped, {counts['failed']} spans failed "
@@ -212,7 +208,7 @@ class InspectorApp(App[None]):
                        markup=False)
 
     async def action_quit(self) -> None:
-        if isinstance(self.forwarder, ForwarderProcess):
+        if self.forwarder is not None:
             # Asked now, so the child's shutdown runs while the UI takes itself down.
             self.forwarder.request_stop()
         self.exit()
@@ -260,17 +256,13 @@ class InspectorApp(App[None]):
         `kind` FIXED: send the request with every safe repair applied instead of as recorded;
         EDITED: send `body`, the request as the user edited it. A forwarder in a child process
         replays there: it holds the client's credentials."""
-        from ..replay import ReplayError, replay_stored  # first use only
+        from ..replay import ReplayError  # first use only
 
         if self.forwarder is None:
             self.post_message(ReplayFailed(flow_id, "no forwarder running (start with --upstream)"))
             return
         try:
-            if isinstance(self.forwarder, ForwarderProcess):
-                new_id = self.forwarder.replay(flow_id, kind=kind, body=body)
-            else:
-                new_id = replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body,
-                                       key_hosts=self.key_hosts)
+            new_id = self.forwarder.replay(flow_id, kind=kind, body=body)
         except ReplayError as exc:
             self.post_message(ReplayFailed(flow_id, str(exc)))
             return

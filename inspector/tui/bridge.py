@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ..child import Changed, Flows, Frame, Stopped
 from .messages import FlowsUpdated, ForwarderStopped
 
 if TYPE_CHECKING:
@@ -64,15 +65,14 @@ class EventBridge:
         """Take the events of a forwarder running in a child process."""
         child.listen(self._frame)
 
-    def _frame(self, frame: dict) -> None:
+    def _frame(self, frame: Frame) -> None:
         """One frame from the child (its reader thread): see inspector.child for the protocol."""
-        kind = frame["kind"]
-        if kind == "flows":
-            self.push_many(frame["started"], frame["completed"])
-        elif kind == "changed":
+        if isinstance(frame, Flows):
+            self.push_many(frame.started, frame.completed)
+        elif isinstance(frame, Changed):
             self.push_many((), (), reread=True)
-        elif kind == "stopped":
-            self._notify(ForwarderStopped(frame["reason"]))
+        elif isinstance(frame, Stopped):
+            self._notify(ForwarderStopped(frame.reason))
 
     def _notify(self, message: Message) -> None:
         with self._lock:

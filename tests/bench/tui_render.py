@@ -151,6 +151,7 @@ async def in_app(store_path: Path, medium: int, big: int, requests: int) -> None
     from textual import events
 
     from inspector.child import ForwarderProcess
+    from inspector.proxy.options import Options
     from inspector.store import Store
     from inspector.tui.app import InspectorApp
     from inspector.tui.bridge import EventBridge
@@ -161,7 +162,7 @@ async def in_app(store_path: Path, medium: int, big: int, requests: int) -> None
                               text=True)
     assert client.stdin is not None and client.stdout is not None
     upstream_url = client.stdout.readline().strip()
-    child = ForwarderProcess.start(upstream_url, store=store_path, port=0)
+    child = ForwarderProcess.start(Options(upstream_url, store=str(store_path), port=0))
     bridge = EventBridge()
     bridge.follow(child)
     store = Store(store_path, read_only=True)

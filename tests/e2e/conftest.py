@@ -10,6 +10,7 @@ import pytest
 from inspector.mock import MockUpstream
 from inspector.proxy import FlowEvent, Forwarder
 from inspector.store import Store
+from inspector.proxy.options import Options
 
 
 class Completed:
@@ -37,7 +38,7 @@ def passthrough(tmp_path):
     mock = MockUpstream().start()
     store = Store(tmp_path / "flows.sqlite3")
     completed = Completed()
-    forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
+    forwarder = Forwarder(Options(mock.base_url, port=0), store=store, on_event=completed)
     forwarder.start()
     yield mock, store, forwarder, completed
     forwarder.stop()

@@ -13,14 +13,15 @@ from inspector.demo import demo_upstream, run_agent
 from inspector.demo_script import DEMO_API_KEY, TURNS
 from inspector.mock import Received, provider_refusal
 from inspector.proxy import Forwarder
-from inspector.proxy.forwarder import ReplayKind
+from inspector.flow import ReplayKind
 from inspector.replay import replay_stored
 from inspector.store import Store
+from inspector.proxy.options import Options
 
 
 def test_demo_turns_are_recorded_with_their_violations(tmp_path):
     store = Store(tmp_path / "demo.sqlite3")
-    with demo_upstream(interval=0.0) as upstream, Forwarder(upstream.base_url, store=store, port=0) as forwarder:
+    with demo_upstream(interval=0.0) as upstream, Forwarder(Options(upstream.base_url, port=0), store=store) as forwarder:
         statuses = run_agent(forwarder.base_url)
         store.flush()
     assert statuses == [turn.status for turn in TURNS]
@@ -71,7 +72,7 @@ def test_each_turn_s_scripted_status_is_what_the_rules_say_the_provider_answers(
 
 def test_a_failing_turn_fails_again_as_recorded_and_passes_only_fixed(tmp_path):
     store = Store(tmp_path / "demo.sqlite3")
-    with demo_upstream(interval=0.0) as upstream, Forwarder(upstream.base_url, store=store, port=0) as forwarder:
+    with demo_upstream(interval=0.0) as upstream, Forwarder(Options(upstream.base_url, port=0), store=store) as forwarder:
         run_agent(forwarder.base_url, TURNS[:3])
         store.flush()
         again = replay_stored(store, forwarder, 3)

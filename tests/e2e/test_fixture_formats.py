@@ -39,6 +39,7 @@ from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_strea
 from inspector.proxy import Forwarder
 from inspector.replay import replay
 from inspector.store import Store
+from inspector.proxy.options import Options
 
 from .conftest import Completed
 
@@ -69,7 +70,7 @@ def recording(tmp_path_factory):
     mock = MockUpstream([gzipped(ANSWER), STREAM, gzipped(chat_completion("Sunny, fixed."))]).start()
     store = Store(folder / "flows.sqlite3")
     completed = Completed()
-    forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
+    forwarder = Forwarder(Options(mock.base_url, port=0), store=store, on_event=completed)
     forwarder.start()
     client = openai.OpenAI(base_url=f"{forwarder.base_url}/v1", api_key=API_KEY, max_retries=0)
     try:
@@ -288,7 +289,7 @@ def test_exported_gemini_pytest_file_replays_through_google_genai_and_fails_when
                          Canned(status=400, body=orjson.dumps(refusal))]).start()
     store = Store(tmp_path / "flows.sqlite3")
     completed = Completed()
-    forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
+    forwarder = Forwarder(Options(mock.base_url, port=0), store=store, on_event=completed)
     forwarder.start()
     client = genai.Client(api_key="AIza-test-fixtures",
                           http_options=genai_types.HttpOptions(base_url=forwarder.base_url))

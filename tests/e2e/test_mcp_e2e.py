@@ -17,6 +17,7 @@ from inspector.cli import main
 from inspector.store import Store
 from inspector.wire.dialect import Dialect
 from inspector.wire.session import check_session, entries_from_flows
+from inspector.proxy.options import Options
 from tests.mcp_servers import mcp_server
 
 
@@ -47,7 +48,7 @@ def rig(tmp_path):
     upstream.thread.start()
     store = Store(tmp_path / "flows.sqlite3")
     store.new_session(f"http://127.0.0.1:{upstream.thread.port}", "127.0.0.1:0")
-    forwarder = Forwarder(f"http://127.0.0.1:{upstream.thread.port}", store=store, port=0)
+    forwarder = Forwarder(Options(f"http://127.0.0.1:{upstream.thread.port}", port=0), store=store)
     forwarder.start()
     yield forwarder, store
     forwarder.stop()

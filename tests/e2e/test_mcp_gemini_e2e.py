@@ -19,6 +19,7 @@ from typing_extensions import TypedDict
 
 from inspector.analysis import analyse
 from inspector.proxy import Forwarder
+from inspector.proxy.options import Options
 from inspector.proxy.server import ServerThread
 from inspector.store import Store
 from inspector.wire.dialect import Dialect
@@ -67,7 +68,7 @@ def mcp_rig(tmp_path):
     upstream.thread.start()
     store = Store(tmp_path / "flows.sqlite3")
     store.new_session(f"http://127.0.0.1:{upstream.thread.port}", "127.0.0.1:0")
-    forwarder = Forwarder(f"http://127.0.0.1:{upstream.thread.port}", store=store, port=0)
+    forwarder = Forwarder(Options(f"http://127.0.0.1:{upstream.thread.port}", port=0), store=store)
     forwarder.start()
     yield forwarder, store
     forwarder.stop()

@@ -21,6 +21,7 @@ from inspector.flow import FlowState
 from inspector.mock import MockUpstream
 from inspector.store import Store
 from inspector.wire.session import check_session, entries_from_flows
+from inspector.proxy.options import Options, RouteFlags
 
 from .test_mcp_e2e import TwoServers
 
@@ -58,8 +59,8 @@ async def test_one_launch_records_two_providers_and_two_mcp_servers_in_one_sessi
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     db = tmp_path / "flows.sqlite3"
     with MockUpstream() as first, MockUpstream() as second:
-        child = ForwarderProcess.start(None, store=db, port=0, routes={"route": [
-            f"oa={first.base_url}", f"an={second.base_url}", f"files={mcp_upstream}/alpha@{free_port()}"]})
+        child = ForwarderProcess.start(Options(None, store=str(db), port=0, routes=RouteFlags(**{"route": [
+            f"oa={first.base_url}", f"an={second.base_url}", f"files={mcp_upstream}/alpha@{free_port()}"]})))
         try:
             routes = {route.route: route.client_url for route in child.all}
             assert sorted(routes) == ["an", "files", "oa"]

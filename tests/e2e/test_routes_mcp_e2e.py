@@ -11,6 +11,7 @@ from mcp import Client
 from inspector.proxy.routes import open_forwarder, resolve
 from inspector.store import Store
 from inspector.wire.session import check_session, entries_from_flows
+from inspector.proxy.options import Options
 
 from .test_mcp_e2e import TwoServers
 
@@ -32,7 +33,7 @@ def listed(store: Store) -> list:
 async def test_the_same_tool_from_two_servers_on_two_routes_is_named_with_both(upstream, tmp_path):
     with Store(tmp_path / "flows.sqlite3") as store:
         table = resolve(routes=[f"a={upstream}/alpha", f"b={upstream}/beta"], cwd=tmp_path)
-        with open_forwarder(table, store=store, port=0) as router:
+        with open_forwarder(table, Options(port=0), store=store) as router:
             a, b = router.forwarders
             async with Client(f"{a.client_url}/mcp") as first, Client(f"{b.client_url}/mcp") as second:
                 await first.list_tools()
@@ -47,7 +48,7 @@ async def test_the_same_tool_from_two_servers_on_two_routes_is_named_with_both(u
 async def test_one_endpoint_registered_twice_through_two_routes_is_one_server(upstream, tmp_path):
     with Store(tmp_path / "flows.sqlite3") as store:
         table = resolve(routes=[f"a={upstream}/alpha", f"again={upstream}/alpha"], cwd=tmp_path)
-        with open_forwarder(table, store=store, port=0) as router:
+        with open_forwarder(table, Options(port=0), store=store) as router:
             plain, scoped = router.forwarders
             for url in (f"{plain.client_url}/mcp", f"{scoped.client_url}/mcp?session=s1"):
                 async with Client(url) as client:

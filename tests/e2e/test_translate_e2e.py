@@ -24,6 +24,7 @@ from inspector.store import Store
 from inspector.wire.check import check_request
 from inspector.wire.dialect import Dialect
 from inspector.wire.violations import Severity
+from inspector.proxy.options import Options
 
 Handler = Callable[[dict[str, Any]], tuple[str, Any]]  # payload -> ("json", body) | ("sse", [event bytes])
 
@@ -100,8 +101,7 @@ class Rig:
         self.upstream = upstream
         self.store = store
         self.completed = Completed()
-        self.forwarder = Forwarder(upstream.base_url, store=store, port=0, on_event=self.completed,
-                                   translate=translate)
+        self.forwarder = Forwarder(Options(upstream.base_url, port=0, translate=translate), store=store, on_event=self.completed)
         self.forwarder.start()
 
     def flows(self, count: int) -> list[Any]:

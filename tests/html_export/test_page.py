@@ -21,6 +21,7 @@ from inspector.html import embedded_json, render
 from inspector.store import Store
 from inspector.tui.compare import prepare_conversation
 from inspector.tui.view import prepare
+from inspector.proxy.options import Options
 
 from .conftest import FAILING
 
@@ -200,7 +201,7 @@ def test_a_translated_flow_shows_both_requests_both_answers_and_the_loss_report_
     answer["content"].insert(0, {"type": "thinking", "thinking": "Paris, then.", "signature": "sig"})
     with Store(tmp_path / "s.db") as store, MockUpstream() as upstream:
         upstream.push(json_response(answer))
-        with Forwarder(upstream.base_url, store=store, port=0, translate="openai-chat:anthropic") as forwarder:
+        with Forwarder(Options(upstream.base_url, port=0, translate="openai-chat:anthropic"), store=store) as forwarder:
             sent = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Weather in Paris?"}]}
             assert httpx.post(f"{forwarder.base_url}/v1/chat/completions", json=sent).status_code == 200
         view = prepare(store.get(1))

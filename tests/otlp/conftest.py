@@ -16,6 +16,7 @@ from inspector.proxy import Forwarder
 from inspector.store import Store
 from inspector.wire.canned import Call
 from inspector.wire.dialects.openai_chat.mock import chat_completion
+from inspector.proxy.options import Options
 from tests.e2e.conftest import Completed
 
 QUESTION = [{"role": "user", "content": "Summarise https://example.org"}]
@@ -47,7 +48,7 @@ def recorded(tmp_path) -> Recorded:
         with Store(path) as store:
             store.new_session(mock.base_url, "127.0.0.1:0")
             completed = Completed()
-            forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
+            forwarder = Forwarder(Options(mock.base_url, port=0), store=store, on_event=completed)
             forwarder.start()
             try:
                 with openai.OpenAI(api_key=OPENAI_KEY, base_url=f"{forwarder.base_url}/v1", max_retries=0) as client:

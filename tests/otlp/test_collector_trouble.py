@@ -15,6 +15,7 @@ from inspector.otlp.spans import options
 from inspector.proxy import Forwarder
 from inspector.store import Store
 from inspector.wire.dialects.openai_chat.mock import chat_completion
+from inspector.proxy.options import Options
 from tests.e2e.conftest import Completed
 
 from .receiver import Receiver
@@ -44,7 +45,7 @@ def forward_with_export(tmp_path, endpoint: str) -> tuple[LiveExport, list[int],
             if event.kind == "completed":
                 live.flow_saved(event.flow)
 
-        forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=on_event)
+        forwarder = Forwarder(Options(mock.base_url, port=0), store=store, on_event=on_event)
         forwarder.start()
         try:
             statuses = [httpx.post(f"{forwarder.base_url}/v1/chat/completions", content=BODY).status_code

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 
 from inspector.child import ForwarderProcess
+from inspector.proxy.options import Options, OtlpOptions
 from inspector.mock import MockUpstream
 from inspector.store import Store
 from inspector.tui.bridge import EventBridge
@@ -52,8 +53,8 @@ def test_record_says_on_stderr_when_the_collector_fails_while_it_records(tmp_pat
 async def test_the_tuis_header_shows_what_the_export_lost(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")  # the child inherits it
     with MockUpstream() as upstream:
-        child = ForwarderProcess.start(upstream.base_url, store=tmp_path / "flows.sqlite3", port=0,
-                                       otlp={"endpoint": f"http://127.0.0.1:{closed_port()}", "content": False})
+        child = ForwarderProcess.start(Options(upstream.base_url, store=str(tmp_path / "flows.sqlite3"), port=0,
+                                               otlp=OtlpOptions(f"http://127.0.0.1:{closed_port()}")))
         try:
             bridge = EventBridge()
             bridge.follow(child)

@@ -23,6 +23,7 @@ from inspector.otlp.spans import FINDING_EVENT, session_trace_id, span_id
 from inspector.store import Store
 from inspector.wire.canned import Call
 from inspector.wire.dialects.openai_chat.mock import chat_completion
+from inspector.proxy.options import Options, OtlpOptions
 
 from tests.e2e.test_mcp_e2e import TwoServers
 from .receiver import Receiver, span_attributes
@@ -214,8 +215,7 @@ def test_the_tuis_forwarder_process_exports_live_too(tmp_path):
 
     with Receiver() as receiver, MockUpstream() as upstream:
         upstream.push(json_response(chat_completion("hello")))
-        child = ForwarderProcess.start(upstream.base_url, store=tmp_path / "flows.sqlite3", port=0,
-                                       otlp={"endpoint": receiver.url, "content": False})
+        child = ForwarderProcess.start(Options(upstream.base_url, store=str(tmp_path / "flows.sqlite3"), port=0, otlp=OtlpOptions(receiver.url)))
         try:
             with openai.OpenAI(api_key="sk-child-otlp-test", base_url=f"{child.client_url}/v1", max_retries=0) as c:
                 c.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])

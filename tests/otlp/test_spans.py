@@ -24,6 +24,7 @@ from inspector.proxy import Forwarder
 from inspector.proxy.forwarder import replay_marker
 from inspector.store import Store
 from inspector.wire.dialects.openai_chat.mock import chat_completion
+from inspector.proxy.options import Options
 from tests.e2e.conftest import Completed
 
 CLIENT_TRACE = "0af7651916cd43dd8448eb211c80319c"
@@ -37,7 +38,7 @@ def record(tmp_path, send) -> list:
     with MockUpstream() as mock, Store(tmp_path / "flows.sqlite3") as store:
         store.new_session(mock.base_url, "127.0.0.1:0")
         completed = Completed()
-        forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=completed)
+        forwarder = Forwarder(Options(mock.base_url, port=0), store=store, on_event=completed)
         forwarder.start()
         try:
             count = send(mock, forwarder)

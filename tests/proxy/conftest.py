@@ -11,6 +11,7 @@ import pytest
 from inspector.mock import MockUpstream
 from inspector.proxy import FlowEvent, Forwarder
 from inspector.store import Store
+from inspector.proxy.options import Options
 
 
 class Events:
@@ -47,7 +48,7 @@ class Rig:
         self.mock = mock
         self.store = store
         self.events = Events()
-        self.forwarder = Forwarder(mock.base_url, store=store, port=0, on_event=self.events, **forwarder_options)
+        self.forwarder = Forwarder(Options(mock.base_url, port=0, **forwarder_options), store=store, on_event=self.events)
         self.forwarder.start()
         self.client = httpx.Client(base_url=self.forwarder.base_url, timeout=10)
 

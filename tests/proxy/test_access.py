@@ -28,6 +28,7 @@ from inspector.proxy.access import _NOT_A_PATH, target_problem
 from inspector.redact import REDACTED
 from inspector.replay import ReplayError, replay
 from inspector.store import Store
+from inspector.proxy.options import Options
 
 from .conftest import Events, Rig
 from .test_cli import start_command
@@ -110,7 +111,7 @@ def escapes(port: int) -> list[tuple[str, str]]:
 def test_no_escape_attempt_reaches_another_host_and_each_is_a_recorded_400(mock, store, elsewhere, base):
     events = Events()
     attempts = escapes(elsewhere.port)
-    with Forwarder(mock.base_url + base, store=store, port=0, on_event=events) as forwarder:
+    with Forwarder(Options(mock.base_url + base, port=0), store=store, on_event=events) as forwarder:
         for method, target in attempts:
             answer = request(forwarder.port, target, method=method)
             assert (answer.status, answer.json()["error"]["type"]) == (400, "toolwire_bad_target"), target
@@ -162,7 +163,7 @@ def test_near_misses_are_forwarded_unchanged_to_the_upstream(mock, store, elsewh
         ("/v1/a.b/..c/...?next=http://x/@y", "/v1/a.b/..c/...", "next=http://x/@y"),
         ("/v1/models?filter[name]=a|b", "/v1/models", "filter[name]=a|b"),
     ]
-    with Forwarder(mock.base_url + base, store=store, port=0) as forwarder:
+    with Forwarder(Options(mock.base_url + base, port=0), store=store) as forwarder:
         for target, _, _ in targets:
             assert request(forwarder.port, target, host=f"localhost:{forwarder.port}").status in (200, 404), target
     assert elsewhere.received == []
@@ -548,7 +549,7 @@ _TRICKY = st.lists(st.sampled_from(list("/.%25eEfFcC@:\\?#*a ;=\x00\t") +
 def unstarted(tmp_path_factory):
     """A forwarder that is never started: the property only asks it for upstream URLs."""
     with Store(tmp_path_factory.mktemp("prop") / "flows.sqlite3") as flows:
-        yield Forwarder("https://user:pw@api.example:8443/base", store=flows, port=0)
+        yield Forwarder(Options("https://user:pw@api.example:8443/base", port=0), store=flows)
 
 
 @settings(max_examples=400, deadline=None)
@@ -573,7 +574,7 @@ def test_every_target_let_through_stays_below_the_upstreams_base_path(unstarted,
                                       "http://user@", "ftp://api.example"])
 def test_an_upstream_whose_parts_cannot_be_told_is_a_clear_error(store, upstream):
     with pytest.raises(ForwarderError) as raised:
-        Forwarder(upstream, store=store)
+        Forwarder(Options(upstream), store=store)
     # A lone userinfo may be a token: it is never printed.
     shown = upstream.replace("user@", "****@")
     assert str(raised.value) == f"--upstream must be an http(s) URL such as https://api.openai.com; got {shown!r}"

@@ -16,6 +16,7 @@ from inspector.wire.dialects.openai_chat.mock import chat_stream
 from inspector.proxy import Forwarder, ForwarderError
 from inspector.proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, replay_marker
 from inspector.redact import REDACTED
+from inspector.proxy.options import Options
 
 CHAT = "/v1/chat/completions"
 BODY = b'{"model": "gpt-test",  "messages": [{"role": "user", "content": "hi"}]}'  # odd spacing on purpose
@@ -160,7 +161,7 @@ def _closed_port() -> int:
 def test_unreachable_upstream_gives_502_and_an_error_flow(store):
     port = _closed_port()
     upstream = f"http://127.0.0.1:{port}"
-    with Forwarder(upstream, store=store, port=0) as forwarder, httpx.Client(base_url=forwarder.base_url) as client:
+    with Forwarder(Options(upstream, port=0), store=store) as forwarder, httpx.Client(base_url=forwarder.base_url) as client:
         for _ in range(2):  # and it keeps serving
             response = client.post(CHAT, content=BODY)
             assert response.status_code == 502
@@ -294,24 +295,24 @@ def test_parallel_requests_are_all_recorded(rig):
 
 def test_non_loopback_host_needs_allow_remote(store):
     with pytest.raises(ForwarderError) as raised:
-        Forwarder("http://127.0.0.1:9", store=store, host="0.0.0.0", port=0)
+        Forwarder(Options("http://127.0.0.1:9", host="0.0.0.0", port=0), store=store)
     assert str(raised.value) == (
         "refusing to listen on 0.0.0.0: it is reachable from other machines and the forwarder relays your API "
         "keys; pass --allow-remote (allow_remote=True) if you mean it"
     )
-    with Forwarder("http://127.0.0.1:9", store=store, host="0.0.0.0", port=0, allow_remote=True) as forwarder:
+    with Forwarder(Options("http://127.0.0.1:9", host="0.0.0.0", port=0, allow_remote=True), store=store) as forwarder:
         assert forwarder.base_url == f"http://0.0.0.0:{forwarder.port}"
 
 
 def test_bad_upstream_url_is_refused(store):
     with pytest.raises(ForwarderError) as raised:
-        Forwarder("api.openai.com", store=store)
+        Forwarder(Options("api.openai.com"), store=store)
     assert str(raised.value) == "--upstream must be an http(s) URL such as https://api.openai.com; got 'api.openai.com'"
 
 
 def test_upstream_with_a_query_is_refused(store):
     with pytest.raises(ForwarderError) as raised:
-        Forwarder("https://api.example.com/v1?api-version=1", store=store)
+        Forwarder(Options("https://api.example.com/v1?api-version=1"), store=store)
     assert str(raised.value) == (
         "--upstream is a base URL; the client's own path and query are appended to it: drop '?api-version=1' from "
         "'https://api.example.com/v1?api-version=1'")
@@ -323,7 +324,7 @@ def test_busy_port_is_a_clear_error(store):
         taken.listen()
         port = taken.getsockname()[1]
         with pytest.raises(ForwarderError) as raised:
-            Forwarder("http://127.0.0.1:9", store=store, port=port).start()
+            Forwarder(Options("http://127.0.0.1:9", port=port), store=store).start()
     assert str(raised.value) == f"cannot listen on 127.0.0.1:{port}: Address already in use"
 
 
@@ -434,13 +435,13 @@ def test_a_big_body_passes_whole_and_is_analysed_apart(rig):
 
 def test_translate_spec_is_checked_at_construction(store):
     with pytest.raises(ForwarderError) as raised:
-        Forwarder("http://127.0.0.1:9", store=store, translate="chat:responses")
+        Forwarder(Options("http://127.0.0.1:9", translate="chat:responses"), store=store)
     assert str(raised.value) == ("--translate wants SRC:DST with dialects from openai-chat, openai-responses, "
                                  "anthropic, gemini, mcp; got 'chat:responses'")
     with pytest.raises(ForwarderError) as raised:
-        Forwarder("http://127.0.0.1:9", store=store, translate="anthropic:gemini")
+        Forwarder(Options("http://127.0.0.1:9", translate="anthropic:gemini"), store=store)
     assert str(raised.value).startswith("no bridge from anthropic to gemini; offered: ")
-    forwarder = Forwarder("http://127.0.0.1:9", store=store, translate="openai-chat:openai-responses")
+    forwarder = Forwarder(Options("http://127.0.0.1:9", translate="openai-chat:openai-responses"), store=store)
     assert (forwarder.mode, forwarder.translate) == (Mode.TRANSLATE, "openai-chat:openai-responses")
 
 
@@ -497,5 +498,5 @@ def test_translate_moves_the_key_to_the_target_providers_header(make_rig, spec, 
 def test_a_library_caller_listening_on_a_port_out_of_range_gets_a_clear_error(store, port):
     # getaddrinfo takes the port modulo 65536: 70000 would listen on 4464 without a word.
     with pytest.raises(ForwarderError) as raised:
-        Forwarder("http://127.0.0.1:9", store=store, port=port).start()
+        Forwarder(Options("http://127.0.0.1:9", port=port), store=store).start()
     assert str(raised.value) == f"cannot listen on port {port}: ports go from 0 to 65535"

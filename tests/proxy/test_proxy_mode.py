@@ -31,6 +31,7 @@ from inspector.proxy.server import ClientLimits
 from inspector.redact import REDACTED
 from inspector.replay import ReplayError, replay, replay_stored
 from inspector.store import Store
+from inspector.proxy.options import DEFAULT_MAX_TUNNELS, DEFAULT_TUNNEL_IDLE, Options, ProxyOptions
 
 from .conftest import Events
 
@@ -58,14 +59,16 @@ def tls_mock(upstream_tls):
 
 class ProxyRig:
     def __init__(self, mock: MockUpstream, store, upstream_tls, ca_dir, upstream: str = "http://127.0.0.1:9",
+                 allow_connect=(), tunnel_idle=DEFAULT_TUNNEL_IDLE, max_tunnels=DEFAULT_MAX_TUNNELS,
                  **options) -> None:
         self.mock = mock
         self.store = store
         self.events = Events()
-        self.forwarder = Forwarder(
-            upstream, store=store, port=0, on_event=self.events, ca_dir=ca_dir,
-            intercept=[f"api.openai.com={mock.base_url}", f"*.example.test={mock.base_url}/base"],
-            upstream_ca=upstream_tls / "ca.pem", **options)
+        proxy = ProxyOptions(intercept=(f"api.openai.com={mock.base_url}", f"*.example.test={mock.base_url}/base"),
+                             allow_connect=allow_connect, ca_dir=ca_dir, upstream_ca=upstream_tls / "ca.pem",
+                             tunnel_idle=tunnel_idle, max_tunnels=max_tunnels)
+        self.forwarder = Forwarder(Options(upstream, port=0, proxy=proxy, **options), store=store,
+                                   on_event=self.events)
         self.forwarder.start()
         self.ca = ca_dir / "toolwire-ca.pem"
 
@@ -232,7 +235,7 @@ def test_beyond_loopback_a_tunnel_needs_the_token_as_the_proxy_password(tls_mock
 ])
 def test_a_bad_intercept_is_refused_at_start(store, spec, why):
     with pytest.raises(ForwarderError) as caught:
-        Forwarder("http://127.0.0.1:9", store=store, port=0, intercept=[spec])
+        Forwarder(Options("http://127.0.0.1:9", port=0, proxy=ProxyOptions(intercept=[spec])), store=store)
     assert str(caught.value) == why
 
 
@@ -265,12 +268,12 @@ def test_record_serves_proxy_mode_with_its_options(tls_mock, upstream_tls, tmp_p
 
 def test_the_tunnel_options_reach_the_forwarder_and_refuse_what_is_not_above_zero(capsys):
     from inspector.cli import parse_args
-    from inspector.cli.common import proxy_options
+    from inspector.cli.common import options
 
     for command in (["record"], []):  # `record` and the TUI
-        assert proxy_options(parse_args([*command, "--tunnel-idle", "2.5", "--max-tunnels", "7"])) == {
-            "intercept": [], "allow_connect": [], "upstream_ca": None, "tunnel_idle": 2.5, "max_tunnels": 7}
-        assert "tunnel_idle" not in proxy_options(parse_args(command))  # the forwarder's defaults
+        assert options(parse_args([*command, "--tunnel-idle", "2.5", "--max-tunnels", "7"])).proxy == ProxyOptions(
+            tunnel_idle=2.5, max_tunnels=7)
+        assert options(parse_args(command)).proxy == ProxyOptions()  # the forwarder's defaults
     refused = []
     for option, value in (("--tunnel-idle", "0"), ("--tunnel-idle", "nan"), ("--tunnel-idle", "inf"),
                           ("--max-tunnels", "0"), ("--max-tunnels", "1.5")):
@@ -288,7 +291,7 @@ def test_the_tunnel_options_reach_the_forwarder_and_refuse_what_is_not_above_zer
 def test_an_unreadable_upstream_ca_is_refused_at_start(store, tmp_path):
     (tmp_path / "ca.pem").write_text("not pem")
     with pytest.raises(ForwarderError, match=rf"^--upstream-ca {tmp_path / 'ca.pem'}: cannot load it as PEM "):
-        Forwarder("http://127.0.0.1:9", store=store, port=0, upstream_ca=tmp_path / "ca.pem")
+        Forwarder(Options("http://127.0.0.1:9", port=0, proxy=ProxyOptions(upstream_ca=tmp_path / "ca.pem")), store=store)
 
 
 class OneShotServer:
@@ -444,9 +447,9 @@ def test_proxy_mode_works_on_the_routes_shared_port_and_its_flows_name_no_route(
 
     events = Events()
     table = resolve(routes=["oa=http://127.0.0.1:9", "an=http://127.0.0.1:9"], cwd=tmp_path)
-    router = open_forwarder(table, store=store, port=0, on_event=events, proxy={
+    router = open_forwarder(table, Options(port=0, proxy=ProxyOptions(**{
         "ca_dir": tmp_path / "proxy-ca", "intercept": [f"api.openai.com={tls_mock.base_url}"],
-        "upstream_ca": upstream_tls / "ca.pem"})
+        "upstream_ca": upstream_tls / "ca.pem"})), store=store, on_event=events)
     with router:
         LocalCA(tmp_path / "proxy-ca")
         trusting = ssl.create_default_context(cafile=str(tmp_path / "proxy-ca" / "toolwire-ca.pem"))
@@ -675,9 +678,8 @@ def test_an_intercepted_flow_replays_through_a_routers_shared_port(tls_mock, sto
     from inspector.proxy.routes import open_forwarder, resolve
 
     events = Events()
-    router = open_forwarder(resolve(routes=["oa=http://127.0.0.1:9"], cwd=tmp_path), store=store, port=0,
-                            on_event=events, proxy={"ca_dir": tmp_path / "proxy-ca", "upstream_ca": upstream_tls
-                                                    / "ca.pem", "intercept": [f"api.openai.com={tls_mock.base_url}"]})
+    router = open_forwarder(resolve(routes=["oa=http://127.0.0.1:9"], cwd=tmp_path), Options(port=0, proxy=ProxyOptions(**{"ca_dir": tmp_path / "proxy-ca", "upstream_ca": upstream_tls
+                                                    / "ca.pem", "intercept": [f"api.openai.com={tls_mock.base_url}"]})), store=store, on_event=events)
     with router:
         context = ssl.create_default_context(cafile=str(LocalCA(tmp_path / "proxy-ca").cert_path))
         with httpx.Client(proxy=router.base_url, verify=context, timeout=10) as client:
@@ -708,7 +710,7 @@ def test_an_intercepted_flow_is_not_replayed_where_the_intercept_list_does_not_s
     finally:
         recording.forwarder.stop()
     # Today api.openai.com is intercepted as itself (the default list), not sent to the mock.
-    elsewhere = Forwarder("http://127.0.0.1:9", store=store, port=0, ca_dir=tmp_path / "ca")
+    elsewhere = Forwarder(Options("http://127.0.0.1:9", port=0, proxy=ProxyOptions(ca_dir=tmp_path / "ca")), store=store)
     # A stored flow that names a host off the list (a store can be edited or imported).
     foreign = dataclasses.replace(original, upstream_url=f"https://llm.example.test{CHAT}",
                                   request_headers=[("host", "llm.example.test"), *original.request_headers[1:]])
@@ -757,19 +759,20 @@ def test_the_tuis_forwarder_process_replays_an_intercepted_flow_and_takes_the_tu
         tls_mock, upstream_tls, tmp_path):
     # `r`/`R` in the TUI: the replay runs in the forwarder's own process, which got proxy mode's
     # options (the TUI's flags) through its config.
-    from inspector.child import ForwarderProcess
+    from inspector.child import Flows, ForwarderProcess, Frame
 
     completed: list[int] = []
     arrived = threading.Condition()
 
-    def on_frame(frame: dict) -> None:
+    def on_frame(frame: Frame) -> None:
         with arrived:
-            completed.extend(frame.get("completed", ()))
+            if isinstance(frame, Flows):
+                completed.extend(frame.completed)
             arrived.notify_all()
 
-    child = ForwarderProcess.start(None, store=tmp_path / "flows.sqlite3", port=0, proxy={
+    child = ForwarderProcess.start(Options(None, store=str(tmp_path / "flows.sqlite3"), port=0, proxy=ProxyOptions(**{
         "ca_dir": str(tmp_path / "ca"), "intercept": [f"api.openai.com={tls_mock.base_url}"],
-        "upstream_ca": str(upstream_tls / "ca.pem"), "max_tunnels": 1})
+        "upstream_ca": str(upstream_tls / "ca.pem"), "max_tunnels": 1})))
     try:
         child.listen(on_frame)
         context = ssl.create_default_context(cafile=str(LocalCA(tmp_path / "ca").cert_path))

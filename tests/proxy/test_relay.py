@@ -263,7 +263,7 @@ def test_a_json_body_beyond_the_recording_limit_is_relayed_whole_and_recorded_bo
 
 def test_chunk_timings_of_an_endless_stream_are_bounded(make_rig, monkeypatch):
     rig = make_rig()
-    monkeypatch.setattr("inspector.proxy.forwarder.MAX_CHUNK_TIMINGS", 5)
+    monkeypatch.setattr("inspector.proxy.exchange.MAX_CHUNK_TIMINGS", 5)
     canned = sse_response([str(n) for n in range(20)], interval=0.002)
     rig.mock.push(canned)
     with rig.client.stream("POST", CHAT, content=BODY) as response:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import openai
 import orjson
-import pytest
 
 from inspector.analysis import analyse
 from inspector.flow import Mode
 from inspector.mock import json_response, sse_response
 from inspector.wire.canned import Call
+from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
 from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
 from inspector.wire.fix import fix
 
@@ -106,17 +106,55 @@ def test_a_request_with_nothing_to_repair_goes_up_byte_for_byte(make_rig, mock, 
     assert response.content == orjson.dumps(chat_completion("fine"))
 
 
-def test_translate_and_repair_together_are_refused(store, mock):
-    from inspector.proxy import Forwarder, ForwarderError
+def _translated_upstream() -> dict:
+    """What an Anthropic upstream gets when the chat request is repaired, then translated."""
+    from inspector.wire.translate import get_bridge
 
-    with pytest.raises(ForwarderError, match="^--translate and --repair are separate modes; choose one$"):
-        Forwarder(mock.base_url, store=store, port=0, translate="openai-chat:openai-responses", repair=True)
+    return get_bridge("openai-chat", "anthropic").request(_expected_upstream(), "/v1/chat/completions").payload
 
 
-def test_record_refuses_both_modes_with_a_clear_error(mock, tmp_path, capsys):
-    from inspector.cli import main
+def test_repair_and_translate_on_one_route_repair_first_then_translate(make_rig, mock, store):
+    rig = make_rig(repair=True, translate="openai-chat:anthropic")
+    alias = _expected_upstream()["tools"][0]["function"]["name"]
+    mock.push(json_response(anthropic_message(calls=[Call(alias, '{"query": "lexer"}', "toolu_b")])))
 
-    argv = ["record", "--upstream", mock.base_url, "--port", "0", "--store", str(tmp_path / "s.db"),
-            "--translate", "openai-chat:openai-responses", "--repair"]
-    assert main(argv) == 2
-    assert capsys.readouterr().err == "toolwire-inspect: --translate and --repair are separate modes; choose one\n"
+    answer = _client(rig).chat.completions.create(model="gpt-test", messages=MESSAGES, tools=TOOLS)
+
+    # Translated back to Chat, then the alias restored: the client gets the name it declared.
+    assert [(c.id, c.function.name, c.function.arguments) for c in answer.choices[0].message.tool_calls] == [
+        ("toolu_b", DOTTED, '{"query":"lexer"}')]
+    upstream = mock.received[0]
+    assert (upstream.path, orjson.loads(upstream.body)) == ("/v1/messages", _translated_upstream())
+    sent = orjson.loads(upstream.body)
+    assert [t["name"] for t in sent["tools"]] == [alias, "list_issues"]
+    assert sent["tools"][0]["input_schema"]["properties"] == {"query": {"type": "string"}}
+
+    rig.events.completed()
+    store.flush()
+    flow = store.get(rig.events.all[-1].flow.id)
+    assert (flow.mode, flow.translate, flow.state.value, flow.status) == (
+        Mode.TRANSLATE, "openai-chat:anthropic", "complete", 200)
+    assert orjson.loads(flow.upstream_request_body) == _translated_upstream()
+    repairs = [f"repaired {r.rule} ({r.action}) at {r.pointer or '/'}" for r in fix(
+        {"model": "gpt-test", "messages": MESSAGES, "tools": TOOLS}, "openai-chat").repairs]
+    assert [note.split(":")[0] for note in flow.notes if note.startswith("repaired ")] == repairs
+    assert orjson.loads(flow.upstream_response_body)["content"][0]["name"] == alias
+    assert orjson.loads(flow.response_body)["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == DOTTED
+
+
+def test_repair_and_translate_on_one_route_restore_names_in_the_translated_stream(make_rig, mock, store):
+    rig = make_rig(repair=True, translate="openai-chat:anthropic")
+    alias = _expected_upstream()["tools"][0]["function"]["name"]
+    mock.push(sse_response(anthropic_stream(calls=[Call(alias, '{"query": "lexer"}', "toolu_b")])))
+
+    stream = _client(rig).chat.completions.create(model="gpt-test", messages=MESSAGES, tools=TOOLS, stream=True)
+    names = [tc.function.name for chunk in stream for tc in (chunk.choices[0].delta.tool_calls or [])
+             if chunk.choices and tc.function and tc.function.name]
+
+    assert names == [DOTTED]
+    rig.events.completed()
+    store.flush()
+    flow = store.get(rig.events.all[-1].flow.id)
+    assert (flow.streamed, flow.state.value, alias.encode() in flow.upstream_response_body,
+            alias.encode() in flow.response_body, DOTTED.encode() in flow.response_body) == (
+        True, "complete", True, False, True)

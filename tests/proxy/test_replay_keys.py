@@ -15,6 +15,7 @@ from inspector.mock import MockUpstream
 from inspector.proxy import Forwarder
 from inspector.proxy.routes import open_forwarder, resolve
 from inspector.store import Store
+from inspector.proxy.options import Options
 
 from .conftest import Events
 
@@ -51,7 +52,7 @@ def record(store_path, upstream: str, headers: dict[str, str] | None = None) -> 
     """Each provider dialect's request, through a real forwarder to `upstream`."""
     with Store(store_path) as store:
         events = Events()
-        with Forwarder(upstream, store=store, port=0, on_event=events) as forwarder:
+        with Forwarder(Options(upstream, port=0), store=store, on_event=events) as forwarder:
             for path, body in REQUESTS:
                 assert httpx.post(forwarder.client_url + path, content=body, headers=headers).status_code == 200
             events.completed(len(REQUESTS))
@@ -89,7 +90,7 @@ def test_an_edited_store_does_not_choose_where_a_replay_goes(tmp_path, upstreams
     local, other = upstreams
     with Store(tmp_path / "s.db") as store:
         events = Events()
-        with open_forwarder(resolve(routes=[f"an={local.base_url}"]), store=store, port=0, on_event=events) as router:
+        with open_forwarder(resolve(routes=[f"an={local.base_url}"]), Options(port=0), store=store, on_event=events) as router:
             path, body = REQUESTS[1]
             httpx.post(f"{router.client_url}/r/an{path}", content=body, headers={"x-api-key": "sk-ant-client"})
             events.completed(1)

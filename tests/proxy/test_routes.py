@@ -21,6 +21,7 @@ from inspector.flow import FlowState, Mode
 from inspector.mock import MockUpstream
 from inspector.proxy.routes import DEFAULT_ROUTES, Route, RouteError, RouteTable, open_forwarder, resolve
 from inspector.store import Store
+from inspector.proxy.options import Options, RouteFlags
 
 from .conftest import Events
 
@@ -54,8 +55,7 @@ def two(tmp_path):
     """Two mock upstreams, a store, and a started router with routes `oa` and `an` to them."""
     with MockUpstream() as first, MockUpstream() as second, Store(tmp_path / "flows.sqlite3") as store:
         events = Events()
-        router = open_forwarder(resolve(routes=[f"oa={first.base_url}", f"an={second.base_url}"]), store=store,
-                                port=0, on_event=events)
+        router = open_forwarder(resolve(routes=[f"oa={first.base_url}", f"an={second.base_url}"]), Options(port=0), store=store, on_event=events)
         router.start()
         try:
             yield router, first, second, store, events
@@ -139,7 +139,7 @@ def test_a_route_on_its_own_port_serves_at_its_root(tmp_path):
         events = Events()
         table = resolve(routes=[f"oa={first.base_url}", f"tools={second.base_url}@{port}"], cwd=tmp_path)
         assert [(r.name, r.port) for r in table.routes] == [("oa", None), ("tools", port)]
-        with open_forwarder(table, store=store, port=0, on_event=events) as router:
+        with open_forwarder(table, Options(port=0), store=store, on_event=events) as router:
             oa, tools = router.forwarders
             assert (oa.client_url, tools.client_url) == (f"{router.base_url}/r/oa", f"http://127.0.0.1:{port}")
             assert httpx.post(f"http://127.0.0.1:{port}{CHAT}", content=b"{}").status_code == 200
@@ -156,6 +156,14 @@ def test_a_route_on_its_own_port_serves_at_its_root(tmp_path):
         assert len(store.sessions()) == 1
 
 
+def test_a_route_may_repair_and_translate(tmp_path):
+    table = resolve(routes=["oa=http://x", "an=http://y"], route_modes=["oa=repair+translate:openai-chat:anthropic"],
+                    cwd=tmp_path)
+    assert [(r.name, r.translate, r.repair, r.mode) for r in table.routes] == [
+        ("oa", "openai-chat:anthropic", True, "repair+translate:openai-chat:anthropic"),
+        ("an", None, False, "passthrough")]
+
+
 def test_route_flags_are_checked_with_a_one_line_error(tmp_path):
     for routes, modes, message in [
         (["oa"], [], "--route 'oa': expected NAME=URL or NAME=URL@PORT"),
@@ -165,7 +173,10 @@ def test_route_flags_are_checked_with_a_one_line_error(tmp_path):
         (["oa=http://x@70000"], [], "--route oa: port 70000 is not from 1 to 65535"),
         (["oa=http://x@9000", "an=http://y@9000"], [], "two routes ask for the same port: [9000, 9000]"),
         (["oa=http://x"], ["an=repair"], "--route-mode 'an=repair': expected NAME=MODE for a route (routes: oa)"),
-        (["oa=http://x"], ["oa=fix"], "--route-mode oa: mode 'fix' is not one of passthrough, repair or translate:SRC:DST"),
+        (["oa=http://x"], ["oa=fix"], "--route-mode oa: mode 'fix' is not one of passthrough, repair, "
+                                      "translate:SRC:DST or repair+translate:SRC:DST"),
+        (["oa=http://x"], ["oa=repair+repair"], "--route-mode oa: mode 'repair+repair' is not one of passthrough, "
+                                                "repair, translate:SRC:DST or repair+translate:SRC:DST"),
     ]:
         with pytest.raises(RouteError) as caught:
             resolve(routes=routes, route_modes=modes, cwd=tmp_path)
@@ -189,7 +200,7 @@ def test_defaults_without_upstream_or_routes(tmp_path):
 
 def test_defaults_are_served_under_their_prefixes_without_reaching_out(tmp_path):
     with Store(tmp_path / "flows.sqlite3") as store:
-        router = open_forwarder(resolve(cwd=tmp_path), store=store, port=0)
+        router = open_forwarder(resolve(cwd=tmp_path), Options(port=0), store=store)
         router.start()
         try:
             assert [(f.route, f.client_url, f.upstream, f.mode) for f in router.all] == [
@@ -272,7 +283,7 @@ def test_config_flag_wins_over_the_working_directory(tmp_path):
     ("[routes.oa]\nurl = \"http://x\"\nport = 0", ": [routes.oa]: port must be a number from 1 to 65535"),
     ("[routes.oa]\nurl = \"http://x\"\nport = true", ": [routes.oa]: port must be a number from 1 to 65535"),
     ("[routes.oa]\nurl = \"http://x\"\nmode = \"fix\"",
-     ": [routes.oa]: mode 'fix' is not one of passthrough, repair or translate:SRC:DST"),
+     ": [routes.oa]: mode 'fix' is not one of passthrough, repair, translate:SRC:DST or repair+translate:SRC:DST"),
     ("[routes.\"a b\"]\nurl = \"http://x\"",
      ": [routes.a b]: a route name is letters, digits, '_', '.' or '-' (at most 64), got 'a b'"),
 ])
@@ -333,7 +344,7 @@ def test_each_route_has_its_own_mode(tmp_path):
         events = Events()
         table = resolve(routes=[f"plain={first.base_url}", f"bridge={second.base_url}"],
                         route_modes=["bridge=translate:openai-chat:anthropic"], cwd=tmp_path)
-        with open_forwarder(table, store=store, port=0, on_event=events) as router:
+        with open_forwarder(table, Options(port=0), store=store, on_event=events) as router:
             plain, bridge = router.forwarders
             for forwarder in (plain, bridge):
                 client = openai.OpenAI(api_key="sk-test", base_url=f"{forwarder.client_url}/v1", max_retries=0)
@@ -352,11 +363,11 @@ def test_upstream_alone_is_a_plain_forwarder_and_beside_routes_takes_what_they_d
     from inspector.proxy import Forwarder
 
     with MockUpstream() as first, MockUpstream() as second, Store(tmp_path / "flows.sqlite3") as store:
-        plain = open_forwarder(resolve(upstream=first.base_url, cwd=tmp_path), store=store, port=0)
+        plain = open_forwarder(resolve(upstream=first.base_url, cwd=tmp_path), Options(port=0), store=store)
         assert type(plain) is Forwarder and plain.route is None and plain.client_url.endswith(":0")
         events = Events()
         table = resolve(upstream=first.base_url, routes=[f"an={second.base_url}"], cwd=tmp_path)
-        with open_forwarder(table, store=store, port=0, on_event=events) as router:
+        with open_forwarder(table, Options(port=0), store=store, on_event=events) as router:
             assert httpx.post(f"{router.client_url}{CHAT}", content=b"{}").status_code == 200
             assert httpx.post(f"{router.client_url}/r/an/v1/messages", content=b"{}").status_code == 200
             assert httpx.post(f"{router.client_url}/r/other{CHAT}", content=b"{}").status_code == 200
@@ -371,7 +382,7 @@ def test_upstream_alone_is_a_plain_forwarder_and_beside_routes_takes_what_they_d
 def test_beyond_loopback_the_token_comes_before_the_route(tmp_path):
     with MockUpstream() as first, Store(tmp_path / "flows.sqlite3") as store:
         table = resolve(routes=[f"oa={first.base_url}"], cwd=tmp_path)
-        with open_forwarder(table, store=store, host="0.0.0.0", allow_remote=True, port=0) as router:
+        with open_forwarder(table, Options(host="0.0.0.0", allow_remote=True, port=0), store=store) as router:
             [oa] = router.forwarders
             token = router.access.token
             assert oa.client_url == f"http://0.0.0.0:{router.port}/t/{token}/r/oa"
@@ -405,7 +416,7 @@ def test_the_tui_browses_when_the_default_routes_cannot_listen(tmp_path, monkeyp
         port = busy.getsockname()[1]
         outcomes = []
         for upstream, routes in ((None, []), (None, ["x=http://127.0.0.1:9"]), ("http://127.0.0.1:9", [])):
-            child = ForwarderProcess.launch(upstream, store=db, port=port, routes={"route": routes})
+            child = ForwarderProcess.launch(Options(upstream, store=str(db), port=port, routes=RouteFlags(**{"route": routes})))
             with pytest.raises(ChildFailed) as failed:
                 child.wait_ready()
             outcomes.append((str(failed.value), failed.value.browse))

@@ -27,6 +27,7 @@ from inspector.proxy import Forwarder
 from inspector.redact import REDACTED, REDACTED_USERINFO, redact_query, redact_url, redacted, secret_values
 from inspector.replay import replay
 from inspector.store import Store
+from inspector.proxy.options import Options
 
 from .conftest import Events
 
@@ -384,15 +385,16 @@ def test_the_export_command_writes_a_private_file(tmp_path):
 
 
 def test_the_tui_header_shows_the_upstream_without_its_password(store):
+    from inspector.session import LocalSession
     from inspector.tui.app import InspectorApp
 
-    forwarder = Forwarder("https://me:hunter2-password@gw.example/v1", store=store)
-    assert InspectorApp(store=store, forwarder=forwarder).listening.upstream == "https://me:****@gw.example/v1"
+    forwarder = Forwarder(Options("https://me:hunter2-password@gw.example/v1"), store=store)
+    assert InspectorApp(store=store, forwarder=LocalSession(forwarder, store)).listening.upstream == "https://me:****@gw.example/v1"
 
 
 def test_the_upstream_userinfo_is_sent_as_basic_auth_unless_the_client_brings_its_own(mock, store):
     events = Events()
-    forwarder = Forwarder(f"http://gw-user:pa55-word-1@127.0.0.1:{mock.port}", store=store, port=0, on_event=events)
+    forwarder = Forwarder(Options(f"http://gw-user:pa55-word-1@127.0.0.1:{mock.port}", port=0), store=store, on_event=events)
     # Fixed client headers: httpx's own accept-encoding depends on which decoders are installed.
     sent = {"accept": "*/*", "accept-encoding": "gzip", "user-agent": "test-client"}
     with forwarder, httpx.Client(base_url=forwarder.base_url, timeout=10, headers=sent) as client:

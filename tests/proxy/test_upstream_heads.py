@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from inspector.proxy.forwarder import Forwarder
+from inspector.proxy.options import Options
 
 CHAT = "/v1/chat/completions"
 
@@ -46,7 +47,7 @@ def raw_upstream() -> Iterator[tuple[str, list[bytes]]]:
 
 def relayed(store, upstream: str, heads: list[bytes], head: bytes) -> tuple[httpx.Response, tuple]:
     heads.append(head)
-    with Forwarder(upstream, store=store, port=0) as forwarder:
+    with Forwarder(Options(upstream, port=0), store=store) as forwarder:
         response = httpx.post(forwarder.base_url + CHAT, content=b"{}", timeout=10)
     store.flush()
     (row,) = store.rows()

@@ -4,6 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from inspector.proxy import Forwarder
+from inspector.proxy.routes import Router
+from inspector.session import LocalSession
 from inspector.store import Store
 from inspector.tui.app import InspectorApp
 
@@ -34,8 +37,13 @@ def ids(store: Store) -> dict[str, int]:
 
 
 def make_app(store: Store, **kwargs) -> InspectorApp:
+    """The app; a Forwarder or Router given as `forwarder` is its session in this process."""
     kwargs.setdefault("clock", lambda: NOW)
-    return InspectorApp(store=store, forwarder=kwargs.pop("forwarder", None), **kwargs)
+    forwarder = kwargs.pop("forwarder", None)
+    key_hosts = kwargs.pop("key_hosts", ())
+    if isinstance(forwarder, (Forwarder, Router)):
+        forwarder = LocalSession(forwarder, store, key_hosts)
+    return InspectorApp(store=store, forwarder=forwarder, **kwargs)
 
 
 async def settle(app: InspectorApp, pilot) -> None:

@@ -26,6 +26,8 @@ from inspector.store import Store
 from inspector.tui.app import InspectorApp
 from inspector.tui.bridge import EventBridge
 from inspector.tui.screens.flow import FlowScreen
+from inspector.proxy.options import Options
+from inspector.session import LocalSession
 
 # Designed at 80x24 first (a laptop terminal), then using the room at 160x48.
 SIZES = [(80, 24), (160, 48)]
@@ -50,7 +52,7 @@ def record(store: Store, bridge: EventBridge) -> tuple[MockUpstream, Forwarder]:
     upstream = start(make_upstream, UPSTREAM_PORT)
 
     def make_forwarder(port: int) -> Forwarder:
-        forwarder = Forwarder(upstream.base_url, store=store, port=port, on_event=bridge)
+        forwarder = Forwarder(Options(upstream.base_url, port=port), store=store, on_event=bridge)
         forwarder.start()
         return forwarder
 
@@ -152,7 +154,7 @@ def main(argv: list[str]) -> int:
         try:
             saved = []
             for size in SIZES:
-                app = InspectorApp(store=store, forwarder=forwarder, bridge=bridge)
+                app = InspectorApp(store=store, forwarder=LocalSession(forwarder, store), bridge=bridge)
                 saved += asyncio.run(shoot(app, out, size))
         finally:
             forwarder.stop()

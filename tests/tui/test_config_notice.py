@@ -14,6 +14,7 @@ from inspector.child import ForwarderProcess
 from inspector.mock import MockUpstream
 from inspector.store import Store
 from inspector.tui.widgets.connection import ConnectionBar
+from inspector.proxy.options import Options, RouteFlags
 
 from .conftest import make_app, settle
 from .test_live import Seen
@@ -33,8 +34,7 @@ async def test_an_ignored_config_is_named_in_the_header_and_a_notification(
     monkeypatch.chdir(repo)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    child = ForwarderProcess.launch(None, store=tmp_path / "flows.sqlite3", port=0,
-                                    routes={"route": [f"oa={upstream.base_url}"]})
+    child = ForwarderProcess.launch(Options(None, store=str(tmp_path / "flows.sqlite3"), port=0, routes=RouteFlags(**{"route": [f"oa={upstream.base_url}"]})))
     try:
         child.wait_ready()
         notice = (f"ignored config {repo / 'toolwire-inspect.toml'}: a config file in the working directory takes "

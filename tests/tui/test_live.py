@@ -22,6 +22,7 @@ from inspector.wire.fix import fix
 from inspector.tui.messages import FlowsUpdated, ReplayFailed, ReplayFinished
 from inspector.tui.widgets.connection import ConnectionBar
 from inspector.tui.widgets.flow_list import FlowList
+from inspector.proxy.options import Options
 
 from .conftest import make_app, settle
 from .flows import clean_request, defective_request
@@ -60,7 +61,7 @@ def upstream() -> Iterator[MockUpstream]:
 @pytest.fixture
 def forwarding(store: Store, upstream: MockUpstream) -> Iterator[tuple[Forwarder, EventBridge]]:
     bridge = EventBridge()
-    forwarder = Forwarder(upstream.base_url, store=store, port=0, on_event=bridge)
+    forwarder = Forwarder(Options(upstream.base_url, port=0), store=store, on_event=bridge)
     forwarder.start()
     yield forwarder, bridge
     forwarder.stop()
@@ -217,8 +218,7 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
     from .test_flow_view import open_flow
 
     bridge = EventBridge()
-    forwarder = Forwarder(upstream.base_url, store=store, port=0, on_event=bridge,
-                          translate="openai-chat:openai-responses")
+    forwarder = Forwarder(Options(upstream.base_url, port=0, translate="openai-chat:openai-responses"), store=store, on_event=bridge)
     forwarder.start()
     try:
         seen = Seen()
@@ -343,7 +343,7 @@ async def test_after_a_restart_replay_says_why_it_cannot_send_the_key(
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     bridge = EventBridge()
-    forwarder = Forwarder(upstream.base_url, store=store, port=0, on_event=bridge)
+    forwarder = Forwarder(Options(upstream.base_url, port=0), store=store, on_event=bridge)
     forwarder.start()
     try:
         seen = Seen()
@@ -373,7 +373,7 @@ async def test_after_a_restart_replay_says_why_it_cannot_send_the_key(
 
 async def test_beyond_loopback_the_header_gives_the_url_with_the_token_and_counts_refusals(
         store: Store, upstream: MockUpstream) -> None:
-    forwarder = Forwarder(upstream.base_url, store=store, host="0.0.0.0", allow_remote=True, port=0)
+    forwarder = Forwarder(Options(upstream.base_url, host="0.0.0.0", allow_remote=True, port=0), store=store)
     forwarder.start()
     try:
         app = make_app(store, forwarder=forwarder, upstream="http://up.example")
@@ -409,7 +409,7 @@ async def test_a_flow_recorded_against_another_upstream_is_not_replayed(
     earlier = save_flow(store, clean_request())
     store.session_id = None
     monkeypatch.setenv("OPENAI_API_KEY", "sk-from-env-42")
-    forwarder = Forwarder(upstream.base_url, store=store, port=0)
+    forwarder = Forwarder(Options(upstream.base_url, port=0), store=store)
     forwarder.start()
     try:
         seen = Seen()
@@ -470,7 +470,7 @@ async def test_routes_are_in_the_header_and_the_list(store: Store, upstream: Moc
 
     bridge = EventBridge()
     table = resolve(routes=[f"oa={upstream.base_url}", "an=https://api.anthropic.com"], cwd=tmp_path)
-    with open_forwarder(table, store=store, port=0, on_event=bridge) as router:
+    with open_forwarder(table, Options(port=0), store=store, on_event=bridge) as router:
         seen = Seen()
         app = make_app(store, forwarder=router, bridge=bridge)
         async with app.run_test(size=(200, 36), message_hook=seen) as pilot:

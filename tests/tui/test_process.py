@@ -5,6 +5,7 @@ of its own."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 import os
 import signal
 import socket
@@ -25,6 +26,7 @@ from inspector.tui.bridge import EventBridge
 from inspector.tui.messages import ForwarderStopped, ReplayFailed, ReplayFinished
 from inspector.tui.widgets.connection import ConnectionBar
 from inspector.tui.widgets.flow_list import FlowList
+from inspector.proxy.options import Options
 
 from .conftest import make_app, settle
 from .flows import clean_request
@@ -39,7 +41,7 @@ def upstream() -> Iterator[MockUpstream]:
 
 @pytest.fixture
 def child(tmp_path: Path, upstream: MockUpstream) -> Iterator[ForwarderProcess]:
-    forwarder = ForwarderProcess.start(upstream.base_url, store=tmp_path / "flows.sqlite3", port=0)
+    forwarder = ForwarderProcess.start(Options(upstream.base_url, store=str(tmp_path / "flows.sqlite3"), port=0))
     yield forwarder
     forwarder.stop()
 
@@ -153,7 +155,8 @@ def test_the_child_dies_with_its_parent(tmp_path: Path, upstream: MockUpstream) 
         [sys.executable, "-c",
          "import sys, threading\n"
          "from inspector.child import ForwarderProcess\n"
-         f"child = ForwarderProcess.start({upstream.base_url!r}, store={str(tmp_path / 'f.sqlite3')!r})\n"
+         "from inspector.proxy.options import Options\n"
+         f"child = ForwarderProcess.start(Options({upstream.base_url!r}, store={str(tmp_path / 'f.sqlite3')!r}))\n"
          "print(child.pid, child.base_url.rsplit(':', 1)[1], flush=True)\n"
          "threading.Event().wait()\n"],
         stdout=subprocess.PIPE, text=True)
@@ -176,7 +179,7 @@ def test_the_child_dies_with_its_parent(tmp_path: Path, upstream: MockUpstream) 
 
 def test_a_child_that_cannot_start_says_why(tmp_path: Path, upstream: MockUpstream) -> None:
     with pytest.raises(ChildFailed) as refused:
-        ForwarderProcess.start("ftp://example.com", store=tmp_path / "f.sqlite3")
+        ForwarderProcess.start(Options("ftp://example.com", store=str(tmp_path / "f.sqlite3")))
     assert str(refused.value) == (
         "--upstream must be an http(s) URL such as https://api.openai.com; got 'ftp://example.com'")
 
@@ -220,7 +223,7 @@ async def test_keys_are_answered_while_a_2_mb_flow_loads(tmp_path: Path) -> None
 def test_the_header_names_each_mode(store: Store) -> None:
     from inspector.proxy import Forwarder
 
-    modes = [make_app(store, forwarder=Forwarder("http://127.0.0.1:9", store=store, port=0, **options)).listening.mode
+    modes = [make_app(store, forwarder=Forwarder(Options("http://127.0.0.1:9", port=0, **options), store=store)).listening.mode
              for options in ({}, {"repair": True}, {"translate": "openai-chat:anthropic"})]
     assert modes == ["passthrough", "repair", "translate openai-chat → anthropic"]
 
@@ -228,10 +231,12 @@ def test_the_header_names_each_mode(store: Store) -> None:
 def test_the_tui_s_limits_reach_its_forwarder_process(tmp_path: Path, upstream: MockUpstream) -> None:
     """`toolwire-inspect --max-body N` (the TUI) sets the limit of the forwarder it starts, as `record`'s does."""
     from inspector.cli import parse_args
-    from inspector.cli.common import limits
+    from inspector.cli.common import options
 
-    given = limits(parse_args(["--max-body", "16", "--timeout", "30"]))
-    forwarder = ForwarderProcess.start(upstream.base_url, store=tmp_path / "flows.sqlite3", port=0, limits=given)
+    given = options(parse_args(["--max-body", "16", "--timeout", "30"]))
+    assert (given.max_body, given.timeout) == (16, 30.0)
+    forwarder = ForwarderProcess.start(replace(given, upstream=upstream.base_url, store=str(tmp_path / "flows.sqlite3"),
+                                               port=0))
     try:
         small = httpx.post(forwarder.base_url + "/v1/chat/completions", content=b'{"model": "m"}')
         large = httpx.post(forwarder.base_url + "/v1/chat/completions", content=b'{"model": "m", "x": 1}')

@@ -17,6 +17,7 @@ from inspector.proxy.ca import LocalCA, default_dir
 from inspector.store import Store
 from inspector.tui.app import InspectorApp
 from inspector.tui.widgets.connection import ConnectionBar, Proxying
+from inspector.proxy.options import Options, ProxyOptions
 
 from .conftest import make_app
 
@@ -36,7 +37,7 @@ def data_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 @pytest.fixture
 def child(tmp_path: Path, data_home: Path) -> Iterator[ForwarderProcess]:
     with MockUpstream() as upstream:
-        forwarder = ForwarderProcess.start(upstream.base_url, store=tmp_path / "flows.sqlite3", port=0, proxy=PROXY)
+        forwarder = ForwarderProcess.start(Options(upstream.base_url, store=str(tmp_path / "flows.sqlite3"), port=0, proxy=ProxyOptions(**PROXY)))
         yield forwarder
         forwarder.stop()
 
@@ -83,6 +84,5 @@ async def test_the_header_says_what_a_proxy_mode_client_sets(tmp_path: Path, dat
 
 def test_without_proxy_options_there_is_no_proxy_row_near_miss() -> None:
     """CONNECT is always answered; the row is for those who launched with proxy mode's options."""
-    assert Proxying.launched("http://127.0.0.1:8787", {"intercept": [], "allow_connect": [], "upstream_ca": None}) \
-        is None
-    assert Proxying.launched("http://127.0.0.1:8787", {}) is None
+    assert Proxying.launched("http://127.0.0.1:8787", ProxyOptions()) is None
+    assert Proxying.launched("http://127.0.0.1:8787", ProxyOptions(intercept=["a.test"])) is not None

@@ -23,6 +23,7 @@ from inspector.wire.dialect import Dialect
 from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
 from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.wire.fix import fix
+from inspector.proxy.options import Options
 
 from .conftest import make_app
 from .flows import clean_request
@@ -42,7 +43,7 @@ def upstream() -> Iterator[MockUpstream]:
 def record(store: Store, upstream: MockUpstream, body: dict, answer: Canned, **mode: object) -> Flow:
     """One request through a real forwarder (translate=... or repair=True) to the scripted upstream."""
     upstream.push(answer)
-    forwarder = Forwarder(upstream.base_url, store=store, port=0, **mode)
+    forwarder = Forwarder(Options(upstream.base_url, port=0, **mode), store=store)
     forwarder.start()
     try:
         assert httpx.post(f"{forwarder.base_url}/v1/chat/completions", json=body).status_code == 200

@@ -8,7 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from inspector.wire import check
+from inspector.wire.dialects.gemini import live
+from inspector.wire.dialects.openai_responses import realtime
+from inspector.wire.frames import Direction, Frame
 from inspector.wire.profiles import Profile
 from inspector.wire.session import SessionEntry, check_session
 from inspector.wire.violations import Violation
@@ -29,7 +34,9 @@ class Case:
     severity: str
     near: Mutation
     # request | response | stream, or a pair: exchange (base gives {"request", "response"}),
-    # exchange-stream (the response as its events), session (base gives [{"url", "request", "response"}])
+    # exchange-stream (the response as its events), session (base gives [{"url", "request", "response"}]),
+    # realtime, live: one socket's frames, read by the OpenAI Realtime or Gemini Live checker (base gives
+    # {"headers", "frames": [[direction, event], ...]})
     kind: str = "request"
     profile: str | Profile | None = None
     also: tuple[tuple[str, str, str], ...] = ()  # (rule, pointer, severity) the trip also causes
@@ -48,8 +55,22 @@ class Case:
         if self.kind == "session":
             return check_session([SessionEntry(number, entry["url"], entry["request"], entry["response"])
                                   for number, entry in enumerate(document, 1)])
+        if self.kind in SOCKET_CHECKS:
+            return SOCKET_CHECKS[self.kind](document)
         response = sse(document["response"]) if self.kind == "exchange-stream" else document["response"]
         return check.check_exchange(document["request"], response, self.dialect, profile).violations
+
+
+def socket_frames(document: Any) -> list[Frame]:
+    """A socket case's frames: each event a text frame, a second apart."""
+    return [Frame(Direction(direction), float(number), True, orjson.dumps(event))
+            for number, (direction, event) in enumerate(document["frames"])]
+
+
+SOCKET_CHECKS: dict[str, Callable[[Any], list[Violation]]] = {
+    "realtime": lambda document: realtime.check(socket_frames(document), document["headers"]),
+    "live": lambda document: live.check(socket_frames(document)),
+}
 
 
 def makers(dialect: str, request: Callable[[], Any], response: Callable[[], Any] | None = None,
@@ -87,6 +108,9 @@ EFFECTS = {
     ("XL-01", _E, _RESP): _REJ,
     # A session rule on the call's flow: the server refuses the call.
     ("MCP-08", _E, _RESP): _REJ,
+    # Socket rules (frames of one session): what the server does with the client's event.
+    ("RT-01", _E, _RESP): _MAY, ("RT-02", _W, _RESP): _CHG, ("RT-03", _E, _RESP): _REJ, ("RT-05", _E, _RESP): _REJ,
+    ("GM-22", _E, _RESP): _MAY, ("GM-23", _W, _RESP): _CHG, ("GM-24", _E, _RESP): _MAY,
     ("AN-15", _W, _RESP): _CLI, ("GM-18", _W, _RESP): _CLI, ("OR-15", _W, _RESP): _CLI,
 }
 

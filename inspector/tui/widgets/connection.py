@@ -10,13 +10,14 @@ which wraps them over as many rows as they need). A forwarder launched with prox
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
 from ...clients import agent_settings
+from ...proxy.options import ProxyOptions
 from ...textsafe import shown
 from .. import format as fmt
 
@@ -36,15 +37,15 @@ class Proxying:
     known: int  # the known LLM API hosts, intercepted too
 
     @classmethod
-    def launched(cls, base_url: str, options: dict[str, Any]) -> Proxying | None:
+    def launched(cls, base_url: str, options: ProxyOptions) -> Proxying | None:
         """None unless the forwarder was launched with a proxy-mode option: CONNECT is always
         answered, but the row is worth its height to those who asked for proxy mode."""
-        if not any(options.values()):
+        if options == ProxyOptions():
             return None
         from ...proxy.ca import trust_settings  # cryptography's import, only for proxy mode's users
         from ...proxy.connect import DEFAULT_INTERCEPTS, InterceptList
 
-        given = list(options.get("intercept") or ())
+        given = list(options.intercept)
         trust = trust_settings()
         made = trust[0][1].exists()  # a stat, once, when the app starts
         return cls(base_url, tuple((name, str(path)) for name, path in trust) if made else (),

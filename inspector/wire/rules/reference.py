@@ -52,6 +52,9 @@ SOURCES: dict[str, str] = {
     'S-GEM': '`googleapis/python-genai` @ `66807187f212` (2026-08-21), `google/genai/types.py` (876 KB)',
     'D-VTX-FC': 'https://docs.cloud.google.com/vertex-ai/generative-ai/docs/model-reference/function-calling',
     'S-MCP': '`modelcontextprotocol/modelcontextprotocol` @ `b0f60ba5409d` (2026-08-22): `schema/2026-07-28/schema.json`, `schema/2025-11-25/schema.json`, `docs/specification/<rev>/server/tools.mdx`',
+    'S-OAI-PY-RT': '`openai/openai-python` `src/openai/types/realtime/*.py` (Stainless-generated Realtime GA events: `realtime_function_tool.py`, `conversation_item_create_event.py`, `realtime_conversation_item_function_call_output.py`, `response_create_event.py`, `realtime_error_event.py`)',
+    'D-OAI-RT': 'OpenAI Realtime API reference, client and server events — https://platform.openai.com/docs/api-reference/realtime ; Responses WebSocket mode — https://developers.openai.com/api/docs/guides/websocket-mode , https://developers.openai.com/api/reference/resources/responses/websocket-events',
+    'D-GEM-LIVE': 'Gemini Live API reference — https://ai.google.dev/gemini-api/docs/live#bidigeneratecontenttoolcall (BidiGenerateContentToolCall, ToolResponse, ToolCallCancellation); google-genai `types.py` `LiveServerToolCall`, `LiveClientToolResponse`, `FunctionResponse`',
 }
 
 _REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {

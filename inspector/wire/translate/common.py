@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard, overload
 
 from .. import jsonsafe
-from ..dialects.gemini.schema import Change, to_json_schema
+from ..dialects.gemini.schema import GENAI_TYPES, Change, to_json_schema
 from ..dialect import Dialect
 from ..naming import IdMap, NameMap, digest, id_ok, mint_id
 from ..pointer import join
@@ -229,10 +229,35 @@ def json_schema_of(schema: dict[str, Any], src: str, losses: list[Loss]) -> dict
     """A source's tool schema as the neutral form holds it, JSON Schema: a genai Schema that leaked
     into a JSON-Schema dialect (`"type": "OBJECT"`, `nullable`, the seeds' defect) is converted by the
     one converter (dialects/gemini/schema.py), reported; JSON Schema comes back unchanged."""
+    if not _genai_marked(schema):
+        return schema
     changes: list[Change] = []
     converted: dict[str, Any] = to_json_schema(schema, src, "", changes, root=True)
     losses.extend(Loss(c.source, None, c.kind, c.why, c.rule or "XL-01") for c in changes)
     return converted
+
+
+# Keywords only a genai Schema has (to_json_schema's conversions); a schema without any, and without
+# an upper-case or numbered genai type, is JSON Schema already.
+_GENAI_KEYWORDS = frozenset({"nullable", "propertyOrdering", "example"})
+
+
+def _genai_marked(schema: Any) -> bool:
+    """Whether a schema holds anything of genai's, found without recursion: the conversion walks
+    recursively, and a schema of JSON Schema alone (of any depth) is left as it is."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            kind = node.get("type")
+            kinds = kind if isinstance(kind, list) else [kind]
+            if any((isinstance(k, str) and k in GENAI_TYPES) or (isinstance(k, int) and not isinstance(k, bool))
+                   for k in kinds) or _GENAI_KEYWORDS & node.keys() or node.get("format") == "enum":
+                return True
+            stack.extend(node.values())
+    return False
 
 
 def message_of(src: str) -> str:

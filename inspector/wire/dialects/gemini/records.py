@@ -84,6 +84,17 @@ RULES = [
     Rule("GM-21", E, "Gemini answers 400 INVALID_ARGUMENT for {{key}} {{value}}: generationConfig takes temperature "
          "from 0.0 to 2.0, topP from 0.0 to 1.0 and maxOutputTokens from 1 (the GenerationConfig reference).",
          "Send the value within its range (either spelling, maxOutputTokens or max_output_tokens).", REJ),
+    # Gemini Live (BidiGenerateContent, dialects/gemini/live.py): calls and answers across one socket.
+    Rule("GM-22", E, "A toolResponse answers the model's toolCall by its id (\"the responses with the matching "
+         "IDs\"); a functionResponse whose id no toolCall of this session asked for is an answer to nothing: the "
+         "model is still waiting for its call's result.",
+         "Answer with the id of the functionCall it is the result of (toolCall.functionCalls[].id).", MAY),
+    Rule("GM-23", W, "A toolCall waits for its toolResponse; a new clientContent turn sent while a call is neither "
+         "answered nor cancelled (toolCallCancellation) leaves the model without the result it asked for.",
+         "Send the toolResponse for every pending call id before the next client turn.", CHG),
+    Rule("GM-24", E, "A functionResponse carries the name of the call it answers; one whose name differs from the "
+         "functionCall of the same id answers a different function than the one called.",
+         "Echo the call's name with its id.", MAY),
 ]
 
 REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -187,5 +198,17 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'GM-21': ('generationConfig values within their ranges', (
         '[S-GEM] `GenerationConfig` (`temperature`, `top_p`, `max_output_tokens`)',
+    )),
+    'GM-22': ('A Live functionResponse answers a toolCall of the session', (
+        '[D-GEM-LIVE]',
+        '[S-GEM] `LiveServerToolCall.function_calls`, `FunctionResponse.id`',
+    )),
+    'GM-23': ('Every Live toolCall is answered before the next client turn', (
+        '[D-GEM-LIVE] (BidiGenerateContentToolCall: "Request for the client to run the function calls and return '
+        'the responses with the matching IDs"; BidiGenerateContentToolCallCancellation for the calls it withdraws)',
+    )),
+    'GM-24': ('A Live functionResponse keeps the name of its call', (
+        '[D-GEM-LIVE]',
+        '[S-GEM] `FunctionResponse.name`',
     )),
 }

@@ -4,7 +4,7 @@ collect them from the dialect's home; the rules that report them are in `rules.p
 
 from __future__ import annotations
 
-from ...rules.catalogue import NULL_READ_AS_ABSENT, E, I, W, ACC, CLI, IGN, MAY, REJ, Rule
+from ...rules.catalogue import NULL_READ_AS_ABSENT, E, I, W, ACC, CHG, CLI, IGN, MAY, REJ, Rule
 
 RULES = [
     Rule("OR-01", E, "Each Responses tool type has required fields; unknown types are rejected.",
@@ -85,6 +85,30 @@ RULES = [
          "answers 400 as Chat does (the input messages \"must contain the word 'json' in some form\"). The word "
          "counts in instructions and in any input item, in any case.",
          "Say in instructions or a message that the answer is JSON, or use a json_schema text format.", REJ),
+    # OpenAI Realtime (GA; dialects/openai_responses/realtime.py): the events of one socket.
+    Rule("RT-01", E, "A function_call_output item answers the function_call the server announced with that "
+         "call_id (response.output_item.*, conversation.item.*); an output for a call_id this session never "
+         "announced pairs with no call, and the model never reads it as a call's result.",
+         "Send the call_id of the function_call item the output answers.", MAY),
+    Rule("RT-02", W, "The model answers a function_call after reading its function_call_output; a response.create "
+         "sent while a call has no output yet starts a response without the result it asked for.",
+         "Create every pending call's function_call_output (conversation.item.create) before response.create.",
+         CHG),
+    Rule("RT-03", E, "A Realtime conversation has one active response at a time: a response.create before the "
+         "active one's response.done is refused (error conversation_already_has_active_response, \"Conversation "
+         "already has an active response in progress … Wait until the response is finished\"), and no "
+         "response.done follows it.",
+         "Wait for response.done (or send response.cancel and wait for its response.done) before the next "
+         "response.create; with server VAD the server may have created one already.", REJ),
+    Rule("RT-04", E, "The Realtime beta is shut down: OpenAI-Beta: realtime=v1 asks for it, and beta event names "
+         "(response.text.delta, response.audio.delta, response.audio_transcript.*, conversation.item.created) are "
+         "not the GA names a GA client waits for (response.output_text.*, response.output_audio.*, "
+         "response.output_audio_transcript.*, conversation.item.added).",
+         "Drop realtime=v1 from OpenAI-Beta and speak the GA event names.", REJ),
+    Rule("RT-05", E, "Realtime tools are flat, {\"type\":\"function\",\"name\",\"description\",\"parameters\"}, "
+         "and tool_choice is auto|none|required or {\"type\":\"function\",\"name\"}; the Chat shape (under "
+         "function) leaves the tool without a name and the session.update is refused at '{{path}}'.",
+         "Move name, description and parameters up beside type.", REJ),
 ]
 
 REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -159,5 +183,26 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     'OR-20': ("json_object text format needs the word 'json' in the input", (
         'https://platform.openai.com/docs/guides/structured-outputs#json-mode (JSON mode, both APIs)',
         'https://github.com/ultimatejimmy/xray.koplugin/issues/33 (the Chat answer the same check gives)',
+    )),
+    'RT-01': ('A Realtime function_call_output answers an announced call_id', (
+        '[S-OAI-PY-RT] `realtime_conversation_item_function_call_output.py` (call_id)',
+        '[D-OAI-RT]',
+    )),
+    'RT-02': ('Realtime calls get their output before the next response.create', (
+        '[D-OAI-RT] (function calling: add the function_call_output, then response.create)',
+        'https://github.com/pipecat-ai/pipecat/pull/3960',
+    )),
+    'RT-03': ('One active Realtime response at a time', (
+        '[S-OAI-PY-RT] `realtime_error_event.py`',
+        'https://github.com/openai/openai-agents-python/issues/1466',
+        'https://github.com/livekit/agents/issues/6817',
+        'https://github.com/pipecat-ai/pipecat/pull/3960',
+    )),
+    'RT-04': ('GA Realtime sessions speak no beta', (
+        '[D-OAI-RT] (GA event names; the beta header realtime=v1)',
+        'https://github.com/twilio-samples/speech-assistant-openai-realtime-api-node/pull/40',
+    )),
+    'RT-05': ('Realtime tools are flat function definitions', (
+        '[S-OAI-PY-RT] `realtime_function_tool.py` (type, name, description, parameters)',
     )),
 }

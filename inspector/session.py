@@ -1,0 +1,142 @@
+"""The session contract: what the UI knows of the forwarder it runs with, and may ask of it.
+
+Two implementations: `inspector.child.ForwarderProcess` (the forwarder in a process of its own,
+as the TUI runs it) and `LocalSession` (a Forwarder or Router in this process, as the demo's and
+the tests' apps run it). The UI reads these attributes and calls these methods, never asks which
+one it has."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from .flow import Mode, ReplayKind
+from .proxy.options import ProxyOptions
+
+if TYPE_CHECKING:
+    from .proxy import Forwarder
+    from .proxy.routes import Router
+    from .store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class RouteShown:
+    """One route of a session serving several (what the header lists for it)."""
+
+    route: str
+    client_url: str
+    upstream: str
+    translate: str | None
+    source: str = "--upstream"  # what set it (proxy/routes.py's Route.source)
+
+
+class AccessState(Protocol):
+    """What the header reads of the access policy (proxy/access.AccessPolicy is one)."""
+
+    @property
+    def token(self) -> str | None: ...
+    @property
+    def refused(self) -> int: ...
+    @property
+    def last_refusal(self) -> str | None: ...
+
+
+class Session(Protocol):
+    @property
+    def upstream_shown(self) -> str:
+        """Redacted: what may be shown."""
+
+    @property
+    def client_url(self) -> str:
+        """The base URL to give clients (its token and route prefix included)."""
+
+    @property
+    def base_url(self) -> str:
+        """The forwarder's own URL (proxy mode's HTTPS_PROXY)."""
+
+    @property
+    def mode(self) -> Mode:
+        """Of its one upstream; PASSTHROUGH for a session of routes, each with its own."""
+
+    @property
+    def translate(self) -> str | None: ...
+
+    @property
+    def all(self) -> tuple[RouteShown, ...]:
+        """The routes, when it serves several."""
+
+    @property
+    def ignored(self) -> tuple[str, ...]:
+        """A config file found and not applied, each a line saying why."""
+
+    @property
+    def proxy(self) -> ProxyOptions:
+        """Proxy mode as launched."""
+
+    @property
+    def access(self) -> AccessState: ...
+
+    @property
+    def store_problem(self) -> str | None:
+        """The store's latest write failure, None while it writes."""
+
+    @property
+    def otlp(self) -> dict[str, int] | None:
+        """The live OpenTelemetry export's counts (exported, failed, dropped); None without one."""
+
+    def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:
+        """The new flow's id, or a ReplayError."""
+
+    def request_stop(self) -> None:
+        """Ask the forwarder to stop, without waiting."""
+
+
+class LocalSession:
+    """A Forwarder or a Router of this process as a Session. Its owner starts and stops it."""
+
+    def __init__(self, forwarder: Forwarder | Router, store: Store, key_hosts: tuple[str, ...] = ()) -> None:
+        from .proxy.routes import Router
+
+        self.forwarder = forwarder
+        self.store = store
+        self.key_hosts = key_hosts  # where a replay may send the environment's key besides its provider
+        if isinstance(forwarder, Router):
+            self.mode, self.translate = Mode.PASSTHROUGH, None
+            self.all = tuple(RouteShown(f.route or "", f.client_url, f.upstream, f.translate,
+                                        forwarder.source_of(f.route)) for f in forwarder.all)
+        else:
+            self.mode, self.translate, self.all = forwarder.mode, forwarder.translate, ()
+        self.ignored: tuple[str, ...] = ()
+        self.proxy = forwarder.proxy
+
+    @property
+    def upstream_shown(self) -> str:
+        return self.forwarder.upstream_shown
+
+    @property
+    def client_url(self) -> str:
+        return self.forwarder.client_url
+
+    @property
+    def base_url(self) -> str:
+        return self.forwarder.base_url
+
+    @property
+    def access(self) -> AccessState:
+        return self.forwarder.access
+
+    @property
+    def store_problem(self) -> str | None:
+        return self.store.last_error
+
+    @property
+    def otlp(self) -> dict[str, int] | None:
+        return None  # the live export runs in `record` and the TUI's child, not beside an app in-process
+
+    def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:
+        from .replay import replay_stored
+
+        return replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body, key_hosts=self.key_hosts)
+
+    def request_stop(self) -> None:
+        pass  # its owner stops it, after the app

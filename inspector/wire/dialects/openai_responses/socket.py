@@ -1,0 +1,140 @@
+"""Responses over WebSocket (`GET /v1/responses` upgraded, `OpenAI-Beta: responses_websockets=2026-02-06`):
+the turns inside one socket.
+
+Each client `response.create` is one turn: the Responses create body under an envelope, and the
+server events it produces up to `response.completed` / `response.failed` / `response.incomplete` or an
+in-band `error`. The envelope is not the body: `type` (and the socket-only `stream_id` and
+`generate`) are no Responses fields, so a frame checked as an HTTP body would be OR-14 on every turn;
+`Turn.request` is the body alone, and `Turn.stream_body()` is the server events as the SSE stream the
+Responses rules already read. With `stream_id` (multiplexing) each stream has its own turns;
+without it, server events belong to the turn in flight."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ... import sse
+from ...check import ExchangeCheck, check_exchange
+from ...dialect import Dialect
+from ...frames import Direction, Frame, events
+from ...profiles import Profile
+
+# Socket-only fields of a response.create: the envelope around the Responses body.
+_ENVELOPE = ("type", "stream_id", "generate")
+_ENDS = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
+
+
+@dataclass(slots=True)
+class Turn:
+    number: int  # the frame of its response.create
+    request: dict[str, Any]  # the Responses body, envelope stripped
+    stream_id: str | None = None
+    prewarm: bool = False  # generate: false: the server prepares the turn and answers no output
+    events: list[dict[str, Any]] = field(default_factory=list)  # server events, in order
+    frames: list[int] = field(default_factory=list)  # the frame numbers of those events
+    ended: bool = False  # a completed, failed or incomplete response, or an in-band error
+
+    @property
+    def previous_response_id(self) -> str | None:
+        value = self.request.get("previous_response_id")
+        return value if isinstance(value, str) else None
+
+    @property
+    def response_id(self) -> str | None:
+        for event in self.events:
+            response = event.get("response")
+            if isinstance(response, dict) and isinstance(response.get("id"), str):
+                return str(response["id"])
+        return None
+
+    @property
+    def response(self) -> dict[str, Any] | None:
+        """The response the turn ended with (the last event carrying one)."""
+        for event in reversed(self.events):
+            if event.get("type") in _ENDS and isinstance(event.get("response"), dict):
+                response: dict[str, Any] = event["response"]
+                return response
+        return None
+
+    def stream_body(self) -> bytes:
+        """The server events as the SSE body an HTTP Responses stream would have been."""
+        return b"".join(sse.encode(orjson.dumps(event), str(event.get("type", ""))) for event in self.events)
+
+
+def turns(frames: list[Frame]) -> list[Turn]:
+    found: list[Turn] = []
+    open_turns: dict[str | None, list[Turn]] = {}  # stream_id -> turns awaiting their end, oldest first
+    for event in events(frames):
+        body = event.body
+        stream = body.get("stream_id")
+        stream_id = stream if isinstance(stream, str) else None
+        if event.direction is Direction.CLIENT:
+            if event.type != "response.create":
+                continue
+            request = {key: value for key, value in body.items() if key not in _ENVELOPE}
+            turn = Turn(event.number, request, stream_id, prewarm=body.get("generate") is False)
+            found.append(turn)
+            open_turns.setdefault(stream_id, []).append(turn)
+            continue
+        waiting = open_turns.get(stream_id)
+        if not waiting:
+            continue
+        turn = waiting[0]
+        turn.events.append(body)
+        turn.frames.append(event.number)
+        if event.type in _ENDS:
+            turn.ended = True
+            waiting.pop(0)
+    return found
+
+
+def check_turn(turn: Turn, profile: str | Profile | None = None) -> ExchangeCheck:
+    """A turn judged as the HTTP exchange it stands for. A prewarm answers no output by design (the
+    server only prepares the turn), so only its request is judged: its empty completed response is
+    not the empty answer OR-15 is about."""
+    return check_exchange(turn.request, None if turn.prewarm else turn.stream_body(), Dialect.OPENAI_RESPONSES,
+                          profile)
+
+
+def _as_items(value: Any) -> list[Any]:
+    if isinstance(value, str):
+        return [{"type": "message", "role": "user", "content": value}]
+    return list(value) if isinstance(value, list) else []
+
+
+def full_input(found: list[Turn], index: int) -> list[Any] | None:
+    """The whole conversation turn `index` continues, as one `input`: the inputs and outputs along its
+    previous_response_id chain inside this socket, then its own input. None when the chain leaves the
+    socket (a response this recording never saw): the server's state is all there is of it."""
+    by_response = {turn.response_id: turn for turn in found[:index] if turn.response_id is not None}
+    chain: list[Turn] = []
+    previous = found[index].previous_response_id
+    seen: set[str] = set()
+    while previous is not None:
+        if previous in seen or previous not in by_response:
+            return None
+        seen.add(previous)
+        earlier = by_response[previous]
+        chain.append(earlier)
+        previous = earlier.previous_response_id
+    items: list[Any] = []
+    for turn in reversed(chain):
+        items.extend(_as_items(turn.request.get("input")))
+        response = turn.response
+        items.extend(_as_items(response.get("output")) if response is not None else [])
+    items.extend(_as_items(found[index].request.get("input")))
+    return items
+
+
+def replay_request(found: list[Turn], index: int) -> dict[str, Any] | None:
+    """Turn `index`'s body for a socket of its own: the history sent as full input, since the server's
+    previous_response_id may be gone. None when the chain leaves the socket."""
+    items = full_input(found, index)
+    if items is None:
+        return None
+    request = {key: value for key, value in found[index].request.items() if key != "previous_response_id"}
+    request["input"] = items
+    return request
