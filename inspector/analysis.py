@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import io
 import zlib
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, get_args
 
 import orjson
 
@@ -16,11 +17,16 @@ from .wire import check, jsonsafe
 from .wire import profiles
 from .wire.fix import FixResult, fix
 from .wire.translate import Loss, RequestTranslation, TranslationError, UnsupportedPair, get_bridge
+from .wire.translate.model import LossKind
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.streams import check_and_reassemble, is_stream_type, parse_events
 from .wire.session import check_session, declared_from_flows, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
-from .wire.violations import Severity, Violation, count_by_severity
+from .wire.violations import Effect, Severity, Violation, count_by_severity
+
+# How often each costly step ran in this process ("analyse", "decode", "parse", "session"): the
+# work done once per flow is counted here so that a test can hold the product to it.
+calls: Counter[str] = Counter()
 
 
 @dataclass(slots=True)
@@ -33,17 +39,47 @@ class Analysis:
     request: Any | None = None  # the original request, parsed
     upstream_request: Any | None = None  # what went upstream, parsed (None in passthrough)
     response: Any | None = None  # the response the client got, parsed or reassembled from the stream
-    # translate mode: the pure bridge's translation of `request`, recomputed (the store keeps only
-    # the loss report as text); None when the flow is not translated or the bridge refused it
-    translation: RequestTranslation | None = None
-    # repair mode: the pure fixer's repair of `request`, recomputed like `translation` (the diff view
-    # shows each repair on its line, the conversation the aliased names)
-    repaired: FixResult | None = None
+    # translate mode: the pure bridge's translation of `request` (see the `translation` property)
+    translation_: RequestTranslation | None = None
+    # repair mode: the pure fixer's repair of `request` (see the `repaired` property)
+    repaired_: FixResult | None = None
+    # A stored analysis leaves the two above to be recomputed from this flow when first asked for:
+    # only the diff and conversation views need them, and opening a flow must not run the bridge.
+    rewrites_of: Flow | None = None
     violations: list[Violation] = field(default_factory=list)
     errors: int = 0
     warnings: int = 0
     parse_error: str | None = None
     buffered: bool = False  # a stream whose events all arrived at once (see buffered_stream)
+    # translate mode: the bridge's loss reports, both ways, with pointers into both documents
+    request_losses: list[Loss] = field(default_factory=list)
+    response_losses: list[Loss] = field(default_factory=list)
+
+    @property
+    def translation(self) -> RequestTranslation | None:
+        """None when the flow is not translated or the bridge refused it."""
+        self._rewrite()
+        return self.translation_
+
+    @translation.setter
+    def translation(self, value: RequestTranslation | None) -> None:
+        self.translation_ = value
+
+    @property
+    def repaired(self) -> FixResult | None:
+        """The diff view shows each repair on its line, the conversation the aliased names."""
+        self._rewrite()
+        return self.repaired_
+
+    @repaired.setter
+    def repaired(self, value: FixResult | None) -> None:
+        self.repaired_ = value
+
+    def _rewrite(self) -> None:
+        flow, self.rewrites_of = self.rewrites_of, None
+        if flow is not None and self.dialect is not None:
+            _rewrites(flow, self, self.dialect, _upstream_profile(flow, self, self.upstream_dialect or self.dialect),
+                      flow.mode is Mode.TRANSLATE and _translate_target(flow) is not None)
 
 
 MAX_DECODED = 64 * 1024 * 1024  # a few KiB of gzip can claim gigabytes: decode no further than this
@@ -61,6 +97,7 @@ def decode_body(body: bytes, headers: list[tuple[str, str]]) -> bytes:
     """The body with its content-encoding undone (gzip, deflate, br, zstd, stacked in the order
     they were applied); as received where it cannot be. Raises BodyTooLarge past MAX_DECODED.
     The one home of "the readable body of a flow": analysis and the UI both go through it."""
+    calls["decode"] += 1
     encodings = [e.strip().lower() for e in (header(headers, "content-encoding") or "").split(",") if e.strip()]
     if not encodings and body[:2] == b"\x1f\x8b":
         encodings = ["gzip"]  # compressed by a client that did not say so
@@ -148,6 +185,7 @@ _DECODERS = {"gzip": _gzip, "x-gzip": _gzip, "deflate": _deflate, "br": _brotli,
 
 def parse_json(body: bytes) -> tuple[Any | None, str | None]:
     """(document, None) or (None, a one-line reason)."""
+    calls["parse"] += 1
     if not body.strip():
         return None, "empty body"
     try:
@@ -170,23 +208,15 @@ def is_stream(flow: Flow) -> bool:
 
 
 def analyse(flow: Flow) -> Analysis:
+    """The whole analysis; the store keeps it (`to_stored`), so that it runs once per flow."""
+    calls["analyse"] += 1
     result = Analysis()
-    try:
-        result.request, request_error = parse_json(decode_body(flow.request_body, flow.request_headers))
-    except BodyTooLarge as exc:
-        result.request, request_error = None, f"body {exc}"
+    request_error = _parse_requests(flow, result)
     dialect = from_path(flow.path) or from_shape(result.request)
     result.dialect = dialect
     if request_error and flow.method.upper() not in ("GET", "HEAD", "DELETE", "OPTIONS"):
         result.parse_error = f"request {request_error}"
     result.model, result.tools = request_facts(result.request, dialect, flow.path)
-
-    if flow.upstream_request_body is not None:
-        try:
-            result.upstream_request, _ = parse_json(decode_body(flow.upstream_request_body,
-                                                                flow.upstream_request_headers))
-        except BodyTooLarge:
-            pass  # what the client sent is analysed; the rewritten copy adds nothing judgeable
     result.upstream_dialect = _translate_target(flow) or dialect
 
     if dialect is not None:
@@ -194,7 +224,123 @@ def analyse(flow: Flow) -> Analysis:
     result.tool_calls = response_tool_calls(result.response, dialect)
     result.errors, result.warnings, _ = count_by_severity(result.violations)
     result.buffered = buffered_stream(flow, dialect)
+    if result.translation_ is not None:
+        result.request_losses = list(result.translation_.losses)
+        answer = upstream_answer(flow, result)
+        result.response_losses = answer.losses if answer is not None else []
     return result
+
+
+def _parse_requests(flow: Flow, result: Analysis) -> str | None:
+    """Fills the parsed request and upstream request; the request's parse error, if any."""
+    try:
+        result.request, request_error = parse_json(decode_body(flow.request_body, flow.request_headers))
+    except BodyTooLarge as exc:
+        result.request, request_error = None, f"body {exc}"
+    if flow.upstream_request_body is not None:
+        try:
+            result.upstream_request, _ = parse_json(decode_body(flow.upstream_request_body,
+                                                                flow.upstream_request_headers))
+        except BodyTooLarge:
+            pass  # what the client sent is analysed; the rewritten copy adds nothing judgeable
+    return request_error
+
+
+_STORED_VERSION = 1  # of the document below: a stored analysis of another version is analysed again
+
+
+def to_stored(analysis: Analysis, flow: Flow) -> bytes | None:
+    """What the store keeps of an analysis: all of it but the documents the flow's own bodies
+    hold (parsed again on reading, one decode and one parse each), and a stream's reassembled
+    response, which no body holds. None when that response is nested past what orjson writes:
+    such a flow is analysed when it is read (from_stored)."""
+    try:
+        return _stored(analysis, flow)
+    except orjson.JSONEncodeError:
+        return None
+
+
+def _losses(found: list[Loss]) -> list[dict[str, Any]]:
+    return [{"source": loss.source, "target": loss.target, "kind": loss.kind, "why": loss.why, "rule": loss.rule}
+            for loss in found]
+
+
+def _stored(analysis: Analysis, flow: Flow) -> bytes:
+    return orjson.dumps({
+        "version": _STORED_VERSION,
+        "dialect": analysis.dialect.value if analysis.dialect is not None else None,
+        "upstream_dialect": analysis.upstream_dialect.value if analysis.upstream_dialect is not None else None,
+        "model": analysis.model, "tools": analysis.tools, "tool_calls": analysis.tool_calls,
+        "response": analysis.response if is_stream(flow) else None,
+        "violations": [v.to_dict() for v in analysis.violations],
+        "parse_error": analysis.parse_error, "buffered": analysis.buffered,
+        "request_losses": _losses(analysis.request_losses), "response_losses": _losses(analysis.response_losses),
+    })
+
+
+def from_stored(flow: Flow, stored: bytes | None) -> Analysis:
+    """The analysis the store kept for `flow`, its bodies parsed (no check, translation or repair
+    runs); analysed afresh when there is none (a pending flow, a store not yet re-analysed) or
+    what is there is not a stored analysis of this build (the file is anyone's to write)."""
+    if stored is None:
+        return analyse(flow)
+    try:
+        data = orjson.loads(stored)
+        if not isinstance(data, dict) or data.get("version") != _STORED_VERSION:
+            return analyse(flow)
+        result = Analysis(
+            dialect=_dialect(data["dialect"]), upstream_dialect=_dialect(data["upstream_dialect"]),
+            model=_text(data["model"]), tools=int(data["tools"]), tool_calls=int(data["tool_calls"]),
+            violations=[_violation(item) for item in data["violations"]],
+            parse_error=None if data["parse_error"] is None else _text(data["parse_error"]),
+            buffered=bool(data["buffered"]),
+            request_losses=[_loss(item) for item in data["request_losses"]],
+            response_losses=[_loss(item) for item in data["response_losses"]],
+        )
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+        return analyse(flow)
+    result.errors, result.warnings, _ = count_by_severity(result.violations)
+    _parse_requests(flow, result)
+    if is_stream(flow):
+        result.response = data["response"]
+    elif flow.response_body:
+        try:
+            body = decode_body(flow.response_body, flow.response_headers)
+        except BodyTooLarge:
+            body = b""
+        if body:
+            result.response, _ = parse_json(body)
+    if flow.upstream_request_body is not None and flow.mode in (Mode.TRANSLATE, Mode.REPAIR):
+        result.rewrites_of = flow
+    return result
+
+
+def _dialect(value: object) -> Dialect | None:
+    return None if value is None else Dialect(_text(value))
+
+
+def _violation(item: dict[str, Any]) -> Violation:
+    return Violation(_text(item["rule"]), Severity(item["severity"]), _text(item["pointer"]), _text(item["message"]),
+                     why=_text(item["why"]), hint=_text(item["hint"]), where=_text(item["where"]),
+                     effect=Effect(item["effect"]))
+
+
+def _loss(item: dict[str, Any]) -> Loss:
+    kind = _text(item["kind"])
+    if kind not in _LOSS_KINDS:
+        raise ValueError(kind)
+    target = item["target"]
+    return Loss(_text(item["source"]), None if target is None else _text(target), kind,  # type: ignore[arg-type]
+                _text(item["why"]), _text(item["rule"]))
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"not a string: {type(value).__name__}")
+    return value
+
+
+_LOSS_KINDS = frozenset(get_args(LossKind))
 
 
 # A model writes its tokens a millisecond or more apart: events that came closer together than that
@@ -231,10 +377,7 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
         found.extend(v if v.where else _with_where(v, where) for v in violations)
 
     upstream_dialect = result.upstream_dialect or dialect
-    # What each side's endpoint accepts depends on the beta features its request opts into by header.
-    upstream_profile = profiles.with_headers(
-        profiles.with_model(profiles.for_upstream(flow.upstream_url, upstream_dialect), result.model),
-        flow.upstream_request_headers or flow.request_headers)
+    upstream_profile = _upstream_profile(flow, result, upstream_dialect)
     translated = flow.mode is Mode.TRANSLATE and _translate_target(flow) is not None
     client_profile = (profiles.with_headers(profiles.with_model(profiles.neutral(dialect), result.model),
                                             flow.request_headers) if translated else upstream_profile)
@@ -263,6 +406,13 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
     if (flow.status or 0) < 400:
         add("response", [*exchange.response, *exchange.pair])
     return found
+
+
+def _upstream_profile(flow: Flow, result: Analysis, upstream_dialect: Dialect) -> profiles.Profile:
+    # What each side's endpoint accepts depends on the beta features its request opts into by header.
+    return profiles.with_headers(
+        profiles.with_model(profiles.for_upstream(flow.upstream_url, upstream_dialect), result.model),
+        flow.upstream_request_headers or flow.request_headers)
 
 
 def _rewrites(flow: Flow, result: Analysis, dialect: Dialect, profile: profiles.Profile,
@@ -359,6 +509,7 @@ def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:
     """Violations that only show across the flows of one recording (the same MCP tool from two
     servers, one endpoint registered twice, structuredContent against an earlier outputSchema),
     by the id of the flow whose response holds them. Their pointers point into that response."""
+    calls["session"] += 1
     found: dict[int, list[Violation]] = {}
     flows = list(flows)
     for violation in check_session(entries_from_flows(flows), declared_from_flows(flows)):

@@ -9,7 +9,7 @@ import orjson
 import pytest
 import zstandard
 
-from inspector.analysis import MAX_DECODED, BodyTooLarge, analyse, decode_body
+from inspector.analysis import MAX_DECODED, Analysis, BodyTooLarge, analyse, calls, decode_body, from_stored, to_stored
 from inspector.flow import Flow
 from inspector.wire.dialect import Dialect
 
@@ -217,3 +217,26 @@ def test_an_empty_streamed_turn_is_judged_on_the_reassembled_response(status, fi
                            response_headers=[("content-type", "text/event-stream")]))
     assert [(v.rule, v.where, v.pointer, v.severity.value) for v in result.violations] == expected
     assert result.response["choices"][0]["message"] == {"role": "assistant", "content": None}
+
+
+def test_a_stored_analysis_that_cannot_be_read_back_is_analysed_again():
+    """The store file is anyone's to write: what is not a stored analysis of this build is ignored."""
+    flow = _flow("/v1/chat/completions", orjson.dumps({"model": "gpt-test", "messages": []}))
+    fresh = analyse(flow)
+    stored = to_stored(fresh, flow)
+    assert stored is not None and b'"rule":"OC-28"' in stored
+    assert from_stored(flow, stored) == fresh
+    for hostile in (b"", b"[]", b'{"version": 1}', b'{"version": 99}', b"\xff",
+                    stored.replace(b'"rule":"OC-28"', b'"rule":28'), stored.replace(b'"error"', b'"fatal"'),
+                    stored.replace(b'"dialect":"openai-chat"', b'"dialect":"cobol"')):
+        before = calls.copy()
+        assert from_stored(flow, hostile) == fresh
+        assert (calls - before)["analyse"] == 1
+
+
+def test_a_reassembled_answer_nested_past_what_orjson_writes_is_not_stored():
+    deep: object = "x"
+    for _ in range(300):
+        deep = {"a": deep}
+    flow = _flow("/v1/chat/completions", b"{}", streamed=True)
+    assert to_stored(Analysis(response=deep), flow) is None

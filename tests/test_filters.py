@@ -8,9 +8,10 @@ import time
 
 import pytest
 
+from inspector import analysis
 from inspector.filters import FilterError, compile_filter, rules_text
 from inspector.wire.dialects.openai_chat.mock import chat_completion
-from inspector.store import Store
+from inspector.store import SCHEMA_VERSION, Store
 from tests.tui.flows import clean_request, defective_request, populate, save_flow
 
 
@@ -165,7 +166,7 @@ def as_schema_3(store: Store) -> None:
     """The store's file as schema 3 left it: no rule ids, no usage, no buffered streams."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        for column in ("rules", "tokens_in", "tokens_out", "buffered", "route"):
+        for column in ("rules", "tokens_in", "tokens_out", "buffered", "route", "analysis"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=3")
     store.close()
@@ -203,6 +204,32 @@ def test_opening_an_old_store_migrates_it_to_schema_4_and_backfills_rule_ids(tmp
         assert found(migrated, "~v OC-05") == [3, 6, 9]
         with sqlite3.connect(migrated.path) as conn:  # done: nothing is left to backfill
             assert conn.execute("SELECT * FROM meta WHERE key = 'rules_backfill_below'").fetchall() == []
+
+
+def _stored_analyses(path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT id, analysis FROM flows ORDER BY id").fetchall()
+
+
+def test_opening_a_schema_6_store_analyses_its_flows_again_in_the_background(tmp_path, store):
+    store.flush()
+    stored = _stored_analyses(store.path)  # what schema 7's writer stored for every flow
+    assert [flow_id for flow_id, blob in stored if blob is not None] == list(range(1, 9))
+    store.close()
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("ALTER TABLE flows DROP COLUMN analysis")
+        conn.execute("PRAGMA user_version=6")
+    with Store(tmp_path / "flows.sqlite3") as migrated:
+        deadline = time.monotonic() + 10
+        while _stored_analyses(migrated.path) != stored and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _stored_analyses(migrated.path) == stored
+        before = analysis.calls.copy()
+        opened = {flow_id: migrated.analysis(flow) for flow_id in range(1, 9)
+                  if (flow := migrated.get(flow_id)) is not None}
+        assert (analysis.calls - before)["analyse"] == 0
+        assert [(flow_id, [v.rule for v in found.violations]) for flow_id, found in opened.items()
+                if found.violations] == [(3, ["OC-05", "OC-05", "OC-17"]), (6, ["OC-05", "OC-05", "OC-17"])]
 
 
 @pytest.mark.parametrize("order", ["time", "latency", "issues", "route"])
@@ -243,10 +270,10 @@ def test_a_read_only_store_before_routes_orders_by_route_as_by_time(tmp_path, st
 
 
 def as_schema_4(store: Store) -> None:
-    """The store's file as schema 4 left it: no buffered-stream mark, no route column."""
+    """The store's file as schema 4 left it: no buffered-stream mark, no route column, no stored analysis."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        for column in ("buffered", "route"):
+        for column in ("buffered", "route", "analysis"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=4")
     store.close()
@@ -261,7 +288,7 @@ def test_a_read_only_store_at_schema_4_lists_every_flow_on_the_unnamed_route(tmp
         assert (old.get(7).route, old.get(7).path) == ("", "/v1beta/models/gemini-2.5-flash:generateContent")
 
 
-def test_opening_a_schema_4_store_migrates_it_to_schema_6(tmp_path, store):
+def test_opening_a_schema_4_store_migrates_it_to_this_schema(tmp_path, store):
     as_schema_4(store)
     with Store(tmp_path / "flows.sqlite3") as migrated:
         assert found(migrated, '~R ""') == [1, 2, 3, 4, 5, 6, 7, 8]
@@ -269,4 +296,4 @@ def test_opening_a_schema_4_store_migrates_it_to_schema_6(tmp_path, store):
         assert found(migrated, "~R gemini") == [9]
         assert (migrated.get(9).route, migrated.get(3).route) == ("gemini", "")
     with sqlite3.connect(tmp_path / "flows.sqlite3") as conn:
-        assert conn.execute("PRAGMA user_version").fetchone() == (6,)
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)

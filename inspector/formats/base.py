@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..flow import Flow
 
 if TYPE_CHECKING:
+    from ..analysis import Analysis
     from ..otlp.spans import Options as SpanOptions
 
 
@@ -49,6 +50,7 @@ class Exported:
     flow: Flow | None = None
     session_started: float | None = None
     origin: Flow | None = None
+    analysis: Analysis | None = None  # the flow's, as the store kept it: spans are made from it too
 
 
 @dataclass(frozen=True, slots=True)

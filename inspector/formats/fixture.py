@@ -280,10 +280,13 @@ def write_fixture(flow: Flow, path: str | Path, fixed_replay: Flow | None = None
 
 # -- the fixture's write ------------------------------------------------------------------------
 
-def exported(flow: Flow, get: Callable[[int], Flow | None], replays_of: Callable[[int], list[int]]) -> Exported:
+def exported(flow: Flow, get: Callable[[int], Flow | None], replays_of: Callable[[int], list[int]],
+             analysis_of: Callable[[Flow], Analysis] = analyse) -> Exported:
+    """`analysis_of`: the store's stored analysis (Store.analysis), where there is a store."""
     original, replay = turn_pair(flow, get, replays_of)
-    return Exported(original.id, fixture(original, analyse(original), replay), original.started_at, original,
-                    origin=get(original.replay_of) if original.replay_of is not None else None)
+    analysis = analysis_of(original)
+    return Exported(original.id, fixture(original, analysis, replay), original.started_at, original,
+                    origin=get(original.replay_of) if original.replay_of is not None else None, analysis=analysis)
 
 
 def from_store(store: Store, flow: Flow) -> Exported:
@@ -291,7 +294,7 @@ def from_store(store: Store, flow: Flow) -> Exported:
     def fixed_replays(flow_id: int) -> list[int]:
         return [row.id for row in store.rows(text=f"#{flow_id}") if row.replay_of == flow_id and row.replay_fixed]
 
-    turn = exported(flow, store.get, fixed_replays)
+    turn = exported(flow, store.get, fixed_replays, store.analysis)
     session = store.session(turn.flow.session_id) if turn.flow is not None else None
     turn.session_started = session.started_at if session is not None else None
     return turn

@@ -40,5 +40,7 @@ def write(turns: Sequence[Exported], options: WriteOptions) -> bytes:
 
     origins = {turn.origin.id: turn.origin for turn in turns if turn.origin is not None}
     starts = {turn.flow.session_id: turn.session_started for turn in turns if turn.flow is not None}
-    builder = spans.TraceBuilder(options.spans or spans.options(), get=origins.get, session_started=starts.get)
+    analysed = {turn.flow.id: turn.analysis for turn in turns if turn.flow is not None and turn.analysis is not None}
+    builder = spans.TraceBuilder(options.spans or spans.options(), get=origins.get, session_started=starts.get,
+                                 analysed=analysed.get)
     return dumps(builder.spans([turn.flow for turn in turns if turn.flow is not None]))

@@ -23,7 +23,7 @@ def body_size(flow: Flow) -> int:
 
 
 def summarise(flow: Flow) -> Summary:
-    from ..analysis import analyse  # the checker is heavy; only the writer thread and the worker need it
+    from ..analysis import analyse, to_stored  # the checker is heavy; only the writer thread and the worker need it
     from ..wire.summary import response_usage
 
     try:
@@ -37,6 +37,7 @@ def summarise(flow: Flow) -> Summary:
         tools=analysis.tools, tool_calls=analysis.tool_calls, errors=analysis.errors, warnings=analysis.warnings,
         parse_error=analysis.parse_error, rules=rules_text([v.rule for v in analysis.violations]),
         tokens_in=tokens_in, tokens_out=tokens_out, buffered=analysis.buffered,
+        analysis=to_stored(analysis, flow),
     )
 
 

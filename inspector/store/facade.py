@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from .. import filters
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
@@ -19,6 +19,9 @@ from . import rows, schema
 from .rows import FlowRow, SessionRow
 from .schema import StoreError, process_started
 from .writer import Writer
+
+if TYPE_CHECKING:
+    from ..analysis import Analysis
 
 _Result = TypeVar("_Result")
 
@@ -162,6 +165,20 @@ class Store:
         self._where("")  # learns which columns the file has
         with self._read_lock:
             return rows.load(self._read, flow_id, route="route" in self._columns)
+
+    def analysis(self, flow: Flow) -> Analysis:
+        """`flow`'s analysis as the writer stored it (its bodies parsed, nothing checked again);
+        analysed here only when the store has none for it yet (see analysis.from_stored)."""
+        from ..analysis import from_stored  # the checker is heavy; only readers of findings need it
+
+        self._where("")  # learns which columns the file has
+        stored = None
+        if "analysis" in self._columns:
+            with self._read_lock:
+                found = self._read.execute("SELECT analysis FROM flows WHERE id = ? AND state != 'pending'",
+                                           (flow.id,)).fetchone()
+            stored = None if found is None or found[0] is None else bytes(found[0])
+        return from_stored(flow, stored)
 
     def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0, order: str = "time") -> list[FlowRow]:
         """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a

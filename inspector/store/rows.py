@@ -69,6 +69,7 @@ class Summary:
     tokens_in: int | None = None
     tokens_out: int | None = None
     buffered: bool = False
+    analysis: bytes | None = None  # the whole analysis (analysis.to_stored), read when the flow is opened
 
 
 # Flow columns are named as the Flow attributes they hold. The request side is complete when the

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import platformdirs
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # Version 1, as first shipped: a file at any version is brought forward by the steps after it.
 SCHEMA_1 = """
@@ -96,10 +96,16 @@ ALTER TABLE flows ADD COLUMN buffered INTEGER NOT NULL DEFAULT 0;
 SCHEMA_6 = """
 ALTER TABLE flows ADD COLUMN route TEXT NOT NULL DEFAULT '';
 """
-_MIGRATIONS = {0: SCHEMA_1 + SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5 + SCHEMA_6,
-               1: SCHEMA_2 + SCHEMA_3 + SCHEMA_4 + SCHEMA_5 + SCHEMA_6, 2: SCHEMA_3 + SCHEMA_4 + SCHEMA_5 + SCHEMA_6,
-               3: SCHEMA_4 + SCHEMA_5 + SCHEMA_6, 4: SCHEMA_5 + SCHEMA_6, 5: SCHEMA_6}
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)  # what a read-only open can list and show without migrating
+# Version 7: each flow's whole analysis (analysis.to_stored), so that opening a flow analyses
+# nothing. Flows written before it are analysed again in the background as schema 4's were: the
+# same mark, moved up to cover every flow there is.
+SCHEMA_7 = """
+ALTER TABLE flows ADD COLUMN analysis BLOB;
+INSERT OR REPLACE INTO meta (key, value) SELECT 'rules_backfill_below', COALESCE(MAX(id), 0) + 1 FROM flows;
+"""
+_STEPS = (SCHEMA_1, SCHEMA_2, SCHEMA_3, SCHEMA_4, SCHEMA_5, SCHEMA_6, SCHEMA_7)
+_MIGRATIONS = {version: "".join(_STEPS[version:]) for version in range(len(_STEPS))}
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)  # what a read-only open can list and show without migrating
 
 
 class StoreError(Exception):

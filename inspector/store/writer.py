@@ -40,7 +40,8 @@ class _Job:
 
 
 class _Backfill:
-    """A batch of flows analysed before schema 4, to analyse again (their rule ids and usage)."""
+    """A batch of flows analysed before schema 7, to analyse again (their rule ids, usage and the
+    stored analysis the flow screen reads)."""
 
     __slots__ = ()
 
@@ -56,6 +57,7 @@ class _Write:
     final: bool
     on_saved: Callable[[FlowRow], None] | None
     summary: Summary | None = None  # analysed once, kept while the write waits to be retried
+    clean: Flow | None = None  # the finished flow redacted: what is analysed, stored and shown
 
 
 @dataclass(slots=True)
@@ -80,7 +82,7 @@ _Item = _Job | _Write | _Backfill | None  # what the queue carries; None ends th
 _Result = TypeVar("_Result")
 _COMPLETION = rows.update("flows", rows.RESPONSE_COLUMNS + rows.SUMMARY_COLUMNS)
 _WHOLE_FLOW = rows.insert("flows", rows.FLOW_COLUMNS + rows.SUMMARY_COLUMNS)
-_BACKFILLED = rows.update("flows", ("rules", "tokens_in", "tokens_out"))
+_BACKFILLED = rows.update("flows", ("rules", "tokens_in", "tokens_out", "analysis"))
 PENDING_SUMMARY = ("dialect", "model", "tools")  # the summary columns a request alone fills in
 _REQUEST_ROW = rows.insert("flows", rows.FLOW_COLUMNS + PENDING_SUMMARY)
 _RESPONSE_START = rows.update("flows", ("status", "response_headers", "streamed", "ttfb_ms"))
@@ -244,9 +246,12 @@ class Writer:
         self._backlog = []
         # Analyse before the transaction: a write lock held through a long check would stall
         # every other process on this store (and this one's id reservations).
+        # The redacted copy is analysed: the stored analysis (a stream's reassembled response, the
+        # findings' messages) reaches disk too, and its pointers must fall on the bodies shown.
         for write in writes:
             if write.final and write.summary is None:
-                write.summary = self._analyser.summary(write.flow)
+                write.clean = redacted(write.flow)
+                write.summary = self._analyser.summary(write.clean)
         try:
             backfill = self._backfill_batch(conn) if any(isinstance(item, _Backfill) for item in batch) else None
         except sqlite3.Error as exc:  # the mark stays: the next open resumes
@@ -272,7 +277,8 @@ class Writer:
                 try:
                     # Secrets go here, on the writer thread, into a copy: the flow itself may be live still
                     # (its stream progress is read below) and keeps its id for a renumbering.
-                    clean = redacted(write.flow, request_only=not write.final)
+                    clean = write.clean if write.final and write.clean is not None and \
+                        write.clean.id == write.flow.id else redacted(write.flow, request_only=not write.final)
                     row = self._write_flow(conn, clean, write.summary if write.final else None)
                 except sqlite3.OperationalError:
                     raise  # the file, not the flow: the whole transaction is retried
@@ -419,7 +425,7 @@ class Writer:
 
     def _write_backfill(self, conn: sqlite3.Connection, below: int, analysed: list[tuple[int, Summary]]) -> None:
         for flow_id, summary in analysed:
-            conn.execute(_BACKFILLED, (summary.rules, summary.tokens_in, summary.tokens_out, flow_id))
+            conn.execute(_BACKFILLED, (summary.rules, summary.tokens_in, summary.tokens_out, summary.analysis, flow_id))
         if below:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'rules_backfill_below'", (below,))
             self._queue.put(_Backfill())  # the next batch, after what is queued now

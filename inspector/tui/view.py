@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json, upstream_answer
+from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, parse_json
 from ..flow import Flow, Mode
 from ..textsafe import shown, shown_lines
 from ..wire.dialect import Dialect, from_path
@@ -201,9 +201,10 @@ def header_lines(flow: Flow) -> list[str]:
     return [shown(line) for line in lines]
 
 
-def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
-    """`session`: this flow's findings from the session rules (see `analysis.session_findings`)."""
-    analysis = analyse(flow)
+def prepare(flow: Flow, session: Sequence[Violation] = (), analysis: Analysis | None = None) -> FlowView:
+    """`session`: this flow's findings from the session rules (see `analysis.session_findings`);
+    `analysis`: the one the store kept (Store.analysis), else the flow is analysed here."""
+    analysis = analyse(flow) if analysis is None else analysis
     request = body_pane(flow.request_body, flow.request_headers, analysis.request)
     sent = flow.upstream_request_body
     unchanged = sent_unchanged(flow)
@@ -223,7 +224,7 @@ def prepare(flow: Flow, session: Sequence[Violation] = ()) -> FlowView:
         response = body_pane(flow.response_body, flow.response_headers)
         response.note = f"{fmt.counted(len(flow.chunks), 'chunk')}, could not be reassembled (s: raw chunks)"
     else:
-        response = body_pane(flow.response_body, flow.response_headers)
+        response = body_pane(flow.response_body, flow.response_headers, analysis.response)
     if flow.error:
         response.note = f"error: {flow.error}" + (f" · {response.note}" if response.note else "")
 
@@ -263,14 +264,9 @@ def translation_report(flow: Flow, analysis: Analysis, request: Pane, upstream: 
     """In translate mode, what the translation changed or lost, as warnings that lead from the
     original's line to the translated one (the side-by-side diff of issue 4).
 
-    The store keeps the loss report as text (`Flow.notes`); the structured report, with both
-    pointers, comes from running the same pure translation again."""
-    sent = analysis.translation
-    if sent is None:
-        return []
-    answer = upstream_answer(flow, analysis)  # the response's losses, a stream's included
-    items: list[tuple[str, Loss]] = [("request", loss) for loss in sent.losses]
-    items += [("response", loss) for loss in (answer.losses if answer is not None else [])]
+    The structured reports, with both pointers, are the analysis's (kept by the store)."""
+    items: list[tuple[str, Loss]] = [("request", loss) for loss in analysis.request_losses]
+    items += [("response", loss) for loss in analysis.response_losses]
     located = []
     for side, loss in items:
         violation = Violation(loss.rule or "XL", Severity.WARNING, loss.source, f"{loss.kind}: {loss.why}",

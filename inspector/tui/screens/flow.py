@@ -205,7 +205,7 @@ class FlowScreen(ReadingScreen):
         first = preview(flow)
         if first is not None:
             self.post_message(self.Previewed(flow_id, first))
-        self.post_message(self.Prepared(prepare(flow, self._session_findings(flow))))
+        self.post_message(self.Prepared(prepare(flow, self._session_findings(flow), self.inspector.store.analysis(flow))))
 
     def _session_findings(self, flow: Flow) -> list[Violation]:
         """The session rules read every MCP exchange of the flow's recording; other flows have none."""
