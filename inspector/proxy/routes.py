@@ -476,7 +476,7 @@ def shown_as_sent(url: str, where: str) -> str:
             raise RouteError(f"{where}: the upstream URL holds a control character or whitespace "
                              f"(U+{ord(char):04X} at position {at + 1}); a URL has none")
     parts = urlsplit(url)
-    userinfo, _, hostport = parts.netloc.rpartition("@")
+    userinfo, sign, hostport = parts.netloc.rpartition("@")
     if hostport.isascii():
         return url
     try:
@@ -484,7 +484,7 @@ def shown_as_sent(url: str, where: str) -> str:
     except UnicodeError:
         raise RouteError(f"{where}: the upstream's host {ascii(hostport)} is not a valid internationalised "
                          "domain name") from None
-    return parts._replace(netloc=f"{userinfo}{at}{encoded}").geturl()
+    return parts._replace(netloc=f"{userinfo}{sign}{encoded}").geturl()
 
 
 def _port(text: str, where: str) -> int:
