@@ -42,18 +42,27 @@ class TwoServers:
         await self.apps.get(name, self.apps["alpha"])(scope, receive, send)
 
 
-@pytest.fixture
-def rig(tmp_path):
-    upstream = TwoServers()
+@contextlib.contextmanager
+def forwarding_to(upstream, tmp_path):
+    """A real forwarder on a loopback port in front of `upstream` (an MCP server app with a `thread`),
+    recording into a fresh store: (forwarder, store)."""
     upstream.thread.start()
     store = Store(tmp_path / "flows.sqlite3")
     store.new_session(f"http://127.0.0.1:{upstream.thread.port}", "127.0.0.1:0")
     forwarder = Forwarder(Options(f"http://127.0.0.1:{upstream.thread.port}", port=0), store=store)
     forwarder.start()
-    yield forwarder, store
-    forwarder.stop()
-    store.close()
-    upstream.thread.stop()
+    try:
+        yield forwarder, store
+    finally:
+        forwarder.stop()
+        store.close()
+        upstream.thread.stop()
+
+
+@pytest.fixture
+def rig(tmp_path):
+    with forwarding_to(TwoServers(), tmp_path) as pair:
+        yield pair
 
 
 async def test_mcp_through_the_forwarder_is_recorded_checked_and_duplicates_named(rig):

@@ -18,13 +18,12 @@ from mcp import Client
 from typing_extensions import TypedDict
 
 from inspector.analysis import analyse
-from inspector.proxy import Forwarder
-from inspector.proxy.options import Options
 from inspector.proxy.server import ServerThread
 from inspector.store import Store
 from inspector.wire.dialect import Dialect
 from inspector.wire.dialects.gemini.fields import normalise
 
+from .test_mcp_e2e import forwarding_to
 from .test_translate_e2e import FakeUpstream, Rig, _no_errors
 
 
@@ -64,16 +63,8 @@ class WeatherServer:
 
 @pytest.fixture
 def mcp_rig(tmp_path):
-    upstream = WeatherServer()
-    upstream.thread.start()
-    store = Store(tmp_path / "flows.sqlite3")
-    store.new_session(f"http://127.0.0.1:{upstream.thread.port}", "127.0.0.1:0")
-    forwarder = Forwarder(Options(f"http://127.0.0.1:{upstream.thread.port}", port=0), store=store)
-    forwarder.start()
-    yield forwarder, store
-    forwarder.stop()
-    store.close()
-    upstream.thread.stop()
+    with forwarding_to(WeatherServer(), tmp_path) as pair:
+        yield pair
 
 
 def gemini_upstream(payload: dict[str, Any]) -> tuple[str, Any]:
