@@ -171,7 +171,7 @@ class Outbox:
         self._stream = stream
         self.forwarder: Forwarder | Router | None = None  # set once built: it reports to flow_event
         self.live: Any = None  # the live OTLP export (otlp/live.LiveExport), when there is one
-        self._otlp: tuple[int, int, int] | None = None
+        self._otlp: Otlp | None = None  # the counts last sent
         self._changed = threading.Condition()
         self._started: list[int] = []
         self._completed: list[int] = []
@@ -232,9 +232,10 @@ class Outbox:
             frames.append(StoreHealth(problem))
         if self.live is not None:
             c = self.live.counts
-            if (c.exported, c.failed, c.dropped) != self._otlp:
-                self._otlp = (c.exported, c.failed, c.dropped)
-                frames.append(Otlp(c.exported, c.failed, c.dropped))
+            counts = Otlp(c.exported, c.failed, c.dropped)
+            if counts != self._otlp:
+                self._otlp = counts
+                frames.append(counts)
         return frames
 
     def _run(self) -> None:
@@ -298,17 +299,16 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             events.write(encode(Failed(str(exc), browse)))
             events.flush()
             return 2
+        # A session of routes has no one upstream nor mode; it lists its routes instead.
         if isinstance(forwarder, routing.Router):
-            ready = Ready(forwarder.client_url, forwarder.base_url, forwarder.upstream_shown, forwarder.upstream_shown,
-                          Mode.PASSTHROUGH.value, forwarder.translate, forwarder.access.token, store.session_id,
-                          table.ignored, tuple(RouteShown(route.route or "", route.client_url, route.upstream,
-                                                          route.translate, forwarder.source_of(route.route))
-                                               for route in forwarder.all))
+            upstream, mode = forwarder.upstream_shown, Mode.PASSTHROUGH.value
+            routes = tuple(RouteShown(route.route or "", route.client_url, route.upstream, route.translate,
+                                      forwarder.source_of(route.route)) for route in forwarder.all)
         else:
-            ready = Ready(forwarder.client_url, forwarder.base_url, forwarder.upstream, forwarder.upstream_shown,
-                          forwarder.mode.value, forwarder.translate, forwarder.access.token, store.session_id,
-                          table.ignored)
-        events.write(encode(ready))
+            upstream, mode, routes = forwarder.upstream, forwarder.mode.value, ()
+        events.write(encode(Ready(forwarder.client_url, forwarder.base_url, upstream, forwarder.upstream_shown, mode,
+                                  forwarder.translate, forwarder.access.token, store.session_id, table.ignored,
+                                  routes)))
         events.flush()
         outbox.start()
 
@@ -422,7 +422,7 @@ class ForwarderProcess:
     proxy: ProxyOptions = ProxyOptions()
     store_problem: str | None = None
     # The live OTLP export's counts (exported, failed, dropped) as the child last sent them.
-    otlp: dict[str, int] | None = None
+    otlp: Otlp | None = None
     # "exit status N: last stderr line" once the child is gone; None while it runs.
     stopped: str | None = None
     _process: subprocess.Popen[bytes] | None = None
@@ -554,7 +554,7 @@ class ForwarderProcess:
             elif isinstance(frame, StoreHealth):
                 self.store_problem = frame.problem
             elif isinstance(frame, Otlp):
-                self.otlp = {"exported": frame.exported, "failed": frame.failed, "dropped": frame.dropped}
+                self.otlp = frame
             elif isinstance(frame, Replayed):
                 with self._replied:
                     self._replies[frame.request] = frame

@@ -14,6 +14,7 @@ from .flow import Mode, ReplayKind
 from .proxy.options import ProxyOptions
 
 if TYPE_CHECKING:
+    from .child import Otlp
     from .proxy import Forwarder
     from .proxy.routes import Router
     from .store import Store
@@ -81,7 +82,7 @@ class Session(Protocol):
         """The store's latest write failure, None while it writes."""
 
     @property
-    def otlp(self) -> dict[str, int] | None:
+    def otlp(self) -> Otlp | None:
         """The live OpenTelemetry export's counts (exported, failed, dropped); None without one."""
 
     def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:
@@ -130,7 +131,7 @@ class LocalSession:
         return self.store.last_error
 
     @property
-    def otlp(self) -> dict[str, int] | None:
+    def otlp(self) -> Otlp | None:
         return None  # the live export runs in `record` and the TUI's child, not beside an app in-process
 
     def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:

@@ -137,10 +137,10 @@ class InspectorApp(App[None]):
     def export_problem(self) -> str | None:
         """What the live OTLP export lost (flows dropped, spans failed), reported by the child."""
         counts = self.forwarder.otlp if self.forwarder is not None else None
-        if not counts or not (counts["dropped"] or counts["failed"]):
+        if counts is None or not (counts.dropped or counts.failed):
             return None
-        return (f"otlp: {counts['dropped']} flows dropped, {counts['failed']} spans failed "
-                f"({counts['exported']} exported): the collector is down or slow")
+        return (f"otlp: {counts.dropped} flows dropped, {counts.failed} spans failed "
+                f"({counts.exported} exported): the collector is down or slow")
 
     def get_default_screen(self) -> FlowsScreen:
         return FlowsScreen()

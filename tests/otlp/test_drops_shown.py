@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from inspector.child import ForwarderProcess
+from inspector.child import ForwarderProcess, Otlp
 from inspector.proxy.options import Options, OtlpOptions
 from inspector.mock import MockUpstream
 from inspector.store import Store
@@ -71,6 +71,6 @@ async def test_the_tuis_header_shows_what_the_export_lost(tmp_path: Path, monkey
                     await settle(app, pilot)
                     assert str(bar.render()).split("\n")[-1] == (
                         "otlp: 0 flows dropped, 1 spans failed (0 exported): the collector is down or slow")
-                    assert child.otlp == {"exported": 0, "failed": 1, "dropped": 0}
+                    assert child.otlp == Otlp(exported=0, failed=1, dropped=0)
         finally:
             child.stop()
