@@ -774,12 +774,15 @@ class SocketExchange(Exchange):
         flow = self.flow
         self._frames += 1
         payload = event.payload
-        if self._kept + len(payload) + 1 <= self.policy.max_body and len(flow.chunks) < MAX_CHUNK_TIMINGS:
+        # The record stays a prefix of the session, each frame whole: a frame cut short, or one
+        # missing between two kept, would read as another conversation.
+        if not self._dropped and self._kept + len(payload) + 1 <= self.policy.max_body \
+                and len(flow.chunks) < MAX_CHUNK_TIMINGS:
             chunk = frame_chunk(event.at, Direction.CLIENT if event.from_client else Direction.SERVER, event.text,
                                 payload)
             self._kept += len(chunk.data)
             flow.chunks.append(chunk)
-        else:  # kept whole or not at all: a frame cut short would read as another message
+        else:
             self._dropped += 1
         return [SendFrame(not event.from_client, event.text, payload)]
 
@@ -787,5 +790,5 @@ class SocketExchange(Exchange):
         flow = self.flow
         flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
         if self._dropped:
-            flow.notes.append(f"{self._frames} frames relayed: only the first {self._frames - self._dropped} are "
-                              f"recorded ({self.policy.max_body} bytes or {MAX_CHUNK_TIMINGS} frames at most)")
+            flow.notes.append(f"{self._frames} frames relayed, the first {self._frames - self._dropped} recorded "
+                              f"({self.policy.max_body} bytes or {MAX_CHUNK_TIMINGS} frames at most)")
