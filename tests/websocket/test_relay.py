@@ -9,7 +9,7 @@ import json
 import orjson
 import pytest
 from openai import OpenAI
-from websockets.exceptions import ConnectionClosedError, InvalidStatus
+from websockets.exceptions import ConnectionClosedError, ConnectionClosedOK, InvalidStatus
 from websockets.sync.client import connect
 
 from inspector.proxy import Forwarder
@@ -179,3 +179,31 @@ def test_a_frame_carrying_the_key_is_scrubbed_on_disk(upstream, store, forwarder
         b'{"type": "echo", "api_key": "[redacted]", "note": "my key is [redacted]"}']
     for path in tmp_path.iterdir():
         assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_an_upgrade_for_no_route_is_answered_404_and_recorded(upstream, store, events):
+    with open_forwarder(resolve(routes=[f"oa={upstream.base_url}"]), Options(port=0), store=store,
+                        on_event=events) as router:
+        with pytest.raises(InvalidStatus) as refused:
+            codex_turns(ws_url(router.base_url, "/v1/responses"))
+        events.completed(1)
+    assert refused.value.response.status_code == 404
+    (row,) = store.rows()
+    assert (row.status, row.websocket, row.route, row.path, row.error) == (
+        404, True, "", "/v1/responses", "no route for '/v1/responses': paths start with one of /r/oa/")
+    assert upstream.handshakes == []
+
+
+def test_stopping_the_forwarder_mid_session_closes_both_sides_and_records_the_frames(upstream, store, events):
+    forwarder = Forwarder(Options(upstream.base_url, port=0), store=store, on_event=events)
+    forwarder.start()
+    with connect(ws_url(forwarder.base_url, "/v1/responses")) as ws:
+        ws.send('{"type": "echo"}')
+        assert ws.recv(timeout=10) == '{"type": "echo"}'
+        forwarder.stop()
+        with pytest.raises(ConnectionClosedOK):  # 1001, going away: a clean close to the client
+            ws.recv(timeout=10)
+        assert (ws.close_code, ws.close_reason) == (1001, "forwarder stopped")
+    events.completed(1)
+    flow = store.get(1)
+    assert (flow.state.value, flow.error, len(store.frames(1))) == ("error", "forwarder stopped after 2 frames", 2)
