@@ -686,7 +686,7 @@ class SocketExchange(Exchange):
         self._frames = 0  # data frames relayed
         self._dropped = 0  # of which not recorded, past the limits
 
-    def upgrade(self) -> list[Command | SocketCommand]:
+    def upgrade(self) -> Sequence[Command | SocketCommand]:
         flow = self.flow
         problem = target_problem(flow.path, self.query)
         if problem is not None:
@@ -724,7 +724,7 @@ class SocketExchange(Exchange):
         flow.upstream_request_headers = redact_headers(outgoing.headers)
         return [Record(), OpenSocket(outgoing.path, outgoing.query, outgoing.headers, tuple(subprotocols), compress)]
 
-    def socket_event(self, event: SocketEvent) -> list[Command | SocketCommand]:
+    def socket_event(self, event: SocketEvent) -> Sequence[Command | SocketCommand]:
         if self._phase == _DONE:
             return []
         if type(event) is FrameIn:
@@ -770,7 +770,7 @@ class SocketExchange(Exchange):
                     self._finish(event.at, FlowState.ERROR, f"forwarder stopped after {self._frames} frames")]
         raise TypeError(f"not a socket event: {event!r}")
 
-    def _frame(self, event: FrameIn) -> list[Command | SocketCommand]:
+    def _frame(self, event: FrameIn) -> Sequence[Command | SocketCommand]:
         flow = self.flow
         self._frames += 1
         payload = event.payload
