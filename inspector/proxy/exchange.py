@@ -587,6 +587,8 @@ class Exchange:
 # Handshake fields each side's library writes itself; relaying them would double or contradict them.
 HANDSHAKE = frozenset({"sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions",
                        "sec-websocket-protocol", "sec-websocket-accept"})
+# What an upstream answers an upgrade at a path it serves over HTTP only (or not at all).
+_NO_SOCKETS_THERE = frozenset({400, 404, 405, 426, 501})
 # Close codes that say why a connection ended without a close frame (RFC 6455 §7.4.1): never sent.
 _UNSENDABLE_CLOSE = {1005: 1000, 1006: 1001, 1015: 1001}
 
@@ -741,7 +743,13 @@ class SocketExchange(Exchange):
             self._phase = _RELAYING
             return [Accept(event.subprotocol, headers)]
         if isinstance(event, SocketRefused):
-            # Relayed as the upstream's status (a 426 from it makes the client fall back too).
+            if event.status in _NO_SOCKETS_THERE:
+                # An upstream (or gateway) that serves this path over HTTP only: Codex falls back to
+                # HTTP on a 426 alone, and fails the turn on anything else.
+                return self.refuse(426, "toolwire_websocket_refused",
+                                   f"upstream answered the WebSocket upgrade with {event.status}: it takes no "
+                                   f"sockets at {self.flow.path} ({self.policy.upstream_shown}); use HTTP", event.at)
+            # Anything else (401, 429, 5xx) is the upstream's answer to this client: relayed as it is.
             return self.refuse(event.status, "toolwire_upstream_refused_websocket",
                                f"upstream answered the WebSocket upgrade with {event.status} "
                                f"({self.policy.upstream_shown})", event.at)
