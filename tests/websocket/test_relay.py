@@ -233,3 +233,23 @@ def test_an_unreachable_upstream_answers_502_and_records_why(store, events):
     (row,) = store.rows()
     assert (row.status, row.websocket, row.error) == (
         502, True, "upstream unreachable: http://127.0.0.1:9: connection refused")
+
+
+def test_a_key_sent_as_a_realtime_subprotocol_is_relayed_and_never_stored(upstream, store, forwarder, events,
+                                                                          tmp_path):
+    # A browser's WebSocket cannot set headers: OpenAI Realtime takes its key from the subprotocol list,
+    # there an ephemeral client secret, which no shape names as a key.
+    secret = "ek_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5"
+    offered = ["realtime", f"openai-insecure-api-key.{secret}", "openai-beta.realtime-v1"]
+    with connect(ws_url(forwarder.base_url, "/v1/realtime?model=gpt-realtime"), subprotocols=offered) as ws:
+        ws.send(json.dumps({"type": "echo", "seen": secret}))
+        assert secret in ws.recv(timeout=10)
+    events.completed(1)
+    assert upstream.handshakes[0]["sec-websocket-protocol"] == ",".join(offered)
+    shown = "realtime, openai-insecure-api-key.[redacted], openai-beta.realtime-v1"
+    flow = store.get(1)
+    assert (dict(flow.request_headers)["sec-websocket-protocol"], dict(flow.upstream_request_headers).get(
+        "sec-websocket-protocol")) == (shown, None)
+    assert [f.payload for f in store.frames(1)] == [b'{"type": "echo", "seen": "[redacted]"}'] * 2
+    for path in tmp_path.iterdir():
+        assert secret.encode() not in path.read_bytes(), path
