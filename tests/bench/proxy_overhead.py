@@ -106,7 +106,9 @@ def cpu_per_request(pid: int, url: str, body: bytes, *, requests: int, stream: b
 
 def stop(proc: subprocess.Popen) -> None:
     proc.terminate()
-    proc.wait(timeout=10)
+    # A recorder commits what it holds before it exits: on a busy machine, the analysis of a
+    # backlog of 1 MB flows takes longer than a server's shutdown.
+    proc.wait(timeout=120)
 
 
 MINIMAL = r'''
