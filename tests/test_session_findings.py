@@ -125,3 +125,27 @@ def test_the_html_export_analyses_nothing(tmp_path) -> None:
         spent = analysis.calls - before
     assert (spent["analyse"], spent["session"], spent["session-part"]) == (0, 0, 0)
     assert page.count(b"XL-03") >= 1
+
+
+def test_opening_a_store_from_before_schema_8_stores_its_sessions_findings(tmp_path) -> None:
+    """Migration: the sessions recorded before their findings were stored get them in the
+    background (the writer's backfill turns), so that their flows open without the rules either."""
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        first = store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+        ids = [listing(store, ""), listing(store, "session=tok")]
+        second = store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+        chat(store)
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE sessions DROP COLUMN findings")
+        conn.execute("PRAGMA user_version=7")
+    with Store(path):  # the first batch of the backfill is committed before the open returns
+        pass
+    with sqlite3.connect(path) as conn:
+        stored = dict(conn.execute("SELECT id, findings FROM sessions").fetchall())
+    assert stored[second] is None  # no MCP flow: nothing for readers to read either
+    assert shown(analysis.findings_from_stored(stored[first])) == {ids[1]: [("XL-03", "/result/tools/0/name", "session")]}
+    with Store(path, read_only=True) as store:
+        before = analysis.calls.copy()
+        store.session_findings(first)
+        assert (analysis.calls - before)["session"] == 0

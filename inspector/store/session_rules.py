@@ -7,7 +7,8 @@ Incremental: each MCP flow is parsed for the rules once (analysis.session_part) 
 session; a new flow costs its own parse and one run of the rules over the parts kept. The file is
 the truth for which flows a session has: flows another process wrote into the same session (a
 second recorder, `mcp-stdio`) are read and parsed once, inside the transaction that holds the
-write lock, so two writers never store findings that miss each other's flows."""
+write lock, so two writers never store findings that miss each other's flows. Sessions recorded
+before schema 8 get theirs in the writer's backfill turns, a few per turn, newest first."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from ..analysis import SessionPart
 
 MCP = "mcp"  # the dialect column's value for the flows the session rules read
+# Sessions from before schema 8 given their findings per turn of the writer's backfill: each costs
+# a parse of its MCP flows inside the write transaction, which other processes wait on.
+BACKFILL_SESSIONS = 4
 
 
 class SessionRules:
@@ -29,10 +33,22 @@ class SessionRules:
         self._warn = warn
         self._parts: dict[int, dict[int, SessionPart]] = {}  # session -> flow id -> part, committed
         self._written: dict[int, dict[int, Flow]] = {}  # this transaction's finished MCP flows (redacted)
+        self._failed: set[int] = set()  # sessions whose rules failed: left NULL, not backfilled again
 
     def written(self, flow: Flow) -> None:
         """A finished MCP flow written in the current transaction, as stored."""
         self._written.setdefault(flow.session_id, {})[flow.id] = flow
+
+    def backfill(self, conn: sqlite3.Connection) -> bool:
+        """Have the current transaction store the findings of a few sessions that have none (recorded
+        before schema 8) though they have finished MCP flows; True while more are left."""
+        due = [session_id for (session_id,) in conn.execute(
+            "SELECT id FROM sessions WHERE findings IS NULL AND EXISTS (SELECT 1 FROM flows WHERE "
+            "flows.session_id = sessions.id AND dialect = ? AND state != 'pending') ORDER BY id DESC", (MCP,)).fetchall()
+            if session_id not in self._failed and session_id not in self._written]
+        for session_id in due[:BACKFILL_SESSIONS]:
+            self._written[session_id] = {}
+        return len(due) > BACKFILL_SESSIONS
 
     def store(self, conn: sqlite3.Connection) -> dict[int, dict[int, SessionPart]]:
         """Store the findings of the sessions this transaction wrote MCP flows to; returns the parts
@@ -61,6 +77,7 @@ class SessionRules:
                 raise  # the file, not the flows: the whole transaction is retried
             except Exception as exc:  # the rules are total by contract; a bug there must not stop the writer
                 self._warn(f"session {session_id}: session rules failed ({exc!r}); they run when read")
+                self._failed.add(session_id)
                 stored, fresh = None, {}  # NULL: readers compute the findings, as for an old session
             made[session_id] = fresh
             conn.execute("UPDATE sessions SET findings = ? WHERE id = ?", (stored, session_id))

@@ -42,7 +42,8 @@ class _Job:
 
 class _Backfill:
     """A batch of flows analysed before schema 7, to analyse again (their rule ids, usage and the
-    stored analysis the flow screen reads)."""
+    stored analysis the flow screen reads), and of sessions recorded before schema 8, to give their
+    session findings (SessionRules.backfill)."""
 
     __slots__ = ()
 
@@ -293,8 +294,10 @@ class Writer:
                     saved.append((write.on_saved, row))
             if progress:
                 progressed = self._write_progress(conn, finished)
-            if backfill is not None:
-                self._write_backfill(conn, *backfill)
+            requeued = backfill is not None and self._write_backfill(conn, *backfill)
+            if any(isinstance(item, _Backfill) for item in batch) and self._session_rules.backfill(conn) \
+                    and not requeued:
+                self._queue.put(_Backfill())  # more sessions to give their findings, after what is queued now
             session_parts = self._session_rules.store(conn)
             for job in jobs:
                 try:
@@ -429,14 +432,16 @@ class Writer:
                 self._warn(f"flow #{flow_id}: cannot analyse it again: {exc}")
         return (min(ids) if ids else 0), analysed
 
-    def _write_backfill(self, conn: sqlite3.Connection, below: int, analysed: list[tuple[int, Summary]]) -> None:
+    def _write_backfill(self, conn: sqlite3.Connection, below: int, analysed: list[tuple[int, Summary]]) -> bool:
+        """True when a next batch is queued."""
         for flow_id, summary in analysed:
             conn.execute(_BACKFILLED, (summary.rules, summary.tokens_in, summary.tokens_out, summary.analysis, flow_id))
         if below:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'rules_backfill_below'", (below,))
             self._queue.put(_Backfill())  # the next batch, after what is queued now
-        else:
-            conn.execute("DELETE FROM meta WHERE key = 'rules_backfill_below'")
+            return True
+        conn.execute("DELETE FROM meta WHERE key = 'rules_backfill_below'")
+        return False
 
     def _write_progress(self, conn: sqlite3.Connection, finished: set[int]) -> list[tuple[_Progress, int]]:
         """Append the chunks relayed since the last time to `flow_chunks`: each chunk is written
