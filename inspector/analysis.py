@@ -20,11 +20,12 @@ from .wire.translate import Loss, RequestTranslation, TranslationError, Unsuppor
 from .wire.translate.model import LossKind
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.streams import check_and_reassemble, is_stream_type, parse_events
-from .wire.session import check_session, declared_from_flows, entries_from_flows
+from .wire.session import Declared, SessionEntry, check_session, declared_from_flows, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Effect, Severity, Violation, count_by_severity
 
-# How often each costly step ran in this process ("analyse", "decode", "parse", "session"): the
+# How often each costly step ran in this process ("analyse", "decode", "parse", "session": the
+# session rules run, "session-part": a flow parsed for them): the
 # work done once per flow is counted here so that a test can hold the product to it.
 calls: Counter[str] = Counter()
 
@@ -509,12 +510,53 @@ def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:
     """Violations that only show across the flows of one recording (the same MCP tool from two
     servers, one endpoint registered twice, structuredContent against an earlier outputSchema),
     by the id of the flow whose response holds them. Their pointers point into that response."""
+    return findings_of([session_part(flow) for flow in flows])
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPart:
+    """What the session rules read of one flow, parsed once: the writer keeps one per MCP flow of
+    each session it writes to, so that a new flow costs its own parse, not the session's."""
+
+    flow_id: int
+    entries: tuple[SessionEntry, ...]
+    declared: tuple[Declared, ...]
+
+
+def session_part(flow: Flow) -> SessionPart:
+    calls["session-part"] += 1
+    return SessionPart(flow.id, tuple(entries_from_flows([flow])), tuple(declared_from_flows([flow])))
+
+
+def findings_of(parts: Iterable[SessionPart]) -> dict[int, list[Violation]]:
+    """session_findings() over flows already parsed (their parts, in the recording's order)."""
     calls["session"] += 1
+    parts = list(parts)
     found: dict[int, list[Violation]] = {}
-    flows = list(flows)
-    for violation in check_session(entries_from_flows(flows), declared_from_flows(flows)):
+    entries = [entry for part in parts for entry in part.entries]
+    for violation in check_session(entries, [declared for part in parts for declared in part.declared]):
         found.setdefault(int(violation.where), []).append(_with_where(violation, "session"))
     return found
+
+
+def findings_to_stored(found: dict[int, list[Violation]]) -> bytes:
+    """What the store keeps of a session's findings (sessions.findings)."""
+    return orjson.dumps({"version": _STORED_VERSION,
+                         "flows": [[flow_id, [v.to_dict() for v in violations]] for flow_id, violations in found.items()]})
+
+
+def findings_from_stored(stored: bytes | None) -> dict[int, list[Violation]] | None:
+    """A session's findings as the writer stored them; None when there are none of this build's
+    (a session recorded before schema 9, or a file someone else wrote): the caller computes them."""
+    if stored is None:
+        return None
+    try:
+        data = orjson.loads(stored)
+        if not isinstance(data, dict) or data.get("version") != _STORED_VERSION:
+            return None
+        return {int(flow_id): [_violation(item) for item in violations] for flow_id, violations in data["flows"]}
+    except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def safe_repairs(analysis: Analysis) -> FixResult | None:

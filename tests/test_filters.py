@@ -168,6 +168,7 @@ def as_schema_3(store: Store) -> None:
     with sqlite3.connect(store.path) as conn:
         for column in ("rules", "tokens_in", "tokens_out", "buffered", "route", "analysis", "websocket"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
+        conn.execute("ALTER TABLE sessions DROP COLUMN findings")
         conn.execute("PRAGMA user_version=3")
     store.close()
 
@@ -219,6 +220,7 @@ def test_opening_a_schema_6_store_analyses_its_flows_again_in_the_background(tmp
     with sqlite3.connect(store.path) as conn:
         for column in ("analysis", "websocket"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
+        conn.execute("ALTER TABLE sessions DROP COLUMN findings")
         conn.execute("PRAGMA user_version=6")
     with Store(tmp_path / "flows.sqlite3") as migrated:
         deadline = time.monotonic() + 10
@@ -276,6 +278,7 @@ def as_schema_4(store: Store) -> None:
     with sqlite3.connect(store.path) as conn:
         for column in ("buffered", "route", "analysis", "websocket"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
+        conn.execute("ALTER TABLE sessions DROP COLUMN findings")
         conn.execute("PRAGMA user_version=4")
     store.close()
 

@@ -247,7 +247,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_session(args: argparse.Namespace) -> int:
     """Session rules over the stored flows of one recording: `#flow:pointer: severity RULE message`."""
-    from ..analysis import session_findings
     store = open_store(args.store, read_only=True)
     with store:
         session_id = chosen_session(store, args.session)
@@ -256,7 +255,7 @@ def _run_session(args: argparse.Namespace) -> int:
             # The session rules judge MCP exchanges only: with none, nothing was checked.
             complain(f"nothing checked: session {session_id} has no MCP flow")
             return 2
-        findings = session_findings(found for found in map(store.get, ids) if found is not None)
+        findings = store.session_findings(session_id)
     flagged = [(flow_id, violation) for flow_id, violations in sorted(findings.items()) for violation in violations]
     records = [{**violation.to_dict(), "flow": flow_id} for flow_id, violation in flagged]
     if args.format == "json":

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..analysis import safe_repairs, session_findings
+from ..analysis import Analysis, safe_repairs
 from ..flow import Flow
 from ..redact import redacted
 from ..textsafe import shown
@@ -41,7 +41,6 @@ from ..tui.compare import (DiffView, Lines, prepare_conversation, prepare_fixed_
                            prepare_response_diff, prepare_upstream_diff)
 from ..tui.view import UNCHANGED_TITLE, FlowView, Pane, prepare
 from ..wire import jsonsafe
-from ..wire.dialect import Dialect
 from ..wire.violations import Severity, Violation
 
 if TYPE_CHECKING:
@@ -129,19 +128,26 @@ class _Redacting:
     def flow_ids(self, session_id: int, *, dialect: str) -> list[int]:
         return self._store.flow_ids(session_id, dialect=dialect)
 
+    def session_findings(self, session_id: int) -> dict[int, list[Violation]]:
+        return self._store.session_findings(session_id, get=self.get)
+
+    def analysis(self, flow: Flow) -> Analysis:
+        """The flow's analysis as the writer stored it: the writer analysed the flow redacted, as
+        `get` returns it, so its pointers fall on the bodies the page shows."""
+        return self._store.analysis(flow)
+
 
 def _session_findings(source: _Redacting, sessions: set[int]) -> dict[int, list[Violation]]:
-    """The session rules' findings of every flow of `sessions`, each session's MCP exchanges read once."""
+    """The session rules' findings of every flow of `sessions`, as the writer stored them (a
+    session recorded before they were stored has its MCP exchanges read once, redacted)."""
     found: dict[int, list[Violation]] = {}
     for session_id in sorted(sessions):
-        ids = source.flow_ids(session_id, dialect=Dialect.MCP.value)
-        if ids:
-            found.update(session_findings(flow for flow in map(source.get, ids) if flow is not None))
+        found.update(source.session_findings(session_id))
     return found
 
 
 def _flow(source: _Redacting, flow: Flow, session: list[Violation], replayed: set[int | None]) -> dict[str, Any]:
-    view = prepare(flow, session)
+    view = prepare(flow, session, source.analysis(flow))
     analysis = view.analysis
     conversation = prepare_conversation(view)
     rules = sorted({item.violation.rule for item in view.violations})

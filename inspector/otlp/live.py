@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from opentelemetry.sdk.metrics.export import MetricExporter
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
@@ -25,6 +25,9 @@ from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 from ..flow import Flow
 from .metrics import GenAiMetrics, wanted
 from .spans import Options, TraceBuilder, options
+
+if TYPE_CHECKING:
+    from ..analysis import Analysis
 
 QUEUE_FLOWS = 1024  # finished flows waiting for export; past it new ones are dropped and counted
 # Flows gather this long (or up to BATCH_FLOWS) into one export: one request per burst, not per flow,
@@ -87,10 +90,11 @@ class Counts:
 class LiveExport:
     def __init__(self, export: SpanExporter, opts: Options, *, get: Callable[[int], Flow | None],
                  session_started: Callable[[int], float | None], capacity: int = QUEUE_FLOWS,
-                 metrics: GenAiMetrics | None = None) -> None:
+                 metrics: GenAiMetrics | None = None,
+                 analysed: Callable[[Flow], Analysis | None] = lambda _: None) -> None:
         self._exporter = export
         self._metrics = metrics
-        self._builder = TraceBuilder(opts, get=get, session_started=session_started)
+        self._builder = TraceBuilder(opts, get=get, session_started=session_started, analysed=analysed)
         self._capacity = capacity
         self._queue: deque[Flow] = deque()
         self._ready = threading.Condition()
@@ -210,4 +214,6 @@ def open_live(endpoint: str | None, *, content: bool, store, openinference: bool
     opts = options(content=content, openinference=openinference, store=str(Path(store.path).resolve()))
     return LiveExport(exporter(endpoint), opts,
                       get=store.get, session_started=session_started(store),
-                      metrics=GenAiMetrics(metric_exporter(endpoint)) if wanted() else None)
+                      metrics=GenAiMetrics(metric_exporter(endpoint)) if wanted() else None,
+                      # The writer committed the flow with its analysis before the export hears of it.
+                      analysed=store.analysis)

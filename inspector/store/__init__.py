@@ -15,8 +15,8 @@ in `last_error`. Commands that only read open the file read-only and change noth
 
 Modules: `schema` (the file, its tables, migrations, read-only opens), `rows` (the columns, named
 once, and the typed rows), `chunks` (the chunk codec), `writer` (the writer thread: batches,
-stream progress, backlog, ids), `analysis_worker` (big bodies analysed in a worker process) and
-`facade` (`Store`)."""
+stream progress, backlog, ids), `analysis_worker` (big bodies analysed in a worker process),
+`session_rules` (each session's session-rule findings, kept by the writer) and `facade` (`Store`)."""
 
 from __future__ import annotations
 

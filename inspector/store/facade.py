@@ -23,6 +23,7 @@ from .writer import Writer
 if TYPE_CHECKING:
     from ..analysis import Analysis
     from ..wire.frames import Frame
+    from ..wire.violations import Violation
 
 _Result = TypeVar("_Result")
 
@@ -52,6 +53,7 @@ class Store:
         self._read_lock = threading.Lock()
         self._schema_4: bool | None = None  # whether the flows table has schema 4's columns
         self._columns: set[str] = set()  # the flows table's columns, once _where has read them
+        self._session_columns_: set[str] | None = None  # the sessions table's, once read
         self._closed = False
         self._writer: Writer | None = None
         if read_only:
@@ -203,6 +205,30 @@ class Store:
                                            (flow.id,)).fetchone()
             stored = None if found is None or found[0] is None else bytes(found[0])
         return from_stored(flow, stored)
+
+    def session_findings(self, session_id: int, *,
+                         get: Callable[[int], Flow | None] | None = None) -> dict[int, list[Violation]]:
+        """The session rules' findings of one session, by flow id, as the writer stored them; computed
+        here (its MCP flows read through `get`, default `self.get`) for a session recorded before
+        schema 9 or whose stored findings this build cannot read."""
+        from ..analysis import findings_from_stored, session_findings
+        from .session_rules import MCP
+
+        stored = None
+        if "findings" in self._session_columns():
+            with self._read_lock:
+                found = self._read.execute("SELECT findings FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            stored = findings_from_stored(None if found is None or found[0] is None else bytes(found[0]))
+        if stored is not None:
+            return stored
+        read = self.get if get is None else get
+        return session_findings(flow for flow in map(read, self.flow_ids(session_id, dialect=MCP)) if flow is not None)
+
+    def _session_columns(self) -> set[str]:
+        if self._session_columns_ is None:
+            with self._read_lock:
+                self._session_columns_ = {r[1] for r in self._read.execute("PRAGMA table_info(sessions)")}
+        return self._session_columns_
 
     def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0, order: str = "time") -> list[FlowRow]:
         """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a

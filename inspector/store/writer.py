@@ -25,6 +25,7 @@ from . import rows, schema
 from .analysis_worker import Analyser, body_size, request_summary
 from .rows import FlowRow, Summary
 from .schema import StoreError
+from .session_rules import MCP, SessionRules
 
 
 class _Job:
@@ -41,7 +42,8 @@ class _Job:
 
 class _Backfill:
     """A batch of flows analysed before schema 7, to analyse again (their rule ids, usage and the
-    stored analysis the flow screen reads)."""
+    stored analysis the flow screen reads), and of sessions recorded before schema 9, to give their
+    session findings (SessionRules.backfill)."""
 
     __slots__ = ()
 
@@ -119,6 +121,7 @@ class Writer:
         self._backlog: list[_Write] = []  # written in the next transaction that succeeds
         self._recovered = False  # dead processes' pending flows marked interrupted
         self._analyser = Analyser(analyse_apart)
+        self._session_rules = SessionRules(self._warn)
         self._thread = threading.Thread(target=self._write_loop, name="toolwire-store-writer", daemon=True)
         self._thread.start()
 
@@ -261,6 +264,7 @@ class Writer:
         written: list[_Write] = []
         moved: list[tuple[Flow, int]] = []
         claim = progressed = None
+        session_parts: dict[int, dict] = {}
         try:
             # IMMEDIATE: the transaction reads (ids, pending flows) before it writes, and a deferred one
             # would fail at once, without waiting, when another process wrote in between.
@@ -290,8 +294,11 @@ class Writer:
                     saved.append((write.on_saved, row))
             if progress:
                 progressed = self._write_progress(conn, finished)
-            if backfill is not None:
-                self._write_backfill(conn, *backfill)
+            requeued = backfill is not None and self._write_backfill(conn, *backfill)
+            if any(isinstance(item, _Backfill) for item in batch) and self._session_rules.backfill(conn) \
+                    and not requeued:
+                self._queue.put(_Backfill())  # more sessions to give their findings, after what is queued now
+            session_parts = self._session_rules.store(conn)
             for job in jobs:
                 try:
                     job.result = job.run(conn)
@@ -303,6 +310,7 @@ class Writer:
         except sqlite3.Error as exc:  # locked, full, read-only, I/O: keep everything for the next try
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            self._session_rules.rolled_back()
             for flow, old in moved:
                 flow.id = old
                 flow.notes.pop()
@@ -313,6 +321,7 @@ class Writer:
                 job.done.set()
             return False  # a backfill left undone resumes at the next open (its mark is unchanged)
         self._after_commit(claim, moved, written, progressed or [])
+        self._session_rules.committed(session_parts)
         if self.last_error is not None and self.last_error.startswith("cannot write"):
             print("toolwire-inspect: store: writing again; the flows kept in memory are stored", file=sys.stderr)
             self.last_error = None
@@ -423,14 +432,16 @@ class Writer:
                 self._warn(f"flow #{flow_id}: cannot analyse it again: {exc}")
         return (min(ids) if ids else 0), analysed
 
-    def _write_backfill(self, conn: sqlite3.Connection, below: int, analysed: list[tuple[int, Summary]]) -> None:
+    def _write_backfill(self, conn: sqlite3.Connection, below: int, analysed: list[tuple[int, Summary]]) -> bool:
+        """True when a next batch is queued."""
         for flow_id, summary in analysed:
             conn.execute(_BACKFILLED, (summary.rules, summary.tokens_in, summary.tokens_out, summary.analysis, flow_id))
         if below:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'rules_backfill_below'", (below,))
             self._queue.put(_Backfill())  # the next batch, after what is queued now
-        else:
-            conn.execute("DELETE FROM meta WHERE key = 'rules_backfill_below'")
+            return True
+        conn.execute("DELETE FROM meta WHERE key = 'rules_backfill_below'")
+        return False
 
     def _write_progress(self, conn: sqlite3.Connection, finished: set[int]) -> list[tuple[_Progress, int]]:
         """Append the chunks relayed since the last time to `flow_chunks`: each chunk is written
@@ -495,6 +506,8 @@ class Writer:
         # The request columns (a 1 MB body, say) of a pending row are already on disk: write only the rest.
         if flow.id not in self._pending_rows or conn.execute(_COMPLETION, (*completion, flow.id)).rowcount == 0:
             conn.execute(_WHOLE_FLOW, (*rows.flow_values(flow, rows.REQUEST_COLUMNS), *completion))
+        if summary.dialect == MCP:
+            self._session_rules.written(flow)
         return rows.flow_row(flow, summary)
 
     def _give_back_ids(self, conn: sqlite3.Connection) -> None:

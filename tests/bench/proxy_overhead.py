@@ -6,7 +6,10 @@
 Prints one table: p50/p99 latency at concurrency 1 and 8 and req/s for a small request, the same
 for a 1 MB request (a long tool-calling history), time to first byte of a 20-chunk stream with
 chunks 5 ms apart and how late each chunk arrives compared with direct. Then the upstream-client
-choice: a minimal forwarder (nothing recorded) with aiohttp vs httpx on the hot path."""
+choice: a minimal forwarder (nothing recorded) with aiohttp vs httpx on the hot path. Last, the CPU
+time each server process spends per small request and per 20-event stream: `record` (its recording
+finished) beside the bare aiohttp relay, taken from /proc, so that the figure stays meaningful on a
+machine other work keeps busy."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import argparse
 import asyncio
 import json
 import os
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -69,9 +73,42 @@ def start(argv: list[str], marker: str) -> tuple[subprocess.Popen, str]:
     raise RuntimeError(f"{argv} exited: {proc.wait()}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time process `pid` has used so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stored(store: Path) -> int:
+    """Flows the store holds finished (not pending)."""
+    with sqlite3.connect(f"file:{store}?mode=ro", uri=True) as db:
+        return int(db.execute("SELECT count(*) FROM flows WHERE state != 'pending'").fetchone()[0])
+
+
+def cpu_per_request(pid: int, url: str, body: bytes, *, requests: int, stream: bool,
+                    store: Path | None = None) -> float:
+    """Milliseconds of CPU process `pid` spends per request of `requests` (c=8 for small ones, one at a
+    time for streams); with `store`, counted once the recording of all of them is committed, so that
+    the recorder's share (analysis, redaction, row writes) is in the figure."""
+    before_flows = stored(store) if store is not None else 0
+    before = cpu_seconds(pid)
+    if stream:
+        asyncio.run(stream_times(url + CHAT, body, streams=requests - 3))  # 3 more warm it up
+    else:
+        asyncio.run(load(url + CHAT, body, requests=requests, concurrency=8))
+    if store is not None:
+        sent = requests + (0 if stream else min(20, requests))  # load() warms up with 20 more
+        deadline = time.monotonic() + 60
+        while stored(store) < before_flows + sent and time.monotonic() < deadline:
+            time.sleep(0.05)  # a bench polling the file: the recorder is another process
+    return 1000.0 * (cpu_seconds(pid) - before) / requests
+
+
 def stop(proc: subprocess.Popen) -> None:
     proc.terminate()
-    proc.wait(timeout=10)
+    # A recorder commits what it holds before it exits: on a busy machine, the analysis of a
+    # backlog of 1 MB flows takes longer than a server's shutdown.
+    proc.wait(timeout=120)
 
 
 MINIMAL = r'''
@@ -207,8 +244,9 @@ def main() -> None:
     # A route's line gives its own base URL (…/r/bench), the first URL on it.
     upstream, marker = (["--route", f"bench={mock_url}"], "route bench") if args.route else (
         ["--upstream", mock_url], "forwarding")
+    store = Path(store_dir) / "flows.sqlite3"
     forwarder, forward_url = start([PYTHON, "-m", "inspector", "record", *upstream, "--port", "0",
-                                    "--store", f"{store_dir}/flows.sqlite3"], marker)
+                                    "--store", str(store)], marker)
     results: dict[str, tuple[float, float, str]] = {}
     streams_of: dict[str, tuple[list, list]] = {}
     try:
@@ -270,6 +308,37 @@ def main() -> None:
             finally:
                 stop(server)
             print(f"| {kind:<10} | {pct(through, 50) - pct(direct, 50):>18.2f} | {rps:>10.0f} |")
+    finally:
+        stop(mock)
+    cpu_figures()
+
+
+# Requests for the CPU figures, in quick runs too: /proc counts CPU in ticks of 10 ms, and these
+# make each figure some 60 ticks on the bare relay.
+CPU_SMALL, CPU_STREAMS = 2000, 200
+
+
+def cpu_figures(small_n: int = CPU_SMALL, streams: int = CPU_STREAMS) -> None:
+    """The CPU each server process spends per request: what bounds throughput on a shared machine."""
+    print("\nCPU per request (ms of the server process's own user+system time)")
+    stream_title = f"{CHUNKS}-event stream"
+    print(f"| {'server':<34} | {'small request, c=8':>18} | {stream_title:>16} |")
+    print(f"|{'-' * 36}|{'-' * 20}|{'-' * 18}|")
+    mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0", "--chunks", str(CHUNKS - 3),
+                            "--interval-ms", "1"], "mock upstream on")
+    store = Path(tempfile.mkdtemp(prefix="toolwire-bench-cpu-")) / "flows.sqlite3"
+    try:
+        for name, argv, marker, recording in [
+                ("bare aiohttp relay (nothing recorded)", [PYTHON, "-c", MINIMAL, "aiohttp", mock_url], "minimal", None),
+                ("`record` (forwarder + recording)", [PYTHON, "-m", "inspector", "record", "--upstream", mock_url,
+                                                      "--port", "0", "--store", str(store)], "forwarding", store)]:
+            server, url = start(argv, marker)
+            try:
+                small = cpu_per_request(server.pid, url, SMALL, requests=small_n, stream=False, store=recording)
+                stream = cpu_per_request(server.pid, url, STREAM, requests=streams, stream=True, store=recording)
+            finally:
+                stop(server)
+            print(f"| {name:<34} | {small:>18.3f} | {stream:>16.3f} |")
     finally:
         stop(mock)
 

@@ -1,5 +1,7 @@
 """Soak: many concurrent streaming clients for a while, direct to the mock upstream and then through
-`toolwire-inspect record` (recording and checking on), each server in its own process, loopback only.
+`toolwire-inspect record` (recording and checking on), each server in its own process, loopback only;
+between the two, through a bare aiohttp relay (nothing recorded), the floor a forwarder built from
+the same parts can reach, whose CPU per request is printed beside the forwarder's.
 
     .venv/bin/python tests/bench/soak.py [--clients 200] [--seconds 60]
 
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import aiohttp
 
-from proxy_overhead import CHAT, PYTHON, STREAM, pct, start, stop
+from proxy_overhead import CHAT, MINIMAL, PYTHON, STREAM, cpu_seconds, pct, start, stop
 
 CHUNKS, INTERVAL_MS = 20, 5.0
 
@@ -68,12 +70,6 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time the process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def sample_rss(pid: int, every: float, stop_sampling: threading.Event, into: list[tuple[float, float]]) -> None:
     started = time.perf_counter()
     while not stop_sampling.wait(every):
@@ -106,6 +102,13 @@ def main() -> None:
         mock_cpu = cpu_seconds(mock.pid)
         direct = asyncio.run(soak(mock_url + CHAT, args.clients, args.seconds))
         cpu["mock, direct phase"] = cpu_seconds(mock.pid) - mock_cpu
+        relay, relay_url = start([PYTHON, "-c", MINIMAL, "aiohttp", mock_url], "minimal")
+        try:
+            relay_cpu = cpu_seconds(relay.pid)
+            bare = asyncio.run(soak(relay_url + CHAT, args.clients, args.seconds))
+            cpu["bare relay, its phase"] = cpu_seconds(relay.pid) - relay_cpu
+        finally:
+            stop(relay)
         mock_cpu, forwarder_cpu = cpu_seconds(mock.pid), cpu_seconds(forwarder.pid)
         stop_sampling = threading.Event()
         sampler = threading.Thread(target=sample_rss, args=(forwarder.pid, max(1.0, args.seconds / 12),
@@ -127,30 +130,33 @@ def main() -> None:
     print(f"\nsoak: {args.clients} streaming clients for {args.seconds:g} s per phase, {CHUNKS} events "
           f"{INTERVAL_MS:g} ms apart per stream")
     print(f"machine: {os.cpu_count()} cores, load average {load_avg} at the end (other work skews every figure)\n")
-    print(f"| {'measure':<28} | {'direct':>9} | {'forwarder':>9} | {'added':>8} |")
-    print(f"|{'-' * 30}|{'-' * 11}|{'-' * 11}|{'-' * 10}|")
+    print(f"| {'measure':<28} | {'direct':>9} | {'bare relay':>10} | {'forwarder':>9} | {'added':>8} |")
+    print(f"|{'-' * 30}|{'-' * 11}|{'-' * 12}|{'-' * 11}|{'-' * 10}|")
     d_ttfb, d_total, d_n, d_errors = direct
+    b_ttfb, b_total, b_n, b_errors = bare
     f_ttfb, f_total, f_n, f_errors = through
     rows = [
-        ("requests answered", d_n, f_n),
-        ("requests/s", d_n / args.seconds, f_n / args.seconds),
-        ("errors", len(d_errors), len(f_errors)),
-        ("TTFB p50 (ms)", pct(d_ttfb, 50), pct(f_ttfb, 50)),
-        ("TTFB p99 (ms)", pct(d_ttfb, 99), pct(f_ttfb, 99)),
-        ("total p50 (ms)", pct(d_total, 50), pct(f_total, 50)),
-        ("total p99 (ms)", pct(d_total, 99), pct(f_total, 99)),
+        ("requests answered", d_n, b_n, f_n),
+        ("requests/s", d_n / args.seconds, b_n / args.seconds, f_n / args.seconds),
+        ("errors", len(d_errors), len(b_errors), len(f_errors)),
+        ("TTFB p50 (ms)", pct(d_ttfb, 50), pct(b_ttfb, 50), pct(f_ttfb, 50)),
+        ("TTFB p99 (ms)", pct(d_ttfb, 99), pct(b_ttfb, 99), pct(f_ttfb, 99)),
+        ("total p50 (ms)", pct(d_total, 50), pct(b_total, 50), pct(f_total, 50)),
+        ("total p99 (ms)", pct(d_total, 99), pct(b_total, 99), pct(f_total, 99)),
     ]
-    for name, a, b in rows:
-        print(f"| {name:<28} | {a:>9.1f} | {b:>9.1f} | {b - a:>+8.1f} |")
-    print(f"\nthroughput through the forwarder: {100.0 * (f_n / d_n - 1):+.1f} % of direct")
+    for name, a, r, b in rows:
+        print(f"| {name:<28} | {a:>9.1f} | {r:>10.1f} | {b:>9.1f} | {b - a:>+8.1f} |")
+    print(f"\nthroughput through the forwarder: {100.0 * (f_n / d_n - 1):+.1f} % of direct, "
+          f"{f_n / max(b_n, 1):.2f}x the bare relay's")
     print(f"flows recorded: {complete} complete of {f_n} answered ({other} in another state)")
     print("recorder RSS (MiB) over time: " + ", ".join(f"{t:.0f}s {m:.0f}" for t, m in rss))
     print(f"store on disk: {size:.1f} MiB for {complete + other} flows")
     # What bounds throughput: on a small machine the load generator, the mock and the forwarder
     # share the cores, so the forwarder's CPU per request is the figure to watch.
     print("CPU used: " + ", ".join(f"{name} {used:.1f} s" for name, used in cpu.items())
-          + f"; forwarder {1000.0 * cpu['forwarder, forwarded phase'] / max(f_n, 1):.2f} ms CPU per request")
-    for errors, where in ((d_errors, "direct"), (f_errors, "forwarder")):
+          + f"; forwarder {1000.0 * cpu['forwarder, forwarded phase'] / max(f_n, 1):.2f} ms CPU per request, "
+          f"bare relay {1000.0 * cpu['bare relay, its phase'] / max(b_n, 1):.2f} ms")
+    for errors, where in ((d_errors, "direct"), (b_errors, "bare relay"), (f_errors, "forwarder")):
         if errors:
             print(f"first errors {where}: {errors[:3]}")
 

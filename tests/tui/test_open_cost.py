@@ -93,3 +93,22 @@ def test_the_stored_analysis_is_the_analysis_of_the_stored_flow(store: Store) ->
     translated = store.analysis(store.get(ids["translated"]))
     assert [loss.kind for loss in translated.request_losses] == [loss.kind for loss in translated.translation.losses]
     assert translated.request_losses
+
+
+async def test_opening_an_mcp_flow_reads_no_other_flow_of_its_session(store: Store) -> None:
+    """The session rules' findings were stored by the writer: opening one MCP flow of a long session
+    neither parses the session's other MCP flows nor runs the rules again."""
+    from tests.test_session_findings import listing
+
+    from inspector.tui.widgets.violations import ViolationPanel
+
+    store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+    ids = [listing(store, "session=tok" if n % 2 else "", n) for n in range(6)]
+    app = make_app(store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        before = analysis.calls.copy()
+        screen = await open_flow(app, pilot, ids[1])  # where the second registration first lists the tool
+        spent = analysis.calls - before
+        session = [i.violation.rule for i in screen.query_one(ViolationPanel).items if i.violation.where == "session"]
+    assert (spent["analyse"], spent["session"], spent["session-part"]) == (0, 0, 0)
+    assert session == ["XL-03"]

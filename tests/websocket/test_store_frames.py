@@ -104,5 +104,5 @@ def test_a_schema_7_file_opens_read_only_and_migrates(tmp_path):
     with Store(path) as store:
         assert [(r.id, r.websocket) for r in store.rows()] == [(3, False)]
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (8,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (9,)
     conn.close()

@@ -27,7 +27,6 @@ from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from ...analysis import session_findings
 from ...flow import REPLAY_NOTES, Flow, FlowState, ReplayKind
 from ...textsafe import shown
 from ...wire.dialect import Dialect
@@ -208,13 +207,12 @@ class FlowScreen(ReadingScreen):
         self.post_message(self.Prepared(prepare(flow, self._session_findings(flow), self.inspector.store.analysis(flow))))
 
     def _session_findings(self, flow: Flow) -> list[Violation]:
-        """The session rules read every MCP exchange of the flow's recording; other flows have none."""
+        """The session rules judge the MCP exchanges of the flow's recording; other flows have none.
+        The writer stored them: no other flow is read."""
         store = self.inspector.store
-        ids = store.flow_ids(flow.session_id, dialect=Dialect.MCP.value)
-        if flow.id not in ids:
+        if flow.id not in store.flow_ids(flow.session_id, dialect=Dialect.MCP.value):
             return []
-        flows = [found for found in map(store.get, ids) if found is not None]
-        return session_findings(flows).get(flow.id, [])
+        return store.session_findings(flow.session_id).get(flow.id, [])
 
     def _missing(self, flow_id: int) -> None:
         if flow_id != self.flow_id:
