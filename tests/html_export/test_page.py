@@ -15,6 +15,7 @@ import httpx
 import orjson
 import pytest
 
+from inspector import analysis
 from inspector.demo_script import DEMO_API_KEY
 from inspector.flow import Flow, FlowState
 from inspector.html import embedded_json, render
@@ -161,6 +162,15 @@ def test_worker_processes_make_the_same_page(demo_store):
     with Store(demo_store, read_only=True) as store:
         ids = [row.id for row in store.rows()]
         assert render(store, ids, title="t", workers=2) == render(store, ids, title="t", workers=1)
+
+
+def test_the_page_reads_the_analysis_the_store_kept(demo_store):
+    """Issue 21: a 1,000-flow page took seconds analysing every flow again (and its replay's origin)
+    when the store holds each flow's analysis already."""
+    with Store(demo_store, read_only=True) as store:
+        before = analysis.calls.copy()
+        render(store, [row.id for row in store.rows()], title="t", workers=1)
+    assert (analysis.calls - before)["analyse"] == 0
 
 
 def test_export_writes_the_page_of_a_flow_a_session_or_a_selection(demo_store, tmp_path):
