@@ -9,10 +9,10 @@ from inspector import analysis
 from inspector.cli import main
 
 
-@pytest.mark.parametrize("form", ["json", "otlp"])
+@pytest.mark.parametrize("form", ["json", "otlp", "html"])
 def test_exporting_a_recorded_session_analyses_no_flow_again(recorded, tmp_path, form):
     before = analysis.calls.copy()
     assert main(["export", "--session", "--format", form, "-o", str(tmp_path / "out"),
                  "--store", str(recorded.path)]) == 0
     assert (analysis.calls - before)["analyse"] == 0
-    assert len(list((tmp_path / "out").iterdir())) == (1 if form == "otlp" else 3)
+    assert len(list((tmp_path / "out").iterdir())) == (3 if form == "json" else 1)
