@@ -42,5 +42,5 @@ def write(turns: Sequence[Exported], options: WriteOptions) -> bytes:
     starts = {turn.flow.session_id: turn.session_started for turn in turns if turn.flow is not None}
     analysed = {turn.flow.id: turn.analysis for turn in turns if turn.flow is not None and turn.analysis is not None}
     builder = spans.TraceBuilder(options.spans or spans.options(), get=origins.get, session_started=starts.get,
-                                 analysed=analysed.get)
+                                 analysed=lambda flow: analysed.get(flow.id))
     return dumps(builder.spans([turn.flow for turn in turns if turn.flow is not None]))

@@ -2,7 +2,8 @@
 
 Fed from the store's writer thread once a flow is committed (`FlowEvent` `completed`), never from
 the forwarder: `flow_saved` appends to a bounded queue and returns; a thread of its own builds the
-spans and exports them. A collector that is down, slow or answering errors holds up that thread
+spans, from the analysis the store kept (`analysed`: the checker never runs again here, beside the
+forwarder, for the GIL), and exports them. A collector that is down, slow or answering errors holds up that thread
 alone: the queue fills, and what no longer fits is dropped and counted (`dropped`), as the store's
 backlog does, rather than wait."""
 
@@ -22,6 +23,7 @@ from typing import Any
 from opentelemetry.sdk.metrics.export import MetricExporter
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from ..analysis import Analysis
 from ..flow import Flow
 from .metrics import GenAiMetrics, wanted
 from .spans import Options, TraceBuilder, options
@@ -87,10 +89,10 @@ class Counts:
 class LiveExport:
     def __init__(self, export: SpanExporter, opts: Options, *, get: Callable[[int], Flow | None],
                  session_started: Callable[[int], float | None], capacity: int = QUEUE_FLOWS,
-                 metrics: GenAiMetrics | None = None) -> None:
+                 metrics: GenAiMetrics | None = None, analysed: Callable[[Flow], Analysis | None] = lambda _: None) -> None:
         self._exporter = export
         self._metrics = metrics
-        self._builder = TraceBuilder(opts, get=get, session_started=session_started)
+        self._builder = TraceBuilder(opts, get=get, session_started=session_started, analysed=analysed)
         self._capacity = capacity
         self._queue: deque[Flow] = deque()
         self._ready = threading.Condition()
@@ -209,5 +211,5 @@ def open_live(endpoint: str | None, *, content: bool, store, openinference: bool
     the standard variables say. An ExporterError when it cannot be made."""
     opts = options(content=content, openinference=openinference, store=str(Path(store.path).resolve()))
     return LiveExport(exporter(endpoint), opts,
-                      get=store.get, session_started=session_started(store),
+                      get=store.get, session_started=session_started(store), analysed=store.analysis,
                       metrics=GenAiMetrics(metric_exporter(endpoint)) if wanted() else None)

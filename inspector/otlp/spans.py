@@ -147,11 +147,12 @@ class TraceBuilder:
     """Spans for the flows of sessions, fed in recording order (`add`): it remembers the tool calls
     still unanswered, so that a result arriving in a later flow closes its `execute_tool` span.
     `get` reads a flow (a replay's origin), `session_started` a session's start time, `analysed` a
-    flow's analysis as the store kept it (None: the flow is analysed here)."""
+    flow's analysis as the store kept it, given the flow redacted (None: the flow is analysed here,
+    as a file read back has none)."""
 
     def __init__(self, opts: Options, *, get: Callable[[int], Flow | None] = lambda _: None,
                  session_started: Callable[[int], float | None] = lambda _: None,
-                 analysed: Callable[[int], Analysis | None] = lambda _: None) -> None:
+                 analysed: Callable[[Flow], Analysis | None] = lambda _: None) -> None:
         self.options = opts
         self._get = get
         self._analysed = analysed
@@ -168,7 +169,7 @@ class TraceBuilder:
         flow = redacted(flow)
         if flow.state is FlowState.PENDING:
             return []
-        stored = self._analysed(flow.id)
+        stored = self._analysed(flow)
         analysis = analyse(flow) if stored is None else stored
         if analysis.dialect is Dialect.MCP:
             self._mcp(flow, analysis)
