@@ -23,12 +23,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("flow_id", type=flow_id, metavar="FLOW_ID", nargs="?")
     from ..formats.registry import FORMATS, WRITERS
 
-    # html is written from the store (replays and session findings beside each flow), not from the
-    # exported turns the registry's writers take: inspector.html.render.
-    parser.add_argument("--format", "-f", choices=(*WRITERS, "html"), default="json", help="; ".join(
-        [f"{f.name} ({f.description}" + (f"; needs the {f.extra} extra)" if f.extra else ")") for f in FORMATS
-         if f.write is not None]
-        + ["html (one self-contained page to open in a browser or attach to a bug report)"]))
+    parser.add_argument("--format", "-f", choices=WRITERS, default="json", help="; ".join(
+        f"{f.name} ({f.description}" + (f"; needs the {f.extra} extra)" if f.extra else ")") for f in FORMATS
+        if f.write is not None))
     parser.add_argument("--session", nargs="?", const="latest", metavar="ID",
                         help="export a whole recording (default: the latest); needs -o DIR")
     parser.add_argument("--select", metavar="EXPR",
@@ -44,8 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..files import make_dirs, taken_error, write_new
     from ..formats.base import WriteOptions
-    from ..formats.fixture import from_store
-    from ..formats.registry import files, render
+    from ..formats.registry import by_name, exported, files, render
 
     several = args.session is not None or args.select is not None
     if several == (args.flow_id is not None):
@@ -53,40 +49,41 @@ def run(args: argparse.Namespace) -> int:
     if several and not args.output:
         raise CommandError("--session and --select write several files: give -o DIR")
     store = open_store(args.store, read_only=True)
-    with store:
-        if args.format == "html":
-            return _html(args, store, several)
-        options = WriteOptions(otlp_options(args, store.path) if args.format == "otlp" else None)
+    with store:  # open while writing: a format that reads the store reads it then
+        spans = otlp_options(args, store.path) if args.format == "otlp" else None
         if not several:
-            turns = [from_store(store, _flow(store, args.flow_id))]
+            turns = exported(args.format, store, [_flow(store, args.flow_id)])
             recording = None
+            options = WriteOptions(spans, store)
         else:
             chosen, recording = _selection(store, args)
-            ids = {row.id for row in chosen}
-            # A fixed replay of a flow that is exported too rides in that flow's fixture.
-            chosen = [row for row in chosen if not (row.replay_fixed and row.replay_of in ids)]
-            turns = [from_store(store, flow) for flow in map(store.get, (row.id for row in chosen)) if flow is not None]
-    if args.format == "vcr":
-        for turn in turns:
-            if turn.data["response"]["status"] is None:
-                print(f"toolwire-inspect: flow #{turn.flow_id} left out: it has no response, which a cassette cannot "
-                      "hold (--format har keeps it)", file=sys.stderr)
-    try:
-        if not several:
-            return _write_one(args.output, render(args.format, turns, options))
-        folder = Path(args.output)
-        make_dirs(folder)
-        written = files(args.format, turns, recording, options)
-        # The names are the product's, not the user's: none replaces a file already there, and a
-        # name taken is said before any file is written.
-        taken = next((folder / name for name, _ in written if os.path.lexists(folder / name)), None)
-        if taken is not None:
-            raise taken_error(taken)
-        for name, data in written:
-            write_new(folder, name, data)
-        print(shown(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}"), file=sys.stderr)
-    except OSError as exc:
-        raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
+            if not by_name(args.format).reads_store:
+                # A fixed replay of a flow that is exported too rides in that flow's fixture.
+                ids = {row.id for row in chosen}
+                chosen = [row for row in chosen if not (row.replay_fixed and row.replay_of in ids)]
+            turns = exported(args.format, store, chosen)
+            options = WriteOptions(spans, store, recording.replace("-", " ") + (f" · {args.select}" if args.select else ""))
+        if args.format == "vcr":
+            for turn in turns:
+                if turn.data["response"]["status"] is None:
+                    print(f"toolwire-inspect: flow #{turn.flow_id} left out: it has no response, which a cassette "
+                          "cannot hold (--format har keeps it)", file=sys.stderr)
+        try:
+            if not several:
+                return _write_one(args.output, render(args.format, turns, options))
+            folder = Path(args.output)
+            make_dirs(folder)
+            written = files(args.format, turns, recording, options)
+            # The names are the product's, not the user's: none replaces a file already there, and a
+            # name taken is said before any file is written.
+            taken = next((folder / name for name, _ in written if os.path.lexists(folder / name)), None)
+            if taken is not None:
+                raise taken_error(taken)
+            for name, data in written:
+                write_new(folder, name, data)
+            print(shown(f"wrote {len(written)} file(s) for {len(turns)} flow(s) into {folder}"), file=sys.stderr)
+        except OSError as exc:
+            raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
     return 0
 
 
@@ -125,26 +122,6 @@ def _selection(store, args: argparse.Namespace) -> tuple[list, str]:
         raise CommandError("no flow to export" + (f" matches {args.select!r}" if args.select else "")
                            + (f" in session {session_id}" if session_id is not None else ""))
     return chosen, f"session-{session_id}" if session_id is not None else "selection"
-
-
-def _html(args: argparse.Namespace, store, several: bool) -> int:
-    """One page for every flow chosen, replays included: the page compares each with its origin."""
-    from ..files import make_dirs, write_new
-    from ..html import render
-
-    try:
-        if not several:
-            flow = _flow(store, args.flow_id)
-            return _write_one(args.output, render(store, [flow.id], title=f"flow #{flow.id}"))
-        chosen, recording = _selection(store, args)
-        title = recording.replace("-", " ") + (f" · {args.select}" if args.select else "")
-        data = render(store, [row.id for row in chosen], title=title)
-        make_dirs(args.output)
-        path = write_new(args.output, f"{recording}.html", data)
-    except OSError as exc:
-        raise CommandError(not_written(exc, args.output, "export into a new or empty directory")) from exc
-    print(shown(f"wrote {path} ({len(chosen)} flows)"), file=sys.stderr)
-    return 0
 
 
 def otlp_options(args: argparse.Namespace, store_path: Path):

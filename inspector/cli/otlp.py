@@ -79,7 +79,7 @@ def run_push(args: argparse.Namespace) -> int:
             raise CommandError(f"session {session_id} has no flow to send")
         builder = TraceBuilder(options(content=args.capture_content, openinference=args.openinference,
                                        store=str(Path(store.path).resolve())),
-                               get=store.get, session_started=session_started(store))
+                               get=store.get, session_started=session_started(store), analysed=store.analysis)
         spans = builder.spans(flows)
     try:
         export = exporter(args.endpoint)

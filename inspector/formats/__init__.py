@@ -10,14 +10,15 @@ all go through it; none of them names a format's module.
     cassette.py       vcrpy cassettes, written and read
     pytest_export.py  a pytest file (written only)
     otlp.py           OTLP/JSON traces, written and read; the codec is otlp_json.py (the `[otel]` extra)
+    html.py           the HTML page (written only, from the store: the page itself is inspector.html)
 
 The imports go one way, and a test keeps it so (tests/formats/test_package.py): `base` imports no
 module of the package; the formats import `base`, `fixture` and `load` only; `registry` imports the
 formats; nothing imports `registry` here.
 
-Adding a format (e.g. `html`), two steps:
+Adding a format (e.g. `markdown`), two steps:
 
-1. A module `inspector/formats/html.py` with its writer and/or its reader:
+1. A module `inspector/formats/markdown.py` with its writer and/or its reader:
 
        def write(turns: Sequence[Exported], options: WriteOptions) -> bytes:
            '''One file holding `turns`: one turn unless the Format `holds_many`.'''
@@ -29,10 +30,13 @@ Adding a format (e.g. `html`), two steps:
    inspector.files (a new private file, never through a symbolic link). Each `Exported` carries
    the turn as our fixture's data (`.data`, redacted and stable: build from it), the flow's id and
    start time, and for formats made from the flow itself `.flow` / `.origin` / `.session_started`.
+   A format that needs more of the recording than the turns (the html page: each flow's replays,
+   its session's findings) `reads_store`: its turns carry ids only and its writer reads the flows
+   from `WriteOptions.store` (registry.exported builds the turns either way).
 2. Its record in registry.py, added to FORMATS (the menus' order) and, if it reads, to READERS:
 
-       HTML = Format("html", "what it is for, in the menus", "an HTML report", "flow-{n}.html",
-                     holds_many=True, write=html.write)
+       MARKDOWN = Format("markdown", "what it is for, in the menus", "a Markdown report", "flow-{n}.md",
+                         holds_many=True, write=markdown.write)
 
    `name` is the `export --format` value, `flow_file` the name of one flow's file (`{n}` its id;
    with `holds_many`, `export --session` writes one `session-N` file with the same suffix), `extra`

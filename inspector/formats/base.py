@@ -13,6 +13,7 @@ from ..flow import Flow
 if TYPE_CHECKING:
     from ..analysis import Analysis
     from ..otlp.spans import Options as SpanOptions
+    from ..store import Store
 
 
 class LoadError(ValueError):
@@ -40,7 +41,9 @@ class Turn:
 
 @dataclass(slots=True)
 class Exported:
-    """One flow ready for any format: its fixture (with the fixed pair) and when it was recorded."""
+    """One flow ready for any format: its fixture (with the fixed pair) and when it was recorded.
+    For a format that `reads_store`, the flow's id and time only (`data` empty): its writer reads
+    the flow, and what it needs beside it, from `WriteOptions.store`."""
 
     flow_id: int
     data: dict[str, Any]
@@ -56,9 +59,13 @@ class Exported:
 @dataclass(frozen=True, slots=True)
 class WriteOptions:
     """What a writer may be told besides the turns. `spans`: the span options of an otlp file (None:
-    from the environment)."""
+    from the environment). `store`: where the turns were recorded, which a format that `reads_store`
+    reads them from; `title`: what such a file calls the recording ("session 3"; default: from the
+    flows' ids)."""
 
     spans: SpanOptions | None = None
+    store: Store | None = None
+    title: str = ""
 
 
 # (the whole file's bytes, the file parsed as JSON or YAML or None for a raw reader, the file's name
@@ -79,6 +86,9 @@ class Format:
     holds_many: bool = False  # one file holds a whole recording: "session-3" + the flow file's suffix
     extra: str | None = None  # the optional extra the format needs ("otel"); the TUI offers only those without
     mark: bytes | None = None  # bytes every file of the format holds: a file with no format's mark is not parsed
+    # The writer reads each turn's flow from `WriteOptions.store`, with what the views read beside it
+    # (its replays, its session's findings, the analysis kept): the turns carry ids, no fixture is built.
+    reads_store: bool = False
     # Whether the parsed file is of this format. None with a `mark`: the reader takes the raw bytes,
     # and is chosen when its mark is the only one in the file.
     claims: Callable[[Any], bool] | None = None

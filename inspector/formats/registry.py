@@ -1,5 +1,5 @@
 """The recording formats, in one table, and what every command does with them: `export --format`
-and the TUI's `x` write through `render` / `files` / `default_name`, `open`, `check` and `mock` read
+and the TUI's `x` write through `exported` / `render` / `files` / `default_name`, `open`, `check` and `mock` read
 through `load` / `load_bytes` / `into_store`. A new format is a module with its `read` and/or
 `write`, and its `Format` here, in FORMATS (and READERS if it reads): see the package's docstring."""
 
@@ -10,11 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import cassette, fixture, har, load as reading, otlp, pytest_export
+from ..flow import Flow
+from . import cassette, fixture, har, html, load as reading, otlp, pytest_export
 from .base import Exported, Format, LoadError, NotARecording, Turn, WriteOptions
 
 if TYPE_CHECKING:
-    from ..store import Store
+    from ..store import FlowRow, Store
 
 JSON = Format("json", "fixture: the turn as recorded and its fixed form", "a toolwire fixture", "flow-{n}.json",
               mark=b'"toolwire-fixture"', claims=reading.claims_fixture, read=reading.read_fixture, write=fixture.write)
@@ -26,13 +27,15 @@ HAR = Format("har", "HAR 1.2 for devtools and mitmproxy", "a HAR file", "flow-{n
              mark=b'"log"', claims=har.claims, read=har.read, write=har.write)
 OTLP = Format("otlp", "OTLP/JSON trace of OpenTelemetry GenAI spans", "an OTLP/JSON trace", "flow-{n}.otlp.json",
               holds_many=True, extra="otel", mark=otlp.MARK, read=otlp.read, write=otlp.write)
+HTML = Format("html", "a page anyone can open in a browser (offline, redacted)", "an HTML page", "flow-{n}.html",
+              holds_many=True, reads_store=True, write=html.write)
 # Read only: what Arize Phoenix serves as OTLP JSON (its span search, `{"data": [span, ...]}`) names no
 # resourceSpans, only protobuf's own field names; the OTLP codec reads it (formats/otlp_json.py).
 PHOENIX = Format("phoenix", "Arize Phoenix's OTLP JSON span download", "an Arize Phoenix span download",
                  "flow-{n}.json", holds_many=True, extra="otel", mark=b'"start_time_unix_nano"', read=otlp.read)
 
 # Every format, in the order `export --format` and the TUI's menu offer them.
-FORMATS: tuple[Format, ...] = (JSON, PYTEST, VCR, HAR, OTLP)
+FORMATS: tuple[Format, ...] = (JSON, PYTEST, VCR, HAR, OTLP, HTML)
 # The readers, in the order they claim a parsed file (a HAR log that also holds an "interactions"
 # list is a HAR file), and name themselves when a file is none of them.
 READERS: tuple[Format, ...] = (JSON, HAR, VCR, OTLP, PHOENIX)
@@ -47,6 +50,16 @@ def by_name(name: str) -> Format:
 
 
 # -- writing ------------------------------------------------------------------------------------
+
+def exported(name: str, store: Store, flows: Sequence[Flow | FlowRow]) -> list[Exported]:
+    """The turns format `name` is written from, for these stored flows (or their rows): each one's
+    fixture with its fixed form (fixture.from_store), or for a format that reads the store itself,
+    which flows and when."""
+    if by_name(name).reads_store:
+        return [Exported(flow.id, {}, flow.started_at) for flow in flows]
+    loaded = (flow if isinstance(flow, Flow) else store.get(flow.id) for flow in flows)
+    return [fixture.from_store(store, flow) for flow in loaded if flow is not None]
+
 
 def render(name: str, turns: Sequence[Exported], options: WriteOptions = WriteOptions()) -> bytes:
     """The bytes of one file of format `name` holding `turns` (a format that does not `holds_many`:

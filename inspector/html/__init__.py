@@ -33,14 +33,13 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..analysis import Analysis, safe_repairs
+from ..analysis import Analysis
 from ..flow import Flow
 from ..redact import redacted
 from ..textsafe import shown
 from ..tui.compare import (DiffView, Lines, prepare_conversation, prepare_fixed_diff, prepare_replay_diff,
                            prepare_response_diff, prepare_upstream_diff)
-from ..tui.view import UNCHANGED_TITLE, FlowView, Pane, prepare
-from ..wire import jsonsafe
+from ..tui.view import UNCHANGED_TITLE, Pane, prepare
 from ..wire.violations import Severity, Violation
 
 if TYPE_CHECKING:
@@ -122,6 +121,11 @@ class _Redacting:
         flow = self._store.get(flow_id)
         return None if flow is None else redacted(flow)
 
+    def analysis(self, flow: Flow) -> Analysis:
+        """The flow's analysis as the writer stored it: the writer analysed the flow redacted, as
+        `get` returns it, so its pointers fall on the bodies the page shows."""
+        return self._store.analysis(flow)
+
     def rows(self, *, text: str = "") -> list[FlowRow]:
         return self._store.rows(text=text)
 
@@ -130,11 +134,6 @@ class _Redacting:
 
     def session_findings(self, session_id: int) -> dict[int, list[Violation]]:
         return self._store.session_findings(session_id, get=self.get)
-
-    def analysis(self, flow: Flow) -> Analysis:
-        """The flow's analysis as the writer stored it: the writer analysed the flow redacted, as
-        `get` returns it, so its pointers fall on the bodies the page shows."""
-        return self._store.analysis(flow)
 
 
 def _session_findings(source: _Redacting, sessions: set[int]) -> dict[int, list[Violation]]:
@@ -163,8 +162,8 @@ def _flow(source: _Redacting, flow: Flow, session: list[Violation], replayed: se
     diffs = [(name, made) for name, made in (
         ("original → sent upstream", prepare_upstream_diff(view)),
         ("upstream answer → client got", prepare_response_diff(view)),
-        ("original → fixed", _fixed_diff(view)),
-        ("response → replay", prepare_replay_diff(source, view)  # type: ignore[arg-type]  # reads get and rows only
+        ("original → fixed", prepare_fixed_diff(view, repairs_only=True)),
+        ("response → replay", prepare_replay_diff(source, view)  # type: ignore[arg-type]  # reads get, rows and analysis only
          if flow.replay_of is not None or flow.id in replayed else None),
     ) if made is not None]
     return {
@@ -199,16 +198,6 @@ def _flow(source: _Redacting, flow: Flow, session: list[Violation], replayed: se
                          "tools": _lines(conversation.tools)},
         "diffs": [_diff(name, made) for name, made in diffs],
     }
-
-
-def _fixed_diff(view: FlowView) -> DiffView | None:
-    """The TUI's original-vs-fixed diff where there is something to fix (or to say why it cannot be):
-    a page of a thousand flows does not list a thousand identical documents."""
-    try:
-        repaired = safe_repairs(view.analysis)
-    except jsonsafe.Unfaithful:
-        return prepare_fixed_diff(view)  # which says why, as the TUI does
-    return prepare_fixed_diff(view) if repaired is not None and repaired.repairs else None
 
 
 def _pane(title: str, pane: Pane) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 
 Fed from the store's writer thread once a flow is committed (`FlowEvent` `completed`), never from
 the forwarder: `flow_saved` appends to a bounded queue and returns; a thread of its own builds the
-spans and exports them. A collector that is down, slow or answering errors holds up that thread
+spans, from the analysis the store kept (`analysed`: the checker never runs again here, beside the
+forwarder, for the GIL), and exports them. A collector that is down, slow or answering errors holds up that thread
 alone: the queue fills, and what no longer fits is dropped and counted (`dropped`), as the store's
 backlog does, rather than wait."""
 
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from opentelemetry.sdk.metrics.export import MetricExporter
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
+from ..analysis import Analysis
 from ..flow import Flow
 from .metrics import GenAiMetrics, wanted
 from .spans import Options, TraceBuilder, options

@@ -291,8 +291,8 @@ class InspectorApp(App[None]):
 
     @work(thread=True, exit_on_error=False, group="export", description="export a flow")
     def export_flow(self, flow_id: int, fmt: str = "json") -> None:
-        from ..formats.fixture import from_store  # first use only, like replay
-        from ..formats.registry import default_name, render
+        from ..formats.base import WriteOptions  # first use only, like replay
+        from ..formats.registry import default_name, exported, render
         from ..files import write_new
 
         flow = self.store.get(flow_id)
@@ -300,14 +300,8 @@ class InspectorApp(App[None]):
             self.post_message(ExportFailed(flow_id, "not in the store"))
             return
         try:
-            if fmt == "html":
-                from ..html import render as page
-
-                data, name = page(self.store, [flow_id], title=f"flow #{flow_id}"), f"flow-{flow_id}.html"
-            else:
-                turn = from_store(self.store, flow)
-                data, name = render(fmt, [turn]), default_name(fmt, turn.flow_id)
-            path = write_new(self._side_files(), name, data, rename=True)
+            data = render(fmt, exported(fmt, self.store, [flow]), WriteOptions(store=self.store))
+            path = write_new(self._side_files(), default_name(fmt, flow_id), data, rename=True)
         except OSError as exc:
             self.post_message(ExportFailed(flow_id, str(exc)))
             return

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..analysis import BodyTooLarge, analyse, decode_body, parse_json, safe_repairs, upstream_answer
+from ..analysis import BodyTooLarge, decode_body, parse_json, safe_repairs, upstream_answer
 from ..flow import Flow
 from ..textsafe import shown
 from ..wire import check, jsonsafe
@@ -247,10 +247,12 @@ def _strings(document: Any, wanted: set[str]) -> Iterable[tuple[str, str]]:
             yield pointer, node
 
 
-def prepare_fixed_diff(view: FlowView) -> DiffView | None:
+def prepare_fixed_diff(view: FlowView, *, repairs_only: bool = False) -> DiffView | None:
     """The request against itself with every safe repair applied (what `R` sends); None when the
-    request is not JSON of a known dialect. A request the fixer cannot rewrite faithfully (nested
-    past what orjson writes, an integer it would round) is one line saying why, as `check --fix` says."""
+    request is not JSON of a known dialect, and with `repairs_only` when no repair applies (a page
+    of a thousand flows lists no identical documents). A request the fixer cannot rewrite faithfully
+    (nested past what orjson writes, an integer it would round) is one line saying why, as `check
+    --fix` says."""
     analysis = view.analysis
     try:
         result = safe_repairs(analysis)
@@ -258,7 +260,7 @@ def prepare_fixed_diff(view: FlowView) -> DiffView | None:
         reason = f"cannot fix faithfully: {exc}"
         return DiffView(f"#{view.flow.id} original → fixed · {reason}", Lines([shown(reason)], {0: "error"}), None,
                         "")
-    if result is None:
+    if result is None or (repairs_only and not result.repairs):
         return None
     assert analysis.dialect is not None  # safe_repairs answers only for a known dialect
     notes = [Note(r.pointer, None, f"{r.action}: {r.detail} [{r.rule}]") for r in result.repairs]
@@ -283,7 +285,7 @@ def prepare_replay_diff(store: Store, view: FlowView) -> DiffView | None:
         return None
 
     def response(other: Flow) -> Any:
-        document = (view.analysis if other.id == flow.id else analyse(other)).response
+        document = (view.analysis if other.id == flow.id else store.analysis(other)).response
         return document if document is not None else _text(other.response_body, other.response_headers)
 
     title = (f"response of #{origin.id} ({fmt.status(origin.status, origin.state.value)}) → "

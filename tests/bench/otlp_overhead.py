@@ -7,9 +7,10 @@ the machine's load falls on all of them alike.
     .venv/bin/python tests/bench/otlp_overhead.py [--quick]
 
 Prints p50/p99 latency of a small chat request at concurrency 1 and 8 for each, the p99 as a ratio
-to the no-export run and the p99 added in ms (the target: within 2 ms), how many spans each
-collector received, and what each `record` said of its export when it stopped (spans exported,
-failed, flows dropped)."""
+to the no-export run and the p99 added in ms (the target: within 2 ms), the CPU time the `record`
+process spent per request (its threads together, read from /proc: the figure a shared machine's
+load moves least), how many spans each collector received, and what each `record` said of its
+export when it stopped (spans exported, failed, flows dropped)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,12 @@ def start_record(argv: list[str]) -> tuple[subprocess.Popen, str, list[str]]:
     raise RuntimeError(f"{argv} exited: {proc.wait()}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system time of the process `pid` so far, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="fewer requests (a smoke run)")
@@ -73,12 +80,20 @@ def main() -> None:
             forwarders[name] = start_record([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
                                              "--store", f"{folder}/flows-{n}.sqlite3", *export])
         samples: dict[tuple[str, int], list[float]] = {(name, c): [] for name in endpoints for c in (1, 8)}
+        # CPU seconds each `record` spent from its first request to its last one's export (and a
+        # 10 s export of the slow collector is waiting, not working).
+        spent = dict.fromkeys(endpoints, 0.0)
+        started = {name: cpu_seconds(proc.pid) for name, (proc, _, _) in forwarders.items()}
         for _ in range(ROUNDS):
             for conc in (1, 8):
-                for name, (_, url, _) in forwarders.items():
+                for name, (proc, url, _) in forwarders.items():
+                    before = cpu_seconds(proc.pid)
                     found, _ = asyncio.run(load(url + CHAT, SMALL, requests=requests * (1 if conc == 1 else 2) // ROUNDS,
                                                 concurrency=conc))
+                    spent[name] += cpu_seconds(proc.pid) - before
                     samples[(name, conc)] += found
+        # The whole run too: the export's batches are built while the other forwarders take their turn.
+        total = {name: cpu_seconds(proc.pid) - started[name] for name, (proc, _, _) in forwarders.items()}
         for proc, _, _ in forwarders.values():
             proc.terminate()
             proc.wait(timeout=120)
@@ -99,6 +114,10 @@ def main() -> None:
             p99 = pct(values, 99)
             print(f"| {name:<20} | {conc:>2} | {pct(values, 50):>8.2f} | {p99:>8.2f} | {p99 / base:>9.2f} | "
                   f"{p99 - base:>+9.2f} |")
+    print("\nCPU ms of the record process per request, while its requests ran / over the whole run:")
+    for name in endpoints:
+        count = len(samples[(name, 1)]) + len(samples[(name, 8)])
+        print(f"  {name:<20} {spent[name] * 1000 / count:.2f} / {total[name] * 1000 / count:.2f}")
     print("\nspans received: " + ", ".join(f"{name} {len(r.spans())}" for name, r in receivers.items()))
     for name, (_, _, said) in forwarders.items():
         summary = next((line.strip() for line in reversed(said) if "otlp:" in line), None)

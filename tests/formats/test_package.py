@@ -87,7 +87,7 @@ def test_the_formats_import_each_other_without_a_cycle() -> None:
     assert graph["base"] == set()
     assert graph["__init__"] == set()
     assert {name for name, imports in graph.items() if "registry" in imports} == set()
-    assert graph["registry"] == {"base", "fixture", "load", "har", "cassette", "pytest_export", "otlp"}
+    assert graph["registry"] == {"base", "fixture", "load", "har", "cassette", "pytest_export", "otlp", "html"}
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -136,11 +136,11 @@ def test_the_writes_check_sees_each_way_of_writing() -> None:
 
 
 def test_the_registry_names_each_format_once_and_reads_in_its_order() -> None:
-    assert [f.name for f in FORMATS] == ["json", "pytest", "vcr", "har", "otlp"]
-    assert WRITERS == ("json", "pytest", "vcr", "har", "otlp")
+    assert [f.name for f in FORMATS] == ["json", "pytest", "vcr", "har", "otlp", "html"]
+    assert WRITERS == ("json", "pytest", "vcr", "har", "otlp", "html")
     assert [f.name for f in READERS] == ["json", "har", "vcr", "otlp", "phoenix"]
     assert [default_name(name, 7) for name in WRITERS] == [
-        "flow-7.json", "test_flow_7.py", "flow-7.yaml", "flow-7.har", "flow-7.otlp.json"]
+        "flow-7.json", "test_flow_7.py", "flow-7.yaml", "flow-7.har", "flow-7.otlp.json", "flow-7.html"]
 
 
 def test_a_file_two_readers_could_claim_is_read_by_the_first_of_readers() -> None:

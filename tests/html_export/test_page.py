@@ -15,6 +15,7 @@ import httpx
 import orjson
 import pytest
 
+from inspector import analysis
 from inspector.demo_script import DEMO_API_KEY
 from inspector.flow import Flow, FlowState
 from inspector.html import embedded_json, render
@@ -163,13 +164,40 @@ def test_worker_processes_make_the_same_page(demo_store):
         assert render(store, ids, title="t", workers=2) == render(store, ids, title="t", workers=1)
 
 
+def test_the_page_reads_the_analysis_the_store_kept(demo_store):
+    """Issue 21: a 1,000-flow page took seconds analysing every flow again (and its replay's origin)
+    when the store holds each flow's analysis already."""
+    with Store(demo_store, read_only=True) as store:
+        before = analysis.calls.copy()
+        render(store, [row.id for row in store.rows()], title="t", workers=1)
+    assert (analysis.calls - before)["analyse"] == 0
+
+
+def test_the_page_is_a_registry_format_written_from_the_store(demo_store):
+    """Issue 21: `export` and the TUI's `x` wrote html beside the registry, as a special case."""
+    from inspector.formats import registry
+    from inspector.formats.base import WriteOptions
+
+    with Store(demo_store, read_only=True) as store:
+        rows = store.rows()
+        turns = registry.exported("html", store, rows)
+        assert [(turn.flow_id, turn.data, turn.started_at) for turn in turns] == [
+            (row.id, {}, row.started_at) for row in rows]
+        assert registry.files("html", turns, "session-1", WriteOptions(store=store, title="session 1")) == [
+            ("session-1.html", render(store, [row.id for row in rows], title="session 1"))]
+        assert registry.files("html", turns[:2], None, WriteOptions(store=store)) == [
+            ("flow-1.html", render(store, [1], title="flow #1")), ("flow-2.html", render(store, [2], title="flow #2"))]
+        with pytest.raises(ValueError, match="written from the store"):
+            registry.render("html", turns, WriteOptions())
+
+
 def test_export_writes_the_page_of_a_flow_a_session_or_a_selection(demo_store, tmp_path):
     one = cli("export", str(FAILING), "--format", "html", "--store", str(demo_store))
     assert (one.returncode, one.stderr) == (0, b"")
     assert [f["id"] for f in page_data(one.stdout.decode())["flows"]] == [FAILING]
     done = cli("export", "--session", "--format", "html", "-o", str(tmp_path / "out"), "--store", str(demo_store))
     assert done.returncode == 0, done.stderr
-    assert done.stderr.decode() == f"wrote {tmp_path / 'out' / 'session-1.html'} (10 flows)\n"
+    assert done.stderr.decode() == f"wrote 1 file(s) for 10 flow(s) into {tmp_path / 'out'}\n"
     page = (tmp_path / "out" / "session-1.html").read_text()
     assert [f["id"] for f in page_data(page)["flows"]] == list(range(1, 11))
     assert (tmp_path / "out" / "session-1.html").stat().st_mode & 0o777 == 0o600

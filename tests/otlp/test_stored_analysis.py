@@ -4,25 +4,24 @@ module keeps of its own steps, around the real CLI on a store the real forwarder
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from inspector import analysis
 from inspector.cli import main
 
 
-@pytest.mark.parametrize("form", ["json", "otlp"])
+@pytest.mark.parametrize("form", ["json", "otlp", "html"])
 def test_exporting_a_recorded_session_analyses_no_flow_again(recorded, tmp_path, form):
     before = analysis.calls.copy()
     assert main(["export", "--session", "--format", form, "-o", str(tmp_path / "out"),
                  "--store", str(recorded.path)]) == 0
     assert (analysis.calls - before)["analyse"] == 0
-    assert len(list((tmp_path / "out").iterdir())) == (1 if form == "otlp" else 3)
+    assert len(list((tmp_path / "out").iterdir())) == (3 if form == "json" else 1)
 
 
-def test_the_live_export_reads_the_analysis_the_writer_stored(tmp_path):
-    """`record --otlp-endpoint`'s export, fed each flow once it is committed, builds its spans from
-    the analysis committed with it: the flows are analysed once each, by the writer."""
-    import httpx
-
+def test_the_live_export_builds_spans_from_the_analysis_the_store_kept(tmp_path):
+    """Issue 21: the live export analysed each flow again on its thread, in the forwarder's process,
+    competing with forwarding for the GIL: each flow is analysed once, by the store's writer."""
     from inspector.mock import MockUpstream, json_response
     from inspector.otlp.live import open_live
     from inspector.proxy import Forwarder
@@ -33,7 +32,7 @@ def test_the_live_export_reads_the_analysis_the_writer_stored(tmp_path):
 
     from .receiver import Receiver
 
-    flows = 3
+    flows = 4
     body = b'{"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}'
     with Receiver() as receiver, MockUpstream() as mock, Store(tmp_path / "flows.sqlite3") as store:
         mock.push(*[json_response(chat_completion(f"answer {n}")) for n in range(flows)])
@@ -47,16 +46,21 @@ def test_the_live_export_reads_the_analysis_the_writer_stored(tmp_path):
                 live.flow_saved(event.flow)
 
         before = analysis.calls.copy()
-        forwarder = Forwarder(Options(mock.base_url, port=0), store=store, on_event=on_event)
-        forwarder.start()
-        try:
+        with Forwarder(Options(mock.base_url, port=0), store=store, on_event=on_event) as forwarder:
             for _ in range(flows):
                 assert httpx.post(f"{forwarder.base_url}/v1/chat/completions", content=body).status_code == 200
             completed.wait(flows)
-        finally:
-            forwarder.stop()
         counts = live.close_after(store)
-        spent = analysis.calls - before
-        spans = receiver.spans()
-    assert (counts.exported, counts.failed, counts.dropped, len(spans)) == (flows, 0, 0, flows)
-    assert spent["analyse"] == flows  # the writer's, one per flow; none by the export
+        assert (counts.exported, counts.failed, counts.dropped) == (flows, 0, 0)
+        assert (analysis.calls - before)["analyse"] == flows
+
+
+def test_pushing_a_recorded_session_analyses_no_flow_again(recorded):
+    from .receiver import Receiver
+
+    with Receiver() as receiver:
+        before = analysis.calls.copy()
+        assert main(["otlp", "push", "--endpoint", receiver.url, "--store", str(recorded.path)]) == 0
+        assert (analysis.calls - before)["analyse"] == 0
+        assert [span.name for span in receiver.spans()] == [
+            "chat gpt-4o-mini", "execute_tool scrape_webpage", "chat gpt-4o-mini", "chat claude-sonnet-4-6"]

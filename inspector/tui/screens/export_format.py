@@ -13,9 +13,7 @@ def offered() -> list[tuple[str, str]]:
     """(format, what it is for) of the formats that need no optional extra, in the registry's order."""
     from ...formats.registry import FORMATS  # first use only: the app's first frame needs no format
 
-    return [(f.name, f.description) for f in FORMATS if f.write is not None and f.extra is None] + [
-        # written from the store (inspector.html: the flow with its replays), not by the registry
-        ("html", "a page anyone can open in a browser (offline, redacted)")]
+    return [(f.name, f.description) for f in FORMATS if f.write is not None and f.extra is None]
 
 
 class ExportFormatScreen(ModalScreen[str | None]):
