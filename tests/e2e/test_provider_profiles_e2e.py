@@ -15,7 +15,7 @@ import orjson
 
 from inspector.analysis import analyse
 from inspector.mock import json_response, sse_response
-from inspector.wire import profiles
+from inspector.wire import conversation, profiles
 from inspector.wire.canned import Call
 from inspector.wire.dialect import Dialect
 from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
@@ -146,6 +146,12 @@ def test_code_assist_envelope_recorded_checked_and_reassembled(passthrough):
     flows = [store.get(r.id) for r in rows]
     assert [profile_of(f, Dialect.GEMINI) for f in flows] == ["code-assist", "code-assist"]
     assert findings(flows[0]) == []
+    # The conversation view reads the turns inside the envelope and points at them in the recorded bodies.
+    first = analyse(flows[0])
+    turns = conversation.build(Dialect.GEMINI, first.request, first.response, path=flows[0].path).turns
+    assert [(t.role, t.new, [(e.kind, e.pointer) for e in t.entries]) for t in turns] == [
+        ("user", False, [("message", "/request/contents/0")]),
+        ("assistant", True, [("call", "/response/candidates/0/content/parts/0")])]
     second = analyse(flows[1])
     assert [(v.rule, v.pointer) for v in second.violations] == [
         ("GM-10", "/request/contents/2")]
