@@ -119,13 +119,16 @@ def get(profile: str | Profile | None, dialect: Dialect) -> Profile:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}") from None
 
 
-def neutral(dialect: Dialect) -> Profile:
+def neutral(dialect: Dialect, path: str = "") -> Profile:
     """The dialect's own contract without any provider's limits: how the client's side of a
-    translated flow is judged (the bridge, not a provider, reads it)."""
+    translated flow is judged (the bridge, not a provider, reads it). A client whose provider wraps
+    the dialect in an envelope (known by the request's `path`) is read inside it, as the bridge reads it."""
     default = PROFILES[DEFAULTS[dialect]]
+    wrapped = for_upstream(path, dialect) if path else default
     return replace(default, name=f"{default.name} (client side)", description=f"{dialect.value} as a client speaks "
                    "it to the forwarder, which translates it", call_id_max=None, max_tools=None,
-                   description_severity=Severity.INFO, reaches_provider=False)
+                   description_severity=Severity.INFO, reaches_provider=False, envelope=wrapped.envelope,
+                   own_fields=wrapped.own_fields)
 
 
 def unwrap(payload: Any, profile: Profile, kind: str) -> tuple[Any, str]:

@@ -14,14 +14,19 @@ import openai
 import orjson
 
 from inspector.analysis import analyse
-from inspector.mock import json_response, sse_response
+from inspector.mock import MockUpstream, json_response, sse_response
+from inspector.proxy import Forwarder
+from inspector.proxy.options import Options
+from inspector.store import Store
 from inspector.wire import conversation, profiles
 from inspector.wire.canned import Call
 from inspector.wire.dialect import Dialect
 from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
 from inspector.wire.dialects.gemini.mock import gemini_response, gemini_stream
-from inspector.wire.dialects.openai_chat.mock import chat_completion
+from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
 from inspector.wire.locate import source
+
+from .conftest import Completed
 
 TOKEN = "ya29.e2e-vertex-token-3f1a"
 AZURE_KEY = "azure-e2e-key-0c4d2b"
@@ -160,3 +165,43 @@ def test_code_assist_envelope_recorded_checked_and_reassembled(passthrough):
     lines = flows[1].request_body.decode().splitlines()
     assert (lines[line - 1], lines[line]) == ("      {", '        "role": "user",')
     assert second.response["candidates"][0]["content"]["parts"] == [{"text": "The README says hello."}]
+
+
+def test_code_assist_translated_to_chat_and_answered_inside_its_envelope(tmp_path):
+    """Gemini CLI's Code Assist traffic sent to a Chat upstream (translate gemini:openai-chat): the request
+    inside the envelope is translated, and the answer, JSON and each streamed chunk, comes back under
+    `response` where the client reads it."""
+    mock = MockUpstream().start()
+    store = Store(tmp_path / "flows.sqlite3")
+    completed = Completed()
+    forwarder = Forwarder(Options(mock.base_url, port=0, translate="gemini:openai-chat"), store=store,
+                          on_event=completed)
+    forwarder.start()
+    try:
+        mock.push(json_response(chat_completion(None, [Call("read_file", '{"path": "README.md"}', "call_1")])),
+                  sse_response(chat_stream("The README says hello.", [])))
+        turns = [{"role": "user", "parts": [{"text": "What is in README.md?"}]}]
+        with httpx.Client(base_url=forwarder.base_url) as client:
+            one = client.post("/v1internal:generateContent", content=orjson.dumps(code_assist_request(turns)))
+            two = client.post("/v1internal:streamGenerateContent", params={"alt": "sse"},
+                              content=orjson.dumps(code_assist_request(turns)))
+        rows = completed.wait(2)
+        flows = [store.get(r.id) for r in rows]
+    finally:
+        forwarder.stop()
+        store.close()
+        mock.stop()
+    assert [(path, orjson.loads(body)["model"], orjson.loads(body)["messages"]) for path, body in
+            ((r.path, r.body) for r in mock.received)] == [
+        ("/v1/chat/completions", "gemini-2.5-pro", [{"role": "user", "content": "What is in README.md?"}])] * 2
+    assert one.json()["response"]["candidates"][0]["content"]["parts"] == [
+        {"functionCall": {"id": "call_1", "name": "read_file", "args": {"path": "README.md"}}}]
+    chunks = [orjson.loads(line[len("data: "):]) for line in two.text.splitlines() if line.startswith("data: ")]
+    assert chunks and all(set(chunk) == {"response"} for chunk in chunks)
+    assert "".join(part.get("text", "") for chunk in chunks
+                   for part in chunk["response"]["candidates"][0]["content"]["parts"]) == "The README says hello."
+    assert [(r.dialect, r.model, r.status, r.state, r.tools, r.tool_calls) for r in rows] == [
+        ("gemini", "gemini-2.5-pro", 200, "complete", 1, 1), ("gemini", "gemini-2.5-pro", 200, "complete", 1, 0)]
+    analysis = analyse(flows[0])
+    assert [(loss.source, loss.kind) for loss in analysis.request_losses] == [("/request/session_id", "dropped")]
+    assert [(v.rule, v.pointer) for v in analysis.violations] == []

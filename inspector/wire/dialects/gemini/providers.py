@@ -19,20 +19,19 @@ GEMINI = Provider(
 )
 
 # Vertex AI serves Gemini (publishers/google) and Claude (publishers/anthropic, the anthropic home
-# names this record too): one host per region, an OAuth access token as Bearer, no key variable.
+# names this record too): one host per region, an OAuth access token as Bearer, no key variable. No
+# default route and so no client setting: a client pointed at the forwarder by ANTHROPIC_VERTEX_BASE_URL
+# needs a route whose upstream is its region's host (or proxy mode, which intercepts these hosts).
 VERTEX = Provider(
     "vertex", "", (), header_auth("Authorization", "Bearer "), frozenset({"authorization"}),
-    settings=(SDKSetting("ANTHROPIC_VERTEX_BASE_URL", "/v1", "anthropic SDK's AnthropicVertex, Claude Code on Vertex",
-                         header=False),
-              SDKSetting("GOOGLE_VERTEX_BASE_URL", "", "google-genai SDK with vertexai=True", header=False)),
     intercepts=("*-aiplatform.googleapis.com", "aiplatform.googleapis.com"),
 )
 
 # Gemini CLI's Code Assist server (packages/core/src/code_assist/server.ts: CODE_ASSIST_ENDPOINT,
-# version v1internal, `:streamGenerateContent` with alt=sse), an OAuth access token as Bearer.
+# version v1internal, `:streamGenerateContent` with alt=sse), an OAuth access token as Bearer. As for
+# Vertex, no default route: proxy mode, or CODE_ASSIST_ENDPOINT at a route to this host.
 CODE_ASSIST = Provider(
     "code-assist", "", (), header_auth("Authorization", "Bearer "), frozenset({"authorization"}),
-    settings=(SDKSetting("CODE_ASSIST_ENDPOINT", "", "Gemini CLI signed in with a Google account", header=False),),
     intercepts=("cloudcode-pa.googleapis.com",),
 )
 
