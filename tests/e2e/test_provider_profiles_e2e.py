@@ -25,6 +25,7 @@ from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_
 from inspector.wire.dialects.gemini.mock import gemini_response, gemini_stream
 from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
 from inspector.wire.locate import source
+from inspector.wire.summary import response_usage
 
 from .conftest import Completed
 
@@ -151,6 +152,7 @@ def test_code_assist_envelope_recorded_checked_and_reassembled(passthrough):
     flows = [store.get(r.id) for r in rows]
     assert [profile_of(f, Dialect.GEMINI) for f in flows] == ["code-assist", "code-assist"]
     assert findings(flows[0]) == []
+    assert [response_usage(analyse(f).response, Dialect.GEMINI) for f in flows] == [(10, 5), (10, 5)]
     # The conversation view reads the turns inside the envelope and points at them in the recorded bodies.
     first = analyse(flows[0])
     turns = conversation.build(Dialect.GEMINI, first.request, first.response, path=flows[0].path).turns
