@@ -53,7 +53,7 @@ def _count(node: Any, *names: str) -> int | None:
 def response_usage(payload: Any, dialect: Dialect | None) -> tuple[int | None, int | None]:
     """(tokens in, tokens out) as a (reassembled) response reports them; None where it does not."""
     usage_at = home(dialect).summary.USAGE if dialect is not None else None
-    if not isinstance(payload, dict) or usage_at is None:
+    if dialect is None or not isinstance(payload, dict) or usage_at is None:
         return None, None
     where, inputs, outputs = usage_at
     usage = field(inside(payload, dialect, "response"), where)[1]
