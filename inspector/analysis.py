@@ -380,7 +380,7 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
     upstream_dialect = result.upstream_dialect or dialect
     upstream_profile = _upstream_profile(flow, result, upstream_dialect)
     translated = flow.mode is Mode.TRANSLATE and _translate_target(flow) is not None
-    client_profile = (profiles.with_headers(profiles.with_model(profiles.neutral(dialect), result.model),
+    client_profile = (profiles.with_headers(profiles.with_model(profiles.neutral(dialect, flow.path), result.model),
                                             flow.request_headers) if translated else upstream_profile)
     fixed, restored = _rewrites(flow, result, dialect, upstream_profile, translated)
     response: Any = None  # what check_exchange judges: parsed JSON, or the stream's bytes

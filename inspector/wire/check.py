@@ -72,10 +72,17 @@ def check_request(payload: Any, dialect: Dialect | str, profile: str | Profile |
     """Violations in a request body (already parsed JSON): the dialect's rules, then the provider's
     published schema where the rules said nothing."""
     dialect, chosen = _resolve(dialect, profile)
+    payload, at = profiles.unwrap(payload, chosen, "request")
     report = Report(document=payload)
     home(dialect).rules.check_request(payload, chosen, report)
     spec.check_request(payload, dialect, chosen, report)
-    return report.violations
+    return under(at, report.violations)
+
+
+def under(at: str, violations: list[Violation]) -> list[Violation]:
+    """Violations found in a document that sits at pointer `at` of the recorded one (a provider's
+    envelope, `profiles.unwrap`), pointing into the recorded one."""
+    return [replace(v, pointer=at + v.pointer) for v in violations] if at else violations
 
 
 def check_response(payload: Any, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
@@ -83,9 +90,10 @@ def check_response(payload: Any, dialect: Dialect | str, profile: str | Profile 
     dialect, chosen = _resolve(dialect, profile)
     # MCP's rules name their effect on the client themselves: a tools/list result is what the client
     # declares to its provider next, so a name the provider refuses is refused there, not here.
+    payload, at = profiles.unwrap(payload, chosen, "response")
     report = Report(document=payload, response=dialect is not Dialect.MCP)
     home(dialect).rules.check_response(payload, chosen, report)
-    return report.violations
+    return under(at, report.violations)
 
 
 def check_stream(body: bytes, dialect: Dialect | str, profile: str | Profile | None = None) -> list[Violation]:
@@ -146,9 +154,12 @@ def check_exchange(request: Any, response: Any, dialect: Dialect | str, profile:
         found.final = response
         found.response = [_at(v, "response") for v in check_response(response, dialect, answered)]
     if found.final is not None:
-        report = Report("response", found.final, response=dialect is not Dialect.MCP)
-        home(dialect).rules.check_exchange(request, found.final, answered, report, streamed=streamed)
-        found.pair = report.violations
+        # Inside a provider's envelope: a stream's events were unwrapped as they were reassembled.
+        final, at = profiles.unwrap(found.final, answered, "response") if not streamed else (found.final, "")
+        report = Report("response", final, response=dialect is not Dialect.MCP)
+        home(dialect).rules.check_exchange(profiles.unwrap(request, chosen, "request")[0], final, answered, report,
+                                           streamed=streamed)
+        found.pair = under(at, report.violations)
     return found
 
 
@@ -191,7 +202,7 @@ def check_document(payload: Any, dialect: Dialect | str | None = None, kind: Kin
         return DocumentCheck(None, kind, payload, error="cannot tell the dialect from the shape; pass a dialect")
     profile = profiles.with_headers(profiles.get(profile, chosen), headers)
     kind = kind or detect_kind(payload, chosen)
-    if kind != "stream" and not _has_judged_fields(payload, chosen, kind):
+    if kind != "stream" and not _has_judged_fields(profiles.unwrap(payload, profile, kind)[0], chosen, kind):
         fields = ", ".join(home(chosen).judged[kind])
         return DocumentCheck(chosen, kind, payload, error=f"nothing to check: no field a {chosen.value} {kind} is "
                                                           f"judged by ({fields})")

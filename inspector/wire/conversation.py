@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
-from . import jsonsafe
+from . import jsonsafe, profiles
 from .dialect import Dialect
 from .dialects import home
 from .pointer import join, split
@@ -98,6 +98,29 @@ def build(dialect: Dialect, request: Any, response: Any = None, *, path: str = "
     """`aliases`: client tool name -> the name it went upstream under (translate and repair modes)."""
     if dialect is Dialect.MCP:
         return _mcp(request, response)
+    # A provider's envelope (Gemini Code Assist's), known by the path: the turns are read inside it and
+    # their pointers put back where the recorded documents hold them.
+    profile = profiles.for_upstream(path, dialect)
+    request, asked_at = profiles.unwrap(request, profile, "request")
+    response, answered_at = profiles.unwrap(response, profile, "response")
+    conversation = _build(dialect, request, response, path, aliases)
+    if asked_at or answered_at:
+        _enveloped(conversation, asked_at, answered_at)
+    return conversation
+
+
+def _enveloped(conversation: Conversation, asked_at: str, answered_at: str) -> None:
+    for turn in conversation.turns:
+        at = answered_at if turn.new else asked_at
+        turn.pointer = at + turn.pointer if turn.pointer else ""
+        for entry in turn.entries:
+            entry.pointer = at + entry.pointer if entry.pointer else ""
+    for tool in conversation.tools:
+        tool.pointer = asked_at + tool.pointer if tool.pointer else ""
+
+
+def _build(dialect: Dialect, request: Any, response: Any, path: str,
+           aliases: Mapping[str, str] | None) -> Conversation:
     try:
         req, history = _read(dialect, request, path)
     except TranslationError as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 from urllib.parse import urlsplit
 
 from .dialect import Dialect
@@ -65,9 +66,26 @@ class Profile:
     # The MCP revision an HTTP request names in its MCP-Protocol-Version header (`with_headers`): it decides
     # what the body must carry (2026-07-28 declares itself in _meta as well, MCP-04).
     revision: str = ""
+    # The anthropic-beta values the endpoint takes, where it takes fewer than Anthropic's own API
+    # (Vertex AI, Bedrock answer 400 "Unexpected value(s) … for the anthropic-beta header" to the
+    # others, AN-19); None where every beta Anthropic defines is taken.
+    supported_betas: frozenset[str] | None = None
+    # The endpoint takes the model from the request's path, not its body (Claude on Vertex AI): the
+    # published schema's required `model` is the path's (`model`).
+    model_in_path: bool = False
+    # Top-level request fields of the provider's own variant, which the dialect's published definition
+    # does not list (Vertex's anthropic_version; Code Assist's session_id): not judged by the spec layer.
+    own_fields: frozenset[str] = frozenset()
+    # Where the endpoint wraps the dialect's documents in an envelope of its own (Gemini Code Assist:
+    # the request under "request", the response and each stream event under "response"): the keys,
+    # request's then response's. The rules, views and reassembly read what is inside; pointers stay
+    # pointers into the recorded body (`unwrap`).
+    envelope: tuple[str, str] | None = None
     # The upstream hosts (a regex the whole host matches) whose requests of the dialect get this
-    # profile rather than the dialect's default.
+    # profile rather than the dialect's default, and the request paths (a regex searched in the path)
+    # that get it whatever the host (a relay or a base-URL route keeps the provider's path).
     hosts: str = field(default="", compare=False, repr=False)
+    paths: str = field(default="", compare=False, repr=False)
 
     @property
     def openai_limits(self) -> bool:
@@ -101,13 +119,33 @@ def get(profile: str | Profile | None, dialect: Dialect) -> Profile:
         raise ValueError(f"unknown profile {profile!r}; known: {', '.join(PROFILES)}") from None
 
 
-def neutral(dialect: Dialect) -> Profile:
+def neutral(dialect: Dialect, path: str = "") -> Profile:
     """The dialect's own contract without any provider's limits: how the client's side of a
-    translated flow is judged (the bridge, not a provider, reads it)."""
+    translated flow is judged (the bridge, not a provider, reads it). A client whose provider wraps
+    the dialect in an envelope (known by the request's `path`) is read inside it, as the bridge reads it."""
     default = PROFILES[DEFAULTS[dialect]]
+    wrapped = for_upstream(path, dialect) if path else default
     return replace(default, name=f"{default.name} (client side)", description=f"{dialect.value} as a client speaks "
                    "it to the forwarder, which translates it", call_id_max=None, max_tools=None,
-                   description_severity=Severity.INFO, reaches_provider=False)
+                   description_severity=Severity.INFO, reaches_provider=False, envelope=wrapped.envelope,
+                   own_fields=wrapped.own_fields)
+
+
+def unwrap(payload: Any, profile: Profile, kind: str) -> tuple[Any, str]:
+    """(the dialect's own document, the pointer of where it sits in `payload`) under the profile's
+    envelope (`inside`)."""
+    return inside(payload, profile.envelope, kind)
+
+
+def inside(payload: Any, envelope: tuple[str, str] | None, kind: str) -> tuple[Any, str]:
+    """What is under the envelope's key for `kind` ("request", or "response" for a response and a
+    stream event) with the pointer of its place, or `payload` itself and "" where there is no
+    envelope or the payload does not wear it."""
+    if envelope is None or not isinstance(payload, dict):
+        return payload, ""
+    key = envelope[0 if kind == "request" else 1]
+    inner = payload.get(key)
+    return (inner, "/" + key) if isinstance(inner, dict) else (payload, "")
 
 
 def with_model(profile: Profile, model: str) -> Profile:
@@ -151,8 +189,12 @@ def for_upstream(url: str, dialect: Dialect) -> Profile:
         host = (urlsplit(url).hostname or "").lower()
     except ValueError:  # a recorded URL is anyone's text: `http://[not an address]/` names no host
         host = ""
+    try:
+        path = urlsplit(url).path
+    except ValueError:
+        path = ""
     for profile in home(dialect).profiles:
-        if profile.hosts and re.fullmatch(profile.hosts, host):
+        if (profile.hosts and re.fullmatch(profile.hosts, host)) or (profile.paths and re.search(profile.paths, path)):
             return profile
     default = PROFILES[DEFAULTS[dialect]]
     if dialect in PROVIDER_HOSTS and host and not is_provider_host(host, dialect):

@@ -8,12 +8,14 @@ that list."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from .dialect import Dialect
 from .dialects import home, homes
-from .profiles import Profile
+from .profiles import Profile, unwrap
 from .rules.base import Report
+from .violations import Violation
 
 
 def parse_events(body: bytes, dialect: Dialect) -> list[Any]:
@@ -53,6 +55,22 @@ def _last_content_final(events: list[Any], dialect: Dialect) -> bool:
 def check_and_reassemble(body: bytes, dialect: Dialect, profile: Profile) -> tuple[list[Any], Report, Any | None]:
     """(events, violations found, the reassembled response or None)."""
     events = parse_events(body, dialect)
+    if profile.envelope is None:
+        report = Report("stream", events, response=True)
+        return events, report, home(dialect).reassemble(events, profile, report) if events else None
+    # Each event inside the provider's envelope (`Profile.envelope`): reassembled from what is inside,
+    # its findings pointing into the events as they were relayed.
+    unwrapped = [unwrap(event, profile, "response") for event in events]
+    inner = Report("stream", [event for event, _ in unwrapped], response=True)
+    final = home(dialect).reassemble(inner.document, profile, inner) if events else None
     report = Report("stream", events, response=True)
-    final = home(dialect).reassemble(events, profile, report) if events else None
+    report.violations = [_rebased(v, unwrapped) for v in inner.violations]
     return events, report, final
+
+
+def _rebased(violation: Violation, unwrapped: list[tuple[Any, str]]) -> Violation:
+    """A finding in unwrapped event `/<index>/…`, pointing into the relayed event."""
+    index, _, rest = violation.pointer[1:].partition("/")
+    if not index.isdigit() or int(index) >= len(unwrapped) or not unwrapped[int(index)][1]:
+        return violation
+    return replace(violation, pointer=f"/{index}{unwrapped[int(index)][1]}" + (f"/{rest}" if rest else ""))

@@ -16,8 +16,8 @@ from inspector.proxy.connect import DEFAULT_INTERCEPTS
 
 from .test_ca import handshake
 
-DEFAULT_DOMAINS = sorted({"api.openai.com", "openai.azure.com", "api.anthropic.com",
-                          "generativelanguage.googleapis.com",
+DEFAULT_DOMAINS = sorted({"api.openai.com", "openai.azure.com", "cognitiveservices.azure.com", "api.anthropic.com",
+                          "generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com",
                           "googleapis.com", "aiplatform.googleapis.com", "openrouter.ai", "api.mistral.ai",
                           "api.groq.com", "api.together.xyz", "api.deepseek.com", "api.x.ai", "api.fireworks.ai",
                           "api.cohere.com", "api.perplexity.ai"})

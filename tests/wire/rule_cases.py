@@ -111,7 +111,7 @@ EFFECTS = {
     # Socket rules (frames of one session): what the server does with the client's event.
     ("RT-01", _E, _RESP): _MAY, ("RT-02", _W, _RESP): _CHG, ("RT-03", _E, _RESP): _REJ, ("RT-05", _E, _RESP): _REJ,
     ("GM-22", _E, _RESP): _MAY, ("GM-23", _W, _RESP): _CHG, ("GM-24", _E, _RESP): _MAY,
-    ("AN-15", _W, _RESP): _CLI, ("GM-18", _W, _RESP): _CLI, ("OR-15", _W, _RESP): _CLI,
+    ("AN-15", _W, _RESP): _CLI, ("AN-19", _W, _REQ): _MAY, ("GM-18", _W, _RESP): _CLI, ("OR-15", _W, _RESP): _CLI,
 }
 
 

@@ -106,7 +106,9 @@ def test_its_paths_claim_the_requests_it_sends(dialect: Dialect, stream: bool) -
     if parts.paths.stream(path):
         assert stream and is_stream_path(path)
     if parts.paths.model is not None:
-        assert parts.paths.model(path) == "some-model"
+        # A dialect whose own path names the model reads it back; one whose body names it reads it
+        # only from a provider's path (Claude on Vertex, an Azure deployment), not from its own.
+        assert parts.paths.model(path) == ("" if parts.endpoint else "some-model")
 
 
 @pytest.mark.parametrize("dialect", [d for d in ALL if home(d).mock_events is not None], ids=lambda d: d.value)

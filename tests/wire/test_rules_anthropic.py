@@ -286,6 +286,12 @@ CASES = [
     req("output_format in OpenAI's shape", setting(["output_format"], {
         "type": "json_schema", "json_schema": {"name": "weather", "schema": {"type": "object"}}}), "AN-14",
         "/output_format", "error", setting(["output_format"], {"type": "json_schema", "schema": {"type": "object"}})),
+    # Beta flags in the body (Bedrock's InvokeModel carries them as anthropic_beta): effort is one Vertex
+    # refuses ("Unexpected value(s) `effort-2025-11-24` for the `anthropic-beta` header", claude-code#34802);
+    # interleaved thinking is one it takes (claude-code#1229, enabled on Vertex for Claude 4): the near miss.
+    req("a beta flag Vertex does not take", setting(["anthropic_beta"], ["effort-2025-11-24"]), "AN-19",
+        "/anthropic_beta/0", "warning", setting(["anthropic_beta"], ["interleaved-thinking-2025-05-14"]),
+        profile="vertex-anthropic"),
 ]
 
 
@@ -360,3 +366,20 @@ def test_fix_drops_the_earliest_breakpoints_beyond_four():
         ("AN-18", "/tools/0/cache_control", "removed")]
     assert "cache_control" not in fixed.payload["tools"][0]
     assert [v for v in check.check_request(fixed.payload, ANT) if v.rule == "AN-18"] == []
+
+
+def test_beta_flags_from_the_header_are_judged_by_the_provider_that_gets_them():
+    """AN-19 names each flag of the anthropic-beta header that the endpoint does not take; Anthropic's
+    own endpoint takes them all, and a flag Vertex takes is no finding there."""
+    header = [("anthropic-beta", "interleaved-thinking-2025-05-14, effort-2025-11-24,prompt-caching-scope-2026-01-05")]
+    vertex = profiles.with_headers(profiles.get("vertex-anthropic", Dialect.ANTHROPIC), header)
+    assert [(v.rule, v.severity.value, v.pointer, v.message) for v in check.check_request(anthropic_request(), ANT,
+                                                                                          vertex)] == [
+        ("AN-19", "warning", "", "anthropic-beta effort-2025-11-24 is not a beta flag vertex-anthropic takes"),
+        ("AN-19", "warning", "", "anthropic-beta prompt-caching-scope-2026-01-05 is not a beta flag vertex-anthropic "
+                                 "takes")]
+    assert check.check_request(anthropic_request(), ANT, profiles.with_headers(profiles.get(None, Dialect.ANTHROPIC),
+                                                                               header)) == []
+    taken = [("anthropic-beta", "interleaved-thinking-2025-05-14,context-1m-2025-08-07")]
+    assert check.check_request(anthropic_request(), ANT, profiles.with_headers(
+        profiles.get("vertex-anthropic", Dialect.ANTHROPIC), taken)) == []

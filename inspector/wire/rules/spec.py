@@ -175,6 +175,10 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
     api = spec.api(profile) if spec.api is not None else ""
     validator, fields = _validator(dialect, api)
     taken = [v.pointer for v in report.violations]
+    if profile.own_fields & payload.keys():
+        payload = {key: value for key, value in payload.items() if key not in profile.own_fields}
+    if profile.model_in_path and "model" not in payload:
+        payload = {**payload, "model": profile.model}  # the path's: the body carries none
     original = payload
     normalise = home(dialect).normalise
     if normalise is not None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, cast, runtime_checkable
 
-from .. import jsonsafe
+from .. import jsonsafe, profiles
 from ..dialect import Dialect, asks_for_sse
 from ..naming import NAME_RULES, IdMap, NameMap
 from ..sse import SSEEvent, SSEParser
@@ -133,8 +133,16 @@ class Bridge:
 
     def _request(self, payload: dict[str, Any], path: str) -> RequestTranslation:
         encoded = jsonsafe.dumps(payload)  # first: it refuses nesting too deep for the walks below
+        # A client whose provider wraps the dialect's request (Gemini Code Assist, known by its path):
+        # the request inside is translated, named by the envelope's model where it names none.
+        profile = profiles.for_upstream(path, self.source)
+        wrapper, (payload, at) = payload, profiles.unwrap(payload, profile, "request")
+        if at and "model" not in payload and isinstance(wrapper.get("model"), str):
+            payload = {**payload, "model": wrapper["model"]}
         req, losses = self._src.parse_request(payload, path)
         state = State(self.source, self.target, model=req.model, stream=req.stream)
+        if at and profile.envelope is not None:
+            state.envelope = profile.envelope[1]
         options = payload.get("stream_options")
         state.stream_usage = isinstance(options, dict) and options.get("include_usage") is True
         if options is not None and self.source is Dialect.OPENAI_CHAT:
@@ -162,6 +170,9 @@ class Bridge:
         if source.normalise is not None and source.spelled is not None and source.normalise(payload) is not payload:
             # Read in one spelling (Gemini's camelCase, GM-16); reported in the client's own.
             losses[:] = [replace(loss, source=source.spelled(payload, loss.source)) for loss in losses]
+        if at:
+            losses[:] = [replace(loss, source=at + loss.source) if loss.source.startswith("/") else loss
+                         for loss in losses]
         state.aliases = dict(names.reverse)
         state.namespaced = dict(req.namespaced)
         state.ids = dict(ids.reverse)

@@ -283,6 +283,9 @@ class State:
     stream: bool = False
     stream_usage: bool = False  # a Chat client asked for the usage chunk (stream_options.include_usage)
     json_array_stream: bool = False  # a Gemini client streaming without alt=sse reads one JSON array
+    # The key the client's provider wraps each answer under (Gemini Code Assist's "response",
+    # `Profile.envelope`), "" for none: the source dialect's emitters write the answer inside it.
+    envelope: str = ""
     aliases: dict[str, str] = field(default_factory=dict)  # target name -> source name
     wrapped: set[str] = field(default_factory=set)  # target tools whose arguments travel as {"value": …}
     namespaced: dict[str, tuple[str, str]] = field(default_factory=dict)  # source name -> (namespace, name)

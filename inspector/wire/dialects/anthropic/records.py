@@ -78,6 +78,12 @@ RULES = [
          "provided\"), including breakpoints a relay or a gateway adds to the client's own.",
          "Keep four: the latest breakpoints cover the longest prefix, so drop the earliest extra ones (fix mode "
          "does).", REJ),
+    Rule("AN-19", W, "A provider that serves Claude on its own endpoint (Vertex AI, Bedrock) takes fewer beta flags "
+         "than Anthropic's API and refuses the whole request over one it does not know: \"Unexpected value(s) "
+         "`effort-2025-11-24` for the `anthropic-beta` header\". A relay or client that forwards the flags it "
+         "would send Anthropic meets that 400 on every turn.",
+         "Send only the flags the provider takes (the profile's list); drop the feature the flag asks for, or "
+         "send the request to Anthropic's API.", MAY),
 ]
 
 REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -174,5 +180,16 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         'reported: Wei-Shaw/sub2api#176, VicBilibily/GCMP#83 (a relay adding its own breakpoint), '
         'griffinmartin/opencode-claude-auth#121, tghamm/Anthropic.SDK#50: "A maximum of 4 blocks with '
         'cache_control may be provided. Found 5."',
+    )),
+    'AN-19': ('Beta flags the provider takes (Vertex AI, Bedrock)', (
+        'https://github.com/BerriAI/litellm/blob/main/litellm/anthropic_beta_headers_config.json (the flags '
+        'forwarded per provider; vertex_ai: the vertex-anthropic profile\'s list)',
+        'https://github.com/anthropics/claude-code/issues/34802 (Vertex: "Unexpected value(s) '
+        '`adaptive-thinking-2026-01-28`, `effort-2025-11-24` for the `anthropic-beta` header")',
+        'https://github.com/anthropics/claude-code/issues/21625 (Vertex via LiteLLM: prompt-caching-scope-2026-01-05)',
+        'https://github.com/vercel/ai/issues/10981 (Vertex: structured-outputs-2025-11-13)',
+        'https://github.com/Aider-AI/aider/issues/2439 (Vertex: pdfs-2024-09-25)',
+        'https://github.com/anthropics/claude-code/issues/1229 (interleaved-thinking-2025-05-14 refused, then '
+        'enabled on Vertex for Opus 4 and Sonnet 4 in every region: a near miss)',
     )),
 }

@@ -121,6 +121,7 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     if profile.reaches_provider:
         check_ranges(report, "AN-17", payload, limits.ranges(profile), limits.FIELDS, dialect=Dialect.ANTHROPIC)
         _check_thinking_budget(report, profile, payload)
+        _check_betas(report, profile, payload)
     names: dict[str, str] = {}
     if "tools" in payload and payload["tools"] is None:
         report.add("XL-10", "/tools", "tools is null; treated as absent")
@@ -340,6 +341,22 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
         elif turn.role == "user":
             _check_user_blocks(report, turn, pending, answered, server_all, paired)
     _unanswered(report, pending, "", paired)
+
+
+def _check_betas(report: Report, profile: Profile, payload: dict[str, Any]) -> None:
+    """AN-19: a beta flag the endpoint does not take (`Profile.supported_betas`), from the anthropic-beta
+    header (`Profile.betas`) or, where the body carries them (Bedrock's InvokeModel), `anthropic_beta`."""
+    if profile.supported_betas is None:
+        return
+    in_body = [(join("/anthropic_beta", index), value.strip().lower())
+               for index, value in enumerate(as_list(payload.get("anthropic_beta"))) if isinstance(value, str)]
+    named = {value for _, value in in_body}
+    found = [*in_body, *(("", beta) for beta in sorted(profile.betas - named))]
+    for pointer, beta in found:
+        if beta not in profile.supported_betas:
+            report.add("AN-19", pointer, f"anthropic-beta {beta} is not a beta flag {profile.name} takes",
+                       hint=f"Drop {beta} from the anthropic-beta values sent to {profile.name} (a relay forwarding "
+                            "the client's flags must filter them per provider).")
 
 
 def _check_file_sources(report: Report, turns: list[_Turn]) -> None:

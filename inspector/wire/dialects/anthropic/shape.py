@@ -29,8 +29,23 @@ def request_path(prefix: str, model: str, stream: bool) -> str:
     return prefix + ENDPOINT
 
 
+# Claude on Vertex AI: the model and whether to stream are in the path, not the body
+# (/v1/projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict, :streamRawPredict).
+_VERTEX = re.compile(r"/publishers/anthropic/models/([^/:]+):(stream)?[rR]awPredict$")
+
+
 def claims(path: str) -> bool:
-    return path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)
+    return (path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)) or _VERTEX.search(path) is not None
+
+
+def stream_path(path: str) -> bool:
+    found = _VERTEX.search(path.split("?", 1)[0])
+    return found is not None and found.group(2) is not None
+
+
+def model_of(path: str) -> str:
+    found = _VERTEX.search(path.split("?", 1)[0])
+    return found.group(1) if found else ""
 
 
 def stream_event(event: dict[str, Any]) -> bool:

@@ -579,6 +579,12 @@ def parse_response(payload: dict[str, Any], state: State) -> tuple[Response, lis
 def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
     if resp.error is not None:
         return {"error": google_error(resp.error)}
+    answer = _answer(resp, state, losses)
+    # Code Assist's client reads the answer under its envelope's key (an error travels as Google's).
+    return {state.envelope: answer} if state.envelope else answer
+
+
+def _answer(resp: Response, state: State, losses: list[Loss]) -> dict[str, Any]:
     parts: list[dict[str, Any]] = []
     calls = 0
     for item in resp.items:
@@ -686,7 +692,9 @@ class StreamEmitter:
 
     def _frame(self, body: dict[str, Any]) -> bytes:
         """One chunk as SSE, or as the next element of the JSON array a client without
-        alt=sse reads; the array is closed by `close`."""
+        alt=sse reads; the array is closed by `close`. Inside the client's envelope, if it has one."""
+        if self.state.envelope and "error" not in body:
+            body = {self.state.envelope: body}
         if not self.state.json_array_stream:
             return sse.encode(jsonsafe.dumps(body), end=b"\r\n")
         lead = b"[" if not self.opened else b",\r\n"

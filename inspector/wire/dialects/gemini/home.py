@@ -14,7 +14,7 @@ HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=
             short="gemini", framing=stream.FRAMING, framing_for=stream.framing_for,
             paths=Paths(shape.claims, stream=shape.stream_path, model=bridge.model_of), names=shape.NAMES,
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
-            records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.GEMINI,),
+            records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.GEMINI, providers.VERTEX, providers.CODE_ASSIST),
             normalise=fields.normalise, spelled=fields.spelled,
             spec=Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",), api=shape.api),
             tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, opaque=opaque.carried)

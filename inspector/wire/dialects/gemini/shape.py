@@ -7,6 +7,7 @@ from typing import Any
 
 from ...profiles import Profile
 from ...naming import NameRule
+from ...profiles import inside
 from ...rules.base import as_dict, as_list
 from .. import gist
 
@@ -18,8 +19,18 @@ JUDGED = {"request": ("contents", "tools", "toolConfig", "tool_config", "systemI
 _PATH = re.compile(r":(stream)?[gG]enerateContent$")
 
 
+# Gemini Code Assist's envelope (providers.py): the request under "request", the answer and each
+# streamed chunk under "response". The flow list, the chunk view and the hang-up judge read a flow
+# without its profile, so they look inside it wherever a document wears it.
+ENVELOPE = ("request", "response")
+
+
+def unwrapped(payload: Any, kind: str) -> Any:
+    return inside(payload, ENVELOPE, kind)[0]
+
+
 def is_response(payload: dict[str, Any]) -> bool:
-    return "candidates" in payload
+    return "candidates" in unwrapped(payload, "response")
 
 
 ENDPOINT = ""  # the path names the model and the call, not a fixed endpoint
@@ -39,11 +50,12 @@ def stream_path(path: str) -> bool:
 
 
 def stream_event(event: dict[str, Any]) -> bool:
-    return "candidates" in event
+    return "candidates" in unwrapped(event, "response")
 
 
 def describe(event: dict[str, Any]) -> str | None:
     """A candidate: the text its parts add."""
+    event = unwrapped(event, "response")
     if not isinstance(event.get("candidates"), list) or not event["candidates"]:
         return None
     content = as_dict(as_dict(event["candidates"][0]).get("content"))

@@ -17,6 +17,7 @@ from ...profiles import Profile
 from ...rules.base import Report, as_dict, as_list
 from . import rules as gemini
 from .fields import field as gfield
+from .shape import unwrapped
 
 
 def reassemble(events: list[Any], profile: Profile, report: Report) -> dict[str, Any] | None:
@@ -69,6 +70,7 @@ def _merge_part(parts: list[dict[str, Any]], part: dict[str, Any]) -> None:
 
 def is_final(event: Any) -> bool:
     """Whether a client that read `event` had the whole answer: a candidate says why it finished."""
+    event = unwrapped(event, "response")
     return isinstance(event, dict) and any(isinstance(c, dict) and c.get("finishReason")
                                            for c in as_list(event.get("candidates")))
 

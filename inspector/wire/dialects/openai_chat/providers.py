@@ -13,12 +13,19 @@ _DOTTED_NAME = NAMES.widened("a-zA-Z0-9_.-", "^[a-zA-Z0-9_.-]+$")
 
 OPENAI = Provider(
     "openai", "api.openai.com", ("OPENAI_API_KEY",), header_auth("Authorization", "Bearer "),
-    frozenset({"authorization", "api-key"}),
+    frozenset({"authorization"}),
     settings=(SDKSetting("OPENAI_BASE_URL", "/v1",
                          "openai SDK, openai-agents, pydantic-ai, LangChain's ChatOpenAI, LiteLLM openai/ models"),),
     route="https://api.openai.com",
-    # Azure names one host per resource; the OpenAI-compatible hosts speak Chat (and most Responses).
-    intercepts=("api.openai.com", "*.openai.azure.com"),
+    intercepts=("api.openai.com",),
+)
+
+# Azure OpenAI: one host per resource, the key in `api-key` (the openai SDK's AzureOpenAI with api_key;
+# Entra ID tokens go as Bearer, which OpenAI's record already names), `?api-version=` on the deployment
+# path (/openai/deployments/{deployment}/chat/completions), none on the v1 path (/openai/v1/...).
+AZURE = Provider(
+    "azure-openai", "", ("AZURE_OPENAI_API_KEY",), header_auth("api-key"), frozenset({"api-key"}),
+    intercepts=("*.openai.azure.com", "*.cognitiveservices.azure.com"),
 )
 # Hosts that speak OpenAI's dialects for other providers, intercepted in proxy mode with OpenAI's.
 COMPATIBLE_INTERCEPTS = ("openrouter.ai", "api.mistral.ai", "api.groq.com", "api.together.xyz", "api.deepseek.com",
@@ -39,7 +46,7 @@ PROFILES = (
     Profile("azure-openai", _CHAT, "Azure OpenAI: 40-char tool-call ids enforced; some "
             "deployments accept dots in names", _DOTTED_NAME, call_id_max=40,
             call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR,
-            hosts=r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com"),
+            hosts=r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com", paths=r"^/openai/(deployments/[^/]+|v1)/"),
     Profile("openrouter", _CHAT, "OpenRouter: 40-char tool-call ids enforced",
             NAMES, call_id_max=40, call_id_severity=Severity.ERROR,
             max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:", published_schema=False,

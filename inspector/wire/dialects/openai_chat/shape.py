@@ -51,6 +51,15 @@ def claims(path: str) -> bool:
     return path.endswith("/chat/completions")
 
 
+# Azure OpenAI names the model by its deployment, in the path; a body's `model` comes first.
+_DEPLOYMENT = re.compile(r"/openai/deployments/([^/]+)/")
+
+
+def deployment(path: str) -> str:
+    found = _DEPLOYMENT.search(path.split("?", 1)[0])
+    return found.group(1) if found else ""
+
+
 def stream_event(event: dict[str, Any]) -> bool:
     return event.get("object") == "chat.completion.chunk"
 

@@ -17,6 +17,6 @@ HOME = Home(Dialect.OPENAI_RESPONSES, rules=rules, reassemble=stream.reassemble,
             endpoint=shape.ENDPOINT, request_path=shape.request_path, history="input",
             short="responses", framing=SSE, framing_for=None, paths=Paths(shape.claims), names=NAMES, ids=shape.IDS,
             judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
-            records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.OPENAI, providers.COMPATIBLE),
+            records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.OPENAI, providers.AZURE, providers.COMPATIBLE),
             spec=Spec("openai.json", "openai-responses", "OR-13", "OR-14", Severity.INFO),
             tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, opaque=opaque.carried)
