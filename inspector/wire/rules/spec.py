@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -47,6 +47,9 @@ class Spec:
     # GM-04/GM-17's (dialects/gemini/schema.py knows its subset), and validating 50 declarations'
     # schemas again tripled the check's time (tests/bench/check_speed.py).
     owned: tuple[str, ...] = ()
+    # The definition itself, for a provider whose published definition ships in a library rather than
+    # vendored under `wire/specs/` (Bedrock's: botocore's service model); None reads `file` there.
+    document: Callable[[], dict[str, Any]] | None = None
 
 
 # Each dialect's published definition, from its home (`Home.spec`).
@@ -62,7 +65,7 @@ def _document(filename: str) -> dict[str, Any]:
 def _validator(dialect: Dialect) -> tuple[Draft202012Validator, frozenset[str]]:
     """The compiled validator for a dialect's request, and the top-level fields the request takes."""
     spec = SPECS[dialect]
-    document = _document(spec.file)
+    document = spec.document() if spec.document is not None else _document(spec.file)
     patched = tolerance.patched(document["$defs"], dialect)
     defs = _inlined({name: {} if name in spec.owned else sub for name, sub in patched.items()})
     root = {"$ref": "#/$defs/" + document["requests"][spec.request], "$defs": defs}

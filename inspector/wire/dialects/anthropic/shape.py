@@ -15,6 +15,8 @@ IDS = (re.compile(r"[A-Za-z0-9_-]{1,64}"), 64)  # a tool_use id
 JUDGED = {"request": ("messages", "tools", "tool_choice", "system"), "response": ("content",)}
 # OpenAI's message sub-collections (Assistants threads, stored chat completions) end like Anthropic's path.
 _OPENAI_MESSAGES = re.compile(r"/(threads|chat/completions)/[^/]+/messages$")
+# Claude on Amazon Bedrock: InvokeModel with an Anthropic body (anthropic_version: bedrock-2023-05-31).
+_INVOKE = re.compile(r"/model/[^/]+/invoke(-with-response-stream)?$")
 
 
 def is_response(payload: dict[str, Any]) -> bool:
@@ -30,7 +32,13 @@ def request_path(prefix: str, model: str, stream: bool) -> str:
 
 
 def claims(path: str) -> bool:
-    return path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)
+    return (path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)) or _INVOKE.search(path) is not None
+
+
+def stream_path(path: str) -> bool:
+    """Claude on Bedrock streams when the path says so (InvokeModelWithResponseStream); the Messages
+    API when the body does."""
+    return path.split("?", 1)[0].rstrip("/").endswith("/invoke-with-response-stream")
 
 
 def stream_event(event: dict[str, Any]) -> bool:
