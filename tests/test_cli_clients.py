@@ -24,7 +24,8 @@ def test_a_providers_own_host_gets_its_clients_settings():
 
 
 def test_any_other_upstream_gets_every_setting_and_translate_mode_its_source():
-    assert likely_dialects("http://127.0.0.1:11434") == ("openai-chat", "openai-responses", "anthropic", "gemini", "mcp")
+    assert likely_dialects("http://127.0.0.1:11434") == ("openai-chat", "openai-responses", "anthropic", "gemini", "mcp",
+                                                         "bedrock")
     assert likely_dialects("https://api.openai.com", "anthropic:openai-chat") == ("anthropic",)
     assert [(setting.name, url) for setting, url in suggestions("http://h:1", ("gemini",))] == [
         ("GOOGLE_GEMINI_BASE_URL", "http://h:1"), ("GEMINI_API_BASE", "http://h:1/v1beta")]

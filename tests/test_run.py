@@ -115,7 +115,8 @@ def test_the_doctor_names_a_client_pinned_to_a_direct_url(tmp_path, upstream):
     assert (done.returncode, rows) == (0, [])
     [line] = doctor(done)
     assert line.startswith("the command made no request through the forwarder: it may pin a URL of its own or read "
-                           "a variable not set here (ANTHROPIC_BASE_URL, CODEX_CA_CERTIFICATE, ")
+                           "a variable not set here (ANTHROPIC_BASE_URL, ANTHROPIC_BEDROCK_BASE_URL, "
+                           "AWS_ENDPOINT_URL_BEDROCK_RUNTIME, CODEX_CA_CERTIFICATE, ")
 
 
 def test_the_doctor_names_a_client_that_does_not_trust_the_ca_and_the_fix(tmp_path, upstream):

@@ -1,7 +1,7 @@
 """The forwarder's addons besides the transforms (proxy/transform.py): the credential vault,
-replay marking, the recorder (the store) and the notifier (a flow listener).
+replay marking, signing, the recorder (the store) and the notifier (a flow listener).
 
-The first two are hooks of the exchange machine (proxy/exchange.py). The recorder and the notifier
+The first three are hooks of the exchange machine (proxy/exchange.py). The recorder and the notifier
 observe: the driver hands them the flow when the machine says Record (started) or Finish
 (final); both only queue work (a store write, an event), so nothing here can block the hot path."""
 
@@ -18,10 +18,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..flow import REPLAY_NOTES, Flow, ReplayKind
-from ..redact import query_pairs, secret_header, secret_values
+from ..redact import query_pairs, redact_url, secret_header, secret_values
 from ..store import FlowRow, Store
+from ..wire.dialect import Dialect, from_path
+from ..wire.dialects import AuthError, Provider, homes, provider
+from ..wire.dialects import Outgoing as ProviderRequest
 from .access import TOKEN_HEADER
-from .exchange import Addon, Hook, Outgoing
+from .exchange import Addon, Hook, HookError, Outgoing
 
 REPLAY_HEADER = "x-toolwire-replay-of"
 REPLAY_AUTH_HEADER = "x-toolwire-replay-auth"  # proves REPLAY_HEADER comes from this process's replay
@@ -104,6 +107,55 @@ class _ReplayHook(Hook):
                 flow.notes.append(REPLAY_NOTES[ReplayKind(kind)])
         else:
             flow.notes.append(f"ignored {REPLAY_HEADER}: {self.value!r} was not sent by this process's replay")
+
+
+class Signing(Addon):
+    """Signs a request again as it goes to `upstream`, when the provider of its dialect signs whole
+    requests (`Provider.signs`: AWS SigV4 covers the host, path and body, which a base-URL route, a
+    repair or a translation changed). Last in the chain, after every rewrite; a proxy-mode tunnel,
+    relayed as it came, keeps the client's own signature and never gets this hook."""
+
+    def __init__(self, upstream: str, translated_to: str | None = None) -> None:
+        self.upstream = upstream.rstrip("/")
+        # A translating route's requests go upstream in its target dialect, whatever path they came on.
+        self.translated_to = translated_to
+
+    def hook(self, flow: Flow, headers: Sequence[tuple[str, str]], query: str) -> Hook | None:
+        dialect = Dialect(self.translated_to) if self.translated_to is not None else from_path(flow.path)
+        if dialect is None:
+            return None
+        found = provider(dialect)
+        if found is None or not found.signs:
+            # Another provider serving this dialect (Claude on Bedrock speaks Anthropic's), when the client
+            # signed for it.
+            sent = next((value for name, value in headers if name.lower() == "authorization"), "")
+            found = next((p for each in homes() for p in each.providers
+                          if p.signs and p.signature and sent.startswith(p.signature)), None)
+        if found is None or found.auth is None:
+            return None  # the common case: nothing to sign, no hook on this exchange
+        return _SigningHook(self.upstream, found)
+
+
+class _SigningHook(Hook):
+    __slots__ = ("upstream", "provider")
+
+    def __init__(self, upstream: str, signer: Provider) -> None:
+        self.upstream = upstream
+        self.provider = signer
+
+    def request(self, flow: Flow, outgoing: Outgoing) -> None:
+        found = self.provider
+        assert found.auth is not None  # Signing gives a hook only to a provider that signs
+        key = next((value for name, value in outgoing.headers if name.lower() == "authorization"), "")
+        url = self.upstream + outgoing.path + (f"?{outgoing.query}" if outgoing.query else "")
+        try:
+            signed = found.auth(ProviderRequest(outgoing.method, url, outgoing.headers, outgoing.body), key)
+        except AuthError as exc:
+            raise HookError(str(exc), "toolwire_no_credentials") from None
+        if signed.headers != outgoing.headers:
+            outgoing.headers = signed.headers
+            flow.notes.append(f"signed again for {found.name} as it went to {redact_url(self.upstream)} (the "
+                              "client's signature covers the host it sent to)")
 
 
 @dataclass(slots=True)

@@ -65,12 +65,13 @@ def trust_settings(directory: Path | str | None = None) -> list[tuple[str, Path]
 
 def name_constraints(hosts: Iterable[str]) -> x509.NameConstraints:
     """What a CA for these intercept patterns may sign for: each host with its subdomains (a DNS
-    subtree), `*.x` as x's subtree, `*-x.y` as y's (a constraint cannot say "a label ending in -x");
+    subtree), `*.x` as x's subtree, `*-x.y` as y's (a constraint cannot say "a label ending in -x"),
+    `a.*.x` as x's (nor "any one label here");
     an IP host as its one address, and, when there is none, no address at all."""
     domains: set[str] = set()
     addresses: set[ipaddress.IPv4Network | ipaddress.IPv6Network] = set()
     for pattern in hosts:
-        domain = pattern.partition(".")[2] if pattern.startswith("*-") else pattern.removeprefix("*.")
+        domain = pattern.partition(".")[2] if pattern.startswith("*-") else pattern.rpartition("*.")[2]
         try:
             addresses.add(ipaddress.ip_network(domain))
         except ValueError:

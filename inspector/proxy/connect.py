@@ -68,13 +68,19 @@ class Interception:
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
-    pattern: str  # a host name, or "*.suffix" / "*-suffix" for any name ending so
+    # A host name, "*.suffix" / "*-suffix" for any name ending so, or a "*" label inside a name
+    # ("bedrock-runtime.*.amazonaws.com", a provider's records): one label, any region.
+    pattern: str
     upstream: URL | None  # None: https://HOST:PORT as the client asked
 
     def matches(self, host: str) -> bool:
         if self.pattern.startswith("*"):
             suffix = self.pattern[1:]
             return host.endswith(suffix) and len(host) > len(suffix)
+        if "*" in self.pattern:
+            labels, wanted = host.split("."), self.pattern.split(".")
+            return len(labels) == len(wanted) and all(w == label or (w == "*" and label)
+                                                      for w, label in zip(wanted, labels, strict=True))
         return host == self.pattern
 
 

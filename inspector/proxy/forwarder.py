@@ -29,7 +29,7 @@ from ..store import Store
 from ..wire.dialect import is_server_push
 from .access import AccessPolicy
 from .addons import (CONTROL_HEADERS, REPLAY_AUTH_HEADER, REPLAY_HEADER, CredentialVault, FlowEvent, Notifier,
-                     Recorder, ReplayMarking, replay_marker)
+                     Recorder, ReplayMarking, Signing, replay_marker)
 from .connect import ConnectHandler, InterceptError, Interception, InterceptList
 from .exchange import (FLOW_ID_HEADER, HOP_BY_HOP, Abort, Accept, Addon, BodyRead, BodyRefused, ClientGone, Close,
                        Closed, Command, Exchange, Finish, FrameIn, OpenSocket, Policy, Record, SendData, SendFrame,
@@ -124,6 +124,8 @@ class Forwarder(Served):
                 self._addons.append(RepairFactory(self.upstream))
             if translate:
                 self._addons.append(TransformFactory(translate))
+            # Last: a signature covers what the hooks before it rewrote.
+            self._addons.append(Signing(self.upstream, translate.partition(":")[2] if translate else None))
         except TransformError as exc:
             raise ForwarderError(str(exc)) from exc
         self.recorder = Recorder(store, None if on_event is None else Notifier(on_event))

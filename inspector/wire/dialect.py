@@ -14,6 +14,7 @@ class Dialect(str, Enum):
     ANTHROPIC = "anthropic"
     GEMINI = "gemini"
     MCP = "mcp"
+    BEDROCK = "bedrock"
 
 
 DIALECT_NAMES = [d.value for d in Dialect]

@@ -249,12 +249,14 @@ def _hints(*argv: str) -> list[str]:
 def test_record_names_every_client_setting_for_an_upstream_of_no_known_provider(mock, tmp_path):
     assert _hints("--upstream", mock.base_url, "--store", str(tmp_path / "s.sqlite3")) == [
         "point the agent at it:",
-        "  OPENAI_BASE_URL=URL/v1      openai SDK, openai-agents, pydantic-ai, LangChain's ChatOpenAI, LiteLLM openai/ "
-        "models",
-        "  ANTHROPIC_BASE_URL=URL      anthropic SDK, Claude Code, LangChain's ChatAnthropic",
-        "  GOOGLE_GEMINI_BASE_URL=URL  google-genai SDK, Google ADK",
-        "  GEMINI_API_BASE=URL/v1beta  LiteLLM gemini/ models",
-        "  MCP URL/mcp                 MCP clients over streamable HTTP (the server's own path, /mcp here)",
+        "  OPENAI_BASE_URL=URL/v1                openai SDK, openai-agents, pydantic-ai, LangChain's ChatOpenAI, "
+        "LiteLLM openai/ models",
+        "  ANTHROPIC_BASE_URL=URL                anthropic SDK, Claude Code, LangChain's ChatAnthropic",
+        "  GOOGLE_GEMINI_BASE_URL=URL            google-genai SDK, Google ADK",
+        "  GEMINI_API_BASE=URL/v1beta            LiteLLM gemini/ models",
+        "  MCP URL/mcp                           MCP clients over streamable HTTP (the server's own path, /mcp here)",
+        "  AWS_ENDPOINT_URL_BEDROCK_RUNTIME=URL  boto3 / botocore bedrock-runtime clients, the AWS CLI",
+        "  ANTHROPIC_BEDROCK_BASE_URL=URL        Claude Code on Bedrock, the anthropic SDK's AnthropicBedrock",
         "or, for a client that takes no base URL: HTTPS_PROXY=URL and trust the CA `toolwire-inspect ca` prints",
     ]
 
@@ -304,7 +306,7 @@ def stored(tmp_path, session: str = UNSENT, **fields):
     ({"session_id": 77}, [], "flow #1 came through --upstream: pass --upstream URL to say where it goes now (a "
                              "replay goes where the command line or the config says, never where a store says)"),
     ({"session": f"openai={UNSENT}", "route": "gone"}, [],
-     "flow #1 came through route 'gone', which the routes here do not have (openai, anthropic, gemini; defaults): "
+     "flow #1 came through route 'gone', which the routes here do not have (openai, anthropic, gemini, bedrock; defaults): "
      "pass --route gone=URL or --upstream URL (a replay goes where the command line or the config says, never "
      "where a store says)"),
 ], ids=["intercepted-off-the-list", "stdio", "no-session", "route-gone"])

@@ -101,7 +101,7 @@ def test_an_edited_store_does_not_choose_where_a_replay_goes(tmp_path, upstreams
     assert main(["replay", "1", "--store", str(tmp_path / "s.db")]) == 2
     assert capsys.readouterr().err == (
         "toolwire-inspect: flow #1 came through route 'an', which the routes here do not have (openai, anthropic, "
-        "gemini; defaults): pass --route an=URL or --upstream URL (a replay goes where the command line or the "
+        "gemini, bedrock; defaults): pass --route an=URL or --upstream URL (a replay goes where the command line or the "
         "config says, never where a store says)\n")
     assert main(["replay", "1", "--store", str(tmp_path / "s.db"), "--route", f"an={local.base_url}"]) == 2
     assert capsys.readouterr().err == (

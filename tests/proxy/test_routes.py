@@ -191,7 +191,8 @@ def test_defaults_without_upstream_or_routes(tmp_path):
     assert [(r.name, r.upstream, r.port, r.mode) for r in table.routes] == [
         ("openai", "https://api.openai.com", None, "passthrough"),
         ("anthropic", "https://api.anthropic.com", None, "passthrough"),
-        ("gemini", "https://generativelanguage.googleapis.com", None, "passthrough")]
+        ("gemini", "https://generativelanguage.googleapis.com", None, "passthrough"),
+        ("bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com", None, "passthrough")]
     assert resolve(cwd=tmp_path, repair=True).routes == tuple(Route(r.name, r.upstream, repair=True)
                                                               for r in DEFAULT_ROUTES)
     # --upstream alone: no route at all, a plain forwarder.

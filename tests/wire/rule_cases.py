@@ -11,6 +11,8 @@ from typing import Any
 import orjson
 
 from inspector.wire import check
+from inspector.wire.dialect import Dialect
+from inspector.wire.dialects import home
 from inspector.wire.dialects.gemini import live
 from inspector.wire.dialects.openai_responses import realtime
 from inspector.wire.frames import Direction, Frame
@@ -51,7 +53,10 @@ class Case:
         if self.kind == "response":
             return check.check_response(document, self.dialect, profile)
         if self.kind == "stream":
-            return check.check_stream(sse(document), self.dialect, profile)
+            # In the dialect's own framing where that is not SSE (Bedrock's event stream).
+            framing = home(Dialect(self.dialect)).framing
+            body = sse(document) if "text/event-stream" in framing.content_types else b"".join(framing.encode(document))
+            return check.check_stream(body, self.dialect, profile)
         if self.kind == "session":
             return check_session([SessionEntry(number, entry["url"], entry["request"], entry["response"])
                                   for number, entry in enumerate(document, 1)])
@@ -112,6 +117,7 @@ EFFECTS = {
     ("RT-01", _E, _RESP): _MAY, ("RT-02", _W, _RESP): _CHG, ("RT-03", _E, _RESP): _REJ, ("RT-05", _E, _RESP): _REJ,
     ("GM-22", _E, _RESP): _MAY, ("GM-23", _W, _RESP): _CHG, ("GM-24", _E, _RESP): _MAY,
     ("AN-15", _W, _RESP): _CLI, ("AN-19", _W, _REQ): _MAY, ("GM-18", _W, _RESP): _CLI, ("OR-15", _W, _RESP): _CLI,
+    ("BR-10", _W, _RESP): _CLI, ("BR-13", _W, _REQ): _REJ,
 }
 
 

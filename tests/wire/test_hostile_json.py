@@ -22,7 +22,7 @@ from inspector.wire.jsonsafe import Unfaithful
 from inspector.wire.rules import arguments
 from inspector.wire.translate import PAIRS, TranslationError, get_bridge, translate_document
 
-from .wire_payloads import (anthropic_request, anthropic_response, chat_request, chat_response, gemini_request,
+from .wire_payloads import (anthropic_request, anthropic_response, bedrock_request, chat_request, chat_response, gemini_request,
                             gemini_response, mcp_call_result, mcp_list_result, responses_request, responses_response)
 
 WIDE = 2**64  # the first integer orjson.loads rounds (to 1.8446744073709552e+19)
@@ -140,7 +140,7 @@ def test_arguments_that_cannot_be_parsed_by_either_parser_are_invalid_not_a_cras
 # --- translate ----------------------------------------------------------------------------------
 
 SOURCES = {"openai-chat": chat_request, "openai-responses": responses_request, "anthropic": anthropic_request,
-           "gemini": gemini_request}
+           "gemini": gemini_request, "bedrock": bedrock_request}
 
 
 @pytest.mark.parametrize(("source", "target"), [(s.value, t.value) for s, t in PAIRS])
@@ -225,7 +225,7 @@ def test_a_deep_list_read_as_a_stream_is_an_error_not_a_raise(dialect):
 # --- the property: nothing hostile makes the core raise anything but its documented refusals -----
 
 BASES = {"openai-chat": chat_request, "openai-responses": responses_request, "anthropic": anthropic_request,
-         "gemini": gemini_request, "mcp": mcp_list_result}
+         "gemini": gemini_request, "mcp": mcp_list_result, "bedrock": bedrock_request}
 HOSTILE_VALUES = st.one_of(
     st.integers(1, 1024).map(nested),
     st.integers(1, 1024).map(lambda depth: '{"a":' * depth + "1" + "}" * depth),
@@ -239,7 +239,7 @@ HOSTILE = settings(max_examples=examples(150), deadline=None, suppress_health_ch
 SENTINEL = "@@hostile@@"
 PATHS = {  # request paths that name each dialect, and one that names none (told by shape)
     "openai-chat": "/v1/chat/completions", "openai-responses": "/v1/responses", "anthropic": "/v1/messages",
-    "gemini": "/v1beta/models/gemini-x:generateContent", "mcp": "/mcp"}
+    "gemini": "/v1beta/models/gemini-x:generateContent", "mcp": "/mcp", "bedrock": "/model/some.model-v1%3A0/converse"}
 
 
 def _places(document: Any, path: tuple = ()) -> list[tuple]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from inspector.wire.check import UNDECIDABLE
 from inspector.wire.rules.catalogue import RULES
 
-from . import (test_rules_anthropic, test_rules_exchange, test_rules_gemini, test_rules_mcp, test_rules_openai_chat,
+from . import (test_rules_anthropic, test_rules_bedrock, test_rules_exchange, test_rules_gemini, test_rules_mcp, test_rules_openai_chat,
                test_rules_openai_responses, test_rules_sockets)
 from .rule_cases import real_near_miss
 
-CASES = [case for module in (test_rules_anthropic, test_rules_gemini, test_rules_mcp, test_rules_openai_chat,
+CASES = [case for module in (test_rules_anthropic, test_rules_bedrock, test_rules_gemini, test_rules_mcp, test_rules_openai_chat,
                              test_rules_openai_responses, test_rules_exchange, test_rules_sockets) for case in module.CASES]
 
 # Rules no single-payload check reports, so no case can trip them here.

@@ -11,12 +11,12 @@ from inspector.wire.dialect import Dialect
 def test_defaults_per_dialect():
     assert {d.value: profiles.get(None, d).name for d in Dialect} == {
         "openai-chat": "openai", "openai-responses": "openai", "anthropic": "anthropic", "gemini": "gemini",
-        "mcp": "mcp"}
+        "mcp": "mcp", "bedrock": "bedrock"}
 
 
 def test_unknown_profile_names_the_known_ones():
-    with pytest.raises(ValueError, match="unknown profile 'bedrock'; known: openai, azure-openai"):
-        profiles.get("bedrock", Dialect.OPENAI_CHAT)
+    with pytest.raises(ValueError, match="unknown profile 'watsonx'; known: openai, azure-openai"):
+        profiles.get("watsonx", Dialect.OPENAI_CHAT)
 
 
 @pytest.mark.parametrize(("url", "dialect", "expected"), [

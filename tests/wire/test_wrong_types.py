@@ -22,11 +22,11 @@ from inspector.wire.dialect import Dialect
 from inspector.wire.dialects.gemini.fields import LISTS, camel
 from inspector.wire.pointer import join, split
 
-from . import (test_rules_anthropic, test_rules_gemini, test_rules_mcp, test_rules_openai_chat,
+from . import (test_rules_anthropic, test_rules_bedrock, test_rules_gemini, test_rules_mcp, test_rules_openai_chat,
                test_rules_openai_responses)
 from .wire_payloads import anthropic_request, chat_request, gemini_request, responses_request
 
-_TABLES = (test_rules_anthropic, test_rules_gemini, test_rules_mcp, test_rules_openai_chat,
+_TABLES = (test_rules_anthropic, test_rules_bedrock, test_rules_gemini, test_rules_mcp, test_rules_openai_chat,
            test_rules_openai_responses)
 
 
@@ -50,6 +50,9 @@ _NOT_JUDGED = {("mcp", "/result")}
 
 
 def _accepted(dialect: Dialect, pointer: str, value: Any) -> bool:
+    # A Bedrock toolResult's json block is a Document: any JSON value.
+    if dialect is Dialect.BEDROCK and re.fullmatch(r"/messages/\d+/content/\d+/toolResult/content/\d+/json", pointer):
+        return True
     if isinstance(value, str):
         pattern = _TEXT.get(dialect)
         return pattern is not None and pattern.fullmatch(pointer) is not None

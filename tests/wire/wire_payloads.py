@@ -166,6 +166,49 @@ def anthropic_events() -> list[dict[str, Any]]:
     ]
 
 
+def bedrock_request() -> dict[str, Any]:
+    """A Converse request (the model is in the path) in the middle of a tool-use loop."""
+    return {
+        "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather", "description": "Weather", "inputSchema": {
+            "json": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}}],
+            "toolChoice": {"auto": {}}},
+        "inferenceConfig": {"maxTokens": 100, "temperature": 0.5},
+        "system": [{"text": "Be brief."}],
+        "messages": [
+            {"role": "user", "content": [{"text": "Weather in Oslo and Rome?"}]},
+            {"role": "assistant", "content": [
+                {"text": "Checking."},
+                {"toolUse": {"toolUseId": "tooluse_1", "name": "get_weather", "input": {"city": "Oslo"}}},
+                {"toolUse": {"toolUseId": "tooluse_2", "name": "get_weather", "input": {"city": "Rome"}}}]},
+            {"role": "user", "content": [
+                {"toolResult": {"toolUseId": "tooluse_1", "content": [{"text": "4°C"}]}},
+                {"toolResult": {"toolUseId": "tooluse_2", "content": [{"json": {"celsius": 18}}], "status": "success"}},
+                {"text": "And tomorrow?"}]},
+        ],
+    }
+
+
+def bedrock_response() -> dict[str, Any]:
+    return {"output": {"message": {"role": "assistant", "content": [
+                {"text": "Checking."},
+                {"toolUse": {"toolUseId": "tooluse_9", "name": "get_weather", "input": {"city": "Oslo"}}}]}},
+            "stopReason": "tool_use", "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+            "metrics": {"latencyMs": 10}}
+
+
+def bedrock_events() -> list[dict[str, Any]]:
+    return [
+        {"messageStart": {"role": "assistant"}},
+        {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "tooluse_a", "name": "get_weather"}},
+                               "contentBlockIndex": 0}},
+        {"contentBlockDelta": {"delta": {"toolUse": {"input": '{"city":'}}, "contentBlockIndex": 0}},
+        {"contentBlockDelta": {"delta": {"toolUse": {"input": '"Oslo"}'}}, "contentBlockIndex": 0}},
+        {"contentBlockStop": {"contentBlockIndex": 0}},
+        {"messageStop": {"stopReason": "tool_use"}},
+        {"metadata": {"usage": {"inputTokens": 1, "outputTokens": 9, "totalTokens": 10}, "metrics": {"latencyMs": 5}}},
+    ]
+
+
 def gemini_request() -> dict[str, Any]:
     return {
         "tools": [{"functionDeclarations": [

@@ -125,7 +125,19 @@ class Provider:
     own_header_prefix: str = ""
     settings: tuple[SDKSetting, ...] = ()
     route: str = ""  # the default route's upstream (the forwarder's `/<name>/...`)
-    intercepts: tuple[str, ...] = ()  # proxy mode's host list ("*." for any subdomain)
+    intercepts: tuple[str, ...] = ()  # proxy mode's host list ("*." for any subdomain, "a.*.b" for one label)
+    # Its auth signs the whole request (method, URL, body: AWS SigV4), so a request whose host, path
+    # or body changed on its way is signed again, as it goes upstream (proxy/addons.Signing); a
+    # request relayed as it came (proxy mode) keeps the client's own signature.
+    signs: bool = False
+    # How its signature starts in the Authorization header ("AWS4-HMAC-SHA256 "): a request its client
+    # signed so is for this provider, whichever dialect it speaks (Claude on Bedrock speaks Anthropic's).
+    signature: str = ""
+
+
+class AuthError(Exception):
+    """A provider's auth cannot be applied (a signer that finds no credentials); the message says
+    why and what to do."""
 
 
 def header_auth(header: str, prefix: str = "") -> Callable[[Outgoing, str], Outgoing]:

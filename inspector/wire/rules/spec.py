@@ -50,6 +50,9 @@ class Spec:
     # Which of the APIs the document serves answers a request with this profile (the document's
     # `only` names the fields each takes alone: Gemini's types serve the Gemini API and Vertex AI).
     api: Callable[[Profile], str] | None = None
+    # The definition itself, for a provider whose published definition ships in a library rather than
+    # vendored under `wire/specs/` (Bedrock's: botocore's service model); None reads `file` there.
+    document: Callable[[], dict[str, Any]] | None = None
 
 
 # Each dialect's published definition, from its home (`Home.spec`).
@@ -61,12 +64,17 @@ def _document(filename: str) -> dict[str, Any]:
     return json.loads(resources.files("inspector.wire.specs").joinpath(filename).read_text())
 
 
+def _definition(spec: Spec) -> dict[str, Any]:
+    """The published definition a spec names: its own loader's, or the vendored file's."""
+    return spec.document() if spec.document is not None else _document(spec.file)
+
+
 @cache
 def _validator(dialect: Dialect, api: str = "") -> tuple[Draft202012Validator, frozenset[str]]:
     """The compiled validator for a dialect's request as `api` takes it, and the top-level fields the
     request takes."""
     spec = SPECS[dialect]
-    document = _document(spec.file)
+    document = _definition(spec)
     patched = _for_api(tolerance.patched(document["$defs"], dialect), document.get("only", {}), api)
     defs = _inlined({name: {} if name in spec.owned else sub for name, sub in patched.items()})
     root = {"$ref": "#/$defs/" + document["requests"][spec.request], "$defs": defs}
@@ -88,7 +96,7 @@ def _for_api(defs: dict[str, Any], only: dict[str, dict[str, list[str]]], api: s
 
 def _elsewhere(dialect: Dialect, api: str, key: str) -> str:
     """What a finding on an unknown field adds when another API the document serves takes it."""
-    for other, per in _document(SPECS[dialect].file).get("only", {}).items():
+    for other, per in _definition(SPECS[dialect]).get("only", {}).items():
         if other != api and any(key in fields for fields in per.values()):
             return f" ({other} takes it, {api} does not)"
     return ""

@@ -1,7 +1,6 @@
 """Where the wire layers find this dialect's parts."""
 
 from ...dialect import Dialect
-from ...sse import SSE
 from ...rules.spec import Spec
 from ...violations import Severity
 from .. import Home, Paths
@@ -12,7 +11,7 @@ HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, is_fin
             is_response=shape.is_response, fix=fix.fix, summary=summary,
             mock_response=mock.anthropic_message, mock_events=mock.anthropic_stream, mock_error=mock.anthropic_error, bridge=bridge,
             endpoint=shape.ENDPOINT, request_path=shape.request_path, history="messages",
-            short="anthropic", framing=SSE, framing_for=None, paths=Paths(shape.claims, stream=shape.stream_path, model=shape.model_of), names=shape.NAMES,
+            short="anthropic", framing=stream.FRAMING, framing_for=None, paths=Paths(shape.claims, stream=shape.stream_path, model=shape.model_of), names=shape.NAMES,
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.ANTHROPIC, VERTEX),
             spec=Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING),

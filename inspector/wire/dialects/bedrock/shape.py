@@ -1,0 +1,66 @@
+"""Where a Converse request goes (the model and the stream are in the path), and how to tell a
+Converse response from a request: its `output` and `stopReason`.
+
+The shapes are botocore's service model `bedrock-runtime` (data/bedrock-runtime/*/service-2.json),
+which ships with botocore: ToolName, ToolUseId, ConverseRequest, ConverseStreamOutput."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote, unquote
+
+from ...naming import NameRule
+from ...rules.base import as_dict
+from .. import gist
+
+NAMES = NameRule("a-zA-Z0-9_-", 64, "^[a-zA-Z0-9_-]{1,64}$")  # ToolName
+IDS = (re.compile(r"[a-zA-Z0-9_.:-]{1,64}"), 64)  # ToolUseId
+JUDGED = {"request": ("messages", "toolConfig", "system"), "response": ("output", "stopReason")}
+_PATH = re.compile(r"/model/([^/]+)/converse(-stream)?$")
+ENDPOINT = ""  # the path names the model and the call, not a fixed endpoint
+# Every event a ConverseStream answer may carry (ConverseStreamOutput), and those of them that are
+# exceptions delivered inside the HTTP 200.
+EVENTS = ("messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata")
+EXCEPTIONS = ("internalServerException", "modelStreamErrorException", "validationException", "throttlingException",
+              "serviceUnavailableException")
+
+
+def is_response(payload: dict[str, Any]) -> bool:
+    return "stopReason" in payload or "output" in payload
+
+
+def model_of(path: str) -> str:
+    """The modelId of a Converse path; botocore sends it percent-encoded (`anthropic.claude…-v1%3A0`)."""
+    match = _PATH.search(path.split("?", 1)[0].rstrip("/"))
+    return unquote(match.group(1)) if match else ""
+
+
+def request_path(prefix: str, model: str, stream: bool) -> str:
+    """Bedrock's path names the model and whether to stream; the client's prefix does not carry over."""
+    return f"/model/{quote(model, safe='')}/converse" + ("-stream" if stream else "")
+
+
+def claims(path: str) -> bool:
+    return _PATH.search(path) is not None
+
+
+def stream_path(path: str) -> bool:
+    return path.split("?", 1)[0].rstrip("/").endswith("/converse-stream")
+
+
+def stream_event(event: dict[str, Any]) -> bool:
+    return isinstance(event.get("messageStart"), dict)
+
+
+def describe(event: dict[str, Any]) -> str | None:
+    """One ConverseStream event: its type, its content block index, the text or input it adds."""
+    if len(event) != 1:
+        return None
+    kind, body = next(iter(event.items()))
+    if kind not in EVENTS and kind not in EXCEPTIONS:
+        return None
+    body = as_dict(body)
+    delta = as_dict(body.get("delta"))
+    added = delta.get("text", as_dict(delta.get("toolUse")).get("input"))
+    return gist(kind, body.get("contentBlockIndex"), added if isinstance(added, str) else None)

@@ -1,0 +1,104 @@
+"""Bedrock Converse rules (BR-* in docs/rules.md): each trip and its near miss, shapes from
+botocore's service model bedrock-runtime."""
+
+from __future__ import annotations
+
+import pytest
+
+from .rule_cases import assert_case, deleting, doing, makers, same, setting
+from .wire_payloads import bedrock_events, bedrock_request, bedrock_response
+
+req, resp, stream = makers("bedrock", bedrock_request, bedrock_response, bedrock_events)
+
+_TOOL = ["toolConfig", "tools", 0, "toolSpec"]
+_USE = ["messages", 1, "content", 1, "toolUse"]
+_RESULT = ["messages", 2, "content", 0, "toolResult"]
+
+
+def _drop_tool_config(doc):
+    del doc["toolConfig"]
+    return doc
+
+
+def _plain_history(doc):
+    """The conversation without tool blocks: no toolConfig is needed then."""
+    doc["messages"] = [doc["messages"][0]]
+    del doc["toolConfig"]
+    return doc
+
+
+def _declare(name):
+    def mutate(doc):
+        doc["toolConfig"]["tools"].append({"toolSpec": {"name": name, "inputSchema": {"json": {"type": "object"}}}})
+        return doc
+    return mutate
+
+
+def _exception(kind):
+    def mutate(events):
+        return [*events[:4], {kind: {"message": "Model is getting throttled."}}]
+    return mutate
+
+
+CASES = [
+    req("schema not wrapped in json", setting([*_TOOL, "inputSchema"], {"type": "object"}), "BR-01",
+        "/toolConfig/tools/0/toolSpec/inputSchema", "error",
+        setting([*_TOOL, "inputSchema"], {"json": {"type": "object"}})),
+    req("schema root not an object", setting([*_TOOL, "inputSchema", "json", "type"], "array"), "BR-01",
+        "/toolConfig/tools/0/toolSpec/inputSchema/json/type", "error",
+        setting([*_TOOL, "inputSchema", "json", "type"], "object")),
+    req("dotted tool name", setting([*_TOOL, "name"], "weather.get"), "BR-02", "/toolConfig/tools/0/toolSpec/name",
+        "error", setting([*_TOOL, "name"], "weather-get")),
+    req("tool name over 64", setting([*_TOOL, "name"], "n" * 65), "BR-02", "/toolConfig/tools/0/toolSpec/name",
+        "error", setting([*_TOOL, "name"], "n" * 64)),
+    req("duplicate tool", _declare("get_weather"), "BR-03", "/toolConfig/tools/1/toolSpec/name", "error",
+        _declare("get_time")),
+    req("toolUse input a string", setting([*_USE, "input"], '{"city": "Rome"}'), "BR-04",
+        "/messages/1/content/1/toolUse/input", "error", setting([*_USE, "input"], {"city": "Rome", "days": 2})),
+    req("toolUseId with a slash", doing(setting([*_USE, "toolUseId"], "tool/2"),
+                                        setting([*_RESULT, "toolUseId"], "tool/2")),
+        "BR-04", "/messages/1/content/1/toolUse/toolUseId", "error",
+        doing(setting([*_USE, "toolUseId"], "tooluse.2:a-b_c"),
+              setting([*_RESULT, "toolUseId"], "tooluse.2:a-b_c")),
+        also=(("BR-05", "/messages/2/content/0/toolResult/toolUseId", "error"),)),
+    req("orphan toolResult", setting([*_RESULT, "toolUseId"], "tooluse_9"), "BR-05",
+        "/messages/2/content/0/toolResult/toolUseId", "error",
+        doing(setting([*_USE, "toolUseId"], "tooluse_9"), setting([*_RESULT, "toolUseId"], "tooluse_9")),
+        also=(("BR-06", "/messages/1/content/1/toolUse", "error"),)),
+    req("unanswered toolUse", deleting(["messages", 2, "content", 1]), "BR-06", "/messages/1/content/2/toolUse",
+        "error", setting(["messages", 2, "content", 1], {"toolResult": {
+            "toolUseId": "tooluse_2", "content": [{"text": "failed"}], "status": "error"}})),
+    req("tool blocks without toolConfig", _drop_tool_config, "BR-07", "", "error", _plain_history),
+    req("toolChoice none", setting(["toolConfig", "toolChoice"], {"none": {}}), "BR-08", "/toolConfig/toolChoice",
+        "error", setting(["toolConfig", "toolChoice"], {"any": {}})),
+    req("toolChoice names an undeclared tool", setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_time"}}),
+        "BR-08", "/toolConfig/toolChoice/tool/name", "error",
+        setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}})),
+    req("content a string", setting(["messages", 0, "content"], "Weather?"), "BR-09", "/messages/0/content", "error",
+        setting(["messages", 0, "content"], [{"text": "Weather?"}, {"text": "Please."}])),
+    req("toolResult content a string", setting([*_RESULT, "content"], "4°C"), "BR-09",
+        "/messages/2/content/0/toolResult/content", "error", setting([*_RESULT, "content"], [{"json": {"c": 4}}])),
+    req("temperature above 1", setting(["inferenceConfig", "temperature"], 1.5), "BR-12",
+        "/inferenceConfig/temperature", "error", setting(["inferenceConfig", "temperature"], 1)),
+    req("a field Converse does not take", setting(["stream"], True), "BR-13", "/stream", "error",
+        setting(["additionalModelRequestFields"], {"stream": True})),
+    resp("tool_use stop without a toolUse", deleting(["output", "message", "content", 1]), "BR-10",
+         "/stopReason", "error", doing(deleting(["output", "message", "content", 1]), setting(["stopReason"], "end_turn"))),
+    resp("toolUse with end_turn", setting(["stopReason"], "end_turn"), "BR-10", "/stopReason", "error", same),
+    resp("unknown stopReason", setting(["stopReason"], "done"), "BR-10", "/stopReason", "warning",
+         doing(deleting(["output", "message", "content", 1]), setting(["stopReason"], "model_context_window_exceeded"))),
+    resp("output message not an object", setting(["output", "message"], "Checking."), "BR-14", "/output/message",
+         "error", setting(["output", "message", "content"], [{"text": "Checking."}, {"text": "Done."}])),
+    resp("usage not an object", setting(["usage"], [1, 1]), "BR-14", "/usage", "error",
+         setting(["usage"], {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2, "cacheReadInputTokens": 0})),
+    stream("toolUse fragments that are not JSON", setting([3, "contentBlockDelta", "delta", "toolUse", "input"],
+                                                          '"Oslo"'), "BR-10", "/1/contentBlockStart/start/toolUse",
+           "error", setting([3, "contentBlockDelta", "delta", "toolUse", "input"], '"Oslo", "days": 2}')),
+    stream("a throttling exception mid-answer", _exception("throttlingException"), "BR-11",
+           "/4/throttlingException", "error", setting([5], {"messageStop": {"stopReason": "tool_use"}})),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_bedrock_rule(case):
+    assert_case(case)
