@@ -21,24 +21,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..demo import default_demo_store, demo_upstream, run_agent
-    from ..proxy.options import Options
+    from ..demo import default_demo_store, demo_forwarder, demo_options, demo_upstream, run_agent
 
     path = args.store or default_demo_store()
     upstream = demo_upstream().start()
     stop = threading.Event()
     try:
         if args.headless:
-            from ..proxy import FlowEvent, Forwarder
+            from ..proxy import FlowEvent
             from .record import flow_line
 
             def on_event(event: FlowEvent) -> None:
                 if event.kind == "completed" and event.row is not None:
                     print(flow_line(event.row), flush=True)
 
-            with open_store(path) as store, Forwarder(Options(upstream.base_url, port=args.port), store=store,
-                                                      on_event=on_event) as forwarder:
-                run_agent(forwarder.base_url, pause=0.0)
+            with open_store(path) as store, demo_forwarder(upstream.base_url, store, port=args.port,
+                                                           on_event=on_event) as forwarder:
+                run_agent(forwarder.client_url, pause=0.0)
                 store.flush()
             return 0
 
@@ -48,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         from ..tui.bridge import EventBridge
 
         try:
-            child = ForwarderProcess.start(Options(upstream.base_url, port=args.port, store=str(path)))
+            child = ForwarderProcess.start(demo_options(upstream.base_url, port=args.port, store=str(path)))
         except ChildFailed as exc:
             complain(str(exc))
             return 2
