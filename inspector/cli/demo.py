@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import threading
+from typing import Any
 
 from .common import add_store_argument, complain, open_store, port
 
@@ -43,7 +44,6 @@ def run(args: argparse.Namespace) -> int:
 
         # As under `toolwire-inspect --upstream`: the forwarder in a process of its own.
         from ..child import ChildFailed, ForwarderProcess
-        from ..tui.app import InspectorApp
         from ..tui.bridge import EventBridge
 
         try:
@@ -58,8 +58,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             with open_store(path, read_only=True) as store:
                 store.session_id = child.session_id
-                app = InspectorApp(store=store, forwarder=child, bridge=bridge,
-                                   upstream=f"{upstream.base_url} (built-in demo)", mode=child.mode.value)
+                app = demo_app(store, child, bridge, upstream.base_url)
                 agent.start()
                 app.run()
                 return app.return_code or 0
@@ -68,3 +67,11 @@ def run(args: argparse.Namespace) -> int:
             child.stop()
     finally:
         upstream.stop()
+
+
+def demo_app(store: Any, child: Any, bridge: Any, upstream_url: str) -> Any:
+    """The TUI on the demo's forwarder process. Its header names the mode as the routes give it
+    (passthrough at `/`, a translate and a repair route), not the unnamed route's alone."""
+    from ..tui.app import InspectorApp
+
+    return InspectorApp(store=store, forwarder=child, bridge=bridge, upstream=f"{upstream_url} (built-in demo)")

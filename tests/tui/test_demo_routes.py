@@ -6,9 +6,13 @@ turn the genai schema with the JSON Schema that went up."""
 
 from __future__ import annotations
 
-from inspector.demo import demo_forwarder, demo_upstream, run_agent
+from inspector.child import ForwarderProcess
+from inspector.cli.demo import demo_app
+from inspector.demo import demo_forwarder, demo_options, demo_upstream, run_agent
 from inspector.store import Store
+from inspector.tui.bridge import EventBridge
 from inspector.tui.screens.diff import DiffScreen
+from inspector.tui.widgets.connection import ConnectionBar
 from inspector.tui.widgets.diff_viewer import DiffViewer
 
 from .conftest import make_app
@@ -69,3 +73,30 @@ async def test_the_demo_s_translated_and_repaired_turns_each_have_something_to_c
                 '            "properties": {', '              "url": {', '~               "type": "STRING" → "string"',
                 "                  ▲ converted: genai type 'STRING' written as JSON Schema 'string' [OC-05]"]
             await at_160(app, pilot)
+
+
+async def test_the_demo_s_header_says_routes_and_names_the_translate_and_repair_routes(tmp_path) -> None:
+    """`toolwire-inspect demo`'s app on its real forwarder process: the header's mode is the routes',
+    not "passthrough" (the unnamed route's alone), and each route is listed with its clients' URL."""
+    with demo_upstream(interval=0.0) as upstream:
+        child = ForwarderProcess.start(demo_options(upstream.base_url, store=str(tmp_path / "demo.sqlite3")))
+        try:
+            with Store(tmp_path / "demo.sqlite3", read_only=True) as store:
+                app = demo_app(store, child, EventBridge(), upstream.base_url)
+                async with app.run_test(size=(160, 48)) as pilot:
+                    await pilot.pause()
+                    bar = app.query_one(ConnectionBar)
+                    bar.expanded = True
+                    await pilot.pause()
+                    base = child.base_url
+                    assert str(bar.render()).split("\n") == [
+                        f"toolwire-inspect routes  listening {base} → {upstream.base_url} (built-in demo)",
+                        f"(unnamed) OPENAI_BASE_URL={base}/v1  (unnamed) ANTHROPIC_BASE_URL={base}",
+                        f"(unnamed) GOOGLE_GEMINI_BASE_URL={base}  (unnamed) MCP {base}/mcp  "
+                        f"claude OPENAI_BASE_URL={base}/r/claude/v1",
+                        f"fixer OPENAI_BASE_URL={base}/r/fixer/v1  fixer ANTHROPIC_BASE_URL={base}/r/fixer",
+                        f"fixer GOOGLE_GEMINI_BASE_URL={base}/r/fixer  fixer MCP {base}/r/fixer/mcp  "
+                        "(unnamed) from --upstream  claude from --route",
+                        f"fixer from --route  store {tmp_path / 'demo.sqlite3'}"]
+        finally:
+            child.stop()
