@@ -4,14 +4,20 @@ that sends them through the forwarder. No API key, no network: everything stays 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import orjson
 import platformdirs
 
-from .demo_script import DEMO_API_KEY, TURNS, Turn
+from .demo_script import DEMO_API_KEY, ROUTES, TURNS, Turn
 from .mock import Canned, MockUpstream, Received, default_responder, json_response, provider_refusal, sse_response
+from .proxy import FlowEvent, Forwarder
+from .proxy.options import Options, RouteFlags
+from .proxy.routes import Router, open_forwarder, parse_mode
+from .proxy.transform import Repairing, TransformFactory
+from .store import Store
 from .wire.dialect import Dialect, from_path
 
 # Streamed demo answers arrive piece by piece, as a real model's would.
@@ -39,13 +45,51 @@ def _key(body: bytes) -> bytes | None:
         return None
 
 
+def demo_options(upstream_url: str, *, port: int = 0, store: str | None = None) -> Options:
+    """What the demo's forwarder serves: the fake upstream at `/` as recorded, and each demo route
+    (ROUTES) below `/r/NAME/` in its mode, to the same fake upstream."""
+    return Options(upstream_url, port=port, store=store,
+                   routes=RouteFlags(route=tuple(f"{name}={upstream_url}" for name in ROUTES),
+                                     route_mode=tuple(f"{name}={mode}" for name, mode in ROUTES.items())))
+
+
+def demo_forwarder(upstream_url: str, store: Store, *, port: int = 0,
+                   on_event: Callable[[FlowEvent], None] | None = None) -> Router | Forwarder:
+    """The demo's forwarder in this process (headless, tests), not started; its clients' base URL
+    is `client_url`."""
+    from .cli.common import route_table
+
+    options = demo_options(upstream_url, port=port)
+    return open_forwarder(route_table(options), options, store=store, on_event=on_event)
+
+
+def client_path(turn: Turn) -> str:
+    """Where the scripted agent sends the turn: its route's prefix, if it has one."""
+    return turn.path if turn.route is None else f"/r/{turn.route}{turn.path}"
+
+
+def upstream_request(turn: Turn) -> tuple[bytes, str]:
+    """The body and path of the turn as the upstream receives it: rewritten by its route's mode
+    the way the forwarder rewrites it (repaired first, then translated), else as the agent sent it."""
+    body, path = turn.body, turn.path
+    if turn.route is None:
+        return body, path
+    translate, repair = parse_mode(ROUTES[turn.route], f"demo route {turn.route}")
+    if repair:
+        # The profile depends only on the upstream's host; every demo upstream is on loopback.
+        body, path = Repairing("http://127.0.0.1").request(body, path)
+    if translate is not None:
+        body, path = TransformFactory(translate)().request(body, path)
+    return body, path
+
+
 def demo_upstream(turns: list[Turn] = TURNS, interval: float = STREAM_INTERVAL, port: int = 0) -> MockUpstream:
     """A fake upstream that answers as the provider would: what the checker says the provider
     rejects gets the provider's 400 (the scripted turn's own error text where it is one of the
     demo's turns), anything else the turn's scripted answer, or a plain reply for a request the
     script does not know (a fixed or edited replay). So replaying a failing turn as recorded fails
     again, and only its fixed replay passes."""
-    scripted = {_key(turn.body): turn for turn in turns}
+    scripted = {_key(upstream_request(turn)[0]): turn for turn in turns}
 
     def answer(request: Received) -> Canned:
         turn = scripted.get(_key(request.body))
@@ -80,11 +124,12 @@ def run_agent(base_url: str, turns: list[Turn] = TURNS, *, pause: float = 0.0,
             if stop.wait(pause):
                 break
             headers = {"content-type": "application/json", **credentials(from_path(turn.path))}
+            path = client_path(turn)
             if turn.stream:
-                with client.stream("POST", turn.path, content=turn.body, headers=headers) as response:
+                with client.stream("POST", path, content=turn.body, headers=headers) as response:
                     for _ in response.iter_bytes():
                         pass
                     statuses.append(response.status_code)
             else:
-                statuses.append(client.post(turn.path, content=turn.body, headers=headers).status_code)
+                statuses.append(client.post(path, content=turn.body, headers=headers).status_code)
     return statuses

@@ -12,6 +12,11 @@ import orjson
 
 DEMO_API_KEY = "sk-demo-not-a-real-key-0000"
 
+# The demo's routes beside passthrough, each a mode of the forwarder (`--route-mode NAME=MODE`),
+# all to the demo's one fake upstream: so the list shows original-vs-translated and
+# original-vs-repaired flows too.
+ROUTES: dict[str, str] = {"claude": "translate:openai-chat:anthropic", "fixer": "repair"}
+
 
 @dataclass(frozen=True, slots=True)
 class Turn:
@@ -22,6 +27,9 @@ class Turn:
     response: dict[str, Any] | list[Any]
     stream: bool = False
     status: int = 200
+    # The demo route (ROUTES) the turn goes through; None: passthrough at `/`. A routed turn's
+    # `response` is what the upstream answers, in the upstream's dialect.
+    route: str | None = None
 
     @property
     def body(self) -> bytes:
@@ -262,5 +270,51 @@ TURNS += [
                 "finishReason": "STOP", "index": 0}],
             "modelVersion": "gemini-2.5-flash",
         },
+    ),
+]
+
+TURNS += [
+    Turn(
+        "translate: an OpenAI Chat client talks to an Anthropic upstream",
+        "/v1/chat/completions",
+        {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 512,
+            "seed": 7,
+            "parallel_tool_calls": False,
+            "messages": [
+                {"role": "system", "content": "You are a helpful travel agent."},
+                {"role": "user", "content": "Weather in Kyoto?"},
+            ],
+            "tools": [WEATHER_TOOL],
+        },
+        {
+            "id": "msg_demo_kyoto",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [
+                {"type": "text", "text": "Let me check."},
+                {"type": "tool_use", "id": "toolu_demo_2", "name": "get_weather", "input": {"city": "Kyoto", "unit": "c"}},
+            ],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 312, "output_tokens": 41},
+        },
+        route="claude",
+    ),
+    Turn(
+        "repair: the genai schema of seed 000, fixed on the way up",
+        "/v1/chat/completions",
+        {
+            "model": "gpt-4.1-mini",
+            "messages": [{"role": "user", "content": "Summarise https://example.org"}],
+            "tools": [GENAI_SCHEMA_TOOL],
+        },
+        _chat_response({"content": None, "tool_calls": [
+            {"id": "call_sc_1", "type": "function",
+             "function": {"name": "scrape_webpage", "arguments": "{\"url\": \"https://example.org\"}"}}]},
+            "tool_calls"),
+        route="fixer",
     ),
 ]

@@ -33,7 +33,7 @@ FILTERS = [
     Filter("~model", "MODEL", "model contains MODEL", False),
     Filter("~tool", "TOOL", "a payload names the tool TOOL", False),
     Filter("~R", "ROUTE", "came through route ROUTE (toolwire-inspect --route NAME=URL)", False),
-    Filter("~S", "N", "recorded in session N (each launch is one; flows --json lists them)", False),
+    Filter("~S", "N", "recorded in session N (each launch is one: the list's S column, flows --json)", False),
     Filter("~d", "DOMAIN", "the upstream's host contains DOMAIN", True),
     Filter("~m", "METHOD", "HTTP method: POST, GET", True),
     Filter("~c", "CODE", "HTTP status: 400, 4xx, 5", True),

@@ -22,6 +22,9 @@ NO_PROXY = "localhost,127.0.0.1,::1"
 # Codex reads the CA for its own HTTP and WebSocket clients from this variable, not from the
 # system's or Node's settings.
 CODEX_CA = "CODEX_CA_CERTIFICATE"
+# Node's own fetch and https read HTTPS_PROXY only when this is set (Node 24 and 22.21 on; older
+# Node ignores it): a Node client that takes no base URL and no proxy agent is then captured too.
+NODE_PROXY = "NODE_USE_ENV_PROXY"
 
 
 def base_urls(forwarders: list[Any]) -> dict[str, str]:
@@ -39,12 +42,14 @@ def base_urls(forwarders: list[Any]) -> dict[str, str]:
 def agent_environment(forwarders: list[Any], proxy_url: str, trust: list[tuple[str, Path]],
                       ca_cert: Path) -> dict[str, str]:
     """The variables that send an agent's traffic through the forwarder: base URLs, the proxy (both
-    spellings: Go and curl read the lower-case one) and the CA for Python, Node and Codex."""
+    spellings: Go and curl read the lower-case one; Node's switch to read it) and the CA for Python,
+    Node and Codex."""
     env = base_urls(forwarders)
     for name in ("HTTPS_PROXY", "https_proxy"):
         env[name] = proxy_url
     for name in ("NO_PROXY", "no_proxy"):
         env[name] = NO_PROXY
+    env[NODE_PROXY] = "1"
     env.update({name: str(path) for name, path in trust})
     env[CODEX_CA] = str(ca_cert)
     return env

@@ -148,3 +148,31 @@ def test_export_session_on_a_store_without_flows_says_so(stores, capsys, tmp_pat
     _, b, _ = stores
     assert main(["export", "--session", "--store", str(b), "-o", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == f"toolwire-inspect: no session with flows in {b}\n"
+
+
+def _commands(parser, name="toolwire-inspect"):
+    """Every command and sub-command's parser (`config trust` too), with its full name."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for each, command in action.choices.items():
+                yield f"{name} {each}", command
+                yield from _commands(command, f"{name} {each}")
+
+
+def test_every_command_and_sub_command_has_a_description_and_f_wherever_format_is():
+    """Issue 22's CLI bullet, for every parser there is: `config trust --help` opened with its usage
+    and nothing saying what it does; `-f` is `--format` wherever `--format` exists."""
+    from inspector.cli import build_parser
+
+    commands = dict(_commands(build_parser()))
+    assert [name for name, command in commands.items() if not command.description] == []
+    assert {name: [action.option_strings for action in command._actions if "--format" in action.option_strings]
+            for name, command in commands.items()
+            if any("--format" in action.option_strings for action in command._actions)} == {
+        "toolwire-inspect export": [["--format", "-f"]], "toolwire-inspect check": [["--format", "-f"]]}
+    assert (commands["toolwire-inspect config trust"].description,
+            commands["toolwire-inspect config untrust"].description) == (
+        "Let this file set the routes when run in its directory, as it is now; any change makes it untrusted again.",
+        "Forget the trust given to this file.")

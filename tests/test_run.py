@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import shutil
+
 import pytest
 
 from inspector.mock import MockUpstream
@@ -27,13 +29,14 @@ def upstream():
         yield mock
 
 
-def run(tmp_path: Path, agent: str, *options: str) -> tuple[subprocess.CompletedProcess, list]:
-    script = tmp_path / "agent.py"
+def run(tmp_path: Path, agent: str, *options: str, runtime: str = PYTHON,
+        script_name: str = "agent.py") -> tuple[subprocess.CompletedProcess, list]:
+    script = tmp_path / script_name
     script.write_text(textwrap.dedent(agent))
     env = {name: value for name, value in os.environ.items() if name not in SCRUBBED}
     env.update(XDG_DATA_HOME=str(tmp_path / "data"), OPENAI_API_KEY="sk-test-run-0000000000")  # the CA under tmp
     done = subprocess.run([PYTHON, "-m", "inspector", "run", "--port", "0", "--store", str(tmp_path / "s.sqlite3"),
-                           *options, "--", PYTHON, str(script)], capture_output=True, text=True, env=env, timeout=60,
+                           *options, "--", runtime, str(script)], capture_output=True, text=True, env=env, timeout=60,
                           cwd=Path(__file__).resolve().parents[1])
     with Store(tmp_path / "s.sqlite3", read_only=True) as store:
         rows = store.rows()
@@ -172,3 +175,104 @@ def test_run_sends_the_agent_s_flows_to_the_collector_too(tmp_path, upstream):
     assert (len(rows), names) == (1, ["chat gpt-4.1-mini"])
     assert done.stderr.splitlines()[-1].startswith("toolwire-inspect: otlp: 1 spans exported, 0 failed, 0 flows dropped")
     assert done.stderr.splitlines()[1].startswith("#1 POST /v1/chat/completions 200 ")
+
+
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not on PATH")
+
+# The Node clients use only what Node itself has (no npm install): the openai Node SDK's way, a
+# base URL read from OPENAI_BASE_URL and fetch; and a proxy agent's way, a CONNECT to HTTPS_PROXY
+# and TLS over the tunnel to the provider's own host, trusting what Node trusts (its roots plus
+# NODE_EXTRA_CA_CERTS, read at start-up).
+NODE_BASE_URL_AGENT = """
+    const answer = await fetch(process.env.OPENAI_BASE_URL + "/chat/completions", {
+      method: "POST",
+      headers: {"content-type": "application/json", authorization: "Bearer " + process.env.OPENAI_API_KEY},
+      body: JSON.stringify({model: "gpt-4.1-mini", messages: [{role: "user", content: "hi"}]}),
+    });
+    console.log(answer.status, (await answer.json()).choices[0].message.content);
+"""
+
+NODE_PROXY_AGENT = """
+    import http from "node:http";
+    import https from "node:https";
+    import tls from "node:tls";
+
+    const proxy = new URL(process.env.HTTPS_PROXY);
+    const host = "api.openai.com";
+    const tunnel = http.request({host: proxy.hostname, port: proxy.port, method: "CONNECT", path: host + ":443"});
+    tunnel.on("connect", (head, socket) => {
+      if (head.statusCode !== 200) throw new Error("CONNECT refused: " + head.statusCode);
+      const request = https.request({
+        host, port: 443, path: "/v1/chat/completions", method: "POST",
+        headers: {"content-type": "application/json", authorization: "Bearer " + process.env.OPENAI_API_KEY},
+        createConnection: () => tls.connect({socket, servername: host}),
+      }, (response) => {
+        let text = "";
+        response.on("data", (chunk) => { text += chunk; });
+        response.on("end", () => console.log(response.statusCode, JSON.parse(text).choices[0].message.content));
+      });
+      request.on("error", (error) => { console.error(error.code || error.message); process.exit(1); });
+      request.end(JSON.stringify({model: "gpt-4.1-mini", messages: [{role: "user", content: "hi"}]}));
+    });
+    tunnel.end();
+"""
+
+
+@needs_node
+def test_a_node_client_reading_the_base_url_is_recorded(tmp_path, upstream):
+    done, rows = run(tmp_path, NODE_BASE_URL_AGENT, "--upstream", upstream.base_url, runtime=NODE,
+                     script_name="client.mjs")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "200 Hello from the mock upstream."
+    assert [(row.method, row.path, row.status) for row in rows] == [("POST", "/v1/chat/completions", 200)]
+    assert doctor(done) == []
+
+
+@needs_node
+def test_a_node_client_through_proxy_mode_trusts_the_ca_by_node_extra_ca_certs(tmp_path, upstream):
+    """Issue 22's acceptance: `run -- node client.js`, proxy mode, the CA trusted through
+    NODE_EXTRA_CA_CERTS alone (Node reads neither SSL_CERT_FILE nor the bundle)."""
+    done, rows = run(tmp_path, NODE_PROXY_AGENT, "--upstream", upstream.base_url, "--intercept",
+                     f"api.openai.com={upstream.base_url}", runtime=NODE, script_name="client.mjs")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "200 Hello from the mock upstream."
+    assert [(row.method, row.path, row.status) for row in rows] == [("POST", "/v1/chat/completions", 200)]
+    assert doctor(done) == []
+
+
+def node_reads_the_proxy_variables() -> bool:
+    """Whether this Node's own fetch honours HTTPS_PROXY under NODE_USE_ENV_PROXY (the flag of the
+    same meaning, --use-env-proxy, came with it: an older Node refuses the flag)."""
+    return NODE is not None and subprocess.run([NODE, "--use-env-proxy", "-e", ""], capture_output=True).returncode == 0
+
+
+NODE_BARE_FETCH_AGENT = """
+    // No base URL, no proxy agent: the provider's own host, as a Node script calls it.
+    const answer = await fetch("https://api.openai.com/v1/chat/completions", {
+      method: "POST",
+      headers: {"content-type": "application/json", authorization: "Bearer " + process.env.OPENAI_API_KEY},
+      body: JSON.stringify({model: "gpt-4.1-mini", messages: [{role: "user", content: "hi"}]}),
+    });
+    console.log(answer.status);
+"""
+
+
+@needs_node
+def test_node_is_told_to_read_the_proxy_variables(tmp_path, upstream):
+    """Node's own fetch and https ignore HTTPS_PROXY unless NODE_USE_ENV_PROXY=1."""
+    done, _ = run(tmp_path, 'console.log(process.env.NODE_USE_ENV_PROXY, process.env.NODE_EXTRA_CA_CERTS);',
+                  "--upstream", upstream.base_url, runtime=NODE, script_name="client.mjs")
+    assert done.stdout.splitlines()[-1] == f"1 {tmp_path}/data/toolwire-inspect/ca/toolwire-ca.pem"
+
+
+@pytest.mark.skipif(not node_reads_the_proxy_variables(),
+                    reason="this Node's fetch ignores HTTPS_PROXY (NODE_USE_ENV_PROXY came with Node 24); "
+                           "its bare fetch would go to the internet")
+def test_a_node_client_with_a_bare_fetch_is_recorded(tmp_path, upstream):
+    done, rows = run(tmp_path, NODE_BARE_FETCH_AGENT, "--upstream", upstream.base_url, "--intercept",
+                     f"api.openai.com={upstream.base_url}", runtime=NODE, script_name="client.mjs")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "200"
+    assert [(row.method, row.path, row.status) for row in rows] == [("POST", "/v1/chat/completions", 200)]
+    assert doctor(done) == []

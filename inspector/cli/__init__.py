@@ -44,12 +44,20 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(subparsers)
-    # A command's own --help opens with what it does: its line in the list, where it has no more to say.
+    _describe(subparsers)
+    return parser
+
+
+def _describe(subparsers: argparse._SubParsersAction) -> None:
+    """A command's own --help opens with what it does: its line in the list, where it has no more
+    to say; so do its own sub-commands' (`config trust`)."""
     for listed in subparsers._choices_actions:
         command = subparsers.choices[listed.dest]
         if command.description is None and listed.help:
             command.description = listed.help[:1].upper() + listed.help[1:] + "."
-    return parser
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _describe(action)
 
 
 def _version() -> str:

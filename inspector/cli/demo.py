@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import threading
+from typing import Any
 
 from .common import add_store_argument, complain, open_store, port
 
@@ -21,34 +22,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..demo import default_demo_store, demo_upstream, run_agent
-    from ..proxy.options import Options
+    from ..demo import default_demo_store, demo_forwarder, demo_options, demo_upstream, run_agent
 
     path = args.store or default_demo_store()
     upstream = demo_upstream().start()
     stop = threading.Event()
     try:
         if args.headless:
-            from ..proxy import FlowEvent, Forwarder
+            from ..proxy import FlowEvent
             from .record import flow_line
 
             def on_event(event: FlowEvent) -> None:
                 if event.kind == "completed" and event.row is not None:
                     print(flow_line(event.row), flush=True)
 
-            with open_store(path) as store, Forwarder(Options(upstream.base_url, port=args.port), store=store,
-                                                      on_event=on_event) as forwarder:
-                run_agent(forwarder.base_url, pause=0.0)
+            with open_store(path) as store, demo_forwarder(upstream.base_url, store, port=args.port,
+                                                           on_event=on_event) as forwarder:
+                run_agent(forwarder.client_url, pause=0.0)
                 store.flush()
             return 0
 
         # As under `toolwire-inspect --upstream`: the forwarder in a process of its own.
         from ..child import ChildFailed, ForwarderProcess
-        from ..tui.app import InspectorApp
         from ..tui.bridge import EventBridge
 
         try:
-            child = ForwarderProcess.start(Options(upstream.base_url, port=args.port, store=str(path)))
+            child = ForwarderProcess.start(demo_options(upstream.base_url, port=args.port, store=str(path)))
         except ChildFailed as exc:
             complain(str(exc))
             return 2
@@ -59,8 +58,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             with open_store(path, read_only=True) as store:
                 store.session_id = child.session_id
-                app = InspectorApp(store=store, forwarder=child, bridge=bridge,
-                                   upstream=f"{upstream.base_url} (built-in demo)", mode=child.mode.value)
+                app = demo_app(store, child, bridge, upstream.base_url)
                 agent.start()
                 app.run()
                 return app.return_code or 0
@@ -69,3 +67,11 @@ def run(args: argparse.Namespace) -> int:
             child.stop()
     finally:
         upstream.stop()
+
+
+def demo_app(store: Any, child: Any, bridge: Any, upstream_url: str) -> Any:
+    """The TUI on the demo's forwarder process. Its header names the mode as the routes give it
+    (passthrough at `/`, a translate and a repair route), not the unnamed route's alone."""
+    from ..tui.app import InspectorApp
+
+    return InspectorApp(store=store, forwarder=child, bridge=bridge, upstream=f"{upstream_url} (built-in demo)")

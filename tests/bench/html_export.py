@@ -27,11 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # `tests.html_export...` when run as a script
 
-from inspector.demo import demo_upstream, run_agent  # noqa: E402
+from inspector.demo import demo_forwarder, demo_upstream, run_agent  # noqa: E402
 from inspector.demo_script import TURNS  # noqa: E402
-from inspector.proxy import Forwarder  # noqa: E402
 from inspector.store import Store  # noqa: E402
-from inspector.proxy.options import Options  # noqa: E402
 
 from tests.html_export.browser import browser, offline_page  # noqa: E402
 
@@ -41,8 +39,8 @@ EXPORT_GOAL, OPEN_GOAL = 5.0, 2.0
 def record(path: Path, flows: int) -> None:
     turns = (TURNS * (flows // len(TURNS) + 1))[:flows]
     with Store(path) as store, demo_upstream(interval=0.0) as upstream, \
-            Forwarder(Options(upstream.base_url, port=0), store=store) as forwarder:
-        run_agent(forwarder.base_url, turns)
+            demo_forwarder(upstream.base_url, store) as forwarder:
+        run_agent(forwarder.client_url, turns)
         store.flush()
         assert store.count() == flows
 

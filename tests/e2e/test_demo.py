@@ -9,8 +9,9 @@ import orjson
 import pytest
 
 from inspector.analysis import analyse
-from inspector.demo import demo_upstream, run_agent
+from inspector.demo import demo_forwarder, demo_upstream, run_agent, upstream_request
 from inspector.demo_script import DEMO_API_KEY, TURNS
+from inspector.flow import Mode
 from inspector.mock import Received, provider_refusal
 from inspector.proxy import Forwarder
 from inspector.flow import ReplayKind
@@ -19,11 +20,17 @@ from inspector.store import Store
 from inspector.proxy.options import Options
 
 
-def test_demo_turns_are_recorded_with_their_violations(tmp_path):
+def recorded_demo(tmp_path, turns=TURNS):
+    """A store holding the demo's turns, sent as `toolwire-inspect demo` sends them (its routes too)."""
     store = Store(tmp_path / "demo.sqlite3")
-    with demo_upstream(interval=0.0) as upstream, Forwarder(Options(upstream.base_url, port=0), store=store) as forwarder:
-        statuses = run_agent(forwarder.base_url)
+    with demo_upstream(interval=0.0) as upstream, demo_forwarder(upstream.base_url, store) as forwarder:
+        statuses = run_agent(forwarder.client_url, turns)
         store.flush()
+    return store, statuses
+
+
+def test_demo_turns_are_recorded_with_their_violations(tmp_path):
+    store, statuses = recorded_demo(tmp_path)
     assert statuses == [turn.status for turn in TURNS]
     found = {row.id: sorted((v.rule, v.severity.value, v.pointer) for v in analyse(store.get(row.id)).violations)
              for row in store.rows()}
@@ -48,6 +55,14 @@ def test_demo_turns_are_recorded_with_their_violations(tmp_path):
         7: [],
         8: [("AN-09", "error", "/messages/2/content/0")],
         9: [],
+        10: [],
+        11: [  # seed 000's schema again, repaired on the way: the client's defects, none reached the upstream
+            ("OC-05", "info", params + "/properties/render_js/nullable"),
+            ("OC-05", "info", params + "/properties/render_js/type"),
+            ("OC-05", "info", params + "/properties/url/type"),
+            ("OC-05", "info", params + "/propertyOrdering"),
+            ("OC-05", "info", params + "/type"),
+        ],
     }
     for path in tmp_path.iterdir():
         assert DEMO_API_KEY.encode() not in path.read_bytes(), path.name
@@ -66,7 +81,8 @@ def test_each_turn_s_scripted_status_is_what_the_rules_say_the_provider_answers(
     """The demo tells the truth: a turn scripted to fail is one the checker says the provider
     rejects, and a turn scripted to pass is one it accepts."""
     turn = TURNS[number - 1]
-    refused = provider_refusal(Received("POST", turn.path, "", [], turn.body))
+    body, path = upstream_request(turn)
+    refused = provider_refusal(Received("POST", path, "", [], body))
     assert (refused is not None) == (turn.status == 400), turn.title
 
 
@@ -82,8 +98,8 @@ def test_a_failing_turn_fails_again_as_recorded_and_passes_only_fixed(tmp_path):
     store.close()
     assert (recorded.status, as_recorded.status, with_fixes.status) == (400, 400, 200)
     assert as_recorded.response_body == recorded.response_body  # the provider's own words, both times
-    assert orjson.loads(with_fixes.response_body)["choices"][0]["message"] == {
-        "role": "assistant", "content": "Hello from the mock upstream."}
+    # The fixed request is what the demo's repair route sends up for the same turn: the same answer.
+    assert orjson.loads(with_fixes.response_body) == TURNS[10].response
 
 
 @pytest.mark.parametrize(("path", "body", "answer"), [
@@ -120,3 +136,34 @@ def test_a_request_the_provider_accepts_gets_a_plain_answer_and_a_near_miss_name
         response = httpx.post(upstream.base_url + "/v1/chat/completions", json=body)
     assert response.status_code == 200
     assert response.json()["choices"][0]["message"]["content"] == "Hello from the mock upstream."
+
+
+def test_the_demo_shows_a_translated_and_a_repaired_turn_the_upstream_answering_as_its_provider(tmp_path):
+    """Issue 22: the demo's list holds original-vs-translated and original-vs-repaired flows, so `d`
+    has something to compare; the upstream saw the provider's dialect and answered in it."""
+    store, statuses = recorded_demo(tmp_path)
+    translated, repaired = store.get(10), store.get(11)
+    store.close()
+    assert statuses[-2:] == [200, 200]
+    assert (translated.route, translated.mode, translated.translate) == ("claude", Mode.TRANSLATE, "openai-chat:anthropic")
+    assert translated.upstream_url.endswith("/v1/messages")
+    assert orjson.loads(translated.upstream_request_body) == {
+        "model": "claude-sonnet-4-5", "system": "You are a helpful travel agent.",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather in Kyoto?"}]}],
+        "tools": [{"name": "get_weather", "description": "Current weather for a city.",
+                   "input_schema": TURNS[0].request["tools"][0]["function"]["parameters"]}],
+        "tool_choice": {"type": "auto", "disable_parallel_tool_use": True}, "max_tokens": 512}
+    assert orjson.loads(translated.upstream_response_body) == TURNS[9].response  # Anthropic's own shape
+    message = orjson.loads(translated.response_body)["choices"][0]["message"]
+    assert message["tool_calls"] == [{"id": "toolu_demo_2", "type": "function", "function": {
+        "name": "get_weather", "arguments": '{"city":"Kyoto","unit":"c"}'}}]
+    assert translated.notes == [
+        "converted /parallel_tool_calls -> /tool_choice/disable_parallel_tool_use: Anthropic states no-parallel-calls "
+        "inside tool_choice",
+        "dropped /seed: Chat parameter 'seed' has no counterpart"]
+    assert (repaired.route, repaired.mode) == ("fixer", Mode.REPAIR)
+    schema = orjson.loads(repaired.upstream_request_body)["tools"][0]["function"]["parameters"]
+    assert schema == {"type": "object", "properties": {"url": {"type": "string"},
+                                                       "render_js": {"type": ["boolean", "null"]}},
+                      "required": ["url"]}
+    assert orjson.loads(repaired.response_body) == TURNS[10].response

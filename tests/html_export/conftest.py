@@ -7,12 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.demo import demo_upstream, run_agent
-from inspector.proxy import Forwarder
+from inspector.demo import demo_forwarder, demo_upstream, run_agent
 from inspector.flow import ReplayKind
 from inspector.replay import replay_stored
 from inspector.store import Store
-from inspector.proxy.options import Options
 
 FAILING = 3  # the demo's first failing turn: a genai Schema sent as-is (OC-05), 400
 
@@ -21,8 +19,8 @@ FAILING = 3  # the demo's first failing turn: a genai Schema sent as-is (OC-05),
 def demo_store(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("demo") / "demo.sqlite3"
     with Store(path) as store, demo_upstream(interval=0.0) as upstream, \
-            Forwarder(Options(upstream.base_url, port=0), store=store) as forwarder:
-        run_agent(forwarder.base_url)
+            demo_forwarder(upstream.base_url, store) as forwarder:
+        run_agent(forwarder.client_url)
         replay_stored(store, forwarder, FAILING, kind=ReplayKind.FIXED)
         store.flush()
     return path

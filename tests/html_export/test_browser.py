@@ -55,7 +55,7 @@ def test_the_failing_turn_shows_its_finding_on_its_line_its_fix_and_its_replay(c
         page = watched.page
         page.goto(session_page.as_uri())
         assert page.title() == "session 1 · toolwire-inspect"
-        assert page.text_content("#shown-count") == "10 of 10 flows"
+        assert page.text_content("#shown-count") == "12 of 12 flows"
         page.click(f'#flow-list .row[data-flow="{FAILING}"]')
         assert page.text_content("#flow-title") == "#3 POST /v1/chat/completions · 400 · openai-chat · gpt-4.1-mini"
         assert page.evaluate("location.hash") == "#flow-3"
@@ -85,8 +85,8 @@ def test_the_failing_turn_shows_its_finding_on_its_line_its_fix_and_its_replay(c
         assert texts(page, 'section[data-diff="original → fixed"] > ol.lines:first-of-type li.mark-changed .text')[0] \
             == '~           "type": "OBJECT" → "object"'
         replay = page.locator('section[data-diff="response → replay"]')
-        assert replay.locator("h3").text_content() == "response of #3 (400) → replay #10 (200)"
-        assert '+         "content": "Hello from the mock upstream."' in texts(
+        assert replay.locator("h3").text_content() == "response of #3 (400) → replay #12 (200)"
+        assert '+               "name": "scrape_webpage"' in texts(
             page, 'section[data-diff="response → replay"] li.mark-added .text')
         assert (watched.requests, watched.errors, watched.dialogs, watched.console) == (
             [session_page.as_uri()], [], [], [])
@@ -97,7 +97,7 @@ def test_the_filters_choose_the_flows_by_the_facts_the_export_computed(chromium,
         page = watched.page
         page.goto(session_page.as_uri())
         page.select_option("#filter-rule", "OC-05")
-        assert (shown_ids(page), page.text_content("#shown-count")) == ([FAILING], "1 of 10 flows")
+        assert (shown_ids(page), page.text_content("#shown-count")) == ([FAILING, 11], "2 of 12 flows")
         page.select_option("#filter-rule", "")
         page.check("#filter-errors")
         assert shown_ids(page) == [3, 4, 5, 6, 8]
@@ -106,9 +106,9 @@ def test_the_filters_choose_the_flows_by_the_facts_the_export_computed(chromium,
         page.uncheck("#filter-errors")
         page.uncheck("#filter-warnings")
         page.select_option("#filter-status", "2xx")
-        assert shown_ids(page) == [1, 2, 7, 9, 10]
+        assert shown_ids(page) == [1, 2, 7, 9, 10, 11, 12]
         page.select_option("#filter-replay", "only")
-        assert shown_ids(page) == [10]
+        assert shown_ids(page) == [12]
         page.select_option("#filter-replay", "")
         page.select_option("#filter-status", "")
         page.select_option("#filter-dialect", "anthropic")
@@ -118,15 +118,15 @@ def test_the_filters_choose_the_flows_by_the_facts_the_export_computed(chromium,
         assert shown_ids(page) == [7]
         page.select_option("#filter-tool", "")
         page.fill("#filter-text", "#3")  # as in the filter grammar: the flow and its replays
-        assert shown_ids(page) == [3, 10]
+        assert shown_ids(page) == [3, 12]
         page.fill("#filter-text", "gemini")
         assert shown_ids(page) == [9]
         page.fill("#filter-text", "Summarise")  # only in a payload
         assert shown_ids(page) == []
         page.check("#filter-payloads")
-        assert shown_ids(page) == [3, 10]
+        assert shown_ids(page) == [3, 11, 12]
         page.fill("#filter-text", "")
-        assert page.text_content("#shown-count") == "10 of 10 flows"
+        assert page.text_content("#shown-count") == "12 of 12 flows"
         # j/k walk the flows the filters show.
         page.select_option("#filter-status", "4xx")
         page.click('#flow-list .row[data-flow="3"]')

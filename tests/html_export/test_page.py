@@ -67,7 +67,12 @@ def test_the_demo_session_page_lists_every_flow_with_the_facts_the_filters_read(
         (7, 200, "openai-responses", [], ["get_weather", "web_search"], 0, 0, None, []),
         (8, 400, "anthropic", ["AN-09"], ["get_weather"], 1, 0, None, [fixed]),
         (9, 200, "gemini", [], ["get_weather"], 0, 0, None, []),
-        (10, 200, "openai-chat", [], ["scrape_webpage"], 0, 0, FAILING, ["response → replay"]),
+        # The demo's translate route (its two losses are warnings) and repair route (the client's
+        # defects, repaired: info).
+        (10, 200, "openai-chat", ["XL"], ["get_weather"], 0, 2, None,
+         ["original → sent upstream", "upstream answer → client got"]),
+        (11, 200, "openai-chat", ["OC-05"], ["scrape_webpage"], 0, 0, None, ["original → sent upstream", fixed]),
+        (12, 200, "openai-chat", [], ["scrape_webpage"], 0, 0, FAILING, ["response → replay"]),
     ]
 
 
@@ -105,7 +110,7 @@ def test_the_failing_turn_carries_the_tui_s_panes_findings_conversation_and_diff
     assert fixed["rows"]["lines"][10:12] == ['~           "type": "OBJECT" → "object"',
                                              "              ▲ converted: genai type 'OBJECT' written as JSON Schema "
                                              "'object' [OC-05]"]
-    assert (replay["title"], replay["summary"]) == ("response of #3 (400) → replay #10 (200)", "+6 −1 ~0")
+    assert (replay["title"], replay["summary"]) == ("response of #3 (400) → replay #12 (200)", "+6 −1 ~0")
     assert replay["notes"] is None
 
 
@@ -197,9 +202,9 @@ def test_export_writes_the_page_of_a_flow_a_session_or_a_selection(demo_store, t
     assert [f["id"] for f in page_data(one.stdout.decode())["flows"]] == [FAILING]
     done = cli("export", "--session", "--format", "html", "-o", str(tmp_path / "out"), "--store", str(demo_store))
     assert done.returncode == 0, done.stderr
-    assert done.stderr.decode() == f"wrote 1 file(s) for 10 flow(s) into {tmp_path / 'out'}\n"
+    assert done.stderr.decode() == f"wrote 1 file(s) for 12 flow(s) into {tmp_path / 'out'}\n"
     page = (tmp_path / "out" / "session-1.html").read_text()
-    assert [f["id"] for f in page_data(page)["flows"]] == list(range(1, 11))
+    assert [f["id"] for f in page_data(page)["flows"]] == list(range(1, 13))
     assert (tmp_path / "out" / "session-1.html").stat().st_mode & 0o777 == 0o600
     again = cli("export", "--session", "--format", "html", "-o", str(tmp_path / "out"), "--store", str(demo_store))
     assert again.returncode == 2
@@ -208,7 +213,7 @@ def test_export_writes_the_page_of_a_flow_a_session_or_a_selection(demo_store, t
                  "--store", str(demo_store))
     assert picked.returncode == 0, picked.stderr
     data = page_data((tmp_path / "sel" / "selection.html").read_text())
-    assert (data["title"], [f["id"] for f in data["flows"]]) == ("selection · ~v OC-05 | ~r", [FAILING, 10])
+    assert (data["title"], [f["id"] for f in data["flows"]]) == ("selection · ~v OC-05 | ~r", [FAILING, 11, 12])
 
 
 @pytest.mark.parametrize("argv", [("--select", "~v"), ("--select", "~model nothing-like-this")])

@@ -15,18 +15,17 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
 
-from inspector.demo import demo_upstream
+from inspector.demo import demo_forwarder, demo_upstream, run_agent
 from inspector.demo_script import DEMO_API_KEY, TURNS
 from inspector.flow import ReplayKind
 from inspector.mock import MockUpstream
 from inspector.proxy import Forwarder, ForwarderError
+from inspector.proxy.routes import Router
 from inspector.store import Store
 from inspector.tui.app import InspectorApp
 from inspector.tui.bridge import EventBridge
 from inspector.tui.screens.flow import FlowScreen
-from inspector.proxy.options import Options
 from inspector.session import LocalSession
 
 # Designed at 80x24 first (a laptop terminal), then using the room at 160x48.
@@ -44,23 +43,20 @@ def start(make, port: int):
         return make(0)
 
 
-def record(store: Store, bridge: EventBridge) -> tuple[MockUpstream, Forwarder]:
+def record(store: Store, bridge: EventBridge) -> tuple[MockUpstream, Forwarder | Router]:
     def make_upstream(port: int) -> MockUpstream:
         # 20 ms between events, as a model streams: each event arrives as its own chunk.
         return demo_upstream(interval=0.02, port=port).start()
 
     upstream = start(make_upstream, UPSTREAM_PORT)
 
-    def make_forwarder(port: int) -> Forwarder:
-        forwarder = Forwarder(Options(upstream.base_url, port=port), store=store, on_event=bridge)
+    def make_forwarder(port: int) -> Forwarder | Router:
+        forwarder = demo_forwarder(upstream.base_url, store, port=port, on_event=bridge)
         forwarder.start()
         return forwarder
 
     forwarder = start(make_forwarder, FORWARDER_PORT)
-    with httpx.Client(base_url=forwarder.base_url) as client:
-        for turn in TURNS:
-            client.post(turn.path, content=turn.body, headers={
-                "content-type": "application/json", "authorization": f"Bearer {DEMO_API_KEY}"})
+    run_agent(forwarder.client_url)
     upstream.wait_answered(len(TURNS))
     store.flush()
     return upstream, forwarder

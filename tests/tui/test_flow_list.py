@@ -88,8 +88,8 @@ async def test_current_session_is_marked(store: Store, ids: dict[str, int]) -> N
         flows = app.query_one(FlowList)
         await pilot.pause()
         first, second = flows.render_line(0).text, flows.render_line(1).text
-        assert first.startswith("      1 ")  # the earlier session: no marker
-        assert second.startswith("▌     2 ")
+        assert first.startswith(" 1     1 ")  # each row leads with its session
+        assert second.startswith(" 2     2 ")
 
 
 async def test_only_the_visible_window_is_read(store: Store) -> None:

@@ -11,7 +11,8 @@ from inspector.store import Store
 from inspector.tui.bridge import EventBridge
 from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.widgets.connection import ConnectionBar
-from inspector.tui.widgets.flow_list import ColumnHeader, FlowList, layout, row_cells
+from inspector.tui.widgets.flow_list import GUTTER, ColumnHeader, FlowList, layout, row_cells
+from inspector.tui.widgets.styles import overlay
 
 from .conftest import make_app, settle
 from .flows import NOW, defective_request, save_flow
@@ -26,19 +27,19 @@ def line(widget, y: int = 0) -> str:
 
 @pytest.mark.parametrize(("width", "titles"), [
     (39, [("#", 5), ("st", 3), ("issues", 7)]),  # the issues badge is the last to go
-    (79, [("#", 5), ("time", 12), ("path", 21), ("model", 16), ("st", 3), ("latency", 7), ("issues", 7)]),
-    (119, [("#", 5), ("time", 12), ("path", 20), ("dialect", 9), ("model", 16), ("st", 3),
+    (79, [("#", 5), ("time", 12), ("path", 20), ("model", 16), ("st", 3), ("latency", 7), ("issues", 7)]),
+    (119, [("#", 5), ("time", 12), ("path", 24), ("dialect", 9), ("model", 23), ("st", 3),
+           ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("issues", 7)]),
+    (159, [("#", 5), ("time", 12), ("meth", 6), ("path", 36), ("dialect", 9), ("model", 32), ("st", 3),
            ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("tokens", 11), ("issues", 7)]),
-    (159, [("#", 5), ("time", 12), ("meth", 6), ("path", 37), ("dialect", 9), ("model", 32), ("st", 3),
-           ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("tokens", 11), ("issues", 7)]),
-    (199, [("#", 5), ("time", 12), ("meth", 6), ("path", 77), ("dialect", 9), ("model", 32), ("st", 3),
+    (199, [("#", 5), ("time", 12), ("meth", 6), ("path", 76), ("dialect", 9), ("model", 32), ("st", 3),
            ("latency", 7), ("ttfb", 6), ("tools", 5), ("calls", 5), ("tokens", 11), ("issues", 7)]),
 ])
 def test_columns_drop_by_priority_and_the_model_gets_room(width: int, titles: list[tuple[str, int]]) -> None:
     columns = layout(width)
     assert [(c.title, w) for _, c, w in columns] == titles
-    assert 2 + sum(w for _, _, w in columns) + len(columns) - 1 == (width if width > 79 else
-                                                                     {39: 19, 79: 79}[width])
+    assert GUTTER + sum(w for _, _, w in columns) + len(columns) - 1 == (width if width > 79 else
+                                                                          {39: 20, 79: 79}[width])
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -55,15 +56,15 @@ async def test_the_list_fits_the_terminal(store: Store, ids: dict[str, int], siz
         titles = line(header).split()
         rows = {row.id: line(flows, index) for index, row in enumerate(store.rows())}
         if size == (80, 24):
-            assert titles == ["#", "time", "path", "model", "st", "latency", "issues"]
+            assert titles == ["S", "#", "time", "path", "model", "st", "latency", "issues"]
             assert rows[ids["defective"]] == (
-                "▌     3 09:30:02.500 /v1/chat/completions  gpt-4o-mini      200   342ms ✖3     ")
+                " 2     3 09:30:02.500 /v1/chat/completions gpt-4o-mini      200   342ms ✖3     ")
             assert rows[ids["failed"]].endswith(" 502   342ms        ")
         else:
-            assert titles == ["#", "time", "meth", "path", "dialect", "model", "st", "latency", "ttfb", "tools",
+            assert titles == ["S", "#", "time", "meth", "path", "dialect", "model", "st", "latency", "ttfb", "tools",
                               "calls", "tokens", "issues"]
             assert rows[ids["defective"]] == (
-                "▌     3 09:30:02.500 POST   /v1/chat/completions" + " " * 18 + "chat      gpt-4o-mini" + " " * 22
+                " 2     3 09:30:02.500 POST   /v1/chat/completions" + " " * 17 + "chat      gpt-4o-mini" + " " * 22
                 + "200   342ms  310ms     1     1        10/5 ✖3     ")
         assert all(len(text) == size[0] - 1 for text in rows.values())
 
@@ -90,9 +91,9 @@ async def test_replays_say_how_they_were_sent_and_o_jumps_between_them(
         flows = app.query_one(FlowList)
         method = "POST   " if size[0] > 80 else ""
         # The mark leads the path, so a narrow path column cuts the path, never the mark.
-        path = "/v1/chat/completions " if size[0] > 80 else "/v1/chat/comple… "
-        assert line(flows, 6).startswith(f"▌     7 09:30:11.000 {method}↻F#3 {path}")
-        assert line(flows, 5).startswith(f"▌     6 09:30:09.000 {method}↻#3 {path.replace('e… ', 'et… ')}")
+        path = "/v1/chat/completions " if size[0] > 80 else "/v1/chat/compl… "
+        assert line(flows, 6).startswith(f" 2     7 09:30:11.000 {method}↻F#3 {path}")
+        assert line(flows, 5).startswith(f" 2     6 09:30:09.000 {method}↻#3 {path.replace('l… ', 'le… ')}")
         await pilot.press("o")  # from the fixed replay to its origin
         assert flows.current.id == ids["defective"]
         await pilot.press("o")  # from the origin to its newest replay
@@ -173,3 +174,26 @@ def test_agent_settings_of_a_translate_session_name_only_the_dialect_it_accepts(
     assert agent_settings(base, ("openai-responses",)) == [("OPENAI_BASE_URL=", f"{base}/v1")]
     assert agent_settings(base, ("gemini",)) == [("GOOGLE_GEMINI_BASE_URL=", base)]
     assert agent_settings(base, ("anthropic",)) == [("ANTHROPIC_BASE_URL=", base)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_each_row_shows_its_session_and_S_N_filters_by_it(store: Store, ids: dict[str, int],
+                                                               size: tuple[int, int]) -> None:
+    """Issue 22: re-running the demo listed the previous run's flows above the new ones with nothing
+    between them. Each row leads with its session's number (what `~S N` takes), the recording
+    session's in the accent colour, an earlier one's muted like the rest of its row."""
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        header, flows = app.query_one(ColumnHeader), app.query_one(FlowList)
+        assert line(header).startswith(" S     # time")
+        sessions = [(row.session_id, line(flows, index)[:8]) for index, row in enumerate(store.rows())]
+        assert sessions == [(1, " 1     1"), *[(2, f" 2     {n}") for n in range(2, 7)]]
+        older, current = (list(flows.render_line(y))[0] for y in (0, 1))
+        # An earlier session's row is muted whole, its number with it.
+        assert (older.text[:3], current.text) == (" 1 ", " 2 ")
+        assert current.style.color == overlay(flows, "flow-list--current").color
+        assert older.style.color == overlay(flows, "flow-list--older").color
+        await pilot.press("slash", *"~S 1", "enter")
+        await settle(app, pilot)
+        assert (flows.filter_text, flows.total, line(flows, 0)[:8]) == ("~S 1", 1, " 1     1")

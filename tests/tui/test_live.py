@@ -144,9 +144,10 @@ async def test_r_replays_with_the_credentials_held_in_memory(
         assert upstream.received[1].body == upstream.received[0].body
         notes = [m.notification for m in seen.messages if isinstance(m, Notify)]
         assert [(n.title, n.message) for n in notes] == [("Replay", "#1 replayed as #2")]
-        # At 120 columns the method column has given way; the mark leads the path.
+        # At 120 columns the method column has given way; the mark leads the path (after the
+        # session, the id and the time).
         assert flows.render_line(flows.cursor - int(flows.scroll_y)).text.split()[3:5] == [
-            "↻#1", "/v1/chat/comple…"]
+            "↻#1", "/v1/chat/completions"]
         assert (flows.current.replay_fixed, store.get(2).notes) == (False, [])
 
 

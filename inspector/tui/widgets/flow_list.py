@@ -69,7 +69,11 @@ COLUMNS = [
     Column("tokens", 11, keep=1, right=True),  # in/out as the response reports them
     Column("issues", 7, keep=11),
 ]
-GUTTER = 2  # the session marker and a space
+# Each row leads with its session's number (what `~S N` takes), the recording session's in the
+# accent colour: a column, not a separator row, since it survives sorting and filtering (a row
+# between sessions means nothing sorted by latency), and at 80 columns it costs no other column.
+SESSION_WIDTH = 2
+GUTTER = SESSION_WIDTH + 1  # the session and a space
 PATH_ROOM = 24
 MODEL_ROOM = 32
 
@@ -149,7 +153,7 @@ class ColumnHeader(Widget):
     order: reactive[str] = reactive("time")
 
     def render(self) -> Text:
-        text = Text(" " * GUTTER, no_wrap=True, overflow="crop")
+        text = Text(fmt.fit("S", SESSION_WIDTH, right=True) + " ", no_wrap=True, overflow="crop")
         sorted_style = self.get_component_rich_style("column-header--sorted", partial=True)
         sorted_by = ORDER_COLUMN[self.order] if self.order != "time" else None
         for number, (_, column, width) in enumerate(layout(self.content_region.width)):
@@ -438,7 +442,8 @@ class FlowList(ScrollView, can_focus=True):
             line_style += style_of("flow-list--cursor")
         cells = row_cells(row, self.clock())
         columns = layout(width)
-        segments = [Segment("▌ " if current_session else "  ", line_style + style_of("flow-list--current"))]
+        session = fmt.fit(str(row.session_id), SESSION_WIDTH, right=True) + " "
+        segments = [Segment(session, line_style + style_of("flow-list--current") if current_session else line_style)]
         for number, (index, column, cell_width) in enumerate(columns):
             cell = cells[index]
             style = line_style + self._cell_style(column.title, row)
