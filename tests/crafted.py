@@ -22,7 +22,7 @@ from inspector.analysis import analyse
 from inspector.flow import Chunk, Flow, FlowState
 
 CHAT_REQUEST = (b'{"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}], '
-                b'"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]}')
+                b'"tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}}]}')
 CHAT_RESPONSE = (b'{"id": "c1", "object": "chat.completion", "choices": [{"index": 0, "finish_reason": "stop", '
                  b'"message": {"role": "assistant", "content": "hello"}}]}')
 STREAM_REQUEST = b'{"model": "claude-test", "max_tokens": 5, "stream": true, "messages": [{"role": "user", "content": "hi"}]}'

@@ -238,7 +238,7 @@ def test_escapes_in_a_har_body_are_followed_to_the_character(tmp_path, capsys, m
     the body (twelve for a surrogate pair), a line break two; the column counts the file's."""
     monkeypatch.chdir(tmp_path)
     request = {"model": "gpt-4o", "messages": [{"role": "user", "content": "Météo à Paris 🌧?"}],
-               "tools": [{"type": "function", "function": {"name": "météo", "parameters": {"type": "object"}}}]}
+               "tools": [{"type": "function", "function": {"name": "météo", "parameters": {"type": "object", "properties": {}}}}]}
     entry = {"request": {"method": "POST", "url": "https://api.openai.com/v1/chat/completions", "headers": [],
                          "postData": {"mimeType": "application/json",
                                       "text": json.dumps(request, ensure_ascii=False, indent=1)}},
@@ -257,7 +257,7 @@ def test_a_cassette_body_folded_over_lines_is_followed_to_the_character(tmp_path
     monkeypatch.chdir(tmp_path)
     body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": "It's raining in Paris; and Lyon?"}],
                        "tools": [{"type": "function", "function": {"name": "get weather", "description": "By city",
-                                                                   "parameters": {"type": "object"}}}]})
+                                                                   "parameters": {"type": "object", "properties": {}}}}]})
     Path("folded.yaml").write_text(yaml.dump({"interactions": [{
         "request": {"body": body, "headers": {"Content-Type": ["application/json"]}, "method": "POST",
                     "uri": "https://api.openai.com/v1/chat/completions"},

@@ -19,7 +19,7 @@ from inspector.redact import REDACTED
 from inspector.store import SCHEMA_VERSION, analysis_worker, schema, Store, StoreError, pack_chunks, unpack_chunks
 
 BODY = orjson.dumps({"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}],
-                     "tools": [{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]})
+                     "tools": [{"type": "function", "function": {"name": "a", "parameters": {"type": "object", "properties": {}}}}]})
 
 
 def make_flow(store: Store, **fields) -> Flow:

@@ -105,7 +105,7 @@ def test_a_failing_turn_fails_again_as_recorded_and_passes_only_fixed(tmp_path):
 @pytest.mark.parametrize(("path", "body", "answer"), [
     ("/v1/chat/completions",
      {"model": "m", "messages": [{"role": "user", "content": "hi"}],
-      "tools": [{"type": "function", "function": {"name": "a.b", "parameters": {"type": "object"}}}]},
+      "tools": [{"type": "function", "function": {"name": "a.b", "parameters": {"type": "object", "properties": {}}}}]},
      {"error": {"message": "tool name 'a.b' does not match ^[a-zA-Z0-9_-]+$ (OC-02)",
                 "type": "invalid_request_error", "param": "tools[0].function.name", "code": None}}),
     ("/v1/responses",

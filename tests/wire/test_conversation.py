@@ -26,9 +26,9 @@ N, ANSWERED, UNANSWERED, ORPHAN, NEW = Mark.NONE, Mark.ANSWERED, Mark.UNANSWERED
 
 def test_chat_pairs_by_id_and_marks_the_orphan_the_undeclared_and_the_response_turn() -> None:
     request = {"model": "gpt-4o", "tools": [
-        {"type": "function", "function": {"name": "scrape", "parameters": {"type": "object"}}},
-        {"type": "function", "function": {"name": "scrape", "parameters": {"type": "object"}}},
-        {"type": "function", "function": {"name": "unused", "parameters": {"type": "object"}}}], "messages": [
+        {"type": "function", "function": {"name": "scrape", "parameters": {"type": "object", "properties": {}}}},
+        {"type": "function", "function": {"name": "scrape", "parameters": {"type": "object", "properties": {}}}},
+        {"type": "function", "function": {"name": "unused", "parameters": {"type": "object", "properties": {}}}}], "messages": [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Summarise example.com"},
         {"role": "assistant", "content": None, "tool_calls": [
@@ -58,7 +58,7 @@ def test_chat_pairs_by_id_and_marks_the_orphan_the_undeclared_and_the_response_t
 
 
 def test_legacy_functions_pair_by_name_first_in_first_out() -> None:
-    request = {"model": "gpt-4o", "functions": [{"name": "lookup", "parameters": {"type": "object"}}], "messages": [
+    request = {"model": "gpt-4o", "functions": [{"name": "lookup", "parameters": {"type": "object", "properties": {}}}], "messages": [
         {"role": "user", "content": "find a and b"},
         {"role": "assistant", "content": None, "function_call": {"name": "lookup", "arguments": "{\"q\":\"a\"}"}},
         {"role": "function", "name": "lookup", "content": "A"},
@@ -178,7 +178,7 @@ def test_gemini_snake_case_pointers_are_the_clients_own_spelling() -> None:
 
 
 def test_responses_items_pair_by_call_id() -> None:
-    request = {"model": "gpt-4.1", "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}}],
+    request = {"model": "gpt-4.1", "tools": [{"type": "function", "name": "f", "parameters": {"type": "object", "properties": {}}}],
                "input": [{"role": "user", "content": "hi"},
                          {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
                          {"type": "function_call_output", "call_id": "c1", "output": "x"},
@@ -372,7 +372,7 @@ def test_a_top_level_field_the_parser_refuses_is_reported_first_and_the_history_
     """The field is left out and the rest read again: the Responses server's own history (which the
     inspector cannot see) does not hide the turns the client did send, nor its tools."""
     request = {"previous_response_id": "resp_1", "input": [*RESPONSES_HISTORY[:1], *RESPONSES_HISTORY[2:]],
-               "tools": [{"type": "function", "name": "w", "parameters": {"type": "object"}}]}
+               "tools": [{"type": "function", "name": "w", "parameters": {"type": "object", "properties": {}}}]}
     found = build(Dialect.OPENAI_RESPONSES, request)
     assert turns(found) == [
         refused("request", "/previous_response_id", "/previous_response_id", "previous_response_id points at "

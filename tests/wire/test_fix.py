@@ -99,7 +99,7 @@ def _aliased(names, dialect=CHAT, profile=None):
         result = fix(payload, dialect, profile)
         return [d["name"] for d in result.payload["tools"][0]["functionDeclarations"]], result
     payload = {"model": "m", "messages": [{"role": "user", "content": "hi"}],
-               "tools": [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}}
+               "tools": [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {}}}}
                          for n in names]}
     result = fix(payload, dialect, profile)
     return [t["function"]["name"] for t in result.payload["tools"]], result

@@ -94,7 +94,7 @@ CASES = [
          setting(["response", "choices", 0, "message", "tool_calls", 0, "function", "name"], "get_time"),
          "XL-16", CHAT_NAME, "error",
          # declared only through the legacy functions list: still declared
-         doing(setting(["request", "functions"], [{"name": "get_time", "parameters": {"type": "object"}}]),
+         doing(setting(["request", "functions"], [{"name": "get_time", "parameters": {"type": "object", "properties": {}}}]),
                setting(["response", "choices", 0, "message", "tool_calls", 0, "function", "name"], "get_time")),
          "exchange"),
     Case("chat stream call to an undeclared tool", "openai-chat", CHAT_STREAM,
@@ -109,7 +109,7 @@ CASES = [
          # declared inside a namespace tool
          doing(setting(["request", "tools", 1], {"type": "namespace", "name": "clock", "description": "Clock",
                                                  "tools": [{"type": "function", "name": "get_time",
-                                                            "parameters": {"type": "object"}}]}),
+                                                            "parameters": {"type": "object", "properties": {}}}]}),
                setting(["response", "output", 0, "name"], "get_time")),
          "exchange"),
     Case("anthropic call to an undeclared tool", "anthropic", ANTHROPIC,

@@ -515,7 +515,7 @@ def test_every_loss_pointer_escapes_the_key_it_names() -> None:
 
 def test_xl03_xl09_every_bridge_drops_nameless_and_repeated_tools_alike() -> None:
     # One helper (common.declared_once) for what five parsers did each their own way.
-    fn = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    fn = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
     cases = [
         (CHAT, ANT, chat([{"role": "user", "content": "hi"}], tools=[fn, {"type": "function", "function": {}}, fn]),
          CHAT_PATH, "/tools", "function tool"),

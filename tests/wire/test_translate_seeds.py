@@ -59,7 +59,7 @@ def test_seed_004_legacy_functions_to_responses() -> None:
     one never collided with."""
     original = {"model": "gpt-4o", "tool_choice": None, "functions": [
         {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}],
-        "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}],
+        "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}}],
         "function_call": "auto",
         "messages": [
             {"role": "user", "content": "Paris?"},
@@ -103,7 +103,7 @@ def test_seed_names_with_dots_round_trip_through_the_alias_map() -> None:
     the JSON response and in the next turn's replayed history."""
     names = ["github.list_issues", "mcp/fs/read.file"]
     original = {"model": "gpt-4o", "messages": [{"role": "user", "content": "go"}],
-                "tools": [{"type": "function", "function": {"name": n, "parameters": {"type": "object"}}} for n in names]}
+                "tools": [{"type": "function", "function": {"name": n, "parameters": {"type": "object", "properties": {}}}} for n in names]}
     bridge = get_bridge(CHAT, ANT)
     sent = bridge.request(original, "/v1/chat/completions")
     aliases = [t["name"] for t in sent.payload["tools"]]

@@ -23,10 +23,10 @@ NO_ARGUMENTS = {"type": "object", "properties": {}}
 
 def lacks_root_properties(parameters: dict[str, Any]) -> bool:
     """Whether OpenAI answers 400 "In context=(), object schema missing properties" to these function
-    parameters: an object root (any casing) with no `properties`, and nothing (a `$ref`, a
-    combinator) that could supply them. Only the root: nested free-form objects are accepted."""
-    root = parameters.get("type")
-    return (isinstance(root, str) and root.lower() == "object" and "properties" not in parameters
+    parameters: an object root with no `properties`, and nothing (a `$ref`, a combinator) that could
+    supply them. Only the root: nested free-form objects are accepted. A genai root ("OBJECT") is the
+    schema walk's finding, whose fix converts the schema first."""
+    return (parameters.get("type") == "object" and "properties" not in parameters
             and not any(key in parameters for key in ("$ref", "anyOf", "oneOf", "allOf")))
 
 
