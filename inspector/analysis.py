@@ -12,13 +12,14 @@ from typing import Any, get_args
 
 import orjson
 
-from .flow import Flow, Mode, header
+from .flow import PREWARM_NOTE, Flow, Mode, header
 from .wire import check, jsonsafe
 from .wire import profiles
 from .wire.fix import FixResult, fix
 from .wire.translate import Loss, RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.translate.model import LossKind
 from .wire.dialect import Dialect, from_path, from_shape
+from .wire.dialects.openai_responses import socket
 from .wire.streams import check_and_reassemble, is_stream_type, parse_events
 from .wire.session import check_session, declared_from_flows, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
@@ -395,17 +396,32 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
         result.response, _ = parse_json(response_body)
         response = result.response
     response_profile = replace(client_profile, restored_names=restored) if restored else client_profile
-    exchange = check.check_exchange(result.request, response, dialect, client_profile,
-                                    response_profile=response_profile)
+    history = _history(flow, dialect)
+    judged = result.request if history is None else socket.with_history(result.request, history)
+    exchange = check.check_exchange(judged, response, dialect, client_profile, response_profile=response_profile)
     if streamed:
         result.response = exchange.final
-    add("request", [_repaired(v) if _fixed_at(v, fixed) else v for v in exchange.request])
+    request_findings = exchange.request if history is None else socket.own_findings(exchange.request, len(history))
+    add("request", [_repaired(v) if _fixed_at(v, fixed) else v for v in request_findings])
     if result.upstream_request is not None:
         add("upstream", check.check_request(result.upstream_request, upstream_dialect, upstream_profile))
-    # An error answer is the provider's verdict, not a tool-calling payload to judge.
-    if (flow.status or 0) < 400:
+    # An error answer is the provider's verdict, not a tool-calling payload to judge; a prewarm's
+    # empty answer is what it asked for.
+    if (flow.status or 0) < 400 and PREWARM_NOTE not in flow.notes:
         add("response", [*exchange.response, *exchange.pair])
     return found
+
+
+def _history(flow: Flow, dialect: Dialect) -> list[Any] | None:
+    """A socket turn's history (Flow.history), judged before its own input as the server reads it:
+    pairing across turns (an output for a call no earlier turn made) is then checked, not assumed."""
+    if flow.history is None or dialect is not Dialect.OPENAI_RESPONSES:
+        return None
+    try:
+        items = orjson.loads(flow.history)
+    except orjson.JSONDecodeError:
+        return None
+    return items if isinstance(items, list) else None
 
 
 def _upstream_profile(flow: Flow, result: Analysis, upstream_dialect: Dialect) -> profiles.Profile:
