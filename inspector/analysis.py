@@ -12,7 +12,8 @@ from typing import Any, get_args
 
 import orjson
 
-from .flow import PREWARM_NOTE, Flow, Mode, header
+from .flow import PREWARM_NOTE, Flow, Mode, frames, header
+from .sockets import socket_findings
 from .wire import check, jsonsafe
 from .wire import profiles
 from .wire.fix import FixResult, fix
@@ -212,6 +213,13 @@ def analyse(flow: Flow) -> Analysis:
     """The whole analysis; the store keeps it (`to_stored`), so that it runs once per flow."""
     calls["analyse"] += 1
     result = Analysis()
+    if flow.websocket:
+        # Its bodies are an upgrade and frame records, no payloads: the socket's own rules judge the
+        # frames (a Responses socket's turns are flows of their own, judged as such).
+        result.dialect = from_path(flow.path)
+        result.violations = socket_findings(flow, frames(flow))
+        result.errors, result.warnings, _ = count_by_severity(result.violations)
+        return result
     request_error = _parse_requests(flow, result)
     dialect = from_path(flow.path) or from_shape(result.request)
     result.dialect = dialect

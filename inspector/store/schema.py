@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import platformdirs
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 # Version 1, as first shipped: a file at any version is brought forward by the steps after it.
 SCHEMA_1 = """
@@ -108,9 +108,16 @@ INSERT OR REPLACE INTO meta (key, value) SELECT 'rules_backfill_below', COALESCE
 SCHEMA_8 = """
 ALTER TABLE flows ADD COLUMN websocket INTEGER NOT NULL DEFAULT 0;
 """
-_STEPS = (SCHEMA_1, SCHEMA_2, SCHEMA_3, SCHEMA_4, SCHEMA_5, SCHEMA_6, SCHEMA_7, SCHEMA_8)
+# Version 9: a Responses socket's turns are flows of their own (inspector/sockets.py): the socket they
+# came through, the turn they continue, the history that continuation rests on.
+SCHEMA_9 = """
+ALTER TABLE flows ADD COLUMN socket_of INTEGER;
+ALTER TABLE flows ADD COLUMN continues INTEGER;
+ALTER TABLE flows ADD COLUMN history BLOB;
+"""
+_STEPS = (SCHEMA_1, SCHEMA_2, SCHEMA_3, SCHEMA_4, SCHEMA_5, SCHEMA_6, SCHEMA_7, SCHEMA_8, SCHEMA_9)
 _MIGRATIONS = {version: "".join(_STEPS[version:]) for version in range(len(_STEPS))}
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)  # what a read-only open can list and show without migrating
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9)  # what a read-only open can list and show without migrating
 
 
 class StoreError(Exception):
