@@ -24,7 +24,7 @@ from .wire import sse
 from .wire.dialect import Dialect, from_path
 from .wire.dialects.gemini import live
 from .wire.dialects.openai_responses import realtime, socket
-from .wire.frames import Frame
+from .wire.frames import Described, Frame
 from .wire.violations import Violation
 
 TURN_METHOD = "WS"  # a turn's method in the list: no HTTP request carried it
@@ -57,6 +57,12 @@ def socket_findings(flow: Flow, frames: list[Frame]) -> list[Violation]:
     if kind is Protocol.LIVE:
         return live.check(frames)
     return []
+
+
+def describe(flow: Flow, frames: list[Frame]) -> list[Described]:
+    """Each frame of socket `flow` as a frame view lists it, read by its protocol's module (OpenAI's
+    event shapes for a socket of no known protocol)."""
+    return live.describe(frames) if protocol(flow.path) is Protocol.LIVE else realtime.describe(frames)
 
 
 def _error_status(events: list[dict[str, object]]) -> int | None:
