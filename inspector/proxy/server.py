@@ -16,6 +16,8 @@ import httptools
 import uvicorn
 # httptools comes with uvicorn[standard], a dependency: the protocol below builds on it.
 from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE, HttpToolsProtocol
+# websockets comes with uvicorn[standard] too: the upgraded connection's protocol builds on it.
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from .options import ClientLimits
 
@@ -134,6 +136,9 @@ class _BoundedHttpTools(HttpToolsProtocol):
             if self._connect_target is not None:
                 self._hand_over(data[upgrade.args[0]:])
                 return
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+                return
             self._unsupported_upgrade_warning()
         # Checked after feeding: one read (at most a few hundred KiB) past the limit is held
         # at most, and a read that holds the head's end and the body's start is never refused.
@@ -161,6 +166,27 @@ class _BoundedHttpTools(HttpToolsProtocol):
         self._in_head = True
         self._head_bytes = 0
         super().on_message_complete()
+
+    def handle_websocket_upgrade(self) -> None:
+        # uvicorn's, but the socket's protocol learns the tunnel it is in, and the request target
+        # as sent; it also takes this protocol's place among the tunnels (see _Socket.connection_lost).
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.transport.abort()  # pipelined behind a request still answering: no clean reply exists
+            return
+        self.connections.discard(self)
+        head = [self.scope["method"].encode(), b" ", self.url, b" HTTP/1.1\r\n"]
+        for name, value in self.scope["headers"]:
+            head += [name, b": ", value, b"\r\n"]
+        head.append(b"\r\n")
+        protocol = _Socket(config=self.config, server_state=self.server_state, app_state=self.app_state,
+                           _loop=self.loop)
+        protocol.target = bytes(self.url)
+        protocol.intercepted = self.intercepted
+        protocol.connect = self.connect
+        protocol.connection_made(self.transport)
+        protocol.data_received(b"".join(head))
+        self.transport.set_protocol(protocol)
+        self.intercepted = None  # released by the socket's protocol now
 
     def _hand_over(self, rest: bytes) -> None:
         """The CONNECT head is read: the connection leaves uvicorn's care for the connect taker's."""
@@ -191,6 +217,35 @@ class _BoundedHttpTools(HttpToolsProtocol):
         if self._head_timer is not None:
             self._head_timer.cancel()
             self._head_timer = None
+
+
+class _Socket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (websockets' sans-io framing) for an upgraded request: its scope
+    carries the request target and the tunnel it came through, like an HTTP request's."""
+
+    target = b""
+    intercepted: Any = None
+    connect: ConnectTaker | None = None
+
+    def handle_connect(self, event: Any) -> None:
+        super().handle_connect(event)
+        scope = getattr(self, "scope", None)  # none when websockets refused the handshake itself
+        if scope is not None:  # the app's task has not run yet: it sees these
+            extensions = scope["extensions"]
+            extensions[TARGET_EXTENSION] = self.target
+            if self.intercepted is not None:
+                extensions[INTERCEPT_EXTENSION] = self.intercepted
+
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
+            # Answered without a socket (a refusal, a 426): done, not the failed handshake uvicorn logs.
+            self.handshake_complete = True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.intercepted is not None and self.connect is not None:
+            self.connect.released()
 
 
 class Served:
@@ -230,8 +285,10 @@ class ServerThread:
         limits: ClientLimits = ClientLimits(),
         connect: ConnectTaker | None = None,
         tls: tuple[str, str] | None = None,
+        websocket: bool = False,
     ) -> None:
         self.app = app
+        self.websocket = websocket  # upgrades reach the app as ASGI websocket scopes; else a plain request
         self.connect = connect
         self.tls = tls  # (certificate chain file, key file): serve HTTPS
         self.host = host
@@ -267,7 +324,8 @@ class ServerThread:
             # The upstream's own Date/Server headers are relayed; uvicorn must not add its own.
             server_header=False,
             date_header=False,
-            ws="none",
+            ws=_Socket if self.websocket else "none",
+            ws_max_size=self.limits.max_message,
             timeout_graceful_shutdown=1,
             ssl_certfile=None if self.tls is None else self.tls[0],
             ssl_keyfile=None if self.tls is None else self.tls[1],
