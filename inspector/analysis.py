@@ -13,7 +13,7 @@ from typing import Any, get_args
 import orjson
 
 from .flow import PREWARM_NOTE, Flow, Mode, frames, header
-from .sockets import socket_findings
+from .sockets import socket_findings, turn_history
 from .wire import check, jsonsafe
 from .wire import profiles
 from .wire.fix import FixResult, fix
@@ -423,13 +423,7 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
 def _history(flow: Flow, dialect: Dialect) -> list[Any] | None:
     """A socket turn's history (Flow.history), judged before its own input as the server reads it:
     pairing across turns (an output for a call no earlier turn made) is then checked, not assumed."""
-    if flow.history is None or dialect is not Dialect.OPENAI_RESPONSES:
-        return None
-    try:
-        items = orjson.loads(flow.history)
-    except orjson.JSONDecodeError:
-        return None
-    return items if isinstance(items, list) else None
+    return turn_history(flow) if dialect is Dialect.OPENAI_RESPONSES else None
 
 
 def _upstream_profile(flow: Flow, result: Analysis, upstream_dialect: Dialect) -> profiles.Profile:

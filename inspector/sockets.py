@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum
+from typing import Any
 
 import orjson
 
-from .flow import PREWARM_NOTE, Chunk, Flow, FlowState
+from .flow import PREWARM_NOTE, REPLAY_NOTES, Chunk, Flow, FlowState
 from .wire import sse
 from .wire.dialect import Dialect, from_path
 from .wire.dialects.gemini import live
@@ -46,6 +47,32 @@ def protocol(path: str) -> Protocol | None:
     if from_path(bare) is Dialect.OPENAI_RESPONSES:
         return Protocol.RESPONSES
     return None
+
+
+def turn_history(flow: Flow) -> list[Any] | None:
+    """The history socket turn `flow` continues (Flow.history), None when there is none to read."""
+    if flow.history is None:
+        return None
+    try:
+        items = orjson.loads(flow.history)
+    except orjson.JSONDecodeError:
+        return None
+    return items if isinstance(items, list) else None
+
+
+def turn_frame(flow: Flow, body: bytes | None = None) -> bytes:
+    """The `response.create` frame a replay of socket turn `flow` sends on a socket of its own: its
+    request (or `body`, fixed or edited) in the envelope, and for a continuation the history it
+    continued sent as full input, since the server's previous_response_id may be gone (a chain that
+    left the socket keeps its previous_response_id: the server's copy is all there is). A ValueError
+    for a body that is not a JSON object."""
+    request = orjson.loads(flow.request_body if body is None else body)
+    if not isinstance(request, dict):
+        raise ValueError("a response.create body is a JSON object")
+    items = turn_history(flow)
+    if items is not None and request.get("previous_response_id") is not None:
+        request = socket.with_history(request, items)
+    return orjson.dumps({"type": "response.create", **request})
 
 
 def socket_findings(flow: Flow, frames: list[Frame]) -> list[Violation]:
@@ -98,6 +125,8 @@ def turn_flows(flow: Flow, frames: list[Frame], new_id: Callable[[], int]) -> li
         notes = [f"turn {index + 1} of WebSocket #{flow.id}; {frame_span(turn)}"]
         if turn.prewarm:
             notes.append(PREWARM_NOTE)
+        # A replayed socket's turn is the replay of the turn it was sent from (replay.replay_turn).
+        notes += [note for note in flow.notes if note in REPLAY_NOTES.values()]
         if turn.previous_response_id is not None and items is None:
             notes.append(f"continues {turn.previous_response_id}, a response this socket never saw: "
                          "its history is the server's alone")
@@ -110,7 +139,7 @@ def turn_flows(flow: Flow, frames: list[Frame], new_id: Callable[[], int]) -> li
             ttfb_ms=chunks[0].t * 1000 if chunks else None, latency_ms=chunks[-1].t * 1000 if chunks else None,
             state=FlowState.COMPLETE if turn.ended else FlowState.ERROR,
             error=None if turn.ended else "the socket closed before this turn ended",
-            route=flow.route, notes=notes, socket_of=flow.id,
+            route=flow.route, notes=notes, socket_of=flow.id, replay_of=flow.replay_of,
             continues=by_response.get(turn.previous_response_id or ""),
             history=None if items is None or turn.previous_response_id is None else orjson.dumps(items)))
         if turn.response_id is not None:

@@ -20,12 +20,13 @@ def test_a_saved_socket_s_turns_are_rows_linked_to_it(tmp_path):
             (socket.id, "GET", True, None, None, "openai-responses", "", 101, 0, 0),
             (socket.id + 1, "WS", False, socket.id, None, "openai-responses", "gpt-5", 200, 0, 0),
             (socket.id + 2, "WS", False, socket.id, socket.id + 1, "openai-responses", "gpt-5", 200, 0, 1),
-            (socket.id + 3, "WS", False, socket.id, socket.id + 2, "openai-responses", "gpt-5", 200, 1, 0),
+            (socket.id + 3, "WS", False, socket.id, socket.id + 2, "openai-responses", "gpt-5", 200, 2, 0),
         ]
         turn = store.get(socket.id + 3)
         assert orjson.loads(turn.history) == [_ASK, _CALL]
         found = store.analysis(turn).violations
-        assert [(v.rule, v.pointer, v.where) for v in found] == [("OR-08", "/input/0/call_id", "request")]
+        assert [(v.rule, v.pointer, v.where) for v in found] == [("OR-08", "/input/0/call_id", "request"),
+                                                                 ("OR-08", "/previous_response_id", "request")]
         assert [r.id for r in store.rows(text="~v OR-08")] == [socket.id + 3]
 
 

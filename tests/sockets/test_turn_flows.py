@@ -65,7 +65,12 @@ def test_a_turn_is_analysed_as_the_responses_stream_it_stands_for():
 def test_an_output_for_a_call_no_earlier_turn_made_is_caught_on_its_turn():
     made = turn_flows(socket_flow(), frames_of(seeded()), iter(range(1, 9)).__next__)
     found = analyse(made[2]).violations
-    assert [(v.rule, v.pointer, v.where) for v in found] == [("OR-08", "/input/0/call_id", "request")]
+    # The output answers no call, and the call the model made (in the history) is left unanswered.
+    assert [(v.rule, v.pointer, v.message) for v in found] == [
+        ("OR-08", "/input/0/call_id", "no function_call with call_id 'call_unknown' precedes this output "
+                                      "(\"No tool call found\")"),
+        ("OR-08", "/previous_response_id", "function_call 'call_1' has no function_call_output (\"No tool output "
+                                           "found\") (item 1 of the history it continues)")]
     # The same turn judged without the history it continues: pairing is the server's, only noted.
     alone = analyse(Flow(**{**{k: getattr(made[2], k) for k in made[2].__slots__}, "history": None}))
     assert [(v.rule, v.pointer) for v in alone.violations] == [("OR-11", "/previous_response_id")]

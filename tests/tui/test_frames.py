@@ -48,7 +48,7 @@ async def test_turns_are_rows_after_their_socket(store: Store, sockets: tuple[in
             ("1", "GET", "⇅ /v1/responses", "101", ""),
             ("2", "WS", "⇅#1 /v1/responses", "200", ""),
             ("3", "WS", "⇅#1 /v1/responses", "200", ""),
-            ("4", "WS", "⇅#1 /v1/responses", "200", "✖1"),
+            ("4", "WS", "⇅#1 /v1/responses", "200", "✖2"),
             ("5", "GET", "⇅ /v1/realtime", "101", "✖1"),
         ]
 
@@ -91,4 +91,5 @@ async def test_enter_on_a_socket_shows_its_frames(store: Store, sockets: tuple[i
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, FlowScreen) and app.screen.view is not None
-        assert [(v.rule, v.pointer) for v in app.screen.view.analysis.violations] == [("OR-08", "/input/0/call_id")]
+        assert [(v.rule, v.pointer) for v in app.screen.view.analysis.violations] == [("OR-08", "/input/0/call_id"),
+                                                                                   ("OR-08", "/previous_response_id")]

@@ -148,18 +148,28 @@ def with_history(request: Any, items: list[Any]) -> Any:
     return whole
 
 
+# Rules that judge a turn's input against the history it continues: a finding of theirs inside the
+# history (a call there that this turn leaves unanswered) is this turn's, not the earlier turns'.
+_PAIRING = frozenset({"OR-08"})
+
+
 def own_findings(violations: list[Violation], items: int) -> list[Violation]:
     """Findings of a request checked `with_history` (with `items` history items), as pointers into
-    the request as sent: those inside the history are the earlier turns' own and are dropped, an
-    input item's index goes back by `items`."""
+    the request as sent: an input item's index goes back by `items`; inside the history, a pairing
+    finding points at previous_response_id (what brought that item in), the rest are the earlier
+    turns' own and are dropped."""
     found = []
     for violation in violations:
         tokens = split(violation.pointer)
         if tokens[:1] == ["input"] and len(tokens) > 1 and tokens[1].isdigit():
             position = int(tokens[1]) - items
-            if position < 0:
+            if position >= 0:
+                violation = replace(violation, pointer=join("/input", position, *tokens[2:]))
+            elif violation.rule in _PAIRING:
+                violation = replace(violation, pointer="/previous_response_id",
+                                    message=f"{violation.message} (item {tokens[1]} of the history it continues)")
+            else:
                 continue
-            violation = replace(violation, pointer=join("/input", position, *tokens[2:]))
         found.append(violation)
     return found
 
