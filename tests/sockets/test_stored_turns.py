@@ -46,3 +46,19 @@ def test_a_session_read_back_read_only_keeps_its_turns(tmp_path):
         record_socket(store, session())
     with Store(tmp_path / "s.db", read_only=True) as store:
         assert [(r.socket_of, r.continues) for r in store.rows()] == [(None, None), (1, None), (1, 2), (1, 3)]
+
+
+def test_filters_pick_sockets_and_their_turns(tmp_path):
+    from tests.tui.flows import clean_request, save_flow
+
+    with Store(tmp_path / "s.db") as store:
+        store.new_session("https://api.openai.com", "http://127.0.0.1:1")
+        first = record_socket(store, seeded())
+        save_flow(store, clean_request())
+        second = record_socket(store, session())
+        found = {text: [r.id for r in store.rows(text=text)] for text in (
+            "~w", "~websocket", "!~w", f"#{first.id}", f"#{second.id}", "~w & ~v OR-08", "~m WS", "~dialect responses")}
+        assert found == {
+            "~w": [1, 2, 3, 4, 6, 7, 8, 9], "~websocket": [1, 2, 3, 4, 6, 7, 8, 9], "!~w": [5],
+            "#1": [1, 2, 3, 4], "#6": [6, 7, 8, 9], "~w & ~v OR-08": [4], "~m WS": [2, 3, 4, 7, 8, 9],
+            "~dialect responses": [1, 2, 3, 4, 6, 7, 8, 9]}
