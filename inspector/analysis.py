@@ -404,7 +404,7 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
         result.response, _ = parse_json(response_body)
         response = result.response
     response_profile = replace(client_profile, restored_names=restored) if restored else client_profile
-    history = _history(flow, dialect)
+    history = _history(flow, result.request, dialect)
     judged = result.request if history is None else socket.with_history(result.request, history)
     exchange = check.check_exchange(judged, response, dialect, client_profile, response_profile=response_profile)
     if streamed:
@@ -420,10 +420,10 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
     return found
 
 
-def _history(flow: Flow, dialect: Dialect) -> list[Any] | None:
+def _history(flow: Flow, request: Any, dialect: Dialect) -> list[Any] | None:
     """A socket turn's history (Flow.history), judged before its own input as the server reads it:
     pairing across turns (an output for a call no earlier turn made) is then checked, not assumed."""
-    return turn_history(flow) if dialect is Dialect.OPENAI_RESPONSES else None
+    return turn_history(flow, request) if dialect is Dialect.OPENAI_RESPONSES else None
 
 
 def _upstream_profile(flow: Flow, result: Analysis, upstream_dialect: Dialect) -> profiles.Profile:
@@ -535,11 +535,15 @@ def session_findings(flows: Iterable[Flow]) -> dict[int, list[Violation]]:
     return found
 
 
-def safe_repairs(analysis: Analysis) -> FixResult | None:
+def safe_repairs(analysis: Analysis, flow: Flow | None = None) -> FixResult | None:
     """The flow's request with every safe repair applied (what a fixed replay, `R`, sends, and what
     a fixed fixture carries); None when the request is not JSON of a known dialect. Raises
     jsonsafe.Unfaithful, saying why, when it cannot be repaired faithfully (nested past what orjson
-    writes, an integer it would round): each caller says so in its own place."""
+    writes, an integer it would round): each caller says so in its own place. A socket turn's
+    (`flow`) is repaired as the server reads it, its history before its input: an output for a call
+    no earlier turn made is dropped, a call left unanswered is answered."""
     if analysis.request is None or analysis.dialect is None:
         return None
-    return fix(analysis.request, analysis.dialect)
+    history = None if flow is None else _history(flow, analysis.request, analysis.dialect)
+    request = analysis.request if history is None else socket.with_history(analysis.request, history)
+    return fix(request, analysis.dialect)

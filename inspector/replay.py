@@ -34,12 +34,11 @@ from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, 
 from .proxy.routes import Router
 from .proxy.server import is_loopback
 from .proxy.stdio import STDIO_SCHEME
-from .sockets import turn_frame, turn_history
+from .sockets import turn_frame
 from .redact import REDACTED, SECRET_QUERY_KEYS, query_pairs, secret_header
 from .wire import jsonsafe
 from .wire.dialect import Dialect, from_path
 from .wire.dialects import Outgoing, auth_headers, provider
-from .wire.dialects.openai_responses.socket import with_history
 from .wire.profiles import PROVIDER_HOSTS, is_provider_host
 
 if TYPE_CHECKING:
@@ -266,14 +265,8 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
 def fixed_request(flow: Flow) -> bytes:
     """The request body with every safe repair applied (what "replay fixed" sends). ReplayRefused
     says why there is none."""
-    analysis = analyse(flow)
-    history = turn_history(flow)
-    if history is not None and analysis.request is not None:
-        # A socket turn is repaired as the server reads it, its history before its input: an output
-        # for a call no earlier turn made is dropped, a call left unanswered is answered.
-        analysis.request = with_history(analysis.request, history)
     try:
-        repaired = safe_repairs(analysis)
+        repaired = safe_repairs(analyse(flow), flow)
     except jsonsafe.Unfaithful as exc:
         raise ReplayRefused(f"cannot fix faithfully: {exc}") from None
     if repaired is None:

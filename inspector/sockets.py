@@ -49,9 +49,11 @@ def protocol(path: str) -> Protocol | None:
     return None
 
 
-def turn_history(flow: Flow) -> list[Any] | None:
-    """The history socket turn `flow` continues (Flow.history), None when there is none to read."""
-    if flow.history is None:
+def turn_history(flow: Flow, request: Any) -> list[Any] | None:
+    """The history socket turn `flow` continues (Flow.history), for `request` (its body, or one fixed
+    or edited from it): None when there is none to read, or `request` no longer continues a
+    response (no previous_response_id): such a body holds its whole conversation itself."""
+    if flow.history is None or not isinstance(request, dict) or request.get("previous_response_id") is None:
         return None
     try:
         items = orjson.loads(flow.history)
@@ -69,8 +71,8 @@ def turn_frame(flow: Flow, body: bytes | None = None) -> bytes:
     request = orjson.loads(flow.request_body if body is None else body)
     if not isinstance(request, dict):
         raise ValueError("a response.create body is a JSON object")
-    items = turn_history(flow)
-    if items is not None and request.get("previous_response_id") is not None:
+    items = turn_history(flow, request)
+    if items is not None:
         request = socket.with_history(request, items)
     return orjson.dumps({"type": "response.create", **request})
 

@@ -136,10 +136,13 @@ def fixture(flow: Flow, analysis: Analysis, fixed_replay: Flow | None = None) ->
     if flow.upstream_response_body is not None:
         data["upstream_response"] = {"body": body_value(flow.upstream_response_body, flow.response_headers)}
     if flow.websocket:
-        data["websocket"] = True  # its response holds the socket's frames (FRAMES)
+        data["websocket"] = True  # its response holds the socket's frames (frame_value)
+    if flow.history is not None:
+        # A socket turn's history, which its findings were judged with (inspector/sockets.py).
+        data["history"] = orjson.loads(flow.history)
     data["notes"] = list(flow.notes)
     data["violations"] = _violations(analysis.violations)
-    data["fixed"] = _fixed(analysis, fixed_replay)
+    data["fixed"] = _fixed(analysis, fixed_replay, flow)
     return data
 
 
@@ -165,11 +168,11 @@ def _violations(violations: list[Violation]) -> list[dict[str, Any]]:
              "message": v.message, "why": v.why, "hint": v.hint} for v in violations]
 
 
-def _fixed(analysis: Analysis, replay: Flow | None) -> dict[str, Any] | None:
+def _fixed(analysis: Analysis, replay: Flow | None, flow: Flow) -> dict[str, Any] | None:
     """The request with the safe repairs applied (what `R` sends), the repairs, and what the fixed
     replay got back; None when no repair applies or none can be made faithfully."""
     try:
-        repaired = safe_repairs(analysis)
+        repaired = safe_repairs(analysis, flow)
     except jsonsafe.Unfaithful:
         return None
     if repaired is None or not repaired.repairs:

@@ -299,6 +299,9 @@ def _fixture_flow(shape: Shape, data: dict[str, Any], flow_id: int) -> Flow:
         translate=shape.member(data, "translate", (str, NoneType), default=None),
         notes=shape.items(data, "notes", str) or [],
     )
+    history = shape.member(data, "history", (list, NoneType), default=None)
+    if history is not None:
+        flow.history = orjson.dumps(history)
     if shape.member(data, "websocket", bool, default=False):
         flow.websocket = True
         flow.chunks = [frame_chunk(shape.time(frame, "t_ms", f"response.frames[{n}].", required=True) / 1000.0,

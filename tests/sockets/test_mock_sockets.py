@@ -49,3 +49,24 @@ def test_a_whole_socket_is_served_frame_by_frame(tmp_path):
             else:
                 got.append(ws.recv(timeout=10).encode())
     assert got == [frame.payload for frame in frames if frame.direction.value == "server"]
+
+
+def test_a_turn_exported_as_pytest_passes_on_its_own(tmp_path):
+    """The seeded turn (an output for a call no turn made) as a pytest file: its recorded findings,
+    its fixed request free of errors (repaired with its history), and the mock answering its
+    response.create over a socket, run by pytest in a process of its own."""
+    import subprocess
+    import sys
+
+    with Store(tmp_path / "s.db") as store:
+        socket = record_socket(store, seeded())
+        turn = store.get(socket.id + 3)
+        exported = fixture.from_store(store, turn)
+        (tmp_path / "test_turn.py").write_bytes(registry.render("pytest", [exported]))
+    assert [(v["rule"], v["pointer"]) for v in exported.data["violations"]] == [
+        ("OR-08", "/input/0/call_id"), ("OR-08", "/previous_response_id")]
+    assert exported.data["history"] == orjson.loads(turn.history)
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+                          str(tmp_path / "test_turn.py")], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.stdout.splitlines()[-1].startswith("3 passed")
