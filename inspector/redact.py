@@ -116,8 +116,26 @@ def _oauth_shaped(names: Iterable[str]) -> bool:
 _QUERY_SEPARATOR = re.compile(r"([&;])")  # servers split on both (`?alt=sse;key=...`)
 
 
+# A browser's WebSocket cannot set headers, so OpenAI Realtime takes the key (often an ephemeral
+# client secret, of no known shape) from the subprotocols: `realtime, openai-insecure-api-key.<key>`.
+_KEY_SUBPROTOCOL = "openai-insecure-api-key."
+
+
+def subprotocol_secrets(value: str) -> list[str]:
+    """The credentials in a Sec-WebSocket-Protocol value."""
+    return [token[len(_KEY_SUBPROTOCOL):] for token in (part.strip() for part in value.split(","))
+            if token.lower().startswith(_KEY_SUBPROTOCOL)]
+
+
+def _redact_subprotocols(value: str) -> str:
+    return ", ".join(_KEY_SUBPROTOCOL + REDACTED if token.lower().startswith(_KEY_SUBPROTOCOL) else token
+                     for token in (part.strip() for part in value.split(",")))
+
+
 def redact_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(name, REDACTED if secret_header(name) else value) for name, value in headers]
+    return [(name, REDACTED if secret_header(name) else _redact_subprotocols(value)
+             if name.lower() == "sec-websocket-protocol" and _KEY_SUBPROTOCOL in value.lower() else value)
+            for name, value in headers]
 
 
 def query_pairs(query: str) -> list[tuple[str, str]]:
@@ -201,6 +219,9 @@ def secret_values(headers: list[tuple[str, str]], query: str = "", url: str = ""
     found: list[str] = []
     for name, value in headers:
         lower = name.lower()
+        if lower == "sec-websocket-protocol":
+            found += subprotocol_secrets(value)
+            continue
         if not secret_header(name):
             continue
         found.append(value)

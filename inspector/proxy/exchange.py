@@ -587,6 +587,8 @@ class Exchange:
 # Handshake fields each side's library writes itself; relaying them would double or contradict them.
 HANDSHAKE = frozenset({"sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions",
                        "sec-websocket-protocol", "sec-websocket-accept"})
+# What an upstream answers an upgrade at a path it serves over HTTP only (or not at all).
+_NO_SOCKETS_THERE = frozenset({400, 404, 405, 426, 501})
 # Close codes that say why a connection ended without a close frame (RFC 6455 §7.4.1): never sent.
 _UNSENDABLE_CLOSE = {1005: 1000, 1006: 1001, 1015: 1001}
 
@@ -686,7 +688,7 @@ class SocketExchange(Exchange):
         self._frames = 0  # data frames relayed
         self._dropped = 0  # of which not recorded, past the limits
 
-    def upgrade(self) -> list[Command | SocketCommand]:
+    def upgrade(self) -> Sequence[Command | SocketCommand]:
         flow = self.flow
         problem = target_problem(flow.path, self.query)
         if problem is not None:
@@ -724,7 +726,7 @@ class SocketExchange(Exchange):
         flow.upstream_request_headers = redact_headers(outgoing.headers)
         return [Record(), OpenSocket(outgoing.path, outgoing.query, outgoing.headers, tuple(subprotocols), compress)]
 
-    def socket_event(self, event: SocketEvent) -> list[Command | SocketCommand]:
+    def socket_event(self, event: SocketEvent) -> Sequence[Command | SocketCommand]:
         if self._phase == _DONE:
             return []
         if type(event) is FrameIn:
@@ -743,7 +745,13 @@ class SocketExchange(Exchange):
             self._phase = _RELAYING
             return [Accept(event.subprotocol, headers)]
         if isinstance(event, SocketRefused):
-            # Relayed as the upstream's status (a 426 from it makes the client fall back too).
+            if event.status in _NO_SOCKETS_THERE:
+                # An upstream (or gateway) that serves this path over HTTP only: Codex falls back to
+                # HTTP on a 426 alone, and fails the turn on anything else.
+                return self.refuse(426, "toolwire_websocket_refused",
+                                   f"upstream answered the WebSocket upgrade with {event.status}: it takes no "
+                                   f"sockets at {self.flow.path} ({self.policy.upstream_shown}); use HTTP", event.at)
+            # Anything else (401, 429, 5xx) is the upstream's answer to this client: relayed as it is.
             return self.refuse(event.status, "toolwire_upstream_refused_websocket",
                                f"upstream answered the WebSocket upgrade with {event.status} "
                                f"({self.policy.upstream_shown})", event.at)
@@ -772,7 +780,7 @@ class SocketExchange(Exchange):
                     self._finish(event.at, FlowState.ERROR, f"forwarder stopped after {self._frames} frames")]
         raise TypeError(f"not a socket event: {event!r}")
 
-    def _frame(self, event: FrameIn) -> list[Command | SocketCommand]:
+    def _frame(self, event: FrameIn) -> Sequence[Command | SocketCommand]:
         flow = self.flow
         self._frames += 1
         payload = event.payload

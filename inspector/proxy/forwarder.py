@@ -16,7 +16,7 @@ import socket
 import ssl
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from urllib.parse import urlsplit
 
@@ -311,6 +311,7 @@ class Forwarder(Served):
         driver = self._begin(scope, raw_path, raw_query, t0, started_at, intercepted, self._addons[:2], socket=True)
         exchange = driver.exchange
         assert isinstance(exchange, SocketExchange)
+        commands: Sequence[Command | SocketCommand]
         if refusal is not None:
             exchange.flow.route = ""
             commands = [Record(), *exchange.refuse(*refusal, driver.at())]
@@ -563,7 +564,7 @@ class _SocketDriver:
         self.send = send
         self.upstream: aiohttp.ClientWebSocketResponse | None = None
 
-    async def run(self, commands: list[Command | SocketCommand]) -> None:
+    async def run(self, commands: Sequence[Command | SocketCommand]) -> None:
         for command in commands:
             kind = type(command)
             if kind is SendFrame:
@@ -602,7 +603,7 @@ class _SocketDriver:
         except (OSError, aiohttp.ClientError, RuntimeError):
             pass  # that side is gone already: what there was to close is closed
 
-    async def relay(self, receive: Callable, opening: OpenSocket, then: list[Command | SocketCommand]) -> None:
+    async def relay(self, receive: Callable, opening: OpenSocket, then: Sequence[Command | SocketCommand]) -> None:
         driver = self.driver
         forwarder = driver.forwarder
         exchange = self.exchange
@@ -662,7 +663,7 @@ class _SocketDriver:
                             await self._close(command)
                     except (TimeoutError, asyncio.CancelledError):
                         pass
-                elif not isinstance(command, (Accept, SendFrame, SendHead, SendData, OpenSocket)):
+                elif isinstance(command, (Record, Finish)):  # nothing more is sent while cancelled
                     driver.settle(command)
             raise
         finally:

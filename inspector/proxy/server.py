@@ -168,25 +168,16 @@ class _BoundedHttpTools(HttpToolsProtocol):
         super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
-        # uvicorn's, but the socket's protocol learns the tunnel it is in, and the request target
-        # as sent; it also takes this protocol's place among the tunnels (see _Socket.connection_lost).
         if self.cycle is not None and not self.cycle.response_complete:
             self.transport.abort()  # pipelined behind a request still answering: no clean reply exists
             return
-        self.connections.discard(self)
-        head = [self.scope["method"].encode(), b" ", self.url, b" HTTP/1.1\r\n"]
-        for name, value in self.scope["headers"]:
-            head += [name, b": ", value, b"\r\n"]
-        head.append(b"\r\n")
-        protocol = _Socket(config=self.config, server_state=self.server_state, app_state=self.app_state,
-                           _loop=self.loop)
-        protocol.target = bytes(self.url)
-        protocol.intercepted = self.intercepted
-        protocol.connect = self.connect
-        protocol.connection_made(self.transport)
-        protocol.data_received(b"".join(head))
-        self.transport.set_protocol(protocol)
-        self.intercepted = None  # released by the socket's protocol now
+        super().handle_websocket_upgrade()
+        # The connection is the socket protocol's now (ws=_Socket), its handshake read and its app
+        # task created but not yet run: it learns what this protocol knew, as an HTTP request's scope does.
+        protocol = self.transport.get_protocol()
+        assert isinstance(protocol, _Socket)
+        protocol.adopt(bytes(self.url), self.intercepted, self.connect)
+        self.intercepted = None  # the socket's protocol releases the tunnel's place now
 
     def _hand_over(self, rest: bytes) -> None:
         """The CONNECT head is read: the connection leaves uvicorn's care for the connect taker's."""
@@ -223,18 +214,20 @@ class _Socket(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol (websockets' sans-io framing) for an upgraded request: its scope
     carries the request target and the tunnel it came through, like an HTTP request's."""
 
-    target = b""
     intercepted: Any = None
     connect: ConnectTaker | None = None
 
-    def handle_connect(self, event: Any) -> None:
-        super().handle_connect(event)
+    def adopt(self, target: bytes, intercepted: Any, connect: ConnectTaker | None) -> None:
+        """Take over from the HTTP protocol that read the upgrade request: its target as sent, and
+        the tunnel it came through."""
+        self.intercepted = intercepted
+        self.connect = connect
         scope = getattr(self, "scope", None)  # none when websockets refused the handshake itself
-        if scope is not None:  # the app's task has not run yet: it sees these
+        if scope is not None:
             extensions = scope["extensions"]
-            extensions[TARGET_EXTENSION] = self.target
-            if self.intercepted is not None:
-                extensions[INTERCEPT_EXTENSION] = self.intercepted
+            extensions[TARGET_EXTENSION] = target
+            if intercepted is not None:
+                extensions[INTERCEPT_EXTENSION] = intercepted
 
     async def send(self, message: Any) -> None:
         await super().send(message)

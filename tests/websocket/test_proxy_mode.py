@@ -5,6 +5,7 @@ and recorded; the key never reaches disk."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import ssl
 
@@ -56,3 +57,23 @@ def test_sockets_in_intercepted_tunnels_are_relayed_and_recorded(upstream, store
     for file in tmp_path.iterdir():
         if file.is_file():
             assert KEY.encode() not in file.read_bytes(), file
+
+
+def test_a_closed_socket_gives_its_tunnels_place_back(upstream, store, events, tmp_path):
+    intercept = (f"api.openai.com={upstream.base_url}",)
+    proxy = ProxyOptions(intercept=intercept, ca_dir=str(tmp_path / "ca"), max_tunnels=1)
+    with Forwarder(Options("http://127.0.0.1:9", port=0, proxy=proxy), store=store, on_event=events) as forwarder:
+        LocalCA(tmp_path / "ca", forwarder.connect.intercepts.hosts)
+        trusted = ssl.create_default_context(cafile=str(tmp_path / "ca" / "toolwire-ca.pem"))
+        for n in range(3):  # one tunnel at most: each session must have given its place back
+            with connect("wss://api.openai.com/v1/responses", proxy=forwarder.base_url, ssl=trusted) as ws:
+                ws.send('{"type": "echo"}')
+                assert ws.recv(timeout=10) == '{"type": "echo"}'
+            events.completed(n + 1)
+        loop = forwarder._server.loop
+        assert asyncio.run_coroutine_threadsafe(_open_tunnels(forwarder), loop).result(10) == 0
+    assert [row.status for row in store.rows()] == [101, 101, 101]
+
+
+async def _open_tunnels(forwarder) -> int:
+    return forwarder.connect.open_tunnels

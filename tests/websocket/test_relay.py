@@ -12,6 +12,7 @@ from openai import OpenAI
 from websockets.exceptions import ConnectionClosedError, ConnectionClosedOK, InvalidStatus
 from websockets.sync.client import connect
 
+from inspector.mock import MockUpstream
 from inspector.proxy import Forwarder
 from inspector.proxy.options import Options
 from inspector.proxy.routes import open_forwarder, resolve
@@ -131,6 +132,19 @@ def test_a_mode_that_cannot_take_sockets_answers_426_and_records_it(upstream, st
     assert (row.status, row.state, row.error, row.websocket) == (426, "error", message, True)
 
 
+def test_an_upstream_that_serves_http_only_gets_the_client_a_426_so_it_falls_back(store, events):
+    with MockUpstream() as http_only, Forwarder(Options(http_only.base_url, port=0), store=store,
+                                                 on_event=events) as forwarder:
+        with pytest.raises(InvalidStatus) as refused:
+            codex_turns(ws_url(forwarder.base_url, "/v1/responses"))
+        events.completed(1)
+    assert refused.value.response.status_code == 426
+    (row,) = store.rows()
+    assert (row.status, row.state, row.websocket, row.error) == (
+        426, "error", True, f"upstream answered the WebSocket upgrade with 404: it takes no sockets at /v1/responses "
+                            f"({http_only.base_url}); use HTTP")
+
+
 def test_an_upstream_426_is_relayed_so_the_client_falls_back(upstream, store, forwarder, events):
     with pytest.raises(InvalidStatus) as refused:
         codex_turns(ws_url(forwarder.base_url, "/v1/refuse"))
@@ -138,7 +152,8 @@ def test_an_upstream_426_is_relayed_so_the_client_falls_back(upstream, store, fo
     events.completed(1)
     (row,) = store.rows()
     assert (row.status, row.state, row.websocket, row.error) == (
-        426, "error", True, f"upstream answered the WebSocket upgrade with 426 ({upstream.base_url})")
+        426, "error", True, f"upstream answered the WebSocket upgrade with 426: it takes no sockets at /v1/refuse "
+                            f"({upstream.base_url}); use HTTP")
 
 
 def test_an_upgrade_from_a_web_page_is_refused_and_counted(upstream, store, forwarder):
@@ -207,3 +222,34 @@ def test_stopping_the_forwarder_mid_session_closes_both_sides_and_records_the_fr
     events.completed(1)
     flow = store.get(1)
     assert (flow.state.value, flow.error, len(store.frames(1))) == ("error", "forwarder stopped after 2 frames", 2)
+
+
+def test_an_unreachable_upstream_answers_502_and_records_why(store, events):
+    with Forwarder(Options("http://127.0.0.1:9", port=0), store=store, on_event=events) as forwarder:
+        with pytest.raises(InvalidStatus) as refused:
+            codex_turns(ws_url(forwarder.base_url, "/v1/responses"))
+        events.completed(1)
+    assert refused.value.response.status_code == 502
+    (row,) = store.rows()
+    assert (row.status, row.websocket, row.error) == (
+        502, True, "upstream unreachable: http://127.0.0.1:9: connection refused")
+
+
+def test_a_key_sent_as_a_realtime_subprotocol_is_relayed_and_never_stored(upstream, store, forwarder, events,
+                                                                          tmp_path):
+    # A browser's WebSocket cannot set headers: OpenAI Realtime takes its key from the subprotocol list,
+    # there an ephemeral client secret, which no shape names as a key.
+    secret = "ek_68b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5"
+    offered = ["realtime", f"openai-insecure-api-key.{secret}", "openai-beta.realtime-v1"]
+    with connect(ws_url(forwarder.base_url, "/v1/realtime?model=gpt-realtime"), subprotocols=offered) as ws:
+        ws.send(json.dumps({"type": "echo", "seen": secret}))
+        assert secret in ws.recv(timeout=10)
+    events.completed(1)
+    assert upstream.handshakes[0]["sec-websocket-protocol"] == ",".join(offered)
+    shown = "realtime, openai-insecure-api-key.[redacted], openai-beta.realtime-v1"
+    flow = store.get(1)
+    assert (dict(flow.request_headers)["sec-websocket-protocol"], dict(flow.upstream_request_headers).get(
+        "sec-websocket-protocol")) == (shown, None)
+    assert [f.payload for f in store.frames(1)] == [b'{"type": "echo", "seen": "[redacted]"}'] * 2
+    for path in tmp_path.iterdir():
+        assert secret.encode() not in path.read_bytes(), path

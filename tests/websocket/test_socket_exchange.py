@@ -73,12 +73,23 @@ def test_a_target_that_leaves_the_base_path_is_refused():
     assert exchange.upgrade() == [Record(), *_refusal(400, "toolwire_bad_target", message)]
 
 
-def test_the_upstreams_refusal_is_relayed_with_its_status_and_failures_before_it_are_502():
-    exchange = _exchange()
-    exchange.upgrade()
-    message = f"upstream answered the WebSocket upgrade with 426 ({UPSTREAM})"
-    assert exchange.socket_event(SocketRefused(426, [], 0.01)) == _refusal(426, "toolwire_upstream_refused_websocket",
-                                                                           message)
+def test_an_upstream_that_takes_no_sockets_there_becomes_a_426_and_its_other_refusals_are_relayed():
+    for status in (400, 404, 405, 426, 501):
+        exchange = _exchange()
+        exchange.upgrade()
+        message = (f"upstream answered the WebSocket upgrade with {status}: it takes no sockets at /v1/responses "
+                   f"({UPSTREAM}); use HTTP")
+        assert exchange.socket_event(SocketRefused(status, [], 0.01)) == _refusal(426, "toolwire_websocket_refused",
+                                                                                  message)
+    for status in (401, 403, 429, 500, 503):
+        exchange = _exchange()
+        exchange.upgrade()
+        message = f"upstream answered the WebSocket upgrade with {status} ({UPSTREAM})"
+        assert exchange.socket_event(SocketRefused(status, [], 0.01)) == _refusal(
+            status, "toolwire_upstream_refused_websocket", message)
+
+
+def test_failures_before_the_upstream_answers_are_502():
     exchange = _exchange()
     exchange.upgrade()
     message = f"upstream unreachable: {UPSTREAM}: connection refused"
