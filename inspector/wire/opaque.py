@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,16 @@ class Carried:
     states: tuple[State, ...]
     pointer: str  # the call's turn in the payload it was read from
     latest: bool = False  # in a request: the call belongs to the history's latest model turn
+
+
+def model_turns(history: Any, role: str, field: str) -> list[tuple[int, list[Any], bool]]:
+    """(index, parts, latest) of each turn of the model's `role` in a request's history whose
+    `field` is a list of parts; `latest` marks the last of them."""
+    if not isinstance(history, list):
+        return []
+    turns = [(index, turn[field]) for index, turn in enumerate(history)
+             if isinstance(turn, dict) and turn.get("role") == role and isinstance(turn.get(field), list)]
+    return [(index, parts, number == len(turns) - 1) for number, (index, parts) in enumerate(turns)]
 
 
 def _same(produced: State, returned: State) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...opaque import Carried, State
+from ...opaque import Carried, State, model_turns
 from ...pointer import join
 
 # A block type -> what the message calls it, and the field holding its opaque text.
@@ -30,11 +30,5 @@ def carried(payload: dict[str, Any], response: bool) -> list[Carried]:
     if response:
         content = payload.get("content")
         return _message(content, "/content", True) if isinstance(content, list) else []
-    messages = payload.get("messages")
-    if not isinstance(messages, list):
-        return []
-    turns = [(index, m["content"]) for index, m in enumerate(messages)
-             if isinstance(m, dict) and m.get("role") == "assistant" and isinstance(m.get("content"), list)]
-    last = turns[-1][0] if turns else -1
-    return [each for index, content in turns
-            for each in _message(content, join("/messages", index, "content"), index == last)]
+    return [each for index, content, latest in model_turns(payload.get("messages"), "assistant", "content")
+            for each in _message(content, join("/messages", index, "content"), latest)]

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from ...opaque import Carried, State
+from ...opaque import Carried, State, model_turns
 from ...pointer import join
 
 
@@ -47,10 +47,5 @@ def carried(payload: dict[str, Any], response: bool) -> list[Carried]:
         content = first.get("content") if isinstance(first, dict) else None
         parts = content.get("parts") if isinstance(content, dict) else None
         return _turn(parts, "/candidates/0/content/parts", True) if isinstance(parts, list) else []
-    contents = payload.get("contents")
-    if not isinstance(contents, list):
-        return []
-    turns = [(index, c["parts"]) for index, c in enumerate(contents)
-             if isinstance(c, dict) and c.get("role") == "model" and isinstance(c.get("parts"), list)]
-    last = turns[-1][0] if turns else -1
-    return [each for index, parts in turns for each in _turn(parts, join("/contents", index, "parts"), index == last)]
+    return [each for index, parts, latest in model_turns(payload.get("contents"), "model", "parts")
+            for each in _turn(parts, join("/contents", index, "parts"), latest)]
