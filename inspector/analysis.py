@@ -12,13 +12,15 @@ from typing import Any, get_args
 
 import orjson
 
-from .flow import Flow, Mode, header
+from .flow import PREWARM_NOTE, Flow, Mode, frames, header
+from .sockets import socket_findings, turn_history
 from .wire import check, jsonsafe
 from .wire import profiles
 from .wire.fix import FixResult, fix
 from .wire.translate import Loss, RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.translate.model import LossKind
 from .wire.dialect import Dialect, from_path, from_shape
+from .wire.dialects.openai_responses import socket
 from .wire.streams import check_and_reassemble, is_stream_type, parse_events
 from .wire.session import Declared, SessionEntry, check_session, declared_from_flows, entries_from_flows
 from .wire.summary import request_facts, response_tool_calls
@@ -212,6 +214,13 @@ def analyse(flow: Flow) -> Analysis:
     """The whole analysis; the store keeps it (`to_stored`), so that it runs once per flow."""
     calls["analyse"] += 1
     result = Analysis()
+    if flow.websocket:
+        # Its bodies are an upgrade and frame records, no payloads: the socket's own rules judge the
+        # frames (a Responses socket's turns are flows of their own, judged as such).
+        result.dialect = from_path(flow.path)
+        result.violations = socket_findings(flow, frames(flow))
+        result.errors, result.warnings, _ = count_by_severity(result.violations)
+        return result
     request_error = _parse_requests(flow, result)
     dialect = from_path(flow.path) or from_shape(result.request)
     result.dialect = dialect
@@ -396,17 +405,26 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
         result.response, _ = parse_json(response_body)
         response = result.response
     response_profile = replace(client_profile, restored_names=restored) if restored else client_profile
-    exchange = check.check_exchange(result.request, response, dialect, client_profile,
-                                    response_profile=response_profile)
+    history = _history(flow, result.request, dialect)
+    judged = result.request if history is None else socket.with_history(result.request, history)
+    exchange = check.check_exchange(judged, response, dialect, client_profile, response_profile=response_profile)
     if streamed:
         result.response = exchange.final
-    add("request", [_repaired(v) if _fixed_at(v, fixed) else v for v in exchange.request])
+    request_findings = exchange.request if history is None else socket.own_findings(exchange.request, len(history))
+    add("request", [_repaired(v) if _fixed_at(v, fixed) else v for v in request_findings])
     if result.upstream_request is not None:
         add("upstream", check.check_request(result.upstream_request, upstream_dialect, upstream_profile))
-    # An error answer is the provider's verdict, not a tool-calling payload to judge.
-    if (flow.status or 0) < 400:
+    # An error answer is the provider's verdict, not a tool-calling payload to judge; a prewarm's
+    # empty answer is what it asked for.
+    if (flow.status or 0) < 400 and PREWARM_NOTE not in flow.notes:
         add("response", [*exchange.response, *exchange.pair])
     return found
+
+
+def _history(flow: Flow, request: Any, dialect: Dialect) -> list[Any] | None:
+    """A socket turn's history (Flow.history), judged before its own input as the server reads it:
+    pairing across turns (an output for a call no earlier turn made) is then checked, not assumed."""
+    return turn_history(flow, request) if dialect is Dialect.OPENAI_RESPONSES else None
 
 
 def _upstream_profile(flow: Flow, result: Analysis, upstream_dialect: Dialect) -> profiles.Profile:
@@ -559,11 +577,15 @@ def findings_from_stored(stored: bytes | None) -> dict[int, list[Violation]] | N
         return None
 
 
-def safe_repairs(analysis: Analysis) -> FixResult | None:
+def safe_repairs(analysis: Analysis, flow: Flow | None = None) -> FixResult | None:
     """The flow's request with every safe repair applied (what a fixed replay, `R`, sends, and what
     a fixed fixture carries); None when the request is not JSON of a known dialect. Raises
     jsonsafe.Unfaithful, saying why, when it cannot be repaired faithfully (nested past what orjson
-    writes, an integer it would round): each caller says so in its own place."""
+    writes, an integer it would round): each caller says so in its own place. A socket turn's
+    (`flow`) is repaired as the server reads it, its history before its input: an output for a call
+    no earlier turn made is dropped, a call left unanswered is answered."""
     if analysis.request is None or analysis.dialect is None:
         return None
-    return fix(analysis.request, analysis.dialect)
+    history = None if flow is None else _history(flow, analysis.request, analysis.dialect)
+    request = analysis.request if history is None else socket.with_history(analysis.request, history)
+    return fix(request, analysis.dialect)

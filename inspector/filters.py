@@ -5,7 +5,7 @@ only an LLM inspector asks has a word of its own (`~dialect`, `~model`, `~tool`)
 mitmproxy leaves free (`~v` findings, `~r` replays, `~R` route). `FILTERS` is the one table: the
 parser, the TUI's help, `flows --help` and docs/filters.md all read it.
 
-    #N           flow N and its replays
+    #N           flow N, its replays and, for a socket, its turns
     TEXT         free text over method, path, model, dialect, state, status, errors, rule ids and
                  payload text (mitmproxy: a URL regex; here what the list shows and the payloads)
     a & b, a b   both;  a | b  either;  !a  not;  ( … )  grouping;  "two words" one text
@@ -45,14 +45,15 @@ FILTERS = [
     Filter("~q", "", "a request with no response (yet)", True),
     Filter("~s", "", "has a response", True),
     Filter("~replay", "", "is a replay (also ~r)", True),
+    Filter("~websocket", "", "a WebSocket session or one of its turns (also ~w)", True),
 ]
 # One side only: q the request, s the response (as mitmproxy's ~hq, ~bs…).
 _SIDED = {"~hq", "~hs", "~bq", "~bs", "~tq", "~ts"}
 _VALUED = {f.flag for f in FILTERS if f.value} | _SIDED
-_BARE = {f.flag for f in FILTERS if not f.value} | {"~r"}
+_BARE = {f.flag for f in FILTERS if not f.value} | {"~r", "~w"}
 
 HELP = [(f"{f.flag} {f.value}".strip(), f.help) for f in FILTERS] + [
-    ("#N", "flow N and its replays"),
+    ("#N", "flow N, its replays and, for a socket, its turns"),
     ("text", "path, model, state, status, errors, rule ids, payload text"),
     ("& | ! ( )", "and (or a space), or, not, grouping; \"…\" quotes"),
 ]
@@ -125,7 +126,7 @@ _ESCAPE = " ESCAPE '\\'"
 class _Parser:
     """Recursive descent: or := and ('|' and)*; and := not ('&'? not)*; not := '!' not | atom."""
 
-    def __init__(self, expression: str, rules: bool, route: bool) -> None:
+    def __init__(self, expression: str, rules: bool, route: bool, sockets: bool) -> None:
         self.tokens = _tokens(expression)
         self.at = 0
         self.end = len(expression)
@@ -133,6 +134,9 @@ class _Parser:
         self.rules = "rules" if rules else "''"
         # Nor has a store at schema 4 or older a route column: its flows all came through the unnamed one.
         self.route = "route" if route else "''"
+        # Nor has one before schema 8 sockets, or before schema 10 their turns.
+        self.websocket = "websocket" if sockets else "0"
+        self.socket_of = "socket_of" if sockets else "NULL"
 
     def peek(self) -> Token | None:
         return self.tokens[self.at] if self.at < len(self.tokens) else None
@@ -189,9 +193,11 @@ class _Parser:
             self.take()
             return sql, params
         if token.kind == "id":
-            return "(id = ? OR replay_of = ?)", [int(token.text)] * 2
+            return f"(id = ? OR replay_of = ? OR {self.socket_of} = ?)", [int(token.text)] * 3
         if token.kind == "word":
             return _free_text(token.text, self.rules)
+        if token.text in ("~websocket", "~w"):
+            return f"({self.websocket} = 1 OR {self.socket_of} IS NOT NULL)", []
         if token.text in _BARE:
             return _STANDALONE[token.text], []
         if token.text not in _VALUED:
@@ -273,12 +279,14 @@ def _valued(flag: str, value: str, position: int, rules: str) -> tuple[str, list
     return _any(_PAYLOADS, _like(f'"{value}"'))
 
 
-def compile_filter(expression: str, *, rules: bool = True, route: bool = True) -> tuple[str, list[object]]:
+def compile_filter(expression: str, *, rules: bool = True, route: bool = True,
+                   sockets: bool = True) -> tuple[str, list[object]]:
     """(SQL condition, its parameters) for a WHERE clause over the flows table; ("", []) for a blank
-    expression. `rules`, `route`: whether the table has those columns. Raises FilterError."""
+    expression. `rules`, `route`: whether the table has those columns; `sockets`: the socket
+    columns (schema 8's websocket, schema 10's socket_of). Raises FilterError."""
     if not expression.strip():
         return "", []
-    return _Parser(expression, rules, route).parse()
+    return _Parser(expression, rules, route, sockets).parse()
 
 
 def rules_text(rule_ids: list[str]) -> str:

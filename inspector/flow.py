@@ -34,6 +34,9 @@ class Mode(str, Enum):
 FIXED_REPLAY_NOTE = "replay with the safe repairs applied"
 # The note of a replay whose request the user edited before sending it (e).
 EDITED_REPLAY_NOTE = "replay of an edited request"
+# The note of a socket turn sent with `generate: false` (inspector/sockets.py): the server prepares
+# the turn and answers an empty response by design, which is no empty answer to judge.
+PREWARM_NOTE = "prewarm (generate: false): the server prepares the turn and answers no output"
 
 
 class ReplayKind(str, Enum):
@@ -82,6 +85,13 @@ class Flow:
     state: FlowState = FlowState.PENDING
     error: str | None = None
     replay_of: int | None = None
+    # A turn of a WebSocket session (inspector/sockets.py): the socket flow it came through, the turn
+    # whose response it continues (previous_response_id) and the JSON input items of the history it
+    # continues, rebuilt from the socket's earlier turns (None when it continues nothing, or a
+    # response the socket never saw).
+    socket_of: int | None = None
+    continues: int | None = None
+    history: bytes | None = None
     translate: str | None = None  # "SRC:DST" when mode is TRANSLATE
     route: str = ""  # the name of the route it came through (proxy/routes.py), "" for the unnamed one
     notes: list[str] = field(default_factory=list)  # loss report / repairs, one line each

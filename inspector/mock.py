@@ -19,15 +19,18 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from .flow import Flow
-from .proxy.access import AccessPolicy
+from .flow import Flow, frames
+from .proxy.access import AccessPolicy, Refusal
 from .proxy.server import Served, ServerThread, request_target
 from .redact import SECRET_QUERY_KEYS, query_pairs
+from .sockets import TURN_METHOD
+from .wire import sse
 from .wire.canned import Call
 from .wire.dialect import Dialect, asks_for_sse, from_path, is_stream_path
 from .wire.check import check_request
 from .wire.dialects import Framing, home
 from .wire.dialects.gemini.stream import JSON_ARRAY
+from .wire.frames import Direction
 from .wire.sse import SSE as SSE_FRAMING
 from .wire.sse import encode as sse_event
 from .wire.violations import Effect, Severity
@@ -51,6 +54,10 @@ class Canned:
     hold: threading.Event | None = None
     hold_after: int = 0
     cut_after: int | None = None  # drop the connection after this many chunks (an upstream crash)
+    # A recorded WebSocket session (its upgrade answered 101): (from the server?, delay since the
+    # frame before, text?, payload) in order. The mock waits for each client frame and sends each
+    # server frame after its delay: the recorded pacing.
+    frames: list[tuple[bool, float, bool, bytes]] | None = None
 
 
 @dataclass(slots=True)
@@ -206,6 +213,9 @@ class FixtureRoute:
                 raise ValueError(f"{source}: the recorded response header {name[:40]!r} cannot be sent as it is "
                                  "recorded (a name that is no HTTP token, or a value with a control character or "
                                  "beyond Latin-1)")
+        if flow.websocket or flow.method == TURN_METHOD:
+            canned = Canned(status=101, headers=[], frames=_socket_script(flow))
+            return cls(source, "GET", target, None, canned)
         if flow.upstream_response_body is not None:
             # Translated: the client got our translation; as the upstream, replay what it sent.
             raw = flow.upstream_response_body
@@ -223,9 +233,33 @@ class FixtureRoute:
 
     def matches(self, request: Received) -> bool:
         path, _, query = self.path.partition("?")
+        if self.canned.frames is not None:  # a socket: its upgrade has no body to compare
+            return request.method == "GET" and request.path == path and _public_query(request.query) == \
+                _public_query(query)
         return (request.method == self.method and request.path == path
                 and _public_query(request.query) == _public_query(query)
                 and _body_value(request.body) == self.body)
+
+
+def _socket_script(flow: Flow) -> list[tuple[bool, float, bool, bytes]]:
+    """What a mock replays of a recorded socket: its frames; of one turn of a socket (a fixture of a
+    Responses-over-WebSocket turn), the client's response.create, then each recorded event as the
+    frame it came in, at its recorded time."""
+    script: list[tuple[bool, float, bool, bytes]] = []
+    if flow.websocket:
+        previous = flow.started_at
+        for frame in frames(flow):
+            script.append((frame.direction is Direction.SERVER, max(0.0, frame.at - previous), frame.text,
+                           frame.payload))
+            previous = frame.at
+        return script
+    script.append((False, 0.0, True, flow.request_body))
+    previous = 0.0
+    for chunk in flow.chunks:
+        for event in sse.parse_all(chunk.data):
+            script.append((True, max(0.0, chunk.t - previous), True, event.data.encode()))
+            previous = chunk.t
+    return script
 
 
 def _public_query(query: str) -> list[tuple[str, str]]:
@@ -267,7 +301,7 @@ class MockUpstream(Served):
         # The forwarder's front door: it may serve recorded conversations.
         self.access = AccessPolicy(host, allow_hosts=allow_hosts, allow_origins=allow_origins)
         # tls: (certificate chain file, key file), to stand for a provider reached over HTTPS.
-        self._server = ServerThread(self._app, host, port, name="toolwire-mock", tls=tls)
+        self._server = ServerThread(self._app, host, port, name="toolwire-mock", tls=tls, websocket=True)
 
     def start(self) -> MockUpstream:
         self._server.start()
@@ -307,6 +341,9 @@ class MockUpstream(Served):
         return self.responder(request)
 
     async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "websocket":
+            await self._socket(scope, receive, send)
+            return
         if scope["type"] != "http":
             return
         raw_path, _, query = request_target(scope).partition(b"?")
@@ -330,6 +367,44 @@ class MockUpstream(Served):
         canned = self._choose(request)
         try:
             await self._answer(canned, receive, send)
+        finally:
+            with self._finished:
+                self._answered += 1
+                self._finished.notify_all()
+
+    async def _socket(self, scope: dict, receive: Callable, send: Callable) -> None:
+        """A WebSocket upgrade: answered by the recorded socket (or socket turn) its path matches,
+        frame by frame at the recorded pacing; refused with 404 when none does."""
+        raw_path, _, query = request_target(scope).partition(b"?")
+        raw_path, refused = self.access.admit(scope["headers"], raw_path)
+        if refused is not None:
+            await refused.send(send, "websocket")
+            return
+        if (await receive())["type"] != "websocket.connect":
+            return
+        request = Received(method="GET", path=raw_path.decode("latin-1"), query=query.decode("latin-1"),
+                           headers=[(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]], body=b"")
+        with self._lock:
+            self.received.append(request)
+        route = next((r for r in self.fixtures if r.canned.frames is not None and r.matches(request)), None)
+        try:
+            if route is None:
+                known = ", ".join(f"{r.path} ({r.source})" for r in self.fixtures if r.canned.frames is not None)
+                await Refusal(404, "toolwire_mock_no_match", f"no recorded socket at {request.path}; sockets: "
+                              f"{known or 'none'}").send(send, "websocket")
+                return
+            await send({"type": "websocket.accept"})
+            for from_server, delay, text, payload in route.canned.frames or ():
+                if not from_server:
+                    message = await receive()  # the client's next frame, whatever it holds
+                    if message["type"] == "websocket.disconnect":
+                        return
+                    continue
+                if delay and self.realtime:
+                    await asyncio.sleep(delay)
+                await send({"type": "websocket.send", **({"text": payload.decode("utf-8", "replace")} if text
+                                                          else {"bytes": payload})})
+            await send({"type": "websocket.close", "code": 1000})
         finally:
             with self._finished:
                 self._answered += 1

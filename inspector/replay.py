@@ -16,12 +16,14 @@ is all this needs; httpx would drag rich into the core (its package imports its 
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import os
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit
 
+import aiohttp
 import orjson
 
 from .analysis import analyse, safe_repairs
@@ -32,6 +34,7 @@ from .proxy.forwarder import FLOW_ID_HEADER, REPLAY_AUTH_HEADER, REPLAY_HEADER, 
 from .proxy.routes import Router
 from .proxy.server import is_loopback
 from .proxy.stdio import STDIO_SCHEME
+from .sockets import turn_frame
 from .redact import REDACTED, SECRET_QUERY_KEYS, query_pairs, secret_header
 from .wire import jsonsafe
 from .wire.dialect import Dialect, from_path
@@ -182,16 +185,11 @@ def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str,
     return host, port, urlsplit(going).hostname or host
 
 
-def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, str]] | None = None,
-           body: bytes | None = None, kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0,
-           elsewhere: bool = False, key_hosts: Collection[str] = ()) -> int:
-    """Send the recorded request (or `body`) through `via`, a forwarder of this process (a Router:
-    through the route the flow came through; a flow recorded in proxy mode: through a tunnel to
-    its host, see intercepted_host); the new flow's id. `credentials`: those the flow's client sent
-    (the forwarder that recorded it keeps them in memory); without them, the environment's key
-    where it may go (env_credentials, with `key_hosts`). `kind`: what `body` is, the request with
-    the safe repairs applied or as the user edited it (the new flow says so). `elsewhere`: the
-    caller chose `via`'s upstream knowing the flow went to another."""
+def _route(flow: Flow, via: Forwarder | Router, elsewhere: bool
+           ) -> tuple[Forwarder | Router, tuple[str, int, str] | None, str]:
+    """(what a replay of `flow` goes through: the route it came through, or in proxy mode the
+    forwarder whose tunnel it takes; that tunnel; the host it reaches), or a ReplayRefused when it
+    would go to another upstream than it went to."""
     tunnel = None if elsewhere else intercepted_host(flow, None if via.connect is None else via.connect.intercepts)
     if tunnel is not None:
         host = tunnel[2]
@@ -209,6 +207,20 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
                 raise ReplayRefused(f"flow #{flow.id} is not replayed: it went to {went or flow.upstream_url}, not "
                                   f"to this forwarder's upstream {going}; its credentials are not sent anywhere else")
         host = urlsplit(via.upstream).hostname or ""
+    return via, tunnel, host
+
+
+def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, str]] | None = None,
+           body: bytes | None = None, kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0,
+           elsewhere: bool = False, key_hosts: Collection[str] = ()) -> int:
+    """Send the recorded request (or `body`) through `via`, a forwarder of this process (a Router:
+    through the route the flow came through; a flow recorded in proxy mode: through a tunnel to
+    its host, see intercepted_host); the new flow's id. `credentials`: those the flow's client sent
+    (the forwarder that recorded it keeps them in memory); without them, the environment's key
+    where it may go (env_credentials, with `key_hosts`). `kind`: what `body` is, the request with
+    the safe repairs applied or as the user edited it (the new flow says so). `elsewhere`: the
+    caller chose `via`'s upstream knowing the flow went to another."""
+    via, tunnel, host = _route(flow, via, elsewhere)
     if not credentials:
         credentials = env_credentials(flow, host, key_hosts=key_hosts)
     target, headers = replay_request(flow, credentials, kind=kind)
@@ -254,7 +266,7 @@ def fixed_request(flow: Flow) -> bytes:
     """The request body with every safe repair applied (what "replay fixed" sends). ReplayRefused
     says why there is none."""
     try:
-        repaired = safe_repairs(analyse(flow))
+        repaired = safe_repairs(analyse(flow), flow)
     except jsonsafe.Unfaithful as exc:
         raise ReplayRefused(f"cannot fix faithfully: {exc}") from None
     if repaired is None:
@@ -276,5 +288,71 @@ def replay_stored(store: Store, forwarder: Forwarder | Router, flow_id: int, *,
         body = fixed_request(flow)
     elif kind is ReplayKind.AS_RECORDED:
         body = None
+    if flow.socket_of is not None:
+        return replay_turn(flow, via=forwarder, credentials=forwarder.credentials(flow.socket_of), body=body,
+                           kind=kind, key_hosts=key_hosts)
     return replay(flow, via=forwarder, credentials=forwarder.credentials(flow_id), body=body, kind=kind,
                   key_hosts=key_hosts)
+
+
+# The handshake headers aiohttp's client writes itself: the recorded ones belong to the recorded socket.
+_HANDSHAKE_PREFIX = "sec-websocket-"
+_TURN_ENDS = frozenset({"response.completed", "response.failed", "response.incomplete", "error"})
+
+
+def replay_turn(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, str]] | None = None,
+                body: bytes | None = None, kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0,
+                key_hosts: Collection[str] = ()) -> int:
+    """Replay socket turn `flow` (a Responses-over-WebSocket turn, inspector/sockets.py) on a socket of
+    its own through `via`, as an HTTP replay goes: the same route and upstream, the same credential
+    rules, the signed replay header, so the forwarder records the new socket linked to the turn (and
+    its one turn after it); the new socket flow's id. It sends the turn's `response.create` (or
+    `body`) with the history it continued as full input (sockets.turn_frame), reads the answer to its
+    end and closes the socket."""
+    via, tunnel, host = _route(flow, via, False)
+    if tunnel is not None:
+        raise ReplayRefused(f"flow #{flow.id} is not replayed: it is a turn of a socket recorded through a tunnel "
+                            f"to {tunnel[0]} (proxy mode), and a turn is replayed only through a base URL")
+    if not credentials:
+        credentials = env_credentials(flow, host, key_hosts=key_hosts)
+    target, headers = replay_request(flow, credentials, kind=kind)
+    protocols = tuple(part.strip() for name, value in headers if name.lower() == "sec-websocket-protocol"
+                      for part in value.split(",") if part.strip())
+    headers = [(k, v) for k, v in headers if not k.lower().startswith(_HANDSHAKE_PREFIX) and k.lower() != "upgrade"]
+    try:
+        frame = turn_frame(flow, body)
+    except ValueError as exc:
+        raise ReplayRefused(f"flow #{flow.id} is not replayed: {exc}") from exc
+    parts = urlsplit(via.client_url)
+    url = f"ws://{parts.netloc}{parts.path}{target}"
+    try:
+        return asyncio.run(_send_turn(url, headers, protocols, frame.decode(), timeout))
+    except (aiohttp.ClientError, OSError) as exc:  # a timeout is an OSError too
+        raise ReplayError(f"replay of #{flow.id} through {via.base_url} failed: {exc}") from exc
+
+
+async def _send_turn(url: str, headers: list[tuple[str, str]], protocols: tuple[str, ...], frame: str,
+                     timeout: float) -> int:
+    answered: list[str] = []
+
+    async def handshake(session: object, context: object, params: aiohttp.TraceRequestEndParams) -> None:
+        # The upgrade's answer: aiohttp's socket keeps no public handle on its headers.
+        answered.extend(params.response.headers.getall(FLOW_ID_HEADER, []))
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_end.append(handshake)
+    async with aiohttp.ClientSession(trace_configs=[trace], timeout=aiohttp.ClientTimeout(total=timeout)) as session:
+        async with session.ws_connect(url, headers=headers, protocols=protocols, max_msg_size=0) as ws:
+            await ws.send_str(frame)
+            async for message in ws:
+                if message.type is aiohttp.WSMsgType.TEXT:
+                    try:
+                        event = orjson.loads(message.data)
+                    except orjson.JSONDecodeError:
+                        continue
+                    if isinstance(event, dict) and event.get("type") in _TURN_ENDS:
+                        break
+            await ws.close(code=1000, message=b"replayed")
+    if not answered:
+        raise ReplayError(f"{url} answered without {FLOW_ID_HEADER}: is it a toolwire-inspect forwarder?")
+    return int(answered[0])

@@ -74,11 +74,11 @@ def test_expressions_find_exactly_these_flows(store, expression, ids):
 
 @pytest.mark.parametrize(("expression", "message", "position"), [
     ("~x foo", "unknown filter ~x (known: ~R, ~S, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, ~model, ~q, ~r, "
-               "~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v) (at 1)", 0),
+               "~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v, ~w, ~websocket) (at 1)", 0),
     ("~d", "~d needs a value (at 3)", 2),
     ("~d (", "~d needs a value (at 4)", 3),
     ("~dialectx chat", "unknown filter ~dialectx (known: ~R, ~S, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, "
-                       "~model, ~q, ~r, ~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v) (at 1)", 0),
+                       "~model, ~q, ~r, ~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v, ~w, ~websocket) (at 1)", 0),
     ("(~r | ~e", "missing ) (at 9)", 8),
     ("~r )", "unexpected ')' (at 4)", 3),
     ("~r |", "expected a filter (at 5)", 4),
@@ -166,7 +166,7 @@ def as_schema_3(store: Store) -> None:
     """The store's file as schema 3 left it: no rule ids, no usage, no buffered streams."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        for column in ("rules", "tokens_in", "tokens_out", "buffered", "route", "analysis", "websocket"):
+        for column in ("rules", "tokens_in", "tokens_out", "buffered", "route", "analysis", "websocket", "socket_of", "continues", "history"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("ALTER TABLE sessions DROP COLUMN findings")
         conn.execute("PRAGMA user_version=3")
@@ -218,7 +218,7 @@ def test_opening_a_schema_6_store_analyses_its_flows_again_in_the_background(tmp
     assert [flow_id for flow_id, blob in stored if blob is not None] == list(range(1, 9))
     store.close()
     with sqlite3.connect(store.path) as conn:
-        for column in ("analysis", "websocket"):
+        for column in ("analysis", "websocket", "socket_of", "continues", "history"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("ALTER TABLE sessions DROP COLUMN findings")
         conn.execute("PRAGMA user_version=6")
@@ -276,7 +276,7 @@ def as_schema_4(store: Store) -> None:
     """The store's file as schema 4 left it: no buffered-stream mark, no route column, no stored analysis."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        for column in ("buffered", "route", "analysis", "websocket"):
+        for column in ("buffered", "route", "analysis", "websocket", "socket_of", "continues", "history"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("ALTER TABLE sessions DROP COLUMN findings")
         conn.execute("PRAGMA user_version=4")

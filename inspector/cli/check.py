@@ -11,6 +11,7 @@ in it could be judged."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 from pathlib import Path
@@ -21,10 +22,12 @@ import orjson
 from .. import report
 from ..analysis import BodyTooLarge, analyse, decode_body, is_stream
 from ..files import taken_error, write_file, write_new
+from ..flow import frames
 from ..formats.base import LoadError, NotARecording, Turn
 from ..formats.load import FilePlaces
 from ..formats.registry import load_bytes
 from ..report import FORMATS, Finding, Unchecked
+from ..sockets import turn_flows
 from ..textsafe import json_text, shown
 from ..wire import jsonsafe
 from ..wire.check import DocumentCheck, check_bytes, check_document
@@ -98,6 +101,11 @@ def _recording_findings(name: str, data: bytes, turns: list[Turn]) -> list[Findi
     sits in the file (load.FilePlaces)."""
     places = FilePlaces(data)
     found = []
+    # A recorded Responses socket is judged turn by turn, as the store splits it (inspector/sockets.py);
+    # its turns' findings are placed on the socket's entry (its frames are not bodies of the file).
+    ids = itertools.count(1)
+    turns = [*turns, *(Turn(made, f"{turn.source} turn {number}") for turn in turns if turn.flow.websocket
+                       for number, made in enumerate(turn_flows(turn.flow, frames(turn.flow), ids.__next__), start=1))]
     for turn in turns:
         analysis = analyse(turn.flow)
         dialect = analysis.dialect.value if analysis.dialect else ""

@@ -23,10 +23,11 @@ import orjson
 
 from ..analysis import Analysis, BodyTooLarge, analyse, decode_body, safe_repairs
 from ..files import write_file
-from ..flow import FIXED_REPLAY_NOTE, Flow, FlowState, header
+from ..flow import FIXED_REPLAY_NOTE, Flow, FlowState, frames, header
 from ..redact import redacted
 from ..wire import jsonsafe
 from ..wire.check import check_request
+from ..wire.frames import Frame
 from ..wire.violations import Violation
 from .base import Exported, WriteOptions
 
@@ -134,9 +135,14 @@ def fixture(flow: Flow, analysis: Analysis, fixed_replay: Flow | None = None) ->
     }
     if flow.upstream_response_body is not None:
         data["upstream_response"] = {"body": body_value(flow.upstream_response_body, flow.response_headers)}
+    if flow.websocket:
+        data["websocket"] = True  # its response holds the socket's frames (frame_value)
+    if flow.history is not None:
+        # A socket turn's history, which its findings were judged with (inspector/sockets.py).
+        data["history"] = orjson.loads(flow.history)
     data["notes"] = list(flow.notes)
     data["violations"] = _violations(analysis.violations)
-    data["fixed"] = _fixed(analysis, fixed_replay)
+    data["fixed"] = _fixed(analysis, fixed_replay, flow)
     return data
 
 
@@ -148,7 +154,9 @@ def _response(flow: Flow) -> dict[str, Any]:
         "ttfb_ms": _ms(flow.ttfb_ms),
         "latency_ms": _ms(flow.latency_ms),
     }
-    if flow.chunks:
+    if flow.websocket:
+        response["frames"] = [frame_value(frame, flow.started_at) for frame in frames(flow)]
+    elif flow.chunks:
         response["chunks"] = [{"t_ms": _ms(c.t, seconds=True), **(chunk_value(c.data))} for c in flow.chunks]
     else:
         response["body"] = body_value(flow.response_body, flow.response_headers)
@@ -160,11 +168,11 @@ def _violations(violations: list[Violation]) -> list[dict[str, Any]]:
              "message": v.message, "why": v.why, "hint": v.hint} for v in violations]
 
 
-def _fixed(analysis: Analysis, replay: Flow | None) -> dict[str, Any] | None:
+def _fixed(analysis: Analysis, replay: Flow | None, flow: Flow) -> dict[str, Any] | None:
     """The request with the safe repairs applied (what `R` sends), the repairs, and what the fixed
     replay got back; None when no repair applies or none can be made faithfully."""
     try:
-        repaired = safe_repairs(analysis)
+        repaired = safe_repairs(analysis, flow)
     except jsonsafe.Unfaithful:
         return None
     if repaired is None or not repaired.repairs:
@@ -261,6 +269,17 @@ def body_bytes(body: Any) -> bytes:
 def header_pairs(lines: list[str]) -> list[tuple[str, str]]:
     """Fixture headers ("name: value" lines) back to pairs."""
     return [(name, value) for name, _, value in (line.partition(": ") for line in lines)]
+
+
+# A WebSocket flow's frames in a fixture: `{"t_ms", "from": "client"|"server", "opcode": 1 (text) or
+# 2 (binary), "text" or "base64"}`, in the order they passed (opcodes as RFC 6455 numbers them).
+TEXT_OPCODE, BINARY_OPCODE = 1, 2
+
+
+def frame_value(frame: Frame, started: float) -> dict[str, Any]:
+    payload = chunk_value(frame.payload) if frame.text else {"base64": base64.b64encode(frame.payload).decode("ascii")}
+    return {"t_ms": _ms(frame.at - started, seconds=True), "from": frame.direction.value,
+            "opcode": TEXT_OPCODE if frame.text else BINARY_OPCODE, **payload}
 
 
 def chunk_value(data: bytes) -> dict[str, str]:

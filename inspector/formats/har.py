@@ -19,8 +19,9 @@ from datetime import datetime, UTC
 from importlib import metadata
 from typing import Any
 
-from ..flow import Flow, header
-from ..redact import query_pairs
+from ..flow import Flow, frame_chunk, header
+from ..redact import query_pairs, redacted
+from ..wire.frames import Direction
 from . import fixture
 from .base import Exported, LoadError, Turn, WriteOptions
 from .fixture import header_pairs
@@ -75,6 +76,11 @@ def _entry(data: dict[str, Any], started: float) -> dict[str, Any]:
         content["text"] = response_body.decode("utf-8")
     except UnicodeDecodeError:
         content["text"], content["encoding"] = base64.b64encode(response_body).decode("ascii"), "base64"
+    sockets = {}
+    if data.get("websocket"):
+        # The frames go where Chrome and mitmproxy put them; _toolwire does not carry them twice.
+        carried["fixture"]["response"].pop("frames", None)
+        sockets["_webSocketMessages"] = [_message(frame, started) for frame in response.get("frames") or ()]
     status = response["status"]
     ttfb = response.get("ttfb_ms") or 0.0
     latency = response.get("latency_ms") or ttfb
@@ -91,8 +97,43 @@ def _entry(data: dict[str, Any], started: float) -> dict[str, Any]:
         "cache": {},
         "timings": {"blocked": -1, "dns": -1, "connect": -1, "send": 0, "wait": ttfb,
                     "receive": round(max(0.0, latency - ttfb), 1)},
+        **sockets,
         "_toolwire": carried,
     }
+
+
+# Chrome's and mitmproxy's WebSocket messages in a HAR entry: {type: send|receive, time: seconds since
+# the epoch, opcode: 1 text | 2 binary, data: the text, or a binary payload in base64}.
+_MESSAGE_TYPES = {Direction.CLIENT.value: "send", Direction.SERVER.value: "receive"}
+
+
+def _message(frame: dict[str, Any], started: float) -> dict[str, Any]:
+    return {"type": _MESSAGE_TYPES[frame["from"]], "time": started + frame["t_ms"] / 1000.0, "opcode": frame["opcode"],
+            "data": frame["text"] if "text" in frame else frame["base64"]}
+
+
+def _frames(shape: Shape, entry: dict[str, Any], started: float) -> list[dict[str, Any]] | None:
+    """An entry's `_webSocketMessages` as fixture frames (None when it has none)."""
+    messages = shape.items(entry, "_webSocketMessages", dict)
+    if messages is None:
+        return None
+    found = []
+    for n, message in enumerate(messages):
+        at = f"_webSocketMessages[{n}]."
+        kind = shape.member(message, "type", str, at)
+        if kind not in ("send", "receive"):
+            raise shape.refuse(f"{at}type", "is neither send nor receive")
+        opcode = shape.member(message, "opcode", int, at)
+        if opcode not in (fixture.TEXT_OPCODE, fixture.BINARY_OPCODE):
+            continue  # a control frame some tool kept: no data frame
+        time = shape.member(message, "time", (int, float), at)
+        data = shape.member(message, "data", str, at)
+        payload = {"text": data} if opcode == fixture.TEXT_OPCODE else \
+            {"base64": base64.b64encode(_base64(shape, data, f"{at}data")).decode("ascii")}
+        found.append({"t_ms": max(0.0, (time - started) * 1000.0),
+                      "from": Direction.CLIENT.value if kind == "send" else Direction.SERVER.value,
+                      "opcode": opcode, **payload})
+    return found
 
 
 def _text(body: bytes, meta: dict[str, Any] | None) -> str:
@@ -143,12 +184,24 @@ def _read(entry: dict[str, Any], where: str, flow_id: int) -> Turn:
     request_body = _base64(shape, text, "request.postData.text") if carried_base64 else text.encode()
     response_body = _content_bytes(shape, shape.member(response, "content", (dict, NoneType), "response.",
                                                        default=None) or {})
+    started = iso_time(entry.get("startedDateTime"))
+    frames = _frames(shape, entry, started)
     if ours is not None and isinstance(ours.get("fixture"), dict):
         data = fixture_from_carried(ours, request_body, response_body, where)
+        if frames is not None and data.get("websocket"):
+            data["response"]["frames"] = frames
+            data["response"].pop("body", None)
         flow = flow_from_fixture(data, where, flow_id)
-        flow.started_at = iso_time(entry.get("startedDateTime"))
+        flow.started_at = started
         return Turn(flow, where, data)
-    return Turn(_foreign(shape, entry, request, response, request_body, response_body, flow_id), where)
+    flow = _foreign(shape, entry, request, response, request_body, response_body, flow_id)
+    if frames is not None:
+        flow.websocket = True
+        flow.chunks = [frame_chunk(frame["t_ms"] / 1000.0, Direction(frame["from"]), frame["opcode"] == fixture.TEXT_OPCODE,
+                                   fixture.body_bytes(frame)) for frame in frames]
+        flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
+        flow = redacted(flow)  # the frames too: a key the upgrade carried is scrubbed wherever it shows
+    return Turn(flow, where)
 
 
 def _base64(shape: Shape, text: str, place: str) -> bytes:

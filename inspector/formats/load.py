@@ -23,9 +23,10 @@ from urllib.parse import urlsplit
 import orjson
 
 from ..analysis import decode_body
-from ..flow import Chunk, Flow, FlowState, Mode, header
+from ..flow import Chunk, Flow, FlowState, Mode, frame_chunk, header
 from ..redact import redact_headers, redacted, secret_values
 from ..wire import jsonsafe
+from ..wire.frames import Direction
 from ..wire.locate import SourceText, within
 from ..wire.locate import source as locate_source
 from ..wire.pointer import join
@@ -298,6 +299,17 @@ def _fixture_flow(shape: Shape, data: dict[str, Any], flow_id: int) -> Flow:
         translate=shape.member(data, "translate", (str, NoneType), default=None),
         notes=shape.items(data, "notes", str) or [],
     )
+    history = shape.member(data, "history", (list, NoneType), default=None)
+    if history is not None:
+        flow.history = orjson.dumps(history)
+    if shape.member(data, "websocket", bool, default=False):
+        flow.websocket = True
+        flow.chunks = [frame_chunk(shape.time(frame, "t_ms", f"response.frames[{n}].", required=True) / 1000.0,
+                                   shape.choice(frame, "from", Direction, Direction.CLIENT),
+                                   shape.member(frame, "opcode", int, f"response.frames[{n}].") == fixture.TEXT_OPCODE,
+                                   body_bytes(shape.body(frame, f"response.frames[{n}]", whole=True)))
+                       for n, frame in enumerate(shape.items(response, "frames", dict, "response.") or ())]
+        flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
     if not shape.member(upstream, "same_body_as_request", bool, "upstream_request.", default=True):
         flow.upstream_request_body, _ = _wire(shape.body(upstream, "upstream_request.body"), [])
     if "upstream_response" in data:
@@ -351,7 +363,8 @@ class Shape:
             return None
         return [self.typed(value, kinds, f"{at}{key}[{n}]") for n, value in enumerate(values)]
 
-    def choice(self, holder: dict[str, Any], key: str, kinds: type[Mode] | type[FlowState], default: Any) -> Any:
+    def choice(self, holder: dict[str, Any], key: str, kinds: type[Mode] | type[FlowState] | type[Direction],
+               default: Any) -> Any:
         value = self.member(holder, key, str, default=default.value)
         try:
             return kinds(value)

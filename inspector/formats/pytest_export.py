@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from ..sockets import TURN_METHOD
 from . import fixture
 from .base import Exported, WriteOptions
 
@@ -75,6 +76,32 @@ def test_sdk_replays_the_recorded_response(upstream):
         # What the SDK read, in the REST spelling, without what it adds of its own.
         assert result.model_dump(mode="json", by_alias=True, exclude_none=True, exclude={
             "sdk_http_response", "automatic_function_calling_history"}) == FIXTURE["response"]["body"]["json"]
+'''
+
+
+# A turn of a Responses-over-WebSocket socket: the mock answers its response.create over a socket.
+_SOCKET_TEST = '''
+
+def _recorded_events():
+    """The recorded server events, each the text of the frame it came in (the fixture keeps them
+    as the SSE stream a turn reads as)."""
+    events = []
+    for chunk in FIXTURE["response"]["chunks"]:
+        lines = [line[6:] for line in chunk["text"].split("\\n") if line.startswith("data: ")]
+        if lines:
+            events.append("\\n".join(lines))
+    return events
+
+
+def test_socket_answers_the_recorded_events():
+    mock = pytest.importorskip("inspector.mock", reason="the socket mock is toolwire-inspect's")
+    client = pytest.importorskip("websockets.sync.client")
+    route = mock.FixtureRoute.from_fixture(FIXTURE, __file__)
+    with mock.MockUpstream(fixtures=[route], realtime=False) as upstream:
+        with client.connect(upstream.base_url.replace("http", "ws", 1) + FIXTURE["request"]["path"]) as ws:
+            ws.send(json.dumps({"type": "response.create", **RECORDED_REQUEST["json"]}))
+            got = [ws.recv(timeout=30) for _ in _recorded_events()]
+    assert got == _recorded_events()
 '''
 
 
@@ -152,6 +179,9 @@ def test_fixed_request_passes():
               if severity == "error"]
     assert not errors, "the fixed request breaks " + ", ".join(errors)
 ''')
+    if data["request"]["method"] == TURN_METHOD:
+        parts.append(_SOCKET_TEST)
+        return "".join(parts).encode("utf-8")
     parts.append('''
 
 def _recorded_response():

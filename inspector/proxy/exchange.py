@@ -738,6 +738,8 @@ class SocketExchange(Exchange):
                        if (lower := k.lower()) not in HOP_BY_HOP and lower not in HANDSHAKE
                        and lower not in ("content-length", "date", "server")]
             flow.response_headers = redact_headers(event.headers)
+            if flow.replay_of is not None:
+                headers.append((FLOW_ID_HEADER, str(flow.id)))  # as an HTTP replay's answer: replay learns the id
             flow.ttfb_ms = event.at * 1000.0
             self._open = self.started = True
             self._phase = _RELAYING

@@ -287,7 +287,8 @@ class Store:
             with self._read_lock:
                 self._columns = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
             self._schema_4 = "rules" in self._columns
-        condition, params = filters.compile_filter(text, rules=self._schema_4, route="route" in self._columns)
+        condition, params = filters.compile_filter(text, rules=self._schema_4, route="route" in self._columns,
+                                                   sockets="socket_of" in self._columns)
         return (f" WHERE ({condition})" if condition else ""), params
 
     def session_usage(self, session_id: int) -> tuple[int | None, int | None]:

@@ -43,6 +43,8 @@ class FlowRow:
     buffered: bool = False  # a stream whose events all arrived at once (analysis.buffered_stream)
     route: str = ""  # "" for the unnamed route (--upstream) and in stores from before schema 6
     websocket: bool = False  # a WebSocket session (its frames: Store.frames)
+    socket_of: int | None = None  # a socket's turn: the socket flow (inspector/sockets.py)
+    continues: int | None = None  # the turn whose response it continues
 
 
 @dataclass(slots=True)
@@ -78,6 +80,7 @@ class Summary:
 REQUEST_COLUMNS = (
     "id", "session_id", "started_at", "method", "path", "query", "request_headers", "request_body", "mode",
     "translate", "upstream_url", "upstream_request_headers", "upstream_request_body", "route", "websocket",
+    "socket_of", "continues", "history",
 )
 RESPONSE_COLUMNS = (
     "status", "response_headers", "upstream_response_body", "response_body", "streamed", "chunks", "ttfb_ms",
@@ -93,7 +96,8 @@ _LISTED = {"error": "COALESCE(error, parse_error)",
 
 
 # What a column added after schema 1 reads as in a file opened read-only from before it.
-_ABSENT = {"route": "''", "websocket": "0"}  # the unnamed route; no sockets before schema 8
+# The unnamed route; no sockets before schema 8, no socket turns before schema 10.
+_ABSENT = {"route": "''", "websocket": "0", "socket_of": "NULL", "continues": "NULL", "history": "NULL"}
 
 
 def list_columns(present: set[str]) -> str:
@@ -142,7 +146,7 @@ _FROM_SQL: dict[str, Callable[[Any], Any]] = {
     "request_body": bytes, "upstream_request_body": _optional_bytes, "upstream_response_body": _optional_bytes,
     "response_body": bytes, "mode": Mode, "streamed": bool, "state": FlowState,
     "notes": lambda notes: list(orjson.loads(notes)),
-    "websocket": bool,
+    "websocket": bool, "history": _optional_bytes,
 }
 
 
@@ -177,7 +181,7 @@ def flow_row(flow: Flow, summary: Summary) -> FlowRow:
         replay_fixed=flow.replay_of is not None and FIXED_REPLAY_NOTE in flow.notes,
         tokens_in=summary.tokens_in, tokens_out=summary.tokens_out,
         replay_edited=flow.replay_of is not None and EDITED_REPLAY_NOTE in flow.notes, buffered=summary.buffered,
-        route=flow.route, websocket=flow.websocket,
+        route=flow.route, websocket=flow.websocket, socket_of=flow.socket_of, continues=flow.continues,
     )
 
 
@@ -194,7 +198,7 @@ def listed_row(values: tuple) -> FlowRow:
 
 def load(conn: sqlite3.Connection, flow_id: int, *, present: set[str] | None = None) -> Flow | None:
     """`present`: the columns the table has, None for all of them (a store read-only from before
-    schema 6 or 8 has no route or websocket column: see _ABSENT)."""
+    schema 6, 8 or 9 has no route, websocket or socket turn columns: see _ABSENT)."""
     selected = FLOW_COLUMNS if present is None else tuple(
         _ABSENT[name] if name in _ABSENT and name not in present else name for name in FLOW_COLUMNS)
     found = conn.execute(f"SELECT {', '.join(selected)} FROM flows WHERE id = ?", (flow_id,)).fetchone()

@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import platformdirs
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 # Version 1, as first shipped: a file at any version is brought forward by the steps after it.
 SCHEMA_1 = """
@@ -114,9 +114,16 @@ ALTER TABLE flows ADD COLUMN websocket INTEGER NOT NULL DEFAULT 0;
 SCHEMA_9 = """
 ALTER TABLE sessions ADD COLUMN findings BLOB;
 """
-_STEPS = (SCHEMA_1, SCHEMA_2, SCHEMA_3, SCHEMA_4, SCHEMA_5, SCHEMA_6, SCHEMA_7, SCHEMA_8, SCHEMA_9)
+# Version 10: a Responses socket's turns are flows of their own (inspector/sockets.py): the socket they
+# came through, the turn they continue, the history that continuation rests on.
+SCHEMA_10 = """
+ALTER TABLE flows ADD COLUMN socket_of INTEGER;
+ALTER TABLE flows ADD COLUMN continues INTEGER;
+ALTER TABLE flows ADD COLUMN history BLOB;
+"""
+_STEPS = (SCHEMA_1, SCHEMA_2, SCHEMA_3, SCHEMA_4, SCHEMA_5, SCHEMA_6, SCHEMA_7, SCHEMA_8, SCHEMA_9, SCHEMA_10)
 _MIGRATIONS = {version: "".join(_STEPS[version:]) for version in range(len(_STEPS))}
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9)  # what a read-only open can list and show without migrating
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)  # what a read-only open can list and show without migrating
 
 
 class StoreError(Exception):

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import TypeVar, cast
 
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
-from ..flow import Chunk, Flow, FlowState
+from ..flow import Chunk, Flow, FlowState, frames
 from ..redact import Scrubber, redacted, scrubber
+from ..sockets import turn_flows
 from . import rows, schema
 from .analysis_worker import Analyser, body_size, request_summary
 from .rows import FlowRow, Summary
@@ -251,10 +252,14 @@ class Writer:
         # every other process on this store (and this one's id reservations).
         # The redacted copy is analysed: the stored analysis (a stream's reassembled response, the
         # findings' messages) reaches disk too, and its pointers must fall on the bodies shown.
-        for write in writes:
+        for write in writes:  # the turns a socket is split into are appended, and analysed in turn
             if write.final and write.summary is None:
                 write.clean = redacted(write.flow)
                 write.summary = self._analyser.summary(write.clean)
+                if write.flow.websocket:
+                    # Made from the redacted socket: nothing the socket scrubbed comes back in a turn.
+                    writes.extend(_Write(turn, True, None) for turn in
+                                  turn_flows(write.clean, frames(write.clean), self.next_flow_id))
         try:
             backfill = self._backfill_batch(conn) if any(isinstance(item, _Backfill) for item in batch) else None
         except sqlite3.Error as exc:  # the mark stays: the next open resumes

@@ -68,3 +68,23 @@ def base64_size(text: str) -> int:
     held twice)."""
     stripped = text.rstrip("=")
     return len(stripped) * 3 // 4
+
+
+@dataclass(frozen=True, slots=True)
+class Described:
+    """One frame as a frame view lists it, read by its protocol's socket module: the event type, the
+    text it streams, the call it belongs to, its audio summarised, and the event as it is shown raw
+    (audio payloads replaced by their size: never a base64 wall; None for a frame that is no JSON
+    object)."""
+
+    kind: str = ""
+    delta: str | None = None
+    call_id: str | None = None
+    audio_bytes: int | None = None
+    audio_seconds: float | None = None
+    shown: dict[str, Any] | None = None
+
+
+def audio_note(size: int) -> str:
+    """What stands for an audio payload in a frame shown raw."""
+    return f"<{size} bytes of audio>"

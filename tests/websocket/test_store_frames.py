@@ -52,9 +52,11 @@ def test_a_finished_socket_reads_back_its_frames_in_order(tmp_path):
         assert store.frames(flow.id) == [Frame(Direction.CLIENT, 1000.5, True, CREATE),
                                          Frame(Direction.SERVER, 1000.75, True, CREATED),
                                          Frame(Direction.SERVER, 1001.0, False, b"\x00\xff audio")]
-        (row,) = store.rows()
+        # Its one turn, which the socket closed on, is a row of its own (inspector/sockets.py).
+        row, turn = store.rows()
         assert (row.websocket, row.status, row.state, row.method, row.path) == (
             True, 101, "complete", "GET", "/v1/responses")
+        assert (turn.socket_of, turn.state, turn.method) == (flow.id, "error", "WS")
         assert store.get(flow.id).notes == ["closed by the client: 1000 'bye'"]
     with Store(tmp_path / "s.db", read_only=True) as store:
         assert [f.payload for f in store.frames(1)] == [CREATE, CREATED, b"\x00\xff audio"]
@@ -104,5 +106,5 @@ def test_a_schema_7_file_opens_read_only_and_migrates(tmp_path):
     with Store(path) as store:
         assert [(r.id, r.websocket) for r in store.rows()] == [(3, False)]
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (9,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (10,)
     conn.close()

@@ -16,6 +16,7 @@ from ...flow import ReplayKind
 from ..widgets.connection import ConnectionBar
 from ..widgets.footer import SteadyFooter
 from ..widgets.flow_list import ColumnHeader, FlowList
+from .frames import FramesScreen
 
 if TYPE_CHECKING:
     from ..app import InspectorApp
@@ -147,6 +148,11 @@ class FlowsScreen(Screen[None]):
 
     @on(FlowList.Opened)
     def open_flow(self, event: FlowList.Opened) -> None:
+        row = self.flow_list.current
+        if row is not None and row.id == event.flow_id and row.websocket:
+            # A socket is read frame by frame; its turns open as flows.
+            self.app.push_screen(FramesScreen(event.flow_id))
+            return
         self.inspector.open_flow(event.flow_id)
 
     def action_replay(self) -> None:

@@ -114,8 +114,13 @@ class RowSource(Protocol):
 
 def replay_mark(row: FlowRow) -> str:
     """`↻#3` a replay of flow 3 as recorded (r), `↻F#3` one sent with the safe repairs (R), `↻E#3`
-    one the user edited (e); `⇉` a stream whose events all arrived at once (buffered on the way)."""
+    one the user edited (e); `⇉` a stream whose events all arrived at once (buffered on the way);
+    `⇅` a WebSocket session, `⇅#7` a turn of socket 7."""
     buffered = "⇉ " if row.buffered else ""
+    if row.websocket:
+        buffered += "⇅ "  # a WebSocket session: enter shows its frames
+    elif row.socket_of is not None:
+        buffered += f"⇅#{row.socket_of} "  # a turn of socket N
     if row.replay_of is None:
         return buffered
     kind = "F" if row.replay_fixed else "E" if row.replay_edited else ""

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...frames import Direction, Event, Frame, base64_size, documents, events
+from ...frames import Described, Direction, Event, Frame, audio_note, base64_size, documents, events
 from ...pointer import join
 from ...rules.base import Report, as_list, short
 from ...violations import Effect, Violation
@@ -200,4 +200,26 @@ def shown(body: dict[str, Any]) -> dict[str, Any]:
     data = body.get(name) if name else None
     if name is None or not isinstance(data, str):
         return body
-    return {**body, name: f"<{base64_size(data)} bytes of audio>"}
+    return {**body, name: audio_note(base64_size(data))}
+
+
+def describe(frames: list[Frame]) -> list[Described]:
+    """Each frame as a frame view lists it; OpenAI's socket events (Realtime's and Responses over
+    WebSocket alike) name their type, stream text in `delta` and carry `call_id` on the event or its
+    item."""
+    audio = {delta.number: delta for delta in audio_deltas(frames)}
+    found = []
+    for number, body in enumerate(documents(frames)):
+        if body is None:
+            found.append(Described())
+            continue
+        item = body.get("item")
+        call_id = body.get("call_id", item.get("call_id") if isinstance(item, dict) else None)
+        delta = body.get("delta")
+        sound = audio.get(number)
+        found.append(Described(
+            kind=str(body.get("type", "")), delta=delta if isinstance(delta, str) and sound is None else None,
+            call_id=call_id if isinstance(call_id, str) else None,
+            audio_bytes=sound.bytes if sound else None, audio_seconds=sound.seconds if sound else None,
+            shown=shown(body)))
+    return found

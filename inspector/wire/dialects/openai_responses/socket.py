@@ -11,7 +11,7 @@ without it, server events belong to the turn in flight."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -20,7 +20,9 @@ from ... import sse
 from ...check import ExchangeCheck, check_exchange
 from ...dialect import Dialect
 from ...frames import Direction, Frame, events
+from ...pointer import join, split
 from ...profiles import Profile
+from ...violations import Violation
 
 # Socket-only fields of a response.create: the envelope around the Responses body.
 _ENVELOPE = ("type", "stream_id", "generate")
@@ -105,10 +107,11 @@ def _as_items(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list) else []
 
 
-def full_input(found: list[Turn], index: int) -> list[Any] | None:
-    """The whole conversation turn `index` continues, as one `input`: the inputs and outputs along its
-    previous_response_id chain inside this socket, then its own input. None when the chain leaves the
-    socket (a response this recording never saw): the server's state is all there is of it."""
+def history(found: list[Turn], index: int) -> list[Any] | None:
+    """The conversation turn `index` continues, as input items: the inputs and outputs along its
+    previous_response_id chain inside this socket ([] for a turn that continues nothing). None when
+    the chain leaves the socket (a response this recording never saw): the server's state is all
+    there is of it."""
     by_response = {turn.response_id: turn for turn in found[:index] if turn.response_id is not None}
     chain: list[Turn] = []
     previous = found[index].previous_response_id
@@ -125,16 +128,57 @@ def full_input(found: list[Turn], index: int) -> list[Any] | None:
         items.extend(_as_items(turn.request.get("input")))
         response = turn.response
         items.extend(_as_items(response.get("output")) if response is not None else [])
-    items.extend(_as_items(found[index].request.get("input")))
     return items
+
+
+def full_input(found: list[Turn], index: int) -> list[Any] | None:
+    """The whole conversation turn `index` continues, as one `input`: its history, then its own
+    input; None when the chain leaves the socket."""
+    items = history(found, index)
+    return None if items is None else items + _as_items(found[index].request.get("input"))
+
+
+def with_history(request: Any, items: list[Any]) -> Any:
+    """`request` as the server reads it once the history is known: `items` before its own input,
+    no previous_response_id (the server's copy of the history is these items)."""
+    if not isinstance(request, dict):
+        return request
+    whole = {key: value for key, value in request.items() if key != "previous_response_id"}
+    whole["input"] = items + _as_items(request.get("input"))
+    return whole
+
+
+# Rules that judge a turn's input against the history it continues: a finding of theirs inside the
+# history (a call there that this turn leaves unanswered) is this turn's, not the earlier turns'.
+_PAIRING = frozenset({"OR-08"})
+
+
+def own_findings(violations: list[Violation], items: int) -> list[Violation]:
+    """Findings of a request checked `with_history` (with `items` history items), as pointers into
+    the request as sent: an input item's index goes back by `items`; inside the history, a pairing
+    finding points at previous_response_id (what brought that item in), the rest are the earlier
+    turns' own and are dropped."""
+    found = []
+    for violation in violations:
+        tokens = split(violation.pointer)
+        if tokens[:1] == ["input"] and len(tokens) > 1 and tokens[1].isdigit():
+            position = int(tokens[1]) - items
+            if position >= 0:
+                violation = replace(violation, pointer=join("/input", position, *tokens[2:]))
+            elif violation.rule in _PAIRING:
+                violation = replace(violation, pointer="/previous_response_id",
+                                    message=f"{violation.message} (item {tokens[1]} of the history it continues)")
+            else:
+                continue
+        found.append(violation)
+    return found
 
 
 def replay_request(found: list[Turn], index: int) -> dict[str, Any] | None:
     """Turn `index`'s body for a socket of its own: the history sent as full input, since the server's
     previous_response_id may be gone. None when the chain leaves the socket."""
-    items = full_input(found, index)
+    items = history(found, index)
     if items is None:
         return None
-    request = {key: value for key, value in found[index].request.items() if key != "previous_response_id"}
-    request["input"] = items
-    return request
+    whole: dict[str, Any] = with_history(found[index].request, items)
+    return whole
