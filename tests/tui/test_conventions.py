@@ -1,0 +1,62 @@
+"""Issue 22, the keys people bring with them, at 80×24 and 160×48: sorting by issues puts the worst
+first, `]` / `[` walk the flows from inside the flow view, the palette finds actions by their footer
+names, a user keymap from the config file, marks and deletion in the list, and where files go."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.store import Store
+from inspector.tui.widgets.flow_list import FlowList
+
+from .conftest import make_app, settle
+from .flows import WEATHER, save_flow
+
+SIZES = [(80, 24), (160, 48)]
+
+_BAD_CALL = {"role": "assistant", "content": None, "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{bad"}}]}
+# What the checker says of each (errors, warnings), beside populate's flows (3 and 6: three errors each).
+ONE_WARNING = {"model": "llama-3", "messages": [{"role": "user", "content": "hi"}], "tool_choice": "auto"}
+ONE_ERROR = {"model": "gpt-4o-mini", "tools": [WEATHER], "messages": [
+    {"role": "user", "content": "hi"},
+    {**_BAD_CALL, "tool_calls": [{**_BAD_CALL["tool_calls"][0], "function": {"name": "get_weather", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "c1"}]}
+TWO_WARNINGS = {"model": "llama-3", "tool_choice": "auto", "messages": [
+    {"role": "user", "content": "hi"}, _BAD_CALL, {"role": "tool", "tool_call_id": "c1", "content": "x"}]}
+
+
+def more_issues(store: Store) -> dict[str, int]:
+    """Flows 7 (one warning), 8 (one error), 9 (two warnings), after populate's six."""
+    return {"one warning": save_flow(store, ONE_WARNING, offset=11), "one error": save_flow(store, ONE_ERROR, offset=12),
+            "two warnings": save_flow(store, TWO_WARNINGS, offset=13)}
+
+
+def listed(flows: FlowList) -> list[int]:
+    return [flows.row(i).id for i in range(flows.total)]
+
+
+# -- sort by issues -------------------------------------------------------------------------------
+
+def test_the_issues_order_is_worst_first_errors_then_warnings_ties_in_time_order(store: Store, ids) -> None:
+    more_issues(store)
+    assert [(r.id, r.errors, r.warnings) for r in store.rows(order="issues")] == [
+        (3, 3, 0), (6, 3, 0), (8, 1, 0), (9, 0, 2), (7, 0, 1), (1, 0, 0), (2, 0, 0), (4, 0, 0), (5, 0, 0)]
+    assert [store.index_of(i, order="issues") for i in range(1, 10)] == [5, 6, 0, 7, 8, 1, 4, 2, 3]
+    assert [r.id for r in store.rows(order="issues", text="!~v error")] == [9, 7, 1, 2, 4, 5]
+    assert store.index_of(7, order="issues", text="!~v error") == 1
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_S_to_issues_shows_the_worst_flow_at_the_top(store: Store, ids, size) -> None:
+    more_issues(store)
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        await pilot.press("S", "S")
+        await settle(app, pilot)
+        assert (flows.order, listed(flows)) == ("issues", [3, 6, 8, 9, 7, 1, 2, 4, 5])
+        # The flow under the cursor stays under it (the newest, 9), and the worst is on screen, first.
+        assert (flows.current.id, flows.scroll_y) == (9, 0)
+        assert flows.render_line(0).text.split()[1] == "3"
