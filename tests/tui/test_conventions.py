@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from inspector.store import Store
+from inspector.tui.screens.flow import FlowScreen
+from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.widgets.flow_list import FlowList
 
 from .conftest import make_app, settle
@@ -60,3 +62,75 @@ async def test_S_to_issues_shows_the_worst_flow_at_the_top(store: Store, ids, si
         # The flow under the cursor stays under it (the newest, 9), and the worst is on screen, first.
         assert (flows.current.id, flows.scroll_y) == (9, 0)
         assert flows.render_line(0).text.split()[1] == "3"
+
+
+# -- ] and [ from inside the flow view -------------------------------------------------------------
+
+async def shown_flow(app, pilot):
+    await settle(app, pilot)
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, FlowScreen) and screen.view is not None
+    return screen
+
+
+def pane_state(screen) -> tuple[int, str | None, str | None]:
+    """(the flow shown, the pane holding the focus, the pane zoomed)."""
+    def pane(widget) -> str | None:
+        return next((node.id for node in (widget.ancestors_with_self if widget else ())
+                     if node.id in ("request", "upstream", "response", "violations")), None)
+    return screen.view.flow.id, pane(screen.focused), pane(screen.maximized)
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_brackets_walk_the_list_from_the_flow_view_keeping_the_zoomed_pane(store: Store, ids, size) -> None:
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        flows.select_id(ids["clean"])
+        await pilot.press("enter")
+        screen = await shown_flow(app, pilot)
+        assert pane_state(screen) == (2, "request", None)  # a clean flow: the request has the keys
+        await pilot.press("z", "right_square_bracket")
+        screen = await shown_flow(app, pilot)
+        # The next flow in the list, read in the same pane, still zoomed; the list's cursor follows.
+        assert (pane_state(screen), flows.current.id) == ((3, "request", "request"), 3)
+        await pilot.press("z")
+        screen.query_one("#violation-list").focus()
+        await pilot.press("z")
+        assert pane_state(screen) == (3, "violations", "violations")
+        await pilot.press("right_square_bracket")
+        screen = await shown_flow(app, pilot)
+        # The streamed flow has no findings: the zoom goes to the pane with content, as on opening.
+        assert pane_state(screen) == (4, "request", "request")
+        await pilot.press("left_square_bracket", "left_square_bracket", "left_square_bracket")
+        screen = await shown_flow(app, pilot)
+        assert (pane_state(screen), flows.current.id) == ((1, "request", "request"), 1)
+        await pilot.press("left_square_bracket")
+        await settle(app, pilot)
+        assert pane_state(app.screen)[0] == 1
+        assert [n.message for n in app._notifications][-1] == "#1 is the first flow in the list"
+        await pilot.press("z", "escape")
+        assert isinstance(app.screen, FlowsScreen) and flows.current.id == 1
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_brackets_follow_the_list_as_filtered_and_sorted(store: Store, ids, size) -> None:
+    more_issues(store)
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        await pilot.press("S", "S", "slash", *"~v error | ~v warning", "enter")  # by issues, with findings
+        await settle(app, pilot)
+        assert listed(flows) == [3, 6, 8, 9, 7]
+        await pilot.press("g", "enter")
+        seen = [(await shown_flow(app, pilot)).view.flow.id]
+        for _ in range(4):
+            await pilot.press("right_square_bracket")
+            seen.append((await shown_flow(app, pilot)).view.flow.id)
+        assert seen == [3, 6, 8, 9, 7]
+        await pilot.press("right_square_bracket")
+        await settle(app, pilot)
+        assert [n.message for n in app._notifications][-1] == "#7 is the last flow in the list"
