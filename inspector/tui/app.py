@@ -10,12 +10,13 @@ import time
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from textual import events, on, work
-from textual.app import App, SuspendNotSupported
+from textual.app import App, SuspendNotSupported, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.binding import Binding
+from textual.screen import Screen
 
 from ..clients import likely_dialects
 from ..flow import ReplayKind
@@ -26,7 +27,7 @@ from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinish
                        ReplayFailed, ReplayFinished)
 from .screens.export_format import ExportFormatScreen
 from .screens.flows import FlowsScreen
-from .screens.help import HelpScreen, help_sections
+from .screens.help import HelpScreen, binding_table, help_sections
 from .widgets.connection import ConnectionBar, Listening, Proxying
 from .widgets.flow_list import FlowList
 
@@ -244,6 +245,12 @@ class InspectorApp(App[None]):
         self._flow_to_show = None
         if self._flow_screen not in self.screen_stack:
             self.push_screen(self._flow_screen)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands, less those our bindings list under the same name ("Quit",
+        "Keys" for `?`): one entry each, ours."""
+        ours = {binding.description for _, _, bindings in binding_table(screen) for binding in bindings}
+        return [command for command in super().get_system_commands(screen) if command.title not in ours]
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):

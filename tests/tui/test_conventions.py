@@ -5,6 +5,7 @@ names, a user keymap from the config file, marks and deletion in the list, and w
 from __future__ import annotations
 
 import pytest
+from textual.command import CommandList, CommandPalette
 
 from inspector.store import Store
 from inspector.tui.screens.flow import FlowScreen
@@ -134,3 +135,42 @@ async def test_brackets_follow_the_list_as_filtered_and_sorted(store: Store, ids
         await pilot.press("right_square_bracket")
         await settle(app, pilot)
         assert [n.message for n in app._notifications][-1] == "#7 is the last flow in the list"
+
+
+# -- the command palette ----------------------------------------------------------------------------
+
+async def palette(app, pilot, query: str) -> list[tuple[str, str]]:
+    """(title, help line) of what the palette lists for `query`, best first."""
+    await pilot.press("ctrl+p", *query)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert isinstance(app.screen, CommandPalette)
+    options = app.screen.query_one(CommandList)
+    found = []
+    for n in range(options.option_count):
+        title, _, help_line = str(options.get_option_at_index(n).prompt).partition("\n")
+        found.append((title, help_line))
+    await pilot.press("escape")
+    return found
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_palette_finds_actions_by_their_footer_names_with_short_titles(store: Store, ids, size) -> None:
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        found = await palette(app, pilot, "replay")
+        assert found[:2] == [
+            ("Replay", "Send the selected request upstream again, as recorded (marked ↻#N) · r"),
+            ("Replay fixed", "Send the selected request with every safe repair applied (marked ↻F#N) · R")]
+        assert ("Export", "Export the selected flow (fixture, pytest, cassette or HAR) · x") in await palette(
+            app, pilot, "export")
+        app.query_one(FlowList).select_id(ids["defective"])
+        await pilot.press("enter")
+        await settle(app, pilot)
+        found = await palette(app, pilot, "fix")
+        assert sorted(found[:2]) == [
+            ("Fixed", "The request beside itself with every safe repair applied, as a diff · F"),
+            ("Replay fixed", "Send it again with every safe repair applied (F) · R")]
+        # A word of the help line finds its action too, after the titles that hold it.
+        assert ("Chunks", "Raw stream chunks with arrival times (toggle) · s") in await palette(app, pilot, "arrival")

@@ -188,7 +188,7 @@ async def test_the_palette_runs_the_lists_actions_and_filters(store: Store, ids:
     app = make_app(store)
     async with app.run_test(size=(80, 24)) as pilot:
         flows = app.query_one(FlowList)
-        await pilot.press("ctrl+p", *"Sort by time")
+        await pilot.press("ctrl+p", *"Sort")
         await app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.press("enter")
