@@ -66,8 +66,12 @@ class InspectorApp(App[None]):
         mode: str | None = None,
         clock: Callable[[], float] | None = None,
         export_dir: Path | None = None,
+        keys: tuple[dict[str, str], list[str]] = ({}, []),
     ) -> None:
+        """`keys`: the user's keymap (binding id → keys) and a line for each entry left out of it
+        (tui/keymap.py's user_keymap)."""
         super().__init__()
+        self.user_keys, self._keys_problems = keys
         self.store = store
         self.forwarder = forwarder
         self.bridge = bridge
@@ -149,6 +153,9 @@ class InspectorApp(App[None]):
     def on_mount(self) -> None:
         if self.bridge is not None:
             self.bridge.attach(self)
+        self.set_keymap(self.user_keys)
+        for problem in self._keys_problems:
+            self.notify(problem, title="Keys", severity="warning", timeout=30)
         for notice in self.listening.ignored if self.listening is not None else ():
             # Said twice, as a stopped forwarder is: now, and in the header for as long as the app runs.
             self.notify(notice, title="Config ignored", severity="warning", timeout=30, markup=False)
@@ -171,6 +178,12 @@ class InspectorApp(App[None]):
     @work(thread=True, exit_on_error=False, group="imports", description="import the flow view")
     def _import_flow_view(self) -> None:
         from .screens import flow  # noqa: F401
+
+        if self.user_keys:  # its ids are known once every screen's module is imported
+            from .keymap import unknown_ids
+
+            for problem in unknown_ids(self.user_keys):
+                self.call_from_thread(self.notify, problem, title="Keys", severity="warning", timeout=30)
 
     def on_unmount(self) -> None:
         if self.bridge is not None:

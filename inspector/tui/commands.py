@@ -84,13 +84,13 @@ class ScreenCommands(Provider):
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
         from .screens.flows import FlowsScreen  # the screens import this module's siblings
-        from .screens.help import binding_table, key_names
+        from .screens.help import binding_table, key_names, user_keys
 
         screen = self.screen
         commands: list[tuple[str, Callable[[], object], str]] = []
         for _, node, bindings in binding_table(screen):
             for binding in bindings:
-                key = key_names(binding).split(", ")[0]
+                key = key_names(binding, user_keys(screen)).split(", ")[0]
                 commands.append((binding.description,
                                  partial(self.app.call_later, node.run_action, binding.action),
                                  f"{binding.tooltip} · {key}" if binding.tooltip else key))

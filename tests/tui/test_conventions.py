@@ -4,10 +4,14 @@ names, a user keymap from the config file, marks and deletion in the list, and w
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from textual.command import CommandList, CommandPalette
+from textual.widgets import Static
 
 from inspector.store import Store
+from inspector.tui.keymap import key_problem, user_keymap
 from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.widgets.flow_list import FlowList
@@ -174,3 +178,84 @@ async def test_the_palette_finds_actions_by_their_footer_names_with_short_titles
             ("Replay fixed", "Send it again with every safe repair applied (F) · R")]
         # A word of the help line finds its action too, after the titles that hold it.
         assert ("Chunks", "Raw stream chunks with arrival times (toggle) · s") in await palette(app, pilot, "arrival")
+
+
+# -- the user's keymap ------------------------------------------------------------------------------
+
+KEYS = """
+[keys]
+"flows.sort" = "s"
+"flow.next-flow" = "ctrl+n,J"
+"flows.nope" = "x"
+"flows.open" = "ctrl+bogus"
+"flows.first" = 3
+"""
+
+
+@pytest.fixture
+def own_config(tmp_path, monkeypatch) -> Path:
+    """The user config dir's toolwire-inspect.toml (XDG_CONFIG_HOME, as platformdirs reads it)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    path = tmp_path / "config" / "toolwire-inspect" / "toolwire-inspect.toml"
+    path.parent.mkdir(parents=True)
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_users_keymap_rebinds_by_id_and_says_each_bad_entry_in_one_line(
+        store: Store, ids, own_config: Path, tmp_path: Path, size) -> None:
+    own_config.write_text(KEYS)
+    own_config.chmod(0o600)
+    # A file in the working directory (a cloned repository's) that nobody trusted sets no key.
+    (tmp_path / "toolwire-inspect.toml").write_text('[keys]\n"flows.last" = "g"\n')
+    keys = user_keymap(cwd=tmp_path)
+    assert keys == ({"flows.sort": "s", "flow.next-flow": "ctrl+n,J", "flows.nope": "x"}, [
+        f"config {own_config}: [keys] 'flows.open' = 'ctrl+bogus': 'bogus' is not a key name (a character, "
+        "or f1, escape, pagedown, left_square_bracket …); left as it was",
+        f"config {own_config}: [keys] 'flows.first' must be a string of keys, like \"ctrl+n\""])
+    app = make_app(store, keys=keys)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        await pilot.press("S")
+        await settle(app, pilot)
+        assert flows.order == "time"  # S is no longer the sort key
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert flows.order == "latency"
+        await pilot.press("g")
+        assert flows.cursor == 0  # g is still First: the untrusted file's keys did nothing
+        warnings = [(n.title, n.message) for n in app._notifications if n.title == "Keys"]
+        assert warnings == [("Keys", problem) for problem in keys[1]] + [
+            ("Keys", "keys: no binding has the id 'flows.nope' (docs/keys.md lists them); left out")]
+        await pilot.press("question_mark")
+        text = str(app.screen.query_one("#help-text", Static).content)
+        assert "  s " in text and "Sort by time" in text.split("\n  s ")[1].splitlines()[0]
+        await pilot.press("escape")
+        flows.select_id(ids["clean"])
+        await pilot.press("enter")
+        await shown_flow(app, pilot)
+        await pilot.press("ctrl+n")
+        assert (await shown_flow(app, pilot)).view.flow.id == 3  # the list is by latency: 4, 1, 2, 3, 5, 6
+        await pilot.press("J")
+        assert (await shown_flow(app, pilot)).view.flow.id == 5
+
+
+def test_a_trusted_working_directory_config_gives_its_keys_and_a_broken_file_a_line(own_config, tmp_path) -> None:
+    from inspector import trust
+
+    here = tmp_path / "toolwire-inspect.toml"
+    here.write_bytes(b'[keys]\n"flows.last" = "L"\n')
+    assert user_keymap(cwd=tmp_path) == ({}, [])
+    trust.trust(here, here.read_bytes())
+    assert user_keymap(cwd=tmp_path) == ({"flows.last": "L"}, [])
+    broken = tmp_path / "broken.toml"
+    broken.write_bytes(b"[keys\n")
+    assert user_keymap(str(broken)) == ({}, [
+        f"config {broken} is not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 6)"])
+    assert user_keymap(str(tmp_path / "missing.toml")) == ({}, [
+        f"keys: cannot read config {tmp_path / 'missing.toml'}: No such file or directory"])
+    assert [key_problem(k) for k in ("ctrl+shift+f5", "?", "left_square_bracket", "hyper+x", "", "a,,b",
+                                     "cmd+k", "\x1b")] == [
+        None, None, None, None, "an empty key", "an empty key",
+        "'cmd' in 'cmd+k' is not a modifier (alt, ctrl, hyper, meta, shift, super)", "'\\x1b' is not a key to type"]
