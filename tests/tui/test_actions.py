@@ -103,7 +103,7 @@ async def test_the_editor_refuses_json_that_does_not_parse_and_says_where(
         problem = editor.query_one("#edit-problem", Static)
         assert (str(problem.content), problem.display, area.cursor_location) == (
             "✖ not valid JSON: line 3, column 3: Expecting ',' delimiter (not sent)", True, (2, 2))
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # the first asks: the edits are unsent
         await settle(app, pilot)
         assert isinstance(app.screen, FlowScreen) and len(upstream.received) == 1 and store.count() == 1
 

@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Static
+from textual.widgets import Static, TextArea
 
 from inspector.store import Store
 from inspector.tui.keymap import key_problem, user_keymap
 from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.screens.flows import FlowsScreen
+from inspector.tui.widgets.editor import EditorScreen
 from inspector.tui.widgets.flow_list import FlowList
 
 from .conftest import make_app, settle
@@ -259,3 +260,34 @@ def test_a_trusted_working_directory_config_gives_its_keys_and_a_broken_file_a_l
                                      "cmd+k", "\x1b")] == [
         None, None, None, None, "an empty key", "an empty key",
         "'cmd' in 'cmd+k' is not a modifier (alt, ctrl, hyper, meta, shift, super)", "'\\x1b' is not a key to type"]
+
+
+# -- the in-app editor asks before throwing edits away ------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_esc_in_the_editor_asks_before_throwing_edits_away(store: Store, ids, size) -> None:
+    app = make_app(store)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        editor = app.screen
+        assert isinstance(editor, EditorScreen)
+        await pilot.press("escape")  # nothing changed: closed at once
+        assert isinstance(app.screen, FlowsScreen)
+        await pilot.press("e")
+        await settle(app, pilot)
+        editor = app.screen
+        area = editor.query_one(TextArea)
+        area.insert("  ", (0, 0))
+        await pilot.press("escape")
+        problem = editor.query_one("#edit-problem", Static)
+        assert (app.screen, str(problem.content), problem.display) == (
+            editor, "Unsent edits: esc again throws them away, ctrl+s sends them", True)
+        area.insert(" ", (0, 0))  # typing on: the question is withdrawn, the next esc asks again
+        await pilot.pause()
+        assert problem.display is False
+        await pilot.press("escape")
+        assert app.screen is editor
+        await pilot.press("escape")
+        assert isinstance(app.screen, FlowsScreen) and store.count() == 6
