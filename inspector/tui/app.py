@@ -80,6 +80,7 @@ class InspectorApp(App[None]):
         # made at the first file, never the current directory.
         self.export_dir = export_dir
         self.export_format = "json"  # what `x` offers first: the last format chosen
+        self.save_folder: Path | None = None  # what `y`, `Y`, `x` offer first: the last folder chosen
         self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
         self._flow_to_show: int | None = None  # the flow asked for, until its screen is shown
         # Keys typed after the one that opens a flow, until the flow is ready (release_keys).
@@ -301,16 +302,37 @@ class InspectorApp(App[None]):
                     markup=False)
 
     def ask_export(self, flow_id: int) -> None:
-        """`x`: ask for the format (the last one chosen offered first), then export."""
+        """`x`: ask for the format (the last one chosen offered first), then the folder, then export."""
         def chosen(fmt: str | None) -> None:
             if fmt is not None:
                 self.export_format = fmt
-                self.export_flow(flow_id, fmt)
+                self.ask_folder(f"#{flow_id} as {fmt}", partial(self.export_flow, flow_id, fmt))
 
         self.push_screen(ExportFormatScreen(flow_id, self.export_format), chosen)
 
+    def ask_copy(self, flow_id: int, what: str, pointer: str | None = None) -> None:
+        """`y`, `Y`, `P`: ask for the folder of the file the copy is written to, then copy."""
+        self.ask_folder(f"#{flow_id} {what}", lambda folder: self.copy_from_flow(flow_id, what, pointer, folder))
+
+    def ask_folder(self, what: str, then: Callable[[Path], object]) -> None:
+        """Which folder a file goes to: the last one chosen offered, else the exports directory."""
+        from .screens.save_to import SaveToScreen
+
+        try:
+            offered = self.save_folder or self._side_files()
+        except OSError as exc:  # the exports directory is a link, or cannot be made
+            self.notify(str(exc), title="Not written", severity="error")
+            return
+
+        def chosen(folder: Path | None) -> None:
+            if folder is not None:
+                self.save_folder = folder
+                then(folder)
+
+        self.push_screen(SaveToScreen(what, offered), chosen)
+
     @work(thread=True, exit_on_error=False, group="export", description="export a flow")
-    def export_flow(self, flow_id: int, fmt: str = "json") -> None:
+    def export_flow(self, flow_id: int, fmt: str = "json", folder: Path | None = None) -> None:
         from ..formats.fixture import from_store  # first use only, like replay
         from ..formats.registry import default_name, render
         from ..files import write_new
@@ -327,7 +349,7 @@ class InspectorApp(App[None]):
             else:
                 turn = from_store(self.store, flow)
                 data, name = render(fmt, [turn]), default_name(fmt, turn.flow_id)
-            path = write_new(self._side_files(), name, data, rename=True)
+            path = write_new(folder or self._side_files(), name, data, rename=True)
         except OSError as exc:
             self.post_message(ExportFailed(flow_id, str(exc)))
             return
@@ -410,7 +432,7 @@ class InspectorApp(App[None]):
             self.replay_flow(flow_id, ReplayKind.EDITED, edited.encode("utf-8"))
 
     @work(thread=True, exit_on_error=False, group="copy", description="copy from a flow")
-    def copy_from_flow(self, flow_id: int, what: str, pointer: str | None = None) -> None:
+    def copy_from_flow(self, flow_id: int, what: str, pointer: str | None = None, folder: Path | None = None) -> None:
         """`what`: "curl" (the request as a command), "body" (the client's request body) or
         "pointer" (`pointer`). Written to a file too: not every terminal passes OSC 52 on."""
         from ..curl import CurlError, curl_body, curl_command, needs_body_file  # first use only
@@ -424,7 +446,7 @@ class InspectorApp(App[None]):
             return
         base = f"flow-{flow_id}"
         try:
-            folder = self._side_files()
+            folder = folder or self._side_files()
             if what == "curl":
                 body_file = None
                 if needs_body_file(flow):

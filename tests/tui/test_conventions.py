@@ -8,17 +8,20 @@ from pathlib import Path
 
 import pytest
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Static, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from inspector.store import Store
 from inspector.tui.keymap import key_problem, user_keymap
 from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.screens.flows import FlowsScreen
+from inspector.tui.messages import Copied, CopyFailed, ExportFailed, ExportFinished
+from inspector.tui.screens.save_to import SaveToScreen
 from inspector.tui.widgets.editor import EditorScreen
 from inspector.tui.widgets.flow_list import FlowList
 
 from .conftest import make_app, settle
 from .flows import WEATHER, save_flow
+from .test_live import Seen
 
 SIZES = [(80, 24), (160, 48)]
 
@@ -291,3 +294,39 @@ async def test_esc_in_the_editor_asks_before_throwing_edits_away(store: Store, i
         assert app.screen is editor
         await pilot.press("escape")
         assert isinstance(app.screen, FlowsScreen) and store.count() == 6
+
+
+# -- where files go ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_y_Y_x_ask_the_folder_offering_the_exports_directory_then_the_last_one(
+        store: Store, ids, tmp_path: Path, monkeypatch, size) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    exports = tmp_path / "data" / "toolwire-inspect" / "exports"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    seen = Seen()
+    app = make_app(store)
+    async with app.run_test(size=size, message_hook=seen) as pilot:
+        await settle(app, pilot)
+        await pilot.press("y")
+        field = app.screen.query_one(Input)
+        assert (type(app.screen), field.value, field.border_title) == (SaveToScreen, str(exports),
+                                                                         "Write #6 curl into the folder")
+        await pilot.press("escape")  # nothing written
+        assert isinstance(app.screen, FlowsScreen) and list(exports.iterdir()) == []  # made, empty
+        await pilot.press("Y")
+        field = app.screen.query_one(Input)
+        field.value = str(elsewhere)
+        await pilot.press("enter")
+        body = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
+        assert (type(body), body.path) == (Copied, str(elsewhere / "flow-6.request-body.txt"))
+        await pilot.press("x", "enter")  # json
+        field = app.screen.query_one(Input)
+        assert (field.value, field.border_title) == (str(elsewhere), "Write #6 as json into the folder")
+        await pilot.press("enter")
+        done = await seen.wait_for(lambda m: isinstance(m, (ExportFinished, ExportFailed)))
+        assert (type(done), done.path) == (ExportFinished, str(elsewhere / "flow-6.json"))
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["flow-6.json", "flow-6.request-body.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.is_file()) == ["flows.sqlite3"] + sorted(
+        p.name for p in tmp_path.glob("flows.sqlite3-*"))  # nothing in the working directory

@@ -382,7 +382,7 @@ class FlowScreen(ReadingScreen):
         if what == "pointer" and self.chosen is None:
             self.notify("no finding chosen: pick one in the violations list (n)", severity="warning")
             return
-        self.inspector.copy_from_flow(self.flow_id, what, self.chosen.violation.pointer if self.chosen else None)
+        self.inspector.ask_copy(self.flow_id, what, self.chosen.violation.pointer if self.chosen else None)
 
     def action_chunks(self) -> None:
         tabs = self.query_one(TabbedContent)
