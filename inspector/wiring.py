@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from .clients import SETTINGS, likely_dialects
+from .clients import SETTINGS, likely_dialects, suggestions
 
 # Loopback goes straight to the forwarder's base URLs; a CONNECT to it would be refused anyway.
 NO_PROXY = "localhost,127.0.0.1,::1"
@@ -79,4 +80,67 @@ def diagnose(before: Watch, after: Watch, env: Mapping[str, str]) -> list[str]:
     if not flows and not lines:
         lines.append("the command made no request through the forwarder: it may pin a URL of its own or read a "
                      "variable not set here (" + ", ".join(sorted(name for name in env if name.isupper())) + ")")
+    return lines
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    """A forwarder some process runs now: its recording session (the store's sessions row)."""
+
+    session: int
+    base_url: str  # what it listens on, as clients address it
+    upstream: str
+    mode: str
+
+
+def _address(url: str) -> tuple[str, int] | None:
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        return None
+    host = (parts.hostname or "").lower()
+    return ("127.0.0.1" if host == "localhost" else host, port) if host else None
+
+
+def check_environment(env: Mapping[str, str], running: list[Running], trust: list[tuple[str, Path]],
+                      ca_cert: Path) -> list[tuple[str, str]]:
+    """`toolwire-inspect doctor`: would an agent started from this environment reach a running
+    forwarder? (status, line) per SDK setting, the proxy and the CA, each wrong one with the fix;
+    status is "ok", "fix" or "unset" ("unset" is no fault: that SDK goes to its provider)."""
+    if not running:
+        return [("fix", "no forwarder is running on this store: start `toolwire-inspect` (the TUI), `toolwire-inspect "
+                        "record`, or run the agent under `toolwire-inspect run -- COMMAND`")]
+    by_address = {_address(each.base_url): each for each in running}
+    first = running[0]
+    lines: list[tuple[str, str]] = []
+    for setting, value in suggestions(first.base_url, likely_dialects(first.upstream)):
+        if setting.name == "MCP":
+            continue
+        given = env.get(setting.name)
+        if not given:
+            lines.append(("unset", f"{setting.name} is not set: {setting.readers} go to the provider directly "
+                                   f"(export {setting.name}={value})"))
+        elif _address(given) in by_address:
+            lines.append(("ok", f"{setting.name}={given} reaches session {by_address[_address(given)].session}"))
+        else:
+            lines.append(("fix", f"{setting.name}={given} is not a running forwarder: {setting.readers} bypass it "
+                                 f"(export {setting.name}={value})"))
+    proxy = env.get("HTTPS_PROXY") or env.get("https_proxy")
+    if proxy and _address(proxy) not in by_address:
+        lines.append(("fix", f"HTTPS_PROXY={proxy} is not a running forwarder: clients without a base URL bypass it "
+                             f"(export HTTPS_PROXY={first.base_url})"))
+    elif proxy:
+        trusted = [name for name, path in [*trust, (CODEX_CA, ca_cert)] if env.get(name) == str(path)]
+        if trusted:
+            lines.append(("ok", f"HTTPS_PROXY={proxy} reaches session {by_address[_address(proxy)].session}, and "
+                                f"{', '.join(trusted)} trust its CA"))
+        else:
+            lines.append(("fix", f"HTTPS_PROXY={proxy} reaches a forwarder, but no trust variable names its CA: TLS "
+                                 "to intercepted hosts will fail (export " + " ".join(
+                                     f"{name}={path}" for name, path in trust) + ", or run the agent under "
+                                 "`toolwire-inspect run`)"))
+    else:
+        lines.append(("unset", f"HTTPS_PROXY is not set: clients that take no base URL bypass the forwarder (export "
+                               f"HTTPS_PROXY={first.base_url} and trust its CA: `toolwire-inspect ca`)"))
     return lines

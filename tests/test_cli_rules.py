@@ -51,8 +51,9 @@ def test_rules_id_prints_the_whole_entry_with_its_sources(capsys):
         "severity: error",
         "dialects: openai-chat",
         # The catalogue's why quotes the error with each finding's value and place; the reference names them.
-        "why: parameters must be a JSON Schema object with lower-case types; OpenAI validates it and answers 400 "
-        "naming the value (<value> at '<path>' \"is not valid under any of the given schemas\").",
+        "why: parameters must be a JSON Schema object with lower-case types and a properties map at its root; OpenAI "
+        "validates it and answers 400 naming the value (<value> at '<path>' \"is not valid under any of the given "
+        "schemas\"; a bare object: \"object schema missing properties\").",
         f"fix: {RULES['OC-05'].hint}",
         "evidence:",
         "  - [S-OAI] `FunctionParameters` (L40649)",
@@ -79,9 +80,9 @@ def test_check_explain_adds_the_rule_and_its_evidence(tmp_path, capsys):
                     '"function": {"name": "f", "parameters": {"type": "OBJECT"}}}]}')
     assert main(["check", "--explain", str(path)]) == 1
     assert capsys.readouterr().out.splitlines()[1:5] == [
-        "    why: parameters must be a JSON Schema object with lower-case types; OpenAI validates it and answers 400 "
-        "naming the value ('OBJECT' at 'tools[0].function.parameters.type' \"is not valid under any of the given "
-        "schemas\").",
+        "    why: parameters must be a JSON Schema object with lower-case types and a properties map at its root; "
+        "OpenAI validates it and answers 400 naming the value ('OBJECT' at 'tools[0].function.parameters.type' \"is "
+        "not valid under any of the given schemas\"; a bare object: \"object schema missing properties\").",
         f"    fix: {RULES['OC-05'].hint}",
         "    rule: parameters is a JSON Schema object with lower-case types (openai-chat); toolwire-inspect rules OC-05",
         "    evidence: [S-OAI] `FunctionParameters` (L40649); https://github.com/google/adk-python/issues/1389",

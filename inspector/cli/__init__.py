@@ -13,7 +13,7 @@ import sys
 from .common import CommandError, complain
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ["record", "run", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "ca",
+_COMMANDS = ["record", "run", "doctor", "flows", "replay", "export", "open", "check", "rules", "translate", "mock", "mcp-stdio", "ca",
              "config", "demo", "otlp"]
 
 

@@ -106,17 +106,23 @@ class Store:
             raise StoreError(f"cannot start a session in {self.path}: {exc}") from exc
         return self.session_id
 
+    def live_sessions(self) -> list[tuple[int, str, str, str]]:
+        """(id, listen, upstream, mode) of the sessions other running processes (a TUI, `record`)
+        own, newest first."""
+        with self._read_lock:
+            found = self._read.execute("SELECT id, owner_pid, owner_started, listen, upstream, mode FROM sessions "
+                                       "WHERE owner_pid IS NOT NULL AND owner_pid != ? ORDER BY id DESC",
+                                       (os.getpid(),)).fetchall()
+        return [(int(session_id), listen, upstream, mode) for session_id, pid, started, listen, upstream, mode in found
+                if schema.process_alive(pid, started)]
+
     def join_live_session(self) -> int | None:
         """Record into the newest session another running process (a TUI, `record`) owns, so that
         what this process records shows up there and session rules see both; None if none runs."""
-        with self._read_lock:
-            found = self._read.execute("SELECT id, owner_pid, owner_started FROM sessions "
-                                       "WHERE owner_pid IS NOT NULL AND owner_pid != ? ORDER BY id DESC",
-                                       (os.getpid(),)).fetchall()
-        for session_id, pid, started in found:
-            if schema.process_alive(pid, started):
-                self.session_id = int(session_id)
-                return self.session_id
+        live = self.live_sessions()
+        if live:
+            self.session_id = live[0][0]
+            return self.session_id
         return None
 
     def next_flow_id(self) -> int:

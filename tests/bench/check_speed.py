@@ -18,6 +18,11 @@ from inspector.wire.translate import get_bridge
 TARGET_BYTES = 1_000_000
 
 
+# The check's own CPU time, not the wall clock: on a shared machine (CI, eight helpers on two cores)
+# wall time measures the neighbours; one thread's CPU seconds are what the check costs.
+clock = time.process_time
+
+
 def tools(count: int = 50) -> list[dict]:
     return [{"type": "function", "function": {
         "name": f"tool_{i}", "description": f"Tool number {i} does a thing with its inputs. " * 3,
@@ -91,9 +96,9 @@ def measure_stream(body: bytes, runs: int = 10) -> float:
     assert check.check_stream(body, "openai-chat") == []
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         check.check_stream(body, "openai-chat")
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     megabytes = len(body) / 1e6
     per_mb = statistics.median(times) * 1000 / megabytes
     print(f"{'openai-chat stream':<28} {megabytes:5.2f} MB  parse+check {per_mb:6.1f} ms/MB "
@@ -106,11 +111,11 @@ def measure(label: str, body: bytes, dialect: str, runs: int = 30) -> float:
     assert [v for v in check.check_request(parsed, dialect) if v.severity.value == "error"] == [], label
     full, only = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         check.check_request(orjson.loads(body), dialect)
-        middle = time.perf_counter()
+        middle = clock()
         check.check_request(parsed, dialect)
-        end = time.perf_counter()
+        end = clock()
         full.append(middle - start)
         only.append(end - middle)
     megabytes = len(body) / 1e6
@@ -133,10 +138,10 @@ def main() -> None:
     gemini = get_bridge(Dialect.OPENAI_CHAT, Dialect.GEMINI).request(chat, "/v1/chat/completions").payload
     worst = max(worst, measure("gemini request", orjson.dumps(gemini), "gemini"))
     worst = max(worst, measure_stream(chat_stream()))
-    start = time.perf_counter()
+    start = clock()
     fix(chat, "openai-chat")
-    print(f"fix (clean 1 MB chat, copy + scan)   {(time.perf_counter() - start) * 1000:6.1f} ms")
-    print(f"target ≤ 50 ms/MB: {'met' if worst <= 50 else 'NOT met'} (worst {worst:.1f} ms/MB)")
+    print(f"fix (clean 1 MB chat, copy + scan)   {(clock() - start) * 1000:6.1f} ms")
+    print(f"target ≤ 50 ms/MB of CPU: {'met' if worst <= 50 else 'NOT met'} (worst {worst:.1f} ms/MB)")
 
 
 if __name__ == "__main__":

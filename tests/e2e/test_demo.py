@@ -115,7 +115,7 @@ def test_an_unscripted_request_the_provider_rejects_gets_that_provider_s_400(pat
 
 def test_a_request_the_provider_accepts_gets_a_plain_answer_and_a_near_miss_name_passes():
     body = {"model": "m", "messages": [{"role": "user", "content": "hi"}],
-            "tools": [{"type": "function", "function": {"name": "a_b-c", "parameters": {"type": "object"}}}]}
+            "tools": [{"type": "function", "function": {"name": "a_b-c", "parameters": {"type": "object", "properties": {}}}}]}
     with demo_upstream(interval=0.0) as upstream:
         response = httpx.post(upstream.base_url + "/v1/chat/completions", json=body)
     assert response.status_code == 200

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.cli import main
 from inspector.flow import Flow, FlowState
 from inspector.mock import MockUpstream, json_response
@@ -552,7 +553,7 @@ def unstarted(tmp_path_factory):
         yield Forwarder(Options("https://user:pw@api.example:8443/base", port=0), store=flows)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(path=_TRICKY, query=_TRICKY, slash=st.booleans())
 def test_every_target_let_through_stays_below_the_upstreams_base_path(unstarted, path, query, slash):
     """What target_problem lets pass reaches the upstream's own origin, under its base path even

@@ -22,14 +22,27 @@ def test_two_upper_case_types_each_quote_their_own_value():
     properties = payload["tools"][0]["function"]["parameters"]["properties"]
     properties["city"]["type"] = "STRING"
     properties["days"]["type"] = "OBJECT"
-    head = "parameters must be a JSON Schema object with lower-case types; OpenAI validates it and answers 400 naming "
+    head = ("parameters must be a JSON Schema object with lower-case types and a properties map at its root; OpenAI "
+            "validates it and answers 400 naming ")
+    tail = " \"is not valid under any of the given schemas\"; a bare object: \"object schema missing properties\")."
+    # The nested OBJECT without properties is a free-form object: only the root needs its map.
     assert _found(check.check_request(payload, "openai-chat")) == [
         ("OC-05", "error", "rejects", "/tools/0/function/parameters/properties/city/type",
-         head + "the value ('STRING' at 'tools[0].function.parameters.properties.city.type' \"is not valid under any "
-                "of the given schemas\")."),
+         head + "the value ('STRING' at 'tools[0].function.parameters.properties.city.type'" + tail),
         ("OC-05", "error", "rejects", "/tools/0/function/parameters/properties/days/type",
-         head + "the value ('OBJECT' at 'tools[0].function.parameters.properties.days.type' \"is not valid under any "
-                "of the given schemas\")."),
+         head + "the value ('OBJECT' at 'tools[0].function.parameters.properties.days.type'" + tail),
+    ]
+
+
+def test_a_bare_object_root_quotes_its_own_value_and_the_provider_s_words():
+    payload = chat_request()
+    payload["tools"][0]["function"]["parameters"] = {"type": "object"}
+    head = ("parameters must be a JSON Schema object with lower-case types and a properties map at its root; OpenAI "
+            "validates it and answers 400 naming ")
+    assert _found(check.check_request(payload, "openai-chat")) == [
+        ("OC-05", "error", "rejects", "/tools/0/function/parameters",
+         head + "the value ({\"type\": \"object\"} at 'tools[0].function.parameters' \"is not valid under any of the "
+                "given schemas\"; a bare object: \"object schema missing properties\")."),
     ]
 
 

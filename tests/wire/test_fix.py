@@ -273,3 +273,19 @@ def test_chat_strict_tool_without_parameters_gets_the_empty_closed_schema():
         "name": "search_docs", "strict": True,
         "parameters": {"type": "object", "properties": {}, "required": [], "additionalProperties": False}}
     assert _errors(result.payload, CHAT) == []
+
+
+def test_a_bare_object_root_gets_the_empty_properties_openai_wants_in_both_dialects():
+    chat = chat_request()
+    chat["tools"][0]["function"]["parameters"] = {"type": "object", "description": "no arguments"}
+    result = fix(chat, CHAT)
+    assert _repairs(result) == [("OC-05", "/tools/0/function/parameters", "set")]
+    assert result.payload["tools"][0]["function"]["parameters"] == {"type": "object", "description": "no arguments",
+                                                                    "properties": {}}
+    assert _errors(result.payload, CHAT) == []
+    responses = responses_request()
+    responses["tools"][0]["parameters"] = {"type": "object"}
+    result = fix(responses, "openai-responses")
+    assert _repairs(result) == [("OR-02", "/tools/0/parameters", "set")]
+    assert result.payload["tools"][0]["parameters"] == {"type": "object", "properties": {}}
+    assert _errors(result.payload, "openai-responses") == []

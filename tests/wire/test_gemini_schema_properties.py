@@ -8,13 +8,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.wire import check
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import get_bridge
 
 CHAT, GEM = Dialect.OPENAI_CHAT, Dialect.GEMINI
 GEM_PATH = "/v1beta/models/gemini-2.5-flash:generateContent"
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=examples(80), deadline=None, suppress_health_check=list(HealthCheck))
 NAMES = st.text("abcdefgh_", min_size=1, max_size=6)
 
 # genai Schemas in the form the conversions write (nullable on anyOf branches, not beside anyOf).

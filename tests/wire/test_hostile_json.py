@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.analysis import analyse
 from inspector.flow import Flow, FlowState
 from inspector.wire import check, jsonsafe
@@ -232,7 +233,7 @@ HOSTILE_VALUES = st.one_of(
                      "Infinity", "-Infinity", '"\\ud800"', '"\\udfff x"', '"a\\u0000b"',
                      '{"k": 1, "k": 2}', "1.0000000000000000000001", "12345678901234567890.0"]),
 )
-HOSTILE = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+HOSTILE = settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 
 
 SENTINEL = "@@hostile@@"

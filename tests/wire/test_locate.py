@@ -6,6 +6,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.wire.locate import pretty, source
 from inspector.wire.pointer import join
 
@@ -54,7 +55,7 @@ def _pointers(value, pointer="", key=None):
             yield from _pointers(child, join(pointer, index))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(JSON_VALUES, st.sampled_from([None, 1, 2, "\t"]), st.sampled_from([", ", ","]))
 def test_every_pointer_lands_on_its_key_or_value_however_the_file_is_laid_out(document, indent, separator):
     text = json.dumps(document, indent=indent, separators=(separator, ": "), ensure_ascii=False)
@@ -83,7 +84,7 @@ def test_crlf_lines_and_text_that_is_not_json_give_positions_not_errors():
     assert source(deep).position_of("/0" * 1023) == (1, 1024)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(JSON_VALUES, st.sampled_from([None, 1]), st.booleans())
 def test_a_document_held_as_the_text_of_a_json_string_is_followed_through_its_escapes(document, indent, ascii):
     """A HAR's postData.text: each pointer's position in the file is where its key or value begins

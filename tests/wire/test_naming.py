@@ -34,7 +34,7 @@ def test_the_profiles_read_the_dialect_table():
 
 def test_the_fixer_mints_a_repeated_call_id_as_the_bridges_do():
     call = {"id": "dup", "type": "function", "function": {"name": "f", "arguments": "{}"}}
-    payload = {"model": "m", "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+    payload = {"model": "m", "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}],
                "messages": [{"role": "user", "content": "hi"},
                             {"role": "assistant", "content": None, "tool_calls": [call, dict(call)]},
                             {"role": "tool", "tool_call_id": "dup", "content": "a"},
@@ -70,7 +70,7 @@ def test_a_name_declared_twice_is_reported_the_same_way_in_every_dialect():
 
     long = "g" * 70
     cut = repr("g" * 60 + "…")
-    fn = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    fn = {"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {}}}}
     found = [
         check.check_request({"model": "m", "messages": [{"role": "user", "content": "hi"}], "tools": [fn, fn]},
                             "openai-chat"),

@@ -11,6 +11,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.wire import check
 from inspector.wire.dialect import DIALECT_NAMES
 from inspector.wire.fix import fix
@@ -18,7 +19,7 @@ from inspector.wire.fix import fix
 from .wire_payloads import (anthropic_request, chat_chunks, chat_request, gemini_request, mcp_list_result,
                             responses_request, sse)
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+FAST = settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 
 KEYS = st.sampled_from([
     "tools", "messages", "role", "content", "tool_calls", "function", "name", "arguments", "type", "id",

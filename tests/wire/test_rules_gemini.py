@@ -203,6 +203,17 @@ CASES = [
         "GM-19", "/generation_config/max_tokens", "error", setting(["generation_config"], {"max_output_tokens": 256})),
     req("a misspelt part field", setting(["contents", 4, "parts", 0], {"txt": "Thanks"}), "GM-19",
         "/contents/4/parts/0/txt", "error", setting(["contents", 4, "parts", 0], {"text": "Thanks", "thought": False})),
+    # google-genai's types serve both APIs and say which fields one of them refuses ("not supported in
+    # Gemini API" / "… in Vertex AI"): the field trips on the API that does not take it, and is the
+    # near miss on the one that does.
+    req("a Vertex AI tool on the Gemini API", lambda doc: {**doc, "tools": [*doc["tools"], {"retrieval": {
+        "vertexAiSearch": {"datastore": "projects/p/locations/global/collections/default_collection/dataStores/d"}}}]},
+        "GM-19", "/tools/1/retrieval", "error", same, near_profile="vertex"),
+    req("a Vertex AI safety-setting field on the Gemini API", setting(["safetySettings"], [
+        {"category": "HARM_CATEGORY_HATE_SPEECH", "threshold": "BLOCK_NONE", "method": "SEVERITY"}]), "GM-19",
+        "/safetySettings/0/method", "error", same, near_profile="vertex"),
+    req("a Gemini API field on Vertex AI", setting(["store"], True), "GM-19", "/store", "error", same,
+        profile="vertex", near_profile="gemini"),
     req("a string where a number goes", setting(["generationConfig"], {"temperature": "warm"}), "GM-20",
         "/generationConfig/temperature", "error", setting(["generationConfig"], {"temperature": 0.7, "topK": 40})),
     req("a harm category Gemini does not have", setting(["safetySettings"], [

@@ -44,7 +44,7 @@ def _call(position=0):
 
 
 LEGACY = doing(
-    setting(["functions"], [{"name": "lookup", "parameters": {"type": "object"}}]),
+    setting(["functions"], [{"name": "lookup", "parameters": {"type": "object", "properties": {}}}]),
     _append({"role": "assistant", "content": None, "function_call": {"name": "lookup", "arguments": "{}"}}),
 )
 
@@ -95,6 +95,19 @@ CASES = [
         doing(setting(["tools", 1, "function", "parameters"], {"type": "object", "properties": {}, "required": [],
                                                                 "additionalProperties": False}),
               setting(["tools", 1, "function", "strict"], True), setting(["parallel_tool_calls"], False))),
+    # A function without arguments declared as a bare object (MCP servers list `{"type": "object"}`):
+    # OpenAI answers 400 "In context=(), object schema missing properties" (spring-ai#4776,
+    # kubernetes-mcp-server#340, forgecode#1359); the empty map is accepted, and so is a nested
+    # free-form object. Servers that only speak the dialect take the bare root.
+    req("bare object parameters", setting(["tools", 0, "function", "parameters"], {"type": "object"}), "OC-05",
+        "/tools/0/function/parameters", "error",
+        setting(["tools", 0, "function", "parameters"], {"type": "object", "properties": {}})),
+    req("bare object parameters near a nested free-form object",
+        setting(["tools", 0, "function", "parameters"], {"type": "object", "additionalProperties": True}), "OC-05",
+        "/tools/0/function/parameters", "error",
+        setting(["tools", 0, "function", "parameters"], {"type": "object", "properties": {"filter": {"type": "object"}}})),
+    req("bare object parameters off OpenAI", setting(["tools", 0, "function", "parameters"], {"type": "object"}),
+        "OC-05", "/tools/0/function/parameters", "error", same, near_profile="openai-compatible"),
     req("strict with a bare object", doing(setting(["tools", 1, "function", "parameters"], {"type": "object"}),
                                            setting(["tools", 1, "function", "strict"], True),
                                            setting(["parallel_tool_calls"], False)), "OC-06",

@@ -36,6 +36,9 @@ CASES = [
     req("nested Chat tool shape", setting(["tools", 0], {"type": "function", "function": {"name": "get_weather"}}),
         "OR-02", "/tools/0/function", "error", setting(["tools", 0], {"type": "function", "name": "get_weather"}),
         also=(("XL-11", "/tool_choice/name", "error"),)),
+    # A bare object root: "object schema missing properties" from OpenAI (everruns#984), the empty map accepted.
+    req("bare object parameters", setting(["tools", 0, "parameters"], {"type": "object"}), "OR-02",
+        "/tools/0/parameters", "error", setting(["tools", 0, "parameters"], {"type": "object", "properties": {}})),
     req("dotted tool name", doing(setting(["tools", 0, "name"], "get.weather"), deleting(["tool_choice"])), "OR-03",
         "/tools/0/name", "error", doing(setting(["tools", 0, "name"], "get-weather"), deleting(["tool_choice"]))),
     req("built-in degraded into an empty-name function", doing(

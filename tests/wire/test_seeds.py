@@ -196,7 +196,8 @@ def test_seed_001_invalid_entries_never_crash_and_builtin_options_survive_fixing
 
 
 def _legacy():
-    return {"model": "m", "functions": [{"name": "lookup", "parameters": {"type": "object"}}], "messages": [
+    return {"model": "m", "functions": [{"name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "integer"}}}}],
+            "messages": [
         {"role": "user", "content": "x"},
         {"role": "assistant", "content": None, "function_call": {"name": "lookup", "arguments": '{"q":1}'}},
         {"role": "function", "name": "lookup", "content": "one"},

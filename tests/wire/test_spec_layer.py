@@ -4,6 +4,7 @@ known leniencies are not errors, and compatible servers are not judged by OpenAI
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import orjson
 import pytest
@@ -104,8 +105,9 @@ def test_refresh_writes_geminis_leniencies_into_the_sdk_types():
         "title": "MessageCreateParams", "type": "object", "additionalProperties": False,
         "properties": {"tools": {"anyOf": [{"items": ref, "type": "array"}, {"type": "null"}]}}}
     provenance = {"source": "google-genai", "version": "0", "license": "Apache-2.0"}
-    assert refresh.gemini_document(schema, provenance) == {
-        "provenance": provenance,
+    only = {"Vertex AI": {"Tool": ["retrieval"]}}
+    assert refresh.gemini_document(schema, provenance, only) == {
+        "provenance": provenance, "only": only,
         "requests": {"gemini": "GenerateContentRequest"},
         "$defs": {
             # One message where a list is declared; enum values in either case; $ref/$defs on a Schema.
@@ -119,6 +121,23 @@ def test_refresh_writes_geminis_leniencies_into_the_sdk_types():
             "Type": {"type": "string", "enum": ["STRING", "OBJECT", "string", "object"]},
         },
     }
+
+
+def test_the_vendored_document_names_the_fields_each_google_api_takes_alone_as_the_sdk_says():
+    # The SDK's words ("This field is not supported in Gemini API."), re-read from the installed
+    # google-genai: the vendored `only` is what a refresh writes, so the two cannot drift apart.
+    from google.genai import version
+
+    vendored = json.loads((Path(refresh.__file__).parent / "gemini.json").read_text())
+    if version.__version__ != vendored["provenance"]["version"]:
+        pytest.skip(f"google-genai {version.__version__} is installed; the document was written from "
+                    f"{vendored['provenance']['version']} (refresh it: python -m inspector.wire.specs.refresh gemini)")
+    only = refresh._gemini_only(vendored["$defs"])
+    assert only == vendored["only"]
+    assert only["Vertex AI"]["Tool"] == ["enterpriseWebSearch", "exaAiSearch", "parallelAiSearch", "retrieval"]
+    assert only["Vertex AI"]["SafetySetting"] == ["method"]
+    assert only["the Gemini API"]["Tool"] == ["fileSearch", "mcpServers"]
+    assert only["the Gemini API"]["GenerateContentRequest"] == ["store"]
 
 
 def test_gemini_is_judged_on_its_own_hosts_in_the_clients_spelling():

@@ -12,7 +12,7 @@ import pytest
 from inspector.cli import main
 
 REQUEST = {"model": "gpt-4o", "functions": None, "messages": [{"role": "user", "content": "hi"}],
-           "tools": [{"type": "function", "function": {"name": "fs.read", "parameters": {"type": "object"}}}]}
+           "tools": [{"type": "function", "function": {"name": "fs.read", "parameters": {"type": "object", "properties": {}}}}]}
 
 
 def _write(tmp_path: Path, document: object) -> str:
@@ -28,7 +28,7 @@ def test_translates_a_file_with_a_human_report(tmp_path: Path, capsysbinary: pyt
     payload = orjson.loads(out)
     alias = payload["tools"][0]["name"]
     assert payload == {"model": "gpt-4o", "input": [{"role": "user", "content": "hi"}], "tools": [
-        {"type": "function", "name": alias, "parameters": {"type": "object"}, "strict": False}], "store": False}
+        {"type": "function", "name": alias, "parameters": {"type": "object", "properties": {}}, "strict": False}], "store": False}
     assert err.decode().splitlines() == [
         f"{source}:dropped /functions: null means absent [XL-10]",
         f"{source}:aliased /tools/0/function/name -> /tools/0/name: 'fs.read' is not a valid openai-responses tool name; "

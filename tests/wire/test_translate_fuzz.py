@@ -9,6 +9,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import PAIRS, TranslationError, get_bridge
 
@@ -24,7 +25,7 @@ json_values = st.recursive(
         children, max_size=5),
     max_leaves=25)
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _mutate(document: Any, path: list[Any], value: Any) -> Any:

@@ -48,7 +48,9 @@ def test_tool_list_per_dialect_shape_and_aliases() -> None:
     assert re.fullmatch(r"admin_tools_list_[0-9a-f]{8}", alias)
     assert chat["tools"] == [
         {"type": "function", "function": {"name": alias, "description": "List admin tools",
-                                          "parameters": {"type": "object", "additionalProperties": False}}},
+                                          # OpenAI refuses an object root without properties (OC-05)
+                                          "parameters": {"type": "object", "additionalProperties": False,
+                                                         "properties": {}}}},
         {"type": "function", "function": {"name": "read_file", "description": "Read a file", "parameters": SCHEMA}}]
     responses, _ = translate_document(LISTING, MCP, RESP)
     assert responses["tools"][1] == {"type": "function", "name": "read_file", "description": "Read a file",

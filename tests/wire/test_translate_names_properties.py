@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.wire.canned import Call
 from inspector.wire.check import check_request
 from inspector.wire.dialect import Dialect
@@ -19,7 +20,7 @@ from inspector.wire.violations import Severity
 CHAT, RESP, ANT, GEM = Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI
 PATHS = {CHAT: "/v1/chat/completions", RESP: "/v1/responses", ANT: "/v1/messages",
          GEM: "/v1beta/models/gemini-2.5-flash:generateContent"}
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
 
 # Names MCP servers and aggregators produce: dots, slashes, colons, spaces, non-ASCII, over 64 chars.

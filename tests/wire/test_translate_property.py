@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.cli import main
 from inspector.wire.check import check_request
 from inspector.wire.dialect import Dialect
@@ -174,7 +175,7 @@ requests = st.builds(lambda pair, tools, effort, user, max_tokens, temperature: 
     st.none() | st.sampled_from([0.2, 1]))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests)
 def test_generated_requests_translate_into_valid_payloads(case) -> None:
     (source, target), payload = case

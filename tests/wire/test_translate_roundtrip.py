@@ -10,6 +10,7 @@ import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from inspector.wire.check import check_request
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import get_bridge
@@ -74,7 +75,7 @@ def no_errors(payload: dict[str, Any], dialect: Dialect) -> None:
     assert errors == []
 
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS

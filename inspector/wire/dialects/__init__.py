@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ..canned import Call
     from ..fix import Fixer
     from ..naming import NameRule
+    from ..opaque import Carried
     from ..profiles import Profile
     from ..rules.catalogue import Rule
     from ..rules.spec import Spec
@@ -193,6 +194,9 @@ class Home:
     providers: tuple[Provider, ...]  # none for a protocol no provider hosts (MCP)
     # The provider's published definition the spec layer checks a request against; None if none.
     spec: Spec | None = None
+    # The opaque state its tool calls carry from a response into the next requests, read from a
+    # response (True) or a request's history (False); None where calls carry none (`wire/opaque.py`).
+    opaque: Callable[[dict[str, Any], bool], list[Carried]] | None = None
     # Field spellings: a payload in the one spelling the rules read, and the client's own spelling of a
     # pointer into it (Gemini takes camelCase and snake_case); None where a field has one spelling.
     normalise: Callable[[Any], Any] | None = None

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -47,6 +47,9 @@ class Spec:
     # GM-04/GM-17's (dialects/gemini/schema.py knows its subset), and validating 50 declarations'
     # schemas again tripled the check's time (tests/bench/check_speed.py).
     owned: tuple[str, ...] = ()
+    # Which of the APIs the document serves answers a request with this profile (the document's
+    # `only` names the fields each takes alone: Gemini's types serve the Gemini API and Vertex AI).
+    api: Callable[[Profile], str] | None = None
 
 
 # Each dialect's published definition, from its home (`Home.spec`).
@@ -59,14 +62,36 @@ def _document(filename: str) -> dict[str, Any]:
 
 
 @cache
-def _validator(dialect: Dialect) -> tuple[Draft202012Validator, frozenset[str]]:
-    """The compiled validator for a dialect's request, and the top-level fields the request takes."""
+def _validator(dialect: Dialect, api: str = "") -> tuple[Draft202012Validator, frozenset[str]]:
+    """The compiled validator for a dialect's request as `api` takes it, and the top-level fields the
+    request takes."""
     spec = SPECS[dialect]
     document = _document(spec.file)
-    patched = tolerance.patched(document["$defs"], dialect)
+    patched = _for_api(tolerance.patched(document["$defs"], dialect), document.get("only", {}), api)
     defs = _inlined({name: {} if name in spec.owned else sub for name, sub in patched.items()})
     root = {"$ref": "#/$defs/" + document["requests"][spec.request], "$defs": defs}
     return Draft202012Validator(root), frozenset(_top_level_fields(defs, root)) | tolerance.undocumented_fields(dialect)
+
+
+def _for_api(defs: dict[str, Any], only: dict[str, dict[str, list[str]]], api: str) -> dict[str, Any]:
+    """The definitions without the fields that only another API takes."""
+    dropped: dict[str, set[str]] = {}
+    for other, per in only.items():
+        if other != api:
+            for name, fields in per.items():
+                dropped.setdefault(name, set()).update(fields)
+    if not api or not dropped:
+        return defs
+    return {name: {**sub, "properties": {k: v for k, v in sub["properties"].items() if k not in dropped[name]}}
+            if name in dropped and isinstance(sub.get("properties"), dict) else sub for name, sub in defs.items()}
+
+
+def _elsewhere(dialect: Dialect, api: str, key: str) -> str:
+    """What a finding on an unknown field adds when another API the document serves takes it."""
+    for other, per in _document(SPECS[dialect].file).get("only", {}).items():
+        if other != api and any(key in fields for fields in per.values()):
+            return f" ({other} takes it, {api} does not)"
+    return ""
 
 
 def _inlined(defs: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +172,8 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
     spec = SPECS.get(dialect)
     if spec is None or not isinstance(payload, dict) or not (profile.published_schema and profile.openai_limits):
         return
-    validator, fields = _validator(dialect)
+    api = spec.api(profile) if spec.api is not None else ""
+    validator, fields = _validator(dialect, api)
     taken = [v.pointer for v in report.violations]
     original = payload
     normalise = home(dialect).normalise
@@ -162,10 +188,11 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
         for key in payload:
             pointer = _spelled(dialect, original, payload, join("", key))
             if key not in fields and not _covered(pointer, taken):
-                report.add(spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field of this request")
+                report.add(spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field of this request"
+                                                       f"{_elsewhere(dialect, api, key)}")
                 taken.append(pointer)  # a closed root (Gemini's) names it again
     try:
-        for rule, pointer, message, severity in _schema_findings(payload, original, dialect, validator, taken):
+        for rule, pointer, message, severity in _schema_findings(payload, original, dialect, api, validator, taken):
             report.add(rule, pointer, message, severity)
     except RecursionError:
         # jsonschema descends a few frames per level and orjson reads values 1024 levels deep: past
@@ -179,7 +206,7 @@ def _spelled(dialect: Dialect, original: Any, checked: Any, pointer: str) -> str
     return pointer if original is checked or spelled is None else spelled(original, pointer)
 
 
-def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect: Dialect,
+def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect: Dialect, api: str,
                      validator: Draft202012Validator, taken: list[str]) -> Iterator[tuple[str, str, str, Severity]]:
     spec = SPECS[dialect]
     said: set[str] = set()
@@ -196,8 +223,8 @@ def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect:
                     pointer = _spelled(dialect, original, payload, join("", *path, key))
                     if not _covered(pointer, taken) and pointer not in said:
                         said.add(pointer)
-                        yield spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field here", \
-                            Severity.ERROR
+                        yield spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field here" \
+                                                          f"{_elsewhere(dialect, api, key)}", Severity.ERROR
                 continue
             pointer = _spelled(dialect, original, payload, join("", *path))
             if _covered(pointer, taken):

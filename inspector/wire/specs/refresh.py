@@ -153,11 +153,14 @@ _GEMINI_SDK_ONLY = ("http_options", "should_return_http_response", "automatic_fu
                     "automatic_continuation")
 
 
-def gemini_document(schema: dict[str, Any], provenance: dict[str, str]) -> dict[str, Any]:
+def gemini_document(schema: dict[str, Any], provenance: dict[str, str],
+                    only: dict[str, dict[str, list[str]]]) -> dict[str, Any]:
     """The vendored document from pydantic's JSON Schema (by alias: lowerCamelCase) of the request
     assembled from google-genai's types. Schema's references travel as `$ref`/`$defs` on the wire
-    (the SDK's `ref`/`defs` fields are its own spellings of them), so both are taken."""
+    (the SDK's `ref`/`defs` fields are its own spellings of them), so both are taken. `only` names,
+    per API, the fields the SDK documents as that API's alone (`_gemini_only`)."""
     document = anthropic_document(schema, provenance)
+    document["only"] = only
     document["requests"] = {"gemini": "GenerateContentRequest"}
     defs = document["$defs"]
     defs["GenerateContentRequest"] = defs.pop("MessageCreateParams")
@@ -187,6 +190,39 @@ def _one_for_many(node: Any) -> Any:
     if node.get("type") == "array" and isinstance(items, dict) and "$ref" in items:
         return {"anyOf": [node, items]}
     return node
+
+
+# google-genai's types serve both Google APIs and say in a field's description when one of them does
+# not take it; the API that does not answers 400 "Unknown name" (the spec's unknown-field rule).
+_GEMINI_APIS = {"Vertex AI": "not supported in Gemini API", "the Gemini API": "not supported in Vertex AI"}
+# The SDK's name for Vertex AI in newer releases.
+_VERTEX_ALIASES = ("not supported in Gemini Enterprise Agent Platform",)
+
+
+def _gemini_only(defs: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
+    """Per API, the fields (by definition, wire spelling) only that API takes, from the descriptions
+    of the google-genai types behind the document's definitions."""
+    from google.genai import types
+    from pydantic.alias_generators import to_camel
+
+    only: dict[str, dict[str, list[str]]] = {api: {} for api in _GEMINI_APIS}
+    for name in sorted(defs):
+        # The wire's generationConfig merges the SDK's GenerationConfig and GenerateContentConfig, whose
+        # other fields are the request's top level.
+        sources = {"GenerationConfig": ("GenerationConfig", "GenerateContentConfig"),
+                   "GenerateContentRequest": ("GenerateContentConfig",)}.get(name, (name,))
+        for source in sources:
+            model = getattr(types, source, None)
+            for field, info in getattr(model, "model_fields", {}).items():
+                description = " ".join((info.description or "").split())  # the docstrings wrap
+                wire = to_camel(field)
+                if wire not in defs[name].get("properties", {}):
+                    continue
+                for api, phrase in _GEMINI_APIS.items():
+                    phrases = (phrase, *_VERTEX_ALIASES) if api == "the Gemini API" else (phrase,)
+                    if any(p in description for p in phrases) and wire not in only[api].setdefault(name, []):
+                        only[api][name].append(wire)
+    return {api: {name: sorted(fields) for name, fields in per.items() if fields} for api, per in only.items()}
 
 
 def _gemini_sdk() -> tuple[dict[str, Any], dict[str, str], str]:
@@ -234,7 +270,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.provider == "gemini":
         schema, provenance, licence = _gemini_sdk()
-        write(gemini_document(schema, provenance), args.out)
+        document = gemini_document(schema, provenance, {})
+        document["only"] = _gemini_only(document["$defs"])
+        write(document, args.out)
         args.out.with_name(GEMINI_LICENSE.name).write_text(licence)
         return
     if args.provider == "anthropic":

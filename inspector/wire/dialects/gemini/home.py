@@ -4,7 +4,7 @@ from ...dialect import Dialect
 from ...rules.spec import Spec
 from ...violations import Severity
 from .. import Home, Paths
-from . import bridge, fields, fix, mock, providers, records, rules, shape, stream, summary
+from . import bridge, fields, fix, mock, opaque, providers, records, rules, shape, stream, summary
 
 HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
             is_response=shape.is_response, fix=fix.fix, summary=summary,
@@ -16,5 +16,5 @@ HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.GEMINI,),
             normalise=fields.normalise, spelled=fields.spelled,
-            spec=Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",)),
-            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result)
+            spec=Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",), api=shape.api),
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, opaque=opaque.carried)

@@ -73,7 +73,8 @@ RULES = [
     # The spec layer (rules/spec.py): the whole request against google-genai's types.
     Rule("GM-19", E, "Gemini's JSON parser rejects fields its messages do not define: 400 \"Invalid JSON payload "
          "received. Unknown name \"…\": Cannot find field.\" (other dialects' spellings are the usual cause: "
-         "max_tokens, response_format, tool_choice).",
+         "max_tokens, response_format, tool_choice; so are the fields only the other Google API takes, Vertex "
+         "AI's retrieval or the Gemini API's store).",
          "Remove the field, or write it where Gemini takes it (maxOutputTokens in generationConfig, "
          "responseJsonSchema, toolConfig).", REJ),
     Rule("GM-20", E, "Gemini parses the request into its proto messages and answers 400 INVALID_ARGUMENT for a "
@@ -192,6 +193,8 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'GM-19': ('No field the Gemini request messages do not define', (
         "[S-GEM] (vendored in inspector/wire/specs as gemini.json); proto3 JSON mapping's unknown-field error",
+        "google-genai's field descriptions \"This field is not supported in Gemini API\" / \"… in Vertex AI\" "
+        "(gemini.json's `only`, written by `inspector.wire.specs.refresh gemini`)",
     )),
     'GM-20': ("The request matches google-genai's types", (
         '[S-GEM] (vendored in inspector/wire/specs as gemini.json)',

@@ -346,7 +346,9 @@ def _genai_typed(out: dict[str, Any], src: str, tgt: str, changes: list[Change])
         implied = next((kind for kind, keys in _IMPLIED if any(key in out for key in keys)), None)
         out["type"] = implied or "STRING"
         why = f"an untyped schema whose keywords apply to {implied} written as {implied}" if implied else \
-            "an untyped schema (any value) is rejected by Gemini; written as STRING"
+            "an untyped schema (any value) is rejected by Gemini; written as STRING, not the OBJECT other " \
+            "sanitisers pick: an OBJECT would make the model answer an object where any value was allowed, and " \
+            "Gemini has refused nested OBJECTs without properties (\"should be non-empty for OBJECT type\")"
         changes.append(Change(src, join(tgt, "type"), "synthesised", why, "GM-17"))
     if _kind(out) not in (None, "OBJECT"):
         for key in ("properties", "required"):  # vacuous on other types in JSON Schema; refused by Gemini (GM-04)

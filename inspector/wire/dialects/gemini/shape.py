@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...profiles import Profile
 from ...naming import NameRule
 from ...rules.base import as_dict, as_list
 from .. import gist
@@ -49,3 +50,9 @@ def describe(event: dict[str, Any]) -> str | None:
     parts = as_list(content.get("parts"))
     delta = "".join(part["text"] for part in parts if isinstance(part, dict) and isinstance(part.get("text"), str))
     return gist("candidate", event.get("index", event.get("output_index")), delta or None)
+
+
+def api(profile: Profile) -> str:
+    """Which Google API answers: the vendored types serve both, and each takes fields the other
+    refuses (the spec's `only`, from the SDK's own words)."""
+    return "Vertex AI" if profile.vertex else "the Gemini API"

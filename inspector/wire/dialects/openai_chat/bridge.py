@@ -17,6 +17,7 @@ from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, ba
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
 from .limits import RANGES
+from .shape import NO_ARGUMENTS, with_root_properties
 from ...translate.arguments import decode_arguments, encode_arguments
 
 _PARAMS = ("model", "messages", "tools", "functions", "tool_choice", "function_call", "parallel_tool_calls",
@@ -414,7 +415,7 @@ def _emit_tool(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
     function: dict[str, Any] = {"name": name}
     if tool.description:
         function["description"] = tool.description
-    function["parameters"] = tool.schema or {"type": "object", "properties": {}}
+    function["parameters"] = with_root_properties(tool.schema) if tool.schema else dict(NO_ARGUMENTS)
     if tool.strict is not None:
         function["strict"] = tool.strict
     return {"type": "function", "function": function}

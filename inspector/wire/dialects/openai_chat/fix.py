@@ -9,6 +9,7 @@ from typing import Any
 from ...fix import UNAVAILABLE, Fixer, drop_nulls, fixed_arguments, json_schema, strict_compliant
 from ...naming import mint_id
 from ...pointer import join
+from .shape import with_root_properties
 from ...rules import arguments
 from ...violations import Severity
 
@@ -105,11 +106,20 @@ def _chat_function(fixer: Fixer, function: dict[str, Any], where: str) -> None:
                                                         "object schema sent")
     parameters = function.get("parameters")
     if isinstance(parameters, dict):
-        function["parameters"] = parameters = json_schema(fixer, parameters, join(where, "parameters"), "OC-05")
+        function["parameters"] = parameters = root_properties(
+            fixer, json_schema(fixer, parameters, join(where, "parameters"), "OC-05"), join(where, "parameters"), "OC-05")
         if function.get("strict") is True and not strict_compliant(parameters):
             function["strict"] = False
             fixer.note("OC-06", join(where, "strict"), "set", "strict:true → false: the schema is not in the strict "
                                                        "subset (transforming it would change optional fields)")
+
+
+def root_properties(fixer: Fixer, parameters: dict[str, Any], where: str, rule: str) -> dict[str, Any]:
+    """An object root without properties gets the empty map OpenAI wants (the same function: no argument)."""
+    fixed = with_root_properties(parameters)
+    if fixed is not parameters:
+        fixer.note(rule, where, "set", "\"properties\": {} added to the bare object schema")
+    return fixed
 
 
 def _chat_tool_choice(fixer: Fixer, payload: dict[str, Any], taken: set[str]) -> None:

@@ -20,11 +20,12 @@ RULES = [
          why_at={E: "This endpoint (Azure OpenAI) rejects descriptions over 1024 characters (\"string too long\")."}),
     Rule("OC-04", E, "OpenAI rejects more than 128 tools (\"array too long … maximum length 128\").",
          "Send at most 128 tools; select the ones relevant to this turn.", REJ),
-    Rule("OC-05", E, "parameters must be a JSON Schema object with lower-case types; OpenAI validates it and "
-                     "answers 400 "
-         "naming the value ({{value}} at '{{path}}' \"is not valid under any of the given schemas\").",
+    Rule("OC-05", E, "parameters must be a JSON Schema object with lower-case types and a properties map at its "
+                     "root; OpenAI validates it and answers 400 naming the value ({{value}} at '{{path}}' \"is not "
+                     "valid under any of the given schemas\"; a bare object: \"object schema missing properties\").",
          "Convert the genai Schema to JSON Schema: lower-case types, nullable → [\"x\",\"null\"], "
-         "drop propertyOrdering.", REJ, {W: IGN},
+         "drop propertyOrdering; declare a function without arguments as {\"type\":\"object\",\"properties\":{}}.",
+         REJ, {W: IGN},
          why_at={W: GENAI_KEYWORD}),
     Rule("OC-06", E, "With strict:true OpenAI accepts only the Structured-Outputs subset and answers 400 naming the "
          "first place outside it ('{{path}}').",

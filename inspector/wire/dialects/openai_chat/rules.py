@@ -13,6 +13,7 @@ from ...rules.base import (Report, as_dict, as_list, check_history, check_null_o
                            check_tool_exchange, check_tool_name, mentions, readable, remember_name, short)
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
+from .shape import lacks_root_properties
 
 FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "content_filter", "function_call"})
 _ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -148,8 +149,20 @@ def _check_function(report: Report, profile: Profile, function: dict[str, Any], 
     if root_type is not None and not (isinstance(root_type, str) and root_type.lower() == "object"):
         report.add("OC-05", join(where, "type"), f"{label}: parameters must be type 'object', not {short(root_type)}")
     check_json_schema(report, parameters, where, "OC-05", what=label)
-    if strict:
+    if strict:  # the strict subset's own rule names the missing properties
         check_strict(report, parameters, where, "OC-06", what=label, severity=severity)
+    else:
+        check_root_properties(report, profile, parameters, where, "OC-05", label)
+
+
+def check_root_properties(report: Report, profile: Profile, parameters: dict[str, Any], where: str, rule: str,
+                          label: str) -> None:
+    """OpenAI's own endpoints (Chat and Responses) refuse a function declared with a bare object
+    schema; servers that only speak the dialect take it, so elsewhere nothing is said."""
+    openai_serves = profile.openai_limits and (profile.published_schema or profile.routes_by_model)
+    if openai_serves and lacks_root_properties(parameters):
+        report.add(rule, where, f"{label}: parameters is an object schema with no properties; OpenAI answers 400 "
+                                "\"object schema missing properties\" (send \"properties\": {} when it takes no argument)")
 
 
 def _routed(profile: Profile, payload: dict[str, Any]) -> Profile:

@@ -16,6 +16,25 @@ IDS = (re.compile(r"[\x21-\x7e]{1,40}"), 40)
 JUDGED = {"request": ("messages", "tools", "functions", "tool_choice", "function_call"), "response": ("choices",)}
 
 
+# The schema sent for a function that takes no argument: OpenAI refuses an object schema without
+# `properties` at the root (OC-05), so `{}` is spelled out.
+NO_ARGUMENTS = {"type": "object", "properties": {}}
+
+
+def lacks_root_properties(parameters: dict[str, Any]) -> bool:
+    """Whether OpenAI answers 400 "In context=(), object schema missing properties" to these function
+    parameters: an object root (any casing) with no `properties`, and nothing (a `$ref`, a
+    combinator) that could supply them. Only the root: nested free-form objects are accepted."""
+    root = parameters.get("type")
+    return (isinstance(root, str) and root.lower() == "object" and "properties" not in parameters
+            and not any(key in parameters for key in ("$ref", "anyOf", "oneOf", "allOf")))
+
+
+def with_root_properties(parameters: dict[str, Any]) -> dict[str, Any]:
+    """The parameters as OpenAI takes them: an empty `properties` added where the root lacks one."""
+    return {**parameters, "properties": {}} if lacks_root_properties(parameters) else parameters
+
+
 def is_response(payload: dict[str, Any]) -> bool:
     return "choices" in payload and "messages" not in payload
 

@@ -16,6 +16,7 @@ from ...translate.common import (RUN, Emit, back_id, back_name, data_url, declar
                                  read_openai_identifiers, split_data_url, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
+from ..openai_chat.shape import NO_ARGUMENTS, with_root_properties
 from .limits import RANGES
 from ...translate.arguments import decode_arguments, encode_arguments
 
@@ -396,7 +397,7 @@ def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
         if tool.description:
             entry["description"] = tool.description
         if not tool.custom:
-            entry["parameters"] = tool.schema or {"type": "object", "properties": {}}
+            entry["parameters"] = with_root_properties(tool.schema) if tool.schema else dict(NO_ARGUMENTS)
             entry["strict"] = bool(tool.strict)
         out.append(entry)
     return out

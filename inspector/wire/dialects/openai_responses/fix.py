@@ -8,6 +8,7 @@ from typing import Any
 
 from ...fix import UNAVAILABLE, Fixer, drop_nulls, fixed_arguments, json_schema, strict_compliant
 from ...pointer import join
+from ..openai_chat.fix import root_properties
 
 
 def fix(fixer: Fixer, payload: dict[str, Any]) -> None:
@@ -26,7 +27,9 @@ def fix(fixer: Fixer, payload: dict[str, Any]) -> None:
                     continue
                 tool["name"] = fixer.name(tool["name"], "OR-03", join(where, "name"))
                 if isinstance(tool.get("parameters"), dict):
-                    tool["parameters"] = json_schema(fixer, tool["parameters"], join(where, "parameters"), "XL-01")
+                    tool["parameters"] = root_properties(fixer, json_schema(fixer, tool["parameters"],
+                                                                            join(where, "parameters"), "XL-01"),
+                                                         join(where, "parameters"), "OR-02")
                     if tool.get("strict") is True and not strict_compliant(tool["parameters"]):
                         tool["strict"] = False
                         fixer.note("XL-13", join(where, "strict"), "set", "strict:true → false (schema not strict)")

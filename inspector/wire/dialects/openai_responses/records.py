@@ -10,9 +10,10 @@ RULES = [
     Rule("OR-01", E, "Each Responses tool type has required fields; unknown types are rejected.",
          "Fill the required fields of the tool type, or drop the tool with a warning.", REJ),
     Rule("OR-02", E, "A Responses function tool is flat, {\"type\":\"function\",\"name\",\"parameters\",…} with "
-         "parameters a JSON Schema object; the nested Chat shape is invalid here, and OpenAI answers 400 naming "
-         "'{{path}}'.",
-         "Move name/description/parameters/strict up out of \"function\".", REJ),
+         "parameters a JSON Schema object that has properties at its root; the nested Chat shape is invalid here, "
+         "and OpenAI answers 400 naming '{{path}}' (\"object schema missing properties\" for a bare object).",
+         "Move name/description/parameters/strict up out of \"function\"; declare a function without arguments "
+         "as {\"type\":\"object\",\"properties\":{}}.", REJ),
     Rule("OR-03", E, "Responses checks names against ^[a-zA-Z0-9_-]+$ (\"string does not match pattern\").",
          "Give the tool a reversible alias and map it back on function_call items.", REJ),
     Rule("OR-04", E, "tool_choice must be none|auto|required, a flat {\"type\":\"function\",\"name\"}, "

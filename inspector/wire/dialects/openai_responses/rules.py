@@ -10,7 +10,7 @@ from ...pointer import join
 from ...violations import Severity
 from ...rules.base import (Report, as_dict, as_list, check_history, check_null_or_empty, check_ranges, mentions,
                            check_tool_exchange, check_tool_name, readable, remember_name, short)
-from ..openai_chat.rules import DEGRADED_TOOL, check_arguments_text
+from ..openai_chat.rules import DEGRADED_TOOL, check_arguments_text, check_root_properties
 from ...rules.schema import check_json_schema, check_strict
 from . import limits
 
@@ -72,8 +72,10 @@ def _check_tool(report: Report, profile: Profile, tool: Any, pointer: str, names
             report.add("OR-02", where, f"{label}: parameters is {short(parameters)}, not a JSON Schema object")
             return
         check_json_schema(report, parameters, where, "XL-01", what=label)
-        if tool.get("strict") is True:
+        if tool.get("strict") is True:  # the strict subset's own rule names the missing properties
             check_strict(report, parameters, where, "XL-13", what=label)
+        else:
+            check_root_properties(report, profile, parameters, where, "OR-02", label)
         return
     if not isinstance(kind, str) or kind not in BUILTIN_REQUIRED:
         report.add("OR-01", join(pointer, "type"), f"tool type {short(kind)} is not a Responses tool type")
