@@ -2,12 +2,19 @@
 
 Plain data shared by the forwarder, the store, replay, export and the UI. Headers and query
 strings held here are already redacted by name; bodies are the exact bytes that crossed the wire
-until the store scrubs the request's secrets out of them."""
+until the store scrubs the request's secrets out of them.
+
+A WebSocket session is a flow too (`websocket`): its upgrade request is the request, the upstream's
+handshake answer the response head, and its frames, both ways, are its chunks, each a frame record
+(`frame_chunk`, read back by `frames`): the chunks' persistence while the session lasts (the
+store's flow_chunks, a kill -9 keeps what was relayed) serves sockets unchanged."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+
+from .wire.frames import Direction, Frame
 
 
 class FlowState(str, Enum):
@@ -78,6 +85,8 @@ class Flow:
     translate: str | None = None  # "SRC:DST" when mode is TRANSLATE
     route: str = ""  # the name of the route it came through (proxy/routes.py), "" for the unnamed one
     notes: list[str] = field(default_factory=list)  # loss report / repairs, one line each
+    # A WebSocket session: `chunks` are frame records (frame_chunk), `response_body` their concatenation.
+    websocket: bool = False
     # The credential values the request carried, for the store to scrub wherever they show up
     # (see redact.redacted). Memory only: never stored, exported, shown or compared.
     secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -97,3 +106,30 @@ def header(headers: list[tuple[str, str]], name: str) -> str | None:
         if key.lower() == name:
             return value
     return None
+
+
+# A frame record: one byte (the direction bit, then the opcode: 1 text, 2 binary), then the payload.
+# Control frames are not records: close codes and reasons go to the flow's notes.
+_FROM_SERVER = 0x80
+_TEXT, _BINARY = 1, 2
+
+
+def frame_chunk(t: float, direction: Direction, text: bool, payload: bytes) -> Chunk:
+    """The chunk recording one data frame that passed `t` seconds after the upgrade request arrived."""
+    head = (_FROM_SERVER if direction is Direction.SERVER else 0) | (_TEXT if text else _BINARY)
+    return Chunk(t, bytes((head,)) + payload)
+
+
+def frames(flow: Flow) -> list[Frame]:
+    """The data frames of a WebSocket flow, in the order they passed, with their time since the
+    epoch ([] for any other flow). A record this build cannot read (a later opcode) is left out."""
+    if not flow.websocket:
+        return []
+    found = []
+    for chunk in flow.chunks:
+        if not chunk.data or chunk.data[0] & 0x7F not in (_TEXT, _BINARY):
+            continue
+        head = chunk.data[0]
+        found.append(Frame(Direction.SERVER if head & _FROM_SERVER else Direction.CLIENT,
+                           flow.started_at + chunk.t, head & 0x7F == _TEXT, chunk.data[1:]))
+    return found

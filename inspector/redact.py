@@ -116,8 +116,26 @@ def _oauth_shaped(names: Iterable[str]) -> bool:
 _QUERY_SEPARATOR = re.compile(r"([&;])")  # servers split on both (`?alt=sse;key=...`)
 
 
+# A browser's WebSocket cannot set headers, so OpenAI Realtime takes the key (often an ephemeral
+# client secret, of no known shape) from the subprotocols: `realtime, openai-insecure-api-key.<key>`.
+_KEY_SUBPROTOCOL = "openai-insecure-api-key."
+
+
+def subprotocol_secrets(value: str) -> list[str]:
+    """The credentials in a Sec-WebSocket-Protocol value."""
+    return [token[len(_KEY_SUBPROTOCOL):] for token in (part.strip() for part in value.split(","))
+            if token.lower().startswith(_KEY_SUBPROTOCOL)]
+
+
+def _redact_subprotocols(value: str) -> str:
+    return ", ".join(_KEY_SUBPROTOCOL + REDACTED if token.lower().startswith(_KEY_SUBPROTOCOL) else token
+                     for token in (part.strip() for part in value.split(",")))
+
+
 def redact_headers(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(name, REDACTED if secret_header(name) else value) for name, value in headers]
+    return [(name, REDACTED if secret_header(name) else _redact_subprotocols(value)
+             if name.lower() == "sec-websocket-protocol" and _KEY_SUBPROTOCOL in value.lower() else value)
+            for name, value in headers]
 
 
 def query_pairs(query: str) -> list[tuple[str, str]]:
@@ -201,6 +219,9 @@ def secret_values(headers: list[tuple[str, str]], query: str = "", url: str = ""
     found: list[str] = []
     for name, value in headers:
         lower = name.lower()
+        if lower == "sec-websocket-protocol":
+            found += subprotocol_secrets(value)
+            continue
         if not secret_header(name):
             continue
         found.append(value)
@@ -420,6 +441,12 @@ class Scrubber:
         pieces = self._pieces(b"".join(chunk.data for chunk in chunks), 0, [chunk.data for chunk in chunks], form)
         return [Chunk(chunk.t, piece) for chunk, piece in zip(chunks, pieces, strict=True)]
 
+    def frames(self, chunks: list[Chunk]) -> list[Chunk]:
+        """The frame records of a WebSocket flow (flow.frame_chunk), each payload scrubbed on its
+        own: a net spanning two records would eat the second one's head byte. A secret is sent in
+        one message, so nothing that matters is lost by not reading across frames."""
+        return [Chunk(chunk.t, chunk.data[:1] + self.data(chunk.data[1:])) for chunk in chunks]
+
     def stream(self, before: bytes, pieces: list[bytes]) -> list[bytes]:
         """`pieces` scrubbed when they are written apart from what comes after them (a stream's
         chunks persisted as they arrive), knowing what came `before` them: a secret that began
@@ -583,6 +610,10 @@ def redacted(flow: Flow, *, request_only: bool = False) -> Flow:
     if request_only:
         return clean
     form = _is_form(flow.response_headers)
+    if flow.websocket:
+        chunks = scrub.frames(flow.chunks)
+        return replace(clean, response_headers=scrub.headers(flow.response_headers), response_body=b"".join(
+            chunk.data for chunk in chunks), chunks=chunks, error=scrub.text(flow.error))
     return replace(
         clean, response_headers=scrub.headers(flow.response_headers),
         upstream_response_body=scrub.data(flow.upstream_response_body, form=form),

@@ -166,7 +166,7 @@ def as_schema_3(store: Store) -> None:
     """The store's file as schema 3 left it: no rule ids, no usage, no buffered streams."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        for column in ("rules", "tokens_in", "tokens_out", "buffered", "route", "analysis"):
+        for column in ("rules", "tokens_in", "tokens_out", "buffered", "route", "analysis", "websocket"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=3")
     store.close()
@@ -217,7 +217,8 @@ def test_opening_a_schema_6_store_analyses_its_flows_again_in_the_background(tmp
     assert [flow_id for flow_id, blob in stored if blob is not None] == list(range(1, 9))
     store.close()
     with sqlite3.connect(store.path) as conn:
-        conn.execute("ALTER TABLE flows DROP COLUMN analysis")
+        for column in ("analysis", "websocket"):
+            conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=6")
     with Store(tmp_path / "flows.sqlite3") as migrated:
         deadline = time.monotonic() + 10
@@ -273,7 +274,7 @@ def as_schema_4(store: Store) -> None:
     """The store's file as schema 4 left it: no buffered-stream mark, no route column, no stored analysis."""
     store.flush()
     with sqlite3.connect(store.path) as conn:
-        for column in ("buffered", "route", "analysis"):
+        for column in ("buffered", "route", "analysis", "websocket"):
             conn.execute(f"ALTER TABLE flows DROP COLUMN {column}")
         conn.execute("PRAGMA user_version=4")
     store.close()

@@ -87,11 +87,14 @@ class Refusal:
     kind: str
     message: str
 
-    async def send(self, send: Callable) -> None:
+    async def send(self, send: Callable, scope_type: str = "http") -> None:
+        """Answer the request of an ASGI scope of `scope_type` ("websocket": an upgrade, refused
+        with this status before any handshake)."""
+        prefix = "websocket.http.response" if scope_type == "websocket" else "http.response"
         body = error_body(self.kind, self.message, self.status)
-        await send({"type": "http.response.start", "status": self.status,
+        await send({"type": f"{prefix}.start", "status": self.status,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body, "more_body": False})
+        await send({"type": f"{prefix}.body", "body": body, "more_body": False})
 
 
 class AccessPolicy:

@@ -17,9 +17,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..flow import Chunk, Flow, FlowState
+from ..flow import Chunk, Flow, FlowState, Mode, frame_chunk
 from ..redact import redact_headers, redact_url
 from ..wire.dialect import from_path, is_stream_path
+from ..wire.frames import Direction
 from ..wire.streams import ends_complete, is_stream_type
 from .access import error_body, target_problem
 
@@ -574,3 +575,228 @@ class Exchange:
         flow.latency_ms = at * 1000.0
         flow.error = error
         return Finish(state, error)
+
+
+# -- WebSocket sessions --------------------------------------------------------------------------
+# An upgrade request is an exchange too: the same access checks, request hooks (credentials, replay
+# marking), refusals and recording, then frames both ways instead of a body. Frames are relayed as
+# the libraries on each side decode them (uvicorn's websockets implementation, aiohttp's client):
+# nothing here frames bytes. Control frames are answered per hop by those libraries; close codes
+# and reasons are relayed and noted.
+
+# Handshake fields each side's library writes itself; relaying them would double or contradict them.
+HANDSHAKE = frozenset({"sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions",
+                       "sec-websocket-protocol", "sec-websocket-accept"})
+# What an upstream answers an upgrade at a path it serves over HTTP only (or not at all).
+_NO_SOCKETS_THERE = frozenset({400, 404, 405, 426, 501})
+# Close codes that say why a connection ended without a close frame (RFC 6455 §7.4.1): never sent.
+_UNSENDABLE_CLOSE = {1005: 1000, 1006: 1001, 1015: 1001}
+
+
+@dataclass(frozen=True, slots=True)
+class SocketOpened:
+    """The upstream accepted the upgrade: its handshake head and the subprotocol it chose."""
+
+    status: int
+    headers: list[tuple[str, str]]
+    subprotocol: str | None
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SocketRefused:
+    """The upstream answered the upgrade with another status (no socket)."""
+
+    status: int
+    headers: list[tuple[str, str]]
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class FrameIn:
+    """A data frame from the client (`from_client`) or from the upstream."""
+
+    from_client: bool
+    text: bool
+    payload: bytes
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """One side closed the socket (or lost it: code 1006), with its code and reason."""
+
+    by_client: bool
+    code: int
+    reason: str
+    at: float
+
+
+SocketEvent = SocketOpened | SocketRefused | FrameIn | Closed | UpstreamFailed | Stopped
+
+
+@dataclass(frozen=True, slots=True)
+class OpenSocket:
+    """Open the upstream socket (after a Record)."""
+
+    path: str
+    query: str
+    headers: list[tuple[str, str]]
+    subprotocols: tuple[str, ...]
+    compress: bool  # the client offered permessage-deflate: offered upstream too
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """Complete the client's handshake."""
+
+    subprotocol: str | None
+    headers: list[tuple[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class SendFrame:
+    to_client: bool
+    text: bool
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """Close one side's socket with `code` and `reason` (a no-op on a side already closed)."""
+
+    client: bool
+    code: int
+    reason: str
+
+
+SocketCommand = OpenSocket | Accept | SendFrame | Close | Record | SendHead | SendData | Finish
+
+
+class SocketExchange(Exchange):
+    """One upgrade request and the socket it opens. `upgrade()` decides whether it goes upstream;
+    then `socket_event` answers each event of either side."""
+
+    __slots__ = ("_open", "_kept", "_frames", "_dropped")
+
+    def __init__(self, policy: Policy, flow: Flow, headers: list[tuple[str, str]], query: str,
+                 hooks: Iterable[Hook] = ()) -> None:
+        super().__init__(policy, flow, headers, query, hooks)
+        flow.websocket = True
+        self._open = False
+        self._kept = 0  # frame record bytes kept
+        self._frames = 0  # data frames relayed
+        self._dropped = 0  # of which not recorded, past the limits
+
+    def upgrade(self) -> Sequence[Command | SocketCommand]:
+        flow = self.flow
+        problem = target_problem(flow.path, self.query)
+        if problem is not None:
+            return [Record(), *self.refuse(400, "toolwire_bad_target", f"not forwarded: {problem}", 0.0)]
+        if flow.mode is not Mode.PASSTHROUGH:
+            # Frames are not translated or repaired; a 426 is what makes Codex fall back to HTTP,
+            # where they are (any other status fails its turn).
+            what = f"translates {flow.translate}" if flow.mode is Mode.TRANSLATE else "repairs requests"
+            return [Record(), *self.refuse(426, "toolwire_websocket_refused",
+                                           f"WebSockets are not relayed here: this route {what}, which "
+                                           "frames cannot go through; use HTTP", 0.0)]
+        connection_named: set[str] = set()
+        subprotocols: list[str] = []
+        compress = False
+        for name, value in self.headers:
+            lower = name.lower()
+            if lower == "connection":
+                connection_named.update(v.strip().lower() for v in value.split(","))
+            elif lower == "sec-websocket-protocol":
+                subprotocols += [p.strip() for p in value.split(",") if p.strip()]
+            elif lower == "sec-websocket-extensions":
+                compress = compress or "permessage-deflate" in value.lower()
+        skipped = self.policy.not_forwarded | HANDSHAKE
+        outgoing = Outgoing(flow.method, flow.path, self.query,
+                            [(k, v) for k, v in self.headers
+                             if (lower := k.lower()) not in skipped and lower not in connection_named], b"")
+        for hook in self.hooks:
+            hook.request(flow, outgoing)  # the chain of a passthrough: credentials, replay marking
+            flow.notes.extend(hook.notes())
+        if self.policy.upstream_auth and not any(k.lower() == "authorization" for k, _ in outgoing.headers):
+            outgoing.headers += self.policy.upstream_auth
+        self._phase = _WAITING
+        target = outgoing.path + (f"?{outgoing.query}" if outgoing.query else "")
+        flow.upstream_url = self.policy.upstream_shown + redact_url(target)
+        flow.upstream_request_headers = redact_headers(outgoing.headers)
+        return [Record(), OpenSocket(outgoing.path, outgoing.query, outgoing.headers, tuple(subprotocols), compress)]
+
+    def socket_event(self, event: SocketEvent) -> Sequence[Command | SocketCommand]:
+        if self._phase == _DONE:
+            return []
+        if type(event) is FrameIn:
+            return self._frame(event)
+        if isinstance(event, SocketOpened):
+            flow = self.flow
+            flow.status = event.status
+            headers = [(k, v) for k, v in event.headers
+                       if (lower := k.lower()) not in HOP_BY_HOP and lower not in HANDSHAKE
+                       and lower not in ("content-length", "date", "server")]
+            flow.response_headers = redact_headers(event.headers)
+            flow.ttfb_ms = event.at * 1000.0
+            self._open = self.started = True
+            self._phase = _RELAYING
+            return [Accept(event.subprotocol, headers)]
+        if isinstance(event, SocketRefused):
+            if event.status in _NO_SOCKETS_THERE:
+                # An upstream (or gateway) that serves this path over HTTP only: Codex falls back to
+                # HTTP on a 426 alone, and fails the turn on anything else.
+                return self.refuse(426, "toolwire_websocket_refused",
+                                   f"upstream answered the WebSocket upgrade with {event.status}: it takes no "
+                                   f"sockets at {self.flow.path} ({self.policy.upstream_shown}); use HTTP", event.at)
+            # Anything else (401, 429, 5xx) is the upstream's answer to this client: relayed as it is.
+            return self.refuse(event.status, "toolwire_upstream_refused_websocket",
+                               f"upstream answered the WebSocket upgrade with {event.status} "
+                               f"({self.policy.upstream_shown})", event.at)
+        if isinstance(event, Closed):
+            who, other = ("client", "upstream") if event.by_client else ("upstream", "client")
+            code = _UNSENDABLE_CLOSE.get(event.code, event.code)
+            lost = event.code == 1006
+            self.flow.notes.append(f"{who} {'lost the connection' if lost else 'closed the socket'}: "
+                                   f"{event.code}{f' {event.reason!r}' if event.reason else ''}")
+            self._counted()
+            state, error = (FlowState.ERROR, f"{who} lost the connection after {self._frames} frames") if lost \
+                else (FlowState.COMPLETE, None)
+            return [Close(not event.by_client, code, event.reason), self._finish(event.at, state, error)]
+        if isinstance(event, UpstreamFailed):
+            if self._phase == _WAITING:
+                return self._upstream_failed(event)
+            self._counted()
+            why = f"upstream socket failed after {self._frames} frames: {event.reason}"
+            return [Close(True, 1011, "upstream failed"), self._finish(event.at, FlowState.ERROR, why)]
+        if isinstance(event, Stopped):
+            if self._phase == _WAITING:
+                return self.refuse(503, "toolwire_forwarder_stopped", "forwarder stopped before the upstream answered",
+                                   event.at)
+            self._counted()
+            return [Close(True, 1001, "forwarder stopped"), Close(False, 1001, "forwarder stopped"),
+                    self._finish(event.at, FlowState.ERROR, f"forwarder stopped after {self._frames} frames")]
+        raise TypeError(f"not a socket event: {event!r}")
+
+    def _frame(self, event: FrameIn) -> Sequence[Command | SocketCommand]:
+        flow = self.flow
+        self._frames += 1
+        payload = event.payload
+        # The record stays a prefix of the session, each frame whole: a frame cut short, or one
+        # missing between two kept, would read as another conversation.
+        if not self._dropped and self._kept + len(payload) + 1 <= self.policy.max_body \
+                and len(flow.chunks) < MAX_CHUNK_TIMINGS:
+            chunk = frame_chunk(event.at, Direction.CLIENT if event.from_client else Direction.SERVER, event.text,
+                                payload)
+            self._kept += len(chunk.data)
+            flow.chunks.append(chunk)
+        else:
+            self._dropped += 1
+        return [SendFrame(not event.from_client, event.text, payload)]
+
+    def _counted(self) -> None:
+        flow = self.flow
+        flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
+        if self._dropped:
+            flow.notes.append(f"{self._frames} frames relayed, the first {self._frames - self._dropped} recorded "
+                              f"({self.policy.max_body} bytes or {MAX_CHUNK_TIMINGS} frames at most)")

@@ -16,7 +16,7 @@ import socket
 import ssl
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from urllib.parse import urlsplit
 
@@ -31,9 +31,10 @@ from .access import AccessPolicy
 from .addons import (CONTROL_HEADERS, REPLAY_AUTH_HEADER, REPLAY_HEADER, CredentialVault, FlowEvent, Notifier,
                      Recorder, ReplayMarking, replay_marker)
 from .connect import ConnectHandler, InterceptError, Interception, InterceptList
-from .exchange import (FLOW_ID_HEADER, HOP_BY_HOP, Abort, Addon, BodyRead, BodyRefused, ClientGone, Command,
-                       Exchange, Finish, Policy, Record, SendData, SendHead, SendUpstream, Stopped, UpstreamData,
-                       UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
+from .exchange import (FLOW_ID_HEADER, HOP_BY_HOP, Abort, Accept, Addon, BodyRead, BodyRefused, ClientGone, Close,
+                       Closed, Command, Exchange, Finish, FrameIn, OpenSocket, Policy, Record, SendData, SendFrame,
+                       SendHead, SendUpstream, SocketCommand, SocketExchange, SocketOpened, SocketRefused, Stopped,
+                       UpstreamData, UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
 from .options import Options, ProxyOptions
 from .server import (INTERCEPT_EXTENSION, ListenError, Served, ServerThread, is_loopback,
                      request_target, unsendable_head)
@@ -151,7 +152,7 @@ class Forwarder(Served):
                                      f"{exc}") from None
         self._server = ServerThread(
             self.app, host, options.port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
-            limits=limits, connect=self.connect,
+            limits=limits, connect=self.connect, websocket=True,
         )
 
     @property
@@ -237,7 +238,7 @@ class Forwarder(Served):
     # -- the ASGI app ------------------------------------------------------------------------
 
     async def app(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             return
         t0 = time.perf_counter()
         started_at = time.time()
@@ -249,7 +250,7 @@ class Forwarder(Served):
         else:
             refused = self.access.admit_intercepted(scope["headers"], intercepted.host, intercepted.port)
         if refused is not None:
-            await refused.send(send)
+            await refused.send(send, scope["type"])
             return
         await self.handle(scope, receive, send, raw_path, raw_query, t0, started_at, intercepted=intercepted)
 
@@ -264,7 +265,9 @@ class Forwarder(Served):
         assert task is not None
         self._active.add(task)
         try:
-            if refusal is None:
+            if scope["type"] == "websocket":
+                await self._socket(scope, receive, send, raw_path, raw_query, t0, started_at, intercepted, refusal)
+            elif refusal is None:
                 await self._forward(scope, receive, send, raw_path, raw_query, t0, started_at, intercepted)
             else:
                 await self._refuse(scope, receive, send, raw_path, raw_query, t0, started_at, *refusal)
@@ -276,7 +279,7 @@ class Forwarder(Served):
             self._active.discard(task)
 
     def _begin(self, scope: dict, raw_path: bytes, raw_query: bytes, t0: float, started_at: float,
-               intercepted: Interception | None, addons: Iterable[Addon]) -> _Driver:
+               intercepted: Interception | None, addons: Iterable[Addon], *, socket: bool = False) -> _Driver:
         """The exchange of an admitted request, with the hooks `addons` give it, and its driver."""
         if intercepted is None:
             mode, translate, policy = self.mode, self.translate, self._policy
@@ -288,13 +291,37 @@ class Forwarder(Served):
         headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         flow = Flow(
             id=self.store.next_flow_id(), session_id=self.store.session_id or 0, started_at=started_at,
-            method=scope["method"], path=path, query=redact_query(query), request_headers=redact_headers(headers),
+            method=scope.get("method", "GET"), path=path, query=redact_query(query), request_headers=redact_headers(headers),
             mode=mode, translate=translate, route="" if intercepted is not None else self.route or "",
         )
         # The vault first, before any submit: every path below records the flow, and the store scrubs its secrets.
         hooks = [hook for addon in addons if (hook := addon.hook(flow, headers, query)) is not None]
+        if socket:
+            return _Driver(self, SocketExchange(policy, flow, headers, query, hooks), t0, intercepted)
         push = is_server_push(flow.method, path, next((v for k, v in headers if k.lower() == "accept"), ""))
         return _Driver(self, Exchange(policy, flow, headers, query, hooks, server_push=push), t0, intercepted)
+
+    async def _socket(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
+                      t0: float, started_at: float, intercepted: Interception | None,
+                      refusal: tuple[int, str, str] | None) -> None:
+        """Relay and record one WebSocket session (or answer its upgrade with a refusal). Only the
+        credential and replay hooks apply: frames are relayed as they are, or not at all (426)."""
+        if (await receive())["type"] != "websocket.connect":
+            return  # the client left before its handshake was read whole
+        driver = self._begin(scope, raw_path, raw_query, t0, started_at, intercepted, self._addons[:2], socket=True)
+        exchange = driver.exchange
+        assert isinstance(exchange, SocketExchange)
+        commands: Sequence[Command | SocketCommand]
+        if refusal is not None:
+            exchange.flow.route = ""
+            commands = [Record(), *exchange.refuse(*refusal, driver.at())]
+        else:
+            commands = exchange.upgrade()
+        opening = commands[-1]
+        if type(opening) is not OpenSocket:
+            await _SocketDriver(driver, send).run(commands)
+            return
+        await _SocketDriver(driver, send).relay(receive, opening, commands[:-1])
 
     async def _refuse(self, scope: dict, receive: Callable, send: Callable, raw_path: bytes, raw_query: bytes,
                       t0: float, started_at: float, status: int, kind: str, message: str) -> None:
@@ -521,6 +548,165 @@ class _Driver:
             raise
         finally:
             watcher.remove_done_callback(client_gone)
+
+
+class _SocketDriver:
+    """Carries one WebSocket exchange: the client's socket through ASGI (uvicorn's protocol, see
+    server._Socket), the upstream's through aiohttp; the machine decides, this sends."""
+
+    __slots__ = ("driver", "exchange", "send", "upstream")
+
+    def __init__(self, driver: _Driver, send: Callable) -> None:
+        self.driver = driver
+        exchange = driver.exchange
+        assert isinstance(exchange, SocketExchange)
+        self.exchange = exchange
+        self.send = send
+        self.upstream: aiohttp.ClientWebSocketResponse | None = None
+
+    async def run(self, commands: Sequence[Command | SocketCommand]) -> None:
+        for command in commands:
+            kind = type(command)
+            if kind is SendFrame:
+                assert isinstance(command, SendFrame)
+                if command.to_client:
+                    await self.send({"type": "websocket.send", "text": command.payload.decode()} if command.text
+                                    else {"type": "websocket.send", "bytes": command.payload})
+                else:
+                    assert self.upstream is not None
+                    await self.upstream.send_frame(command.payload, aiohttp.WSMsgType.TEXT if command.text
+                                                   else aiohttp.WSMsgType.BINARY)
+            elif kind is Close:
+                assert isinstance(command, Close)
+                await self._close(command)
+            elif kind is Accept:
+                assert isinstance(command, Accept)
+                await self.send({"type": "websocket.accept", "subprotocol": command.subprotocol,
+                                 "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in command.headers]})
+            elif kind is SendHead:
+                assert isinstance(command, SendHead)
+                await self.send({"type": "websocket.http.response.start", "status": command.status,
+                                 "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in command.headers]})
+            elif kind is SendData:
+                assert isinstance(command, SendData)
+                await self.send({"type": "websocket.http.response.body", "body": command.data, "more_body": False})
+            else:
+                assert isinstance(command, (Record, Finish, Abort))
+                self.driver.settle(command)
+
+    async def _close(self, command: Close) -> None:
+        try:
+            if command.client:
+                await self.send({"type": "websocket.close", "code": command.code, "reason": command.reason})
+            elif self.upstream is not None:
+                await self.upstream.close(code=command.code, message=command.reason.encode())
+        except (OSError, aiohttp.ClientError, RuntimeError):
+            pass  # that side is gone already: what there was to close is closed
+
+    async def relay(self, receive: Callable, opening: OpenSocket, then: Sequence[Command | SocketCommand]) -> None:
+        driver = self.driver
+        forwarder = driver.forwarder
+        exchange = self.exchange
+        assert forwarder._session is not None
+        connecting = asyncio.ensure_future(forwarder._session.ws_connect(
+            forwarder._upstream_url(opening.path, opening.query, driver.intercepted), headers=opening.headers,
+            protocols=opening.subprotocols, compress=15 if opening.compress else 0,
+            max_msg_size=forwarder.limits.max_message, autoping=True, autoclose=True,
+            timeout=aiohttp.ClientWSTimeout(ws_receive=None, ws_close=10.0)))
+        await self.run(then)
+        try:
+            try:
+                async with asyncio.timeout(forwarder.timeout):
+                    upstream = await connecting
+            except aiohttp.WSServerHandshakeError as exc:
+                headers = [] if exc.headers is None else list(exc.headers.items())
+                await self.run(exchange.socket_event(SocketRefused(exc.status, headers, driver.at())))
+                return
+            except TimeoutError:
+                await self.run(exchange.socket_event(UpstreamFailed(
+                    "failed", f"no answer to the upgrade in {forwarder.timeout:g} s", driver.at())))
+                return
+            except aiohttp.ConnectionTimeoutError:
+                await self.run(exchange.socket_event(UpstreamFailed(
+                    "connect_timeout", f"{_connect_timeout(forwarder.timeout):g} s", driver.at())))
+                return
+            except aiohttp.ClientConnectorError as exc:
+                await self.run(exchange.socket_event(UpstreamFailed(
+                    "unreachable", _connect_reason(exc.os_error), driver.at())))
+                return
+            except (aiohttp.ClientError, OSError) as exc:
+                await self.run(exchange.socket_event(UpstreamFailed("failed", f"{type(exc).__name__}: {exc}",
+                                                                    driver.at())))
+                return
+            self.upstream = upstream
+            head = upstream._response  # aiohttp keeps the handshake's response only there
+            raw_headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in head.raw_headers]
+            await self.run(exchange.socket_event(SocketOpened(head.status, raw_headers, upstream.protocol,
+                                                              driver.at())))
+            # Each pump ends once the exchange is done: the side that closed first is answered, and
+            # closing the other side ends the other pump's wait (uvicorn and aiohttp both wake it).
+            pumps = [asyncio.ensure_future(self._from_client(receive)), asyncio.ensure_future(self._from_upstream())]
+            try:
+                await asyncio.gather(*pumps)
+            finally:
+                for pump in pumps:
+                    pump.cancel()
+                await asyncio.gather(*pumps, return_exceptions=True)
+        except asyncio.CancelledError:  # stop() cuts the session: both sides are told, best effort
+            connecting.cancel()
+            commands = exchange.socket_event(Stopped(driver.at()))
+            for command in commands:
+                if type(command) is Close:
+                    assert isinstance(command, Close)
+                    try:
+                        async with asyncio.timeout(1.0):
+                            await self._close(command)
+                    except (TimeoutError, asyncio.CancelledError):
+                        pass
+                elif isinstance(command, (Record, Finish)):  # nothing more is sent while cancelled
+                    driver.settle(command)
+            raise
+        finally:
+            if self.upstream is not None and not self.upstream.closed:
+                self.upstream._response.close()  # nothing more goes either way: drop the connection
+
+    async def _from_client(self, receive: Callable) -> None:
+        exchange = self.exchange
+        at = self.driver.at
+        while not exchange.done:
+            message = await receive()
+            kind = message["type"]
+            if kind == "websocket.receive":
+                text = message.get("text")
+                if text is not None:
+                    event = FrameIn(True, True, text.encode(), at())
+                else:
+                    event = FrameIn(True, False, message.get("bytes") or b"", at())
+                await self.run(exchange.socket_event(event))
+            elif kind == "websocket.disconnect":
+                await self.run(exchange.socket_event(Closed(True, message.get("code", 1005),
+                                                            message.get("reason") or "", at())))
+
+    async def _from_upstream(self) -> None:
+        exchange = self.exchange
+        upstream = self.upstream
+        assert upstream is not None
+        at = self.driver.at
+        text_type, binary_type, close_type, error_type = (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY,
+                                                          aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.ERROR)
+        while not exchange.done:
+            message = await upstream.receive()
+            kind = message.type
+            if kind is text_type:
+                await self.run(exchange.socket_event(FrameIn(False, True, message.data.encode(), at())))
+            elif kind is binary_type:
+                await self.run(exchange.socket_event(FrameIn(False, False, message.data, at())))
+            elif kind is close_type:
+                await self.run(exchange.socket_event(Closed(False, message.data, message.extra or "", at())))
+            elif kind is error_type:
+                await self.run(exchange.socket_event(UpstreamFailed("failed", f"{message.data}", at())))
+            else:  # closed under us: no close frame came
+                await self.run(exchange.socket_event(Closed(False, 1006, "", at())))
 
 
 class _Silence:

@@ -52,6 +52,9 @@ class ClientLimits:
     # Each relayed request holds two descriptors (client and upstream): refusing connections
     # beyond this keeps descriptors free for the upstream side, the store and the tunnels' fifth.
     max_connections: int = max(64, min(10_000, descriptor_pairs() - descriptor_pairs() // 5))
+    # The largest WebSocket message relayed either way (uvicorn's default; the upstream client
+    # takes the same): a bigger one closes the socket with 1009.
+    max_message: int = 16 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)

@@ -284,7 +284,7 @@ class Router(Served):
         # The forwarder whose handler answers CONNECT on the shared port (see open_forwarder).
         self._proxy = root if root is not None else (mounted[0] if mounted else None)
         self._server = ServerThread(self._app, host, port, name="toolwire-router", setup=self._open_clients,
-                                    teardown=self._close_clients, limits=limits,
+                                    teardown=self._close_clients, limits=limits, websocket=True,
                                     connect=None if self._proxy is None else self._proxy.connect)
         for forwarder in self._shared:
             forwarder.mount_on(self._server, "" if forwarder is root else f"/r/{forwarder.route}")
@@ -376,7 +376,7 @@ class Router(Served):
             await forwarder.close_client()
 
     async def _app(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             return
         if self._proxy is not None and INTERCEPT_EXTENSION in scope.get("extensions", {}):
             await self._proxy.app(scope, receive, send)  # a request in an intercepted tunnel: no route
@@ -386,7 +386,7 @@ class Router(Served):
         raw_path, _, raw_query = request_target(scope).partition(b"?")
         raw_path, refused = self.access.admit(scope["headers"], raw_path)
         if refused is not None:
-            await refused.send(send)
+            await refused.send(send, scope["type"])
             return
         if raw_path.startswith(ROUTE_PREFIX):
             name, slash, rest = raw_path[len(ROUTE_PREFIX):].partition(b"/")

@@ -16,6 +16,8 @@ import httptools
 import uvicorn
 # httptools comes with uvicorn[standard], a dependency: the protocol below builds on it.
 from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE, HttpToolsProtocol
+# websockets comes with uvicorn[standard] too: the upgraded connection's protocol builds on it.
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from .options import ClientLimits
 
@@ -134,6 +136,9 @@ class _BoundedHttpTools(HttpToolsProtocol):
             if self._connect_target is not None:
                 self._hand_over(data[upgrade.args[0]:])
                 return
+            if self._should_upgrade():
+                self.handle_websocket_upgrade()
+                return
             self._unsupported_upgrade_warning()
         # Checked after feeding: one read (at most a few hundred KiB) past the limit is held
         # at most, and a read that holds the head's end and the body's start is never refused.
@@ -161,6 +166,18 @@ class _BoundedHttpTools(HttpToolsProtocol):
         self._in_head = True
         self._head_bytes = 0
         super().on_message_complete()
+
+    def handle_websocket_upgrade(self) -> None:
+        if self.cycle is not None and not self.cycle.response_complete:
+            self.transport.abort()  # pipelined behind a request still answering: no clean reply exists
+            return
+        super().handle_websocket_upgrade()
+        # The connection is the socket protocol's now (ws=_Socket), its handshake read and its app
+        # task created but not yet run: it learns what this protocol knew, as an HTTP request's scope does.
+        protocol = self.transport.get_protocol()
+        assert isinstance(protocol, _Socket)
+        protocol.adopt(bytes(self.url), self.intercepted, self.connect)
+        self.intercepted = None  # the socket's protocol releases the tunnel's place now
 
     def _hand_over(self, rest: bytes) -> None:
         """The CONNECT head is read: the connection leaves uvicorn's care for the connect taker's."""
@@ -191,6 +208,37 @@ class _BoundedHttpTools(HttpToolsProtocol):
         if self._head_timer is not None:
             self._head_timer.cancel()
             self._head_timer = None
+
+
+class _Socket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (websockets' sans-io framing) for an upgraded request: its scope
+    carries the request target and the tunnel it came through, like an HTTP request's."""
+
+    intercepted: Any = None
+    connect: ConnectTaker | None = None
+
+    def adopt(self, target: bytes, intercepted: Any, connect: ConnectTaker | None) -> None:
+        """Take over from the HTTP protocol that read the upgrade request: its target as sent, and
+        the tunnel it came through."""
+        self.intercepted = intercepted
+        self.connect = connect
+        scope = getattr(self, "scope", None)  # none when websockets refused the handshake itself
+        if scope is not None:
+            extensions = scope["extensions"]
+            extensions[TARGET_EXTENSION] = target
+            if intercepted is not None:
+                extensions[INTERCEPT_EXTENSION] = intercepted
+
+    async def send(self, message: Any) -> None:
+        await super().send(message)
+        if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
+            # Answered without a socket (a refusal, a 426): done, not the failed handshake uvicorn logs.
+            self.handshake_complete = True
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if self.intercepted is not None and self.connect is not None:
+            self.connect.released()
 
 
 class Served:
@@ -230,8 +278,10 @@ class ServerThread:
         limits: ClientLimits = ClientLimits(),
         connect: ConnectTaker | None = None,
         tls: tuple[str, str] | None = None,
+        websocket: bool = False,
     ) -> None:
         self.app = app
+        self.websocket = websocket  # upgrades reach the app as ASGI websocket scopes; else a plain request
         self.connect = connect
         self.tls = tls  # (certificate chain file, key file): serve HTTPS
         self.host = host
@@ -267,7 +317,8 @@ class ServerThread:
             # The upstream's own Date/Server headers are relayed; uvicorn must not add its own.
             server_header=False,
             date_header=False,
-            ws="none",
+            ws=_Socket if self.websocket else "none",
+            ws_max_size=self.limits.max_message,
             timeout_graceful_shutdown=1,
             ssl_certfile=None if self.tls is None else self.tls[0],
             ssl_keyfile=None if self.tls is None else self.tls[1],

@@ -5,7 +5,9 @@ completed ones (contract checks included) and writes them, so neither SQLite nor
 sits on the forwarding path. A flow row is written when the request arrives (state `pending`) and
 rewritten when the response ends, so a crash loses no finished flow; meanwhile the chunks relayed so
 far are appended to `flow_chunks` every PROGRESS_INTERVAL, and the next store opened on the file
-marks the pending flows of a dead process `interrupted:` with those bytes.
+marks the pending flows of a dead process `interrupted:` with those bytes. A WebSocket session is
+a flow whose chunks are its frames (flow.frame_chunk), kept the same way: `Store.frames(id)` reads
+them back, while the socket is open too.
 
 Recording never stops forwarding: flow ids come from memory, and flows the writer cannot write
 (disk full, file locked) wait in a bounded backlog and are retried, with a warning on stderr and

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .. import filters
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
-from ..flow import Flow
+from ..flow import Chunk, Flow, FlowState, frames
 from ..redact import redact_text, redact_url
 from . import rows, schema
 from .rows import FlowRow, SessionRow
@@ -22,6 +22,7 @@ from .writer import Writer
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
+    from ..wire.frames import Frame
 
 _Result = TypeVar("_Result")
 
@@ -171,7 +172,24 @@ class Store:
     def get(self, flow_id: int) -> Flow | None:
         self._where("")  # learns which columns the file has
         with self._read_lock:
-            return rows.load(self._read, flow_id, route="route" in self._columns)
+            return rows.load(self._read, flow_id, present=self._columns)
+
+    def frames(self, flow_id: int) -> list[Frame]:
+        """The data frames of WebSocket flow `flow_id`, both ways, in the order they passed (what the
+        socket modules of inspector/wire/dialects read): each with its direction, time since the
+        epoch, opcode (text or binary) and payload, secrets scrubbed. [] for a flow that is not a
+        socket or is not in the store. While the socket is open (a pending flow, possibly another
+        process's), the frames persisted so far: at most PROGRESS_INTERVAL behind the relay.
+        Close codes and reasons are in the flow's notes; past the flow's body limit frames are
+        counted there, not kept."""
+        flow = self.get(flow_id)
+        if flow is None or not flow.websocket:
+            return []
+        if flow.state is FlowState.PENDING:
+            with self._read_lock:
+                flow.chunks = [Chunk(t, bytes(data)) for t, data in self._read.execute(
+                    "SELECT t, data FROM flow_chunks WHERE flow_id = ? ORDER BY seq", (flow_id,))]
+        return frames(flow)
 
     def analysis(self, flow: Flow) -> Analysis:
         """`flow`'s analysis as the writer stored it (its bodies parsed, nothing checked again);

@@ -42,6 +42,7 @@ class FlowRow:
     replay_edited: bool = False  # a replay of a request the user edited (e)
     buffered: bool = False  # a stream whose events all arrived at once (analysis.buffered_stream)
     route: str = ""  # "" for the unnamed route (--upstream) and in stores from before schema 6
+    websocket: bool = False  # a WebSocket session (its frames: Store.frames)
 
 
 @dataclass(slots=True)
@@ -76,7 +77,7 @@ class Summary:
 # request arrives; the response side is written when the response ends.
 REQUEST_COLUMNS = (
     "id", "session_id", "started_at", "method", "path", "query", "request_headers", "request_body", "mode",
-    "translate", "upstream_url", "upstream_request_headers", "upstream_request_body", "route",
+    "translate", "upstream_url", "upstream_request_headers", "upstream_request_body", "route", "websocket",
 )
 RESPONSE_COLUMNS = (
     "status", "response_headers", "upstream_response_body", "response_body", "streamed", "chunks", "ttfb_ms",
@@ -91,11 +92,15 @@ _LISTED = {"error": "COALESCE(error, parse_error)",
            "replay_edited": f"replay_of IS NOT NULL AND instr(CAST(notes AS TEXT), '{EDITED_REPLAY_NOTE}') > 0"}
 
 
+# What a column added after schema 1 reads as in a file opened read-only from before it.
+_ABSENT = {"route": "''", "websocket": "0"}  # the unnamed route; no sockets before schema 8
+
+
 def list_columns(present: set[str]) -> str:
     """The SELECT list of a FlowRow from a flows table with the columns `present` (a store opened
     read-only may predate the summary columns of later schemas: those read as NULL)."""
     return ", ".join("NULL" if f.name in SUMMARY_COLUMNS and f.name not in present
-                     else "''" if f.name == "route" and f.name not in present  # before schema 6: the unnamed route
+                     else _ABSENT[f.name] if f.name in _ABSENT and f.name not in present
                      else _LISTED.get(f.name, f.name) for f in fields(FlowRow))
 
 
@@ -130,12 +135,14 @@ def _optional_bytes(value: bytes | None) -> bytes | None:
 _TO_SQL: dict[str, Callable[[Any], object]] = {
     "request_headers": headers_blob, "upstream_request_headers": headers_blob, "response_headers": headers_blob,
     "mode": mode_value, "streamed": int, "state": lambda state: state.value, "notes": orjson.dumps,
+    "websocket": int,
 }
 _FROM_SQL: dict[str, Callable[[Any], Any]] = {
     "request_headers": _headers_from, "upstream_request_headers": _headers_from, "response_headers": _headers_from,
     "request_body": bytes, "upstream_request_body": _optional_bytes, "upstream_response_body": _optional_bytes,
     "response_body": bytes, "mode": Mode, "streamed": bool, "state": FlowState,
     "notes": lambda notes: list(orjson.loads(notes)),
+    "websocket": bool,
 }
 
 
@@ -170,7 +177,7 @@ def flow_row(flow: Flow, summary: Summary) -> FlowRow:
         replay_fixed=flow.replay_of is not None and FIXED_REPLAY_NOTE in flow.notes,
         tokens_in=summary.tokens_in, tokens_out=summary.tokens_out,
         replay_edited=flow.replay_of is not None and EDITED_REPLAY_NOTE in flow.notes, buffered=summary.buffered,
-        route=flow.route,
+        route=flow.route, websocket=flow.websocket,
     )
 
 
@@ -181,13 +188,15 @@ def listed_row(values: tuple) -> FlowRow:
     row.replay_fixed = bool(row.replay_fixed)
     row.replay_edited = bool(row.replay_edited)
     row.buffered = bool(row.buffered)
+    row.websocket = bool(row.websocket)
     return row
 
 
-def load(conn: sqlite3.Connection, flow_id: int, *, route: bool = True) -> Flow | None:
-    """`route`: whether the table has schema 6's route column (a store read-only at schema 5 or
-    older has none: its flows came through the unnamed route)."""
-    selected = FLOW_COLUMNS if route else tuple("''" if name == "route" else name for name in FLOW_COLUMNS)
+def load(conn: sqlite3.Connection, flow_id: int, *, present: set[str] | None = None) -> Flow | None:
+    """`present`: the columns the table has, None for all of them (a store read-only from before
+    schema 6 or 8 has no route or websocket column: see _ABSENT)."""
+    selected = FLOW_COLUMNS if present is None else tuple(
+        _ABSENT[name] if name in _ABSENT and name not in present else name for name in FLOW_COLUMNS)
     found = conn.execute(f"SELECT {', '.join(selected)} FROM flows WHERE id = ?", (flow_id,)).fetchone()
     if found is None:
         return None

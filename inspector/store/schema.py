@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 import platformdirs
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # Version 1, as first shipped: a file at any version is brought forward by the steps after it.
 SCHEMA_1 = """
@@ -103,9 +103,14 @@ SCHEMA_7 = """
 ALTER TABLE flows ADD COLUMN analysis BLOB;
 INSERT OR REPLACE INTO meta (key, value) SELECT 'rules_backfill_below', COALESCE(MAX(id), 0) + 1 FROM flows;
 """
-_STEPS = (SCHEMA_1, SCHEMA_2, SCHEMA_3, SCHEMA_4, SCHEMA_5, SCHEMA_6, SCHEMA_7)
+# Version 8: WebSocket sessions (Flow.websocket): their frames are the flow's chunks, as frame
+# records (flow.frame_chunk), so flow_chunks keeps an open socket's frames as it keeps a stream's.
+SCHEMA_8 = """
+ALTER TABLE flows ADD COLUMN websocket INTEGER NOT NULL DEFAULT 0;
+"""
+_STEPS = (SCHEMA_1, SCHEMA_2, SCHEMA_3, SCHEMA_4, SCHEMA_5, SCHEMA_6, SCHEMA_7, SCHEMA_8)
 _MIGRATIONS = {version: "".join(_STEPS[version:]) for version in range(len(_STEPS))}
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)  # what a read-only open can list and show without migrating
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)  # what a read-only open can list and show without migrating
 
 
 class StoreError(Exception):

@@ -446,8 +446,11 @@ class Writer:
                 # Set by the forwarder before its first chunk is relayed.
                 headers = rows.headers_blob(state.scrub.headers(flow.response_headers))
                 conn.execute(_RESPONSE_START, (flow.status, headers, int(flow.streamed), flow.ttfb_ms, flow_id))
-            before = _before(chunks, state.chunks)
-            pieces = state.scrub.stream(before, [chunk.data for chunk in chunks[state.chunks : count]])
+            if flow.websocket:
+                pieces = [chunk.data for chunk in state.scrub.frames(chunks[state.chunks : count])]
+            else:
+                before = _before(chunks, state.chunks)
+                pieces = state.scrub.stream(before, [chunk.data for chunk in chunks[state.chunks : count]])
             conn.executemany(_CHUNK_ROW, [(flow_id, seq, chunk.t, piece) for seq, (chunk, piece)
                                           in enumerate(zip(chunks[state.chunks : count], pieces, strict=True), state.chunks)])
             progressed.append((state, count))
