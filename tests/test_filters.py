@@ -156,9 +156,9 @@ def test_stored_rule_ids_per_flow(store):
             (3, " OC-05 OC-17 "), (6, " OC-05 OC-17 ")]
 
 
-def test_sort_orders_end_on_the_most(store):
+def test_sort_orders_end_on_the_newest_and_slowest_and_start_on_the_worst(store):
     assert [r.id for r in store.rows(order="time")] == [1, 2, 3, 4, 5, 6, 7, 8]
-    assert [r.id for r in store.rows(order="issues")] == [1, 2, 4, 5, 7, 8, 3, 6]
+    assert [r.id for r in store.rows(order="issues")] == [3, 6, 1, 2, 4, 5, 7, 8]
     assert [r.id for r in store.rows(order="latency", text="~dialect chat")] == [4, 1, 2, 3, 5, 6, 8]  # the stream is quickest
 
 

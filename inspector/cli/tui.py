@@ -45,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp
         from ..tui.bridge import EventBridge
+        from ..tui.keymap import user_keymap
 
         bridge = EventBridge()
         try:
@@ -64,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             store = open_store(args.store, read_only=True)
             store.session_id = child.session_id
         try:
-            app = InspectorApp(store=store, forwarder=child, bridge=bridge)
+            app = InspectorApp(store=store, forwarder=child, bridge=bridge, keys=user_keymap(args.config))
             app.run()
             return app.return_code or 0
         finally:

@@ -34,9 +34,7 @@ with routes beside it, it gets every path no route claims.
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
 import time
 import tomllib
 from collections.abc import Callable, Iterable
@@ -44,9 +42,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import platformdirs
 
-from .. import trust
+from .. import config_file
+from ..config_file import CONFIG_NAME, user_config  # noqa: F401  (cli/config.py and the tests name them here)
 from ..redact import redact_url
 from ..store import Store
 from ..wire.dialects import homes
@@ -56,11 +54,9 @@ from .forwarder import FlowEvent, Forwarder, ForwarderError, shorten_switch_inte
 from .options import ClientLimits, Options, ProxyOptions
 from .server import INTERCEPT_EXTENSION, ListenError, Served, ServerThread, request_target
 
-CONFIG_NAME = "toolwire-inspect.toml"
 ROUTE_PREFIX = b"/r/"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MODES = "passthrough, repair, translate:SRC:DST or repair+translate:SRC:DST"
-MAX_CONFIG_BYTES = 1 << 20
 # Where a route came from (Route.source), besides `config PATH`.
 FROM_FLAG, FROM_DEFAULTS, FROM_UPSTREAM = "--route", "defaults", "--upstream"
 
@@ -136,16 +132,11 @@ def parse_mode(text: str, where: str) -> tuple[str | None, bool]:
 
 
 def read_config(path: Path) -> bytes:
-    """The bytes of a config file (what is trusted, parsed and hashed is this one read), or a
-    RouteError."""
+    """The bytes of a config file (config_file.read_config), or a RouteError."""
     try:
-        with open(path, "rb") as source:
-            data = source.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise RouteError(f"cannot read config {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise RouteError(f"config {path} is larger than {MAX_CONFIG_BYTES >> 20} MiB")
-    return data
+        return config_file.read_config(path)
+    except config_file.ConfigError as exc:
+        raise RouteError(str(exc)) from None
 
 
 def load_config(path: Path, data: bytes) -> list[Route]:
@@ -155,9 +146,9 @@ def load_config(path: Path, data: bytes) -> list[Route]:
         document = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise RouteError(f"config {path} is not valid TOML: {exc}") from None
-    unknown = set(document) - {"routes"}
+    unknown = set(document) - {"routes", "keys"}  # keys: the TUI's (tui/keymap.py)
     if unknown:
-        raise RouteError(f"config {path}: unknown key(s) {', '.join(sorted(unknown))} (known: routes)")
+        raise RouteError(f"config {path}: unknown key(s) {', '.join(sorted(unknown))} (known: routes, keys)")
     tables = document.get("routes", {})
     if not isinstance(tables, dict):
         raise RouteError(f"config {path}: routes must be tables, [routes.NAME] with url = \"...\"")
@@ -182,39 +173,12 @@ def load_config(path: Path, data: bytes) -> list[Route]:
     return found
 
 
-def user_config() -> Path:
-    return Path(platformdirs.user_config_dir("toolwire-inspect")) / CONFIG_NAME
-
-
-def trust_command(path: Path) -> str:
-    return f"toolwire-inspect config trust {shlex.quote(trust.key(path))}"
-
-
 def find_config(cwd: Path | None = None) -> tuple[Path | None, bytes, tuple[str, ...]]:
-    """(path, bytes) of the config that applies, with no --config: the working directory's once
-    trusted, else the user config dir's (None, b"" for none); and a notice for a file ignored."""
-    here, own = (cwd or Path.cwd()) / CONFIG_NAME, user_config()
-    ignored: tuple[str, ...] = ()
-    if here.is_file() and not (own.is_file() and os.path.samefile(here, own)):
-        try:
-            data: bytes | None = read_config(here)
-        except RouteError:  # unreadable or too big: it could not be trusted either, and fails nothing
-            data = None
-        state = trust.UNKNOWN if data is None else trust.state(here, data)
-        if state == trust.TRUSTED and data is not None:
-            return here, data, ()
-        why = "it changed since it was trusted" if state == trust.CHANGED else \
-            "a config file in the working directory takes effect only once trusted (it decides where your API keys go)"
-        ignored = (f"ignored config {trust.key(here)}: {why}; to use it: {trust_command(here)} "
-                   f"(or pass --config {shlex.quote(trust.key(here))})",)
+    """The config that applies with no --config (config_file.find_config), or a RouteError."""
     try:
-        info = os.stat(own)  # a symlink is followed: what it points to must be the user's own
-    except OSError:
-        return None, b"", ignored
-    if not trust.owned_privately(info):
-        raise RouteError(f"config {own} is refused: it is not a regular file of yours that only you may write "
-                         "(fix its owner or mode, or pass --config PATH)")
-    return own, read_config(own), ignored
+        return config_file.find_config(cwd)
+    except config_file.ConfigError as exc:
+        raise RouteError(str(exc)) from None
 
 
 def resolve(*, upstream: str | None = None, routes: Iterable[str] = (), route_modes: Iterable[str] = (),

@@ -28,13 +28,14 @@ if TYPE_CHECKING:
 _Result = TypeVar("_Result")
 
 # How the list can be sorted; each order ends on id, so that equal rows keep their time order.
-# The end of the list holds the newest, the slowest, the most findings: where the cursor follows.
-# A flow still pending (no latency yet) sorts as the quickest; "route" groups a routed session's
-# flows by the route they came through (the unnamed route first).
+# The end of the list holds the newest and the slowest (where the cursor follows); "issues" starts
+# with the worst: the most errors, then the most warnings (negated, not DESC: index_of compares the
+# keys as one ascending row value). A flow still pending (no latency yet) sorts as the quickest;
+# "route" groups a routed session's flows by the route they came through (the unnamed route first).
 ORDERS = {
     "time": ("id",),
     "latency": ("COALESCE(latency_ms, -1)", "id"),
-    "issues": ("errors", "warnings", "id"),
+    "issues": ("-errors", "-warnings", "id"),
     "route": ("route", "id"),
 }
 _SESSIONS = f"SELECT {', '.join(rows.SESSION_COLUMNS)} FROM sessions"

@@ -10,12 +10,13 @@ import time
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from textual import events, on, work
-from textual.app import App, SuspendNotSupported
+from textual.app import App, SuspendNotSupported, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.binding import Binding
+from textual.screen import Screen
 
 from ..clients import likely_dialects
 from ..flow import ReplayKind
@@ -26,7 +27,7 @@ from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinish
                        ReplayFailed, ReplayFinished)
 from .screens.export_format import ExportFormatScreen
 from .screens.flows import FlowsScreen
-from .screens.help import HelpScreen, help_sections
+from .screens.help import HelpScreen, binding_table, help_sections
 from .widgets.connection import ConnectionBar, Listening, Proxying
 from .widgets.flow_list import FlowList
 
@@ -65,8 +66,12 @@ class InspectorApp(App[None]):
         mode: str | None = None,
         clock: Callable[[], float] | None = None,
         export_dir: Path | None = None,
+        keys: tuple[dict[str, str], list[str]] = ({}, []),
     ) -> None:
+        """`keys`: the user's keymap (binding id → keys) and a line for each entry left out of it
+        (tui/keymap.py's user_keymap)."""
         super().__init__()
+        self.user_keys, self._keys_problems = keys
         self.store = store
         self.forwarder = forwarder
         self.bridge = bridge
@@ -75,6 +80,7 @@ class InspectorApp(App[None]):
         # made at the first file, never the current directory.
         self.export_dir = export_dir
         self.export_format = "json"  # what `x` offers first: the last format chosen
+        self.save_folder: Path | None = None  # what `y`, `Y`, `x` offer first: the last folder chosen
         self._flow_screen: FlowScreen | None = None  # built at the first open_flow, then reused
         self._flow_to_show: int | None = None  # the flow asked for, until its screen is shown
         # Keys typed after the one that opens a flow, until the flow is ready (release_keys).
@@ -148,6 +154,9 @@ class InspectorApp(App[None]):
     def on_mount(self) -> None:
         if self.bridge is not None:
             self.bridge.attach(self)
+        self.set_keymap(self.user_keys)
+        for problem in self._keys_problems:
+            self.notify(problem, title="Keys", severity="warning", timeout=30)
         for notice in self.listening.ignored if self.listening is not None else ():
             # Said twice, as a stopped forwarder is: now, and in the header for as long as the app runs.
             self.notify(notice, title="Config ignored", severity="warning", timeout=30, markup=False)
@@ -170,6 +179,12 @@ class InspectorApp(App[None]):
     @work(thread=True, exit_on_error=False, group="imports", description="import the flow view")
     def _import_flow_view(self) -> None:
         from .screens import flow  # noqa: F401
+
+        if self.user_keys:  # its ids are known once every screen's module is imported
+            from .keymap import unknown_ids
+
+            for problem in unknown_ids(self.user_keys):
+                self.call_from_thread(self.notify, problem, title="Keys", severity="warning", timeout=30)
 
     def on_unmount(self) -> None:
         if self.bridge is not None:
@@ -245,6 +260,12 @@ class InspectorApp(App[None]):
         if self._flow_screen not in self.screen_stack:
             self.push_screen(self._flow_screen)
 
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's palette commands, less those our bindings list under the same name ("Quit",
+        "Keys" for `?`): one entry each, ours."""
+        ours = {binding.description for _, _, bindings in binding_table(screen) for binding in bindings}
+        return [command for command in super().get_system_commands(screen) if command.title not in ours]
+
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
@@ -281,16 +302,37 @@ class InspectorApp(App[None]):
                     markup=False)
 
     def ask_export(self, flow_id: int) -> None:
-        """`x`: ask for the format (the last one chosen offered first), then export."""
+        """`x`: ask for the format (the last one chosen offered first), then the folder, then export."""
         def chosen(fmt: str | None) -> None:
             if fmt is not None:
                 self.export_format = fmt
-                self.export_flow(flow_id, fmt)
+                self.ask_folder(f"#{flow_id} as {fmt}", partial(self.export_flow, flow_id, fmt))
 
         self.push_screen(ExportFormatScreen(flow_id, self.export_format), chosen)
 
+    def ask_copy(self, flow_id: int, what: str, pointer: str | None = None) -> None:
+        """`y`, `Y`, `P`: ask for the folder of the file the copy is written to, then copy."""
+        self.ask_folder(f"#{flow_id} {what}", lambda folder: self.copy_from_flow(flow_id, what, pointer, folder))
+
+    def ask_folder(self, what: str, then: Callable[[Path], object]) -> None:
+        """Which folder a file goes to: the last one chosen offered, else the exports directory."""
+        from .screens.save_to import SaveToScreen
+
+        try:
+            offered = self.save_folder or self._side_files()
+        except OSError as exc:  # the exports directory is a link, or cannot be made
+            self.notify(str(exc), title="Not written", severity="error")
+            return
+
+        def chosen(folder: Path | None) -> None:
+            if folder is not None:
+                self.save_folder = folder
+                then(folder)
+
+        self.push_screen(SaveToScreen(what, offered), chosen)
+
     @work(thread=True, exit_on_error=False, group="export", description="export a flow")
-    def export_flow(self, flow_id: int, fmt: str = "json") -> None:
+    def export_flow(self, flow_id: int, fmt: str = "json", folder: Path | None = None) -> None:
         from ..formats.base import WriteOptions  # first use only, like replay
         from ..formats.registry import default_name, exported, render
         from ..files import write_new
@@ -301,7 +343,7 @@ class InspectorApp(App[None]):
             return
         try:
             data = render(fmt, exported(fmt, self.store, [flow]), WriteOptions(store=self.store))
-            path = write_new(self._side_files(), default_name(fmt, flow_id), data, rename=True)
+            path = write_new(folder or self._side_files(), default_name(fmt, flow_id), data, rename=True)
         except OSError as exc:
             self.post_message(ExportFailed(flow_id, str(exc)))
             return
@@ -384,7 +426,7 @@ class InspectorApp(App[None]):
             self.replay_flow(flow_id, ReplayKind.EDITED, edited.encode("utf-8"))
 
     @work(thread=True, exit_on_error=False, group="copy", description="copy from a flow")
-    def copy_from_flow(self, flow_id: int, what: str, pointer: str | None = None) -> None:
+    def copy_from_flow(self, flow_id: int, what: str, pointer: str | None = None, folder: Path | None = None) -> None:
         """`what`: "curl" (the request as a command), "body" (the client's request body) or
         "pointer" (`pointer`). Written to a file too: not every terminal passes OSC 52 on."""
         from ..curl import CurlError, curl_body, curl_command, needs_body_file  # first use only
@@ -398,7 +440,7 @@ class InspectorApp(App[None]):
             return
         base = f"flow-{flow_id}"
         try:
-            folder = self._side_files()
+            folder = folder or self._side_files()
             if what == "curl":
                 body_file = None
                 if needs_body_file(flow):

@@ -75,19 +75,25 @@ class FlowCommands(Provider):
 
 class ScreenCommands(Provider):
     """Every action of the screen the palette was opened on, from the binding table the help and
-    the footer read (so a key and its command can never part), and the list's common filters."""
+    the footer read (so a key and its command can never part), and the list's common filters.
+    An action is listed by its footer name ("Replay fixed"), its sentence and key the help line
+    below it; a query finds the names first, then the sentences."""
+
+    # A hit on the help line only ranks below every hit on a name.
+    HELP_WEIGHT = 0.5
 
     def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
         from .screens.flows import FlowsScreen  # the screens import this module's siblings
-        from .screens.help import binding_table, key_names
+        from .screens.help import binding_table, key_names, user_keys
 
         screen = self.screen
         commands: list[tuple[str, Callable[[], object], str]] = []
         for _, node, bindings in binding_table(screen):
             for binding in bindings:
-                commands.append((binding.tooltip or binding.description,
+                key = key_names(binding, user_keys(screen)).split(", ")[0]
+                commands.append((binding.description,
                                  partial(self.app.call_later, node.run_action, binding.action),
-                                 f"key: {key_names(binding).split(', ')[0]}"))
+                                 f"{binding.tooltip} · {key}" if binding.tooltip else key))
         if isinstance(screen, FlowsScreen):
             for what, expression in FILTERS:
                 commands.append((f"Filter: {what}", partial(screen.set_filter, expression), expression))
@@ -103,3 +109,5 @@ class ScreenCommands(Provider):
             score = matcher.match(text)
             if score > 0:
                 yield Hit(score, highlight(matcher, text), run, help=help_text)
+            elif (score := matcher.match(help_text) * self.HELP_WEIGHT) > 0:
+                yield Hit(score, Content(text), run, text=text, help=help_text)

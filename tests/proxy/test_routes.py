@@ -277,7 +277,7 @@ def test_config_flag_wins_over_the_working_directory(tmp_path):
 
 @pytest.mark.parametrize(("text", "why"), [
     ("[routes.oa\nurl = 1", "is not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 11)"),
-    ("port = 1", ": unknown key(s) port (known: routes)"),
+    ("port = 1", ": unknown key(s) port (known: routes, keys)"),
     ("routes = 1", ": routes must be tables, [routes.NAME] with url = \"...\""),
     ("[routes.oa]\nurl = 1", ": [routes.oa] needs url = \"http(s)://...\""),
     ("[routes.oa]\nurl = \"http://x\"\nhost = 1", ": [routes.oa]: unknown key(s) host (known: url, port, mode)"),

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from inspector.filters import FILTERS, HELP
 from inspector.store import Store
-from inspector.tui.screens.help import EVERYWHERE, help_sections
+from inspector.tui.screens.help import EVERYWHERE, binding_table, help_sections, key_names
 
 from .conftest import make_app, settle
 from .flows import populate
@@ -34,13 +34,15 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def _table(rows: list[tuple[str, str]], head: tuple[str, str] = ("key", "what it does")) -> list[str]:
-    lines = [f"| {head[0]} | {head[1]} |", "|---|---|"]
-    lines += [f"| `{_cell(key)}` | {_cell(what)} |" for key, what in rows]
+def _table(rows: list[tuple[str, str]], ids: dict[tuple[str, str], str]) -> list[str]:
+    """The keys, with each binding's id for the `[keys]` table of the config file (— for Textual's own)."""
+    lines = ["| key | what it does | id |", "|---|---|---|"]
+    lines += [f"| `{_cell(key)}` | {_cell(what)} | {f'`{ids[key, what]}`' if (key, what) in ids else '—'} |"
+              for key, what in rows]
     return lines
 
 
-async def _sections() -> list[tuple[str, list[tuple[str, list[tuple[str, str]]]]]]:
+async def _sections() -> list[tuple[str, list[tuple[str, list[tuple[str, str]]]], dict[tuple[str, str], str]]]:
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "flows.sqlite3")
         ids = populate(store)
@@ -54,9 +56,25 @@ async def _sections() -> list[tuple[str, list[tuple[str, list[tuple[str, str]]]]
                     await pilot.press(key)
                     await settle(app, pilot)
                 sections = [(name, rows) for name, rows in help_sections(app.screen) if "Filter expressions" not in name]
-                found.append((title, sections))
+                binding_ids = {(key_names(b), b.tooltip or b.description): b.id
+                               for _, _, bindings in binding_table(app.screen) for b in bindings if b.id}
+                found.append((title, sections, binding_ids))
         store.close()
     return found
+
+
+OWN_KEYS = [
+    "## Your own keys", "",
+    "A `[keys]` table in the config file gives a binding (by its id, the last column below) keys of your",
+    "own; they replace its keys wherever it works, and the help, the footer and the palette show them:", "",
+    "```toml", "# toolwire-inspect.toml, in the user config dir (~/.config/toolwire-inspect/ on Linux)", "[keys]",
+    '"flow.next-flow" = "ctrl+n"        # one key, or several: "ctrl+n,J"', '"flows.sort" = "s"', "```", "",
+    "A key is a character or a key name (`f1`, `escape`, `pagedown`, `left_square_bracket`) after any of",
+    "`ctrl+`, `shift+`, `alt+`, `meta+`, `super+`, `hyper+`. The keys come from the config file that",
+    "applies, by the rule the routes follow: `--config PATH`, else the working directory's",
+    "`toolwire-inspect.toml` once trusted (`toolwire-inspect config trust`), else the user config dir's.",
+    "An entry with an unknown id or a key that is not one is said in one line when the app starts, and",
+    "left out; the others apply.", ""]
 
 
 def keys_markdown() -> str:
@@ -64,14 +82,15 @@ def keys_markdown() -> str:
              "Generated from the binding table every screen's `?` help reads (`python -m tests.tui.make_docs`);",
              "a test fails when this page and the app part.", ""]
     everywhere: list[tuple[str, str]] = []
-    for title, sections in asyncio.run(_sections()):
+    every_id: dict[tuple[str, str], str] = {}
+    for title, sections, ids in asyncio.run(_sections()):
         lines += [f"## {title}", ""]
         for name, rows in sections:
             if name == EVERYWHERE:
-                everywhere = everywhere or rows
+                everywhere, every_id = everywhere or rows, every_id or ids
                 continue
-            lines += [f"**{name}**", "", *_table(rows), ""]
-    return "\n".join(lines[:5] + ["## Everywhere", "", *_table(everywhere), ""] + lines[5:])
+            lines += [f"**{name}**", "", *_table(rows, ids), ""]
+    return "\n".join(lines[:5] + ["## Everywhere", "", *_table(everywhere, every_id), ""] + OWN_KEYS + lines[5:])
 
 
 def filters_markdown() -> str:

@@ -103,7 +103,7 @@ async def test_the_editor_refuses_json_that_does_not_parse_and_says_where(
         problem = editor.query_one("#edit-problem", Static)
         assert (str(problem.content), problem.display, area.cursor_location) == (
             "✖ not valid JSON: line 3, column 3: Expecting ',' delimiter (not sent)", True, (2, 2))
-        await pilot.press("escape")
+        await pilot.press("escape", "escape")  # the first asks: the edits are unsent
         await settle(app, pilot)
         assert isinstance(app.screen, FlowScreen) and len(upstream.received) == 1 and store.count() == 1
 
@@ -130,7 +130,7 @@ async def test_y_copies_the_request_as_curl_and_writes_it_to_a_file(
     app = make_app(store, forwarder=forwarder, bridge=bridge, clock=time.time, export_dir=tmp_path)
     async with app.run_test(size=size, message_hook=seen) as pilot:
         await recorded(app, pilot, seen, forwarder)
-        await pilot.press("y")
+        await pilot.press("y", "enter")  # into the folder offered
         copied = await seen.wait_for(lambda m: isinstance(m, Copied))
         command = curl_command(store.get(1))
         path = tmp_path / "flow-1.curl.sh"
@@ -138,7 +138,7 @@ async def test_y_copies_the_request_as_curl_and_writes_it_to_a_file(
         assert path.read_text() == command + "\n"
         assert SECRET not in command and '"Authorization: Bearer ${OPENAI_API_KEY}"' in command.replace(
             "authorization", "Authorization")
-        await pilot.press("Y")
+        await pilot.press("Y", "enter")
         copied = await seen.wait_for(lambda m: isinstance(m, Copied) and m.what == "body")
         assert app.clipboard == json.dumps(clean_request(), separators=(",", ":"))  # as httpx sent it
         assert (tmp_path / "flow-1.request-body.txt").read_text() == app.clipboard
@@ -157,7 +157,7 @@ async def test_P_copies_the_pointer_of_the_chosen_finding(store: Store, ids: dic
         screen = await open_flow(app, pilot, ids["defective"])
         await pilot.press("n")
         chosen = screen.chosen.violation.pointer
-        await pilot.press("n", "P")
+        await pilot.press("n", "P", "enter")
         copied = await seen.wait_for(lambda m: isinstance(m, Copied))
         second = screen.chosen.violation.pointer
         assert second != chosen and (app.clipboard, copied.what) == (second, "pointer")

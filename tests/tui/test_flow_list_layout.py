@@ -147,7 +147,7 @@ async def test_S_sorts_by_time_latency_issues_route_and_keeps_the_cursor_on_its_
                          flows.current.id))
         assert seen == [
             ("latency", "latency", [4, 1, 2, 3, 5, 6], 3),  # the stream (4) is quickest
-            ("issues", "issues", [1, 2, 4, 5, 3, 6], 3),
+            ("issues", "issues", [3, 6, 1, 2, 4, 5], 3),  # the worst first
             ("route", "route", [1, 2, 3, 4, 5, 6], 3),  # all on the unnamed route: by time within it
             ("time", "time", [1, 2, 3, 4, 5, 6], 3),
         ]

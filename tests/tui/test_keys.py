@@ -90,7 +90,7 @@ async def test_x_exports_the_selected_flow_as_a_fixture(store: Store, ids: dict[
     async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
         await pilot.press("k", "k", "k", "x")
         assert isinstance(app.screen, ExportFormatScreen)
-        await pilot.press("enter")  # json, offered first
+        await pilot.press("enter", "enter")  # json, offered first; the folder offered
         done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
         path = tmp_path / "out" / f"flow-{ids['defective']}.json"
         assert (done.flow_id, done.path) == (ids["defective"], str(path))
@@ -108,7 +108,7 @@ async def test_x_in_the_flow_view_exports_that_flow(store: Store, ids: dict[str,
     app = make_app(store, export_dir=tmp_path)
     async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
         await open_flow(app, pilot, ids["streamed"])
-        await pilot.press("x", "enter")
+        await pilot.press("x", "enter", "enter")  # json; the folder offered
         done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
         assert done.path == str(tmp_path / f"flow-{ids['streamed']}.json")
         flow = store.get(ids["streamed"])
@@ -124,13 +124,13 @@ async def test_x_asks_the_format_and_offers_the_last_one_first(store: Store, ids
     async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
         await pilot.press("x", "escape")  # cancelled: nothing written
         assert isinstance(app.screen, FlowsScreen)
-        await pilot.press("x", "down", "down", "down", "enter")
+        await pilot.press("x", "down", "down", "down", "enter", "enter")
         done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
         assert done.path == str(out / f"flow-{ids['replay']}.har")
         assert json.loads(Path(done.path).read_text())["log"]["version"] == "1.2"
         await pilot.press("k", "x")
         assert app.screen.query_one(OptionList).highlighted == 3  # har again
-        await pilot.press("up", "enter")
+        await pilot.press("up", "enter", "enter")
         done = await seen.wait_for(lambda m: isinstance(m, ExportFinished) and m.path.endswith(".yaml"))
         assert done.path == str(out / f"flow-{ids['failed']}.yaml")
         assert sorted(p.name for p in out.iterdir()) == [f"flow-{ids['failed']}.yaml", f"flow-{ids['replay']}.har"]
@@ -189,7 +189,7 @@ async def test_the_palette_runs_the_lists_actions_and_filters(store: Store, ids:
     app = make_app(store)
     async with app.run_test(size=(80, 24)) as pilot:
         flows = app.query_one(FlowList)
-        await pilot.press("ctrl+p", *"Sort by time")
+        await pilot.press("ctrl+p", *"Sort")
         await app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.press("enter")
@@ -213,7 +213,7 @@ async def test_x_exports_the_selected_flow_as_an_html_page(store: Store, ids: di
     async with app.run_test(size=(120, 36), message_hook=seen) as pilot:
         await pilot.press("k", "k", "k", "x")
         assert isinstance(app.screen, ExportFormatScreen)
-        await pilot.press("end", "enter")  # html, offered last
+        await pilot.press("end", "enter", "enter")  # html, offered last; the folder offered
         done = await seen.wait_for(lambda m: isinstance(m, ExportFinished))
         path = tmp_path / "out" / f"flow-{ids['defective']}.html"
         assert (done.flow_id, done.path) == (ids["defective"], str(path))

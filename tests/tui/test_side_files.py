@@ -77,11 +77,11 @@ async def test_copies_and_exports_of_an_opened_recording_go_to_the_exports_direc
     app = InspectorApp(store=opened, forwarder=None)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await app.workers.wait_for_complete()
-        await pilot.press("Y")
+        await pilot.press("Y", "enter")  # into the folder offered
         body = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)) and m.what == "body")
-        await pilot.press("y")
+        await pilot.press("y", "enter")  # into the folder offered
         curl = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)) and m.what == "curl")
-        await pilot.press("x", "enter")
+        await pilot.press("x", "enter", "enter")  # json, into the folder offered
         export = await seen.wait_for(lambda m: isinstance(m, (ExportFinished, ExportFailed)))
         await pilot.pause()
     flow = opened.get(1)
@@ -113,10 +113,10 @@ async def test_a_side_file_never_replaces_a_file_already_there(repository: Path,
     app = InspectorApp(store=opened, forwarder=None)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
         await app.workers.wait_for_complete()
-        await pilot.press("x", "enter")
+        await pilot.press("x", "enter", "enter")  # json, into the folder offered
         first = await seen.wait_for(lambda m: isinstance(m, (ExportFinished, ExportFailed)))
         seen.messages.clear()
-        await pilot.press("x", "enter")
+        await pilot.press("x", "enter", "enter")  # json, into the folder offered
         second = await seen.wait_for(lambda m: isinstance(m, (ExportFinished, ExportFailed)))
     assert (first.path, second.path) == (str(exports / "flow-1-3.json"), str(exports / "flow-1-4.json"))
     assert (exports / "flow-1.json").read_bytes() == b'{"an": "earlier export"}\n'
@@ -142,7 +142,7 @@ async def test_a_big_curl_body_goes_in_a_side_file_beside_the_command(repository
         app = InspectorApp(store=store, forwarder=None)
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await app.workers.wait_for_complete()
-            await pilot.press("y")
+            await pilot.press("y", "enter")  # into the folder offered
             curl = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
         flow = store.get(1)
     finally:
@@ -170,7 +170,7 @@ async def test_y_on_a_body_a_pasted_command_cannot_carry_copies_a_command_that_r
         app = InspectorApp(store=store, forwarder=None)
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await app.workers.wait_for_complete()
-            await pilot.press("y")
+            await pilot.press("y", "enter")  # into the folder offered
             curl = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
             clipboard = app.clipboard
         flow = store.get(1)
@@ -204,7 +204,7 @@ async def test_Y_copies_only_text_a_paste_cannot_turn_into_keystrokes(repository
         app = InspectorApp(store=store, forwarder=None)
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
             await app.workers.wait_for_complete()
-            await pilot.press("Y")
+            await pilot.press("Y", "enter")  # into the folder offered
             await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
             await pilot.pause()
             copied = app.clipboard

@@ -24,6 +24,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -104,6 +105,11 @@ class FlowScreen(ReadingScreen):
         Binding("n", "violation(1)", "Next issue", id="flow.next-violation", tooltip="Go to the next violation"),
         Binding("N", "violation(-1)", "Prev issue", show=False, id="flow.previous-violation",
                 tooltip="Go to the previous violation"),
+        # n / N walk the findings (and a search's matches): the flows get the bracket keys.
+        Binding("right_square_bracket", "step_flow(1)", "Next flow", show=False, id="flow.next-flow",
+                key_display="]", tooltip="The next flow in the list (as filtered and sorted), in the same pane and zoom"),
+        Binding("left_square_bracket", "step_flow(-1)", "Prev flow", show=False, id="flow.previous-flow",
+                key_display="[", tooltip="The previous flow in the list, in the same pane and zoom"),
         Binding("i", "finding", "Finding", id="flow.finding",
                 tooltip="The chosen finding whole: message, pointer, why and fix"),
         Binding("F", "fixed", "Fixed", id="flow.fixed",
@@ -139,6 +145,8 @@ class FlowScreen(ReadingScreen):
         self.flow_id = flow_id
         self.view: FlowView | None = None
         self.chosen: Located | None = None  # the violation the panes are showing
+        # `]` / `[`: the pane that had the focus, and the widget zoomed, for the next flow to show in.
+        self._kept: tuple[Widget | None, Widget | None, str] | None = None
 
     def open(self, flow_id: int) -> None:
         """Show another flow in this screen: what the last one showed goes at once, so no pane ever
@@ -266,6 +274,9 @@ class FlowScreen(ReadingScreen):
         if not view.violations:
             # Nothing to walk: the keys go to the request, the pane that has content (z zooms it).
             self.query_one("#request", PayloadView).viewer.focus()
+        if self._kept is not None:
+            self._restore_panes(*self._kept)
+            self._kept = None
         self.inspector.show_flow_screen(self.flow_id)
         # After the screen is up (and focus is where the view puts it), the keys typed meanwhile.
         self.call_after_refresh(self.inspector.release_keys)
@@ -316,6 +327,44 @@ class FlowScreen(ReadingScreen):
             return
         super().action_zoom()
 
+    def action_step_flow(self, delta: int) -> None:
+        """`]` / `[`: the next or previous flow of the list as it stands, read where this one was."""
+        flows = self.inspector.flows_screen.flow_list
+        if not flows.select_id(self.flow_id):
+            self.notify(f"#{self.flow_id} is not in the list as filtered (esc there clears the filter)",
+                        severity="warning")
+            return
+        target = flows.row(flows.cursor + delta)
+        if target is None:
+            self.notify(f"#{self.flow_id} is the {'last' if delta > 0 else 'first'} flow in the list",
+                        severity="information")
+            return
+        flows.action_move(delta)
+        self._kept = (self.focused, self.maximized, self.query_one(TabbedContent).active)
+        self.inspector.open_flow(target.id)
+
+    def _restore_panes(self, focused: Widget | None, zoomed: Widget | None, tab: str) -> None:
+        """The focus and zoom `]` left, where the new flow has them to give: the findings list of
+        a clean flow, or a pane it does not show, gives way to the request (as on opening)."""
+        tabs = self.query_one(TabbedContent)
+        if tabs.get_tab(tab).display:
+            tabs.active = tab
+        panel = self.query_one(ViolationPanel)
+        request = self.query_one("#request", PayloadView).viewer
+
+        def usable(widget: Widget | None) -> Widget | None:
+            if widget is None or (panel in widget.ancestors_with_self and not panel.items):
+                return None
+            hidden = any(not node.display for node in widget.ancestors_with_self if isinstance(node, Widget))
+            return None if hidden else widget
+
+        target = usable(focused) or request
+        target.focus()
+        if zoomed is not None:
+            # The request pane itself when a clean flow's empty findings box would have been zoomed.
+            parent = request.parent if isinstance(request.parent, Widget) else target
+            self.maximize(usable(zoomed) or (parent if isinstance(zoomed, PayloadView) else target))
+
     def action_replay(self) -> None:
         self.inspector.replay_flow(self.flow_id)
 
@@ -332,7 +381,7 @@ class FlowScreen(ReadingScreen):
         if what == "pointer" and self.chosen is None:
             self.notify("no finding chosen: pick one in the violations list (n)", severity="warning")
             return
-        self.inspector.copy_from_flow(self.flow_id, what, self.chosen.violation.pointer if self.chosen else None)
+        self.inspector.ask_copy(self.flow_id, what, self.chosen.violation.pointer if self.chosen else None)
 
     def action_chunks(self) -> None:
         tabs = self.query_one(TabbedContent)

@@ -188,4 +188,4 @@ class FlowsScreen(Screen[None]):
         if row is None:
             self.notify("no flow selected", severity="warning")
             return
-        self.inspector.copy_from_flow(row.id, what)
+        self.inspector.ask_copy(row.id, what)

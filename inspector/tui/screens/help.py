@@ -4,7 +4,7 @@ all read it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,16 +24,24 @@ PALETTE_KEY = ("ctrl+p", "Command palette (every action, themes)")
 EVERYWHERE = "Everywhere"
 
 
-def key_names(binding: Binding) -> str:
+def key_names(binding: Binding, keymap: Mapping[str, str] | None = None) -> str:
+    """The keys of `binding` as the help shows them; the user's own (`keymap`, tui/keymap.py) as written."""
+    if keymap and binding.id is not None and binding.id in keymap:
+        return ", ".join(key.strip() for key in keymap[binding.id].split(","))
     names = {"slash": "/", "question_mark": "?", "escape": "esc", "pagedown": "pgdn", "pageup": "pgup"}
     return ", ".join(binding.key_display or names.get(k.strip(), k.strip()) for k in binding.key.split(","))
 
 
-def binding_rows(bindings: Sequence[BindingType]) -> list[tuple[str, str]]:
+def user_keys(node: DOMNode) -> Mapping[str, str]:
+    """The keymap the user's config gave the app (InspectorApp.user_keys), none in another app."""
+    return getattr(node.app, "user_keys", {})
+
+
+def binding_rows(bindings: Sequence[BindingType], keymap: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     rows = []
     for binding in bindings:
         if isinstance(binding, Binding):
-            rows.append((key_names(binding), binding.tooltip or binding.description))
+            rows.append((key_names(binding, keymap), binding.tooltip or binding.description))
     return rows
 
 
@@ -68,7 +76,7 @@ def help_sections(screen: Screen) -> list[tuple[str, list[tuple[str, str]]]]:
     HELP_EXTRA (e.g. the filter expressions) after its own keys and the built-in keys last."""
     sections: dict[str, list[tuple[str, str]]] = {}
     for title, _, bindings in binding_table(screen):
-        sections.setdefault(title, []).extend(binding_rows(bindings))
+        sections.setdefault(title, []).extend(binding_rows(bindings, user_keys(screen)))
     sections[EVERYWHERE] += [PALETTE_KEY] if screen.is_modal else [PANE_KEYS, PALETTE_KEY]
     ordered = list(sections.items())
     return ordered[:1] + list(getattr(screen, "HELP_EXTRA", [])) + ordered[1:]

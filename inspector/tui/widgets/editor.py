@@ -54,7 +54,7 @@ class EditorScreen(ModalScreen[bytes | None]):
                 tooltip="Send the edited request upstream (a new flow, marked ↻E#N)"),
         # Priority: the TextArea would take esc to let go of the focus (its tab key indents).
         Binding("escape", "cancel", "Cancel", id="edit.cancel", priority=True,
-                tooltip="Close the editor without sending"),
+                tooltip="Close the editor without sending (with unsent edits: asks first)"),
         # ? is text here, and a modal screen hides the app's own keys.
         Binding("f1", "app.help", "Keys", id="edit.help", tooltip="Show every key of the editor"),
     ]
@@ -63,6 +63,7 @@ class EditorScreen(ModalScreen[bytes | None]):
     EditorScreen #edit-area { height: 1fr; border: round $accent; }
     EditorScreen #edit-problem { height: auto; color: $error; padding: 0 1; display: none; }
     EditorScreen.-invalid #edit-problem { display: block; }
+    EditorScreen.-asking #edit-problem { display: block; color: $warning; }
     """
 
     def __init__(self, flow_id: int, text: str, *, is_json: bool, check: bool = False) -> None:
@@ -102,4 +103,13 @@ class EditorScreen(ModalScreen[bytes | None]):
         self.dismiss(text.encode("utf-8"))
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        """Unsent edits are thrown away only at a second esc: the first says so."""
+        if self.query_one(TextArea).text == self.text or self.has_class("-asking"):
+            self.dismiss(None)
+            return
+        self.remove_class("-invalid")
+        self.add_class("-asking")
+        self.query_one("#edit-problem", Static).update("Unsent edits: esc again throws them away, ctrl+s sends them")
+
+    def on_text_area_changed(self) -> None:
+        self.remove_class("-asking")  # typing on withdraws the question

@@ -202,7 +202,7 @@ class FlowList(ScrollView, can_focus=True):
         Binding("pagedown", "page(1)", "Page down", show=False, id="flows.page-down", tooltip="One page down"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="flows.page-up", tooltip="One page up"),
         Binding("S", "sort", "Sort", id="flows.sort",
-                tooltip="Sort by time, latency, issues, route in turn (the newest, slowest, worst last)"),
+                tooltip="Sort by time, latency, issues, route in turn (the newest and slowest last, the worst first)"),
         Binding("o", "origin", "Origin/replays", show=False, id="flows.origin",
                 tooltip="On a replay: go to its origin; on a replayed flow: go to its newest replay"),
     ]
