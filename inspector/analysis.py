@@ -22,7 +22,8 @@ from .wire.translate.model import LossKind
 from .wire.dialect import Dialect, from_path, from_shape
 from .wire.dialects.openai_responses import socket
 from .wire.streams import check_and_reassemble, is_stream_type, parse_events
-from .wire.session import Declared, SessionEntry, check_session, declared_from_flows, entries_from_flows
+from .wire.session import (Declared, OpaqueUse, SessionEntry, check_opaque, check_session, declared_from_flows,
+                           entries_from_flows, opaque_from_flows)
 from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Effect, Severity, Violation, count_by_severity
 
@@ -539,11 +540,13 @@ class SessionPart:
     flow_id: int
     entries: tuple[SessionEntry, ...]
     declared: tuple[Declared, ...]
+    opaque: tuple[OpaqueUse, ...] = ()
 
 
 def session_part(flow: Flow) -> SessionPart:
     calls["session-part"] += 1
-    return SessionPart(flow.id, tuple(entries_from_flows([flow])), tuple(declared_from_flows([flow])))
+    return SessionPart(flow.id, tuple(entries_from_flows([flow])), tuple(declared_from_flows([flow])),
+                       tuple(opaque_from_flows([flow])))
 
 
 def findings_of(parts: Iterable[SessionPart]) -> dict[int, list[Violation]]:
@@ -552,8 +555,11 @@ def findings_of(parts: Iterable[SessionPart]) -> dict[int, list[Violation]]:
     parts = list(parts)
     found: dict[int, list[Violation]] = {}
     entries = [entry for part in parts for entry in part.entries]
-    for violation in check_session(entries, [declared for part in parts for declared in part.declared]):
-        found.setdefault(int(violation.where), []).append(_with_where(violation, "session"))
+    for violation in [*check_session(entries, [declared for part in parts for declared in part.declared]),
+                      *check_opaque(use for part in parts for use in part.opaque)]:
+        flow_id, _, side = violation.where.partition(":")
+        # A finding on a request is shown on the request, as the flow's own are.
+        found.setdefault(int(flow_id), []).append(_with_where(violation, side or "session"))
     return found
 
 

@@ -47,7 +47,7 @@ def shown(found: dict) -> dict:
 
 def from_scratch(store: Store, session_id: int) -> dict:
     """What the session rules find reading every MCP flow of the session (what readers did)."""
-    return analysis.session_findings(store.get(i) for i in store.flow_ids(session_id, dialect="mcp"))
+    return analysis.session_findings(store.get(i) for i in store.flow_ids(session_id, dialects=("mcp",)))
 
 
 def test_the_writer_stores_the_findings_parsing_each_mcp_flow_once(tmp_path) -> None:
@@ -151,3 +151,51 @@ def test_opening_a_store_from_before_schema_9_stores_its_sessions_findings(tmp_p
         before = analysis.calls.copy()
         store.session_findings(first)
         assert (analysis.calls - before)["session"] == 0
+
+
+THINKING = [{"type": "thinking", "thinking": "", "signature": "EqQBCkYIARgCIkAsig"},
+            {"type": "tool_use", "id": "toolu_01A", "name": "get_weather", "input": {"city": "Oslo"}}]
+
+
+def claude_turns(store: Store, returned: list) -> list[int]:
+    """A tool-calling turn of Claude with thinking on, then the request that sends its result back
+    with `returned` as the assistant message's content (what the client replayed)."""
+    assert store.session_id is not None
+    answer = {"id": "msg_1", "type": "message", "role": "assistant", "content": THINKING, "stop_reason": "tool_use"}
+    ask = {"model": "claude-opus-4-7", "max_tokens": 2048, "thinking": {"type": "adaptive"},
+           "messages": [{"role": "user", "content": "Weather in Oslo?"}]}
+    back = {**ask, "messages": [*ask["messages"], {"role": "assistant", "content": returned},
+                                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01A",
+                                                              "content": "4 °C"}]}]}
+    ids = []
+    for offset, (request, response) in enumerate(((ask, answer), (back, {**answer, "content": [
+            {"type": "text", "text": "4 °C in Oslo."}], "stop_reason": "end_turn"}))):
+        flow = Flow(id=store.next_flow_id(), session_id=store.session_id, started_at=T0 + offset, method="POST",
+                    path="/v1/messages", request_body=orjson.dumps(request), status=200,
+                    response_headers=[("content-type", "application/json")], response_body=orjson.dumps(response),
+                    state=FlowState.COMPLETE)
+        store.save(flow)
+        ids.append(flow.id)
+    return ids
+
+
+def test_a_signature_rewritten_between_two_flows_is_found_on_the_request_that_sent_it_back(tmp_path) -> None:
+    """XL-14 across flows: a relay that re-encodes the signature the model sent with its call. The
+    finding sits on the later request, where the changed block is, and check --session says so."""
+    with Store(tmp_path / "s.db") as store:
+        session_id = store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+        first, second = claude_turns(store, [{**THINKING[0], "signature": "EqQBCkYIARgCIkAsig=="}, THINKING[1]])
+        found = store.session_findings(session_id)
+        assert shown(found) == {second: [("XL-14", "/messages/1/content", "request")]}
+        assert found[second][0].message == ("the signed thinking block the model sent with call 'toolu_01A' came "
+                                            "back changed (the flow that answered with it is earlier in this "
+                                            "recording)")
+        assert found == analysis.session_findings(store.get(i) for i in (first, second))
+
+
+def test_thinking_sent_back_as_it_came_is_no_session_finding(tmp_path, capsys) -> None:
+    with Store(tmp_path / "s.db") as store:
+        session_id = store.new_session("http://127.0.0.1:9", "http://127.0.0.1:8787")
+        claude_turns(store, THINKING)
+        assert store.session_findings(session_id) == {}
+    assert main(["check", "--session", str(session_id), "--store", str(tmp_path / "s.db")]) == 0

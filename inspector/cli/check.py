@@ -21,6 +21,7 @@ import orjson
 
 from .. import report
 from ..analysis import BodyTooLarge, analyse, decode_body, is_stream
+from ..wire.session import DIALECTS
 from ..files import taken_error, write_file, write_new
 from ..flow import frames
 from ..formats.base import LoadError, NotARecording, Turn
@@ -258,10 +259,11 @@ def _run_session(args: argparse.Namespace) -> int:
     store = open_store(args.store, read_only=True)
     with store:
         session_id = chosen_session(store, args.session)
-        ids = store.flow_ids(session_id, dialect="mcp")
+        ids = store.flow_ids(session_id, dialects=DIALECTS)
         if not ids:
-            # The session rules judge MCP exchanges only: with none, nothing was checked.
-            complain(f"nothing checked: session {session_id} has no MCP flow")
+            # The session rules judge MCP exchanges and the model flows that carry opaque state: with none,
+            # nothing was checked.
+            complain(f"nothing checked: session {session_id} has no MCP or model flow the session rules read")
             return 2
         findings = store.session_findings(session_id)
     flagged = [(flow_id, violation) for flow_id, violations in sorted(findings.items()) for violation in violations]

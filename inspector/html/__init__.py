@@ -129,8 +129,8 @@ class _Redacting:
     def rows(self, *, text: str = "") -> list[FlowRow]:
         return self._store.rows(text=text)
 
-    def flow_ids(self, session_id: int, *, dialect: str) -> list[int]:
-        return self._store.flow_ids(session_id, dialect=dialect)
+    def flow_ids(self, session_id: int, *, dialects: Sequence[str]) -> list[int]:
+        return self._store.flow_ids(session_id, dialects=dialects)
 
     def session_findings(self, session_id: int) -> dict[int, list[Violation]]:
         return self._store.session_findings(session_id, get=self.get)

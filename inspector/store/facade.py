@@ -7,7 +7,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -213,7 +213,7 @@ class Store:
         here (its MCP flows read through `get`, default `self.get`) for a session recorded before
         schema 9 or whose stored findings this build cannot read."""
         from ..analysis import findings_from_stored, session_findings
-        from .session_rules import MCP
+        from .session_rules import dialects
 
         stored = None
         if "findings" in self._session_columns():
@@ -223,7 +223,8 @@ class Store:
         if stored is not None:
             return stored
         read = self.get if get is None else get
-        return session_findings(flow for flow in map(read, self.flow_ids(session_id, dialect=MCP)) if flow is not None)
+        return session_findings(flow for flow in map(read, self.flow_ids(session_id, dialects=dialects()))
+                                if flow is not None)
 
     def _session_columns(self) -> set[str]:
         if self._session_columns_ is None:
@@ -241,11 +242,12 @@ class Store:
             found = self._read.execute(sql, (*params, -1 if limit is None else limit, offset)).fetchall()
         return [rows.listed_row(values) for values in found]
 
-    def flow_ids(self, session_id: int, *, dialect: str) -> list[int]:
-        """Ids of one session's flows of one dialect, oldest first (what session rules read)."""
+    def flow_ids(self, session_id: int, *, dialects: Sequence[str]) -> list[int]:
+        """Ids of one session's flows of these dialects, oldest first (what session rules read)."""
+        marks = ", ".join("?" * len(dialects))
         with self._read_lock:
-            found = self._read.execute("SELECT id FROM flows WHERE session_id = ? AND dialect = ? ORDER BY id",
-                                       (session_id, dialect)).fetchall()
+            found = self._read.execute(f"SELECT id FROM flows WHERE session_id = ? AND dialect IN ({marks}) ORDER BY id",
+                                       (session_id, *dialects)).fetchall()
         return [r[0] for r in found]
 
     def data_version(self) -> int | None:

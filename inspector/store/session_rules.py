@@ -13,7 +13,7 @@ before schema 9 get theirs in the writer's backfill turns, a few per turn, newes
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..flow import Flow
@@ -22,7 +22,18 @@ from . import rows
 if TYPE_CHECKING:
     from ..analysis import SessionPart
 
-MCP = "mcp"  # the dialect column's value for the flows the session rules read
+
+
+def dialects() -> Sequence[str]:
+    """The dialect column's values of the flows the session rules read (wire.session.DIALECTS,
+    imported when the writer first needs it: the store itself stays light to import)."""
+    from ..wire.session import DIALECTS
+
+    return DIALECTS
+
+
+def _among() -> str:
+    return "dialect IN (" + ", ".join("?" * len(dialects())) + ")"
 # Sessions from before schema 9 given their findings per turn of the writer's backfill: each costs
 # a parse of its MCP flows inside the write transaction, which other processes wait on.
 BACKFILL_SESSIONS = 4
@@ -36,7 +47,8 @@ class SessionRules:
         self._failed: set[int] = set()  # sessions whose rules failed: left NULL, not backfilled again
 
     def written(self, flow: Flow) -> None:
-        """A finished MCP flow written in the current transaction, as stored."""
+        """A finished flow the session rules read (an MCP exchange, a model flow whose calls may carry
+        opaque state), written in the current transaction, as stored."""
         self._written.setdefault(flow.session_id, {})[flow.id] = flow
 
     def backfill(self, conn: sqlite3.Connection) -> bool:
@@ -44,7 +56,8 @@ class SessionRules:
         before schema 9) though they have finished MCP flows; True while more are left."""
         due = [session_id for (session_id,) in conn.execute(
             "SELECT id FROM sessions WHERE findings IS NULL AND EXISTS (SELECT 1 FROM flows WHERE "
-            "flows.session_id = sessions.id AND dialect = ? AND state != 'pending') ORDER BY id DESC", (MCP,)).fetchall()
+            f"flows.session_id = sessions.id AND {_among()} AND state != 'pending') ORDER BY id DESC",
+            tuple(dialects())).fetchall()
             if session_id not in self._failed and session_id not in self._written]
         for session_id in due[:BACKFILL_SESSIONS]:
             self._written[session_id] = {}
@@ -63,8 +76,8 @@ class SessionRules:
             try:
                 fresh.update((flow_id, session_part(flow)) for flow_id, flow in flows.items())
                 parts = []
-                for (flow_id,) in conn.execute("SELECT id FROM flows WHERE session_id = ? AND dialect = ? "
-                                               "AND state != 'pending' ORDER BY id", (session_id, MCP)).fetchall():
+                for (flow_id,) in conn.execute(f"SELECT id FROM flows WHERE session_id = ? AND {_among()} "
+                                               "AND state != 'pending' ORDER BY id", (session_id, *dialects())).fetchall():
                     part = fresh.get(flow_id) or kept.get(flow_id)
                     if part is None:  # another process's flow, or one written before this writer started
                         flow = rows.load(conn, flow_id)

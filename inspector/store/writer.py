@@ -26,7 +26,7 @@ from . import rows, schema
 from .analysis_worker import Analyser, body_size, request_summary
 from .rows import FlowRow, Summary
 from .schema import StoreError
-from .session_rules import MCP, SessionRules
+from .session_rules import SessionRules, dialects
 
 
 class _Job:
@@ -511,7 +511,7 @@ class Writer:
         # The request columns (a 1 MB body, say) of a pending row are already on disk: write only the rest.
         if flow.id not in self._pending_rows or conn.execute(_COMPLETION, (*completion, flow.id)).rowcount == 0:
             conn.execute(_WHOLE_FLOW, (*rows.flow_values(flow, rows.REQUEST_COLUMNS), *completion))
-        if summary.dialect == MCP:
+        if summary.dialect in dialects():
             self._session_rules.written(flow)
         return rows.flow_row(flow, summary)
 

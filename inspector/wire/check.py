@@ -41,10 +41,11 @@ UNDECIDABLE: dict[str, str] = {
              "needs its output beside its input",
     "XL-07": "text lost by a translation is only visible by comparing the source and translated payloads "
              "(the translation loss report does that); a single payload shows only the ordering (AN-09, GM-11)",
-    "XL-14": "dropped opaque state (thoughtSignature, reasoning items, thinking blocks) is visible only against "
-             "the response that produced it; within one request the checker flags a Gemini call turn that lost "
-             "its signature while others kept theirs (GM-08) and an Anthropic tool_use turn without its "
-             "thinking block while thinking is on (XL-14)",
+    "XL-14": "dropped, reordered or rewritten opaque state (thoughtSignature, reasoning items, thinking blocks) "
+             "is visible only against the response that produced it: the session rules compare them across the "
+             "flows of a recording (check --session); a single file shows a Gemini call turn that lost its "
+             "signature while others kept theirs (GM-08) and an Anthropic tool_use turn without its thinking "
+             "block while thinking is on (XL-14)",
     "OC-06 (size limits)": "the strict-mode size limits (properties, nesting, enum values, characters) changed "
                            "over time and are quoted through mirrors (OC-06 in docs/rules.md); the shape rules are "
                            "checked, the limits are not",

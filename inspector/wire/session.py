@@ -18,11 +18,16 @@
   in its MCP-Protocol-Version header), its tools/list result needs resultType, cacheScope and ttlMs,
   and its tools/call result needs resultType.
 
-Violations carry `where` = the flow id (as a string) and a pointer into that flow's response."""
+- XL-14 across flows: the opaque state a response attached to its tool calls (signed thinking,
+  thoughtSignature, reasoning items) coming back dropped, reordered or rewritten beside the same
+  calls in a later request of the recording (wire/opaque.py).
+
+Violations carry `where` = the flow id (as a string) and a pointer into that flow's response, or,
+for a finding on a request, "<flow id>:request" and a pointer into its request."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,8 +40,9 @@ from jsonschema.validators import validator_for
 from ..flow import Flow
 from . import jsonsafe, profiles
 from .dialect import Dialect, from_path
-from .dialects import home
+from .dialects import DerivedList, home, homes
 from .dialects.mcp.rules import MODERN, declared_revision
+from .opaque import Carried, compare
 from .pointer import join
 from .rules.base import Report, as_dict, short
 from .streams import check_and_reassemble
@@ -49,6 +55,17 @@ class Declared:
 
     flow_id: int
     names: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueUse:
+    """The opaque state one model flow's response attached to its calls, and what its request's
+    history carried back (Home.opaque), in the client's dialect."""
+
+    flow_id: int
+    dialect: Dialect
+    produced: tuple[Carried, ...]
+    returned: tuple[Carried, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +129,55 @@ def declared_from_flows(flows: Iterable[Flow]) -> list[Declared]:
             names = declared(request)
             if names:
                 found.append(Declared(flow.id, frozenset(names)))
+    return found
+
+
+# The dialects of the flows the session rules read: MCP's exchanges, and the model requests whose
+# calls carry opaque state across turns.
+DIALECTS: Sequence[str] = DerivedList(lambda: [Dialect.MCP.value, *(each.dialect.value for each in homes()
+                                                                   if each.opaque is not None)])
+
+# What every dialect's opaque state looks like in bytes: a flow holding none of these has none to
+# carry, and is not parsed for it.
+_OPAQUE_MARKS = (b"signature", b"thought_signature", b"redacted_thinking", b"encrypted_content", b'"rs_')
+
+
+def opaque_from_flows(flows: Iterable[Flow]) -> list[OpaqueUse]:
+    """The opaque state of each model flow whose dialect has some (XL-14 across flows)."""
+    found = []
+    for flow in flows:
+        dialect = from_path(flow.path)
+        carried = None if dialect is None else home(dialect).opaque
+        body = flow.response_body
+        if carried is None or dialect is None or not any(
+                mark in flow.request_body or mark in body for mark in _OPAQUE_MARKS):
+            continue
+        try:
+            request = orjson.loads(flow.request_body) if flow.request_body else None
+            response = orjson.loads(body) if body.lstrip()[:1] == b"{" else None
+        except orjson.JSONDecodeError:
+            continue
+        if response is None and body:
+            response = check_and_reassemble(body, dialect, profiles.get(None, dialect))[2]
+        produced = tuple(carried(response, True)) if isinstance(response, dict) else ()
+        returned = tuple(carried(request, False)) if isinstance(request, dict) else ()
+        if produced or returned:
+            found.append(OpaqueUse(flow.id, dialect, produced, returned))
+    return found
+
+
+def check_opaque(uses: Iterable[OpaqueUse]) -> list[Violation]:
+    """XL-14 across flows: each request's history against what earlier responses of the recording,
+    in its dialect, attached to the same calls."""
+    made: dict[tuple[Dialect, str], Carried] = {}
+    found = []
+    for use in uses:
+        earlier = [made[(use.dialect, each.call)] for each in use.returned if (use.dialect, each.call) in made]
+        report = Report(f"{use.flow_id}:request")
+        for pointer, message in compare(earlier, use.returned):
+            report.add("XL-14", pointer, message + " (the flow that answered with it is earlier in this recording)")
+        found.extend(report.violations)
+        made.update(((use.dialect, each.call), each) for each in use.produced)
     return found
 
 

@@ -126,7 +126,7 @@ async def test_check_session_command_reports_the_recorded_duplicate(rig, capsys)
     store.flush()
     flows = [store.get(row.id) for row in store.rows()]
     beta = _list_flow(flows, "/beta/mcp")
-    mcp_flows = len(store.flow_ids(store.session_id, dialect="mcp"))
+    mcp_flows = len(store.flow_ids(store.session_id, dialects=("mcp",)))
 
     assert main(["check", "--session", "--store", str(store.path)]) == 1
     lines = capsys.readouterr().out.splitlines()

@@ -30,7 +30,7 @@ from textual.worker import Worker, WorkerState
 
 from ...flow import REPLAY_NOTES, Flow, FlowState, ReplayKind
 from ...textsafe import shown
-from ...wire.dialect import Dialect
+from ...wire.session import DIALECTS as SESSION_DIALECTS
 from ...wire.violations import Violation
 from .. import format as fmt
 from ..compare import DiffView, prepare_fixed_diff, prepare_replay_diff, prepare_response_diff, prepare_upstream_diff
@@ -215,10 +215,10 @@ class FlowScreen(ReadingScreen):
         self.post_message(self.Prepared(prepare(flow, self._session_findings(flow), self.inspector.store.analysis(flow))))
 
     def _session_findings(self, flow: Flow) -> list[Violation]:
-        """The session rules judge the MCP exchanges of the flow's recording; other flows have none.
-        The writer stored them: no other flow is read."""
+        """The session rules judge the MCP exchanges and the model flows of the flow's recording that
+        may carry opaque state; other flows have none. The writer stored them: no other flow is read."""
         store = self.inspector.store
-        if flow.id not in store.flow_ids(flow.session_id, dialect=Dialect.MCP.value):
+        if flow.id not in store.flow_ids(flow.session_id, dialects=SESSION_DIALECTS):
             return []
         return store.session_findings(flow.session_id).get(flow.id, [])
 

@@ -88,9 +88,11 @@ _CROSS_DIALECT = [
          "Emit each call's arguments once, as fragments keyed by a stable index.", CLI),
     Rule("XL-13", E, "strict:true on a schema that is not strict-compliant makes OpenAI answer 400.",
          "Transform the schema to the strict subset, or send strict:false.", REJ),
-    Rule("XL-14", E, "Opaque state (thoughtSignature, reasoning items, thinking blocks) must round-trip "
-         "unchanged within its dialect.",
-         "Replay the opaque items exactly as received.", REJ),
+    Rule("XL-14", E, "Opaque state (thoughtSignature, reasoning items, signed and redacted thinking blocks) must "
+         "round-trip unchanged and in order within its dialect: the provider verifies it and refuses a call turn "
+         "whose state is missing or altered (\"Invalid signature in thinking block\", a function_call \"provided "
+         "without its required 'reasoning' item\", Gemini 3's missing thought_signature).",
+         "Replay the opaque items exactly as received, beside the calls they came with.", REJ),
     Rule("XL-15", W, "Tool-result content that the target cannot carry (images in a Chat tool message, "
          "isError) is lost.",
          "Move media to a follow-up user message and express errors in the result text.", CHG),

@@ -34,7 +34,7 @@ _CROSS_DIALECT: dict[str, tuple[str, ...]] = {
     "XL-11": (_RESPONSES,),
     "XL-12": (_CHAT,),
     "XL-13": (_RESPONSES,),
-    "XL-14": (Dialect.ANTHROPIC.value,),
+    "XL-14": (Dialect.ANTHROPIC.value, Dialect.GEMINI.value, _RESPONSES),
     "XL-16": (_CHAT, _RESPONSES, Dialect.ANTHROPIC.value, Dialect.GEMINI.value),
 }
 
