@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .wire.dialect import Dialect
+
 
 @dataclass(frozen=True, slots=True)
 class Filter:
@@ -29,7 +31,7 @@ class Filter:
 
 FILTERS = [
     Filter("~v", "RULE", "has a finding of rule RULE (OC-05), or ~v error / ~v warning", False),
-    Filter("~dialect", "NAME", "dialect: chat, responses, anthropic, gemini, mcp", False),
+    Filter("~dialect", "NAME", "dialect: " + ", ".join(d.value.removeprefix("openai-") for d in Dialect), False),
     Filter("~model", "MODEL", "model contains MODEL", False),
     Filter("~tool", "TOOL", "a payload names the tool TOOL", False),
     Filter("~R", "ROUTE", "came through route ROUTE (toolwire-inspect --route NAME=URL)", False),

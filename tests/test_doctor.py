@@ -64,6 +64,8 @@ def test_the_environment_run_gives_an_agent_reaches_the_forwarder(tmp_path, upst
         f"ok    ANTHROPIC_BASE_URL={base} reaches session 1",
         f"ok    GOOGLE_GEMINI_BASE_URL={base} reaches session 1",
         f"ok    GEMINI_API_BASE={base}/v1beta reaches session 1",
+        f"ok    AWS_ENDPOINT_URL_BEDROCK_RUNTIME={base} reaches session 1",
+        f"ok    ANTHROPIC_BEDROCK_BASE_URL={base} reaches session 1",
         f"ok    HTTPS_PROXY={base} reaches session 1, and SSL_CERT_FILE, REQUESTS_CA_BUNDLE, NODE_EXTRA_CA_CERTS, "
         "CODEX_CA_CERTIFICATE trust its CA"])
 
@@ -77,7 +79,7 @@ def test_a_base_url_pinned_to_the_provider_is_named_with_the_fix(tmp_path, upstr
                         f"(export OPENAI_BASE_URL={base}/v1)")
     assert lines[3].startswith("unset GEMINI_API_BASE is not set: ")
     assert lines[3].endswith(f"go to the provider directly (export GEMINI_API_BASE={base}/v1beta)")
-    assert [line[:5] for line in lines] == ["fix  ", "ok   ", "ok   ", "unset", "ok   "]
+    assert [line[:5] for line in lines] == ["fix  ", "ok   ", "ok   ", "unset", "ok   ", "ok   ", "ok   "]
 
 
 def test_a_proxy_without_the_ca_in_any_trust_variable_will_fail_tls(tmp_path, upstream):

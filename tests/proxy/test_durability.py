@@ -483,7 +483,8 @@ def test_read_only_commands_work_on_a_read_only_store_and_change_nothing(recorde
         assert orjson.loads(capsys.readouterr().out)["request"]["body"] == {"json": orjson.loads(BODY)}
         # The session has no MCP flow for the session rules to judge: it says so, having read the store.
         assert main(["check", "--session", "--store", str(path)]) == 2
-        assert capsys.readouterr().err == "toolwire-inspect: nothing checked: session 1 has no MCP flow\n"
+        assert capsys.readouterr().err == ("toolwire-inspect: nothing checked: session 1 has no MCP or model flow the "
+                                           "session rules read\n")
         assert digest(path) == before
         assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
     finally:

@@ -437,7 +437,7 @@ def test_translate_spec_is_checked_at_construction(store):
     with pytest.raises(ForwarderError) as raised:
         Forwarder(Options("http://127.0.0.1:9", translate="chat:responses"), store=store)
     assert str(raised.value) == ("--translate wants SRC:DST with dialects from openai-chat, openai-responses, "
-                                 "anthropic, gemini, mcp; got 'chat:responses'")
+                                 "anthropic, gemini, mcp, bedrock; got 'chat:responses'")
     with pytest.raises(ForwarderError) as raised:
         Forwarder(Options("http://127.0.0.1:9", translate="anthropic:gemini"), store=store)
     assert str(raised.value).startswith("no bridge from anthropic to gemini; offered: ")

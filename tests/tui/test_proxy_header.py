@@ -57,12 +57,12 @@ async def test_the_header_says_what_a_proxy_mode_client_sets(tmp_path: Path, dat
             assert header(app)[2:] == [f"{proxy}  CA: toolwire-inspect ca  c: all settings"]
             await pilot.resize_terminal(160, 48)
             await pilot.pause()
-            assert header(app)[2:] == [f"{proxy}  CA: toolwire-inspect ca  intercepts api.example.com + 15 LLM "
+            assert header(app)[2:] == [f"{proxy}  CA: toolwire-inspect ca  intercepts api.example.com + 18 LLM "
                                        "API hosts"]
             # Too narrow for the hosts' names: their shorter form, still whole.
             await pilot.resize_terminal(104, 30)
             await pilot.pause()
-            assert header(app)[2:] == [f"{proxy}  CA: toolwire-inspect ca  intercepts 1 given + 15 LLM API hosts"]
+            assert header(app)[2:] == [f"{proxy}  CA: toolwire-inspect ca  intercepts 1 given + 18 LLM API hosts"]
         bundle = LocalCA(default_dir()).write_bundle(b"")  # what `toolwire-inspect ca` writes
         assert bundle == data_home / "toolwire-inspect/ca/toolwire-ca-bundle.pem"
         app = make_app(store, forwarder=child)
@@ -76,7 +76,7 @@ async def test_the_header_says_what_a_proxy_mode_client_sets(tmp_path: Path, dat
             await pilot.press("c")
             await pilot.pause()
             assert header(app)[-2:] == [
-                f"{proxy}  SSL_CERT_FILE={bundle}  intercepts api.example.com + 15 LLM API hosts",
+                f"{proxy}  SSL_CERT_FILE={bundle}  intercepts api.example.com + 18 LLM API hosts",
                 f"REQUESTS_CA_BUNDLE={bundle}  NODE_EXTRA_CA_CERTS={bundle.parent / 'toolwire-ca.pem'}"]
     finally:
         store.close()
