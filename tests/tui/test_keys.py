@@ -39,7 +39,7 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         assert lines[start + 1] == "                  or text, with & | ! ( ) (see below)"
         # The expressions are documented where the keys are, from the table the parser's module keeps.
         start = lines.index("Filter expressions (/ in the list; flows --filter)")
-        assert lines[start + 1:start + 30] == [
+        assert lines[start + 1:start + 31] == [
             "  ~v RULE         has a finding of rule RULE (OC-05), or ~v error / ~v",
             "                  warning",
             "  ~dialect NAME   dialect: chat, responses, anthropic, gemini, mcp,",
