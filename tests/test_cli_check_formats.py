@@ -182,7 +182,8 @@ def test_session_rules_over_a_session_without_mcp_flows_checked_nothing(tmp_path
         populate(store)  # its latest session holds no MCP flow
     assert main(["check", "--session", "--store", str(tmp_path / "flows.sqlite3")]) == 2
     out = capsys.readouterr()
-    assert (out.out, out.err) == ("", "toolwire-inspect: nothing checked: session 2 has no MCP flow\n")
+    assert (out.out, out.err) == ("", "toolwire-inspect: nothing checked: session 2 has no MCP or model flow the "
+                                      "session rules read\n")
 
 
 DATA = Path(__file__).parent / "data"
