@@ -46,6 +46,7 @@ _SET_ASIDE = [
     # URL or inside a file that the checker cannot read
     ("not about the request", re.compile(
         r"credit balance|quota|billing|rate limit|api key|permission|not found|does not exist|"
+        r"model identifier is invalid|"
         r"model_not_found|overloaded|internal error|try again later|unsupported_file|file type you uploaded|"
         r"could not (be )?download|failed to download|unable to download|cannot fetch content|"
         r"url_not_accessible|error while downloading|invalid image|unsupported image|could not process image|"
@@ -53,9 +54,10 @@ _SET_ASIDE = [
         r"organization must be verified|deprecated|decommissioned|no longer (available|supported)",
         re.IGNORECASE)),
     # valid for other models of the same API: which model supports what is not a contract rule
-    # (audio parts are refused with "text or image_url" by models without audio input)
+    # (audio parts are refused with "text or image_url" by models without audio input; Bedrock's
+    # Claude "doesn't support the video content block" or an s3Uri that Nova takes)
     ("a model capability", re.compile(
-        r"with this model|this model does not support|not supported (by|for) (this|the) model|"
+        r"with this model|this model does(n't| not) support|not supported (by|for) (this|the) model|"
         r"not supported with the '[^']+' model|"
         r"content blocks are expected to be either text or image_url", re.IGNORECASE)),
     # Groq validates the call the model generated and answers 400 when the model got it wrong
@@ -65,7 +67,8 @@ _SET_ASIDE = [
     ("written by the test, not the provider", re.compile(r"^Test error$")),
     # the request's size in tokens, which only the model's tokenizer counts
     ("a size in tokens", re.compile(r"prompt is too long|prompt too long|maximum context length|context window|"
-                                    r"input token count|total length of all messages is too long", re.IGNORECASE)),
+                                    r"input token count|total length of all messages is too long|"
+                                    r"input tokens exceeded", re.IGNORECASE)),
 ]
 _IGNORED_STATUS = {401, 403, 404, 429}
 
