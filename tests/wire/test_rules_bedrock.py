@@ -34,6 +34,19 @@ def _declare(name):
     return mutate
 
 
+def _served(kind):
+    """The assistant calls a code interpreter (its toolUse typed `kind`) and holds its result."""
+    def mutate(doc):
+        use = {"toolUseId": "tooluse_srv1", "name": "nova_code_interpreter", "input": {"snippet": "6 * 7"}}
+        doc["toolConfig"]["tools"].append({"systemTool": {"name": "nova_code_interpreter"}})
+        doc["messages"][1]["content"][2:2] = [
+            {"toolUse": {**use, "type": kind} if kind else use},
+            {"toolResult": {"toolUseId": "tooluse_srv1", "type": "nova_code_interpreter_result", "status": "success",
+                            "content": [{"json": {"stdOut": "42", "stdErr": "", "exitCode": 0}}]}}]
+        return doc
+    return mutate
+
+
 def _exception(kind):
     def mutate(events):
         return [*events[:4], {kind: {"message": "Model is getting throttled."}}]
@@ -65,6 +78,11 @@ CASES = [
         "/messages/2/content/0/toolResult/toolUseId", "error",
         doing(setting([*_USE, "toolUseId"], "tooluse_9"), setting([*_RESULT, "toolUseId"], "tooluse_9")),
         also=(("BR-06", "/messages/1/content/1/toolUse", "error"),)),
+    # A tool Bedrock runs itself (pydantic-ai's recorded Nova code interpreter, accepted): called and
+    # answered inside one assistant message; the same toolResult answering a client tool is BR-05.
+    req("a toolResult in the assistant message answering a client tool", _served(""), "BR-05",
+        "/messages/1/content/3", "error", _served("server_tool_use"),
+        also=(("BR-06", "/messages/1/content/2/toolUse", "error"),)),
     req("unanswered toolUse", deleting(["messages", 2, "content", 1]), "BR-06", "/messages/1/content/2/toolUse",
         "error", setting(["messages", 2, "content", 1], {"toolResult": {
             "toolUseId": "tooluse_2", "content": [{"text": "failed"}], "status": "error"}})),

@@ -135,6 +135,9 @@ def _check_messages(report: Report, profile: Profile, messages: list[Any]) -> st
             content = []
         answered: set[str] = set()
         uses: dict[str, str] = {}
+        # A tool Bedrock runs itself (a systemTool: Nova's code interpreter) is called and answered
+        # in the same assistant message ("type": "server_tool_use", then its typed toolResult).
+        served: set[str] = set()
         for position, block in enumerate(content):
             where = join(base, "content", position)
             member = _single(block)
@@ -150,10 +153,14 @@ def _check_messages(report: Report, profile: Profile, messages: list[Any]) -> st
                 if role != "assistant":
                     report.add("BR-04", where, "a toolUse block in a user message: only the assistant calls tools")
                 found = _check_tool_use(report, profile, value, join(where, "toolUse"), seen)
-                if found is not None:
+                if found is not None and value.get("type") == "server_tool_use" and role == "assistant":
+                    served.add(found)
+                elif found is not None:
                     uses[found] = join(where, "toolUse")
             elif kind == "toolResult":
                 kinds.add("toolResult blocks")
+                if role != "user" and isinstance(value, dict) and value.get("toolUseId") in served:
+                    continue  # the server's own answer to its own tool
                 if role != "user":
                     report.add("BR-05", where, "a toolResult block in an assistant message")
                     continue
