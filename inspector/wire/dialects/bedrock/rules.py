@@ -159,7 +159,8 @@ def _check_messages(report: Report, profile: Profile, messages: list[Any]) -> st
                     uses[found] = join(where, "toolUse")
             elif kind == "toolResult":
                 kinds.add("toolResult blocks")
-                if role != "user" and isinstance(value, dict) and value.get("toolUseId") in served:
+                if role != "user" and isinstance(value, dict) and isinstance(value.get("toolUseId"), str) \
+                        and value["toolUseId"] in served:
                     continue  # the server's own answer to its own tool
                 if role != "user":
                     report.add("BR-05", where, "a toolResult block in an assistant message")
