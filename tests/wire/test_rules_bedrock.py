@@ -98,6 +98,11 @@ CASES = [
         "/messages/2/content/0/toolResult/content", "error", setting([*_RESULT, "content"], [{"json": {"c": 4}}])),
     req("temperature above 1", setting(["inferenceConfig", "temperature"], 1.5), "BR-12",
         "/inferenceConfig/temperature", "error", setting(["inferenceConfig", "temperature"], 1)),
+    # botocore's VideoFormat enum; Bedrock also reads a media type's subtype (the tolerance table).
+    req("a video format Bedrock does not take", setting(["messages", 0, "content"], [
+        {"text": "Explain this video"}, {"video": {"format": "video/avi", "source": {"bytes": "AAAA"}}}]), "BR-13",
+        "/messages/0/content/1/video/format", "error", setting(["messages", 0, "content"], [
+            {"text": "Explain this video"}, {"video": {"format": "video/mp4", "source": {"bytes": "AAAA"}}}])),
     req("a field Converse does not take", setting(["stream"], True), "BR-13", "/stream", "error",
         setting(["additionalModelRequestFields"], {"stream": True})),
     resp("tool_use stop without a toolUse", deleting(["output", "message", "content", 1]), "BR-10",

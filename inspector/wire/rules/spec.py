@@ -257,6 +257,9 @@ def _tolerated(dialect: Dialect, leaf: ValidationError, pointer: str, path: list
     if tolerance.enum_numbers(dialect) and isinstance(value, int) and not isinstance(value, bool) \
             and leaf.validator in ("type", "enum") and isinstance(leaf.schema, dict) and "enum" in leaf.schema:
         return True
+    if leaf.validator == "enum" and path and isinstance(leaf.schema, dict) \
+            and tolerance.media_type_reads(dialect, path[-1], value, leaf.schema.get("enum")):
+        return True
     items = payload.get(path[0]) if path else None
     item = items[path[1]] if isinstance(items, list) and len(path) > 1 and isinstance(path[1], int) \
         and path[1] < len(items) else None

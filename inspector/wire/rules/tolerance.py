@@ -18,7 +18,8 @@ The kinds of entry:
 - role: a role the rules' list does not name that the API takes on a turn of the given parts;
 - history: a history item of a shape the definition does not list in that place;
 - retired: a top-level field the document no longer lists that the API still reads, and validates as
-  the definition that replaced it (Anthropic's beta `output_format`, now `output_config.format`)."""
+  the definition that replaced it (Anthropic's beta `output_format`, now `output_config.format`);
+- media-type: an enum field the endpoint also reads spelled as a media type (`video/mp4` for `mp4`)."""
 
 from __future__ import annotations
 
@@ -119,6 +120,9 @@ TOLERANCES: tuple[Tolerance, ...] = (
               "output_config.format replaced it at GA (claude-1.1.0's changelog), and the API still validates "
               "it: issue 18's recorded rejection \"output_format.schema: Field required\" of the OpenAI shape",
               schema="BetaJSONOutputFormatParam"),
+    Tolerance("media-type", (Dialect.BEDROCK,), None, "format",
+              "pydantic/pydantic-ai:tests/models/cassettes/test_bedrock/test_video_url_input.yaml (a Converse video "
+              "block with format \"video/mp4\", answered 200; botocore's VideoFormat lists mp4)"),
 )
 
 # genai's Type enum by proto number (google/ai/generativelanguage/v1beta/content.proto), what a
@@ -129,6 +133,12 @@ GEMINI_TYPE_NUMBERS = {0: "TYPE_UNSPECIFIED", 1: "STRING", 2: "NUMBER", 3: "INTE
 
 def of(kind: str, dialect: Dialect) -> list[Tolerance]:
     return [t for t in TOLERANCES if t.kind == kind and dialect in t.dialects]
+
+
+def media_type_reads(dialect: Dialect, name: Any, value: Any, enum: Any) -> bool:
+    """Whether the endpoint reads `value` of field `name` as the enum value after its media type's slash."""
+    return isinstance(value, str) and isinstance(enum, list) and value.partition("/")[2] in enum \
+        and any(t.name == name for t in of("media-type", dialect))
 
 
 def undocumented_fields(dialect: Dialect) -> frozenset[str]:
