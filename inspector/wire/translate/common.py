@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeGuard, overload
 
@@ -13,7 +13,8 @@ from ..dialect import Dialect
 from ..naming import IdMap, NameMap, digest, id_ok, mint_id
 from ..pointer import join
 from ..ranges import Range
-from .model import Call, Identifier, Loss, Message, Opaque, Output, Part, Request, Response, Result, State
+from .model import (Call, Identifier, Loss, Message, Opaque, Output, Part, Request, Response, Result, State,
+                    TranslationError)
 from .reasoning import EFFORTS, rounding
 
 
@@ -258,6 +259,27 @@ def _genai_marked(schema: Any) -> bool:
                 return True
             stack.extend(node.values())
     return False
+
+
+def parse_turns(payload: dict[str, Any], req: Request, losses: list[Loss],
+                user: Callable[[Any, str, list[Any], list[Loss]], None],
+                assistant: Callable[[Any, str, list[Any]], None]) -> None:
+    """`messages` of user and assistant turns (Anthropic's and Bedrock's), each turn's content read
+    into `req.items` by the dialect's own reader for its role."""
+    messages = payload.get("messages")
+    if not isinstance(messages, list):
+        raise TranslationError("messages must be a list", "/messages")
+    for index, message in enumerate(messages):
+        src = join("/messages", index)
+        if not isinstance(message, dict):
+            raise TranslationError("a message must be an object", src)
+        role = message.get("role")
+        if role == "user":
+            user(message.get("content"), src, req.items, losses)
+        elif role == "assistant":
+            assistant(message.get("content"), src, req.items)
+        else:
+            raise TranslationError(f"unknown message role {role!r}", join(src, "role"))
 
 
 def message_of(src: str) -> str:

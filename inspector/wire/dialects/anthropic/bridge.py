@@ -11,7 +11,7 @@ from ...dialect import Dialect
 from ...pointer import join
 from ...sse import SSEEvent
 from ...translate import events as ev
-from ...translate.common import (RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text,
+from ...translate.common import (parse_turns, RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text,
                                  json_schema_of, message_of,
                                  output_kept_whole, plain, refusal_as_text, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Identifier, Loss, Message, Opaque, Output, Part, Reasoning, Request,
@@ -119,20 +119,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
         parts = [Part("text", here, text=str(block.get("text", ""))) for here, block in _parse_blocks(system, "/system")
                  if block.get("type") == "text"]
         req.items.append(Message("system", parts, "/system"))
-    messages = payload.get("messages")
-    if not isinstance(messages, list):
-        raise TranslationError("messages must be a list", "/messages")
-    for i, message in enumerate(messages):
-        src = join("/messages", i)
-        if not isinstance(message, dict):
-            raise TranslationError("a message must be an object", src)
-        role = message.get("role")
-        if role == "user":
-            _parse_user(message.get("content"), src, req.items, losses)
-        elif role == "assistant":
-            _parse_assistant(message.get("content"), src, req.items)
-        else:
-            raise TranslationError(f"unknown message role {role!r}", join(src, "role"))
+    parse_turns(payload, req, losses, _parse_user, _parse_assistant)
     _parse_tools(payload.get("tools") or [], req, losses)
     choice = payload.get("tool_choice")
     if isinstance(choice, dict):

@@ -9,7 +9,7 @@ from typing import Any
 from ...dialect import Dialect
 from ...pointer import join
 from ...translate import events as ev
-from ...translate.common import (RUN, Emit, back_id, back_name, declared_once, dumps, hollow, join_text, json_schema_of,
+from ...translate.common import (parse_turns, RUN, Emit, back_id, back_name, declared_once, dumps, hollow, join_text, json_schema_of,
                                  message_of, plain, refusal_as_text, token_counts)
 from ...translate.model import (Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State, StopReason,
                                 Tool, TranslationError)
@@ -86,20 +86,7 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
                 req.leftovers.append((here, f"a system {kind} block has no counterpart"))
         if parts:
             req.items.append(Message("system", parts, "/system"))
-    messages = payload.get("messages")
-    if not isinstance(messages, list):
-        raise TranslationError("messages must be a list", "/messages")
-    for index, message in enumerate(messages):
-        src = join("/messages", index)
-        if not isinstance(message, dict):
-            raise TranslationError("a message must be an object", src)
-        role = message.get("role")
-        if role == "user":
-            _parse_user(message.get("content"), src, req.items, losses)
-        elif role == "assistant":
-            _parse_assistant(message.get("content"), src, req.items)
-        else:
-            raise TranslationError(f"unknown message role {role!r}", join(src, "role"))
+    parse_turns(payload, req, losses, _parse_user, _parse_assistant)
     config = payload.get("inferenceConfig")
     if isinstance(config, dict):
         for key, value in config.items():
