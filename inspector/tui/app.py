@@ -23,6 +23,7 @@ from ..flow import ReplayKind
 from ..textsafe import shown
 from .bridge import EventBridge
 from .commands import FlowCommands, ScreenCommands
+from .keymap import binding_of
 from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinished, FlowsUpdated, ForwarderStopped,
                        ReplayFailed, ReplayFinished)
 from .screens.export_format import ExportFormatScreen
@@ -124,14 +125,16 @@ class InspectorApp(App[None]):
 
     @property
     def _unheld_keys(self) -> set[str]:
-        return {key for binding in self.BINDINGS if isinstance(binding, Binding) and binding.priority
-                for key in binding.key.split(",")}
+        """The keys of our own priority bindings (quit), as the user's keymap has them."""
+        ours = {binding.id for binding in self.BINDINGS if isinstance(binding, Binding) and binding.priority}
+        return {key for key, active in self.screen.active_bindings.items() if active.binding.id in ours}
 
     def _opens_a_flow(self, key: str) -> bool:
         focused = self.screen.focused
         if not isinstance(focused, FlowList) or focused.current is None:
             return False
-        return any(binding.action == "open" for binding in focused._bindings.key_to_bindings.get(key, ()))
+        active = binding_of(self.screen, key)  # the user's keymap applied: their key opens, enter may not
+        return active is not None and active.node is focused and active.binding.action == "open"
 
     def release_keys(self) -> None:
         """The flow that was opening is shown (or could not be): the keys held for it go to it now."""
