@@ -7,6 +7,8 @@ one it has."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -29,6 +31,32 @@ class RouteShown:
     upstream: str
     translate: str | None
     source: str = "--upstream"  # what set it (proxy/routes.py's Route.source)
+
+
+def session_upstream(routes: Iterable[tuple[str, str]]) -> str:
+    """A routed session's `upstream` as stored, from (name, redacted upstream) per route ("" for the
+    unnamed one, first): `NAME=URL` per route, space-separated, the unnamed route as `=URL`. Replay
+    reads it back with `session_routes`; the header shows `upstream_summary` of it."""
+    return " ".join(f"{name}={url}" for name, url in routes)
+
+
+def session_routes(upstream: str) -> dict[str, str] | None:
+    """The routes of a session's stored `upstream` ({name: URL}, "" for the unnamed one), or None
+    for a session of one plain --upstream."""
+    if not upstream.startswith("=") and not re.match(r"[A-Za-z0-9][A-Za-z0-9_.-]*=", upstream):
+        return None
+    return dict(part.partition("=")[::2] for part in upstream.split(" "))
+
+
+def upstream_summary(upstream: str) -> str:
+    """What a header says of a session's stored `upstream`: a plain one as it is; of routes, the
+    unnamed route's URL, else how many routes there are (each is listed with its settings)."""
+    routes = session_routes(upstream)
+    if routes is None:
+        return upstream
+    if "" in routes:
+        return routes[""]
+    return f"{len(routes)} route{'' if len(routes) == 1 else 's'}"
 
 
 class AccessState(Protocol):

@@ -20,6 +20,7 @@ from textual.screen import Screen
 
 from ..clients import likely_dialects
 from ..flow import ReplayKind
+from ..session import upstream_summary
 from ..textsafe import shown
 from .bridge import EventBridge
 from .commands import FlowCommands, ScreenCommands
@@ -97,7 +98,8 @@ class InspectorApp(App[None]):
                 default_mode = "routes"
             else:
                 default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
-            self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
+            # A routed session's upstream is stored as its routes (`=URL name=URL`): the header says it shorter.
+            self.listening = Listening(forwarder.client_url, upstream or upstream_summary(forwarder.upstream_shown),
                                        mode or default_mode, forwarder.access,
                                        accepts=translate.split(":", 1)[0] if translate else None, routes=routes,
                                        proxy=Proxying.launched(forwarder.base_url, forwarder.proxy),
