@@ -11,7 +11,7 @@ typed frame below (`encode` / `decode`), its class named by its "kind".
                      request's body in base64) and Stop. End of file means the parent is gone:
                      the child stops, so no orphan keeps the port (SIGKILL of the parent included).
     child → parent   Ready (what the header shows) or Failed; then Flows (ids started and
-                     completed), Changed (ids were dropped: read the store again), Refused, StoreHealth
+                     completed), Changed (ids were dropped: read the store again), Refused, Tunnelled, StoreHealth
                      and Replayed (the new flow's id, or the reason there is none).
 
 The forwarder's side never waits on the pipe: its events only append an id to a bounded list,
@@ -99,6 +99,18 @@ class Refused:
 
 
 @dataclass(frozen=True, slots=True)
+class Tunnelled:
+    """CONNECT tunnels relayed untouched and unrecorded (proxy/connect.py): how many, and
+    (host:port, tunnels) per target, the most first."""
+
+    count: int
+    hosts: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hosts", tuple((host, count) for host, count in self.hosts))
+
+
+@dataclass(frozen=True, slots=True)
 class StoreHealth:
     problem: str | None
 
@@ -139,9 +151,10 @@ class Stop:
     pass
 
 
-Frame = Ready | Failed | Flows | Changed | Refused | StoreHealth | Otlp | Replayed | Stopped | Replay | Stop
+Frame = (Ready | Failed | Flows | Changed | Refused | Tunnelled | StoreHealth | Otlp | Replayed | Stopped | Replay
+         | Stop)
 _KINDS: dict[str, type[Any]] = {kind.__name__.lower(): kind for kind in (
-    Ready, Failed, Flows, Changed, Refused, StoreHealth, Otlp, Replayed, Stopped, Replay, Stop)}
+    Ready, Failed, Flows, Changed, Refused, Tunnelled, StoreHealth, Otlp, Replayed, Stopped, Replay, Stop)}
 
 
 class FrameError(ValueError):
@@ -179,6 +192,7 @@ class Outbox:
         self._frames: deque[Frame] = deque()
         self._closed = False
         self._refused = 0
+        self._tunnelled = 0
         self._problem: str | None = None
         self._thread = threading.Thread(target=self._run, name="toolwire-child-outbox", daemon=True)
 
@@ -217,8 +231,8 @@ class Outbox:
         return frames
 
     def _watch(self) -> list[Frame]:
-        """The refusal count, the store's health and the OTLP export's counts, when they changed:
-        read here, not on the loop."""
+        """The refusal and tunnel counts, the store's health and the OTLP export's counts, when
+        they changed: read here, not on the loop."""
         frames: list[Frame] = []
         if self.forwarder is None:  # still being built
             return frames
@@ -226,6 +240,10 @@ class Outbox:
         if access.refused != self._refused:
             self._refused = access.refused
             frames.append(Refused(access.refused, access.last_refusal))
+        connect = self.forwarder.connect
+        if connect is not None and connect.tunnelled != self._tunnelled:
+            self._tunnelled = connect.tunnelled
+            frames.append(Tunnelled(connect.tunnelled, connect.tunnelled_hosts()))
         problem = self.forwarder.store.last_error
         if problem != self._problem:
             self._problem = problem
@@ -421,6 +439,8 @@ class ForwarderProcess:
     # Proxy mode's options as launched: the header tells a user who gave them what to set.
     proxy: ProxyOptions = ProxyOptions()
     store_problem: str | None = None
+    # CONNECT tunnels relayed unrecorded: how many, and (host:port, tunnels) the most first.
+    tunnelled: tuple[int, tuple[tuple[str, int], ...]] = (0, ())
     # The live OTLP export's counts (exported, failed, dropped) as the child last sent them.
     otlp: Otlp | None = None
     # "exit status N: last stderr line" once the child is gone; None while it runs.
@@ -551,6 +571,8 @@ class ForwarderProcess:
                 continue  # not a frame of ours (the child's own output goes to stderr): nothing to act on
             if isinstance(frame, Refused):
                 self.access.refused, self.access.last_refusal = frame.count, frame.last
+            elif isinstance(frame, Tunnelled):
+                self.tunnelled = (frame.count, frame.hosts)
             elif isinstance(frame, StoreHealth):
                 self.store_problem = frame.problem
             elif isinstance(frame, Otlp):

@@ -113,6 +113,11 @@ class Session(Protocol):
     def otlp(self) -> Otlp | None:
         """The live OpenTelemetry export's counts (exported, failed, dropped); None without one."""
 
+    @property
+    def tunnelled(self) -> tuple[int, tuple[tuple[str, int], ...]]:
+        """CONNECT tunnels relayed untouched and unrecorded (proxy mode, a host not intercepted): how
+        many, and (host:port, tunnels) per target, the most first."""
+
     def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:
         """The new flow's id, or a ReplayError."""
 
@@ -161,6 +166,11 @@ class LocalSession:
     @property
     def otlp(self) -> Otlp | None:
         return None  # the live export runs in `record` and the TUI's child, not beside an app in-process
+
+    @property
+    def tunnelled(self) -> tuple[int, tuple[tuple[str, int], ...]]:
+        connect = self.forwarder.connect
+        return (0, ()) if connect is None else (connect.tunnelled, connect.tunnelled_hosts())
 
     def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:
         from .replay import replay_stored

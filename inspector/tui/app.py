@@ -145,6 +145,11 @@ class InspectorApp(App[None]):
             self.post_message(key)
 
     @property
+    def tunnelled(self) -> tuple[int, tuple[tuple[str, int], ...]]:
+        """CONNECT tunnels the forwarder relayed unrecorded, and to where (Session.tunnelled)."""
+        return (0, ()) if self.forwarder is None else self.forwarder.tunnelled
+
+    @property
     def export_problem(self) -> str | None:
         """What the live OTLP export lost (flows dropped, spans failed), reported by the child."""
         counts = self.forwarder.otlp if self.forwarder is not None else None

@@ -72,12 +72,15 @@ class FlowsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.flow_list.focus()
-        self.set_interval(STORE_CHECK_INTERVAL, self._show_store_problem)
+        self.set_interval(STORE_CHECK_INTERVAL, self.show_health)
 
-    def _show_store_problem(self) -> None:
+    def show_health(self) -> None:
+        """The header's news from the forwarder: the store's health, the export's losses, the tunnels
+        that bypassed recording."""
         bar = self.query_one("#connection", ConnectionBar)
         bar.problem = self.inspector.store_problem
         bar.export_problem = self.inspector.export_problem
+        bar.tunnelled = self.inspector.tunnelled
 
     def _update_filter_count(self) -> None:
         flows = self.flow_list
