@@ -8,7 +8,7 @@ one it has."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .proxy import Forwarder
     from .proxy.routes import Router
     from .store import Store
+    from .store.deletion import Deletion
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,9 @@ class Session(Protocol):
     def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:
         """The new flow's id, or a ReplayError."""
 
+    def delete(self, flow_ids: Collection[int]) -> Deletion:
+        """Delete stored flows where the store's writer is (Store.delete): what was done, or a StoreError."""
+
     def request_stop(self) -> None:
         """Ask the forwarder to stop, without waiting."""
 
@@ -176,6 +180,9 @@ class LocalSession:
         from .replay import replay_stored
 
         return replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body, key_hosts=self.key_hosts)
+
+    def delete(self, flow_ids: Collection[int]) -> Deletion:
+        return self.store.delete(flow_ids)
 
     def request_stop(self) -> None:
         pass  # its owner stops it, after the app

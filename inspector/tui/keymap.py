@@ -86,7 +86,7 @@ def user_keymap(config: str | None = None, cwd: Path | None = None) -> tuple[dic
 def binding_ids() -> set[str]:
     """Every binding id of the app, read from the classes that hold them (their modules imported here)."""
     from . import app  # noqa: F401  (the modules whose classes hold the bindings)
-    from .screens import export_format, flow, help  # noqa: F401
+    from .screens import confirm, export_format, flow, help  # noqa: F401
     from .widgets import editor  # noqa: F401
 
     return {binding.id for binding in _bindings(vars(module) for name, module in list(sys.modules.items())

@@ -30,7 +30,8 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         # A key's row starts two spaces in; a long description continues further in.
         lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ") and line[2] != " "]
         keys = [key.rstrip(",") for key, *_ in lines]
-        assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
+        assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "d", "enter", "j", "k", "g", "G", "pgdn", "pgup",
+                        "S", "o", "m", "M", "U",
                         "~v", "~dialect", "~model", "~tool", "~R", "~S", "~d", "~m", "~c", "~u", "~h", "~b", "~t", "~e", "~q",
                         "~s", "~replay", "~websocket", "~marked", "#N", "text", "&",
                         "ctrl+q", "?", "tab", "ctrl+p"]
