@@ -2,7 +2,7 @@
 
 Reads the corpus `tests/bench/corpus.py` builds (recorded provider exchanges, outside the repository)
 and runs the checker the way the recorder does: dialect from the request path, profile from the
-upstream host, the model from the body or Gemini's path. Prints figures, asserts nothing:
+upstream URL (its host, and the API version in its path), the model from the body or Gemini's path. Prints figures, asserts nothing:
 - exchanges per dialect and provider;
 - accepted requests (2xx) with >= 1 error and with >= 1 warning, by rule, one example each;
 - accepted responses and streams with findings, by rule;
@@ -160,7 +160,10 @@ def run(corpus: Path) -> dict[str, Source]:
             per_provider[(dialect.value, host)] += 1
             model, tools = request_facts(request, dialect, exchange["path"])
             with_tools[dialect.value] += tools > 0
-            profile = profiles.with_model(profiles.for_upstream(f"https://{host}/", dialect), model)
+            # The profile from the host alone (a path rule picks Azure's for Groq's /openai/v1/), the
+            # API version from the path.
+            profile = profiles.with_path(profiles.for_upstream(f"https://{host}/", dialect), exchange["path"])
+            profile = profiles.with_model(profile, model)
             headers = [tuple(pair) for pair in exchange.get("headers", [])]
             profile = profiles.with_headers(profile, headers)
             found = check.check_request(request, dialect, profile)
