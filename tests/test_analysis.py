@@ -111,6 +111,17 @@ def test_gemini_model_from_the_path_decides_model_dependent_rules():
     assert verdicts == {"gemini-2.5-flash": [("GM-13", "error")], "gemini-3-pro": [("GM-13", "warning")]}
 
 
+def test_the_upstream_paths_gemini_api_version_decides_which_fields_the_request_may_carry():
+    # /v1/ answers 400 "Unknown name \"systemInstruction\": Cannot find field."; /v1beta/ takes it.
+    body = orjson.dumps({"systemInstruction": {"parts": [{"text": "Be brief."}]},
+                         "contents": [{"role": "user", "parts": [{"text": "Hi"}]}]})
+    verdicts = {version: [(v.rule, v.pointer, v.severity.value) for v in analyse(_flow(
+        f"/{version}/models/gemini-2.5-flash:generateContent", body,
+        upstream_url=f"https://generativelanguage.googleapis.com/{version}/models/gemini-2.5-flash:generateContent",
+    )).violations] for version in ("v1", "v1beta")}
+    assert verdicts == {"v1": [("GM-19", "/systemInstruction", "error")], "v1beta": []}
+
+
 # -- compressed bodies: decoded (bounded) for analysis, whatever the encoding ---------------------
 
 CALLS_RESPONSE = orjson.dumps({"choices": [{"message": {"role": "assistant", "tool_calls": [
