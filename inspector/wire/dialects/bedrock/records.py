@@ -36,7 +36,9 @@ RULES = [
          "Use a Converse toolChoice shape (OpenAI \"required\" -> any, named -> tool).", REJ),
     Rule("BR-09", E, "messages is a list of {role: user|assistant, content: [content blocks]}; each block holds "
          "exactly one member (text, image, document, toolUse, toolResult, …); a toolResult's content is a list of "
-         "{json}, {text}, {image}, {document}, {video} or {searchResult} blocks and its status success or error.",
+         "{json}, {text}, {image}, {document}, {video} or {searchResult} blocks and its status success or error; "
+         "and the path's model takes the media block where it sits (Nova no document or video from s3Location "
+         "inside a toolResult, Claude no document from s3Location outside one, no image from s3Location, no video).",
          "Send content as a list of one-member blocks; a tool's output as [{\"text\": …}] or [{\"json\": {…}}].",
          REJ),
     Rule("BR-10", E, "ConverseStream clients (boto3) join contentBlockDelta toolUse.input fragments per "
@@ -91,6 +93,12 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     "BR-09": ("Messages and tool results have Converse's content blocks", (
         f"{_MODEL}: `Message`, `ContentBlock` (a union), `ToolResultContentBlock` (a union), `ToolResultStatus`",
+        "pydantic/pydantic-ai:tests/models/cassettes/test_multimodal_tool_returns/test_multimodal_tool_return_matrix"
+        "[…-bedrock_nova|…-bedrock_claude].yaml (each media block and source, in and beside a toolResult, sent to "
+        "us.amazon.nova-2-lite-v1:0 and us.anthropic.claude-sonnet-4-5-20250929-v1:0: the 400s \"Malformed input "
+        "request: #/messages/2/content/0: extraneous key [toolResult] is not permitted\", \"messages.2.content.2."
+        "document.source.type: Field required\", \"This model doesn't support the s3Uri field\" and \"… the video "
+        "content block\", and the 200s beside them)",
     )),
     "BR-10": ("Streamed toolUse input fragments and stopReason", (
         f"{_MODEL}: `ConverseStreamOutput`, `ContentBlockStartEvent`, `ToolUseBlockDelta` (input: a string), "
