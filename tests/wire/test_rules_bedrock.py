@@ -55,6 +55,8 @@ def _served(kind):
 NOVA = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), "us.amazon.nova-2-lite-v1:0")
 CLAUDE = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), "arn:aws:bedrock:us-east-1:123456789012:"
                              "inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+LLAMA = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), "us.meta.llama4-maverick-17b-instruct-v1:0")
+MISTRAL = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), "mistral.mistral-large-2402-v1:0")
 _S3 = {"s3Location": {"uri": "s3://pydantic-ai-test-files/test-files/dummy.pdf"}}
 _PDF = {"document": {"name": "Document 1", "format": "pdf", "source": _S3}}
 _JPEG = {"image": {"format": "jpeg", "source": _S3}}
@@ -123,6 +125,14 @@ CASES = [
         setting(["messages", 0, "content"], [{"text": "Weather?"}, {"text": "Please."}])),
     req("toolResult content a string", setting([*_RESULT, "content"], "4°C"), "BR-09",
         "/messages/2/content/0/toolResult/content", "error", setting([*_RESULT, "content"], [{"json": {"c": 4}}])),
+    # Model-specific toolChoice members (the model from the path): Claude and Nova took {tool} and {any} (recorded).
+    req("Llama: toolChoice tool", setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}}), "BR-08",
+        "/toolConfig/toolChoice/tool", "error", same, LLAMA, near_profile=CLAUDE),
+    req("Llama: toolChoice any", setting(["toolConfig", "toolChoice"], {"any": {}}), "BR-08",
+        "/toolConfig/toolChoice/any", "error", setting(["toolConfig", "toolChoice"], {"auto": {}}), LLAMA),
+    req("Mistral: toolChoice tool", setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}}), "BR-08",
+        "/toolConfig/toolChoice/tool", "error", setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}}),
+        MISTRAL, near_profile=NOVA),
     # Model-specific media blocks (BR-09, the model from the path); each near miss was recorded accepted.
     req("Nova: a document from s3Location inside a toolResult", _in_result(_PDF), "BR-09", "/messages/2/content/0",
         "error", _in_result(_JPEG), NOVA),
@@ -180,6 +190,18 @@ def test_a_model_specific_refusal_quotes_the_answer_the_model_gives():
         "Claude models on Bedrock answer 400 \"messages.2.content.3.document.source.type: Field required\" to a "
         "document from s3Location in the message itself (the Anthropic API's document source has a type; Bedrock "
         "maps none for S3 there); inside a toolResult the same document is taken.")]
+
+
+def test_a_refused_tool_choice_quotes_the_answer_and_names_what_the_model_takes():
+    request = setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}})(bedrock_request())
+    assert [(v.message, v.why, v.hint) for v in check.check_request(request, Dialect.BEDROCK, MISTRAL)] == [(
+        "toolChoice.tool: mistral.mistral-large-2402-v1:0 does not take it",
+        "Bedrock answers 400 \"This model doesn't support the toolConfig.toolChoice.tool field. Remove "
+        "toolConfig.toolChoice.tool and try again.\" for the path's model: it does not take this toolChoice member "
+        "(Anthropic Claude and Amazon Nova models take every one).",
+        "For this model, send {any: {}}; Anthropic Claude and Amazon Nova models take every toolChoice.")]
+    assert [v.hint for v in check.check_request(request, Dialect.BEDROCK, LLAMA)] == [
+        "For this model, omit toolChoice (auto); Anthropic Claude and Amazon Nova models take every toolChoice."]
 
 
 @pytest.mark.parametrize("model", ["", "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3",

@@ -32,7 +32,8 @@ RULES = [
          "Send the toolConfig of the conversation's tools with every request whose history holds tool blocks.",
          REJ),
     Rule("BR-08", E, "toolChoice is one of {auto: {}}, {any: {}} or {tool: {name}} naming a declared tool; there is "
-         "no \"none\" (leave toolConfig out to keep the model from calling tools).",
+         "no \"none\" (leave toolConfig out to keep the model from calling tools); and the path's model takes the "
+         "member (Meta Llama models neither tool nor any, Mistral and gpt-oss models no tool).",
          "Use a Converse toolChoice shape (OpenAI \"required\" -> any, named -> tool).", REJ),
     Rule("BR-09", E, "messages is a list of {role: user|assistant, content: [content blocks]}; each block holds "
          "exactly one member (text, image, document, toolUse, toolResult, …); a toolResult's content is a list of "
@@ -89,7 +90,13 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         f"{_MODEL}: `ToolConfiguration`",
     )),
     "BR-08": ("toolChoice is auto, any or tool (no none)", (
-        f"{_MODEL}: `ToolChoice` (a union of auto, any, tool), `SpecificToolChoice` (name required)",
+        f"{_MODEL}: `ToolChoice` (a union of auto, any, tool), `SpecificToolChoice` (name required); `ToolChoice.tool`: "
+        "\"Only supported by Anthropic Claude 3 and Amazon Nova models.\"",
+        "ValidationException texts recorded by clients that fall back: \"This model doesn't support the toolConfig."
+        "toolChoice.tool field. Remove toolConfig.toolChoice.tool and try again.\" (litellm's Bedrock docs for "
+        "mistral.mistral-large-2402-v1:0; us.meta.llama4-maverick-17b-instruct-v1:0, openai.gpt-oss-20b-1:0) and "
+        "\"… toolConfig.toolChoice.any …\" (Meta Llama 3.1 70B, 3.3 70B and 4 Maverick in a public benchmark's "
+        "table of model errors; https://github.com/strands-agents/harness-sdk/issues/1241)",
     )),
     "BR-09": ("Messages and tool results have Converse's content blocks", (
         f"{_MODEL}: `Message`, `ContentBlock` (a union), `ToolResultContentBlock` (a union), `ToolResultStatus`",

@@ -88,11 +88,24 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
             report.add("BR-01", join(at, "inputSchema", "json", "type") if "type" in json_schema
                        else join(at, "inputSchema", "json"), "inputSchema.json must have type 'object'")
         check_json_schema(report, json_schema, join(at, "inputSchema", "json"), "XL-01", what="toolSpec")
-    _check_tool_choice(report, config.get("toolChoice"), names)
+    _check_tool_choice(report, profile, config.get("toolChoice"), names)
     return names
 
 
-def _check_tool_choice(report: Report, choice: Any, names: dict[str, str]) -> None:
+# The toolChoice members the path's model refuses (BR-08), by the foundation model's id prefix, each with
+# the models that answered so. botocore's ToolChoice.tool: "Only supported by Anthropic Claude 3 and Amazon
+# Nova models." Recorded 400 "This model doesn't support the toolConfig.toolChoice.tool field. Remove
+# toolConfig.toolChoice.tool and try again." (litellm's Bedrock docs: mistral.mistral-large-2402-v1:0; clients'
+# fallbacks for us.meta.llama4-maverick-17b-instruct-v1:0, openai.gpt-oss-20b-1:0) and "… toolChoice.any …"
+# (meta llama-3.1-70b, llama-3.3-70b, llama-4-maverick; strands-agents/harness-sdk#1241). Claude and Nova took
+# both (pydantic-ai's recorded Converse requests with {tool: {name}} and {any: {}}).
+_CHOICE_REFUSED = {"tool": ("meta.llama", "mistral.", "openai.gpt-oss"), "any": ("meta.llama",)}
+_CHOICE_WHY = ("Bedrock answers 400 \"This model doesn't support the {{dots}} field. Remove {{dots}} and try again.\" "
+               "for the path's model: it does not take this toolChoice member (Anthropic Claude and Amazon Nova models "
+               "take every one).")
+
+
+def _check_tool_choice(report: Report, profile: Profile, choice: Any, names: dict[str, str]) -> None:
     if choice is None:
         return
     member = _single(choice)
@@ -112,6 +125,12 @@ def _check_tool_choice(report: Report, choice: Any, names: dict[str, str]) -> No
         elif name not in names:
             report.add("BR-08", "/toolConfig/toolChoice/tool/name", f"toolChoice names {short(name)}, which is not "
                                                                     "among the tools")
+    model = base_model(profile.model)
+    if profile.reaches_provider and model.startswith(_CHOICE_REFUSED.get(member[0], ())):
+        fallback = "omit toolChoice (auto)" if model.startswith(_CHOICE_REFUSED["any"]) else "send {any: {}}"
+        report.add("BR-08", join("/toolConfig/toolChoice", member[0]), f"toolChoice.{member[0]}: {profile.model} "
+                   "does not take it", why=_CHOICE_WHY,
+                   hint=f"For this model, {fallback}; Anthropic Claude and Amazon Nova models take every toolChoice.")
 
 
 def _check_messages(report: Report, profile: Profile, messages: list[Any]) -> str:
