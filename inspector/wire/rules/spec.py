@@ -48,7 +48,9 @@ class Spec:
     # schemas again tripled the check's time (tests/bench/check_speed.py).
     owned: tuple[str, ...] = ()
     # Which of the APIs the document serves answers a request with this profile (the document's
-    # `only` names the fields each takes alone: Gemini's types serve the Gemini API and Vertex AI).
+    # `only` names the fields each takes alone: Gemini's types serve the Gemini API and Vertex AI; its
+    # `versions`, per API, the fields each API version does not take, the version being the path's,
+    # `Profile.api_version`).
     api: Callable[[Profile], str] | None = None
     # The definition itself, for a provider whose published definition ships in a library rather than
     # vendored under `wire/specs/` (Bedrock's: botocore's service model); None reads `file` there.
@@ -93,12 +95,10 @@ def _for_api(defs: dict[str, Any], only: dict[str, dict[str, list[str]]], api: s
     """The definitions without the fields that only another API takes, nor those the API's version
     does not take (`absent`)."""
     dropped: dict[str, set[str]] = {}
-    for other, per in only.items():
+    for other, per in only.items() if api else ():
         if other != api:
             for name, fields in per.items():
                 dropped.setdefault(name, set()).update(fields)
-    if not api:
-        dropped = {}
     for name, fields in (absent or {}).items():
         dropped.setdefault(name, set()).update(fields)
     if not dropped:
@@ -112,8 +112,8 @@ def _elsewhere(dialect: Dialect, api: str, version: str, key: str) -> str:
     document serves, takes it."""
     document = _definition(SPECS[dialect])
 
-    def missing(version: str) -> set[str]:  # the definitions where the version lacks the field
-        return {name for name, fields in _absent(document, api, version).items() if key in fields}
+    def missing(named: str) -> set[str]:  # the definitions where that version lacks the field
+        return {name for name, fields in _absent(document, api, named).items() if key in fields}
 
     here = missing(version)
     if here:
