@@ -54,6 +54,9 @@ class Profile:
     reaches_provider: bool = True
     # The model the request names (Gemini's is in the URL), for rules whose verdict depends on it.
     model: str = ""
+    # The API version the request's path names (Gemini's /v1/, /v1beta/; Vertex AI's /v1beta1/), where the
+    # dialect's versions take different fields (the vendored spec's `versions`); "" where unknown.
+    api_version: str = ""
     # Names the client declared that the forwarder aliased on the way up and restores on the way
     # back (repair and translate modes): in the response the client gets, they are its own names.
     restored_names: frozenset[str] = frozenset()
@@ -148,6 +151,14 @@ def inside(payload: Any, envelope: tuple[str, str] | None, kind: str) -> tuple[A
     return (inner, "/" + key) if isinstance(inner, dict) else (payload, "")
 
 
+def with_path(profile: Profile, path: str) -> Profile:
+    """`profile` for a request sent to `path`: the API version the path names, where the dialect's
+    versions take different fields."""
+    version = home(profile.dialect).paths.version
+    named = version(path) if version is not None else ""
+    return replace(profile, api_version=named) if named and named != profile.api_version else profile
+
+
 def with_model(profile: Profile, model: str) -> Profile:
     return replace(profile, model=model) if model and model != profile.model else profile
 
@@ -195,10 +206,10 @@ def for_upstream(url: str, dialect: Dialect) -> Profile:
         path = ""
     for profile in home(dialect).profiles:
         if (profile.hosts and re.fullmatch(profile.hosts, host)) or (profile.paths and re.search(profile.paths, path)):
-            return profile
+            return with_path(profile, path)
     default = PROFILES[DEFAULTS[dialect]]
     if dialect in PROVIDER_HOSTS and host and not is_provider_host(host, dialect):
         # Another server speaking the dialect (Groq, Together, a local vLLM, an Anthropic-compatible
         # gateway): its own request variant, with fields of its own, not the one the provider defines.
         return replace(default, published_schema=False)
-    return default
+    return with_path(default, path)
