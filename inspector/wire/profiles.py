@@ -4,6 +4,7 @@ A profile is chosen by name (`--profile`), or defaults per dialect. Rules read o
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -89,6 +90,10 @@ class Profile:
     # that get it whatever the host (a relay or a base-URL route keeps the provider's path).
     hosts: str = field(default="", compare=False, repr=False)
     paths: str = field(default="", compare=False, repr=False)
+    # Paths that name this profile only behind a host of no provider (loopback, a private address, a
+    # bare name: a relay, a gateway, a test's fake): another provider serves the same path on its own
+    # public host (Azure's /openai/v1/ is Groq's too).
+    relay_paths: str = field(default="", compare=False, repr=False)
 
     @property
     def openai_limits(self) -> bool:
@@ -193,6 +198,16 @@ def is_provider_host(host: str, dialect: Dialect | None) -> bool:
     return dialect is not None and dialect in PROVIDER_HOSTS and host.lower() == PROVIDER_HOSTS[dialect]
 
 
+def _public(host: str) -> bool:
+    """Whether `host` is a name or address on the internet (a provider could own it), not a relay's
+    (loopback, private or link-local, a name without a dot)."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return "." in host and not host.endswith((".local", ".internal", ".localhost"))
+    return address.is_global
+
+
 def for_upstream(url: str, dialect: Dialect) -> Profile:
     """The profile for requests of `dialect` sent to `url`: a known host's profile when it speaks that
     dialect's family, else the dialect's default."""
@@ -205,7 +220,8 @@ def for_upstream(url: str, dialect: Dialect) -> Profile:
     except ValueError:
         path = ""
     for profile in home(dialect).profiles:
-        if (profile.hosts and re.fullmatch(profile.hosts, host)) or (profile.paths and re.search(profile.paths, path)):
+        if (profile.hosts and re.fullmatch(profile.hosts, host)) or (profile.paths and re.search(profile.paths, path)) \
+                or (profile.relay_paths and not _public(host) and re.search(profile.relay_paths, path)):
             return with_path(profile, path)
     default = PROFILES[DEFAULTS[dialect]]
     if dialect in PROVIDER_HOSTS and host and not is_provider_host(host, dialect):

@@ -164,9 +164,8 @@ def run(corpus: Path) -> dict[str, Source]:
             per_provider[(dialect.value, host)] += 1
             model, tools = request_facts(request, dialect, exchange["path"])
             with_tools[dialect.value] += tools > 0
-            # The profile from the host alone (a path rule picks Azure's for Groq's /openai/v1/), the
-            # API version from the path.
-            profile = profiles.with_path(profiles.for_upstream(f"https://{host}/", dialect), exchange["path"])
+            # The profile as the recorder picks it: from the upstream URL, its host and its path.
+            profile = profiles.for_upstream(f"https://{host}{exchange['path']}", dialect)
             profile = profiles.with_model(profile, model)
             headers = [tuple(pair) for pair in exchange.get("headers", [])]
             profile = profiles.with_headers(profile, headers)
