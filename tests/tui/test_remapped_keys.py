@@ -66,3 +66,20 @@ async def test_the_footer_keeps_a_remapped_help_key(store: Store, ids: dict[str,
                    if not key.has_class("-command-palette")]
         # However few fit, the key that lists the rest is the last one shown.
         assert entries[-1] == ("f1", "Keys")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_lists_hints_name_the_remapped_keys(store: Store, ids: dict[str, int], size) -> None:
+    app = make_app(store, keys=({"flows.mark": "space", "flows.marked-only": "V", "flows.clear-filter": "ctrl+l"}, []))
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        flows = app.query_one(FlowList)
+        await pilot.press("V")
+        await settle(app, pilot)
+        assert flows.empty_hint() == "No marked flow here (space marks the flow under the cursor; V shows every flow)."
+        assert flows.empty_hint().startswith(flows.render_line(1).text.strip())  # as much as the width holds
+        await pilot.press("V")
+        await settle(app, pilot)
+        flows.filter_text = "nothing-matches-this"
+        await settle(app, pilot)
+        assert flows.empty_hint() == "No flow matches “nothing-matches-this” (ctrl+l clears the filter)."

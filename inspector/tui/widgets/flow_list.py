@@ -379,10 +379,13 @@ class FlowList(ScrollView, can_focus=True):
         return f"~marked & ({self.filter_text})" if self.filter_text.strip() else "~marked"
 
     def empty_hint(self) -> str:
+        from ..screens.help import keys_for  # the hints name the user's keys, not ours
+
         if self.marked_only:
-            return "No marked flow here (m marks the flow under the cursor; M shows every flow)."
+            return (f"No marked flow here ({keys_for(self, 'flows.mark')} marks the flow under the cursor; "
+                    f"{keys_for(self, 'flows.marked-only')} shows every flow).")
         if self.filter_text:
-            return f"No flow matches “{self.filter_text}” (esc clears the filter)."
+            return f"No flow matches “{self.filter_text}” ({keys_for(self, 'flows.clear-filter')} clears the filter)."
         return "No flows yet: point your agent at the base URL above and its requests appear here."
 
     def watch_filter_text(self) -> None:
@@ -440,7 +443,10 @@ class FlowList(ScrollView, can_focus=True):
                 self.notify(f"#{row.id} is neither a replay nor replayed", severity="warning")
                 return
             target, what = replays[-1], f"#{replays[-1]}, the newest replay of #{row.id},"
-        self.reveal(target, missing=f"{what} is not in the list as filtered (esc clears the filter)")
+        from ..screens.help import keys_for
+
+        self.reveal(target, missing=f"{what} is not in the list as filtered ({keys_for(self, 'flows.clear-filter')} "
+                                    "clears the filter)")
 
     def action_mark(self) -> None:
         row = self.current
