@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import overload
+from typing import Any, overload
 from urllib.parse import quote, unquote, unquote_plus
 
 import orjson
@@ -325,9 +325,10 @@ def scan(data: bytes, *, form: bool = False) -> tuple[list[_Span], list[bytes]]:
     values: list[bytes] = []
     if not data:
         return spans, values
-    fields = _OAUTH_JSON_FIELD if b"grant_type" in data and _OAUTH_JSON.search(data) else _JSON_FIELD
-    for match in _field_matches(data, fields):
-        _group_spans(match, spans, values)
+    if b'"' in data:  # every secret field's match starts at the quote of its name
+        fields = _OAUTH_JSON_FIELD if b"grant_type" in data and _OAUTH_JSON.search(data) else _JSON_FIELD
+        for match in _field_matches(data, fields):
+            _group_spans(match, spans, values)
     if form and b"=" in data:
         pairs = [(match, unquote_plus(match.group(1).decode("latin-1"))) for match in _FORM_FIELD.finditer(data)]
         oauth = _oauth_shaped(name for _, name in pairs)
@@ -345,6 +346,25 @@ def scan(data: bytes, *, form: bool = False) -> tuple[list[_Span], list[bytes]]:
         for match in _URL_SECRET.finditer(data):
             _group_spans(match, spans, values)
     return spans, values
+
+
+# Short texts in which the nets found nothing. Header values, paths and URLs repeat flow after
+# flow, and `scan` is a function of its input alone, so each is scanned once (by value they are
+# still scrubbed per flow). Only what holds no secret by name or shape is kept.
+_CLEAN: dict[bytes, None] = {}
+_CLEAN_LONGEST, _CLEAN_MOST = 512, 4096
+
+
+def _text_spans(data: bytes) -> list[_Span]:
+    """`scan(data)`'s spans, from _CLEAN when `data` is a short text known to hold none."""
+    if data in _CLEAN:
+        return []
+    spans = scan(data)[0]
+    if not spans and len(data) <= _CLEAN_LONGEST:
+        if len(_CLEAN) >= _CLEAN_MOST:
+            _CLEAN.clear()
+        _CLEAN[data] = None
+    return spans
 
 
 def _apply(data: bytes, spans: list[_Span]) -> bytes:
@@ -399,7 +419,7 @@ class Scrubber:
                 found = list(spans)
                 break
         else:
-            found = scan(data, form=form)[0]
+            found = scan(data, form=True)[0] if form else _text_spans(data)
         if self._bytes is not None and any(secret in data for secret in self.raw):
             found += [(*match.span(), _REDACTED_BYTES) for match in self._bytes.finditer(data)]
         return found
@@ -598,8 +618,8 @@ def redacted(flow: Flow, *, request_only: bool = False) -> Flow:
     pending flow's response is still being filled in by the forwarder)."""
     scrub = scrubber(flow, request_only=request_only)
     upstream_headers = flow.upstream_request_headers or flow.request_headers
-    clean = replace(
-        flow, path=scrub.text(flow.path), query=scrub.text(redact_query(flow.query)),
+    request: dict[str, Any] = dict(
+        path=scrub.text(flow.path), query=scrub.text(redact_query(flow.query)),
         request_headers=scrub.headers(flow.request_headers),
         request_body=scrub.data(flow.request_body, form=_is_form(flow.request_headers)),
         upstream_url=scrub.text(redact_url(flow.upstream_url), url=True),
@@ -607,15 +627,16 @@ def redacted(flow: Flow, *, request_only: bool = False) -> Flow:
         upstream_request_body=scrub.data(flow.upstream_request_body, form=_is_form(upstream_headers)),
         notes=[scrub.text(n) for n in flow.notes], secrets=(),
     )
+    # One copy of the flow, not one per side: copying a Flow costs as much as scrubbing a small one.
     if request_only:
-        return clean
+        return replace(flow, **request)
     form = _is_form(flow.response_headers)
     if flow.websocket:
         chunks = scrub.frames(flow.chunks)
-        return replace(clean, response_headers=scrub.headers(flow.response_headers), response_body=b"".join(
+        return replace(flow, **request, response_headers=scrub.headers(flow.response_headers), response_body=b"".join(
             chunk.data for chunk in chunks), chunks=chunks, error=scrub.text(flow.error))
     return replace(
-        clean, response_headers=scrub.headers(flow.response_headers),
+        flow, **request, response_headers=scrub.headers(flow.response_headers),
         upstream_response_body=scrub.data(flow.upstream_response_body, form=form),
         response_body=scrub.data(flow.response_body, form=form), chunks=scrub.chunks(flow.chunks, form=form),
         error=scrub.text(flow.error),

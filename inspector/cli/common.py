@@ -245,7 +245,7 @@ def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:
     return report
 
 
-def open_store(path: str | Path | None, *, create: bool = True, read_only: bool = False) -> Store:
+def open_store(path: str | Path | None, *, create: bool = True, read_only: bool = False, live: bool = False) -> Store:
     """The store at `path` (None: the default one), or a CommandError saying why not.
 
     Commands that only read (`create=False`) refuse a missing file rather than leave an empty
@@ -257,6 +257,6 @@ def open_store(path: str | Path | None, *, create: bool = True, read_only: bool 
     if (read_only or not create) and not Path(path or default_path()).exists():
         raise CommandError(f"no flow store at {path or default_path()} (record some flows first)")
     try:
-        return Store(path, read_only=read_only)
+        return Store(path, read_only=read_only, live=live)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc

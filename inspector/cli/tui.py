@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 
-from .common import (add_access_arguments, add_key_host_argument, add_limit_arguments, add_mode_arguments,
-                     add_proxy_arguments, add_route_arguments, add_store_argument, complain, open_store, options, port)
+from .common import (CommandError, add_access_arguments, add_key_host_argument, add_limit_arguments,
+                     add_mode_arguments, add_proxy_arguments, add_route_arguments, add_store_argument, complain,
+                     open_store, options, port)
 from .otlp import add_live_arguments
 
 DEFAULT_PORT = 8787
@@ -49,24 +50,40 @@ def run(args: argparse.Namespace) -> int:
 
         bridge = EventBridge()
         try:
-            launched.wait_ready()
-        except ChildFailed as exc:
-            if not exc.browse:
-                complain(str(exc))
-                return 2
-            # Only the default routes, on a port another instance holds: browsing is still worth it.
-            complain(f"not forwarding: {exc}")
-            child = None
-        if child is None:
-            store = open_store(args.store)
-        else:
-            bridge.follow(child)
+            # The flows stored already are listed while the child starts: the list's first frame does
+            # not wait for it, and its readiness (or why it failed) reaches the header as an event.
             # The child writes the store; this process only reads it.
-            store = open_store(args.store, read_only=True)
-            store.session_id = child.session_id
+            store = open_store(args.store, read_only=True, live=True)
+        except CommandError:
+            # No store yet (the child makes it: there is nothing to list) or one the child must
+            # migrate first: wait for it.
+            store = None
+        starting = store is not None
+        if store is not None:
+            bridge.launching(launched)
+        else:
+            try:
+                launched.wait_ready()
+            except ChildFailed as exc:
+                if not exc.browse:
+                    complain(str(exc))
+                    return 2
+                # Only the default routes, on a port another instance holds: browsing is still worth it.
+                complain(f"not forwarding: {exc}")
+                child = None
+            if child is None:
+                store = open_store(args.store)
+            else:
+                bridge.follow(child)
+                store = open_store(args.store, read_only=True)
+                store.session_id = child.session_id
         try:
-            app = InspectorApp(store=store, forwarder=child, bridge=bridge, keys=user_keymap(args.config))
+            app = InspectorApp(store=store, forwarder=None if starting else child, bridge=bridge,
+                               keys=user_keymap(args.config), starting=starting)
             app.run()
+            if app.failed is not None and not app.failed.browse:
+                complain(app.failed.reason)  # said in the app too; the terminal keeps it
+                return 2
             return app.return_code or 0
         finally:
             store.close()

@@ -19,12 +19,12 @@ from . import rows, schema
 from .rows import FlowRow, SessionRow
 from .deletion import Deletion
 from .schema import StoreError, process_started
-from .writer import Writer
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
     from ..wire.frames import Frame
     from ..wire.violations import Violation
+    from .writer import Writer
 
 _Result = TypeVar("_Result")
 
@@ -44,11 +44,12 @@ _SESSIONS = f"SELECT {', '.join(rows.SESSION_COLUMNS)} FROM sessions"
 
 class Store:
     def __init__(self, path: str | Path | None = None, *, analyse_apart: int | None = None,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, live: bool = False) -> None:
         """Open (creating or migrating) the store at `path`. `analyse_apart`: body bytes from which a
         flow is analysed in the worker process (default ANALYSE_APART). `read_only`: open the file as
         it is and never write to it (no migration, no WAL switch, no ids); a file that is not a flow
-        store is refused with a StoreError."""
+        store is refused with a StoreError. `live` (read-only): a writer opens it next and this one
+        follows what it writes (schema.open_read_only)."""
         self.path = Path(path) if path is not None else schema.default_path()
         self.read_only = read_only
         self.session_id: int | None = None
@@ -59,7 +60,7 @@ class Store:
         self._closed = False
         self._writer: Writer | None = None
         if read_only:
-            self._read = schema.open_read_only(self.path)
+            self._read = schema.open_read_only(self.path, live=live)
             return
         try:
             schema.make_private(self.path, own_folder=path is None)
@@ -74,6 +75,10 @@ class Store:
             if isinstance(exc, StoreError):
                 raise
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
+        # Imported by a writable store only: the writer's analysis (the checker, the socket readers)
+        # would double the imports of a process that only reads (the TUI's, before its first frame).
+        from .writer import Writer
+
         self._writer = Writer(self.path, first_free_id=first_free_id,
                               analyse_apart=tuning.ANALYSE_APART if analyse_apart is None else analyse_apart)
         self._writer.backfill()

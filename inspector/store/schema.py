@@ -159,12 +159,15 @@ def connect(path: Path, timeout: float) -> sqlite3.Connection:
     return conn
 
 
-def open_read_only(path: Path) -> sqlite3.Connection:
+def open_read_only(path: Path, *, live: bool = False) -> sqlite3.Connection:
+    """`live`: a writer is about to open the file (the TUI's child, still starting), so it is never
+    read as immutable, and it must be at this build's schema: a migration under an open reader
+    would change the tables it has already read."""
     if not path.is_file():
         raise StoreError(f"no flow store at {path}")
     # A WAL file opened read-only gets its -wal and -shm created (and left behind). With neither
     # there, no process has the file open, and reading it as immutable creates nothing.
-    quiet = not any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
+    quiet = not live and not any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
     uri = f"file:{quote(str(path.resolve()))}?mode=ro{'&immutable=1' if quiet else ''}"
     try:
         conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=30)
@@ -176,8 +179,10 @@ def open_read_only(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:  # not SQLite at all, or unreadable
         conn.close()
         raise StoreError(f"{path} is not a toolwire-inspect flow store: {exc}") from exc
-    if version not in READABLE_VERSIONS or not {"flows", "sessions"} <= tables:
+    if (version != SCHEMA_VERSION if live else version not in READABLE_VERSIONS) or not {"flows", "sessions"} <= tables:
         conn.close()
+        if live and version in READABLE_VERSIONS:
+            raise StoreError(f"{path} has schema version {version}: its writer migrates it first")
         if version > SCHEMA_VERSION:
             raise StoreError(f"{path} has schema version {version}; this build knows {SCHEMA_VERSION}")
         raise StoreError(f"{path} is not a toolwire-inspect flow store")

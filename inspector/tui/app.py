@@ -25,8 +25,8 @@ from ..textsafe import shown
 from .bridge import EventBridge
 from .commands import FlowCommands, ScreenCommands
 from .keymap import binding_of
-from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinished, FlowsUpdated, ForwarderStopped,
-                       ReplayFailed, ReplayFinished)
+from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinished, FlowsUpdated, ForwarderFailed,
+                       ForwarderReady, ForwarderStopped, ReplayFailed, ReplayFinished)
 from .screens.export_format import ExportFormatScreen
 from .screens.flows import FlowsScreen
 from .screens.help import HelpScreen, binding_table, help_sections
@@ -69,6 +69,7 @@ class InspectorApp(App[None]):
         clock: Callable[[], float] | None = None,
         export_dir: Path | None = None,
         keys: tuple[dict[str, str], list[str]] = ({}, []),
+        starting: bool = False,
     ) -> None:
         """`keys`: the user's keymap (binding id → keys) and a line for each entry left out of it
         (tui/keymap.py's user_keymap)."""
@@ -87,23 +88,28 @@ class InspectorApp(App[None]):
         self._flow_to_show: int | None = None  # the flow asked for, until its screen is shown
         # Keys typed after the one that opens a flow, until the flow is ready (release_keys).
         self._held_keys: list[events.Key] | None = None
-        self.listening = None
-        if forwarder is not None:
-            # What the header shows; by default the forwarder's own upstream and mode.
-            translate = forwarder.translate
-            # Several upstreams (proxy/routes.py): each route's name, base URL and its clients' dialects.
-            routes = tuple((route.route, route.client_url, likely_dialects(route.upstream, route.translate),
-                            route.source) for route in forwarder.all)
-            if routes:
-                default_mode = "routes"
-            else:
-                default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
-            # A routed session's upstream is stored as its routes (`=URL name=URL`): the header says it shorter.
-            self.listening = Listening(forwarder.client_url, upstream or upstream_summary(forwarder.upstream_shown),
-                                       mode or default_mode, forwarder.access,
-                                       accepts=translate.split(":", 1)[0] if translate else None, routes=routes,
-                                       proxy=Proxying.launched(forwarder.base_url, forwarder.proxy),
-                                       ignored=forwarder.ignored)
+        # A forwarder's process still starting (`forwarder` is None until then): its ForwarderReady or
+        # ForwarderFailed comes through the bridge, and the list does not wait for it.
+        self.starting = starting
+        self.failed: ForwarderFailed | None = None
+        self._shown_as = (upstream, mode)
+        self.listening = None if forwarder is None else self._listening(forwarder)
+
+    def _listening(self, forwarder: Session) -> Listening:
+        """What the header shows; by default the forwarder's own upstream and mode."""
+        upstream, mode = self._shown_as
+        translate = forwarder.translate
+        # Several upstreams (proxy/routes.py): each route's name, base URL and its clients' dialects.
+        routes = tuple((route.route, route.client_url, likely_dialects(route.upstream, route.translate),
+                        route.source) for route in forwarder.all)
+        if routes:
+            default_mode = "routes"
+        else:
+            default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
+        # A routed session's upstream is stored as its routes (`=URL name=URL`): the header says it shorter.
+        return Listening(forwarder.client_url, upstream or upstream_summary(forwarder.upstream_shown), mode or default_mode,
+                         forwarder.access, accepts=translate.split(":", 1)[0] if translate else None, routes=routes,
+                         proxy=Proxying.launched(forwarder.base_url, forwarder.proxy), ignored=forwarder.ignored)
 
     @property
     def store_problem(self) -> str | None:
@@ -167,9 +173,7 @@ class InspectorApp(App[None]):
         self.set_keymap(self.user_keys)
         for problem in self._keys_problems:
             self.notify(problem, title="Keys", severity="warning", timeout=30)
-        for notice in self.listening.ignored if self.listening is not None else ():
-            # Said twice, as a stopped forwarder is: now, and in the header for as long as the app runs.
-            self.notify(notice, title="Config ignored", severity="warning", timeout=30, markup=False)
+        self._announce()
         # The flow view and the checker behind it are half of the app's imports (~1 s on a busy
         # machine): imported after the list's first frame, in a thread, not before it.
         self.call_after_refresh(self._import_flow_view)
@@ -177,6 +181,11 @@ class InspectorApp(App[None]):
         # flows reach no bridge, so the list follows the file itself.
         self._store_version = self.store.data_version()
         self.set_interval(STORE_WATCH_INTERVAL, self._watch_store)
+
+    def _announce(self) -> None:
+        for notice in self.listening.ignored if self.listening is not None else ():
+            # Said twice, as a stopped forwarder is: now, and in the header for as long as the app runs.
+            self.notify(notice, title="Config ignored", severity="warning", timeout=30, markup=False)
 
     def _watch_store(self) -> None:
         version = self.store.data_version()
@@ -216,6 +225,27 @@ class InspectorApp(App[None]):
         for screen in self.screen_stack:
             if isinstance(screen, FlowScreen) and (message.reread or screen.flow_id in message.completed):
                 screen.reload()
+
+    @on(ForwarderReady)
+    def forwarder_ready(self, message: ForwarderReady) -> None:
+        self.forwarder, self.starting = message.session, False
+        self.store.session_id = message.session_id  # the list marks this session's rows and sums its tokens
+        self.listening = self._listening(message.session)
+        # Before the list's screen is built (an early answer), it reads all this from the app.
+        for bar in self.flows_screen.query(ConnectionBar):
+            bar.listening, bar.starting = self.listening, False
+        self._announce()
+        if self.flows_screen.query(FlowList):
+            self.flows_screen.refresh_flows()
+
+    @on(ForwarderFailed)
+    def forwarder_failed(self, message: ForwarderFailed) -> None:
+        self.failed, self.starting = message, False
+        for bar in self.flows_screen.query(ConnectionBar):
+            bar.failed, bar.starting = message.reason, False
+        self.notify(f"the forwarder could not start: {message.reason}; the flows already stored can still be read",
+                    title="Not forwarding", severity="warning" if message.browse else "error", timeout=30,
+                    markup=False)
 
     @on(ForwarderStopped)
     def forwarder_stopped(self, message: ForwarderStopped) -> None:

@@ -15,8 +15,8 @@ import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..child import Changed, Flows, Frame, Stopped
-from .messages import FlowsUpdated, ForwarderStopped
+from ..child import Changed, ChildFailed, Flows, Frame, Stopped
+from .messages import FlowsUpdated, ForwarderFailed, ForwarderReady, ForwarderStopped
 
 if TYPE_CHECKING:
     from textual.message import Message
@@ -64,6 +64,21 @@ class EventBridge:
     def follow(self, child: ForwarderProcess) -> None:
         """Take the events of a forwarder running in a child process."""
         child.listen(self._frame)
+
+    def launching(self, child: ForwarderProcess) -> None:
+        """Wait for a child still starting in a thread of its own, so the app's first frame does
+        not: a ForwarderReady (then its events, as `follow`) or a ForwarderFailed follows."""
+        self.follow(child)  # before it is ready: its reader thread starts reading at once
+
+        def wait() -> None:
+            try:
+                child.wait_ready()
+            except ChildFailed as exc:
+                self._notify(ForwarderFailed(str(exc), exc.browse))
+                return
+            self._notify(ForwarderReady(child, child.session_id))
+
+        threading.Thread(target=wait, name="toolwire-child-ready", daemon=True).start()
 
     def _frame(self, frame: Frame) -> None:
         """One frame from the child (its reader thread): see inspector.child for the protocol."""

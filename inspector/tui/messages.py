@@ -10,6 +10,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from ..store.deletion import Deletion
+    from ..session import Session
 
 
 @dataclass
@@ -21,6 +22,23 @@ class FlowsUpdated(Message):
     # The forwarder's process dropped ids because the UI read them too slowly: any flow may have
     # changed, so whatever shows one reads it again.
     reread: bool = False
+
+
+@dataclass
+class ForwarderReady(Message):
+    """The forwarder's child process listens: the header can say where (it started with the app)."""
+
+    session: Session
+    session_id: int | None  # the session it records into
+
+
+@dataclass
+class ForwarderFailed(Message):
+    """The forwarder's child process could not start; `browse`: only the default routes failed to
+    listen (another instance has the port), so browsing the store is all that was lost."""
+
+    reason: str
+    browse: bool = False
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 
@@ -22,9 +23,15 @@ DIALECT_NAMES = [d.value for d in Dialect]
 def from_path(path: str) -> Dialect | None:
     """Dialect of an HTTP request path (query string ignored); None when unknown. Each dialect's home
     says which paths it claims (`Paths.claims`), asked in `Dialect` order."""
+    return _claimed(path.split("?", 1)[0].rstrip("/"))
+
+
+# Asked several times per request (the hooks, the recorder, the analysis) of the few paths an agent
+# uses: each home's claims are tried once per path.
+@lru_cache(maxsize=1024)
+def _claimed(path: str) -> Dialect | None:
     from .dialects import homes
 
-    path = path.split("?", 1)[0].rstrip("/")
     return next((each.dialect for each in homes() if each.paths.claims(path)), None)
 
 

@@ -338,6 +338,22 @@ def test_every_frame_of_a_socket_is_scrubbed_on_its_own_and_keeps_its_direction_
                 if value.encode() in data] == [], file
 
 
+def test_a_text_found_clean_in_one_flow_is_still_scrubbed_where_it_is_another_flow_s_secret():
+    # Header values are scanned by name and shape once (they repeat flow after flow); by value,
+    # each flow is still scrubbed of its own secrets.
+    value = "opaque-session-0123456789"  # no name nor shape says secret
+    plain = make_flow(request_headers=[("x-session", value)], response_headers=[("x-session", value)])
+    assert redacted(plain) == plain
+    keyed = make_flow(request_headers=[("Authorization", f"Bearer {value}"), ("x-session", value)],
+                      response_headers=[("x-session", value)], path=f"/v1/{value}", secrets=(value,))
+    assert redacted(keyed) == make_flow(request_headers=[("Authorization", REDACTED), ("x-session", REDACTED)],
+                                        response_headers=[("x-session", REDACTED)], path=f"/v1/{REDACTED}")
+    # A shape found once is found every time.
+    shaped_key = "sk-proj-" + "a1" * 12
+    for _ in range(2):
+        assert redacted(make_flow(response_headers=[("x-echo", shaped_key)])).response_headers == [("x-echo", REDACTED)]
+
+
 def test_values_too_short_to_be_secrets_are_not_scrubbed_and_bodies_stay_byte_for_byte():
     body = b'{"model": "m", "max_tokens": 12345678, "text": "short7 Bearer x"}'
     flow = make_flow(request_body=body, request_headers=[("x-api-key", "short7")], secrets=("short7",),

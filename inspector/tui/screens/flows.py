@@ -19,7 +19,6 @@ from ..widgets.connection import ConnectionBar
 from ..widgets.footer import SteadyFooter
 from ..widgets.flow_list import ColumnHeader, FlowList
 from .confirm import ConfirmScreen
-from .frames import FramesScreen
 
 if TYPE_CHECKING:
     from ..app import InspectorApp
@@ -64,7 +63,8 @@ class FlowsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         app = self.inspector
-        yield ConnectionBar(app.listening, store_path=str(app.store.path), id="connection")
+        yield ConnectionBar(app.listening, store_path=str(app.store.path), starting=app.starting,
+                            failed=None if app.failed is None else app.failed.reason, id="connection")
         yield ColumnHeader()
         yield FlowList(app.store, clock=app.clock, id="flows")
         yield Input(placeholder="filter: text, ~v RULE ~dialect D ~model M ~tool T ~c 4xx ~e ~d DOMAIN #N, & | ! ( )",
@@ -158,6 +158,9 @@ class FlowsScreen(Screen[None]):
     def open_flow(self, event: FlowList.Opened) -> None:
         row = self.flow_list.current
         if row is not None and row.id == event.flow_id and row.websocket:
+            # Imported here: the socket readers and the checker behind them would slow the list's first frame.
+            from .frames import FramesScreen
+
             # A socket is read frame by frame; its turns open as flows.
             self.app.push_screen(FramesScreen(event.flow_id))
             return

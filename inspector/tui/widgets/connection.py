@@ -114,21 +114,29 @@ class ConnectionBar(Widget):
     stopped: reactive[str | None] = reactive(None, layout=True)
     # Every setting, wrapped over as many rows as needed; else the two-row summary.
     expanded: reactive[bool] = reactive(False, layout=True)
+    # The forwarder's process is starting (the app does not wait for it): what it listens on comes
+    # with its readiness (`listening`), or why it could not start (`failed`).
+    starting: reactive[bool] = reactive(False, layout=True)
+    listening: reactive[Listening | None] = reactive(None, layout=True, init=False)
+    failed: reactive[str | None] = reactive(None, layout=True)
     HINT = "  c: all settings"
 
-    def __init__(self, listening: Listening | None, *, store_path: str, id: str | None = None) -> None:
+    def __init__(self, listening: Listening | None, *, store_path: str, starting: bool = False,
+                 failed: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.listening = listening
+        self.set_reactive(ConnectionBar.listening, listening)
+        self.set_reactive(ConnectionBar.starting, starting)
+        self.set_reactive(ConnectionBar.failed, failed)
         self.store_path = store_path
         self._refused_shown = 0
 
     def on_mount(self) -> None:
-        if self.listening is not None and self.listening.access is not None:
-            # The forwarder's loop only counts; the bar looks, at its own pace.
-            self.set_interval(1.0, self._check_refusals)
+        # The forwarder's loop only counts; the bar looks, at its own pace.
+        self.set_interval(1.0, self._check_refusals)
 
     def _check_refusals(self) -> None:
-        assert self.listening is not None and self.listening.access is not None
+        if self.listening is None or self.listening.access is None:
+            return
         if self.listening.access.refused != self._refused_shown:
             self.refresh(layout=True)
 
@@ -166,6 +174,17 @@ class ConnectionBar(Widget):
         refused = self.get_component_rich_style("connection-bar--refused", partial=True)
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append("toolwire-inspect ", name)
+        if self.listening is None and self.starting:
+            text.append("starting…  ", mode)
+            text.append("store ", key)
+            text.append(shown(self.store_path), value)
+            return text
+        if self.listening is None and self.failed is not None:
+            text.append("not forwarding: ", key)
+            text.append(shown(self.failed), self.get_component_rich_style("connection-bar--problem", partial=True))
+            text.append("  browsing ", key)
+            text.append(shown(self.store_path), value)
+            return text
         if self.listening is None:
             text.append("not forwarding (no --upstream): browsing ", key)
             text.append(shown(self.store_path), value)
