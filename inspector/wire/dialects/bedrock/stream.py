@@ -9,6 +9,7 @@ builder (see `wire.streams`)."""
 from __future__ import annotations
 
 import binascii
+import functools
 import struct
 from typing import Any
 
@@ -31,7 +32,30 @@ def _buffer() -> Any:
         from botocore.eventstream import EventStreamBuffer
     except ImportError:
         return None
-    return EventStreamBuffer()
+    buffer = EventStreamBuffer()
+    # Where botocore keeps it (a private name: renamed one day, the buffer merely parses every block).
+    buffer._header_parser = _RememberedHeaders(buffer._header_parser)  # type: ignore[attr-defined]  # private
+    return buffer
+
+
+class _RememberedHeaders:
+    """botocore's header parser, remembering the few header blocks a stream repeats: the frames of
+    an answer differ only in their event type, and parsing the same headers again was most of the
+    time botocore spends on a frame (the translated stream's 100 ms/MB budget)."""
+
+    _KEPT = 64  # distinct blocks remembered: a stream's event and exception types, and then some
+
+    def __init__(self, parser: Any) -> None:
+        self._parser = parser
+        self._seen: dict[bytes, dict[str, Any]] = {}
+
+    def parse(self, data: bytes) -> dict[str, Any]:
+        found = self._seen.get(data)
+        if found is None:
+            found = self._parser.parse(data)  # a malformed block raises as it did, and is not kept
+            if len(self._seen) < self._KEPT:
+                self._seen[data] = found
+        return dict(found)
 
 
 def frames(body: bytes) -> list[tuple[dict[str, Any], bytes]]:
@@ -92,13 +116,18 @@ def frame(headers: list[tuple[str, str]], payload: bytes) -> bytes:
     """One event-stream frame (string headers only): prelude, its CRC, headers, payload, message CRC.
     botocore has no writer; the mock and the translated streams need one, and the format is four
     length fields and two CRC32s."""
-    encoded = b"".join(struct.pack(">B", len(name)) + name.encode() + b"\x07" + struct.pack(">H", len(value.encode()))
-                       + value.encode() for name, value in headers)
+    encoded = _header_block(tuple(headers))
     total = 12 + len(encoded) + len(payload) + 4
     prelude = struct.pack(">II", total, len(encoded))
     head = prelude + struct.pack(">I", binascii.crc32(prelude))
     message = head + encoded + payload
     return message + struct.pack(">I", binascii.crc32(message))
+
+
+@functools.lru_cache(maxsize=64)  # a stream's frames repeat a few header blocks (one per event type)
+def _header_block(headers: tuple[tuple[str, str], ...]) -> bytes:
+    return b"".join(struct.pack(">B", len(name)) + name.encode() + b"\x07" + struct.pack(">H", len(value.encode()))
+                    + value.encode() for name, value in headers)
 
 
 def encode_event(event: dict[str, Any]) -> bytes:
