@@ -125,6 +125,8 @@ class Signing(Addon):
         if dialect is None:
             return None
         found = provider(dialect)
+        if found is not None and not found.signs and self.translated_to is not None:
+            return None  # a translation goes to the target's own provider, whoever the client signed for
         if found is None or not found.signs:
             # Another provider serving this dialect (Claude on Bedrock speaks Anthropic's), when the client
             # signed for it.

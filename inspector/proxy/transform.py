@@ -89,6 +89,10 @@ class TransformFactory(Addon):
         key_headers = auth_headers()
         others = tuple(p.own_header_prefix for each in homes() for p in each.providers
                        if p.own_header_prefix and p.name != self.target.name)
+        # A signed request (SigV4) carries a signature made for one request to its provider, and its
+        # session token: neither is a key to move anywhere.
+        signatures = tuple(p.signature for each in homes() for p in each.providers if p.signature)
+        signed = any(name.lower() == "authorization" and value.startswith(signatures) for name, value in headers)
         key = None
         kept = []
         for name, value in headers:
@@ -96,7 +100,7 @@ class TransformFactory(Addon):
             if lower == "accept-encoding":
                 continue
             if moving and lower in key_headers:
-                if key is None:
+                if key is None and not signed:
                     key = value[7:] if lower == "authorization" and value[:7].lower() == "bearer " else value
                 continue
             if moving and others and lower.startswith(others):
@@ -105,7 +109,10 @@ class TransformFactory(Addon):
         if moving and key is None:
             key = next((v for k, v in query_pairs(query) if k == "key"), None)
         if moving and key is not None and self.target.auth is not None:
-            kept = self.target.auth(ProviderRequest("POST", "", kept), key).headers
+            if self.target.signs:  # signed last, for the URL it goes to (addons.Signing), which reads the key here
+                kept.append(("Authorization", f"Bearer {key}"))
+            else:
+                kept = self.target.auth(ProviderRequest("POST", "", kept), key).headers
         for header, value in self.target.version_headers:
             if not any(k.lower() == header for k, _ in kept):
                 kept.append((header, value))

@@ -12,10 +12,12 @@ import time
 import orjson
 
 from inspector.wire.dialect import Dialect
+from inspector.wire.dialects.bedrock.stream import encode_event
 from inspector.wire.translate import PAIRS, get_bridge
 
 PATHS = {Dialect.OPENAI_CHAT: "/v1/chat/completions", Dialect.OPENAI_RESPONSES: "/v1/responses",
-         Dialect.ANTHROPIC: "/v1/messages", Dialect.GEMINI: "/v1beta/models/gemini-2.5-flash:generateContent"}
+         Dialect.ANTHROPIC: "/v1/messages", Dialect.GEMINI: "/v1beta/models/gemini-2.5-flash:generateContent",
+         Dialect.BEDROCK: "/model/amazon.nova-pro-v1%3A0/converse"}
 RUNS = 7
 
 
@@ -54,6 +56,19 @@ def stream_body(target_bytes: int = 1 << 20) -> bytes:
     return b"".join(chunks) + b"data: [DONE]\n\n"
 
 
+def converse_stream_body(target_bytes: int = 1 << 20) -> bytes:
+    """ConverseStream text deltas as event-stream frames, about `target_bytes` long."""
+    frames = [encode_event({"messageStart": {"role": "assistant"}})]
+    size = i = 0
+    while size < target_bytes:
+        frame = encode_event({"contentBlockDelta": {"delta": {"text": f"token{i} "}, "contentBlockIndex": 0}})
+        frames.append(frame)
+        size += len(frame)
+        i += 1
+    return b"".join(frames) + encode_event({"contentBlockStop": {"contentBlockIndex": 0}}) + \
+        encode_event({"messageStop": {"stopReason": "end_turn"}})
+
+
 def timed(fn) -> float:
     samples = []
     for _ in range(RUNS):
@@ -66,7 +81,7 @@ def timed(fn) -> float:
 def main() -> None:
     chat = conversation()
     sources = {Dialect.OPENAI_CHAT: chat}
-    for dialect in (Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI):
+    for dialect in (Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI, Dialect.BEDROCK):
         sources[dialect] = get_bridge(Dialect.OPENAI_CHAT, dialect).request(chat, PATHS[Dialect.OPENAI_CHAT]).payload
     print(f"request translation, median of {RUNS} runs (target <= 100 ms per 1 MB)")
     print(f"{'pair':40} {'input':>9} {'messages':>9} {'ms':>8} {'MB/s':>7}")
@@ -81,8 +96,15 @@ def main() -> None:
         print(f"{source.value + ' -> ' + target.value:40} {size / 1e6:7.2f}MB {count:9d} {ms:8.1f} {size / 1e3 / ms:7.1f}")
     body = stream_body()
     print(f"\nstream relay of {len(body) / 1e6:.2f} MB of chat chunks, fed 4 KiB at a time")
-    for source in (Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI):
-        bridge = get_bridge(source, Dialect.OPENAI_CHAT)
+    streams = [(source, Dialect.OPENAI_CHAT, body) for source in
+               (Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI, Dialect.BEDROCK)]
+    converse = converse_stream_body()
+    streams += [(source, Dialect.BEDROCK, converse) for source in
+                (Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI)]
+    for source, target, body in streams:
+        if target is Dialect.BEDROCK and source is Dialect.OPENAI_CHAT:
+            print(f"stream relay of {len(body) / 1e6:.2f} MB of ConverseStream frames, fed 4 KiB at a time")
+        bridge = get_bridge(source, target)
         state = bridge.request(sources[source], PATHS[source]).state
 
         def relay() -> None:
@@ -92,7 +114,7 @@ def main() -> None:
             translator.close()
 
         ms = timed(relay)
-        print(f"{'openai-chat stream -> ' + source.value:40} {ms:8.1f} ms {len(body) / 1e3 / ms:7.1f} MB/s")
+        print(f"{target.value + ' stream -> ' + source.value:40} {ms:8.1f} ms {len(body) / 1e3 / ms:7.1f} MB/s")
     print(f"\nworst request pair: {worst:.1f} ms ({'within' if worst <= 100 else 'OVER'} the 100 ms target)")
 
 

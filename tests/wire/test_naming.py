@@ -59,9 +59,7 @@ def test_every_dialect_home_provides_what_its_parts_are_typed_by():
     assert [d for d, fns in parts.items() if not all(map(callable, fns))] == []
     assert [d for d, h in homes.items() if not (callable(h.summary.tools) and callable(h.summary.tool_calls))] == []
     bridged = {d for d, h in homes.items() if h.bridge is not None}
-    # Bedrock's bridge reads its requests for the conversation view and writes the MCP bridge's
-    # results; its translation pairs are not offered yet (the translation tests read SSE streams only).
-    assert bridged == {d for pair in PAIRS for d in pair} | {Dialect.BEDROCK}
+    assert bridged == {d for pair in PAIRS for d in pair}
     assert [d for d in bridged if not isinstance(homes[d].bridge, DialectBridge)] == []
 
 

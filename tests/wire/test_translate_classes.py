@@ -17,8 +17,9 @@ from inspector.wire.violations import Severity
 from . import translate_cases as cases
 
 CHAT, RESP, ANT, GEM = Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI
+BR = Dialect.BEDROCK
 PATH = {CHAT: "/v1/chat/completions", RESP: "/v1/responses", ANT: "/v1/messages",
-        GEM: "/v1beta/models/gemini-2.5-flash:generateContent"}
+        GEM: "/v1beta/models/gemini-2.5-flash:generateContent", BR: "/model/amazon.nova-pro-v1%3A0/converse"}
 GOLDEN = Path(__file__).parent / "golden"
 
 
@@ -424,29 +425,36 @@ def test_empty_choices_and_empty_messages_do_not_crash_and_are_reported(source: 
 # takes the model and streaming there). A field with no place in the target, or whose scalar value
 # changed, must be named in the report; so must every target field that no source field produced.
 TURNS = {CHAT: ("messages",), RESP: ("input", "instructions"), ANT: ("messages", "system"),
-         GEM: ("contents", "systemInstruction")}
+         GEM: ("contents", "systemInstruction"), BR: ("messages", "system")}
 SAMPLING = {CHAT: ("max_tokens", "temperature", "top_p", "stop", "response_format"),
             RESP: ("max_output_tokens", "temperature", "top_p", "text"),
-            ANT: ("max_tokens", "temperature", "top_p", "stop_sequences")}
+            ANT: ("max_tokens", "temperature", "top_p", "stop_sequences"), BR: ("inferenceConfig",)}
 PLACE = {
-    "model": {CHAT: ("model",), RESP: ("model",), ANT: ("model",), GEM: ("path",)},
-    "stream": {CHAT: ("stream", "stream_options"), RESP: ("stream",), ANT: ("stream",), GEM: ("path",)},
-    "temperature": {CHAT: ("temperature",), RESP: ("temperature",), ANT: ("temperature",), GEM: ("generationConfig",)},
-    "top_p": {CHAT: ("top_p",), RESP: ("top_p",), ANT: ("top_p",), GEM: ("generationConfig",)},
+    "model": {CHAT: ("model",), RESP: ("model",), ANT: ("model",), GEM: ("path",), BR: ("path",)},
+    "stream": {CHAT: ("stream", "stream_options"), RESP: ("stream",), ANT: ("stream",), GEM: ("path",), BR: ("path",)},
+    "temperature": {CHAT: ("temperature",), RESP: ("temperature",), ANT: ("temperature",), GEM: ("generationConfig",),
+                    BR: ("inferenceConfig",)},
+    "top_p": {CHAT: ("top_p",), RESP: ("top_p",), ANT: ("top_p",), GEM: ("generationConfig",), BR: ("inferenceConfig",)},
     "max_tokens": {CHAT: ("max_tokens",), RESP: ("max_output_tokens",), ANT: ("max_tokens",),
-                   GEM: ("generationConfig",)},
-    "max_output_tokens": {CHAT: ("max_tokens",), ANT: ("max_tokens",), GEM: ("generationConfig",)},
+                   GEM: ("generationConfig",), BR: ("inferenceConfig",)},
+    "max_output_tokens": {CHAT: ("max_tokens",), ANT: ("max_tokens",), GEM: ("generationConfig",),
+                          BR: ("inferenceConfig",)},
     "parallel_tool_calls": {CHAT: ("parallel_tool_calls",), RESP: ("parallel_tool_calls",), ANT: ("tool_choice",)},
-    "stop": {ANT: ("stop_sequences",), GEM: ("generationConfig",)},
-    "stop_sequences": {CHAT: ("stop",), GEM: ("generationConfig",)},
+    "stop": {ANT: ("stop_sequences",), GEM: ("generationConfig",), BR: ("inferenceConfig",)},
+    "stop_sequences": {CHAT: ("stop",), GEM: ("generationConfig",), BR: ("inferenceConfig",)},
     "store": {CHAT: ("store",), RESP: ("store",)},
     "messages": TURNS, "input": TURNS, "contents": TURNS,
     "system": TURNS, "instructions": TURNS, "systemInstruction": TURNS,
-    "tools": {CHAT: ("tools", "web_search_options"), RESP: ("tools",), ANT: ("tools",), GEM: ("tools",)},
+    "tools": {CHAT: ("tools", "web_search_options"), RESP: ("tools",), ANT: ("tools",), GEM: ("tools",),
+              BR: ("toolConfig",)},
     "web_search_options": {RESP: ("tools",), ANT: ("tools",), GEM: ("tools",)},
-    "tool_choice": {CHAT: ("tool_choice",), RESP: ("tool_choice",), ANT: ("tool_choice",), GEM: ("toolConfig",)},
-    "toolConfig": {CHAT: ("tool_choice",), RESP: ("tool_choice",), ANT: ("tool_choice",)},
+    "tool_choice": {CHAT: ("tool_choice",), RESP: ("tool_choice",), ANT: ("tool_choice",), GEM: ("toolConfig",),
+                    BR: ("toolConfig",)},
+    # Gemini's toolConfig holds the choice; Bedrock's the tools and the choice.
+    "toolConfig": {CHAT: ("tool_choice", "tools"), RESP: ("tool_choice", "tools"), ANT: ("tool_choice", "tools"),
+                   GEM: ("toolConfig", "tools"), BR: ("toolConfig",)},
     "generationConfig": SAMPLING,
+    "inferenceConfig": {**SAMPLING, GEM: ("generationConfig",)},
     "reasoning_effort": {RESP: ("reasoning",)},
     "reasoning": {CHAT: ("reasoning_effort",)},
     "response_format": {RESP: ("text",), ANT: ("output_config",), GEM: ("generationConfig",)},
@@ -461,6 +469,8 @@ def test_every_top_level_difference_of_a_golden_is_named_in_its_report(source: D
     before = orjson.loads((GOLDEN / "inputs" / f"{source.value}.request.json").read_bytes())
     if source is GEM:  # a Gemini request carries its model and streaming in the path
         before = {"model": "gemini-2.5-flash", "stream": True, **before}
+    if source is BR:  # so does a Converse request
+        before = {"model": "anthropic.claude-sonnet-4-5-20250929-v1:0", "stream": True, **before}
     after, losses = golden["request"]["output"], golden["request"]["losses"]
     after_with_path = {**after, "path": golden["request"]["translated_path"]}
 
@@ -719,18 +729,21 @@ def test_chat_tool_calls_that_are_not_a_list_are_refused_where_they_are(calls: o
 
 def _answer(dialect: Dialect, stream: bool):
     from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
+    from inspector.wire.dialects.bedrock.mock import converse_response, converse_stream
     from inspector.wire.dialects.gemini.mock import gemini_response, gemini_stream
     from inspector.wire.dialects.openai_chat.mock import chat_completion, chat_stream
     from inspector.wire.dialects.openai_responses.mock import responses_result, responses_stream
 
     made = {CHAT: (chat_completion, chat_stream), RESP: (responses_result, responses_stream),
-            ANT: (anthropic_message, anthropic_stream), GEM: (gemini_response, gemini_stream)}[dialect]
+            ANT: (anthropic_message, anthropic_stream), GEM: (gemini_response, gemini_stream),
+            BR: (converse_response, converse_stream)}[dialect]
     return made[1 if stream else 0]("It is sunny.")
 
 
-USAGE_KEY = {CHAT: "usage", RESP: "usage", ANT: "usage", GEM: "usageMetadata"}
+USAGE_KEY = {CHAT: "usage", RESP: "usage", ANT: "usage", GEM: "usageMetadata", BR: "usage"}
 BAD_USAGE = ["lots", [1, 2], 7, {"prompt_tokens": "x", "completion_tokens": [1], "input_tokens": "x",
-                                 "output_tokens": {"n": 1}, "promptTokenCount": "x", "candidatesTokenCount": "1e9"}]
+                                 "output_tokens": {"n": 1}, "promptTokenCount": "x", "candidatesTokenCount": "1e9",
+                                 "inputTokens": "x", "outputTokens": [1]}]
 
 
 def _spoil(node, key: str, bad):
@@ -747,10 +760,12 @@ def _spoil(node, key: str, bad):
 def test_usage_of_the_wrong_type_costs_the_counts_not_the_answer(source, target, bad) -> None:
     import re
 
-    from inspector.wire.sse import SSEParser
+    from inspector.wire.dialects import home
+    from inspector.wire.streams import parse_events
 
     request = {ANT: ant(), GEM: {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]},
-               RESP: {"model": "gpt-5", "input": "hi"}}.get(source, chat())
+               RESP: {"model": "gpt-5", "input": "hi"}, BR: {"messages": [{"role": "user", "content": [{"text": "hi"}]}]},
+               }.get(source, chat())
     bridge = get_bridge(source, target)
     sent = bridge.request(request, PATH[source])
     answer = bridge.response(_spoil(_answer(target, False), USAGE_KEY[target], bad), sent.state).payload
@@ -758,16 +773,29 @@ def test_usage_of_the_wrong_type_costs_the_counts_not_the_answer(source, target,
 
     def relayed(answer: list) -> list[str]:
         """The client's stream, token counts and timestamps zeroed."""
-        streamed = bridge.request({**request, "stream": True}, PATH[source])
+        streamed = bridge.request(request, PATH[BR] + "-stream") if source is BR else \
+            bridge.request({**request, "stream": True}, PATH[source])
         relay = bridge.stream(streamed.state)
-        out = b""
-        for event in answer:
-            name, data = event if isinstance(event, tuple) else ("", event)
-            text = data if isinstance(data, str) else orjson.dumps(data).decode()
-            out += relay.feed((f"event: {name}\n" if name else "").encode() + f"data: {text}\n\n".encode())
-        parser = SSEParser()
-        events = parser.feed(out + relay.close()) + parser.close()
-        return [re.sub(r'"(\w*(?:tokens|TokenCount|created\w*))":\d+', r'"\1":0', e.data) for e in events]
+        out = b"".join(relay.feed(chunk) for chunk in home(target).framing.encode(answer))
+        events = parse_events(out + relay.close(), source)
+        return [re.sub(r'"(\w*(?:tokens|Tokens|TokenCount|created\w*))":\d+', r'"\1":0', orjson.dumps(e).decode())
+                for e in events]
 
     # The same stream as with counts written right, but for the counts.
     assert relayed(_spoil(_answer(target, True), USAGE_KEY[target], bad)) == relayed(_answer(target, True))
+
+
+# --- a field with no counterpart is named, whatever the target -----------------------------------
+
+STATELESS = [(s, t) for s, t in PAIRS if s in (CHAT, RESP) and t not in (CHAT, RESP)]
+
+
+@pytest.mark.parametrize("store", [True, False])
+@pytest.mark.parametrize(("source", "target"), STATELESS, ids=[f"{s.value}:{t.value}" for s, t in STATELESS])
+def test_store_is_named_in_the_report_where_the_target_keeps_nothing(source, target, store) -> None:
+    """Chat -> Anthropic and Chat -> Gemini dropped `store` with nothing in the loss report."""
+    request = chat(store=store) if source is CHAT else {"model": "gpt-5", "input": "hi", "store": store}
+    sent = get_bridge(source, target).request(request, PATH[source])
+    assert [loss.to_dict() for loss in sent.losses if loss.source == "/store"] == [
+        {"source": "/store", "target": None, "kind": "dropped",
+         "why": f"{target.value} has no setting for whether the provider keeps the exchange", "rule": ""}]

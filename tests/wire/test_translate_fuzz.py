@@ -21,7 +21,9 @@ json_values = st.recursive(
     lambda children: st.lists(children, max_size=4) | st.dictionaries(
         st.sampled_from(["role", "content", "type", "name", "id", "tool_calls", "function", "arguments", "messages",
                          "input", "tools", "contents", "parts", "functionCall", "call_id", "output", "choices",
-                         "delta", "index", "text", "candidates", "tool_use_id", "source", "model", "error"]),
+                         "delta", "index", "text", "candidates", "tool_use_id", "source", "model", "error", "toolUse",
+                         "toolUseId", "toolResult", "toolSpec", "inputSchema", "json", "contentBlockIndex", "start",
+                         "stopReason", "usage"]),
         children, max_size=5),
     max_leaves=25)
 
@@ -72,3 +74,32 @@ def test_streams_never_raise(pair, events, garbage, size) -> None:
     relay = bridge.stream(state)
     out = b"".join(relay.feed(body[i:i + size]) for i in range(0, len(body), size)) + relay.close()
     assert isinstance(out, bytes)
+
+
+BEDROCK_EVENTS = st.sampled_from(["messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop",
+                                  "messageStop", "metadata", "modelStreamErrorException", "somethingNew"])
+
+
+@SETTINGS
+@given(st.sampled_from([pair for pair in PAIRS if pair[1] is Dialect.BEDROCK]),
+       st.lists(st.tuples(BEDROCK_EVENTS, json_values), max_size=6), st.binary(max_size=40), st.integers(1, 64),
+       st.booleans())
+def test_event_streams_never_raise_and_a_broken_frame_ends_the_answer_failed(pair, events, garbage, size, cut) -> None:
+    """Frames of any JSON under Bedrock's event types, then bytes that are no frame (or the stream
+    cut inside one): the translation goes on to the client's end, and an answer the break cut short
+    ends failed, never as if it were whole."""
+    from inspector.wire.dialects.bedrock.stream import encode_event
+    from inspector.wire.streams import parse_events
+
+    source, target = pair
+    bridge = get_bridge(source, target)
+    state = bridge.request(_request(source), PATHS[source]).state
+    body = b"".join(encode_event({kind: value}) for kind, value in events)
+    tail = UPSTREAM[target][1][:-3] if cut else b"\x00\x00\x00\x01" + garbage
+    relay = bridge.stream(state)
+    sent = body + tail
+    out = b"".join(relay.feed(sent[i:i + size]) for i in range(0, len(sent), size)) + relay.close()
+    said = orjson.dumps(parse_events(out, source)).decode()
+    # Unless an event before the break had ended the answer (metadata, an exception).
+    ended = any(kind in ("metadata", "modelStreamErrorException") for kind, _ in events)
+    assert ended or "the upstream's event stream cannot be read on" in said

@@ -18,8 +18,9 @@ from inspector.wire.translate import PAIRS as BRIDGED, get_bridge
 from inspector.wire.violations import Severity
 
 CHAT, RESP, ANT, GEM = Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI
+BR = Dialect.BEDROCK
 PATHS = {CHAT: "/v1/chat/completions", RESP: "/v1/responses", ANT: "/v1/messages",
-         GEM: "/v1beta/models/gemini-2.5-flash:generateContent"}
+         GEM: "/v1beta/models/gemini-2.5-flash:generateContent", BR: "/model/amazon.nova-pro-v1%3A0/converse"}
 SETTINGS = settings(max_examples=examples(60), deadline=None, suppress_health_check=list(HealthCheck))
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}}
 
@@ -51,6 +52,14 @@ def _request(dialect: Dialect, names: list[str], call_id: str) -> dict[str, Any]
                                                                 "input": {}}]},
                              {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
                                                            "content": "done"}, {"type": "text", "text": "again"}]}]}
+    if dialect is BR:
+        return {"toolConfig": {"tools": [{"toolSpec": {"name": n, "inputSchema": {"json": SCHEMA}}} for n in names]},
+                "messages": [{"role": "user", "content": [{"text": "go"}]},
+                             {"role": "assistant", "content": [{"toolUse": {"toolUseId": call_id, "name": name,
+                                                                            "input": {}}}]},
+                             {"role": "user", "content": [{"toolResult": {"toolUseId": call_id,
+                                                                          "content": [{"text": "done"}]}},
+                                                          {"text": "again"}]}]}
     return {"tools": [{"functionDeclarations": [{"name": n, "parameters": {
         "type": "OBJECT", "properties": {"q": {"type": "STRING"}}}} for n in names]}],
         "contents": [{"role": "user", "parts": [{"text": "go"}]},
@@ -73,6 +82,8 @@ def _called(dialect: Dialect, payload: dict[str, Any]) -> list[str]:
         return [item["name"] for item in payload["output"] if item.get("type") == "function_call"]
     if dialect is ANT:
         return [block["name"] for block in payload["content"] if block["type"] == "tool_use"]
+    if dialect is BR:
+        return [block["toolUse"]["name"] for block in payload["output"]["message"]["content"] if "toolUse" in block]
     return [part["functionCall"]["name"] for part in payload["candidates"][0]["content"]["parts"]
             if "functionCall" in part]
 

@@ -24,10 +24,11 @@ from inspector.wire.violations import Severity
 from . import wire_payloads as payloads
 
 CHAT, RESP, ANT, GEM = Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI
+BR = Dialect.BEDROCK
 HERE = Path(__file__).parent
 ROOT = HERE.parent
 BASELINES = {CHAT: payloads.chat_request, RESP: payloads.responses_request, ANT: payloads.anthropic_request,
-             GEM: payloads.gemini_request}
+             GEM: payloads.gemini_request, BR: payloads.bedrock_request}
 _DIALECT_OF_PATH = {"/v1/chat/completions": CHAT, "/v1/responses": RESP, "/v1/messages": ANT}
 
 
@@ -167,7 +168,24 @@ def _gemini(tools, effort, user, max_tokens, temperature) -> dict[str, Any]:
     return body
 
 
-BUILD = {CHAT: _chat, RESP: _responses, ANT: _anthropic, GEM: _gemini}
+def _bedrock(tools, effort, user, max_tokens, temperature) -> dict[str, Any]:
+    body = payloads.bedrock_request()
+    body["toolConfig"]["tools"] = [{"toolSpec": {"name": name, "inputSchema": {"json": schema}}} for name, schema in tools]
+    body["toolConfig"]["toolChoice"] = {"tool": {"name": tools[0][0]}} if effort == "high" else {"auto": {}}
+    for message in body["messages"]:
+        for block in message["content"]:
+            if "toolUse" in block:
+                block["toolUse"]["name"] = tools[0][0]
+    if effort not in (None, "none"):  # Converse says reasoning in the model's own fields
+        body["additionalModelRequestFields"] = {"reasoning_config": {"type": "enabled", "budget_tokens": 2048}}
+    if user is not None:
+        body["requestMetadata"] = {"user": user}
+    inference = {k: v for k, v in (("maxTokens", max_tokens), ("temperature", temperature)) if v is not None}
+    body["inferenceConfig"] = inference or body["inferenceConfig"]
+    return body
+
+
+BUILD = {CHAT: _chat, RESP: _responses, ANT: _anthropic, GEM: _gemini, BR: _bedrock}
 requests = st.builds(lambda pair, tools, effort, user, max_tokens, temperature: (
     pair, BUILD[pair[0]](tools, effort, user, max_tokens, temperature)),
     st.sampled_from(PAIRS), st.lists(st.tuples(tool_names, roots), min_size=1, max_size=3, unique_by=lambda t: t[0]),
@@ -194,3 +212,16 @@ def test_translate_exits_non_zero_when_it_cannot_produce_a_valid_payload(tmp_pat
     valid = tmp_path / "valid.json"
     valid.write_bytes(orjson.dumps({"model": "gpt-5", "input": "hi"}))
     assert main(["translate", "--from", "openai-responses", "--to", "openai-chat", str(valid)]) == 0
+
+
+def test_translate_from_bedrock_exits_non_zero_when_it_cannot_produce_a_valid_payload(tmp_path, capsys) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(orjson.dumps({"messages": []}))  # Converse takes it; Chat needs a message (OC-28)
+    assert main(["translate", "--from", "bedrock", "--to", "openai-chat", str(empty)]) == 1
+    assert "the translation is not a valid openai-chat request: error OC-28 /messages" in capsys.readouterr().err
+    valid = tmp_path / "valid.json"
+    valid.write_bytes(orjson.dumps({"modelId": "amazon.nova-pro-v1:0",
+                                    "messages": [{"role": "user", "content": [{"text": "hi"}]}]}))
+    assert main(["translate", "--from", "bedrock", "--to", "openai-chat", str(valid)]) == 0
+    assert orjson.loads(capsys.readouterr().out) == {"model": "amazon.nova-pro-v1:0",
+                                                     "messages": [{"role": "user", "content": "hi"}]}

@@ -5,17 +5,19 @@ pointer whatever the target cannot take. Every translated request passes our own
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import PAIRS
 
-from .test_translate_classes import ANT, CHAT, GEM, RESP, ant, chat, send
+from .test_translate_classes import ANT, BR, CHAT, GEM, PATH, RESP, ant, chat, send
 
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}, "temp": {"type": "number"}},
           "required": ["city", "temp"], "additionalProperties": False}
 GENAI = {"type": "OBJECT", "properties": {"city": {"type": "STRING"}, "temp": {"type": "NUMBER"}},
          "required": ["city", "temp"]}
+SCHEMA_TEXT = orjson.dumps(SCHEMA).decode()  # Converse takes the schema as its JSON text
 HI_GEM = [{"role": "user", "parts": [{"text": "hi"}]}]
 
 
@@ -47,6 +49,8 @@ def output_of(target: Dialect, payload: dict):
         return payload.get("text")
     if target is ANT:
         return payload.get("output_config")
+    if target is BR:
+        return payload.get("outputConfig")
     return {k: v for k, v in payload.get("generationConfig", {}).items() if k.startswith("response")} or None
 
 
@@ -62,7 +66,9 @@ CARRIED = {CHAT: {"type": "json_schema", "json_schema": {"name": "weather", "sch
            RESP: {"format": {"type": "json_schema", "name": "weather", "schema": SCHEMA,
                              "description": "the forecast", "strict": True}},
            ANT: {"format": {"type": "json_schema", "schema": SCHEMA}},
-           GEM: {"responseMimeType": "application/json", "responseJsonSchema": SCHEMA}}
+           GEM: {"responseMimeType": "application/json", "responseJsonSchema": SCHEMA},
+           BR: {"textFormat": {"type": "json_schema", "structure": {"jsonSchema": {
+               "schema": SCHEMA_TEXT, "name": "weather", "description": "the forecast"}}}}}
 
 
 @pairs(CHAT, RESP)
@@ -70,7 +76,7 @@ def test_an_openai_schema_reaches_every_target_with_what_it_can_carry(source: Di
     sent = send(source, target, NAMED[source])
     assert output_of(target, sent.payload) == CARRIED[target]
     at = NAMED_AT[source]
-    expected = [] if target in (CHAT, RESP) else [
+    expected = [] if target in (CHAT, RESP, BR) else [
         (f"{at}/name", None, "dropped", f"{target.value} takes no name for the response schema"),
         (f"{at}/description", None, "dropped",
          f"{target.value} takes no description for the response schema; put it in the prompt")]
@@ -110,9 +116,38 @@ def test_an_unnamed_schema_reaches_every_target(source: Dialect, target: Dialect
         assert output_of(target, sent.payload) == OPENAI_UNNAMED[target]
         assert notes(sent) == [(UNNAMED_AT[source], NAME_AT[target], "synthesised",
                                 f"{target.value} needs a name for the response schema; 'response' is sent")]
+    elif target is BR:
+        assert output_of(target, sent.payload) == {"textFormat": {"type": "json_schema", "structure": {
+            "jsonSchema": {"schema": SCHEMA_TEXT}}}}
+        assert notes(sent) == []
     else:
         assert output_of(target, sent.payload) == CARRIED[target]
         assert notes(sent) == []
+
+
+def test_a_converse_schema_reaches_every_target_and_strict_false_is_reported_on_the_way_in() -> None:
+    body = {"messages": [{"role": "user", "content": [{"text": "hi"}]}], "outputConfig": {"textFormat": {
+        "type": "json_schema", "structure": {"jsonSchema": {"schema": SCHEMA_TEXT, "name": "weather"}}}}}
+    for target in (CHAT, RESP):
+        assert output_of(target, send(BR, target, body).payload) == {
+            CHAT: {"type": "json_schema", "json_schema": {"name": "weather", "schema": SCHEMA}},
+            RESP: {"format": {"type": "json_schema", "name": "weather", "schema": SCHEMA}}}[target]
+    sent = send(CHAT, BR, chat(response_format={"type": "json_schema", "json_schema": {
+        "name": "weather", "schema": SCHEMA, "strict": False}}))
+    assert notes(sent) == [("/response_format/json_schema/strict", None, "converted",
+                            "Converse always holds the answer to the schema; strict false cannot be stated")]
+
+
+@pytest.mark.parametrize("schema", ["{not json", "[1]", {"type": "object"}])
+def test_a_converse_schema_that_is_not_json_schema_text_is_reported_not_read(schema) -> None:
+    body = {"messages": [{"role": "user", "content": [{"text": "hi"}]}], "outputConfig": {"textFormat": {
+        "type": "json_schema", "structure": {"jsonSchema": {"schema": schema}}}}}
+    from inspector.wire.translate import get_bridge
+
+    sent = get_bridge(BR, CHAT).request(body, PATH[BR])
+    assert "response_format" not in sent.payload
+    assert notes(sent) == [("/outputConfig/textFormat", None, "dropped", "an outputConfig.textFormat that is not a "
+                            "JSON Schema (as JSON text) has no counterpart")]
 
 
 def test_anthropic_beta_output_format_is_read_like_output_config() -> None:
@@ -189,9 +224,10 @@ JSON_AT = {CHAT: "/response_format", RESP: "/text/format", GEM: "/generationConf
 @pairs(CHAT, RESP, GEM)
 def test_json_mode_is_carried_and_reported_lost_only_on_anthropic(source: Dialect, target: Dialect) -> None:
     sent = send(source, target, JSON_MODE[source])
-    if target is ANT:
-        assert "output_config" not in sent.payload
-        assert notes(sent) == [(JSON_AT[source], None, "dropped", "Anthropic constrains answers only to a JSON "
+    if target in (ANT, BR):
+        assert output_of(target, sent.payload) is None
+        said = {ANT: "Anthropic", BR: "Converse"}[target]
+        assert notes(sent) == [(JSON_AT[source], None, "dropped", f"{said} constrains answers only to a JSON "
                                 "Schema; 'any JSON object' has no counterpart, so the answer is not held to JSON")]
     else:
         assert output_of(target, sent.payload) == JSON_CARRIED[target]
@@ -206,9 +242,10 @@ TEXT_CARRIED = {CHAT: {"type": "text"}, RESP: {"format": {"type": "text"}}, GEM:
 @pairs(CHAT, RESP, GEM)
 def test_plain_text_is_stated_where_the_target_can_state_it(source: Dialect, target: Dialect) -> None:
     sent = send(source, target, TEXT[source])
-    if target is ANT:
-        assert "output_config" not in sent.payload
-        assert notes(sent) == [(JSON_AT[source], None, "dropped", "plain text is Anthropic's default; nothing to state")]
+    if target in (ANT, BR):
+        assert output_of(target, sent.payload) is None
+        said = {ANT: "Anthropic", BR: "Converse"}[target]
+        assert notes(sent) == [(JSON_AT[source], None, "dropped", f"plain text is {said}'s default; nothing to state")]
     else:
         assert output_of(target, sent.payload) == TEXT_CARRIED[target]
         assert notes(sent) == []
@@ -240,5 +277,5 @@ def test_a_format_type_nobody_else_has_is_reported_near_miss() -> None:
 
 
 def test_no_structured_output_asks_for_none_near_miss() -> None:
-    for target in (RESP, ANT, GEM):  # every bridge a Chat client has
+    for target in (RESP, ANT, GEM, BR):  # every bridge a Chat client has
         assert output_of(target, send(CHAT, target, chat()).payload) is None

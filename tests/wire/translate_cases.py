@@ -7,7 +7,10 @@ from typing import Any
 
 import orjson
 
+from inspector.wire.dialect import Dialect
+from inspector.wire.dialects.bedrock.stream import encode_event
 from inspector.wire.sse import parse_all
+from inspector.wire.streams import parse_events
 
 
 def sse(*events: Any, named: bool = False, done: bool = False) -> bytes:
@@ -18,8 +21,11 @@ def sse(*events: Any, named: bool = False, done: bool = False) -> bytes:
     return out + (b"data: [DONE]\n\n" if done else b"")
 
 
-def events(body: bytes) -> list[Any]:
-    """The JSON data of every SSE event ("[DONE]" kept as a string)."""
+def events(body: bytes, dialect: Dialect | None = None) -> list[Any]:
+    """The JSON data of every SSE event ("[DONE]" kept as a string); with `dialect`, the events as
+    its framing reads them (Bedrock's event-stream frames)."""
+    if dialect is not None:
+        return parse_events(body, dialect)
     return [e.data if e.data == "[DONE]" else orjson.loads(e.data) for e in parse_all(body)]
 
 
@@ -166,4 +172,32 @@ GEMINI_RESPONSE = {
         {"functionCall": {"name": "get_time", "args": {"tz": "CET"}}}]}, "finishReason": "STOP", "index": 0}],
     "usageMetadata": {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18},
     "modelVersion": "m", "responseId": "r1",
+}
+
+# ConverseStream: one content block per text run and per call, in the order they close (Bedrock
+# does not interleave blocks), as event-stream frames.
+BEDROCK_STREAM = b"".join(encode_event(event) for event in (
+    {"messageStart": {"role": "assistant"}},
+    {"contentBlockDelta": {"delta": {"text": "Checking both."}, "contentBlockIndex": 0}},
+    {"contentBlockStop": {"contentBlockIndex": 0}},
+    {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "tooluse_a", "name": "get_weather"}},
+                           "contentBlockIndex": 1}},
+    {"contentBlockDelta": {"delta": {"toolUse": {"input": "{\"city\":"}}, "contentBlockIndex": 1}},
+    {"contentBlockDelta": {"delta": {"toolUse": {"input": "\"Paris\"}"}}, "contentBlockIndex": 1}},
+    {"contentBlockStop": {"contentBlockIndex": 1}},
+    {"contentBlockStart": {"start": {"toolUse": {"toolUseId": "tooluse_b", "name": "get_time"}},
+                           "contentBlockIndex": 2}},
+    {"contentBlockDelta": {"delta": {"toolUse": {"input": "{\"tz\":\"CET\"}"}}, "contentBlockIndex": 2}},
+    {"contentBlockStop": {"contentBlockIndex": 2}},
+    {"messageStop": {"stopReason": "tool_use"}},
+    {"metadata": {"usage": {"inputTokens": 11, "outputTokens": 7, "totalTokens": 18}, "metrics": {"latencyMs": 40}}},
+))
+
+BEDROCK_RESPONSE = {
+    "output": {"message": {"role": "assistant", "content": [
+        {"text": "Checking both."},
+        {"toolUse": {"toolUseId": "tooluse_a", "name": "get_weather", "input": {"city": "Paris"}}},
+        {"toolUse": {"toolUseId": "tooluse_b", "name": "get_time", "input": {"tz": "CET"}}}]}},
+    "stopReason": "tool_use", "usage": {"inputTokens": 11, "outputTokens": 7, "totalTokens": 18},
+    "metrics": {"latencyMs": 40},
 }

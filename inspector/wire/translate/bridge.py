@@ -13,7 +13,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 from .. import jsonsafe, profiles
 from ..dialect import Dialect, asks_for_sse
 from ..naming import NAME_RULES, IdMap, NameMap
-from ..sse import SSEEvent, SSEParser
+from ..sse import SSEEvent
 from ..dialects import home
 from . import events as ev
 from .common import NAMELESS, Emit, vet
@@ -21,10 +21,20 @@ from .model import Call, Loss, Request, Response, Result, State, TranslationErro
 
 
 
-class EventParser(Protocol):
-    """A target's stream events in, neutral events out (<dialect>.StreamParser)."""
+class StreamReader(Protocol):
+    """A target's stream bytes in, as they arrive, its whole events out in its own framing
+    (<dialect>.StreamReader: server-sent events, Bedrock's event-stream frames)."""
 
-    def feed(self, event: SSEEvent) -> list[ev.Event]: ...
+    def feed(self, chunk: bytes) -> list[Any]: ...
+
+    def close(self) -> list[Any]: ...
+
+
+class EventParser(Protocol):
+    """A target's stream events, as its StreamReader yields them, in; neutral events out
+    (<dialect>.StreamParser)."""
+
+    def feed(self, event: Any) -> list[ev.Event]: ...
 
     def close(self) -> list[ev.Event]: ...
 
@@ -40,6 +50,9 @@ class EventEmitter(Protocol):
 @runtime_checkable
 class DialectBridge(Protocol):
     """What each dialect's bridge module provides (dialects/<dialect>/bridge.py)."""
+
+    @property
+    def StreamReader(self) -> Callable[[], StreamReader]: ...
 
     @property
     def StreamParser(self) -> Callable[[State], EventParser]: ...
@@ -62,6 +75,10 @@ PAIRS: tuple[tuple[Dialect, Dialect], ...] = (
     (Dialect.OPENAI_CHAT, Dialect.ANTHROPIC), (Dialect.ANTHROPIC, Dialect.OPENAI_CHAT),
     (Dialect.ANTHROPIC, Dialect.OPENAI_RESPONSES),
     (Dialect.GEMINI, Dialect.OPENAI_CHAT), (Dialect.OPENAI_CHAT, Dialect.GEMINI),
+    (Dialect.OPENAI_CHAT, Dialect.BEDROCK), (Dialect.BEDROCK, Dialect.OPENAI_CHAT),
+    (Dialect.OPENAI_RESPONSES, Dialect.BEDROCK), (Dialect.BEDROCK, Dialect.OPENAI_RESPONSES),
+    (Dialect.ANTHROPIC, Dialect.BEDROCK), (Dialect.BEDROCK, Dialect.ANTHROPIC),
+    (Dialect.GEMINI, Dialect.BEDROCK), (Dialect.BEDROCK, Dialect.GEMINI),
 )
 # The HTTP statuses of the inspector's own refusals as Google names them (a Gemini SDK shows the name).
 _GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 502: "UNAVAILABLE"}
@@ -198,7 +215,8 @@ class Bridge:
         return self._src.emit_response(Response(error=error), State(self.source, self.target), [])
 
     def stream(self, state: State) -> StreamTranslator:
-        return StreamTranslator(self._dst.StreamParser(state), self._src.StreamEmitter(state, []), state)
+        return StreamTranslator(self._dst.StreamReader(), self._dst.StreamParser(state),
+                                self._src.StreamEmitter(state, []), state)
 
 
 @dataclass(slots=True)
@@ -206,36 +224,36 @@ class StreamTranslator:
     """Target-dialect stream bytes in, source-dialect stream bytes out, event by event: nothing
     waits for the end of the stream (a Gemini-bound call waits only for its own arguments)."""
 
+    reader: StreamReader
     parser: EventParser
     emitter: EventEmitter
     state: State
-    _sse: SSEParser = field(default_factory=SSEParser)
     _started: bool = False
     _nameless: set[Any] = field(default_factory=set)  # keys of upstream calls without a name
 
     @property
     def content_type(self) -> str:
         """The media type of the translated stream, for the response header."""
-        return "application/json" if self.state.json_array_stream else "text/event-stream"
+        return "application/json" if self.state.json_array_stream else home(self.state.source).framing.content_types[0]
 
     @property
     def losses(self) -> list[Loss]:
         return self.emitter.losses
 
     def feed(self, chunk: bytes) -> bytes:
-        return b"".join(self._relay(event) for event in self._sse.feed(chunk))
+        return b"".join(self._relay(event) for event in self.reader.feed(chunk))
 
     def close(self) -> bytes:
-        out = b"".join(self._relay(event) for event in self._sse.close())
+        out = b"".join(self._relay(event) for event in self.reader.close())
         return out + self._events(self.parser.close())
 
-    def _relay(self, event: SSEEvent) -> bytes:
+    def _relay(self, event: Any) -> bytes:
         # A malformed upstream event is reported and skipped: a stream in flight is never cut by it.
         try:
             return self._events(self.parser.feed(event))
         except _MALFORMED as exc:
             self.losses.append(Loss("/stream", None, "dropped", f"an upstream event that is not a valid "
-                                    f"{self.state.target.value} event ({_describe(exc)}): {event.data[:60]!r}"))
+                                    f"{self.state.target.value} event ({_describe(exc)}): {_excerpt(event)!r}"))
             return b""
 
     def _events(self, events: list[ev.Event]) -> bytes:
@@ -272,6 +290,12 @@ def _bridge(dialect: Dialect) -> DialectBridge:
 
 # What malformed input raises inside the parsers (a list where an object belongs, and so on).
 _MALFORMED = (AttributeError, TypeError, KeyError, IndexError, ValueError)
+
+
+def _excerpt(event: Any) -> str:
+    """The start of an upstream stream event, for a loss report: an SSE event's data, any other
+    framing's event as text."""
+    return (event.data if isinstance(event, SSEEvent) else str(event))[:60]
 
 
 def _describe(exc: Exception) -> str:

@@ -9,7 +9,7 @@ import orjson
 from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...pointer import join
-from ...sse import SSEEvent
+from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
 from ...translate.common import (parse_turns, RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text,
                                  json_schema_of, message_of,
@@ -331,6 +331,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
         out["metadata"] = {"user_id": req.user.value}
     if req.cache_key is not None:
         emit.drop(req.cache_key.src, "Anthropic caches by cache_control breakpoints, not by a key")
+    if req.store is not None:  # only Chat and Responses say it, both at /store
+        emit.drop("/store", "anthropic has no setting for whether the provider keeps the exchange")
     _emit_output(req.output, emit, out)
     if req.stop:
         out["stop_sequences"] = req.stop
@@ -582,6 +584,10 @@ def _message_id(upstream: str) -> str:
 
 
 # --- streams -------------------------------------------------------------------------------------
+
+# The upstream's stream bytes -> the events StreamParser reads: server-sent events.
+StreamReader = SSEParser
+
 
 class StreamParser:
     """Anthropic stream events -> neutral events; calls keyed by content-block index (AN-13)."""

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
+from ... import jsonsafe
 from ...dialect import Dialect
 from ...pointer import join
 from ...translate import events as ev
 from ...translate.common import (parse_turns, RUN, Emit, back_id, back_name, declared_once, dumps, hollow, join_text, json_schema_of,
                                  message_of, plain, refusal_as_text, token_counts)
-from ...translate.model import (Call, Choice, Loss, Message, Opaque, Part, Request, Response, Result, State, StopReason,
-                                Tool, TranslationError)
+from ...translate.model import (Call, Choice, Loss, Message, Opaque, Output, Part, Request, Response, Result, State,
+                                StopReason, Tool, TranslationError)
 from .limits import RANGES
 from .shape import model_of, stream_path
-from .stream import encode_event
+from .stream import EventReader, Unreadable, encode_event
 
-_PARAMS = ("messages", "system", "inferenceConfig", "toolConfig", "modelId")
+_PARAMS = ("messages", "system", "inferenceConfig", "toolConfig", "modelId", "outputConfig")
 _INFERENCE = {"maxTokens": "max_tokens", "temperature": "temperature", "topP": "top_p"}
 _STOP_IN: dict[object, StopReason] = {
     "end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
@@ -102,7 +105,35 @@ def parse_request(payload: dict[str, Any], path: str) -> tuple[Request, list[Los
     tools = payload.get("toolConfig")
     if isinstance(tools, dict):
         _parse_tools(tools, req, losses)
+    output = payload.get("outputConfig")
+    if isinstance(output, dict):
+        _parse_output(output, req)
     return req, losses
+
+
+def _parse_output(config: dict[str, Any], req: Request) -> None:
+    """outputConfig.textFormat: a JSON Schema, sent as its JSON text (OutputFormat, JsonSchemaDefinition)."""
+    req.leftovers.extend((join("/outputConfig", key), f"outputConfig.{key} has no counterpart")
+                         for key in config if key != "textFormat")
+    fmt = config.get("textFormat")
+    if fmt is None:
+        return
+    src = "/outputConfig/textFormat"
+    definition = ((fmt.get("structure") or {}).get("jsonSchema") or {}) if isinstance(fmt, dict) else {}
+    text = definition.get("schema") if isinstance(definition, dict) else None
+    try:
+        schema = jsonsafe.loads(text) if isinstance(text, str) else None
+    except orjson.JSONDecodeError:
+        schema = None
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema" or not isinstance(schema, dict):
+        req.leftovers.append((src, "an outputConfig.textFormat that is not a JSON Schema (as JSON text) has no "
+                                   "counterpart"))
+        return
+    at = join(src, "structure", "jsonSchema")
+    req.output = Output("schema", src, schema, str(definition.get("name") or ""),
+                        str(definition.get("description") or ""),
+                        pointers={"name": join(at, "name"), "description": join(at, "description"),
+                                  "schema": join(at, "schema")})
 
 
 def _parse_user(content: Any, src: str, items: list[Any], losses: list[Loss]) -> None:
@@ -190,7 +221,7 @@ def _media_block(part: Part, emit: Emit, tgt: str) -> dict[str, Any] | None:
     if part.kind == "file" and part.data:
         return {"document": {"format": fmt or "pdf", "name": part.filename or "document",
                              "source": {"bytes": part.data}}}
-    emit.drop(part.src, f"a {part.kind} part given by URL or in a format Converse does not read has no counterpart")
+    emit.drop(part.src, f"{'an' if part.kind == 'image' else 'a'} {part.kind} part given by URL or in a format Converse does not read has no counterpart")
     return None
 
 
@@ -275,16 +306,37 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
                                 "tool blocks; the tools the history calls are declared with open schemas", "BR-07"))
     if req.reasoning is not None:
         emit.drop(req.reasoning.src, "Converse states reasoning per model (additionalModelRequestFields); not sent")
-    if req.output is not None and req.output.kind != "text":
-        emit.drop(req.output.src, "Converse has no structured-output field")
+    _emit_output(req.output, emit, out)
     for identifier in (req.user, req.cache_key):
         if identifier is not None:
             emit.drop(identifier.src, "Converse has no field for this identifier")
+    if req.store is not None:  # only Chat and Responses say it, both at /store
+        emit.drop("/store", "bedrock has no setting for whether the provider keeps the exchange")
     if req.parallel is not None:
         emit.drop(req.parallel_src, "Converse has no parallel tool calls setting")
     for pointer, why in req.leftovers:
         emit.drop(pointer, why)
     return out
+
+
+def _emit_output(output: Output | None, emit: Emit, out: dict[str, Any]) -> None:
+    if output is None:
+        return
+    if output.kind == "text":
+        emit.drop(output.src, "plain text is Converse's default; nothing to state")
+    elif output.kind == "json":
+        emit.drop(output.src, "Converse constrains answers only to a JSON Schema; 'any JSON object' has no "
+                  "counterpart, so the answer is not held to JSON")
+    else:
+        definition: dict[str, Any] = {"schema": dumps(output.schema)}
+        if output.name:
+            definition["name"] = output.name
+        if output.description:
+            definition["description"] = output.description
+        out["outputConfig"] = {"textFormat": {"type": "json_schema", "structure": {"jsonSchema": definition}}}
+        if output.strict is False:
+            emit.convert(output.pointer("strict"), None, "Converse always holds the answer to the schema; strict "
+                         "false cannot be stated")
 
 
 def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
@@ -312,6 +364,10 @@ def _emit_choice(req: Request, emit: Emit, tools: list[dict[str, Any]]) -> dict[
         emit.drop(choice.src, "toolChoice without tools is rejected", "XL-11")
         return None
     if choice.mode == "named":
+        if choice.name not in {tool.name for tool in req.tools}:
+            emit.drop(choice.src, f"the choice names {choice.name!r}, which the request does not declare; Converse "
+                      "rejects a toolChoice naming no tool of toolConfig (BR-08)", "XL-11")
+            return None
         return {"tool": {"name": emit.name(choice.name, choice.src, "/toolConfig/toolChoice/tool/name")}}
     if choice.mode == "required":
         return {"any": {}}
@@ -390,8 +446,12 @@ def _error_message(error: Any) -> str:
 
 # --- streams -------------------------------------------------------------------------------------
 
+# The upstream's stream bytes -> the events StreamParser reads: frames, as boto3 reads them.
+StreamReader = EventReader
+
+
 class StreamParser:
-    """ConverseStream events (as stream.FRAMING reads them) -> neutral events; calls keyed by
+    """ConverseStream events (as stream.EventReader reads them) -> neutral events; calls keyed by
     contentBlockIndex (BR-10)."""
 
     def __init__(self, state: State) -> None:
@@ -403,6 +463,9 @@ class StreamParser:
         self.done = False
 
     def feed(self, event: Any) -> list[ev.Event]:
+        if isinstance(event, Unreadable) and not self.done:
+            self.done = True
+            return [ev.Failure(event.why)]
         if self.done or not isinstance(event, dict) or len(event) != 1:
             return [] if self.done or isinstance(event, dict) else [ev.Failure(f"upstream sent an event that is not "
                                                                                f"JSON: {str(event)[:80]!r}")]
@@ -462,12 +525,14 @@ class StreamEmitter:
         self.next = 0
         self.text_block: int | None = None
         self.calls: dict[Any, int] = {}
-        self.saw_call = False
+        self.id = ""  # the upstream answer's id: with the call's ordinal, what an id minted for it is made of
+        self.called = 0
         self.refused = False
         self.finished = False
 
     def emit(self, event: ev.Event) -> bytes:
         if isinstance(event, ev.Start):
+            self.id = event.id
             return encode_event({"messageStart": {"role": "assistant"}})
         if isinstance(event, ev.TextDelta):
             if event.refusal and not self.refused:
@@ -480,9 +545,10 @@ class StreamEmitter:
         if isinstance(event, ev.CallStart):
             out = self._close_text()
             index = self.calls[event.key] = self._open()
-            self.saw_call = True
-            call_id = back_id(self.state, event.id or None, f"stream:{index}", self.losses,
+            # Minted as the JSON answer's would be (`emit_response`): a stream and a JSON answer agree.
+            call_id = back_id(self.state, event.id or None, f"{self.id}:{self.called}", self.losses,
                               join("/stream", event.key), join("/stream", index, "toolUseId"))
+            self.called += 1
             return out + encode_event({"contentBlockStart": {"start": {"toolUse": {
                 "toolUseId": call_id, "name": back_name(self.state, event.name)}}, "contentBlockIndex": index}})
         if isinstance(event, ev.CallArgs):
@@ -500,7 +566,7 @@ class StreamEmitter:
             out = self._close_text() + b"".join(encode_event({"contentBlockStop": {"contentBlockIndex": index}})
                                                 for index in sorted(self.calls.values()))
             self.calls.clear()
-            stop = "tool_use" if self.saw_call else _STOP_OUT["stop" if event.stop == "tool_calls" else event.stop]
+            stop = "tool_use" if self.called else _STOP_OUT["stop" if event.stop == "tool_calls" else event.stop]
             return (out + encode_event({"messageStop": {"stopReason": stop}})
                     + encode_event({"metadata": {"usage": _usage(event.input_tokens, event.output_tokens),
                                                  "metrics": {"latencyMs": 0}}}))

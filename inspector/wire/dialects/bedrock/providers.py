@@ -28,6 +28,7 @@ HOSTS = r"bedrock-runtime(?:-fips)?\.[a-z0-9-]+\.amazonaws\.com"
 _REGION_IN_HOST = re.compile(r"bedrock-runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com$")
 _REGION_IN_SCOPE = re.compile(r"Credential=[^/,]+/\d{8}/([a-z0-9-]+)/")
 _bearer = header_auth("Authorization", "Bearer ")
+_API_KEY_PREFIXES = ("bedrock-api-key-", "ABSK")
 _lock = threading.Lock()
 # The environment variables the AWS chain starts from: credentials are found again when one changes.
 _CHAIN = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
@@ -72,11 +73,20 @@ def region_of(url: str, key: str) -> str:
     return botocore.session.Session().get_config_variable("region") or DEFAULT_REGION
 
 
+def api_key(key: str) -> bool:
+    """Whether `key` (without its scheme) is a Bedrock API key: short-term ones start
+    `bedrock-api-key-`, long-term ones `ABSK` (the base64 of `BedrockAPIKey-`)."""
+    return key.startswith(_API_KEY_PREFIXES)
+
+
 def sigv4(request: Outgoing, key: str) -> Outgoing:
     """`request` signed with SigV4 for Bedrock (botocore's SigV4Auth), its old signature dropped; a
-    bearer token (a Bedrock API key) is put back as it came. AuthError when nothing can sign it."""
-    if key and not key.startswith("AWS4-HMAC-SHA256"):
-        return _bearer(request, key)
+    Bedrock API key (`api_key`) is sent as the bearer token it is. Any other key (another provider's,
+    which a translating route's client sent) never goes to AWS: the request is signed instead.
+    AuthError when nothing can sign it."""
+    bare = key[7:] if key[:7].lower() == "bearer " else key  # the Authorization header as sent, or the key
+    if api_key(bare):
+        return _bearer(request, bare)
     credentials = _credentials().get_frozen_credentials()
     from botocore.auth import SigV4Auth  # found by _credentials(), or it raised
     from botocore.awsrequest import AWSRequest
@@ -93,6 +103,7 @@ def sigv4(request: Outgoing, key: str) -> Outgoing:
 BEDROCK = Provider(
     "bedrock", "bedrock-runtime.us-east-1.amazonaws.com", ("AWS_BEARER_TOKEN_BEDROCK",), sigv4,
     frozenset({"authorization", "x-amz-security-token"}), signs=True, signature="AWS4-HMAC-SHA256 ",
+    own_header_prefix="x-amz-",  # the signature's date and body hash: dropped when a request goes elsewhere
     # Claude Code on Bedrock (CLAUDE_CODE_USE_BEDROCK=1) reads ANTHROPIC_BEDROCK_BASE_URL.
     # Not in the TUI's header (record prints them): it shows one variable per dialect it had before.
     settings=(SDKSetting("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "", "boto3 / botocore bedrock-runtime clients, the AWS "

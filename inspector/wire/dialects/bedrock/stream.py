@@ -9,6 +9,7 @@ builder (see `wire.streams`)."""
 from __future__ import annotations
 
 import binascii
+import functools
 import struct
 from typing import Any
 
@@ -31,26 +32,68 @@ def _buffer() -> Any:
         from botocore.eventstream import EventStreamBuffer
     except ImportError:
         return None
-    return EventStreamBuffer()
+    buffer = EventStreamBuffer()
+    # Where botocore keeps it (a private name: renamed one day, the buffer merely parses every block).
+    buffer._header_parser = _RememberedHeaders(buffer._header_parser)  # type: ignore[attr-defined]  # private
+    return buffer
+
+
+class _RememberedHeaders:
+    """botocore's header parser, remembering the few header blocks a stream repeats: the frames of
+    an answer differ only in their event type, and parsing the same headers again was most of the
+    time botocore spends on a frame (the translated stream's 100 ms/MB budget)."""
+
+    _KEPT = 64  # distinct blocks remembered: a stream's event and exception types, and then some
+
+    def __init__(self, parser: Any) -> None:
+        self._parser = parser
+        self._seen: dict[bytes, dict[str, Any]] = {}
+
+    def parse(self, data: bytes) -> dict[str, Any]:
+        found = self._seen.get(data)
+        if found is None:
+            found = self._parser.parse(data)  # a malformed block raises as it did, and is not kept
+            if len(self._seen) < self._KEPT:
+                self._seen[data] = found
+        return dict(found)
 
 
 def frames(body: bytes) -> list[tuple[dict[str, Any], bytes]]:
     """(headers, payload) of each whole frame of `body`, by botocore's parser; a frame cut short, or
     one whose prelude or CRC is wrong, ends the list (everything before it is kept)."""
-    found: list[tuple[dict[str, Any], bytes]] = []
-    buffer = _buffer()
-    if buffer is None:
-        return found
-    for start in range(0, len(body), _PIECE):
-        buffer.add_data(body[start:start + _PIECE])
-        try:
-            for message in buffer:
-                if message.prelude.total_length < _SMALLEST:
-                    return found
-                found.append((message.headers, message.payload))
-        except Exception:  # botocore's ParserError family, or struct's error on a frame that lies about its size
+    return FrameReader().feed(body)
+
+
+class FrameReader:
+    """Whole frames out of bytes fed as they arrive, by botocore's parser: a frame cut short waits
+    for its rest; a corrupt one (its prelude or CRC wrong, a length that lies) ends the reading,
+    since nothing after it can be found, and `broken` says why."""
+
+    def __init__(self) -> None:
+        self._buffer = _buffer()
+        self.broken = "" if self._buffer is not None else \
+            "reading an event stream needs botocore: pip install 'toolwire-inspect[bedrock]'"
+        self.pending = 0  # bytes fed that no whole frame has used yet
+
+    def feed(self, data: bytes) -> list[tuple[dict[str, Any], bytes]]:
+        found: list[tuple[dict[str, Any], bytes]] = []
+        if self.broken:
             return found
-    return found
+        self.pending += len(data)
+        for start in range(0, len(data), _PIECE):
+            self._buffer.add_data(data[start:start + _PIECE])
+            try:
+                for message in self._buffer:
+                    size = message.prelude.total_length
+                    if size < _SMALLEST:
+                        self.broken = f"a frame that says it is {size} bytes long, shorter than its own prelude"
+                        return found
+                    self.pending -= size
+                    found.append((message.headers, message.payload))
+            except Exception as exc:  # botocore's ParserError family, or struct's error on a frame that lies about its size
+                self.broken = f"{type(exc).__name__}: {exc}"
+                return found
+        return found
 
 
 def event_of(headers: dict[str, Any], payload: bytes) -> Any:
@@ -73,13 +116,18 @@ def frame(headers: list[tuple[str, str]], payload: bytes) -> bytes:
     """One event-stream frame (string headers only): prelude, its CRC, headers, payload, message CRC.
     botocore has no writer; the mock and the translated streams need one, and the format is four
     length fields and two CRC32s."""
-    encoded = b"".join(struct.pack(">B", len(name)) + name.encode() + b"\x07" + struct.pack(">H", len(value.encode()))
-                       + value.encode() for name, value in headers)
+    encoded = _header_block(tuple(headers))
     total = 12 + len(encoded) + len(payload) + 4
     prelude = struct.pack(">II", total, len(encoded))
     head = prelude + struct.pack(">I", binascii.crc32(prelude))
     message = head + encoded + payload
     return message + struct.pack(">I", binascii.crc32(message))
+
+
+@functools.lru_cache(maxsize=64)  # a stream's frames repeat a few header blocks (one per event type)
+def _header_block(headers: tuple[tuple[str, str], ...]) -> bytes:
+    return b"".join(struct.pack(">B", len(name)) + name.encode() + b"\x07" + struct.pack(">H", len(value.encode()))
+                    + value.encode() for name, value in headers)
 
 
 def encode_event(event: dict[str, Any]) -> bytes:
@@ -105,6 +153,44 @@ class EventStreamFraming:
 
 
 FRAMING = EventStreamFraming()
+
+
+class Unreadable:
+    """What an event-stream reader yields where the stream can no longer be read (corrupt framing,
+    the stream ending inside a frame): the bridge's stream parser ends the answer with it as a failure."""
+
+    __slots__ = ("why",)
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def __str__(self) -> str:
+        return self.why
+
+
+class EventReader:
+    """A ConverseStream answer read as it arrives: each whole frame as the event `event_of` makes of
+    it, then an `Unreadable` once where the stream breaks or ends inside a frame (the translation's
+    incremental reader of this framing; the bridge's StreamParser reads what it yields)."""
+
+    def __init__(self) -> None:
+        self._frames = FrameReader()
+        self._told = False
+
+    def feed(self, data: bytes) -> list[Any]:
+        events: list[Any] = [event_of(headers, payload) for headers, payload in self._frames.feed(data)]
+        return events + self._problem(self._frames.broken)
+
+    def close(self) -> list[Any]:
+        cut = self._frames.pending and f"the stream ended inside an event-stream frame ({self._frames.pending} bytes " \
+                                       "of it arrived)"
+        return self._problem(self._frames.broken or cut or "")
+
+    def _problem(self, why: str) -> list[Any]:
+        if not why or self._told:
+            return []
+        self._told = True
+        return [Unreadable(f"the upstream's event stream cannot be read on: {why}")]
 
 
 def is_final(event: Any) -> bool | None:

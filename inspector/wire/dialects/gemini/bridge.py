@@ -11,7 +11,7 @@ from ...dialect import Dialect, is_stream_path
 from .fields import normalise
 from .schema import Change, needs_json_schema, to_genai, to_json_schema
 from ...pointer import join
-from ...sse import SSEEvent
+from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, declared_once, dumps, google_error, hollow, join_text, message_of,
                                  output_kept_whole, plain, refusal_as_text, token_counts)
@@ -440,6 +440,8 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
     for ident in (req.user, req.cache_key):
         if ident is not None:
             emit.drop(ident.src, "Gemini's generateContent takes no end-user identifier nor prompt cache key")
+    if req.store is not None:  # only Chat and Responses say it, both at /store
+        emit.drop("/store", "gemini has no setting for whether the provider keeps the exchange")
     generation: dict[str, Any] = {}
     if req.reasoning is not None:
         _emit_thinking(req, emit, generation)
@@ -611,6 +613,11 @@ def _usage(prompt: int, output: int) -> dict[str, int]:
 
 
 # --- streams -------------------------------------------------------------------------------------
+
+# The upstream's stream bytes -> the events StreamParser reads: server-sent events (a translated
+# request asks for them: alt=sse).
+StreamReader = SSEParser
+
 
 class StreamParser:
     """Gemini partial responses -> neutral events. Each functionCall arrives whole (GM-15), so it

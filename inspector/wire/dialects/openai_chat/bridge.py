@@ -8,7 +8,7 @@ from typing import Any, Literal
 from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...pointer import join
-from ...sse import SSEEvent
+from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
 from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
                      hollow, join_text, json_schema_of, openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning,
@@ -517,6 +517,10 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
 
 
 # --- streams -------------------------------------------------------------------------------------
+
+# The upstream's stream bytes -> the events StreamParser reads: server-sent events.
+StreamReader = SSEParser
+
 
 class StreamParser:
     """`chat.completion.chunk` events -> neutral events. Calls are keyed by their `index`; a call

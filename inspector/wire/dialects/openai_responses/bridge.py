@@ -8,7 +8,7 @@ from ... import jsonsafe, sse
 from ...dialect import Dialect
 from ...naming import digest
 from ...pointer import join
-from ...sse import SSEEvent
+from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
                                  json_schema_of,
@@ -535,6 +535,10 @@ def _response_object(response_id: str, model: str, created: int, output: list[di
 
 
 # --- streams -------------------------------------------------------------------------------------
+
+# The upstream's stream bytes -> the events StreamParser reads: server-sent events.
+StreamReader = SSEParser
+
 
 class StreamParser:
     """Responses events -> neutral events, keyed by `output_index` (OR-10: never by call_id)."""
