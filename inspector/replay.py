@@ -363,9 +363,10 @@ async def _send_turn(url: str, headers: list[tuple[str, str]], protocols: tuple[
     trace = aiohttp.TraceConfig()
     trace.on_request_end.append(handshake)
     async with aiohttp.ClientSession(trace_configs=[trace], timeout=aiohttp.ClientTimeout(total=timeout)) as session:
-        through = {} if tunnel is None else {"proxy": tunnel.proxy, "proxy_headers": tunnel.headers,
-                                             "ssl": tunnel.context}
-        async with session.ws_connect(url, headers=headers, protocols=protocols, max_msg_size=0, **through) as ws:
+        async with session.ws_connect(url, headers=headers, protocols=protocols, max_msg_size=0,
+                                      proxy=None if tunnel is None else tunnel.proxy,
+                                      proxy_headers=None if tunnel is None else tunnel.headers,
+                                      ssl=True if tunnel is None else tunnel.context) as ws:
             await ws.send_str(frame)
             async for message in ws:
                 if message.type is aiohttp.WSMsgType.TEXT:

@@ -678,6 +678,9 @@ class SocketExchange(Exchange):
     then `socket_event` answers each event of either side."""
 
     __slots__ = ("_open", "_kept", "_frames", "_dropped")
+    # The store takes frames out of flow.chunks once they are on disk (writer.py), so a long session
+    # holds a window of them, not all: the counts here are the machine's own, never len(flow.chunks),
+    # and the frames' concatenation (response_body) is made by the store from what it wrote.
 
     def __init__(self, policy: Policy, flow: Flow, headers: list[tuple[str, str]], query: str,
                  hooks: Iterable[Hook] = ()) -> None:
@@ -787,7 +790,7 @@ class SocketExchange(Exchange):
         # The record stays a prefix of the session, each frame whole: a frame cut short, or one
         # missing between two kept, would read as another conversation.
         if not self._dropped and self._kept + len(payload) + 1 <= self.policy.max_body \
-                and len(flow.chunks) < MAX_CHUNK_TIMINGS:
+                and self._frames <= MAX_CHUNK_TIMINGS:
             chunk = frame_chunk(event.at, Direction.CLIENT if event.from_client else Direction.SERVER, event.text,
                                 payload)
             self._kept += len(chunk.data)
@@ -798,7 +801,6 @@ class SocketExchange(Exchange):
 
     def _counted(self) -> None:
         flow = self.flow
-        flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
         if self._dropped:
             flow.notes.append(f"{self._frames} frames relayed, the first {self._frames - self._dropped} recorded "
                               f"({self.policy.max_body} bytes or {MAX_CHUNK_TIMINGS} frames at most)")

@@ -3,7 +3,8 @@ Responses API over a socket as Codex and the openai SDK use it, plus a few frame
 
 Each `response.create` is answered with the server events of one turn: a `generate: false` prewarm
 with an empty completed response; a turn whose input holds no `function_call_output` with a call of
-its first tool; one that answers a call with a text message. What the client sent is kept in
+its first tool; one that answers a call with a text message. `{"type": "burst", "count": N}` is
+answered with N small frames and a `burst.done`. What the client sent is kept in
 `seen` (the handshake headers, the frames) for the tests to compare."""
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ class SocketUpstream:
                 break
             if event.get("type") == "echo":
                 await ws.send_str(message.data)
+                continue
+            if event.get("type") == "burst":  # a long stream of small frames, then the count of them
+                for n in range(event["count"]):
+                    await ws.send_str(orjson.dumps({"type": "burst.delta", "n": n}).decode())
+                await ws.send_str(orjson.dumps({"type": "burst.done", "count": event["count"]}).decode())
                 continue
             for answer in self._turn(event):
                 await ws.send_str(orjson.dumps(answer).decode())
