@@ -581,8 +581,8 @@ class Exchange:
 # An upgrade request is an exchange too: the same access checks, request hooks (credentials, replay
 # marking), refusals and recording, then frames both ways instead of a body. Frames are relayed as
 # the libraries on each side decode them (uvicorn's websockets implementation, aiohttp's client):
-# nothing here frames bytes. Control frames are answered per hop by those libraries; close codes
-# and reasons are relayed and noted.
+# nothing here frames bytes. Pings and pongs are relayed end to end (a client's ping is answered by
+# the upstream's pong, and the other way), close codes and reasons relayed and noted.
 
 # Handshake fields each side's library writes itself; relaying them would double or contradict them.
 HANDSHAKE = frozenset({"sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions",
@@ -623,6 +623,16 @@ class FrameIn:
 
 
 @dataclass(frozen=True, slots=True)
+class ControlIn:
+    """A ping (`ping`) or pong from the client (`from_client`) or from the upstream."""
+
+    from_client: bool
+    ping: bool
+    payload: bytes
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class Closed:
     """One side closed the socket (or lost it: code 1006), with its code and reason."""
 
@@ -632,7 +642,7 @@ class Closed:
     at: float
 
 
-SocketEvent = SocketOpened | SocketRefused | FrameIn | Closed | UpstreamFailed | Stopped
+SocketEvent = SocketOpened | SocketRefused | FrameIn | ControlIn | Closed | UpstreamFailed | Stopped
 
 
 @dataclass(frozen=True, slots=True)
@@ -662,6 +672,13 @@ class SendFrame:
 
 
 @dataclass(frozen=True, slots=True)
+class SendControl:
+    to_client: bool
+    ping: bool  # else a pong
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class Close:
     """Close one side's socket with `code` and `reason` (a no-op on a side already closed)."""
 
@@ -670,7 +687,7 @@ class Close:
     reason: str
 
 
-SocketCommand = OpenSocket | Accept | SendFrame | Close | Record | SendHead | SendData | Finish
+SocketCommand = OpenSocket | Accept | SendFrame | SendControl | Close | Record | SendHead | SendData | Finish
 
 
 class SocketExchange(Exchange):
@@ -734,6 +751,9 @@ class SocketExchange(Exchange):
             return []
         if type(event) is FrameIn:
             return self._frame(event)
+        if isinstance(event, ControlIn):
+            # Relayed as it came, recorded as nothing: no frame record, and pings are no conversation.
+            return [SendControl(not event.from_client, event.ping, event.payload)] if self._open else []
         if isinstance(event, SocketOpened):
             flow = self.flow
             flow.status = event.status
