@@ -14,7 +14,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -274,7 +274,7 @@ class Writer:
             if write.final and write.summary is None:
                 live = self._live.get(write.flow.id) if write.flow.websocket else None
                 if write.flow.websocket:
-                    write.flow = self._whole_socket(conn, write.flow, live)
+                    self._whole_socket(conn, write.flow, live)
                 write.clean = redacted(write.flow)
                 write.summary = self._analyser.summary(write.clean)
                 if write.flow.websocket:
@@ -360,14 +360,19 @@ class Writer:
             job.done.set()
         return True
 
-    def _whole_socket(self, conn: sqlite3.Connection, flow: Flow, live: _Progress | None) -> Flow:
-        """Finished socket `flow` with all its frames: those already on disk (scrubbed when written,
-        taken out of the flow since) before those still in it, and their concatenation."""
-        chunks = list(flow.chunks)
+    def _whole_socket(self, conn: sqlite3.Connection, flow: Flow, live: _Progress | None) -> None:
+        """Give finished socket `flow` all its frames back, those already on disk (scrubbed when
+        written, taken out of it since) before those still in it, and their concatenation: what is
+        analysed and stored, and what the listeners told of it read. The forwarder is done with it."""
         if live is not None and live.dropped:
-            chunks[:0] = [Chunk(t, bytes(data)) for t, data in conn.execute(
-                "SELECT t, data FROM flow_chunks WHERE flow_id = ? AND seq < ? ORDER BY seq", (flow.id, live.dropped))]
-        return replace(flow, chunks=chunks, response_body=b"".join(chunk.data for chunk in chunks))
+            try:
+                flow.chunks[:0] = [Chunk(t, bytes(data)) for t, data in conn.execute(
+                    "SELECT t, data FROM flow_chunks WHERE flow_id = ? AND seq < ? ORDER BY seq",
+                    (flow.id, live.dropped))]
+            except sqlite3.Error as exc:  # the file, read back: the flow is kept with what is still in memory
+                self._warn(f"flow #{flow.id}: cannot read back its first {live.dropped} frames ({exc})")
+                flow.notes.append(f"its first {live.dropped} frames were written but could not be read back")
+        flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
 
     def _socket_turns(self, write: _Write, live: _Progress | None) -> list[_Write]:
         """The writes of finished socket `write`'s turns not written yet: those its live progress has
