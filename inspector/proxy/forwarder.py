@@ -32,12 +32,12 @@ from .addons import (CONTROL_HEADERS, REPLAY_AUTH_HEADER, REPLAY_HEADER, Credent
                      Recorder, ReplayMarking, Signing, replay_marker)
 from .connect import ConnectHandler, InterceptError, Interception, InterceptList
 from .exchange import (FLOW_ID_HEADER, HOP_BY_HOP, Abort, Accept, Addon, BodyRead, BodyRefused, ClientGone, Close,
-                       Closed, Command, ControlIn, Exchange, Finish, FrameIn, OpenSocket, Policy, Record, SendControl, SendData, SendFrame,
-                       SendHead, SendUpstream, SocketCommand, SocketExchange, SocketOpened, SocketRefused, Stopped,
-                       UpstreamData, UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
+                       Closed, Command, ControlIn, Exchange, Finish, FrameIn, OpenSocket, Policy, Record, SendControl,
+                       SendData, SendFrame, SendHead, SendUpstream, SocketCommand, SocketExchange, SocketOpened,
+                       SocketRefused, Stopped, UpstreamData, UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
 from .options import Options, ProxyOptions
-from .server import (INTERCEPT_EXTENSION, PING_MESSAGE, PONG_MESSAGE, ListenError, Served, ServerThread, is_loopback,
-                     request_target, unsendable_head)
+from .server import (INTERCEPT_EXTENSION, PING_MESSAGE, PONG_MESSAGE, ListenError, Served, ServerThread,
+                     is_loopback, request_target, unsendable_head)
 from .transform import RepairFactory, TransformError, TransformFactory
 
 __all__ = ["FLOW_ID_HEADER", "REPLAY_AUTH_HEADER", "REPLAY_HEADER", "FlowEvent", "Forwarder", "ForwarderError",
