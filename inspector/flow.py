@@ -133,13 +133,17 @@ def frame_chunk(t: float, direction: Direction, text: bool, payload: bytes) -> C
 def frames(flow: Flow) -> list[Frame]:
     """The data frames of a WebSocket flow, in the order they passed, with their time since the
     epoch ([] for any other flow). A record this build cannot read (a later opcode) is left out."""
-    if not flow.websocket:
-        return []
+    return chunk_frames(flow.started_at, flow.chunks) if flow.websocket else []
+
+
+def chunk_frames(started_at: float, chunks: list[Chunk]) -> list[Frame]:
+    """The data frames of a socket's frame records `chunks` (of a socket that began at `started_at`):
+    a socket's frames read a part at a time, as the store writes them."""
     found = []
-    for chunk in flow.chunks:
+    for chunk in chunks:
         if not chunk.data or chunk.data[0] & 0x7F not in (_TEXT, _BINARY):
             continue
         head = chunk.data[0]
         found.append(Frame(Direction.SERVER if head & _FROM_SERVER else Direction.CLIENT,
-                           flow.started_at + chunk.t, head & 0x7F == _TEXT, chunk.data[1:]))
+                           started_at + chunk.t, head & 0x7F == _TEXT, chunk.data[1:]))
     return found

@@ -19,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import http.client
 import os
+import ssl
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode, urlsplit
 
@@ -304,15 +306,13 @@ def replay_turn(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[
                 body: bytes | None = None, kind: ReplayKind = ReplayKind.AS_RECORDED, timeout: float = 600.0,
                 key_hosts: Collection[str] = ()) -> int:
     """Replay socket turn `flow` (a Responses-over-WebSocket turn, inspector/sockets.py) on a socket of
-    its own through `via`, as an HTTP replay goes: the same route and upstream, the same credential
-    rules, the signed replay header, so the forwarder records the new socket linked to the turn (and
-    its one turn after it); the new socket flow's id. It sends the turn's `response.create` (or
+    its own through `via`, as an HTTP replay goes: the same route and upstream (in proxy mode, a tunnel
+    to the host it came through), the same credential rules, the signed replay header, so the
+    forwarder records the new socket linked to the turn (and its one turn after it); the new socket
+    flow's id. It sends the turn's `response.create` (or
     `body`) with the history it continued as full input (sockets.turn_frame), reads the answer to its
     end and closes the socket."""
     via, tunnel, host = _route(flow, via, False)
-    if tunnel is not None:
-        raise ReplayRefused(f"flow #{flow.id} is not replayed: it is a turn of a socket recorded through a tunnel "
-                            f"to {tunnel[0]} (proxy mode), and a turn is replayed only through a base URL")
     if not credentials:
         credentials = env_credentials(flow, host, key_hosts=key_hosts)
     target, headers = replay_request(flow, credentials, kind=kind)
@@ -324,15 +324,36 @@ def replay_turn(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[
     except ValueError as exc:
         raise ReplayRefused(f"flow #{flow.id} is not replayed: {exc}") from exc
     parts = urlsplit(via.client_url)
-    url = f"ws://{parts.netloc}{parts.path}{target}"
+    tunnelled: _Tunnel | None = None
+    if tunnel is None:
+        url = f"ws://{parts.netloc}{parts.path}{target}"
+    else:
+        # The way a client in proxy mode opens it: CONNECT to the forwarder, TLS to the host, then the upgrade.
+        assert via.connect is not None  # intercepted_host found the tunnel's host on its list
+        try:
+            context = via.connect.client_context()
+        except CAError as exc:
+            raise ReplayRefused(f"replay of #{flow.id} through a tunnel to {tunnel[0]}: {exc}") from exc
+        token = via.access.token
+        tunnelled = _Tunnel(f"http://{parts.netloc}", {} if token is None else {TOKEN_HEADER: token}, context)
+        url = f"wss://{tunnel[0]}:{tunnel[1]}{target}"
     try:
-        return asyncio.run(_send_turn(url, headers, protocols, frame.decode(), timeout))
+        return asyncio.run(_send_turn(url, headers, protocols, frame.decode(), timeout, tunnelled))
     except (aiohttp.ClientError, OSError) as exc:  # a timeout is an OSError too
         raise ReplayError(f"replay of #{flow.id} through {via.base_url} failed: {exc}") from exc
 
 
+@dataclass(frozen=True, slots=True)
+class _Tunnel:
+    """The forwarder a turn recorded in proxy mode is replayed through, as its proxy."""
+
+    proxy: str
+    headers: dict[str, str]
+    context: ssl.SSLContext
+
+
 async def _send_turn(url: str, headers: list[tuple[str, str]], protocols: tuple[str, ...], frame: str,
-                     timeout: float) -> int:
+                     timeout: float, tunnel: _Tunnel | None) -> int:
     answered: list[str] = []
 
     async def handshake(session: object, context: object, params: aiohttp.TraceRequestEndParams) -> None:
@@ -342,7 +363,10 @@ async def _send_turn(url: str, headers: list[tuple[str, str]], protocols: tuple[
     trace = aiohttp.TraceConfig()
     trace.on_request_end.append(handshake)
     async with aiohttp.ClientSession(trace_configs=[trace], timeout=aiohttp.ClientTimeout(total=timeout)) as session:
-        async with session.ws_connect(url, headers=headers, protocols=protocols, max_msg_size=0) as ws:
+        async with session.ws_connect(url, headers=headers, protocols=protocols, max_msg_size=0,
+                                      proxy=None if tunnel is None else tunnel.proxy,
+                                      proxy_headers=None if tunnel is None else tunnel.headers,
+                                      ssl=True if tunnel is None else tunnel.context) as ws:
             await ws.send_str(frame)
             async for message in ws:
                 if message.type is aiohttp.WSMsgType.TEXT:

@@ -110,18 +110,54 @@ def frame_span(turn: socket.Turn) -> str:
     return f"request: frame {turn.number}; its events: {events} (event N of the stream is frame N of these)"
 
 
-def turn_flows(flow: Flow, frames: list[Frame], new_id: Callable[[], int]) -> list[Flow]:
-    """The Responses turns of socket `flow` (its `frames`), each a flow with an id from `new_id`;
-    [] for a socket of another protocol. A turn the socket closed on before its end is a flow in the
-    error state with the events it had."""
-    if protocol(flow.path) is not Protocol.RESPONSES:
-        return []
-    found = socket.turns(frames)
-    by_response: dict[str, int] = {}
-    made: list[Flow] = []
-    for index, turn in enumerate(found):
-        started = frames[turn.number].at
-        chunks = [Chunk(frames[number].at - started, sse.encode(frames[number].payload, str(event.get("type", ""))))
+class TurnFlows:
+    """The Responses turns of socket `flow` made into flows as its frames pass (`feed`, in order),
+    each as it ends, so a turn is a row while its socket is still open; `finish` makes the turns the
+    socket closed on before their end. `flow`: the socket, its request side redacted (a turn copies
+    it); ids from `new_id`. It holds the splitter's per-turn state, never the socket's frames."""
+
+    __slots__ = ("flow", "new_id", "splitter", "_by_response", "_frames", "_first")
+
+    def __init__(self, flow: Flow, new_id: Callable[[], int]) -> None:
+        self.flow = flow
+        self.new_id = new_id
+        self.splitter = socket.TurnSplitter()
+        self._by_response: dict[str, int] = {}  # response id -> the flow of the turn that answered it
+        # The frames from the oldest open turn's request on (frame `_first` first): what the flows of
+        # the open turns are made of.
+        self._frames: list[Frame] = []
+        self._first = 0
+
+    def feed(self, frame: Frame) -> list[Flow]:
+        """The flows of the turns `frame` ends (none, or one)."""
+        number = self.splitter.count
+        ended = self.splitter.feed(frame)
+        if not self._frames:
+            self._first = number
+        self._frames.append(frame)
+        made = [] if ended is None else [self._flow(ended)]
+        oldest = self.splitter.oldest_open()
+        if oldest is None:
+            self._frames.clear()
+        elif oldest > self._first:
+            del self._frames[:oldest - self._first]
+            self._first = oldest
+        return made
+
+    def finish(self) -> list[Flow]:
+        """The flows of the turns still open: the socket closed before they ended."""
+        made = [self._flow(turn) for turn in self.splitter.found if not turn.ended]
+        self._frames.clear()
+        return made
+
+    def _flow(self, turn: socket.Turn) -> Flow:
+        flow = self.flow
+        found = self.splitter.found
+        index = found.index(turn)
+        frames, first = self._frames, self._first
+        started = frames[turn.number - first].at
+        chunks = [Chunk(frames[number - first].at - started,
+                        sse.encode(frames[number - first].payload, str(event.get("type", ""))))
                   for number, event in zip(turn.frames, turn.events, strict=True)]
         items = socket.history(found, index)
         notes = [f"turn {index + 1} of WebSocket #{flow.id}; {frame_span(turn)}"]
@@ -132,8 +168,8 @@ def turn_flows(flow: Flow, frames: list[Frame], new_id: Callable[[], int]) -> li
         if turn.previous_response_id is not None and items is None:
             notes.append(f"continues {turn.previous_response_id}, a response this socket never saw: "
                          "its history is the server's alone")
-        made.append(Flow(
-            id=new_id(), session_id=flow.session_id, started_at=started, method=TURN_METHOD, path=flow.path,
+        made = Flow(
+            id=self.new_id(), session_id=flow.session_id, started_at=started, method=TURN_METHOD, path=flow.path,
             query=flow.query, request_headers=list(flow.request_headers), request_body=orjson.dumps(turn.request),
             mode=flow.mode, upstream_url=flow.upstream_url, status=_error_status(turn.events) or 200,
             response_headers=[("content-type", "text/event-stream")],
@@ -142,8 +178,21 @@ def turn_flows(flow: Flow, frames: list[Frame], new_id: Callable[[], int]) -> li
             state=FlowState.COMPLETE if turn.ended else FlowState.ERROR,
             error=None if turn.ended else "the socket closed before this turn ended",
             route=flow.route, notes=notes, socket_of=flow.id, replay_of=flow.replay_of,
-            continues=by_response.get(turn.previous_response_id or ""),
-            history=None if items is None or turn.previous_response_id is None else orjson.dumps(items)))
+            continues=self._by_response.get(turn.previous_response_id or ""),
+            history=None if items is None or turn.previous_response_id is None else orjson.dumps(items))
         if turn.response_id is not None:
-            by_response[turn.response_id] = made[-1].id
-    return made
+            self._by_response[turn.response_id] = made.id
+        if turn.ended:
+            turn.settle()
+        return made
+
+
+def turn_flows(flow: Flow, frames: list[Frame], new_id: Callable[[], int]) -> list[Flow]:
+    """The Responses turns of socket `flow` (its `frames`), each a flow with an id from `new_id`, in
+    the order they ended; [] for a socket of another protocol. A turn the socket closed on before its
+    end is a flow in the error state with the events it had."""
+    if protocol(flow.path) is not Protocol.RESPONSES:
+        return []
+    turns = TurnFlows(flow, new_id)
+    made = [turn for frame in frames for turn in turns.feed(frame)]
+    return made + turns.finish()

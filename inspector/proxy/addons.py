@@ -163,9 +163,11 @@ class _SigningHook(Hook):
 @dataclass(slots=True)
 class FlowEvent:
     """`started` comes from the forwarder thread as the request arrives; `completed` comes from
-    the store's writer thread once the finished flow is analysed and committed, with its row."""
+    the store's writer thread once the finished flow is analysed and committed, with its row;
+    `turn` from there too, for a turn of a socket (a row of its own, written as the turn ends,
+    while its socket may still be open)."""
 
-    kind: Literal["started", "completed"]
+    kind: Literal["started", "completed", "turn"]
     flow: Flow
     row: FlowRow | None = None
 
@@ -182,6 +184,9 @@ class Notifier:
     def saved(self, flow: Flow, row: FlowRow) -> None:
         self._tell(FlowEvent("completed", flow, row))
 
+    def turn_saved(self, turn: Flow, row: FlowRow) -> None:
+        self._tell(FlowEvent("turn", turn, row))
+
     def _tell(self, event: FlowEvent) -> None:
         try:
             self.on_event(event)
@@ -197,13 +202,14 @@ class Recorder:
         self.notifier = notifier
 
     def started(self, flow: Flow) -> None:
-        self.store.submit(flow)
-        if self.notifier is not None:
-            self.notifier.started(flow)
+        notifier = self.notifier
+        self.store.submit(flow, on_turn=None if notifier is None else notifier.turn_saved)
+        if notifier is not None:
+            notifier.started(flow)
 
     def finished(self, flow: Flow) -> None:
         notifier = self.notifier
         if notifier is None:
             self.store.submit(flow)
         else:
-            self.store.submit(flow, lambda row: notifier.saved(flow, row))
+            self.store.submit(flow, lambda row: notifier.saved(flow, row), notifier.turn_saved)

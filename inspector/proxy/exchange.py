@@ -581,8 +581,8 @@ class Exchange:
 # An upgrade request is an exchange too: the same access checks, request hooks (credentials, replay
 # marking), refusals and recording, then frames both ways instead of a body. Frames are relayed as
 # the libraries on each side decode them (uvicorn's websockets implementation, aiohttp's client):
-# nothing here frames bytes. Control frames are answered per hop by those libraries; close codes
-# and reasons are relayed and noted.
+# nothing here frames bytes. Pings and pongs are relayed end to end (a client's ping is answered by
+# the upstream's pong, and the other way), close codes and reasons relayed and noted.
 
 # Handshake fields each side's library writes itself; relaying them would double or contradict them.
 HANDSHAKE = frozenset({"sec-websocket-key", "sec-websocket-version", "sec-websocket-extensions",
@@ -623,6 +623,16 @@ class FrameIn:
 
 
 @dataclass(frozen=True, slots=True)
+class ControlIn:
+    """A ping (`ping`) or pong from the client (`from_client`) or from the upstream."""
+
+    from_client: bool
+    ping: bool
+    payload: bytes
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
 class Closed:
     """One side closed the socket (or lost it: code 1006), with its code and reason."""
 
@@ -632,7 +642,7 @@ class Closed:
     at: float
 
 
-SocketEvent = SocketOpened | SocketRefused | FrameIn | Closed | UpstreamFailed | Stopped
+SocketEvent = SocketOpened | SocketRefused | FrameIn | ControlIn | Closed | UpstreamFailed | Stopped
 
 
 @dataclass(frozen=True, slots=True)
@@ -662,6 +672,13 @@ class SendFrame:
 
 
 @dataclass(frozen=True, slots=True)
+class SendControl:
+    to_client: bool
+    ping: bool  # else a pong
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class Close:
     """Close one side's socket with `code` and `reason` (a no-op on a side already closed)."""
 
@@ -670,7 +687,7 @@ class Close:
     reason: str
 
 
-SocketCommand = OpenSocket | Accept | SendFrame | Close | Record | SendHead | SendData | Finish
+SocketCommand = OpenSocket | Accept | SendFrame | SendControl | Close | Record | SendHead | SendData | Finish
 
 
 class SocketExchange(Exchange):
@@ -678,6 +695,9 @@ class SocketExchange(Exchange):
     then `socket_event` answers each event of either side."""
 
     __slots__ = ("_open", "_kept", "_frames", "_dropped")
+    # The store takes frames out of flow.chunks once they are on disk (writer.py), so a long session
+    # holds a window of them, not all: the counts here are the machine's own, never len(flow.chunks),
+    # and the frames' concatenation (response_body) is made by the store from what it wrote.
 
     def __init__(self, policy: Policy, flow: Flow, headers: list[tuple[str, str]], query: str,
                  hooks: Iterable[Hook] = ()) -> None:
@@ -731,6 +751,9 @@ class SocketExchange(Exchange):
             return []
         if type(event) is FrameIn:
             return self._frame(event)
+        if isinstance(event, ControlIn):
+            # Relayed as it came, recorded as nothing: no frame record, and pings are no conversation.
+            return [SendControl(not event.from_client, event.ping, event.payload)] if self._open else []
         if isinstance(event, SocketOpened):
             flow = self.flow
             flow.status = event.status
@@ -787,7 +810,7 @@ class SocketExchange(Exchange):
         # The record stays a prefix of the session, each frame whole: a frame cut short, or one
         # missing between two kept, would read as another conversation.
         if not self._dropped and self._kept + len(payload) + 1 <= self.policy.max_body \
-                and len(flow.chunks) < MAX_CHUNK_TIMINGS:
+                and self._frames <= MAX_CHUNK_TIMINGS:
             chunk = frame_chunk(event.at, Direction.CLIENT if event.from_client else Direction.SERVER, event.text,
                                 payload)
             self._kept += len(chunk.data)
@@ -798,7 +821,6 @@ class SocketExchange(Exchange):
 
     def _counted(self) -> None:
         flow = self.flow
-        flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
         if self._dropped:
             flow.notes.append(f"{self._frames} frames relayed, the first {self._frames - self._dropped} recorded "
                               f"({self.policy.max_body} bytes or {MAX_CHUNK_TIMINGS} frames at most)")

@@ -32,12 +32,12 @@ from .addons import (CONTROL_HEADERS, REPLAY_AUTH_HEADER, REPLAY_HEADER, Credent
                      Recorder, ReplayMarking, Signing, replay_marker)
 from .connect import ConnectHandler, InterceptError, Interception, InterceptList
 from .exchange import (FLOW_ID_HEADER, HOP_BY_HOP, Abort, Accept, Addon, BodyRead, BodyRefused, ClientGone, Close,
-                       Closed, Command, Exchange, Finish, FrameIn, OpenSocket, Policy, Record, SendData, SendFrame,
-                       SendHead, SendUpstream, SocketCommand, SocketExchange, SocketOpened, SocketRefused, Stopped,
-                       UpstreamData, UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
+                       Closed, Command, ControlIn, Exchange, Finish, FrameIn, OpenSocket, Policy, Record, SendControl,
+                       SendData, SendFrame, SendHead, SendUpstream, SocketCommand, SocketExchange, SocketOpened,
+                       SocketRefused, Stopped, UpstreamData, UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
 from .options import Options, ProxyOptions
-from .server import (INTERCEPT_EXTENSION, ListenError, Served, ServerThread, is_loopback,
-                     request_target, unsendable_head)
+from .server import (INTERCEPT_EXTENSION, PING_MESSAGE, PONG_MESSAGE, ListenError, Served, ServerThread,
+                     is_loopback, request_target, unsendable_head)
 from .transform import RepairFactory, TransformError, TransformFactory
 
 __all__ = ["FLOW_ID_HEADER", "REPLAY_AUTH_HEADER", "REPLAY_HEADER", "FlowEvent", "Forwarder", "ForwarderError",
@@ -154,7 +154,7 @@ class Forwarder(Served):
                                      f"{exc}") from None
         self._server = ServerThread(
             self.app, host, options.port, name="toolwire-forwarder", setup=self.open_client, teardown=self.close_client,
-            limits=limits, connect=self.connect, websocket=True,
+            limits=limits, connect=self.connect, websocket=True, relay_control=True,
         )
 
     @property
@@ -578,6 +578,16 @@ class _SocketDriver:
                     assert self.upstream is not None
                     await self.upstream.send_frame(command.payload, aiohttp.WSMsgType.TEXT if command.text
                                                    else aiohttp.WSMsgType.BINARY)
+            elif kind is SendControl:
+                assert isinstance(command, SendControl)
+                if command.to_client:
+                    await self.send({"type": PING_MESSAGE if command.ping else PONG_MESSAGE, "bytes": command.payload})
+                else:
+                    assert self.upstream is not None
+                    try:
+                        await (self.upstream.ping if command.ping else self.upstream.pong)(command.payload)
+                    except (OSError, aiohttp.ClientError, RuntimeError):
+                        pass  # the upstream is going: its close or loss comes as an event of its own
             elif kind is Close:
                 assert isinstance(command, Close)
                 await self._close(command)
@@ -613,7 +623,8 @@ class _SocketDriver:
         connecting = asyncio.ensure_future(forwarder._session.ws_connect(
             forwarder._upstream_url(opening.path, opening.query, driver.intercepted), headers=opening.headers,
             protocols=opening.subprotocols, compress=15 if opening.compress else 0,
-            max_msg_size=forwarder.limits.max_message, autoping=True, autoclose=True,
+            # autoping off: the upstream's pings go to the client, and the client's pongs answer them.
+            max_msg_size=forwarder.limits.max_message, autoping=False, autoclose=True,
             timeout=aiohttp.ClientWSTimeout(ws_receive=None, ws_close=10.0)))
         await self.run(then)
         try:
@@ -688,6 +699,8 @@ class _SocketDriver:
             elif kind == "websocket.disconnect":
                 await self.run(exchange.socket_event(Closed(True, message.get("code", 1005),
                                                             message.get("reason") or "", at())))
+            elif kind == PING_MESSAGE or kind == PONG_MESSAGE:
+                await self.run(exchange.socket_event(ControlIn(True, kind == PING_MESSAGE, message["bytes"], at())))
 
     async def _from_upstream(self) -> None:
         exchange = self.exchange
@@ -696,6 +709,7 @@ class _SocketDriver:
         at = self.driver.at
         text_type, binary_type, close_type, error_type = (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY,
                                                           aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.ERROR)
+        ping_type, pong_type = aiohttp.WSMsgType.PING, aiohttp.WSMsgType.PONG
         while not exchange.done:
             message = await upstream.receive()
             kind = message.type
@@ -703,6 +717,8 @@ class _SocketDriver:
                 await self.run(exchange.socket_event(FrameIn(False, True, message.data.encode(), at())))
             elif kind is binary_type:
                 await self.run(exchange.socket_event(FrameIn(False, False, message.data, at())))
+            elif kind is ping_type or kind is pong_type:
+                await self.run(exchange.socket_event(ControlIn(False, kind is ping_type, message.data, at())))
             elif kind is close_type:
                 await self.run(exchange.socket_event(Closed(False, message.data, message.extra or "", at())))
             elif kind is error_type:

@@ -286,7 +286,7 @@ class Router(Served):
         # The forwarder whose handler answers CONNECT on the shared port (see open_forwarder).
         self._proxy = root if root is not None else (mounted[0] if mounted else None)
         self._server = ServerThread(self._app, host, port, name="toolwire-router", setup=self._open_clients,
-                                    teardown=self._close_clients, limits=limits, websocket=True,
+                                    teardown=self._close_clients, limits=limits, websocket=True, relay_control=True,
                                     connect=None if self._proxy is None else self._proxy.connect)
         for forwarder in self._shared:
             forwarder.mount_on(self._server, "" if forwarder is root else f"/r/{forwarder.route}")

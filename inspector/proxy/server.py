@@ -18,6 +18,9 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HEADER_RE, HEADER_VALUE_RE, STATUS_LINE, HttpToolsProtocol
 # websockets comes with uvicorn[standard] too: the upgraded connection's protocol builds on it.
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+from websockets.frames import Frame, Opcode
+from websockets.server import ServerProtocol
 
 from .options import ClientLimits
 
@@ -29,6 +32,10 @@ class ListenError(Exception):
 
 
 TARGET_EXTENSION = "toolwire.request_target"
+# ASGI has no control frames: a server that relays them (ServerThread(relay_control=True)) gives the
+# app the client's pings and pongs as these messages, and sends the ones the app gives it.
+PING_MESSAGE = "toolwire.websocket.ping"
+PONG_MESSAGE = "toolwire.websocket.pong"
 INTERCEPT_EXTENSION = "toolwire.intercepted"  # connect.Interception of a request in an intercepted tunnel
 
 
@@ -210,12 +217,42 @@ class _BoundedHttpTools(HttpToolsProtocol):
             self._head_timer = None
 
 
+class _RelayedPings(ServerProtocol):
+    """websockets' server protocol, but a ping is not answered here: it goes to `relay`, with the
+    pongs, and the app answers it (with the pong the other end of the relay gives)."""
+
+    relay: Callable[[Frame], None]
+
+    def recv_frame(self, frame: Frame) -> None:
+        if frame.opcode is Opcode.PING or frame.opcode is Opcode.PONG:
+            self.relay(frame)
+            self.events.append(frame)  # as the base does: uvicorn reads its keepalive's pongs there
+            return
+        super().recv_frame(frame)
+
+
 class _Socket(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol (websockets' sans-io framing) for an upgraded request: its scope
-    carries the request target and the tunnel it came through, like an HTTP request's."""
+    carries the request target and the tunnel it came through, like an HTTP request's. With
+    `relay_control`, pings and pongs go to the app and come from it (PING_MESSAGE, PONG_MESSAGE)."""
 
     intercepted: Any = None
     connect: ConnectTaker | None = None
+    relay_control = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.relay_control:
+            # The connection uvicorn made, as it made it (extensions, limits), answering no ping itself.
+            self.conn.__class__ = _RelayedPings
+            assert isinstance(self.conn, _RelayedPings)
+            self.conn.relay = self._control_in
+
+    def _control_in(self, frame: Frame) -> None:
+        data = bytes(frame.data)
+        if frame.opcode is Opcode.PONG and data == self.pending_ping_payload:
+            return  # the answer to uvicorn's own keepalive ping: this hop's, not the upstream's
+        self.queue.put_nowait({"type": PING_MESSAGE if frame.opcode is Opcode.PING else PONG_MESSAGE, "bytes": data})
 
     def adopt(self, target: bytes, intercepted: Any, connect: ConnectTaker | None) -> None:
         """Take over from the HTTP protocol that read the upgrade request: its target as sent, and
@@ -230,6 +267,16 @@ class _Socket(WebSocketsSansIOProtocol):
                 extensions[INTERCEPT_EXTENSION] = intercepted
 
     async def send(self, message: Any) -> None:
+        kind = message["type"]
+        if kind == PING_MESSAGE or kind == PONG_MESSAGE:
+            if self.disconnected or self.close_sent or self.transport.is_closing():
+                return  # a control frame for a closing socket has no one left to answer
+            try:
+                (self.conn.send_ping if kind == PING_MESSAGE else self.conn.send_pong)(message["bytes"])
+            except InvalidState:
+                return
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            return
         await super().send(message)
         if message["type"] == "websocket.http.response.body" and not message.get("more_body", False):
             # Answered without a socket (a refusal, a 426): done, not the failed handshake uvicorn logs.
@@ -279,9 +326,11 @@ class ServerThread:
         connect: ConnectTaker | None = None,
         tls: tuple[str, str] | None = None,
         websocket: bool = False,
+        relay_control: bool = False,
     ) -> None:
         self.app = app
         self.websocket = websocket  # upgrades reach the app as ASGI websocket scopes; else a plain request
+        self.relay_control = relay_control  # the clients' pings and pongs go to the app (see _Socket)
         self.connect = connect
         self.tls = tls  # (certificate chain file, key file): serve HTTPS
         self.host = host
@@ -317,7 +366,8 @@ class ServerThread:
             # The upstream's own Date/Server headers are relayed; uvicorn must not add its own.
             server_header=False,
             date_header=False,
-            ws=_Socket if self.websocket else "none",
+            ws=("none" if not self.websocket else
+                type("RelayingSocket", (_Socket,), {"relay_control": True}) if self.relay_control else _Socket),
             ws_max_size=self.limits.max_message,
             timeout_graceful_shutdown=1,
             ssl_certfile=None if self.tls is None else self.tls[0],

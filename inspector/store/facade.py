@@ -141,14 +141,18 @@ class Store:
         writer to claim, or replace, before it writes their flows."""
         return self._writable().next_flow_id()
 
-    def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None = None) -> None:
+    def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None = None,
+               on_turn: Callable[[Flow, FlowRow], None] | None = None) -> None:
         """Queue a flow for writing and return at once. A pending flow gets its request row; a
         finished one is analysed and written whole. `on_saved(row)` runs on the writer thread
-        once the row is committed; it must be quick and must not call flush() or save()."""
+        once the row is committed; it must be quick and must not call flush() or save(). A
+        Responses socket's turns are rows of their own, each written as it ends (while the socket
+        is open), `on_turn(turn, row)` told of each like on_saved. A socket's frames leave
+        `flow.chunks` as they reach the disk."""
         writer = self._writable()
         if self._closed:
             return
-        writer.submit(flow, on_saved)
+        writer.submit(flow, on_saved, on_turn)
 
     def delete(self, flow_ids: Collection[int]) -> Deletion:
         """Delete these flows (on the writer thread, in one transaction) with everything that is

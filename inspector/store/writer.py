@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TypeVar, cast
 
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
-from ..flow import Chunk, Flow, FlowState, frames
+from ..flow import Chunk, Flow, FlowState, chunk_frames, frames
 from ..redact import Scrubber, redacted, scrubber
-from ..sockets import turn_flows
+from ..sockets import Protocol, TurnFlows, protocol
 from . import rows, schema
 from .analysis_worker import Analyser, body_size, request_summary
 from .rows import FlowRow, Summary
@@ -61,17 +61,29 @@ class _Write:
     on_saved: Callable[[FlowRow], None] | None
     summary: Summary | None = None  # analysed once, kept while the write waits to be retried
     clean: Flow | None = None  # the finished flow redacted: what is analysed, stored and shown
+    on_turn: TurnSaved | None = None  # a socket's: told of each of its turns' rows
+
+
+TurnSaved = Callable[[Flow, FlowRow], None]
 
 
 @dataclass(slots=True)
 class _Progress:
-    """An in-flight flow whose request row is on disk: how much of its stream is on disk too."""
+    """An in-flight flow whose request row is on disk: how much of its stream is on disk too.
+
+    A socket's frames leave its flow once they are on disk (`dropped` of them, from the front of
+    flow.chunks): a session that lasts hours holds a PROGRESS_INTERVAL's worth of frames in memory,
+    not all of them, and its final write reads them back. Its Responses turns are made as they end
+    (`turns`), each written as a row of its own while the socket is still open."""
 
     flow: Flow
     # The flow's secrets, scrubbed from each chunk as it is persisted (the final write scrubs the whole body).
     scrub: Scrubber
-    chunks: int = 0  # flow.chunks[:chunks] are rows of flow_chunks
+    chunks: int = 0  # the flow's first `chunks` chunks are rows of flow_chunks
     response_started: bool = False  # status and headers written onto the pending row
+    dropped: int = 0  # of which taken out of flow.chunks (a socket's): flow.chunks[0] is chunk `dropped`
+    turns: TurnFlows | None = None
+    on_turn: TurnSaved | None = None
 
 
 class _Tick:
@@ -90,6 +102,11 @@ PENDING_SUMMARY = ("dialect", "model", "tools")  # the summary columns a request
 _REQUEST_ROW = rows.insert("flows", rows.FLOW_COLUMNS + PENDING_SUMMARY)
 _RESPONSE_START = rows.update("flows", ("status", "response_headers", "streamed", "ttfb_ms"))
 _CHUNK_ROW = rows.insert("flow_chunks", ("flow_id", "seq", "t", "data"))
+
+
+def _told(on_turn: TurnSaved | None, turn: Flow) -> Callable[[FlowRow], None] | None:
+    """The on_saved of a socket's turn: tells `on_turn` of the turn and its row."""
+    return None if on_turn is None else lambda row: on_turn(turn, row)
 
 
 def _before(chunks: list[Chunk], count: int, size: int = 8192) -> bytes:
@@ -137,9 +154,10 @@ class Writer:
             self._borrowed.append(flow_id)
             return flow_id
 
-    def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None) -> None:
+    def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None,
+               on_turn: TurnSaved | None = None) -> None:
         # What to write is decided now: the forwarder goes on filling in the flow after a pending submit.
-        self._queue.put(_Write(flow, flow.state is not FlowState.PENDING, on_saved))
+        self._queue.put(_Write(flow, flow.state is not FlowState.PENDING, on_saved, on_turn=on_turn))
 
     def unwritten(self) -> int:
         return self._queue.qsize()
@@ -223,7 +241,7 @@ class Writer:
             self._analyser.close()
 
     def _progress_due(self) -> bool:
-        return any(len(state.flow.chunks) != state.chunks for state in self._live.values())
+        return any(len(state.flow.chunks) != state.chunks - state.dropped for state in self._live.values())
 
     def _fail_forever(self, exc: Exception) -> None:
         """No writer: answer every job with the error until stop() ends the thread."""
@@ -254,12 +272,14 @@ class Writer:
         # findings' messages) reaches disk too, and its pointers must fall on the bodies shown.
         for write in writes:  # the turns a socket is split into are appended, and analysed in turn
             if write.final and write.summary is None:
+                live = self._live.get(write.flow.id) if write.flow.websocket else None
+                if write.flow.websocket:
+                    self._whole_socket(conn, write.flow, live)
                 write.clean = redacted(write.flow)
                 write.summary = self._analyser.summary(write.clean)
                 if write.flow.websocket:
                     # Made from the redacted socket: nothing the socket scrubbed comes back in a turn.
-                    writes.extend(_Write(turn, True, None) for turn in
-                                  turn_flows(write.clean, frames(write.clean), self.next_flow_id))
+                    writes.extend(self._socket_turns(write, live))
         try:
             backfill = self._backfill_batch(conn) if any(isinstance(item, _Backfill) for item in batch) else None
         except sqlite3.Error as exc:  # the mark stays: the next open resumes
@@ -340,6 +360,34 @@ class Writer:
             job.done.set()
         return True
 
+    def _whole_socket(self, conn: sqlite3.Connection, flow: Flow, live: _Progress | None) -> None:
+        """Give finished socket `flow` all its frames back, those already on disk (scrubbed when
+        written, taken out of it since) before those still in it, and their concatenation: what is
+        analysed and stored, and what the listeners told of it read. The forwarder is done with it."""
+        if live is not None and live.dropped:
+            try:
+                flow.chunks[:0] = [Chunk(t, bytes(data)) for t, data in conn.execute(
+                    "SELECT t, data FROM flow_chunks WHERE flow_id = ? AND seq < ? ORDER BY seq",
+                    (flow.id, live.dropped))]
+            except sqlite3.Error as exc:  # the file, read back: the flow is kept with what is still in memory
+                self._warn(f"flow #{flow.id}: cannot read back its first {live.dropped} frames ({exc})")
+                flow.notes.append(f"its first {live.dropped} frames were written but could not be read back")
+        flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
+
+    def _socket_turns(self, write: _Write, live: _Progress | None) -> list[_Write]:
+        """The writes of finished socket `write`'s turns not written yet: those its live progress has
+        not made already (all of them for a socket never live), then those it closed on."""
+        assert write.clean is not None
+        on_turn = write.on_turn
+        if live is not None and live.turns is not None:
+            turns = live.turns
+        elif protocol(write.clean.path) is Protocol.RESPONSES:
+            turns = TurnFlows(write.clean, self.next_flow_id)
+        else:
+            return []
+        made = [turn for frame in frames(write.clean)[turns.splitter.count:] for turn in turns.feed(frame)]
+        return [_Write(turn, True, _told(on_turn, turn)) for turn in made + turns.finish()]
+
     def _keep(self, writes: list[_Write]) -> None:
         """Keep failed writes for the next attempt, within BACKLOG_FLOWS and BACKLOG_BYTES."""
         self._backlog = writes
@@ -397,7 +445,7 @@ class Writer:
         return moved
 
     def _after_commit(self, claim: tuple[dict[int, int], range] | None, moved: list[tuple[Flow, int]],
-                      written: list[_Write], progressed: list[tuple[_Progress, int]]) -> None:
+                      written: list[_Write], progressed: list[tuple[_Progress, int, list[Chunk]]]) -> None:
         if claim is not None:
             ids, reserved = claim
             with self._id_lock:
@@ -413,10 +461,22 @@ class Writer:
                 self._live.pop(flow_id, None)
             else:
                 self._pending_rows.add(flow_id)
-                self._live[flow_id] = _Progress(write.flow, scrubber(write.flow))
-        for state, count in progressed:
-            state.chunks = count
+                state = self._live[flow_id] = _Progress(write.flow, scrubber(write.flow), on_turn=write.on_turn)
+                if write.flow.websocket and protocol(write.flow.path) is Protocol.RESPONSES:
+                    # The socket's request side, redacted: each turn copies it.
+                    state.turns = TurnFlows(redacted(write.flow, request_only=True), self.next_flow_id)
+        for state, count, pieces in progressed:
+            state.chunks = state.dropped + count
             state.response_started = True
+            flow = state.flow
+            if flow.websocket:
+                # On disk now: out of memory (the forwarder only appends, after these).
+                del flow.chunks[:count]
+                state.dropped += count
+                if state.turns is not None:
+                    for frame in chunk_frames(flow.started_at, pieces):
+                        for turn in state.turns.feed(frame):
+                            self._queue.put(_Write(turn, True, _told(state.on_turn, turn)))
         self._recovered = True
 
     def _backfill_batch(self, conn: sqlite3.Connection) -> tuple[int, list[tuple[int, Summary]]] | None:
@@ -448,28 +508,33 @@ class Writer:
         conn.execute("DELETE FROM meta WHERE key = 'rules_backfill_below'")
         return False
 
-    def _write_progress(self, conn: sqlite3.Connection, finished: set[int]) -> list[tuple[_Progress, int]]:
+    def _write_progress(self, conn: sqlite3.Connection, finished: set[int]
+                        ) -> list[tuple[_Progress, int, list[Chunk]]]:
         """Append the chunks relayed since the last time to `flow_chunks`: each chunk is written
-        once, so a long stream costs what it relays, not its length at every tick."""
+        once, so a long stream costs what it relays, not its length at every tick. Each entry:
+        the flow's progress, how many of flow.chunks are on disk now, the chunks written as scrubbed."""
         progressed = []
         for flow_id, state in self._live.items():
             flow = state.flow
             chunks = flow.chunks
             count = len(chunks)  # the forwarder only appends: the first `count` are settled
-            if count == state.chunks or flow_id in finished:
+            start = state.chunks - state.dropped  # the first of flow.chunks not on disk yet
+            if count == start or flow_id in finished:
                 continue
             if not state.response_started:
                 # Set by the forwarder before its first chunk is relayed.
                 headers = rows.headers_blob(state.scrub.headers(flow.response_headers))
                 conn.execute(_RESPONSE_START, (flow.status, headers, int(flow.streamed), flow.ttfb_ms, flow_id))
+            fresh = chunks[start:count]
             if flow.websocket:
-                pieces = [chunk.data for chunk in state.scrub.frames(chunks[state.chunks : count])]
+                written = state.scrub.frames(fresh)
             else:
-                before = _before(chunks, state.chunks)
-                pieces = state.scrub.stream(before, [chunk.data for chunk in chunks[state.chunks : count]])
-            conn.executemany(_CHUNK_ROW, [(flow_id, seq, chunk.t, piece) for seq, (chunk, piece)
-                                          in enumerate(zip(chunks[state.chunks : count], pieces, strict=True), state.chunks)])
-            progressed.append((state, count))
+                before = _before(chunks, start)
+                written = [Chunk(chunk.t, piece) for chunk, piece in
+                           zip(fresh, state.scrub.stream(before, [chunk.data for chunk in fresh]), strict=True)]
+            conn.executemany(_CHUNK_ROW, [(flow_id, seq, chunk.t, chunk.data)
+                                          for seq, chunk in enumerate(written, state.chunks)])
+            progressed.append((state, count, written))
         return progressed
 
     def _mark_interrupted(self, conn: sqlite3.Connection) -> None:

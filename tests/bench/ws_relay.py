@@ -5,10 +5,12 @@ record` (recording on), each server in its own process, loopback only, bounded l
 
 Prints the round trip of a small text frame echoed by the upstream (two relayed frames per round
 trip), p50 and p99, direct and through the forwarder in the same run; then a stream of 1,000
-frames/s from the upstream for 60 s (10 s with --quick) through the forwarder: frames received,
-how late they came (upstream send to client receive), and the forwarder process's RSS sampled
-every 5 s. The session's frames are held by its flow until it ends (as a stream's chunks are),
-bounded by the body limit and exchange.MAX_CHUNK_TIMINGS frames: RSS grows by what is kept."""
+frames/s from the upstream for 60 s (10 s with --quick), direct and through the forwarder: frames
+received, how late they came (upstream send to client receive), and the recording process's RSS
+sampled every second, reported as start, middle and end and the slope of a least-squares line
+through the samples. The forwarder holds a socket's frames only until the store has them on disk
+(store/writer.py), so RSS stays flat however long the socket lasts.
+"""
 
 from __future__ import annotations
 
@@ -105,7 +107,8 @@ async def round_trips(url: str, count: int) -> list[float]:
     return times
 
 
-async def stream(url: str, rate: int, seconds: int, pid: int) -> dict:
+async def stream(url: str, rate: int, seconds: int, pid: int | None) -> dict:
+    """Ask for `rate` frames/s for `seconds`; RSS of process `pid` (the recorder) sampled each second."""
     late: list[float] = []
     samples: list[tuple[float, float]] = []
     began = time.monotonic()
@@ -118,11 +121,21 @@ async def stream(url: str, rate: int, seconds: int, pid: int) -> dict:
             if event["type"] == "response.completed":
                 break
             late.append((time.time() - event["sent"]) * 1000)
-            if time.monotonic() >= next_sample:
+            if pid is not None and time.monotonic() >= next_sample:
                 samples.append((time.monotonic() - began, rss_mb(pid)))
-                next_sample += 5
-    samples.append((time.monotonic() - began, rss_mb(pid)))
+                next_sample += 1
+    if pid is not None:
+        samples.append((time.monotonic() - began, rss_mb(pid)))
     return {"late": late, "expected": rate * seconds, "rss": samples}
+
+
+def slope(samples: list[tuple[float, float]]) -> float:
+    """MB per minute of the least-squares line through (seconds, MB) samples."""
+    times = [t for t, _ in samples]
+    sizes = [mb for _, mb in samples]
+    mean_t, mean_mb = statistics.fmean(times), statistics.fmean(sizes)
+    spread = sum((t - mean_t) ** 2 for t in times)
+    return 60 * sum((t - mean_t) * (mb - mean_mb) for t, mb in samples) / spread
 
 
 def main() -> None:
@@ -137,6 +150,8 @@ def main() -> None:
         try:
             direct = asyncio.run(round_trips(upstream_url.replace("http", "ws", 1) + "/v1/responses", count))
             relayed = asyncio.run(round_trips(forwarder_url.replace("http", "ws", 1) + "/v1/responses", count))
+            direct_flood = asyncio.run(stream(upstream_url.replace("http", "ws", 1) + "/v1/responses", 1000, seconds,
+                                              None))
             flood = asyncio.run(stream(forwarder_url.replace("http", "ws", 1) + "/v1/responses", 1000, seconds,
                                        record.pid))
         finally:
@@ -153,11 +168,15 @@ def main() -> None:
     print(f"  forwarder p50 {p(relayed, 50):.3f}  p99 {p(relayed, 99):.3f}")
     added = p(relayed, 50) - p(direct, 50)
     print(f"  added p50 per round trip {added:.3f} ms, per relayed frame {added / 2:.3f} ms")
-    late = flood["late"]
-    print(f"stream of 1000 frames/s for {seconds} s through the forwarder: {len(late)} of {flood['expected']} "
-          f"frames; late by p50 {p(late, 50):.2f} ms, p99 {p(late, 99):.2f} ms, at most {max(late):.1f} ms")
-    print("  forwarder RSS (s: MB): " + ", ".join(f"{t:.0f}: {mb:.1f}" for t, mb in flood["rss"]))
-
+    for name, run in (("direct   ", direct_flood), ("forwarder", flood)):
+        late = run["late"]
+        print(f"stream of 1000 frames/s for {seconds} s, {name}: {len(late)} of {run['expected']} frames; "
+              f"late by p50 {p(late, 50):.2f} ms, p99 {p(late, 99):.2f} ms, at most {max(late):.1f} ms")
+    rss = flood["rss"]
+    middle = rss[len(rss) // 2]
+    print(f"  recorder RSS, MB: start {rss[0][1]:.1f} (at {rss[0][0]:.0f} s), middle {middle[1]:.1f} "
+          f"(at {middle[0]:.0f} s), end {rss[-1][1]:.1f} (at {rss[-1][0]:.0f} s); slope {slope(rss):+.2f} MB/min "
+          f"over {len(rss)} samples")
 
 if __name__ == "__main__":
     main()

@@ -34,6 +34,10 @@ class Events:
         """Wait for `count` completed flows; the completed events in order."""
         return self._wait("completed", count, timeout)
 
+    def turns(self, count: int = 1, timeout: float = 10.0) -> list[FlowEvent]:
+        """Wait for `count` socket turns saved as rows; their events in order."""
+        return self._wait("turn", count, timeout)
+
     def _wait(self, kind: str, count: int, timeout: float) -> list[FlowEvent]:
         def done() -> list[FlowEvent]:
             return [e for e in self.all if e.kind == kind]

@@ -76,7 +76,7 @@ def test_a_codex_shaped_session_is_relayed_frame_by_frame_and_recorded_in_order(
         True, 101, "GET", "/v1/responses", "complete", None)
     assert flow.notes == ["client closed the socket: 1000 'done'"]
     assert ("authorization", "[redacted]") in flow.request_headers
-    assert upstream.closes == [(1000, "")]
+    assert upstream.closes == [(1000, "done")]  # the client's code and reason, relayed
 
 
 def test_the_openai_sdk_responses_socket_runs_a_tool_loop_through_the_forwarder(upstream, store, forwarder, events):
@@ -165,6 +165,31 @@ def test_an_upgrade_from_a_web_page_is_refused_and_counted(upstream, store, forw
     assert upstream.handshakes == []
     store.flush()
     assert store.rows() == []  # a page that may not use the forwarder may not write flows either
+
+
+def test_pings_and_pongs_are_relayed_end_to_end_both_ways(upstream, store, forwarder, events):
+    """A real client's ping reaches the upstream and only the upstream's pong answers it; the
+    upstream's ping reaches the client, whose pong reaches the upstream. Control frames are no
+    frame records."""
+    with connect(ws_url(forwarder.base_url, "/v1/responses"), ping_interval=None) as ws:
+        answered = ws.ping(b"held:probe")
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pinged", "data": "held:probe"}
+        # The upstream holds its pong: nobody on the way answered for it.
+        assert not answered.is_set()
+        ws.send('{"type": "pong_now"}')
+        assert answered.wait(10)
+        assert ws.ping(b"quick").wait(10)
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pinged", "data": "quick"}
+        ws.send('{"type": "ping_me", "data": "are you there"}')
+        assert json.loads(ws.recv(timeout=10)) == {"type": "ponged", "data": "are you there"}
+        ws.close(code=4000, reason="bye now")
+    events.completed(1)
+    assert (upstream.pings, upstream.pongs) == ([b"held:probe", b"quick"], [b"are you there"])
+    assert upstream.closes == [(4000, "bye now")]
+    flow = store.get(1)
+    assert flow.notes == ["client closed the socket: 4000 'bye now'"]
+    assert [orjson.loads(f.payload)["type"] for f in store.frames(1)] == [
+        "pinged", "pong_now", "pinged", "ping_me", "ponged"]
 
 
 def test_close_codes_and_binary_frames_pass_both_ways(upstream, store, forwarder, events):

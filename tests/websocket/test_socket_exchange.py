@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from inspector.flow import Flow, FlowState, Mode, frame_chunk, frames
 from inspector.proxy.access import error_body
-from inspector.proxy.exchange import (Accept, Close, Closed, Finish, FrameIn, OpenSocket, Policy, Record, SendData,
-                                      SendFrame, SendHead, SocketExchange, SocketOpened, SocketRefused, Stopped,
+from inspector.proxy.exchange import (Accept, Close, Closed, ControlIn, Finish, FrameIn, OpenSocket, Policy, Record,
+                                      SendControl, SendData, SendFrame, SendHead, SocketExchange, SocketOpened, SocketRefused, Stopped,
                                       UpstreamFailed)
 from inspector.proxy.server import unsendable_head
 from inspector.wire.frames import Direction, Frame
@@ -55,7 +55,23 @@ def test_an_upgrade_goes_upstream_without_this_hops_handshake_fields_and_frames_
     assert (flow.websocket, flow.status, flow.ttfb_ms, flow.latency_ms, flow.notes, flow.upstream_url) == (
         True, 101, 10.0, 40.0, ["client closed the socket: 1000 'bye'"], f"{UPSTREAM}/v1/responses")
     assert frames(flow) == [Frame(Direction.CLIENT, 100.02, True, CREATE), Frame(Direction.SERVER, 100.03, False, b"\x01")]
-    assert flow.response_body == b"".join(chunk.data for chunk in flow.chunks)
+    # The store joins the frames it wrote (it takes them out of the flow as they reach the disk).
+    assert flow.response_body == b""
+
+
+def test_pings_and_pongs_go_to_the_other_side_as_they_came_and_are_not_recorded():
+    waiting = _exchange()
+    waiting.upgrade()
+    assert waiting.socket_event(ControlIn(True, True, b"early", 0.005)) == []  # no upstream socket yet
+    exchange = _exchange()
+    _open(exchange)
+    assert exchange.socket_event(ControlIn(True, True, b"probe", 0.020)) == [SendControl(False, True, b"probe")]
+    assert exchange.socket_event(ControlIn(False, False, b"probe", 0.030)) == [SendControl(True, False, b"probe")]
+    assert exchange.socket_event(ControlIn(False, True, b"", 0.040)) == [SendControl(True, True, b"")]
+    assert exchange.socket_event(ControlIn(True, False, b"", 0.050)) == [SendControl(False, False, b"")]
+    assert exchange.flow.chunks == []
+    assert exchange.socket_event(Closed(False, 1000, "", 0.060)) == [Close(True, 1000, ""), Finish(FlowState.COMPLETE)]
+    assert exchange.socket_event(ControlIn(True, True, b"late", 0.070)) == []
 
 
 def test_a_mode_that_rewrites_bodies_answers_426_and_sends_nothing_upstream():

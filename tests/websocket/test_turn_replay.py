@@ -6,11 +6,15 @@ each replay recorded and linked to the turn."""
 from __future__ import annotations
 
 import json
+import ssl
 
 import orjson
 from websockets.sync.client import connect
 
 from inspector.flow import FIXED_REPLAY_NOTE, ReplayKind
+from inspector.proxy import Forwarder
+from inspector.proxy.ca import LocalCA
+from inspector.proxy.options import Options, ProxyOptions
 from inspector.replay import replay_stored
 from inspector.wire.fix import UNAVAILABLE
 
@@ -19,9 +23,9 @@ from tests.websocket.test_relay import BETA, KEY, TOOLS, ws_url
 ASK = {"type": "message", "role": "user", "content": "read the readme"}
 
 
-def seeded_session(url: str) -> None:
+def seeded_session(url: str, **options) -> None:
     """Codex's loop, but the tool result answers call_unknown: the call the model made was call_1."""
-    with connect(url, additional_headers={"Authorization": f"Bearer {KEY}", "OpenAI-Beta": BETA}) as ws:
+    with connect(url, additional_headers={"Authorization": f"Bearer {KEY}", "OpenAI-Beta": BETA}, **options) as ws:
         def turn(create: dict) -> dict:
             ws.send(json.dumps(create))
             while True:
@@ -72,3 +76,36 @@ def test_a_seeded_orphan_output_is_caught_and_replayed_as_recorded_and_fixed(ups
     (mended,) = [r for r in store.rows() if r.socket_of == fixed]
     assert (mended.replay_of, mended.replay_fixed, mended.errors) == (3, True, 0)
     assert FIXED_REPLAY_NOTE in store.get(fixed).notes
+
+
+def test_a_turn_of_a_socket_recorded_in_a_proxy_tunnel_is_replayed_through_that_tunnel(upstream, store, events,
+                                                                                         tmp_path):
+    """Codex in proxy mode (CONNECT, TLS intercepted with the local CA, then the upgrade): its turn is
+    replayed the way it came, on a socket of its own through a tunnel to the same host."""
+    options = Options("http://127.0.0.1:9", port=0, proxy=ProxyOptions(
+        intercept=(f"api.openai.com={upstream.base_url}",), ca_dir=str(tmp_path / "ca")))
+    with Forwarder(options, store=store, on_event=events) as forwarder:
+        LocalCA(tmp_path / "ca", forwarder.connect.intercepts.hosts)
+        trusted = ssl.create_default_context(cafile=str(tmp_path / "ca" / "toolwire-ca.pem"))
+        seeded_session("wss://api.openai.com/v1/responses", proxy=forwarder.base_url, ssl=trusted)
+        events.completed(1)
+        store.flush()
+        assert [(r.id, r.method, r.socket_of, r.continues, r.errors) for r in store.rows()] == [
+            (1, "GET", None, None, 0), (2, "WS", 1, None, 0), (3, "WS", 1, 2, 2)]
+
+        replayed = replay_stored(store, forwarder, 3, kind=ReplayKind.FIXED)
+        events.completed(2)
+        store.flush()
+    assert len(upstream.handshakes) == 2
+    assert (upstream.handshakes[1]["authorization"], upstream.handshakes[1]["host"]) == (
+        f"Bearer {KEY}", f"127.0.0.1:{upstream.port}")
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "read_file",
+            "arguments": '{"path": "README.md"}', "status": "completed"}
+    assert last_create(upstream) == {"type": "response.create", "model": "gpt-test", "tools": TOOLS, "input": [
+        ASK, call, {"type": "function_call_output", "call_id": "call_1", "output": UNAVAILABLE}]}
+    socket = store.get(replayed)
+    assert (socket.websocket, socket.replay_of, socket.route, socket.upstream_url) == (
+        True, 3, "", f"{upstream.base_url}/v1/responses")
+    assert ("host", "api.openai.com") in socket.request_headers
+    (mended,) = [r for r in store.rows() if r.socket_of == replayed]
+    assert (mended.replay_of, mended.replay_fixed, mended.errors) == (3, True, 0)

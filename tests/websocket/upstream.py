@@ -3,7 +3,10 @@ Responses API over a socket as Codex and the openai SDK use it, plus a few frame
 
 Each `response.create` is answered with the server events of one turn: a `generate: false` prewarm
 with an empty completed response; a turn whose input holds no `function_call_output` with a call of
-its first tool; one that answers a call with a text message. What the client sent is kept in
+its first tool; one that answers a call with a text message. `{"type": "burst", "count": N}` is
+answered with N small frames and a `burst.done`. Control frames are its own to answer: each ping
+is told (`pinged`) and answered, a `held:` one only once `pong_now` comes; `ping_me` pings the
+client, whose pong is told (`ponged`). What the client sent is kept in
 `seen` (the handshake headers, the frames) for the tests to compare."""
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ class SocketUpstream:
         self.handshakes: list[dict[str, str]] = []  # headers of each upgrade, lower-cased names
         self.received: list[tuple[bool, bytes]] = []  # (text, payload) of each client frame
         self.closes: list[tuple[int | None, str]] = []  # the client's close codes and reasons
+        self.pings: list[bytes] = []  # the payloads of the pings that reached it, and of the pongs
+        self.pongs: list[bytes] = []
         self._loop = asyncio.new_event_loop()
         self._runner: web.AppRunner | None = None
         self._ids = 0
@@ -59,10 +64,31 @@ class SocketUpstream:
         if request.path == "/v1/refuse":
             return web.Response(status=426, text="upgrade refused")
         self.handshakes.append({k.lower(): v for k, v in request.headers.items()})
-        ws = web.WebSocketResponse(protocols=("chosen.v1",), max_msg_size=0)
+        # Pings answered here, not by aiohttp: what reached it is kept, and a `held:` one waits.
+        ws = web.WebSocketResponse(protocols=("chosen.v1",), max_msg_size=0, autoping=False)
         ws.headers["x-request-id"] = "req_upstream"
         await ws.prepare(request)
-        async for message in ws:
+        held: list[bytes] = []
+        while True:
+            message = await ws.receive()
+            if message.type is WSMsgType.CLOSE:
+                self.closes.append((message.data, message.extra or ""))
+                break
+            if message.type in (WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR):
+                self.closes.append((ws.close_code, ""))
+                break
+            if message.type is WSMsgType.PING:
+                self.pings.append(message.data)
+                await ws.send_str(orjson.dumps({"type": "pinged", "data": message.data.decode()}).decode())
+                if message.data.startswith(b"held:"):
+                    held.append(message.data)
+                else:
+                    await ws.pong(message.data)
+                continue
+            if message.type is WSMsgType.PONG:
+                self.pongs.append(message.data)
+                await ws.send_str(orjson.dumps({"type": "ponged", "data": message.data.decode()}).decode())
+                continue
             if message.type is WSMsgType.BINARY:
                 self.received.append((False, message.data))
                 await ws.send_bytes(message.data[::-1])
@@ -74,12 +100,24 @@ class SocketUpstream:
             if event.get("type") == "close_me":
                 await ws.close(code=4001, message=b"asked to")
                 break
+            if event.get("type") == "pong_now":  # the pongs of the held pings, now
+                for data in held:
+                    await ws.pong(data)
+                held.clear()
+                continue
+            if event.get("type") == "ping_me":
+                await ws.ping(event["data"].encode())
+                continue
             if event.get("type") == "echo":
                 await ws.send_str(message.data)
                 continue
+            if event.get("type") == "burst":  # a long stream of small frames, then the count of them
+                for n in range(event["count"]):
+                    await ws.send_str(orjson.dumps({"type": "burst.delta", "n": n}).decode())
+                await ws.send_str(orjson.dumps({"type": "burst.done", "count": event["count"]}).decode())
+                continue
             for answer in self._turn(event):
                 await ws.send_str(orjson.dumps(answer).decode())
-        self.closes.append((ws.close_code, ""))
         return ws
 
     def _turn(self, create: dict) -> list[dict]:

@@ -19,7 +19,7 @@ import orjson
 from ... import sse
 from ...check import ExchangeCheck, check_exchange
 from ...dialect import Dialect
-from ...frames import Direction, Frame, events
+from ...frames import Direction, Frame, parse
 from ...pointer import join, split
 from ...profiles import Profile
 from ...violations import Violation
@@ -61,36 +61,70 @@ class Turn:
                 return response
         return None
 
+    def settle(self) -> None:
+        """Let go of the events of an ended turn (its deltas) once it is made into a flow, keeping
+        those that carry its response: what a later turn's history (`history`) reads of it."""
+        kept = [(number, event) for number, event in zip(self.frames, self.events, strict=True)
+                if isinstance(event.get("response"), dict)]
+        self.frames = [number for number, _ in kept]
+        self.events = [event for _, event in kept]
+
     def stream_body(self) -> bytes:
         """The server events as the SSE body an HTTP Responses stream would have been."""
         return b"".join(sse.encode(orjson.dumps(event), str(event.get("type", ""))) for event in self.events)
 
 
-def turns(frames: list[Frame]) -> list[Turn]:
-    found: list[Turn] = []
-    open_turns: dict[str | None, list[Turn]] = {}  # stream_id -> turns awaiting their end, oldest first
-    for event in events(frames):
-        body = event.body
+class TurnSplitter:
+    """Cuts a socket's frames into turns as they pass, one frame at a time: `feed` answers the turn
+    that frame ended, if any. What it holds is per turn, never per frame of the socket: the turns
+    still open, and of each ended turn what its continuations read (`Turn.settle`)."""
+
+    __slots__ = ("found", "count", "_open")
+
+    def __init__(self) -> None:
+        self.found: list[Turn] = []  # every turn so far, in the order of their response.create
+        self.count = 0  # frames fed: the number of the next one
+        self._open: dict[str | None, list[Turn]] = {}  # stream_id -> turns awaiting their end, oldest first
+
+    def oldest_open(self) -> int | None:
+        """The frame number of the oldest open turn's response.create; None when none is open."""
+        return min((waiting[0].number for waiting in self._open.values() if waiting), default=None)
+
+    def feed(self, frame: Frame) -> Turn | None:
+        number = self.count
+        self.count += 1
+        body = parse(frame)
+        if body is None:
+            return None
         stream = body.get("stream_id")
         stream_id = stream if isinstance(stream, str) else None
-        if event.direction is Direction.CLIENT:
-            if event.type != "response.create":
-                continue
+        kind = body.get("type") if isinstance(body.get("type"), str) else ""
+        if frame.direction is Direction.CLIENT:
+            if kind != "response.create":
+                return None
             request = {key: value for key, value in body.items() if key not in _ENVELOPE}
-            turn = Turn(event.number, request, stream_id, prewarm=body.get("generate") is False)
-            found.append(turn)
-            open_turns.setdefault(stream_id, []).append(turn)
-            continue
-        waiting = open_turns.get(stream_id)
+            turn = Turn(number, request, stream_id, prewarm=body.get("generate") is False)
+            self.found.append(turn)
+            self._open.setdefault(stream_id, []).append(turn)
+            return None
+        waiting = self._open.get(stream_id)
         if not waiting:
-            continue
+            return None
         turn = waiting[0]
         turn.events.append(body)
-        turn.frames.append(event.number)
-        if event.type in _ENDS:
+        turn.frames.append(number)
+        if kind in _ENDS:
             turn.ended = True
             waiting.pop(0)
-    return found
+            return turn
+        return None
+
+
+def turns(frames: list[Frame]) -> list[Turn]:
+    splitter = TurnSplitter()
+    for frame in frames:
+        splitter.feed(frame)
+    return splitter.found
 
 
 def check_turn(turn: Turn, profile: str | Profile | None = None) -> ExchangeCheck:
