@@ -174,8 +174,46 @@ def test_the_page_reads_the_analysis_the_store_kept(demo_store):
     when the store holds each flow's analysis already."""
     with Store(demo_store, read_only=True) as store:
         before = analysis.calls.copy()
-        render(store, [row.id for row in store.rows()], title="t", workers=1)
-    assert (analysis.calls - before)["analyse"] == 0
+        page = render(store, [row.id for row in store.rows()], title="t", workers=1)
+    spent = analysis.calls - before
+    assert spent["analyse"] == 0
+    # Nor is any repaired request checked again: the writer counted the errors each one has left.
+    assert spent["fixed-check"] == 0
+    fixed = {flow["id"]: diff["summary"] for flow in page_data(page.decode())["flows"]
+             for diff in flow["diffs"] if diff["name"] == "original → fixed"}
+    assert fixed == FIXED_SUMMARIES
+
+
+# The demo's fixed diffs, as the page lists them: the flows whose request a safe repair changes.
+FIXED_SUMMARIES = {
+    3: "+1 −3 ~2 · 5 notes · 5 repairs · 0 errors left",
+    4: "+1 −0 ~1 · 2 notes · 2 repairs · 0 errors left",
+    5: "+0 −1 ~1 · 2 notes · 2 repairs · 0 errors left",
+    6: "+1 −1 ~0 · 2 notes · 2 repairs · 0 errors left",
+    8: "+1 −1 ~0 · 1 note · 1 repair · 0 errors left",
+    11: "+1 −3 ~2 · 5 notes · 5 repairs · 0 errors left",
+}
+
+
+def test_an_analysis_stored_before_it_counted_the_fixed_errors_gives_the_same_page(demo_store, tmp_path):
+    """A store written by an earlier build has no count of the errors a fixed request has left: the
+    page checks those requests itself, and says the same."""
+    import shutil
+    import sqlite3
+
+    older = tmp_path / "older.sqlite3"
+    shutil.copy(demo_store, older)
+    with sqlite3.connect(older) as db:
+        changed = db.execute("UPDATE flows SET analysis = CAST(json_remove(analysis, '$.fixed_errors') AS BLOB) "
+                             "WHERE json_extract(analysis, '$.fixed_errors') IS NOT NULL").rowcount
+    assert changed == len(FIXED_SUMMARIES)
+    with Store(older, read_only=True) as store:
+        ids = [row.id for row in store.rows()]
+        before = analysis.calls.copy()
+        page = render(store, ids, title="t", workers=1)
+    assert (analysis.calls - before)["fixed-check"] == len(FIXED_SUMMARIES)
+    with Store(demo_store, read_only=True) as store:
+        assert page == render(store, ids, title="t", workers=1)
 
 
 def test_the_page_is_a_registry_format_written_from_the_store(demo_store):
