@@ -150,7 +150,7 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
     assert attrs == {
         "toolwire.flow.id": first_flow.id, "toolwire.session.id": session.id, "toolwire.mode": "passthrough",
         "toolwire.path": "/v1/chat/completions",
-        "toolwire.flow.command": f"toolwire-inspect export {first_flow.id} --store {db.resolve()}",
+        "toolwire.flow.command": f"toolwire-inspect open {db.resolve()} --flow {first_flow.id}",
         "server.address": "127.0.0.1", "server.port": port, "http.response.status_code": 200, "toolwire.route": "oa",
         "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.system": "openai",
         "gen_ai.request.model": "gpt-4o-mini", "gen_ai.response.finish_reasons": ["tool_calls"],
@@ -183,7 +183,7 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
     assert mcp_attrs == {
         "toolwire.flow.id": call_flow.id, "toolwire.session.id": session.id, "toolwire.mode": "passthrough",
         "toolwire.path": "/mcp",
-        "toolwire.flow.command": f"toolwire-inspect export {call_flow.id} --store {db.resolve()}",
+        "toolwire.flow.command": f"toolwire-inspect open {db.resolve()} --flow {call_flow.id}",
         "server.address": "127.0.0.1", "server.port": int(mcp_upstream.rsplit(":", 1)[1]),
         "http.response.status_code": 200, "toolwire.route": "files",
         "mcp.method.name": "tools/call", "mcp.protocol.version": "2026-07-28", "jsonrpc.request.id": "2",
