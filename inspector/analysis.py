@@ -615,7 +615,11 @@ def safe_repairs(analysis: Analysis, flow: Flow | None = None) -> FixResult | No
 
 def _errors_after_repairs(analysis: Analysis) -> int | None:
     """How many errors the checker finds in the request once every safe repair is applied; None when
-    no safe repair applies (nothing to count) or the request cannot be repaired faithfully."""
+    no safe repair applies (nothing to count) or the request cannot be repaired faithfully. A flow
+    with no finding is not repaired here: the repairs answer findings, and the writer must not pay
+    for healthy traffic (the rare repair of such a flow is counted where it is shown, fixed_errors)."""
+    if not analysis.violations:
+        return None
     try:
         repaired = safe_repairs(analysis)
     except jsonsafe.Unfaithful:
