@@ -33,8 +33,30 @@ POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*
 
 
 def page_data(page: str) -> dict:
+    """The page's data as its script reads it: each index into the table of strings replaced by its string."""
     (block,) = DATA.findall(page)
-    return json.loads(block)
+    data = json.loads(block)
+    strings = data["strings"]
+    assert len(set(strings)) == len(strings)  # each string once
+
+    def lines(part: dict) -> None:
+        part["lines"] = [strings[index] for index in part["lines"]]
+
+    for flow in data["flows"]:
+        for pane in flow["panes"].values():
+            lines(pane)
+        lines(flow["conversation"]["turns"])
+        lines(flow["conversation"]["tools"])
+        for made in flow["diffs"]:
+            lines(made["rows"])
+            if made["notes"] is not None:
+                lines(made["notes"])
+        flow["headers"] = [strings[index] for index in flow["headers"]]
+        flow["chunks"] = [strings[index] for index in flow["chunks"]]
+        for finding in flow["findings"]:
+            for text in ("message", "why", "hint"):
+                finding[text] = strings[finding[text]]
+    return data
 
 
 def sha256(text: str) -> str:
@@ -52,7 +74,7 @@ def session_page(store_path: Path) -> str:
 
 def test_the_demo_session_page_lists_every_flow_with_the_facts_the_filters_read(demo_store):
     data = page_data(session_page(demo_store))
-    assert (data["format"], data["version"], data["title"]) == ("toolwire-page", 1, "session 1")
+    assert (data["format"], data["version"], data["title"]) == ("toolwire-page", 2, "session 1")
     facts = [(f["id"], f["status"], f["dialect"], f["rules"], f["tool_names"], f["errors"], f["warnings"],
               f["replay_of"], [d["name"] for d in f["diffs"]]) for f in data["flows"]]
     # The fix where there is one to show; the replay comparison on both sides of the replay.
@@ -161,6 +183,20 @@ def test_embedded_json_escapes_what_could_end_the_script_element():
     text = embedded_json(orjson.dumps({"a": "</script><!--&>"}))
     assert text == '{"a":"\\u003c/script\\u003e\\u003c!--\\u0026\\u003e"}'
     assert json.loads(text) == {"a": "</script><!--&>"}
+
+
+def test_each_line_and_finding_text_is_in_the_page_once(demo_store):
+    """Issue 21: a 1,000-flow page carried every flow's lines whole (6.6 MB for the demo's turns over
+    and over), though an agent sends its history again with every turn: each string is in the page's
+    table once, so the same flows listed twice add not one string."""
+    with Store(demo_store, read_only=True) as store:
+        ids = [row.id for row in store.rows()]
+        (once,), (twice,) = (DATA.findall(render(store, ids * n, title="t").decode()) for n in (1, 2))
+    once_data, twice_data = json.loads(once), json.loads(twice)
+    assert twice_data["strings"] == once_data["strings"]
+    assert twice_data["flows"] == once_data["flows"] * 2
+    lines = sum(len(pane["lines"]) for flow in once_data["flows"] for pane in flow["panes"].values())
+    assert len(once_data["strings"]) < lines
 
 
 def test_worker_processes_make_the_same_page(demo_store):
