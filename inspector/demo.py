@@ -47,10 +47,11 @@ def _key(body: bytes) -> bytes | None:
 
 def demo_options(upstream_url: str, *, port: int = 0, store: str | None = None) -> Options:
     """What the demo's forwarder serves: the fake upstream at `/` as recorded, and each demo route
-    (ROUTES) below `/r/NAME/` in its mode, to the same fake upstream."""
+    (ROUTES) below `/r/NAME/` in its mode, to the same fake upstream; no config file's routes."""
     return Options(upstream_url, port=port, store=store,
                    routes=RouteFlags(route=tuple(f"{name}={upstream_url}" for name in ROUTES),
-                                     route_mode=tuple(f"{name}={mode}" for name, mode in ROUTES.items())))
+                                     route_mode=tuple(f"{name}={mode}" for name, mode in ROUTES.items()),
+                                     builtin=True))
 
 
 def demo_forwarder(upstream_url: str, store: Store, *, port: int = 0,

@@ -6,6 +6,8 @@ time, so a red CI is a real regression, not a new random draw. Locally they stay
 their example database) to find new failures."""
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import settings
 
@@ -18,16 +20,26 @@ settings.register_profile("ci", parent=settings.get_profile("budget"), derandomi
 settings.load_profile("ci" if os.environ.get("CI") else "budget" if not THOROUGH else "default")
 
 
+# The suite starts a few hundred interpreters (the CLI, record, the TUI's child, SDK clients) and two
+# xdist workers. Under PYTHONDONTWRITEBYTECODE (set on some CI images and shells) each of them compiles
+# every module from source again, and pytest rewrites every test module's asserts again: a third of
+# the suite's CPU. The suite writes its bytecode (into the git-ignored __pycache__ folders) whatever
+# the shell says; the workers and subprocesses started from here inherit this environment.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 # The few tests that take tens of seconds go first, so that the workers (worksteal) share out the
 # rest behind them instead of one worker ending the run alone on a long test.
 _LONG_FIRST = (
     "tests/tui/test_hostile_text.py",
-    "tests/test_crafted_recordings.py",
+    "tests/formats/test_crafted_recordings.py",
     "tests/proxy/test_secrets.py",
 )
 
 
 def pytest_collection_modifyitems(items):
+    missing = [path for path in _LONG_FIRST if not (Path(__file__).parent.parent / path).is_file()]
+    assert not missing, f"_LONG_FIRST names files that moved: {missing}"
     def rank(item) -> int:
         return next((n for n, path in enumerate(_LONG_FIRST) if item.nodeid.startswith(path)), len(_LONG_FIRST))
 

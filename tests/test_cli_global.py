@@ -176,3 +176,24 @@ def test_every_command_and_sub_command_has_a_description_and_f_wherever_format_i
             commands["toolwire-inspect config untrust"].description) == (
         "Let this file set the routes when run in its directory, as it is now; any change makes it untrusted again.",
         "Forget the trust given to this file.")
+
+
+def test_a_command_named_first_is_parsed_by_a_parser_holding_only_it_and_reads_the_same():
+    """`toolwire-inspect flows …` builds the bare options and `flows` alone (each command module's
+    imports cost the start-up of every other command); its help, every sub-command's and every option's
+    reading are those of the whole parser."""
+    import subprocess
+    import sys
+
+    from inspector.cli import _COMMANDS, build_parser
+
+    whole = dict(_commands(build_parser()))
+    for name in _COMMANDS:
+        alone = dict(_commands(build_parser(name)))
+        assert {each: command.format_help() for each, command in alone.items()} == {
+            each: command.format_help() for each, command in whole.items()
+            if each == f"toolwire-inspect {name}" or each.startswith(f"toolwire-inspect {name} ")}
+    loaded = subprocess.run([sys.executable, "-c", "import sys; from inspector.cli import parse_args; "
+                             "parse_args(['rules']); print(sorted(m for m in sys.modules if m.startswith('inspector.cli.')))"],
+                            capture_output=True, text=True, check=True)
+    assert loaded.stdout == "['inspector.cli.common', 'inspector.cli.otlp', 'inspector.cli.rules', 'inspector.cli.tui']\n"

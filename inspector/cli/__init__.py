@@ -23,7 +23,10 @@ _COMMANDS = ["record", "run", "doctor", "flows", "replay", "export", "open", "ch
 _BEFORE = "before_command_"
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only`, the bare command's options and that one command (each
+    command module imports what its handler needs, and all of them together take a third of a
+    second to import: a start-up every `toolwire-inspect flows` would pay for the other fifteen)."""
     parser = argparse.ArgumentParser(
         prog="toolwire-inspect",
         description="Record, check, translate, replay and export LLM tool-calling traffic. With no COMMAND it "
@@ -42,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
             action.dest, action.default = _BEFORE + action.dest, argparse.SUPPRESS
     parser.set_defaults(handler=tui_command.run)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _COMMANDS:
+    for name in _COMMANDS if only is None else [only]:
         importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(subparsers)
     _describe(subparsers)
     return parser
@@ -100,7 +103,10 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line as the handlers read it (a CommandError for an option that does not apply)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    # A command named first is the one command the line can hold: the other commands are not built.
+    # Anything else (options first, --help, a typo) gets the whole parser and its whole answers.
+    parser = build_parser(argv[0] if argv and argv[0] in _COMMANDS else None)
     args = parser.parse_args(argv)
     _hand_over(parser, args)
     return args

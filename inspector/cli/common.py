@@ -228,7 +228,7 @@ def route_table(options: Options) -> RouteTable:
 
     return routes.resolve(upstream=options.upstream, routes=options.routes.route,
                           route_modes=options.routes.route_mode, config=options.routes.config,
-                          translate=options.translate, repair=options.repair)
+                          translate=options.translate, repair=options.repair, builtin=options.routes.builtin)
 
 
 def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:

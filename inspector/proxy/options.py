@@ -79,6 +79,9 @@ class RouteFlags:
     route: tuple[str, ...] = ()  # NAME=URL[@PORT]
     route_mode: tuple[str, ...] = ()  # NAME=MODE
     config: str | None = None  # --config PATH
+    # The routes are these flags alone: no config file is looked for (the demo serves its own
+    # routes; a user's or a checkout's config would mount real upstreams beside them).
+    builtin: bool = False
 
     def __post_init__(self) -> None:
         _tuples(self)

@@ -183,17 +183,18 @@ def find_config(cwd: Path | None = None) -> tuple[Path | None, bytes, tuple[str,
 
 def resolve(*, upstream: str | None = None, routes: Iterable[str] = (), route_modes: Iterable[str] = (),
             config: str | None = None, translate: str | None = None, repair: bool = False,
-            cwd: Path | None = None) -> RouteTable:
+            cwd: Path | None = None, builtin: bool = False) -> RouteTable:
     """The route table a launch serves. Flags win over the config file route by route; a route's
     own mode wins over `translate`/`repair`, which are the default mode of every route (and the
-    mode of `--upstream`)."""
+    mode of `--upstream`). `builtin`: the flags are the whole table, no config file is read."""
     ignored: tuple[str, ...] = ()
     if upstream is not None:
         upstream = shown_as_sent(upstream, "--upstream")
+    path: Path | None = None
     if config is not None:
-        path: Path | None = Path(config)
-        data = read_config(Path(config))
-    else:
+        path = Path(config)
+        data = read_config(path)
+    elif not builtin:
         path, data, ignored = find_config(cwd)
     by_name: dict[str, Route] = {}
     source = "flags"

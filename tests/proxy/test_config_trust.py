@@ -221,3 +221,22 @@ def test_the_replay_command_refuses_an_upstream_with_an_escape_sequence(tmp_path
     assert main(["replay", "1", "--store", str(tmp_path / "s.db"), "--upstream", "http://127.0.0.1:9/\x1b[2J"]) == 2
     assert capsys.readouterr().err == ("toolwire-inspect: --upstream: the upstream URL holds a control character or "
                                        "whitespace (U+001B at position 20); a URL has none\n")
+
+
+def test_the_demo_serves_its_own_routes_whatever_config_the_user_or_the_directory_has(tmp_path, homes, repo,
+                                                                                      monkeypatch):
+    """`demo` mounted the routes of the user's config and of a trusted one in the working directory
+    beside its own: real upstreams in a demo said to need no key and no network."""
+    from inspector import trust
+    from inspector.cli.common import route_table
+    from inspector.demo import ROUTES, demo_options
+
+    user_config = tmp_path / "config" / "toolwire-inspect" / "toolwire-inspect.toml"
+    user_config.parent.mkdir(parents=True)
+    user_config.write_text('[routes.mine]\nurl = "https://api.openai.com"\n')
+    here = repo / "toolwire-inspect.toml"
+    here.write_text('[routes.theirs]\nurl = "http://127.0.0.1:9"\n')
+    trust.trust(here, here.read_bytes())
+    monkeypatch.chdir(repo)
+    table = route_table(demo_options("http://127.0.0.1:1"))
+    assert ({route.name for route in table.routes}, table.source, table.ignored) == (set(ROUTES), "flags", ())
