@@ -8,11 +8,11 @@ typed frame below (`encode` / `decode`), its class named by its "kind".
 
     parent → child   the launch's Options (proxy/options.py), once, first (over a pipe, not argv,
                      since the upstream URL may carry credentials); then Replay (an edited
-                     request's body in base64) and Stop. End of file means the parent is gone:
+                     request's body in base64), Delete (flows, by id) and Stop. End of file means the parent is gone:
                      the child stops, so no orphan keeps the port (SIGKILL of the parent included).
     child → parent   Ready (what the header shows) or Failed; then Flows (ids started and
-                     completed), Changed (ids were dropped: read the store again), Refused, StoreHealth
-                     and Replayed (the new flow's id, or the reason there is none).
+                     completed), Changed (ids were dropped: read the store again), Refused, Tunnelled, StoreHealth,
+                     Replayed (the new flow's id, or the reason there is none) and Deleted.
 
 The forwarder's side never waits on the pipe: its events only append an id to a bounded list,
 and one sender thread writes what accumulated. When the UI reads slowly the lists overflow into a
@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -43,6 +43,7 @@ from .proxy.options import Options, OtlpOptions, ProxyOptions
 from .session import RouteShown
 
 if TYPE_CHECKING:
+    from .store.deletion import Deletion
     from .proxy import FlowEvent, Forwarder
     from .proxy.routes import Router
 
@@ -99,6 +100,18 @@ class Refused:
 
 
 @dataclass(frozen=True, slots=True)
+class Tunnelled:
+    """CONNECT tunnels relayed untouched and unrecorded (proxy/connect.py): how many, and
+    (host:port, tunnels) per target, the most first."""
+
+    count: int
+    hosts: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hosts", tuple((host, count) for host, count in self.hosts))
+
+
+@dataclass(frozen=True, slots=True)
 class StoreHealth:
     problem: str | None
 
@@ -120,6 +133,21 @@ class Replayed:
 
 
 @dataclass(frozen=True, slots=True)
+class Deleted:
+    """What a Delete did (store/deletion.Deletion), or why it did nothing."""
+
+    request: int
+    deleted: tuple[int, ...] = ()
+    in_progress: tuple[int, ...] = ()
+    missing: tuple[int, ...] = ()
+    reason: str | None = None  # the store could not be written
+
+    def __post_init__(self) -> None:
+        for name in ("deleted", "in_progress", "missing"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+
+@dataclass(frozen=True, slots=True)
 class Stopped:
     """Made by the parent, not sent: the child is gone."""
 
@@ -135,13 +163,26 @@ class Replay:
 
 
 @dataclass(frozen=True, slots=True)
+class Delete:
+    """Delete these stored flows: the child owns the store's writer (the UI reads it read-only)."""
+
+    request: int
+    flows: tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "flows", tuple(self.flows))
+
+
+@dataclass(frozen=True, slots=True)
 class Stop:
     pass
 
 
-Frame = Ready | Failed | Flows | Changed | Refused | StoreHealth | Otlp | Replayed | Stopped | Replay | Stop
+Frame = (Ready | Failed | Flows | Changed | Refused | Tunnelled | StoreHealth | Otlp | Replayed | Deleted | Stopped
+         | Replay | Delete | Stop)
 _KINDS: dict[str, type[Any]] = {kind.__name__.lower(): kind for kind in (
-    Ready, Failed, Flows, Changed, Refused, StoreHealth, Otlp, Replayed, Stopped, Replay, Stop)}
+    Ready, Failed, Flows, Changed, Refused, Tunnelled, StoreHealth, Otlp, Replayed, Deleted, Stopped, Replay, Delete,
+    Stop)}
 
 
 class FrameError(ValueError):
@@ -179,6 +220,7 @@ class Outbox:
         self._frames: deque[Frame] = deque()
         self._closed = False
         self._refused = 0
+        self._tunnelled = 0
         self._problem: str | None = None
         self._thread = threading.Thread(target=self._run, name="toolwire-child-outbox", daemon=True)
 
@@ -217,8 +259,8 @@ class Outbox:
         return frames
 
     def _watch(self) -> list[Frame]:
-        """The refusal count, the store's health and the OTLP export's counts, when they changed:
-        read here, not on the loop."""
+        """The refusal and tunnel counts, the store's health and the OTLP export's counts, when
+        they changed: read here, not on the loop."""
         frames: list[Frame] = []
         if self.forwarder is None:  # still being built
             return frames
@@ -226,6 +268,10 @@ class Outbox:
         if access.refused != self._refused:
             self._refused = access.refused
             frames.append(Refused(access.refused, access.last_refusal))
+        connect = self.forwarder.connect
+        if connect is not None and connect.tunnelled != self._tunnelled:
+            self._tunnelled = connect.tunnelled
+            frames.append(Tunnelled(connect.tunnelled, connect.tunnelled_hosts()))
         problem = self.forwarder.store.last_error
         if problem != self._problem:
             self._problem = problem
@@ -323,6 +369,17 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
             except Exception as exc:  # a bug must still answer: the UI is waiting for this reply
                 outbox.send(Replayed(command.request, reason=f"replay failed: {exc!r}"))
 
+        def delete(command: Delete) -> None:
+            try:
+                done = store.delete(command.flows)
+            except StoreError as exc:
+                outbox.send(Deleted(command.request, reason=str(exc)))
+                return
+            except Exception as exc:  # a bug must still answer: the UI is waiting for this reply
+                outbox.send(Deleted(command.request, reason=f"delete failed: {exc!r}"))
+                return
+            outbox.send(Deleted(command.request, done.deleted, done.in_progress, done.missing))
+
         try:
             for line in commands:
                 command = decode(line)
@@ -330,6 +387,9 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
                     break
                 if isinstance(command, Replay):
                     threading.Thread(target=replay, args=(command,), name="toolwire-child-replay",
+                                     daemon=True).start()
+                elif isinstance(command, Delete):  # off this loop: the writer may be waiting on a lock
+                    threading.Thread(target=delete, args=(command,), name="toolwire-child-delete",
                                      daemon=True).start()
         finally:
             # Nobody reads this process's output any more (or soon will not: a parent killed outright
@@ -421,6 +481,8 @@ class ForwarderProcess:
     # Proxy mode's options as launched: the header tells a user who gave them what to set.
     proxy: ProxyOptions = ProxyOptions()
     store_problem: str | None = None
+    # CONNECT tunnels relayed unrecorded: how many, and (host:port, tunnels) the most first.
+    tunnelled: tuple[int, tuple[tuple[str, int], ...]] = (0, ())
     # The live OTLP export's counts (exported, failed, dropped) as the child last sent them.
     otlp: Otlp | None = None
     # "exit status N: last stderr line" once the child is gone; None while it runs.
@@ -428,7 +490,7 @@ class ForwarderProcess:
     _process: subprocess.Popen[bytes] | None = None
     _on_frame: Callable[[Frame], None] | None = None
     _write_lock: threading.Lock = field(default_factory=threading.Lock)
-    _replies: dict[int, Replayed] = field(default_factory=dict)
+    _replies: dict[int, Replayed | Deleted] = field(default_factory=dict)
     _replied: threading.Condition = field(default_factory=threading.Condition)
     _requests: int = 0
     _stderr: deque[str] = field(default_factory=lambda: deque(maxlen=STDERR_LINES))
@@ -510,15 +572,42 @@ class ForwarderProcess:
             request = self._requests
         if not self._send(Replay(request, flow_id, kind.value, None if body is None else base64.b64encode(body).decode())):
             raise ReplayError(f"the forwarder is not running ({self.stopped})")
-        with self._replied:
-            if not self._replied.wait_for(lambda: request in self._replies or self.stopped is not None, timeout):
-                raise ReplayError(f"no answer from the forwarder within {timeout:.0f} s")
-            reply = self._replies.pop(request, None)
+        reply = self._reply(request, timeout)
         if reply is None:
+            raise ReplayError(f"no answer from the forwarder within {timeout:.0f} s")
+        if not isinstance(reply, Replayed):
             raise ReplayError(f"the forwarder stopped before the replay ended ({self.stopped})")
         if reply.flow is None:
             raise ReplayError(reply.reason or "replay failed")
         return reply.flow
+
+    def delete(self, flow_ids: Collection[int], *, timeout: float = 60.0) -> Deletion:
+        """Ask the child, which owns the store's writer, to delete stored flows (Store.delete); what
+        it did, or a StoreError."""
+        from .store import StoreError
+        from .store.deletion import Deletion
+
+        with self._replied:
+            self._requests += 1
+            request = self._requests
+        if not self._send(Delete(request, tuple(flow_ids))):
+            raise StoreError(f"the forwarder is not running ({self.stopped}): nothing deleted")
+        reply = self._reply(request, timeout)
+        if reply is None:
+            raise StoreError(f"no answer from the forwarder within {timeout:.0f} s")
+        if not isinstance(reply, Deleted):
+            raise StoreError(f"the forwarder stopped before deleting ({self.stopped})")
+        if reply.reason is not None:
+            raise StoreError(reply.reason)
+        return Deletion(reply.deleted, reply.in_progress, reply.missing)
+
+    def _reply(self, request: int, timeout: float) -> Replayed | Deleted | Stopped | None:
+        """The child's answer to `request`; Stopped if it ended first, None if none came in time."""
+        with self._replied:
+            if not self._replied.wait_for(lambda: request in self._replies or self.stopped is not None, timeout):
+                return None
+            reply = self._replies.pop(request, None)
+        return Stopped(self.stopped or "") if reply is None else reply
 
     def request_stop(self) -> None:
         """Ask the child to stop, without waiting."""
@@ -551,11 +640,13 @@ class ForwarderProcess:
                 continue  # not a frame of ours (the child's own output goes to stderr): nothing to act on
             if isinstance(frame, Refused):
                 self.access.refused, self.access.last_refusal = frame.count, frame.last
+            elif isinstance(frame, Tunnelled):
+                self.tunnelled = (frame.count, frame.hosts)
             elif isinstance(frame, StoreHealth):
                 self.store_problem = frame.problem
             elif isinstance(frame, Otlp):
                 self.otlp = frame
-            elif isinstance(frame, Replayed):
+            elif isinstance(frame, (Replayed, Deleted)):
                 with self._replied:
                     self._replies[frame.request] = frame
                     self._replied.notify_all()

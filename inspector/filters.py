@@ -15,7 +15,9 @@ the TUI's filter bar and `flows --filter` share this."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .wire.dialect import Dialect
@@ -48,6 +50,7 @@ FILTERS = [
     Filter("~s", "", "has a response", True),
     Filter("~replay", "", "is a replay (also ~r)", True),
     Filter("~websocket", "", "a WebSocket session or one of its turns (also ~w)", True),
+    Filter("~marked", "", "marked in the list (m; marks last as long as the TUI, M shows them alone)", True),
 ]
 # One side only: q the request, s the response (as mitmproxy's ~hq, ~bs…).
 _SIDED = {"~hq", "~hs", "~bq", "~bs", "~tq", "~ts"}
@@ -128,8 +131,10 @@ _ESCAPE = " ESCAPE '\\'"
 class _Parser:
     """Recursive descent: or := and ('|' and)*; and := not ('&'? not)*; not := '!' not | atom."""
 
-    def __init__(self, expression: str, rules: bool, route: bool, sockets: bool) -> None:
+    def __init__(self, expression: str, rules: bool, route: bool, sockets: bool,
+                 marked: Collection[int] | None) -> None:
         self.tokens = _tokens(expression)
+        self.marked = marked
         self.at = 0
         self.end = len(expression)
         # A store read-only at schema 3 or older has no rules column: rule ids then match nothing.
@@ -198,6 +203,10 @@ class _Parser:
             return f"(id = ? OR replay_of = ? OR {self.socket_of} = ?)", [int(token.text)] * 3
         if token.kind == "word":
             return _free_text(token.text, self.rules)
+        if token.text == "~marked":
+            if self.marked is None:
+                raise FilterError("~marked is the TUI's marks (m there); they are not stored", token.position)
+            return "id IN (SELECT value FROM json_each(?))", [json.dumps(sorted(self.marked))]
         if token.text in ("~websocket", "~w"):
             return f"({self.websocket} = 1 OR {self.socket_of} IS NOT NULL)", []
         if token.text in _BARE:
@@ -281,14 +290,15 @@ def _valued(flag: str, value: str, position: int, rules: str) -> tuple[str, list
     return _any(_PAYLOADS, _like(f'"{value}"'))
 
 
-def compile_filter(expression: str, *, rules: bool = True, route: bool = True,
-                   sockets: bool = True) -> tuple[str, list[object]]:
+def compile_filter(expression: str, *, rules: bool = True, route: bool = True, sockets: bool = True,
+                   marked: Collection[int] | None = None) -> tuple[str, list[object]]:
     """(SQL condition, its parameters) for a WHERE clause over the flows table; ("", []) for a blank
     expression. `rules`, `route`: whether the table has those columns; `sockets`: the socket
-    columns (schema 8's websocket, schema 10's socket_of). Raises FilterError."""
+    columns (schema 8's websocket, schema 10's socket_of); `marked`: the ids `~marked` matches (the
+    TUI's marks; None where there are none to have, which refuses it). Raises FilterError."""
     if not expression.strip():
         return "", []
-    return _Parser(expression, rules, route, sockets).parse()
+    return _Parser(expression, rules, route, sockets, marked).parse()
 
 
 def rules_text(rule_ids: list[str]) -> str:

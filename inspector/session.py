@@ -7,6 +7,8 @@ one it has."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from .proxy import Forwarder
     from .proxy.routes import Router
     from .store import Store
+    from .store.deletion import Deletion
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +32,32 @@ class RouteShown:
     upstream: str
     translate: str | None
     source: str = "--upstream"  # what set it (proxy/routes.py's Route.source)
+
+
+def session_upstream(routes: Iterable[tuple[str, str]]) -> str:
+    """A routed session's `upstream` as stored, from (name, redacted upstream) per route ("" for the
+    unnamed one, first): `NAME=URL` per route, space-separated, the unnamed route as `=URL`. Replay
+    reads it back with `session_routes`; the header shows `upstream_summary` of it."""
+    return " ".join(f"{name}={url}" for name, url in routes)
+
+
+def session_routes(upstream: str) -> dict[str, str] | None:
+    """The routes of a session's stored `upstream` ({name: URL}, "" for the unnamed one), or None
+    for a session of one plain --upstream."""
+    if not upstream.startswith("=") and not re.match(r"[A-Za-z0-9][A-Za-z0-9_.-]*=", upstream):
+        return None
+    return dict(part.partition("=")[::2] for part in upstream.split(" "))
+
+
+def upstream_summary(upstream: str) -> str:
+    """What a header says of a session's stored `upstream`: a plain one as it is; of routes, the
+    unnamed route's URL, else how many routes there are (each is listed with its settings)."""
+    routes = session_routes(upstream)
+    if routes is None:
+        return upstream
+    if "" in routes:
+        return routes[""]
+    return f"{len(routes)} route{'' if len(routes) == 1 else 's'}"
 
 
 class AccessState(Protocol):
@@ -85,8 +114,16 @@ class Session(Protocol):
     def otlp(self) -> Otlp | None:
         """The live OpenTelemetry export's counts (exported, failed, dropped); None without one."""
 
+    @property
+    def tunnelled(self) -> tuple[int, tuple[tuple[str, int], ...]]:
+        """CONNECT tunnels relayed untouched and unrecorded (proxy mode, a host not intercepted): how
+        many, and (host:port, tunnels) per target, the most first."""
+
     def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:
         """The new flow's id, or a ReplayError."""
+
+    def delete(self, flow_ids: Collection[int]) -> Deletion:
+        """Delete stored flows where the store's writer is (Store.delete): what was done, or a StoreError."""
 
     def request_stop(self) -> None:
         """Ask the forwarder to stop, without waiting."""
@@ -134,10 +171,18 @@ class LocalSession:
     def otlp(self) -> Otlp | None:
         return None  # the live export runs in `record` and the TUI's child, not beside an app in-process
 
+    @property
+    def tunnelled(self) -> tuple[int, tuple[tuple[str, int], ...]]:
+        connect = self.forwarder.connect
+        return (0, ()) if connect is None else (connect.tunnelled, connect.tunnelled_hosts())
+
     def replay(self, flow_id: int, *, kind: ReplayKind = ReplayKind.AS_RECORDED, body: bytes | None = None) -> int:
         from .replay import replay_stored
 
         return replay_stored(self.store, self.forwarder, flow_id, kind=kind, body=body, key_hosts=self.key_hosts)
+
+    def delete(self, flow_ids: Collection[int]) -> Deletion:
+        return self.store.delete(flow_ids)
 
     def request_stop(self) -> None:
         pass  # its owner stops it, after the app

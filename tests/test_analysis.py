@@ -111,6 +111,36 @@ def test_gemini_model_from_the_path_decides_model_dependent_rules():
     assert verdicts == {"gemini-2.5-flash": [("GM-13", "error")], "gemini-3-pro": [("GM-13", "warning")]}
 
 
+def test_the_upstream_paths_gemini_api_version_decides_which_fields_the_request_may_carry():
+    # /v1/ answers 400 "Unknown name \"systemInstruction\": Cannot find field."; /v1beta/ takes it.
+    body = orjson.dumps({"systemInstruction": {"parts": [{"text": "Be brief."}]},
+                         "contents": [{"role": "user", "parts": [{"text": "Hi"}]}]})
+    verdicts = {version: [(v.rule, v.pointer, v.severity.value) for v in analyse(_flow(
+        f"/{version}/models/gemini-2.5-flash:generateContent", body,
+        upstream_url=f"https://generativelanguage.googleapis.com/{version}/models/gemini-2.5-flash:generateContent",
+    )).violations] for version in ("v1", "v1beta")}
+    assert verdicts == {"v1": [("GM-19", "/systemInstruction", "error")], "v1beta": []}
+
+
+def test_bedrocks_model_from_the_path_decides_which_media_blocks_it_takes():
+    # pydantic-ai's recorded matrix: Nova refuses a document from S3 inside a toolResult, Claude takes it.
+    body = orjson.dumps({"toolConfig": {"tools": [{"toolSpec": {"name": "get_file", "inputSchema": {"json": {
+        "type": "object"}}}}]}, "messages": [
+        {"role": "user", "content": [{"text": "Get the file."}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluse_1", "name": "get_file", "input": {}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "status": "success", "content": [
+            {"document": {"name": "Document 1", "format": "pdf", "source": {"s3Location": {"uri": "s3://b/d.pdf"}}}}]}}]}]})
+    verdicts = {}
+    for model in ("us.amazon.nova-2-lite-v1%3A0", "arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Ainference-profile"
+                  "%2Fus.anthropic.claude-sonnet-4-5-20250929-v1%3A0"):
+        path = f"/model/{model}/converse"
+        result = analyse(_flow(path, body, upstream_url="https://bedrock-runtime.us-east-1.amazonaws.com" + path))
+        verdicts[result.model] = [(v.rule, v.pointer, v.severity.value) for v in result.violations]
+    assert verdicts == {
+        "us.amazon.nova-2-lite-v1:0": [("BR-09", "/messages/2/content/0", "error")],
+        "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0": []}
+
+
 # -- compressed bodies: decoded (bounded) for analysis, whatever the encoding ---------------------
 
 CALLS_RESPONSE = orjson.dumps({"choices": [{"message": {"role": "assistant", "tool_calls": [

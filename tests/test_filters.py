@@ -73,12 +73,12 @@ def test_expressions_find_exactly_these_flows(store, expression, ids):
 
 
 @pytest.mark.parametrize(("expression", "message", "position"), [
-    ("~x foo", "unknown filter ~x (known: ~R, ~S, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, ~model, ~q, ~r, "
+    ("~x foo", "unknown filter ~x (known: ~R, ~S, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, ~marked, ~model, ~q, ~r, "
                "~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v, ~w, ~websocket) (at 1)", 0),
     ("~d", "~d needs a value (at 3)", 2),
     ("~d (", "~d needs a value (at 4)", 3),
     ("~dialectx chat", "unknown filter ~dialectx (known: ~R, ~S, ~b, ~bq, ~bs, ~c, ~d, ~dialect, ~e, ~h, ~hq, ~hs, ~m, "
-                       "~model, ~q, ~r, ~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v, ~w, ~websocket) (at 1)", 0),
+                       "~marked, ~model, ~q, ~r, ~replay, ~s, ~t, ~tool, ~tq, ~ts, ~u, ~v, ~w, ~websocket) (at 1)", 0),
     ("(~r | ~e", "missing ) (at 9)", 8),
     ("~r )", "unexpected ')' (at 4)", 3),
     ("~r |", "expected a filter (at 5)", 4),

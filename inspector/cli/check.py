@@ -1,4 +1,4 @@
-"""`toolwire-inspect check [--dialect D] [--profile P] [--kind K] [--format F | --json] [--explain] [--fix OUT]
+"""`toolwire-inspect check [--dialect D] [--profile P | --url URL] [--kind K] [--format F | --json] [--explain] [--fix OUT]
 FILE... | -` and `toolwire-inspect check --session [ID] [--store PATH] [--json]` (the session rules).
 
 Lints request, response and stream files against the contract rules. A recording (our fixture, a HAR
@@ -16,6 +16,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -30,12 +31,13 @@ from ..formats.registry import load_bytes
 from ..report import FORMATS, Finding, Unchecked
 from ..sockets import turn_flows
 from ..textsafe import json_text, shown
-from ..wire import jsonsafe
+from ..wire import jsonsafe, profiles
 from ..wire.check import DocumentCheck, check_bytes, check_document
-from ..wire.dialect import DIALECT_NAMES
+from ..wire.dialect import DIALECT_NAMES, Dialect, from_path
 from ..wire.fix import fix
 from ..wire.locate import source
-from ..wire.profiles import PROFILES
+from ..wire.profiles import PROFILES, Profile
+from ..wire.summary import request_facts
 from ..wire.violations import Violation, count_by_severity
 from .common import add_store_argument, chosen_session, complain, not_written, open_store
 
@@ -50,6 +52,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), metavar="PROFILE",
                         help=f"provider profile for endpoint-dependent limits ({', '.join(PROFILES)}); "
                              "default per dialect")
+    parser.add_argument("--url", metavar="URL",
+                        help="where the payloads were sent: its host picks the provider profile, its path the "
+                             "dialect, the API version (Gemini's /v1/ takes fewer fields than /v1beta/) and the "
+                             "model (Bedrock's /model/ID/converse). Recordings carry their own")
     parser.add_argument("--kind", choices=("request", "response", "stream"),
                         help="what the inputs are; detected from the shape if absent")
     parser.add_argument("--format", "-f", choices=FORMATS, default="human",
@@ -84,6 +90,25 @@ def _read(name: str) -> bytes:
     if name == "-":
         return sys.stdin.buffer.read()
     return Path(name).read_bytes()
+
+
+def _sent_to(url: str, dialect: str | None, profile: str | None) -> tuple[Dialect, Profile]:
+    """The dialect and profile of payloads sent to `url`, as the recorder reads a flow's upstream URL
+    (wire/profiles.for_upstream, the model from the path where the dialect puts it there); a
+    ValueError saying what is missing."""
+    if profile is not None:
+        raise ValueError("--url picks the profile from its host: give --url or --profile, not both")
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        raise ValueError(f"--url {shown(url)}: {exc}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"--url {shown(url)}: expected http(s)://HOST/PATH")
+    chosen = Dialect(dialect) if dialect is not None else from_path(parts.path)
+    if chosen is None:
+        raise ValueError(f"--url {shown(url)}: its path names no dialect; pass --dialect")
+    model, _ = request_facts({}, chosen, parts.path)
+    return chosen, profiles.with_model(profiles.for_upstream(url, chosen), model)
 
 
 def _findings(name: str, body: bytes, result: DocumentCheck) -> list[Finding]:
@@ -156,6 +181,12 @@ def run(args: argparse.Namespace) -> int:
                      None)
         if taken is not None:
             complain(f"{not_written(taken_error(taken), args.fix, _FIX_HINT)}")
+            return 2
+    if args.url is not None:
+        try:
+            args.dialect, args.profile = _sent_to(args.url, args.dialect, args.profile)
+        except ValueError as exc:
+            complain(str(exc))
             return 2
     human = args.format == "human"
     findings: list[Finding] = []

@@ -189,7 +189,7 @@ class ConnectHandler:
         self.handshake_timeout = handshake_timeout
         self.max_tunnels = max_tunnels
         self.idle_timeout = idle_timeout
-        self.tunnelled = 0  # tunnels relayed untouched, for the curious (the CLI and UI show refusals)
+        self.tunnelled = 0  # tunnels relayed untouched and unrecorded: the UI's header says so
         # host:port of each, for `run`'s doctor: traffic that reached the proxy but was not recorded.
         self.tunnelled_to: Counter[str] = Counter()
         self._ca_dir = ca_dir
@@ -198,6 +198,11 @@ class ConnectHandler:
         self._tasks: set[asyncio.Task] = set()  # CONNECTs being answered
         self._tunnels: set[_Tunnel] = set()  # relayed
         self._intercepted = 0  # intercepted tunnels whose HTTP connection is open
+
+    def tunnelled_hosts(self) -> tuple[tuple[str, int], ...]:
+        """(host:port, tunnels) of each target relayed unrecorded, the most tunnelled first: a copy,
+        taken off the loop (the child's outbox, the header) while the loop counts on."""
+        return tuple(sorted(self.tunnelled_to.copy().items(), key=lambda item: (-item[1], item[0])))
 
     @property
     def open_tunnels(self) -> int:

@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 from .. import config_file
 from ..config_file import CONFIG_NAME, user_config  # noqa: F401  (cli/config.py and the tests name them here)
 from ..redact import redact_url
+from ..session import session_upstream
 from ..store import Store
 from ..wire.dialects import homes
 from .access import AccessPolicy
@@ -310,7 +311,8 @@ class Router(Served):
 
     @property
     def upstream_shown(self) -> str:
-        return session_upstream(self.forwarders, self.root)
+        root = [("", self.root.upstream_shown)] if self.root is not None else []
+        return session_upstream(root + [(f.route or "", f.upstream_shown) for f in self.forwarders])
 
     def forwarder(self, route: str) -> Forwarder | None:
         """The Forwarder of the route named `route` ("" : the unnamed one), None if there is none."""
@@ -404,21 +406,6 @@ class Router(Served):
             scope, receive, send, raw_path, raw_query, t0, started_at, refusal=(
                 404, "toolwire_unknown_route", f"no route for {raw_path.decode('latin-1')!r}: paths start with "
                                                f"one of {known}"))
-
-
-def session_upstream(forwarders: Iterable[Forwarder], root: Forwarder | None = None) -> str:
-    """A routed session's `upstream` as stored: `NAME=URL` per route, space-separated (the
-    unnamed route as `=URL`), which replay reads back with `session_routes`."""
-    named = [f"{f.route}={f.upstream_shown}" for f in forwarders]
-    return " ".join(([f"={root.upstream_shown}"] if root is not None else []) + named)
-
-
-def session_routes(upstream: str) -> dict[str, str] | None:
-    """The routes of a session's stored `upstream` ({name: URL}, "" for the unnamed one), or None
-    for a session of one plain --upstream."""
-    if not upstream.startswith("=") and not re.match(r"[A-Za-z0-9][A-Za-z0-9_.-]*=", upstream):
-        return None
-    return dict(part.partition("=")[::2] for part in upstream.split(" "))
 
 
 def _route(name: str, url: str, port: int | None, where: str) -> Route:

@@ -7,7 +7,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -17,6 +17,7 @@ from ..flow import Chunk, Flow, FlowState, frames
 from ..redact import redact_text, redact_url
 from . import rows, schema
 from .rows import FlowRow, SessionRow
+from .deletion import Deletion
 from .schema import StoreError, process_started
 from .writer import Writer
 
@@ -144,6 +145,17 @@ class Store:
             return
         writer.submit(flow, on_saved)
 
+    def delete(self, flow_ids: Collection[int]) -> Deletion:
+        """Delete these flows (on the writer thread, in one transaction) with everything that is
+        theirs: their chunks and, for a WebSocket session, the turns made of its frames. What
+        points at them stops pointing (a replay's origin, a turn's socket or the turn it continues
+        become NULL: the ids are not theirs any more), and the session findings of their sessions
+        are computed again without them. A flow still in progress is kept (its forwarder writes it
+        again when it ends); so is an id the store does not have. A StoreError if it cannot be done."""
+        from .deletion import delete_flows
+
+        return self._call(lambda conn: delete_flows(conn, flow_ids))
+
     def unwritten(self) -> int:
         """Writes submitted and not yet taken up by the writer thread: how far a producer is ahead
         of the file (each one holds its flow in memory)."""
@@ -232,10 +244,12 @@ class Store:
                 self._session_columns_ = {r[1] for r in self._read.execute("PRAGMA table_info(sessions)")}
         return self._session_columns_
 
-    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0, order: str = "time") -> list[FlowRow]:
+    def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0, order: str = "time",
+             marked: Collection[int] | None = None) -> list[FlowRow]:
         """Flow rows, oldest first (newest last) or in another of ORDERS, optionally filtered by a
-        filter expression (see inspector.filters; a FilterError if it does not parse)."""
-        where, params = self._where(text)
+        filter expression (see inspector.filters; a FilterError if it does not parse). `marked`:
+        the ids `~marked` matches (the TUI's marks)."""
+        where, params = self._where(text, marked)
         columns = rows.list_columns(self._columns)
         sql = f"SELECT {columns} FROM flows{where} ORDER BY {', '.join(self._order(order))} LIMIT ? OFFSET ?"
         with self._read_lock:
@@ -261,15 +275,16 @@ class Store:
         finally:
             self._read_lock.release()
 
-    def count(self, *, text: str = "") -> int:
-        where, params = self._where(text)
+    def count(self, *, text: str = "", marked: Collection[int] | None = None) -> int:
+        where, params = self._where(text, marked)
         with self._read_lock:
             (n,) = self._read.execute(f"SELECT COUNT(*) FROM flows{where}", params).fetchone()
         return int(n)
 
-    def index_of(self, flow_id: int, *, text: str = "", order: str = "time") -> int | None:
+    def index_of(self, flow_id: int, *, text: str = "", order: str = "time",
+                 marked: Collection[int] | None = None) -> int | None:
         """Where flow `flow_id` is in `rows(text=text, order=order)`, None if the filter leaves it out."""
-        where, params = self._where(text)
+        where, params = self._where(text, marked)
         keys = ", ".join(self._order(order))
         with self._read_lock:
             if self._read.execute(f"SELECT 1 FROM flows{where}{' AND' if where else ' WHERE'} id = ?",
@@ -284,14 +299,14 @@ class Store:
         """ORDERS[order] for this file: one opened read-only from before schema 6 has no routes."""
         return ORDERS["time"] if order == "route" and "route" not in self._columns else ORDERS[order]
 
-    def _where(self, text: str) -> tuple[str, list[object]]:
+    def _where(self, text: str, marked: Collection[int] | None = None) -> tuple[str, list[object]]:
         if self._schema_4 is None:
             # A store opened read-only may predate schema 4 (no rules, no usage columns).
             with self._read_lock:
                 self._columns = {r[1] for r in self._read.execute("PRAGMA table_info(flows)")}
             self._schema_4 = "rules" in self._columns
         condition, params = filters.compile_filter(text, rules=self._schema_4, route="route" in self._columns,
-                                                   sockets="socket_of" in self._columns)
+                                                   sockets="socket_of" in self._columns, marked=marked)
         return (f" WHERE ({condition})" if condition else ""), params
 
     def session_usage(self, session_id: int) -> tuple[int | None, int | None]:

@@ -20,9 +20,11 @@ from textual.screen import Screen
 
 from ..clients import likely_dialects
 from ..flow import ReplayKind
+from ..session import upstream_summary
 from ..textsafe import shown
 from .bridge import EventBridge
 from .commands import FlowCommands, ScreenCommands
+from .keymap import binding_of
 from .messages import (Copied, CopyFailed, EditReady, ExportFailed, ExportFinished, FlowsUpdated, ForwarderStopped,
                        ReplayFailed, ReplayFinished)
 from .screens.export_format import ExportFormatScreen
@@ -98,7 +100,8 @@ class InspectorApp(App[None]):
                 default_mode = "routes"
             else:
                 default_mode = f"translate {translate.replace(':', ' → ')}" if translate else forwarder.mode.value
-            self.listening = Listening(forwarder.client_url, upstream or forwarder.upstream_shown,
+            # A routed session's upstream is stored as its routes (`=URL name=URL`): the header says it shorter.
+            self.listening = Listening(forwarder.client_url, upstream or upstream_summary(forwarder.upstream_shown),
                                        mode or default_mode, forwarder.access,
                                        accepts=translate.split(":", 1)[0] if translate else None, routes=routes,
                                        proxy=Proxying.launched(forwarder.base_url, forwarder.proxy),
@@ -126,20 +129,27 @@ class InspectorApp(App[None]):
 
     @property
     def _unheld_keys(self) -> set[str]:
-        return {key for binding in self.BINDINGS if isinstance(binding, Binding) and binding.priority
-                for key in binding.key.split(",")}
+        """The keys of our own priority bindings (quit), as the user's keymap has them."""
+        ours = {binding.id for binding in self.BINDINGS if isinstance(binding, Binding) and binding.priority}
+        return {key for key, active in self.screen.active_bindings.items() if active.binding.id in ours}
 
     def _opens_a_flow(self, key: str) -> bool:
         focused = self.screen.focused
         if not isinstance(focused, FlowList) or focused.current is None:
             return False
-        return any(binding.action == "open" for binding in focused._bindings.key_to_bindings.get(key, ()))
+        active = binding_of(self.screen, key)  # the user's keymap applied: their key opens, enter may not
+        return active is not None and active.node is focused and active.binding.action == "open"
 
     def release_keys(self) -> None:
         """The flow that was opening is shown (or could not be): the keys held for it go to it now."""
         held, self._held_keys = self._held_keys, None
         for key in held or ():
             self.post_message(key)
+
+    @property
+    def tunnelled(self) -> tuple[int, tuple[tuple[str, int], ...]]:
+        """CONNECT tunnels the forwarder relayed unrecorded, and to where (Session.tunnelled)."""
+        return (0, ()) if self.forwarder is None else self.forwarder.tunnelled
 
     @property
     def export_problem(self) -> str | None:

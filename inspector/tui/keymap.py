@@ -18,8 +18,9 @@ import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.keys import Keys, key_to_character
+from textual.screen import Screen
 
 from ..config_file import ConfigError, find_config, read_config
 
@@ -85,7 +86,7 @@ def user_keymap(config: str | None = None, cwd: Path | None = None) -> tuple[dic
 def binding_ids() -> set[str]:
     """Every binding id of the app, read from the classes that hold them (their modules imported here)."""
     from . import app  # noqa: F401  (the modules whose classes hold the bindings)
-    from .screens import export_format, flow, help  # noqa: F401
+    from .screens import confirm, export_format, flow, help  # noqa: F401
     from .widgets import editor  # noqa: F401
 
     return {binding.id for binding in _bindings(vars(module) for name, module in list(sys.modules.items())
@@ -104,3 +105,14 @@ def unknown_ids(keymap: dict[str, str]) -> list[str]:
     known = binding_ids()
     return [f"keys: no binding has the id {binding_id!r} (docs/keys.md lists them); left out"
             for binding_id in keymap if binding_id not in known]
+
+
+def keys_of(screen: Screen, binding_id: str) -> set[str]:
+    """The keys that run binding `binding_id` on `screen` now: what Textual dispatches, the user's
+    keymap applied. Code that looks at a key itself asks here, never compares with a literal."""
+    return {key for key, active in screen.active_bindings.items() if active.binding.id == binding_id}
+
+
+def binding_of(screen: Screen, key: str) -> ActiveBinding | None:
+    """What `key` runs on `screen` now (the user's keymap applied), None for a key bound to nothing."""
+    return screen.active_bindings.get(key)

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from ..store.deletion import Deletion
 
 
 @dataclass
@@ -70,6 +74,18 @@ class Copied(Message):
     text: str | None
     path: str
     refused: str = ""
+
+
+@dataclass
+class FlowsDeleted(Message):
+    """What a delete did (store/deletion.Deletion), where the store's writer is."""
+
+    deletion: Deletion
+
+
+@dataclass
+class DeleteFailed(Message):
+    reason: str
 
 
 @dataclass

@@ -4,6 +4,7 @@ A profile is chosen by name (`--profile`), or defaults per dialect. Rules read o
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -54,6 +55,9 @@ class Profile:
     reaches_provider: bool = True
     # The model the request names (Gemini's is in the URL), for rules whose verdict depends on it.
     model: str = ""
+    # The API version the request's path names (Gemini's /v1/, /v1beta/; Vertex AI's /v1beta1/), where the
+    # dialect's versions take different fields (the vendored spec's `versions`); "" where unknown.
+    api_version: str = ""
     # Names the client declared that the forwarder aliased on the way up and restores on the way
     # back (repair and translate modes): in the response the client gets, they are its own names.
     restored_names: frozenset[str] = frozenset()
@@ -86,6 +90,10 @@ class Profile:
     # that get it whatever the host (a relay or a base-URL route keeps the provider's path).
     hosts: str = field(default="", compare=False, repr=False)
     paths: str = field(default="", compare=False, repr=False)
+    # Paths that name this profile only behind a host of no provider (loopback, a private address, a
+    # bare name: a relay, a gateway, a test's fake): another provider serves the same path on its own
+    # public host (Azure's /openai/v1/ is Groq's too).
+    relay_paths: str = field(default="", compare=False, repr=False)
 
     @property
     def openai_limits(self) -> bool:
@@ -148,6 +156,14 @@ def inside(payload: Any, envelope: tuple[str, str] | None, kind: str) -> tuple[A
     return (inner, "/" + key) if isinstance(inner, dict) else (payload, "")
 
 
+def with_path(profile: Profile, path: str) -> Profile:
+    """`profile` for a request sent to `path`: the API version the path names, where the dialect's
+    versions take different fields."""
+    version = home(profile.dialect).paths.version
+    named = version(path) if version is not None else ""
+    return replace(profile, api_version=named) if named and named != profile.api_version else profile
+
+
 def with_model(profile: Profile, model: str) -> Profile:
     return replace(profile, model=model) if model and model != profile.model else profile
 
@@ -182,6 +198,16 @@ def is_provider_host(host: str, dialect: Dialect | None) -> bool:
     return dialect is not None and dialect in PROVIDER_HOSTS and host.lower() == PROVIDER_HOSTS[dialect]
 
 
+def _public(host: str) -> bool:
+    """Whether `host` is a name or address on the internet (a provider could own it), not a relay's
+    (loopback, private or link-local, a name without a dot)."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return "." in host and not host.endswith((".local", ".internal", ".localhost"))
+    return address.is_global
+
+
 def for_upstream(url: str, dialect: Dialect) -> Profile:
     """The profile for requests of `dialect` sent to `url`: a known host's profile when it speaks that
     dialect's family, else the dialect's default."""
@@ -194,11 +220,12 @@ def for_upstream(url: str, dialect: Dialect) -> Profile:
     except ValueError:
         path = ""
     for profile in home(dialect).profiles:
-        if (profile.hosts and re.fullmatch(profile.hosts, host)) or (profile.paths and re.search(profile.paths, path)):
-            return profile
+        if (profile.hosts and re.fullmatch(profile.hosts, host)) or (profile.paths and re.search(profile.paths, path)) \
+                or (profile.relay_paths and not _public(host) and re.search(profile.relay_paths, path)):
+            return with_path(profile, path)
     default = PROFILES[DEFAULTS[dialect]]
     if dialect in PROVIDER_HOSTS and host and not is_provider_host(host, dialect):
         # Another server speaking the dialect (Groq, Together, a local vLLM, an Anthropic-compatible
         # gateway): its own request variant, with fields of its own, not the one the provider defines.
         return replace(default, published_schema=False)
-    return default
+    return with_path(default, path)

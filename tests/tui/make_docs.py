@@ -27,6 +27,7 @@ SCREENS = [
     ("The conversation (t)", ("enter", "t")),
     ("A diff (d, D, F, v)", ("enter", "F")),
     ("The request editor (e)", ("enter", "e")),
+    ("The delete prompt (d)", ("d",)),
 ]
 
 

@@ -50,7 +50,7 @@ async def test_an_ignored_config_is_named_in_the_header_and_a_notification(
                 bar.expanded = True
                 base = child.base_url
                 assert str(bar.render()).split("\n") == [
-                    f"toolwire-inspect routes  listening {base} → oa={upstream.base_url}",
+                    f"toolwire-inspect routes  listening {base} → 1 route",
                     f"oa OPENAI_BASE_URL={base}/r/oa/v1  oa ANTHROPIC_BASE_URL={base}/r/oa  "
                     f"oa GOOGLE_GEMINI_BASE_URL={base}/r/oa  oa MCP {base}/r/oa/mcp  routes from --route  "
                     f"store {tmp_path / 'flows.sqlite3'}",

@@ -30,16 +30,17 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
         # A key's row starts two spaces in; a long description continues further in.
         lines = [line.split(None, 1) for line in text.splitlines() if line.startswith("  ") and line[2] != " "]
         keys = [key.rstrip(",") for key, *_ in lines]
-        assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "enter", "j", "k", "g", "G", "pgdn", "pgup", "S", "o",
+        assert keys == ["q", "/", "esc", "r", "R", "x", "e", "E", "y", "Y", "c", "d", "enter", "j", "k", "g", "G", "pgdn", "pgup",
+                        "S", "o", "m", "M", "U",
                         "~v", "~dialect", "~model", "~tool", "~R", "~S", "~d", "~m", "~c", "~u", "~h", "~b", "~t", "~e", "~q",
-                        "~s", "~replay", "~websocket", "#N", "text", "&",
+                        "~s", "~replay", "~websocket", "~marked", "#N", "text", "&",
                         "ctrl+q", "?", "tab", "ctrl+p"]
         lines = text.splitlines()
         start = lines.index("  /, f            Filter the list: ~v ~dialect ~model ~tool ~c ~e ~d … #N")
         assert lines[start + 1] == "                  or text, with & | ! ( ) (see below)"
         # The expressions are documented where the keys are, from the table the parser's module keeps.
         start = lines.index("Filter expressions (/ in the list; flows --filter)")
-        assert lines[start + 1:start + 31] == [
+        assert lines[start + 1:start + 33] == [
             "  ~v RULE         has a finding of rule RULE (OC-05), or ~v error / ~v",
             "                  warning",
             "  ~dialect NAME   dialect: chat, responses, anthropic, gemini, mcp,",
@@ -65,6 +66,8 @@ async def test_question_mark_lists_every_key_of_the_list(store: Store, ids: dict
             "  ~s              has a response",
             "  ~replay         is a replay (also ~r)",
             "  ~websocket      a WebSocket session or one of its turns (also ~w)",
+            "  ~marked         marked in the list (m; marks last as long as the TUI, M",
+            "                  shows them alone)",
             "  #N              flow N, its replays and, for a socket, its turns",
             "  text            path, model, state, status, errors, rule ids, payload",
             "                  text",

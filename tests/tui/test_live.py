@@ -479,7 +479,7 @@ async def test_routes_are_in_the_header_and_the_list(store: Store, upstream: Moc
             bar.expanded = True
             base = router.base_url
             assert str(bar.render()).replace("\n", "  ") == (
-                f"toolwire-inspect routes  listening {base} → oa={upstream.base_url} an=https://api.anthropic.com  "
+                f"toolwire-inspect routes  listening {base} → 2 routes  "
                 f"oa OPENAI_BASE_URL={base}/r/oa/v1  oa ANTHROPIC_BASE_URL={base}/r/oa  "
                 f"oa GOOGLE_GEMINI_BASE_URL={base}/r/oa  oa MCP {base}/r/oa/mcp  "
                 f"an ANTHROPIC_BASE_URL={base}/r/an  routes from --route  store flows.sqlite3")

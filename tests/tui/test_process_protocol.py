@@ -64,13 +64,15 @@ def test_a_few_events_arrive_as_they_were_sent(tmp_path: Path) -> None:
 
 def test_every_frame_and_the_options_cross_the_pipe_unchanged() -> None:
     from inspector.child import (Changed, Failed, Flows, Ready, Refused, Replay, RouteShown, Stop, Stopped,
-                                 StoreHealth, decode, encode)
+                                 StoreHealth, Tunnelled, Delete, Deleted, decode, encode)
     from inspector.proxy.options import ClientLimits, Options, OtlpOptions, ProxyOptions, RouteFlags
 
     frames = [Ready("http://127.0.0.1:1/t", "http://127.0.0.1:1", "u", "u", "passthrough", None, "t", 3, ("i",),
                     (RouteShown("oa", "http://127.0.0.1:1/r/oa", "https://api.openai.com", "openai-chat:anthropic",
                                 "--route"),)),
               Failed("no", True), Flows([1, 2], [1]), Changed(), Refused(2, "Host 'x'"), StoreHealth(None),
+              Tunnelled(3, (("a.test:443", 2), ("[::1]:8443", 1))), Delete(7, (1, 3)), Deleted(7, (1, 3, 4), (5,), (9,)),
+              Deleted(8, reason="store locked"),
               Replayed(4, 9), Replayed(5, reason="why"), Stopped("exit status 1"), Replay(6, 7, "fixed", "eyJ9"),
               Stop()]
     assert [decode(encode(frame)) for frame in frames] == frames

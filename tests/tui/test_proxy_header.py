@@ -4,7 +4,9 @@ hosts intercepted, cut by priority to the width, whole entries only."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +22,7 @@ from inspector.tui.widgets.connection import ConnectionBar, Proxying
 from inspector.proxy.options import Options, ProxyOptions
 
 from .conftest import make_app
+from .test_process import wait_until
 
 PROXY = {"intercept": ["api.example.com=http://127.0.0.1:9"], "allow_connect": [], "upstream_ca": None}
 
@@ -86,3 +89,41 @@ def test_without_proxy_options_there_is_no_proxy_row_near_miss() -> None:
     """CONNECT is always answered; the row is for those who launched with proxy mode's options."""
     assert Proxying.launched("http://127.0.0.1:8787", ProxyOptions()) is None
     assert Proxying.launched("http://127.0.0.1:8787", ProxyOptions(intercept=["a.test"])) is not None
+
+
+def port_of(upstream: MockUpstream) -> str:
+    return upstream.base_url.rsplit(":", 1)[1]
+
+
+def tunnel(proxy_url: str, target: str) -> bytes:
+    """One CONNECT through the proxy, closed once answered: the first line of the answer."""
+    host, port = proxy_url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+        return sock.recv(100).split(b"\r\n")[0]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+async def test_the_header_says_which_hosts_were_tunnelled_unrecorded(tmp_path: Path, data_home: Path, size) -> None:
+    """A CONNECT to a host off the intercept list is relayed untouched: no flow says so, the header does."""
+    with MockUpstream() as upstream, MockUpstream() as other:
+        child = ForwarderProcess.start(Options(upstream.base_url, store=str(tmp_path / "flows.sqlite3"), port=0,
+                                               proxy=ProxyOptions(allow_connect=["localhost", "127.0.0.1"])))
+        try:
+            store = Store(tmp_path / "flows.sqlite3", read_only=True)
+            app = make_app(store, forwarder=child)
+            async with app.run_test(size=size) as pilot:
+                assert [line for line in header(app) if "tunnelled" in line] == []
+                one, two = (f"localhost:{port_of(upstream)}", f"127.0.0.1:{port_of(other)}")
+                for target in (one, two, one):
+                    assert await asyncio.to_thread(tunnel, child.base_url, target) == b"HTTP/1.1 200 Connection established"
+                await asyncio.to_thread(wait_until, lambda: child.tunnelled[0] == 3)
+                assert child.tunnelled == (3, ((one, 2), (two, 1)))
+                app.flows_screen.show_health()  # what its interval does twice a second
+                await pilot.pause()
+                assert header(app)[-1] == (f"tunnelled unrecorded 3: {one} ×2, {two}  (--intercept HOST records "
+                                           "them)")
+                assert store.count() == 0
+            store.close()
+        finally:
+            child.stop()

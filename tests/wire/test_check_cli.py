@@ -148,3 +148,43 @@ def test_header_option_says_what_the_payload_was_sent_with(tmp_path, capsys):
         main(["check", "--header", "interleaved-thinking-2025-05-14", path])
     assert exited.value.code == 2
     assert "argument --header: 'interleaved-thinking-2025-05-14' is not NAME:VALUE" in capsys.readouterr().err
+
+
+def test_url_option_judges_a_file_as_sent_there_its_version_and_its_model(tmp_path, capsys):
+    """A file has no path: the rules that read the API version (Gemini's /v1/ takes no
+    systemInstruction) or the model (Bedrock's /model/ID/converse: Llama takes no toolChoice.tool)
+    judged a recorded flow but could not judge a file. `--url` gives it the URL a recording carries."""
+    gemini = _write(tmp_path, "gemini.json", {"systemInstruction": {"parts": [{"text": "Be brief."}]},
+                                              "contents": [{"role": "user", "parts": [{"text": "Hi"}]}]})
+    host = "https://generativelanguage.googleapis.com"
+    assert main(["check", "--url", f"{host}/v1/models/gemini-2.5-flash:generateContent", gemini]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{gemini}:/systemInstruction: error GM-19 (rejects) 'systemInstruction' is not a field of this request "
+        "(v1alpha and v1beta take it, v1 does not)",
+        "1 file checked: 1 error(s), 0 warning(s), 0 info"]
+    assert main(["check", "--url", f"{host}/v1beta/models/gemini-2.5-flash:generateContent", gemini]) == 0
+    assert capsys.readouterr().out.splitlines() == ["1 file checked: 0 error(s), 0 warning(s), 0 info"]
+
+    converse = _write(tmp_path, "converse.json", {
+        "messages": [{"role": "user", "content": [{"text": "Weather in Paris?"}]}],
+        "toolConfig": {"tools": [{"toolSpec": {"name": "weather", "inputSchema": {"json": {
+            "type": "object", "properties": {"city": {"type": "string"}}}}}}],
+            "toolChoice": {"tool": {"name": "weather"}}}})
+    bedrock = "https://bedrock-runtime.us-east-1.amazonaws.com/model"
+    assert main(["check", "--url", f"{bedrock}/us.meta.llama3-3-70b-instruct-v1:0/converse", converse]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(" ", 3)[:3] for line in out[:-1]] == [[f"{converse}:/toolConfig/toolChoice/tool:", "error",
+                                                               "BR-08"]]
+    assert main(["check", "--url", f"{bedrock}/us.anthropic.claude-sonnet-4-5-20250929-v1:0/converse",
+                 converse]) == 0
+    capsys.readouterr()
+
+    for argv, why in [
+        (["--url", "https://example.com/elsewhere"], "--url https://example.com/elsewhere: its path names no "
+                                                     "dialect; pass --dialect"),
+        (["--url", "ftp://x/v1/chat/completions"], "--url ftp://x/v1/chat/completions: expected http(s)://HOST/PATH"),
+        (["--url", f"{host}/v1/models/m:generateContent", "--profile", "gemini"],
+         "--url picks the profile from its host: give --url or --profile, not both"),
+    ]:
+        assert main(["check", *argv, gemini]) == 2
+        assert capsys.readouterr().err == f"toolwire-inspect: {why}\n"

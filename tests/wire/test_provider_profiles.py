@@ -122,3 +122,20 @@ def test_a_wrapped_response_and_stream_are_judged_and_reassembled_inside():
     assert found(violations) == [(rule, severity, at + "/response" + pointer[len(at):])
                                  for rule, severity, pointer in inner]
     assert wrapped_final == final
+
+
+@pytest.mark.parametrize(("url", "profile"), [
+    # Groq serves OpenAI's Chat on /openai/v1/ too: its flows were judged by Azure's profile, against
+    # OpenAI's published schema (OC-28 on Groq's own service_tier, OC-29 on reasoning_format).
+    ("https://api.groq.com/openai/v1/chat/completions", "openai"),
+    ("https://gateway.example.com/openai/v1/chat/completions", "openai"),
+    # Near misses: Azure's own host, a relay on loopback, a private gateway, a bare name; and the
+    # deployments path, Azure's alone, behind any host (API Management's azure-api.net).
+    ("https://my-res.openai.azure.com/openai/v1/chat/completions", "azure-openai"),
+    ("http://127.0.0.1:8787/openai/v1/chat/completions", "azure-openai"),
+    ("http://10.0.0.7/openai/v1/chat/completions", "azure-openai"),
+    ("http://llm-gateway:4000/openai/v1/chat/completions", "azure-openai"),
+    ("https://contoso-apim.azure-api.net/openai/deployments/gpt4o/chat/completions", "azure-openai"),
+])
+def test_a_path_another_provider_shares_names_azure_only_behind_azure_or_a_relay(url, profile):
+    assert profiles.for_upstream(url, Dialect.OPENAI_CHAT).name == profile

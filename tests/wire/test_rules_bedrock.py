@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect
+
 from .rule_cases import assert_case, deleting, doing, makers, same, setting
 from .wire_payloads import bedrock_events, bedrock_request, bedrock_response
 
@@ -43,6 +46,32 @@ def _served(kind):
             {"toolUse": {**use, "type": kind} if kind else use},
             {"toolResult": {"toolUseId": "tooluse_srv1", "type": "nova_code_interpreter_result", "status": "success",
                             "content": [{"json": {"stdOut": "42", "stdErr": "", "exitCode": 0}}]}}]
+        return doc
+    return mutate
+
+
+# The models of pydantic-ai's recorded test_multimodal_tool_return_matrix (each media block and source sent
+# to both, in and beside a toolResult), as the path names them: an inference profile, and one by its ARN.
+NOVA = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), "us.amazon.nova-2-lite-v1:0")
+CLAUDE = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), "arn:aws:bedrock:us-east-1:123456789012:"
+                             "inference-profile/us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+LLAMA = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), "us.meta.llama4-maverick-17b-instruct-v1:0")
+MISTRAL = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), "mistral.mistral-large-2402-v1:0")
+_S3 = {"s3Location": {"uri": "s3://pydantic-ai-test-files/test-files/dummy.pdf"}}
+_PDF = {"document": {"name": "Document 1", "format": "pdf", "source": _S3}}
+_JPEG = {"image": {"format": "jpeg", "source": _S3}}
+_MP4 = {"video": {"format": "mp4", "source": _S3}}
+
+
+def _in_result(block):
+    """The first toolResult's content is `block`."""
+    return setting([*_RESULT, "content"], [block])
+
+
+def _beside(block):
+    """`block` in the user message after its toolResults."""
+    def mutate(doc):
+        doc["messages"][2]["content"].append(block)
         return doc
     return mutate
 
@@ -96,6 +125,26 @@ CASES = [
         setting(["messages", 0, "content"], [{"text": "Weather?"}, {"text": "Please."}])),
     req("toolResult content a string", setting([*_RESULT, "content"], "4°C"), "BR-09",
         "/messages/2/content/0/toolResult/content", "error", setting([*_RESULT, "content"], [{"json": {"c": 4}}])),
+    # Model-specific toolChoice members (the model from the path): Claude and Nova took {tool} and {any} (recorded).
+    req("Llama: toolChoice tool", setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}}), "BR-08",
+        "/toolConfig/toolChoice/tool", "error", same, LLAMA, near_profile=CLAUDE),
+    req("Llama: toolChoice any", setting(["toolConfig", "toolChoice"], {"any": {}}), "BR-08",
+        "/toolConfig/toolChoice/any", "error", setting(["toolConfig", "toolChoice"], {"auto": {}}), LLAMA),
+    req("Mistral: toolChoice tool", setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}}), "BR-08",
+        "/toolConfig/toolChoice/tool", "error", setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}}),
+        MISTRAL, near_profile=NOVA),
+    # Model-specific media blocks (BR-09, the model from the path); each near miss was recorded accepted.
+    req("Nova: a document from s3Location inside a toolResult", _in_result(_PDF), "BR-09", "/messages/2/content/0",
+        "error", _in_result(_JPEG), NOVA),
+    req("Nova: a video from s3Location inside a toolResult", _in_result(_MP4), "BR-09", "/messages/2/content/0",
+        "error", _beside(_MP4), NOVA),
+    req("Claude: a document from s3Location beside the toolResult", _beside(_PDF), "BR-09",
+        "/messages/2/content/3/document/source", "error", _in_result(_PDF), CLAUDE),
+    req("Claude: an image from s3Location", _in_result(_JPEG), "BR-09",
+        "/messages/2/content/0/toolResult/content/0/image", "error", _in_result(_JPEG), CLAUDE, near_profile=NOVA),
+    req("Claude: a video", _beside({"video": {"format": "mp4", "source": {"bytes": "AAAAHGZ0eXA="}}}), "BR-09",
+        "/messages/2/content/3/video", "error", _beside({"video": {"format": "mp4", "source": {"bytes": "AAAAHGZ0eXA="}}}),
+        CLAUDE, near_profile=NOVA),
     req("temperature above 1", setting(["inferenceConfig", "temperature"], 1.5), "BR-12",
         "/inferenceConfig/temperature", "error", setting(["inferenceConfig", "temperature"], 1)),
     # botocore's VideoFormat enum; Bedrock also reads a media type's subtype (the tolerance table).
@@ -125,3 +174,40 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_bedrock_rule(case):
     assert_case(case)
+
+
+def test_a_model_specific_refusal_quotes_the_answer_the_model_gives():
+    # The 400s recorded (pydantic-ai test_multimodal_tool_return_matrix), each spelled at this finding's place.
+    nova = check.check_request(_in_result(_PDF)(bedrock_request()), Dialect.BEDROCK, NOVA)
+    assert [(v.message, v.why) for v in nova] == [(
+        "a document from s3Location inside a toolResult: us.amazon.nova-2-lite-v1:0 refuses it",
+        "Amazon Nova models refuse a toolResult holding a document from s3Location: 400 \"Malformed input request: "
+        "#/messages/2/content/0: extraneous key [toolResult] is not permitted\" (an image from s3Location there, or "
+        "the document beside the toolResult, is taken).")]
+    claude = check.check_request(_beside(_PDF)(bedrock_request()), Dialect.BEDROCK, CLAUDE)
+    assert [(v.pointer, v.why) for v in claude] == [(
+        "/messages/2/content/3/document/source",
+        "Claude models on Bedrock answer 400 \"messages.2.content.3.document.source.type: Field required\" to a "
+        "document from s3Location in the message itself (the Anthropic API's document source has a type; Bedrock "
+        "maps none for S3 there); inside a toolResult the same document is taken.")]
+
+
+def test_a_refused_tool_choice_quotes_the_answer_and_names_what_the_model_takes():
+    request = setting(["toolConfig", "toolChoice"], {"tool": {"name": "get_weather"}})(bedrock_request())
+    assert [(v.message, v.why, v.hint) for v in check.check_request(request, Dialect.BEDROCK, MISTRAL)] == [(
+        "toolChoice.tool: mistral.mistral-large-2402-v1:0 does not take it",
+        "Bedrock answers 400 \"This model doesn't support the toolConfig.toolChoice.tool field. Remove "
+        "toolConfig.toolChoice.tool and try again.\" for the path's model: it does not take this toolChoice member "
+        "(Anthropic Claude and Amazon Nova models take every one).",
+        "For this model, send {any: {}}; Anthropic Claude and Amazon Nova models take every toolChoice.")]
+    assert [v.hint for v in check.check_request(request, Dialect.BEDROCK, LLAMA)] == [
+        "For this model, omit toolChoice (auto); Anthropic Claude and Amazon Nova models take every toolChoice."]
+
+
+@pytest.mark.parametrize("model", ["", "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3",
+                                   "us.meta.llama4-maverick-17b-instruct-v1:0"])
+def test_a_model_whose_refusals_are_not_known_is_not_judged_by_anothers(model):
+    # An application inference profile's id names no model; Llama 4 took a document in a toolResult (recorded).
+    profile = profiles.with_model(profiles.get("bedrock", Dialect.BEDROCK), model)
+    request = _beside(_MP4)(_in_result(_PDF)(bedrock_request()))
+    assert check.check_request(request, Dialect.BEDROCK, profile) == []

@@ -178,7 +178,8 @@ def test_vendored_files_are_what_refresh_writes(vendored, requests):
     text = vendored.read_text()
     document = json.loads(text)
     assert document["requests"] == requests
-    assert sorted(document["provenance"]) in (["commit", "date", "license", "source"], ["license", "source", "version"])
+    assert sorted(document["provenance"]) in (["commit", "date", "license", "source"], ["license", "source", "version"],
+                                              ["license", "source", "version", "versions"])  # Gemini's per-version tables
     assert json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n" == text
     assert _keywords(document["$defs"].values()) <= refresh.KEYWORDS  # no nullable, docs or x-* left
     licence = {refresh.OPENAI_JSON: refresh.OPENAI_LICENSE, refresh.ANTHROPIC_JSON: refresh.ANTHROPIC_LICENSE,
@@ -279,3 +280,98 @@ def test_a_request_nested_past_the_recursion_limit_keeps_what_was_found(shape):
     body = '{"model":"m","input":"x","top_logprobs":21,"tools":[{"type":"function","name":"f","parameters":%s}]}'
     request = orjson.loads(body % DEEP_SCHEMAS[shape])
     assert _findings(request, "openai-responses") == [("OR-13", "/top_logprobs", "error")]
+
+
+# One request of fields only some API versions take, as clients send it to each.
+_V1_REJECTS = {"systemInstruction": {"parts": [{"text": "Be brief."}]},
+               "contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
+               "generationConfig": {"responseMimeType": "application/json", "maxOutputTokens": 64}}
+_GEMINI = "https://generativelanguage.googleapis.com"
+_VERTEX = "https://us-central1-aiplatform.googleapis.com/{}/projects/p/locations/us-central1/publishers/google/models/"
+
+
+@pytest.mark.parametrize("path, version", [
+    ("/v1/models/gemini-2.5-flash:generateContent", "v1"),
+    ("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "v1beta"),
+    ("/v1alpha/models/gemini-3-pro-preview:generateContent", "v1alpha"),
+    ("/v1beta/tunedModels/my-model:generateContent", "v1beta"),
+    ("/v1beta1/projects/p/locations/global/publishers/google/models/gemini-2.5-pro:generateContent", "v1beta1"),
+    ("/v1/publishers/google/models/gemini-2.5-flash:generateContent", "v1"),  # Vertex express mode
+    # A relay's prefix (Cloudflare's AI gateway names its own /v1/ first): the provider's version counts.
+    ("/v1/acct/gw/google-ai-studio/v1beta/models/gemini-2.5-flash:generateContent", "v1beta"),
+    ("/v1internal:streamGenerateContent", ""),  # Code Assist: one version of its own, no table
+    ("/models/gemini-2.5-flash:generateContent", ""),
+])
+def test_the_gemini_api_version_is_read_from_the_path(path, version):
+    assert profiles.for_upstream(_GEMINI + path, Dialect.GEMINI).api_version == version
+
+
+def test_the_gemini_api_v1_refuses_the_fields_only_v1beta_takes_and_v1beta_takes_them():
+    # Recorded 400s on /v1/ ("Invalid JSON payload received. Unknown name \"systemInstruction\": Cannot find
+    # field.", the same for responseMimeType at 'generation_config'); v1beta takes the same request.
+    v1 = profiles.for_upstream(_GEMINI + "/v1/models/gemini-2.5-flash:generateContent", Dialect.GEMINI)
+    found = check.check_request(_V1_REJECTS, Dialect.GEMINI, v1)
+    assert [(v.rule, v.pointer, v.message, v.severity.value) for v in found] == [
+        ("GM-19", "/systemInstruction",
+         "'systemInstruction' is not a field of this request (v1alpha and v1beta take it, v1 does not)", "error"),
+        ("GM-19", "/generationConfig/responseMimeType",
+         "'responseMimeType' is not a field here (v1alpha and v1beta take it, v1 does not)", "error"),
+    ]
+    for version in ("v1beta", "v1alpha"):
+        profile = profiles.for_upstream(f"{_GEMINI}/{version}/models/gemini-2.5-flash:generateContent", Dialect.GEMINI)
+        assert _findings(_V1_REJECTS, "gemini", profile) == []
+    # A path without a version (a test double, the CLI without a URL): judged by the SDK's types alone.
+    assert _findings(_V1_REJECTS, "gemini") == []
+
+
+def test_a_part_in_a_media_resolution_is_taken_on_v1beta_today():
+    # Drift: Google's media-resolution guide first said "The media_resolution parameter for parts is
+    # currently only available in the v1alpha API version", and now "… is available in the v1beta API
+    # version"; the 400 "Unknown name \"mediaResolution\" at 'contents[0].parts[0]'" clients still match
+    # on is the older answer. v1 never took it.
+    request = {"contents": [{"role": "user", "parts": [
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0K"}, "mediaResolution": {"level": "MEDIA_RESOLUTION_LOW"}}]}]}
+    beta = profiles.for_upstream(_GEMINI + "/v1beta/models/gemini-3-pro-preview:generateContent", Dialect.GEMINI)
+    assert _findings(request, "gemini", beta) == []
+    v1 = profiles.for_upstream(_GEMINI + "/v1/models/gemini-3-pro-preview:generateContent", Dialect.GEMINI)
+    assert _findings(request, "gemini", v1) == [("GM-19", "/contents/0/parts/0/mediaResolution", "error")]
+
+
+def test_vertex_v1_refuses_what_only_v1beta1_takes():
+    # The aiplatform discovery documents: GoogleCloudAiplatformV1beta1Part has mediaProcessing, V1Part not.
+    request = {"contents": [{"role": "user", "parts": [
+        {"fileData": {"mimeType": "video/mp4", "fileUri": "gs://b/v.mp4"}, "mediaProcessing": "STATIC"}]}]}
+    v1 = profiles.for_upstream(_VERTEX.format("v1") + "gemini-2.5-pro:generateContent", Dialect.GEMINI)
+    assert [(v.rule, v.pointer, v.message) for v in check.check_request(request, Dialect.GEMINI, v1)] == [
+        ("GM-19", "/contents/0/parts/0/mediaProcessing", "'mediaProcessing' is not a field here (v1beta1 takes it, "
+                                                          "v1 does not)")]
+    beta1 = profiles.for_upstream(_VERTEX.format("v1beta1") + "gemini-2.5-pro:generateContent", Dialect.GEMINI)
+    assert (beta1.name, beta1.api_version) == ("vertex", "v1beta1")
+    assert _findings(request, "gemini", beta1) == []
+
+
+def test_the_version_tables_are_each_versions_published_fields_missing_from_the_sdks():
+    # refresh._absent over a discovery document's schemas: what the SDK's definition has and the
+    # version's message of the same name lacks; definitions the version does not publish are not judged.
+    document = {"name": "aiplatform", "version": "v1", "revision": "20261106", "schemas": {
+        "GoogleCloudAiplatformV1Part": {"properties": {"text": {}, "inlineData": {}}},
+        "GoogleCloudAiplatformV1GenerateContentRequest": {"properties": {"contents": {}}},
+        "GoogleCloudAiplatformV1beta1Part": {"properties": {"text": {}, "mediaProcessing": {}}}}}
+    published = refresh._discovery_fields(document)
+    assert published == {"Part": {"text", "inlineData"}, "GenerateContentRequest": {"contents"},
+                         "beta1Part": {"text", "mediaProcessing"}}
+    defs = {"Part": {"properties": {"text": {}, "mediaProcessing": {}, "thought": {}}},
+            "GenerateContentRequest": {"properties": {"contents": {}, "model": {}, "store": {}}},
+            "Schema": {"properties": {"anyOf": {}}}, "Blob": {"properties": {"data": {}}}}
+    assert refresh._absent(defs, {**published, "Schema": set()}, ("Schema",)) == {
+        "Part": ["mediaProcessing", "thought"], "GenerateContentRequest": ["store"]}
+
+
+def test_the_vendored_version_tables_name_their_sources():
+    vendored = json.loads(refresh.GEMINI_JSON.read_text())
+    assert sorted((api, version) for api, per in vendored["versions"].items() for version in per) == [
+        ("Vertex AI", "v1"), ("Vertex AI", "v1beta1"),
+        ("the Gemini API", "v1"), ("the Gemini API", "v1alpha"), ("the Gemini API", "v1beta")]
+    assert vendored["versions"]["the Gemini API"]["v1alpha"] == vendored["versions"]["the Gemini API"]["v1beta"] == {}
+    assert sorted(vendored["provenance"]["versions"]) == ["Vertex AI v1", "Vertex AI v1beta1", "the Gemini API v1"]
+    assert "systemInstruction" in vendored["versions"]["the Gemini API"]["v1"]["GenerateContentRequest"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -13,9 +13,12 @@ from textual.widgets import Input
 from ...filters import HELP as FILTER_HELP
 from ...filters import FilterError, compile_filter
 from ...flow import ReplayKind
+from ..format import counted
+from ..messages import DeleteFailed, FlowsDeleted
 from ..widgets.connection import ConnectionBar
 from ..widgets.footer import SteadyFooter
 from ..widgets.flow_list import ColumnHeader, FlowList
+from .confirm import ConfirmScreen
 from .frames import FramesScreen
 
 if TYPE_CHECKING:
@@ -51,6 +54,8 @@ class FlowsScreen(Screen[None]):
                 tooltip="Copy the request body (and to a file)"),
         Binding("c", "connection", "Agent settings", show=False, id="flows.connection",
                 tooltip="Show or hide every SDK variable and the store path in the header"),
+        Binding("d", "delete", "Delete", show=False, id="flows.delete",
+                tooltip="Delete the marked flows, or the selected one, from the store (asks first)"),
     ]
 
     @property
@@ -72,12 +77,15 @@ class FlowsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.flow_list.focus()
-        self.set_interval(STORE_CHECK_INTERVAL, self._show_store_problem)
+        self.set_interval(STORE_CHECK_INTERVAL, self.show_health)
 
-    def _show_store_problem(self) -> None:
+    def show_health(self) -> None:
+        """The header's news from the forwarder: the store's health, the export's losses, the tunnels
+        that bypassed recording."""
         bar = self.query_one("#connection", ConnectionBar)
         bar.problem = self.inspector.store_problem
         bar.export_problem = self.inspector.export_problem
+        bar.tunnelled = self.inspector.tunnelled
 
     def _update_filter_count(self) -> None:
         flows = self.flow_list
@@ -122,7 +130,7 @@ class FlowsScreen(Screen[None]):
     def filter_changed(self, event: Input.Changed) -> None:
         field = self.query_one("#filter", Input)
         try:
-            compile_filter(event.value)
+            compile_filter(event.value, marked=())  # ~marked is the list's marks here
         except FilterError as exc:
             # The list keeps the last expression that parsed; the bar says what is wrong, and where.
             field.add_class("-invalid")
@@ -183,9 +191,77 @@ class FlowsScreen(Screen[None]):
             return
         self.inspector.edit_flow(row.id, external=external)
 
+    def action_delete(self) -> None:
+        """`d`: the marked flows (wherever the filter put them), else the one under the cursor, once
+        asked. A flow still being recorded is kept: its forwarder writes it again when it ends."""
+        flows = self.flow_list
+        if flows.marks:
+            rows = self.inspector.store.rows(text="~marked", marked=flows.marks)
+        elif flows.current is not None:
+            rows = [flows.current]
+        else:
+            self.notify("no flow selected", severity="warning")
+            return
+        chosen = [row.id for row in rows if row.state != "pending"]
+        kept = [row.id for row in rows if row.state == "pending"]
+        if not chosen:
+            self.notify(f"{_ids(kept)} {'is' if len(kept) == 1 else 'are'} still in progress: a flow can be deleted "
+                        "once it ends", title="Not deleted", severity="warning")
+            return
+        what = f"#{chosen[0]}" if len(chosen) == 1 and not flows.marks else \
+            f"the {counted(len(chosen), 'marked flow')} ({_ids(chosen)})"
+        lines = [f"Delete {what} from the store?"]
+        if any(row.websocket for row in rows if row.id in chosen):
+            lines.append("A WebSocket session goes with its turns.")
+        if kept:
+            lines.append(f"{_ids(kept)} {'is' if len(kept) == 1 else 'are'} still in progress and kept.")
+        lines.append("Replays of a deleted flow stay, no longer linked to it.")
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.delete_flows(chosen)
+
+        self.app.push_screen(ConfirmScreen("Delete", "\n".join(lines), yes="delete"), answered)
+
+    @work(thread=True, exit_on_error=False, group="delete", description="delete flows")
+    def delete_flows(self, flow_ids: list[int]) -> None:
+        """Where the store's writer is: the forwarder's process, whose store this one only reads,
+        else this process's own store."""
+        from ...store import StoreError
+
+        forwarder = self.inspector.forwarder
+        try:
+            done = forwarder.delete(flow_ids) if forwarder is not None else self.inspector.store.delete(flow_ids)
+        except StoreError as exc:
+            self.post_message(DeleteFailed(str(exc)))
+            return
+        self.post_message(FlowsDeleted(done))
+
+    @on(FlowsDeleted)
+    def flows_deleted(self, message: FlowsDeleted) -> None:
+        done = message.deletion
+        self.flow_list.unmark(done.deleted)
+        self.refresh_flows()
+        said = [f"{counted(len(done.deleted), 'flow')} deleted ({_ids(done.deleted)})" if done.deleted
+                else "nothing deleted"]
+        if done.in_progress:
+            said.append(f"{_ids(done.in_progress)} kept: still in progress")
+        if done.missing:
+            said.append(f"{_ids(done.missing)} were not in the store")
+        self.notify("; ".join(said), title="Delete", markup=False)
+
+    @on(DeleteFailed)
+    def delete_failed(self, message: DeleteFailed) -> None:
+        self.notify(f"nothing deleted: {message.reason}", title="Delete failed", severity="error", markup=False)
+
     def action_copy(self, what: str) -> None:
         row = self.flow_list.current
         if row is None:
             self.notify("no flow selected", severity="warning")
             return
         self.inspector.ask_copy(row.id, what)
+
+
+def _ids(flow_ids: list[int] | tuple[int, ...], most: int = 8) -> str:
+    shown = ", ".join(f"#{flow_id}" for flow_id in flow_ids[:most])
+    return shown + (f" and {len(flow_ids) - most} more" if len(flow_ids) > most else "")

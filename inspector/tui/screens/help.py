@@ -32,6 +32,17 @@ def key_names(binding: Binding, keymap: Mapping[str, str] | None = None) -> str:
     return ", ".join(binding.key_display or names.get(k.strip(), k.strip()) for k in binding.key.split(","))
 
 
+def keys_for(node: DOMNode, binding_id: str) -> str:
+    """The keys of binding `binding_id` (of `node`, its screen or the app) as the help writes them,
+    the user's keymap applied: for a hint that names a key ("esc clears the filter")."""
+    for holder in (node, node.screen, node.app):
+        for bindings in holder._bindings.key_to_bindings.values():
+            for binding in bindings:
+                if binding.id == binding_id:
+                    return key_names(binding, user_keys(node))
+    raise KeyError(binding_id)
+
+
 def user_keys(node: DOMNode) -> Mapping[str, str]:
     """The keymap the user's config gave the app (InspectorApp.user_keys), none in another app."""
     return getattr(node.app, "user_keys", {})

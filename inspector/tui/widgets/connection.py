@@ -1,6 +1,7 @@
 """The top bar: what to give the agent (base URLs per SDK, with the access token when one is
-needed), where traffic goes, the mode, how many requests the front door refused, and whether the
-store is failing or the OpenTelemetry export losing spans (under the TUI nobody sees stderr).
+needed), where traffic goes, the mode, how many requests the front door refused, whether the
+store is failing or the OpenTelemetry export losing spans (under the TUI nobody sees stderr), and
+the CONNECT tunnels relayed without being recorded (traffic that bypassed the inspector).
 
 It takes two rows (three with a store problem, one more per config file ignored) at any width:
 the mode and base URL, then as many whole settings as fit and the key that shows them all (`c`,
@@ -106,6 +107,9 @@ class ConnectionBar(Widget):
     export_problem: reactive[str | None] = reactive(None, layout=True)
     # This session's tokens in/out as its responses report them (None, None: none reported).
     usage: reactive[tuple[int | None, int | None]] = reactive((None, None))
+    # CONNECT tunnels relayed unrecorded (proxy mode, a host not intercepted): how many, and
+    # (host:port, tunnels) per target, the most first.
+    tunnelled: reactive[tuple[int, tuple[tuple[str, int], ...]]] = reactive((0, ()), layout=True)
     # Why the forwarder's process ended, when it ended on its own (None while it runs).
     stopped: reactive[str | None] = reactive(None, layout=True)
     # Every setting, wrapped over as many rows as needed; else the two-row summary.
@@ -145,6 +149,13 @@ class ConnectionBar(Widget):
         if self.export_problem:
             text.append("\n")
             text.append(self.export_problem, self.get_component_rich_style("connection-bar--refused", partial=True))
+        count, hosts = self.tunnelled
+        if count:
+            # The hosts come from clients' CONNECT lines: shown safe like any wire text.
+            targets = ", ".join(shown(host) + (f" ×{tunnels}" if tunnels > 1 else "") for host, tunnels in hosts)
+            text.append("\n")
+            text.append(f"tunnelled unrecorded {count}: {targets}  (--intercept HOST records them)",
+                        self.get_component_rich_style("connection-bar--refused", partial=True))
         return text
 
     def _connection(self) -> Text:

@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from rich.segment import Segment
 from rich.style import Style
@@ -73,7 +73,8 @@ COLUMNS = [
 # accent colour: a column, not a separator row, since it survives sorting and filtering (a row
 # between sessions means nothing sorted by latency), and at 80 columns it costs no other column.
 SESSION_WIDTH = 2
-GUTTER = SESSION_WIDTH + 1  # the session and a space
+GUTTER = SESSION_WIDTH + 1  # the session and a space, where a marked row shows MARK
+MARK = "●"  # mitmproxy's mark
 PATH_ROOM = 24
 MODEL_ROOM = 32
 
@@ -103,11 +104,12 @@ class RowSource(Protocol):
     session_id: int | None
 
     def rows(self, *, text: str = "", limit: int | None = None, offset: int = 0,
-             order: str = "time") -> list[FlowRow]: ...
+             order: str = "time", marked: Collection[int] | None = None) -> list[FlowRow]: ...
 
-    def count(self, *, text: str = "") -> int: ...
+    def count(self, *, text: str = "", marked: Collection[int] | None = None) -> int: ...
 
-    def index_of(self, flow_id: int, *, text: str = "", order: str = "time") -> int | None: ...
+    def index_of(self, flow_id: int, *, text: str = "", order: str = "time",
+                 marked: Collection[int] | None = None) -> int | None: ...
 
     def session_usage(self, session_id: int) -> tuple[int | None, int | None]: ...
 
@@ -179,6 +181,7 @@ class FlowList(ScrollView, can_focus=True):
         "flow-list--errors",
         "flow-list--warnings",
         "flow-list--replay",
+        "flow-list--marked",
     }
     DEFAULT_CSS = """
     FlowList { height: 1fr; background: $surface; overflow-x: hidden; overflow-y: scroll;
@@ -192,6 +195,7 @@ class FlowList(ScrollView, can_focus=True):
     FlowList > .flow-list--errors { color: $error; text-style: bold; }
     FlowList > .flow-list--warnings { color: $warning; }
     FlowList > .flow-list--replay { color: $secondary; }
+    FlowList > .flow-list--marked { color: $warning; text-style: bold; }
     """
     BINDINGS = [
         Binding("enter", "open", "Open", id="flows.open", tooltip="Open the flow under the cursor"),
@@ -205,10 +209,17 @@ class FlowList(ScrollView, can_focus=True):
                 tooltip="Sort by time, latency, issues, route in turn (the newest and slowest last, the worst first)"),
         Binding("o", "origin", "Origin/replays", show=False, id="flows.origin",
                 tooltip="On a replay: go to its origin; on a replayed flow: go to its newest replay"),
+        # mitmproxy's keys: m marks, M shows the marked alone, U unmarks all (d deletes: FlowsScreen).
+        Binding("m", "mark", "Mark", show=False, id="flows.mark",
+                tooltip="Mark or unmark the selected flow (● before its id; for d, ~marked and M)"),
+        Binding("M", "marked_only", "Marked only", show=False, id="flows.marked-only",
+                tooltip="Show only the marked flows, or every flow again (with the filter, if one is set)"),
+        Binding("U", "unmark_all", "Unmark all", show=False, id="flows.unmark-all", tooltip="Unmark every flow"),
     ]
 
     cursor: reactive[int] = reactive(0, init=False)
     filter_text: reactive[str] = reactive("", init=False)
+    marked_only: reactive[bool] = reactive(False, init=False)
     order: reactive[str] = reactive("time", init=False)
 
     class Opened(Message):
@@ -252,6 +263,9 @@ class FlowList(ScrollView, can_focus=True):
         self._placed = False
         self._reveal: int | None = None
         self._reveal_missing: str | None = None  # said when the flow to reveal is not in the list
+        # The flows marked (m), by id: this TUI's only, as long as it runs (a selection, like the cursor;
+        # the store stays read-only to this process), what `~marked`, M and d read.
+        self.marks: set[int] = set()
 
     def on_mount(self) -> None:
         # The first window is read in place: one count and one page (~20 ms at 100k flows
@@ -267,8 +281,9 @@ class FlowList(ScrollView, can_focus=True):
         The reads run in a thread: a filtered count over a large store takes a good fraction of
         a second, which would stall typing in the filter field. The newest reload wins."""
         at_end = self.total == 0 or self.cursor >= self.total - 1
-        self._read_window(self.filter_text, self.order, at_end if follow is None else follow, self.cursor,
-                          self._reveal)
+        # The marks as they are now, read in the thread while the UI thread may mark on.
+        self._read_window(self.query_text, self.order, at_end if follow is None else follow, self.cursor,
+                          self._reveal, frozenset(self.marks))
 
     def reveal(self, flow_id: int, *, missing: str | None = None) -> None:
         """Put the cursor on this flow once a reload has it (a flow that was just recorded may
@@ -277,31 +292,33 @@ class FlowList(ScrollView, can_focus=True):
         self._reveal, self._reveal_missing = flow_id, missing
         self.reload()
 
-    def _read(self, text: str, order: str, follow: bool, cursor: int, reveal: int | None = None) -> WindowRead:
-        total = self.source.count(text=text)
+    def _read(self, text: str, order: str, follow: bool, cursor: int, reveal: int | None = None,
+              marks: frozenset[int] = frozenset()) -> WindowRead:
+        total = self.source.count(text=text, marked=marks)
         # Where the flow to reveal is: a count over the filtered list (~50 ms at 10k flows with a
         # text filter), so here in the reading thread, never on the UI thread.
-        revealed = self.source.index_of(reveal, text=text, order=order) if reveal is not None else None
+        revealed = self.source.index_of(reveal, text=text, order=order, marked=marks) if reveal is not None else None
         if revealed is not None and revealed < total:
             index = revealed
         else:
             index = total - 1 if follow else min(cursor, total - 1)
         page_no = max(0, index) // PAGE
-        page = self.source.rows(text=text, limit=PAGE, offset=page_no * PAGE, order=order) if total else []
+        page = self.source.rows(text=text, limit=PAGE, offset=page_no * PAGE, order=order, marked=marks) if total else []
         session_id = self.source.session_id
         usage = None if session_id is None else self.source.session_usage(session_id)
         return self.WindowRead(text, order, total, follow, page_no, page, reveal, revealed, usage)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="flow-list-window",
           description="read the flow list window")
-    def _read_window(self, text: str, order: str, follow: bool, cursor: int, reveal: int | None) -> None:
-        window = self._read(text, order, follow, cursor, reveal)
+    def _read_window(self, text: str, order: str, follow: bool, cursor: int, reveal: int | None,
+                     marks: frozenset[int]) -> None:
+        window = self._read(text, order, follow, cursor, reveal, marks)
         if not get_current_worker().is_cancelled:
             self.post_message(window)
 
     def on_flow_list_window_read(self, message: WindowRead) -> None:
         message.stop()
-        if (message.text, message.order) == (self.filter_text, self.order):  # else a newer reload is on its way
+        if (message.text, message.order) == (self.query_text, self.order):  # else a newer reload is on its way
             self._apply(message)
 
     def _apply(self, window: WindowRead) -> None:
@@ -328,7 +345,8 @@ class FlowList(ScrollView, can_focus=True):
         page_no, slot = divmod(index, PAGE)
         page = self._pages.get(page_no)
         if page is None:
-            page = self.source.rows(text=self.filter_text, limit=PAGE, offset=page_no * PAGE, order=self.order)
+            page = self.source.rows(text=self.query_text, limit=PAGE, offset=page_no * PAGE, order=self.order,
+                                    marked=self.marks)
             self._pages[page_no] = page
             if len(self._pages) > MAX_PAGES:
                 self._pages.popitem(last=False)
@@ -347,18 +365,34 @@ class FlowList(ScrollView, can_focus=True):
 
     def select_id(self, flow_id: int) -> bool:
         """Move the cursor to the flow with this id if the list (filtered, sorted) holds it."""
-        index = self.source.index_of(flow_id, text=self.filter_text, order=self.order)
+        index = self.source.index_of(flow_id, text=self.query_text, order=self.order, marked=self.marks)
         if index is None or index >= self.total:
             return False
         self._set_cursor(index)
         return True
 
+    @property
+    def query_text(self) -> str:
+        """The filter the list reads the store with: the filter bar's, and only the marked under M."""
+        if not self.marked_only:
+            return self.filter_text
+        return f"~marked & ({self.filter_text})" if self.filter_text.strip() else "~marked"
+
     def empty_hint(self) -> str:
+        from ..screens.help import keys_for  # the hints name the user's keys, not ours
+
+        if self.marked_only:
+            return (f"No marked flow here ({keys_for(self, 'flows.mark')} marks the flow under the cursor; "
+                    f"{keys_for(self, 'flows.marked-only')} shows every flow).")
         if self.filter_text:
-            return f"No flow matches “{self.filter_text}” (esc clears the filter)."
+            return f"No flow matches “{self.filter_text}” ({keys_for(self, 'flows.clear-filter')} clears the filter)."
         return "No flows yet: point your agent at the base URL above and its requests appear here."
 
     def watch_filter_text(self) -> None:
+        self.reload(follow=True)
+
+    def watch_marked_only(self) -> None:
+        self._pages.clear()
         self.reload(follow=True)
 
     def watch_order(self) -> None:
@@ -409,7 +443,35 @@ class FlowList(ScrollView, can_focus=True):
                 self.notify(f"#{row.id} is neither a replay nor replayed", severity="warning")
                 return
             target, what = replays[-1], f"#{replays[-1]}, the newest replay of #{row.id},"
-        self.reveal(target, missing=f"{what} is not in the list as filtered (esc clears the filter)")
+        from ..screens.help import keys_for
+
+        self.reveal(target, missing=f"{what} is not in the list as filtered ({keys_for(self, 'flows.clear-filter')} "
+                                    "clears the filter)")
+
+    def action_mark(self) -> None:
+        row = self.current
+        if row is None:
+            return
+        self.marks ^= {row.id}
+        self._marks_changed()
+
+    def action_marked_only(self) -> None:
+        self.marked_only = not self.marked_only
+
+    def action_unmark_all(self) -> None:
+        self.marks.clear()
+        self._marks_changed()
+
+    def unmark(self, flow_ids: Collection[int]) -> None:
+        """Forget the marks of flows that are gone (deleted)."""
+        self.marks.difference_update(flow_ids)
+        self._marks_changed()
+
+    def _marks_changed(self) -> None:
+        self.refresh()
+        if "~marked" in self.query_text:  # the rows the list holds are what the marks were
+            self._pages.clear()
+            self.reload()
 
     def action_open(self) -> None:
         row = self.current
@@ -447,8 +509,12 @@ class FlowList(ScrollView, can_focus=True):
             line_style += style_of("flow-list--cursor")
         cells = row_cells(row, self.clock())
         columns = layout(width)
-        session = fmt.fit(str(row.session_id), SESSION_WIDTH, right=True) + " "
-        segments = [Segment(session, line_style + style_of("flow-list--current") if current_session else line_style)]
+        session = fmt.fit(str(row.session_id), SESSION_WIDTH, right=True)
+        session_style = line_style + style_of("flow-list--current") if current_session else line_style
+        if row.id in self.marks:
+            segments = [Segment(session, session_style), Segment(MARK, line_style + style_of("flow-list--marked"))]
+        else:
+            segments = [Segment(session + " ", session_style)]
         for number, (index, column, cell_width) in enumerate(columns):
             cell = cells[index]
             style = line_style + self._cell_style(column.title, row)

@@ -8,7 +8,9 @@ from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-HELP_KEY = "question_mark"  # `?`: every key the footer has no room for; never the one left out
+from ..keymap import keys_of
+
+HELP_ID = "app.help"  # `?` (or the user's key for it): every key the footer has no room for; never left out
 
 
 def entry_width(key: FooterKey) -> int:
@@ -36,9 +38,10 @@ class SteadyFooter(Footer):
         entries = [key for key in keys if key not in palette]
         # The palette's entry docks right behind a one-cell border.
         room = (self.size.width or self.app.size.width) - sum(entry_width(key) for key in palette)
+        help_keys = keys_of(self.screen, HELP_ID)
         while entries and sum(entry_width(key) for key in entries if isinstance(key, FooterKey)) > room:
             dropped = next((key for key in reversed(entries)
-                            if not isinstance(key, FooterKey) or key.key != HELP_KEY), None)
+                            if not isinstance(key, FooterKey) or key.key not in help_keys), None)
             if dropped is None:
                 break
             entries.remove(dropped)

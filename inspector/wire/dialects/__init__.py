@@ -79,6 +79,8 @@ class Paths:
     stream: Callable[[str], bool] = lambda path: False
     # The model a request's URL names, for a dialect whose body does not (Gemini).
     model: Callable[[str], str] | None = None
+    # The API version a request's path names, for a dialect whose versions take different fields.
+    version: Callable[[str], str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,9 @@ class Spec:
     # schemas again tripled the check's time (tests/bench/check_speed.py).
     owned: tuple[str, ...] = ()
     # Which of the APIs the document serves answers a request with this profile (the document's
-    # `only` names the fields each takes alone: Gemini's types serve the Gemini API and Vertex AI).
+    # `only` names the fields each takes alone: Gemini's types serve the Gemini API and Vertex AI; its
+    # `versions`, per API, the fields each API version does not take, the version being the path's,
+    # `Profile.api_version`).
     api: Callable[[Profile], str] | None = None
     # The definition itself, for a provider whose published definition ships in a library rather than
     # vendored under `wire/specs/` (Bedrock's: botocore's service model); None reads `file` there.
@@ -70,33 +72,55 @@ def _definition(spec: Spec) -> dict[str, Any]:
 
 
 @cache
-def _validator(dialect: Dialect, api: str = "") -> tuple[Draft202012Validator, frozenset[str]]:
-    """The compiled validator for a dialect's request as `api` takes it, and the top-level fields the
-    request takes."""
+def _validator(dialect: Dialect, api: str = "", version: str = "") -> tuple[Draft202012Validator, frozenset[str]]:
+    """The compiled validator for a dialect's request as `api` takes it at `version`, and the
+    top-level fields the request takes."""
     spec = SPECS[dialect]
     document = _definition(spec)
-    patched = _for_api(tolerance.patched(document["$defs"], dialect), document.get("only", {}), api)
+    patched = _for_api(tolerance.patched(document["$defs"], dialect), document.get("only", {}), api,
+                       _absent(document, api, version))
     defs = _inlined({name: {} if name in spec.owned else sub for name, sub in patched.items()})
     root = {"$ref": "#/$defs/" + document["requests"][spec.request], "$defs": defs}
     return Draft202012Validator(root), frozenset(_top_level_fields(defs, root)) | tolerance.undocumented_fields(dialect)
 
 
-def _for_api(defs: dict[str, Any], only: dict[str, dict[str, list[str]]], api: str) -> dict[str, Any]:
-    """The definitions without the fields that only another API takes."""
+def _absent(document: dict[str, Any], api: str, version: str) -> dict[str, list[str]]:
+    """The fields of each definition that `api` at `version` does not take (the document's `versions`,
+    from each version's published messages); none where the version is unknown."""
+    return document.get("versions", {}).get(api, {}).get(version, {})
+
+
+def _for_api(defs: dict[str, Any], only: dict[str, dict[str, list[str]]], api: str,
+             absent: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The definitions without the fields that only another API takes, nor those the API's version
+    does not take (`absent`)."""
     dropped: dict[str, set[str]] = {}
-    for other, per in only.items():
+    for other, per in only.items() if api else ():
         if other != api:
             for name, fields in per.items():
                 dropped.setdefault(name, set()).update(fields)
-    if not api or not dropped:
+    for name, fields in (absent or {}).items():
+        dropped.setdefault(name, set()).update(fields)
+    if not dropped:
         return defs
     return {name: {**sub, "properties": {k: v for k, v in sub["properties"].items() if k not in dropped[name]}}
             if name in dropped and isinstance(sub.get("properties"), dict) else sub for name, sub in defs.items()}
 
 
-def _elsewhere(dialect: Dialect, api: str, key: str) -> str:
-    """What a finding on an unknown field adds when another API the document serves takes it."""
-    for other, per in _definition(SPECS[dialect]).get("only", {}).items():
+def _elsewhere(dialect: Dialect, api: str, version: str, key: str) -> str:
+    """What a finding on an unknown field adds when another version of the API, or another API the
+    document serves, takes it."""
+    document = _definition(SPECS[dialect])
+
+    def missing(named: str) -> set[str]:  # the definitions where that version lacks the field
+        return {name for name, fields in _absent(document, api, named).items() if key in fields}
+
+    here = missing(version)
+    if here:
+        others = [other for other in document["versions"][api] if other != version and not here <= missing(other)]
+        if others:
+            return f" ({' and '.join(sorted(others))} {'take' if len(others) > 1 else 'takes'} it, {version} does not)"
+    for other, per in document.get("only", {}).items():
         if other != api and any(key in fields for fields in per.values()):
             return f" ({other} takes it, {api} does not)"
     return ""
@@ -181,7 +205,7 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
     if spec is None or not isinstance(payload, dict) or not (profile.published_schema and profile.openai_limits):
         return
     api = spec.api(profile) if spec.api is not None else ""
-    validator, fields = _validator(dialect, api)
+    validator, fields = _validator(dialect, api, profile.api_version)
     taken = [v.pointer for v in report.violations]
     if profile.own_fields & payload.keys():
         payload = {key: value for key, value in payload.items() if key not in profile.own_fields}
@@ -201,10 +225,11 @@ def check_request(payload: Any, dialect: Dialect, profile: Profile, report: Repo
             pointer = _spelled(dialect, original, payload, join("", key))
             if key not in fields and not _covered(pointer, taken):
                 report.add(spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field of this request"
-                                                       f"{_elsewhere(dialect, api, key)}")
+                                                       f"{_elsewhere(dialect, api, profile.api_version, key)}")
                 taken.append(pointer)  # a closed root (Gemini's) names it again
     try:
-        for rule, pointer, message, severity in _schema_findings(payload, original, dialect, api, validator, taken):
+        for rule, pointer, message, severity in _schema_findings(payload, original, dialect, api, profile.api_version,
+                                                                 validator, taken):
             report.add(rule, pointer, message, severity)
     except RecursionError:
         # jsonschema descends a few frames per level and orjson reads values 1024 levels deep: past
@@ -218,7 +243,7 @@ def _spelled(dialect: Dialect, original: Any, checked: Any, pointer: str) -> str
     return pointer if original is checked or spelled is None else spelled(original, pointer)
 
 
-def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect: Dialect, api: str,
+def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect: Dialect, api: str, version: str,
                      validator: Draft202012Validator, taken: list[str]) -> Iterator[tuple[str, str, str, Severity]]:
     spec = SPECS[dialect]
     said: set[str] = set()
@@ -236,7 +261,7 @@ def _schema_findings(payload: dict[str, Any], original: dict[str, Any], dialect:
                     if not _covered(pointer, taken) and pointer not in said:
                         said.add(pointer)
                         yield spec.unknown_rule, pointer, f"{short(split(pointer)[-1])} is not a field here" \
-                                                          f"{_elsewhere(dialect, api, key)}", Severity.ERROR
+                                                          f"{_elsewhere(dialect, api, version, key)}", Severity.ERROR
                 continue
             pointer = _spelled(dialect, original, payload, join("", *path))
             if _covered(pointer, taken):

@@ -15,7 +15,10 @@ Anthropic and Gemini: from their official SDKs' types (`… refresh anthropic`, 
 the SDK installed: the frameworks extra has google-genai). Google publishes no request schema beside
 its discovery document, which is not vendored anywhere we can fetch; google-genai's pydantic types are
 the same messages, read in lowerCamelCase (the proto JSON names) and closed to unknown fields as
-Gemini's JSON parser is ("Unknown name …: Cannot find field")."""
+Gemini's JSON parser is ("Unknown name …: Cannot find field"). The fields each API version does not
+take (`versions`, see _GEMINI_VERSIONS) need google-ai-generativelanguage installed and the aiplatform
+discovery documents: `… refresh gemini --discovery DIR/aiplatform.v1.json DIR/aiplatform.v1beta1.json`
+(DIR: google-api-python-client's googleapiclient/discovery_cache/documents)."""
 
 from __future__ import annotations
 
@@ -225,6 +228,85 @@ def _gemini_only(defs: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
     return {api: {name: sorted(fields) for name, fields in per.items() if fields} for api, per in only.items()}
 
 
+# The API versions whose published request messages take fewer fields than google-genai's types (the
+# version answers 400 "Unknown name" to the rest). Vertex AI's: the aiplatform discovery documents
+# google-api-python-client ships (current: revised every few days). The Gemini API's v1: the protos of
+# google-ai-generativelanguage (v1 is the stable surface; recorded: "Unknown name \"systemInstruction\"",
+# "tools", "toolConfig", "responseMimeType" answered 400 on /v1/). Its v1beta and v1alpha are not
+# read from there: those protos lag the live API by a year (no thinkingLevel, no server-side toolCall,
+# no mediaResolution in a part, all of which v1beta takes; Google's media-resolution guide first said
+# v1alpha only, now v1beta), and google-genai, which calls v1beta by default, is their current definition.
+_GEMINI_VERSIONS = ("v1",)
+_VERTEX_VERSIONS = ("v1", "v1beta1")
+
+
+def _proto_fields(request: Any) -> dict[str, set[str]]:
+    """Every message a proto request reaches, by the name google-genai gives it (a nested message's
+    names joined: GenerationConfig.ThinkingConfig would be GenerationConfigThinkingConfig), with its
+    fields' JSON names."""
+    messages: dict[str, set[str]] = {}
+    pending = [request]
+    while pending:
+        descriptor = pending.pop()
+        prefix = descriptor.file.package + "."
+        name = descriptor.full_name.removeprefix(prefix).replace(".", "")
+        if name in messages:
+            continue
+        messages[name] = {f.json_name for f in descriptor.fields}
+        pending.extend(f.message_type for f in descriptor.fields if f.message_type is not None
+                       and f.message_type.file.package == descriptor.file.package)
+    return messages
+
+
+def _discovery_fields(document: dict[str, Any]) -> dict[str, set[str]]:
+    """A discovery document's schemas (GoogleCloudAiplatformV1Part: Part) with their properties."""
+    prefix = "GoogleCloudAiplatform" + document["version"][:1].upper() + document["version"][1:]
+    return {name.removeprefix(prefix): set(schema.get("properties", {}))
+            for name, schema in document["schemas"].items() if name.startswith(prefix)}
+
+
+def _absent(defs: dict[str, Any], published: dict[str, set[str]], owned: tuple[str, ...]) -> dict[str, list[str]]:
+    """The fields of each definition the version's published message of the same name lacks. A
+    definition the version does not publish under that name is not judged (nothing says what it takes);
+    the request's `model` is the path's."""
+    absent: dict[str, list[str]] = {}
+    for name, sub in defs.items():
+        if name in owned or name not in published:
+            continue
+        missing = sorted(set(sub.get("properties", {})) - published[name] - ({"model"} if name == "GenerateContentRequest"
+                                                                             else set()))
+        if missing:
+            absent[name] = missing
+    return absent
+
+
+def _gemini_versions(defs: dict[str, Any], discovery: list[Path]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Per API and version, the fields of the document's definitions that version does not take, and
+    where each version's table was read."""
+    import importlib
+
+    # The Gemini API's other versions take every field google-genai's types give it (see _GEMINI_VERSIONS).
+    versions: dict[str, dict[str, dict[str, list[str]]]] = {"the Gemini API": {"v1alpha": {}, "v1beta": {}},
+                                                            "Vertex AI": {}}
+    sources: dict[str, str] = {}
+    package = metadata.version("google-ai-generativelanguage")
+    for version in _GEMINI_VERSIONS:
+        module = importlib.import_module("google.ai.generativelanguage_" + version)
+        published = _proto_fields(module.GenerateContentRequest.pb().DESCRIPTOR)
+        versions["the Gemini API"][version] = _absent(defs, published, ("Schema",))
+        sources["the Gemini API " + version] = (f"google-ai-generativelanguage {package}: google.ai.generativelanguage_"
+                                                f"{version} GenerateContentRequest and the messages it reaches")
+    for path in discovery:
+        document = json.loads(path.read_text())
+        if document.get("name") != "aiplatform" or document.get("version") not in _VERTEX_VERSIONS:
+            continue
+        version = document["version"]
+        versions["Vertex AI"][version] = _absent(defs, _discovery_fields(document), ("Schema",))
+        sources["Vertex AI " + version] = (f"the aiplatform {version} discovery document, revision "
+                                           f"{document['revision']} (google-api-python-client's discovery_cache)")
+    return versions, sources
+
+
 def _gemini_sdk() -> tuple[dict[str, Any], dict[str, str], str]:
     from google.genai import types, version
     from pydantic import ConfigDict, TypeAdapter, create_model
@@ -266,12 +348,18 @@ def main(argv: list[str] | None = None) -> None:
     anthropic = providers.add_parser("anthropic", help="from the installed anthropic SDK's types")
     anthropic.add_argument("--out", type=Path, default=ANTHROPIC_JSON)
     gemini = providers.add_parser("gemini", help="from the installed google-genai SDK's types")
+    gemini.add_argument("--discovery", type=Path, nargs="*", default=[],
+                        help="aiplatform.v1.json and aiplatform.v1beta1.json (google-api-python-client's "
+                             "googleapiclient/discovery_cache/documents); the Gemini API's versions are read "
+                             "from the installed google-ai-generativelanguage")
     gemini.add_argument("--out", type=Path, default=GEMINI_JSON)
     args = parser.parse_args(argv)
     if args.provider == "gemini":
         schema, provenance, licence = _gemini_sdk()
         document = gemini_document(schema, provenance, {})
         document["only"] = _gemini_only(document["$defs"])
+        if args.discovery:
+            document["versions"], document["provenance"]["versions"] = _gemini_versions(document["$defs"], args.discovery)
         write(document, args.out)
         args.out.with_name(GEMINI_LICENSE.name).write_text(licence)
         return

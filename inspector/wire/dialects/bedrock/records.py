@@ -32,11 +32,14 @@ RULES = [
          "Send the toolConfig of the conversation's tools with every request whose history holds tool blocks.",
          REJ),
     Rule("BR-08", E, "toolChoice is one of {auto: {}}, {any: {}} or {tool: {name}} naming a declared tool; there is "
-         "no \"none\" (leave toolConfig out to keep the model from calling tools).",
+         "no \"none\" (leave toolConfig out to keep the model from calling tools); and the path's model takes the "
+         "member (Meta Llama models neither tool nor any, Mistral and gpt-oss models no tool).",
          "Use a Converse toolChoice shape (OpenAI \"required\" -> any, named -> tool).", REJ),
     Rule("BR-09", E, "messages is a list of {role: user|assistant, content: [content blocks]}; each block holds "
          "exactly one member (text, image, document, toolUse, toolResult, …); a toolResult's content is a list of "
-         "{json}, {text}, {image}, {document}, {video} or {searchResult} blocks and its status success or error.",
+         "{json}, {text}, {image}, {document}, {video} or {searchResult} blocks and its status success or error; "
+         "and the path's model takes the media block where it sits (Nova no document or video from s3Location "
+         "inside a toolResult, Claude no document from s3Location outside one, no image from s3Location, no video).",
          "Send content as a list of one-member blocks; a tool's output as [{\"text\": …}] or [{\"json\": {…}}].",
          REJ),
     Rule("BR-10", E, "ConverseStream clients (boto3) join contentBlockDelta toolUse.input fragments per "
@@ -87,10 +90,22 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         f"{_MODEL}: `ToolConfiguration`",
     )),
     "BR-08": ("toolChoice is auto, any or tool (no none)", (
-        f"{_MODEL}: `ToolChoice` (a union of auto, any, tool), `SpecificToolChoice` (name required)",
+        f"{_MODEL}: `ToolChoice` (a union of auto, any, tool), `SpecificToolChoice` (name required); `ToolChoice.tool`: "
+        "\"Only supported by Anthropic Claude 3 and Amazon Nova models.\"",
+        "ValidationException texts recorded by clients that fall back: \"This model doesn't support the toolConfig."
+        "toolChoice.tool field. Remove toolConfig.toolChoice.tool and try again.\" (litellm's Bedrock docs for "
+        "mistral.mistral-large-2402-v1:0; us.meta.llama4-maverick-17b-instruct-v1:0, openai.gpt-oss-20b-1:0) and "
+        "\"… toolConfig.toolChoice.any …\" (Meta Llama 3.1 70B, 3.3 70B and 4 Maverick in a public benchmark's "
+        "table of model errors; https://github.com/strands-agents/harness-sdk/issues/1241)",
     )),
     "BR-09": ("Messages and tool results have Converse's content blocks", (
         f"{_MODEL}: `Message`, `ContentBlock` (a union), `ToolResultContentBlock` (a union), `ToolResultStatus`",
+        "pydantic/pydantic-ai:tests/models/cassettes/test_multimodal_tool_returns/test_multimodal_tool_return_matrix"
+        "[…-bedrock_nova|…-bedrock_claude].yaml (each media block and source, in and beside a toolResult, sent to "
+        "us.amazon.nova-2-lite-v1:0 and us.anthropic.claude-sonnet-4-5-20250929-v1:0: the 400s \"Malformed input "
+        "request: #/messages/2/content/0: extraneous key [toolResult] is not permitted\", \"messages.2.content.2."
+        "document.source.type: Field required\", \"This model doesn't support the s3Uri field\" and \"… the video "
+        "content block\", and the 200s beside them)",
     )),
     "BR-10": ("Streamed toolUse input fragments and stopReason", (
         f"{_MODEL}: `ConverseStreamOutput`, `ContentBlockStartEvent`, `ToolUseBlockDelta` (input: a string), "

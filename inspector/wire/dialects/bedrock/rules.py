@@ -4,6 +4,7 @@ StopReason) and the ValidationException texts Bedrock answers with."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ...dialect import Dialect
@@ -14,7 +15,7 @@ from ...rules.base import (Report, as_dict, as_list, check_history, check_ranges
 from ...rules.schema import check_json_schema
 from ...violations import Severity
 from . import limits
-from .shape import IDS
+from .shape import IDS, base_model
 
 _HISTORY = "Bedrock reads messages as a list of {role, content: [blocks]} objects."
 _CHOICES = ("auto", "any", "tool")
@@ -40,6 +41,8 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
     names = _check_tool_config(report, profile, payload)
     check_history(report, "BR-09", payload, "messages", "message object", _HISTORY)
     holds_tool_blocks = _check_messages(report, profile, as_list(payload.get("messages")))
+    if profile.reaches_provider:
+        _check_model_blocks(report, profile, as_list(payload.get("messages")))
     if holds_tool_blocks and names is None:
         report.add("BR-07", "/toolConfig" if "toolConfig" in payload else "", "the messages hold "
                    f"{holds_tool_blocks} but the request has no toolConfig")
@@ -85,11 +88,24 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
             report.add("BR-01", join(at, "inputSchema", "json", "type") if "type" in json_schema
                        else join(at, "inputSchema", "json"), "inputSchema.json must have type 'object'")
         check_json_schema(report, json_schema, join(at, "inputSchema", "json"), "XL-01", what="toolSpec")
-    _check_tool_choice(report, config.get("toolChoice"), names)
+    _check_tool_choice(report, profile, config.get("toolChoice"), names)
     return names
 
 
-def _check_tool_choice(report: Report, choice: Any, names: dict[str, str]) -> None:
+# The toolChoice members the path's model refuses (BR-08), by the foundation model's id prefix, each with
+# the models that answered so. botocore's ToolChoice.tool: "Only supported by Anthropic Claude 3 and Amazon
+# Nova models." Recorded 400 "This model doesn't support the toolConfig.toolChoice.tool field. Remove
+# toolConfig.toolChoice.tool and try again." (litellm's Bedrock docs: mistral.mistral-large-2402-v1:0; clients'
+# fallbacks for us.meta.llama4-maverick-17b-instruct-v1:0, openai.gpt-oss-20b-1:0) and "… toolChoice.any …"
+# (meta llama-3.1-70b, llama-3.3-70b, llama-4-maverick; strands-agents/harness-sdk#1241). Claude and Nova took
+# both (pydantic-ai's recorded Converse requests with {tool: {name}} and {any: {}}).
+_CHOICE_REFUSED = {"tool": ("meta.llama", "mistral.", "openai.gpt-oss"), "any": ("meta.llama",)}
+_CHOICE_WHY = ("Bedrock answers 400 \"This model doesn't support the {{dots}} field. Remove {{dots}} and try again.\" "
+               "for the path's model: it does not take this toolChoice member (Anthropic Claude and Amazon Nova models "
+               "take every one).")
+
+
+def _check_tool_choice(report: Report, profile: Profile, choice: Any, names: dict[str, str]) -> None:
     if choice is None:
         return
     member = _single(choice)
@@ -109,6 +125,12 @@ def _check_tool_choice(report: Report, choice: Any, names: dict[str, str]) -> No
         elif name not in names:
             report.add("BR-08", "/toolConfig/toolChoice/tool/name", f"toolChoice names {short(name)}, which is not "
                                                                     "among the tools")
+    model = base_model(profile.model)
+    if profile.reaches_provider and model.startswith(_CHOICE_REFUSED.get(member[0], ())):
+        fallback = "omit toolChoice (auto)" if model.startswith(_CHOICE_REFUSED["any"]) else "send {any: {}}"
+        report.add("BR-08", join("/toolConfig/toolChoice", member[0]), f"toolChoice.{member[0]}: {profile.model} "
+                   "does not take it", why=_CHOICE_WHY,
+                   hint=f"For this model, {fallback}; Anthropic Claude and Amazon Nova models take every toolChoice.")
 
 
 def _check_messages(report: Report, profile: Profile, messages: list[Any]) -> str:
@@ -229,6 +251,95 @@ def _check_tool_result(report: Report, pairs: Report, result: Any, where: str, p
         if member is None or member[0] not in _RESULT_BLOCKS:
             report.add("BR-09", join(where, "content", position), f"toolResult content block {short(block)} is not "
                        "one of {json}, {text}, {image}, {document}, {video}, {searchResult}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    """A media block Converse takes from some models and refuses from others (BR-09): the models (by
+    the foundation model's id prefix), the block, its source (None: any), where it sits (True inside a
+    toolResult, False in the message itself, None either), and what the model answers."""
+
+    models: str
+    block: str
+    source: str | None
+    in_result: bool | None
+    # where the finding sits, as the model's answer names it: the message's content block ("message"),
+    # the media block ("media") or its source ("source")
+    at: str
+    why: str  # a template (base.facts) over the finding's pointer
+    hint: str
+
+
+# Recorded (pydantic-ai tests/models/cassettes/test_multimodal_tool_returns/test_multimodal_tool_return_matrix[…]
+# .yaml, us.amazon.nova-2-lite-v1:0 and us.anthropic.claude-sonnet-4-5-20250929-v1:0, each shape sent to both).
+_REFUSALS = (
+    # [direct-uploaded_file-document-bedrock_nova], [direct-uploaded_file-video-bedrock_nova]: 400; the same
+    # image in a toolResult and the same document beside the toolResult ([tool_return_content-…-nova]): 200.
+    *(_Refusal("amazon.nova", block, "s3Location", True, "message",
+               "Amazon Nova models refuse a toolResult holding a " + block + " from s3Location: 400 \"Malformed input "
+               "request: #{{pointer}}: extraneous key [toolResult] is not permitted\" (an image from s3Location "
+               "there, or the " + block + " beside the toolResult, is taken).",
+               "Send the " + block + " as a block of the user message beside the toolResult, or its bytes.")
+      for block in ("document", "video")),
+    # [tool_return_content-uploaded_file-document-bedrock_claude]: 400; the same document inside the
+    # toolResult ([direct-uploaded_file-document-bedrock_claude]) and from bytes beside it: 200.
+    _Refusal("anthropic.claude", "document", "s3Location", False, "source",
+             "Claude models on Bedrock answer 400 \"{{dots}}.type: Field required\" to a document from s3Location "
+             "in the message itself (the Anthropic API's document source has a type; Bedrock maps none for S3 "
+             "there); inside a toolResult the same document is taken.",
+             "Send the document's bytes, or put it inside the toolResult."),
+    # [direct-uploaded_file-image-bedrock_claude], [tool_return_content-uploaded_file-image-bedrock_claude]: 400.
+    _Refusal("anthropic.claude", "image", "s3Location", None, "media",
+             "Claude models on Bedrock answer 400 \"This model doesn't support the s3Uri field. Remove s3Uri and try "
+             "again.\" to the image at {{dots}}; Nova models take it.",
+             "Send the image's bytes."),
+    # Every video placement and source for Claude ([direct-binary-video-bedrock_claude], […-url-video-…]): 400;
+    # Nova takes each of them.
+    _Refusal("anthropic.claude", "video", None, None, "media",
+             "Claude models on Bedrock take no video: 400 \"This model doesn't support the video content block "
+             "that you provided.\" (the block at {{dots}}); Nova models take it.",
+             "Leave the video out for Claude models, or describe it in text."),
+)
+
+
+def _check_model_blocks(report: Report, profile: Profile, messages: list[Any]) -> None:
+    """BR-09's model-specific part: the media blocks the path's model refuses where others take them."""
+    model = base_model(profile.model)
+    refusals = [refusal for refusal in _REFUSALS if model.startswith(refusal.models)]
+    if not refusals:
+        return
+    for number, message in enumerate(messages):
+        content = as_dict(message).get("content")
+        for position, block in enumerate(content if isinstance(content, list) else ()):
+            where = join("/messages", number, "content", position)
+            member = _single(block)
+            if member is None:
+                continue
+            if member[0] != "toolResult":
+                _refused(report, profile, refusals, member, where, False, where)
+                continue
+            results = as_dict(member[1]).get("content")
+            for inner, item in enumerate(results if isinstance(results, list) else ()):
+                found = _single(item)
+                if found is not None:
+                    _refused(report, profile, refusals, found, join(where, "toolResult", "content", inner), True, where)
+
+
+def _refused(report: Report, profile: Profile, refusals: list[_Refusal], member: tuple[str, Any], where: str,
+             in_result: bool, block: str) -> None:
+    kind, value = member
+    source = as_dict(as_dict(value).get("source"))
+    for refusal in refusals:
+        if refusal.block != kind or refusal.in_result not in (None, in_result):
+            continue
+        if refusal.source is not None and refusal.source not in source:
+            continue
+        pointer = {"message": block, "media": join(where, kind), "source": join(where, kind, "source")}[refusal.at]
+        origin = f" from {refusal.source}" if refusal.source else ""
+        place = " inside a toolResult" if in_result else ""
+        report.add("BR-09", pointer, f"a {kind}{origin}{place}: {profile.model} refuses it", why=refusal.why,
+                   hint=refusal.hint)
+        return
 
 
 def check_response(payload: Any, profile: Profile, report: Report) -> None:

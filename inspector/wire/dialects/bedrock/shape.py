@@ -36,6 +36,18 @@ def model_of(path: str) -> str:
     return unquote(match.group(1)) if match else ""
 
 
+# A cross-region inference profile's geography before the model id (us.anthropic.claude-…); an ARN's
+# resource before it (…:inference-profile/us.anthropic.claude-…, …:foundation-model/amazon.nova-…).
+_GEOGRAPHY = re.compile(r"^(?:us|us-gov|eu|apac|jp|au|ca|global)\.")
+
+
+def base_model(model: str) -> str:
+    """The foundation model a modelId names, lower-cased (`anthropic.claude-sonnet-4-5-…`, `amazon.nova-…`),
+    whether it is the model's own id, an inference profile's or an ARN of either; an application
+    inference profile's ARN names no model (its id is opaque) and gives its id, which matches no family."""
+    return _GEOGRAPHY.sub("", model.rsplit("/", 1)[-1].lower())
+
+
 def request_path(prefix: str, model: str, stream: bool) -> str:
     """Bedrock's path names the model and whether to stream; the client's prefix does not carry over."""
     return f"/model/{quote(model, safe='')}/converse" + ("-stream" if stream else "")

@@ -12,7 +12,7 @@ HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=
             endpoint=shape.ENDPOINT, request_path=shape.request_path,
             history="contents",
             short="gemini", framing=stream.FRAMING, framing_for=stream.framing_for,
-            paths=Paths(shape.claims, stream=shape.stream_path, model=bridge.model_of), names=shape.NAMES,
+            paths=Paths(shape.claims, stream=shape.stream_path, model=bridge.model_of, version=shape.api_version), names=shape.NAMES,
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.GEMINI, providers.VERTEX, providers.CODE_ASSIST),
             normalise=fields.normalise, spelled=fields.spelled,

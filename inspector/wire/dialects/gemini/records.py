@@ -74,7 +74,8 @@ RULES = [
     Rule("GM-19", E, "Gemini's JSON parser rejects fields its messages do not define: 400 \"Invalid JSON payload "
          "received. Unknown name \"…\": Cannot find field.\" (other dialects' spellings are the usual cause: "
          "max_tokens, response_format, tool_choice; so are the fields only the other Google API takes, Vertex "
-         "AI's retrieval or the Gemini API's store).",
+         "AI's retrieval or the Gemini API's store, and those the path's API version does not take: "
+         "systemInstruction, tools or responseMimeType on the Gemini API's /v1/, mediaProcessing on Vertex's /v1/).",
          "Remove the field, or write it where Gemini takes it (maxOutputTokens in generationConfig, "
          "responseJsonSchema, toolConfig).", REJ),
     Rule("GM-20", E, "Gemini parses the request into its proto messages and answers 400 INVALID_ARGUMENT for a "
@@ -195,6 +196,12 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
         "[S-GEM] (vendored in inspector/wire/specs as gemini.json); proto3 JSON mapping's unknown-field error",
         "google-genai's field descriptions \"This field is not supported in Gemini API\" / \"… in Vertex AI\" "
         "(gemini.json's `only`, written by `inspector.wire.specs.refresh gemini`)",
+        "Per API version (gemini.json's `versions`, the version read from the path): the Gemini API's v1 from "
+        "google-ai-generativelanguage's v1 protos (recorded 400s on /v1/: \"Unknown name \\\"systemInstruction\\\": "
+        "Cannot find field.\", the same for tools, toolConfig and responseMimeType); Vertex AI's v1 and v1beta1 "
+        "from the aiplatform discovery documents (google-api-python-client's discovery_cache, revision 20261106); "
+        "v1beta and v1alpha take what google-genai's types give the Gemini API (their published protos lag: "
+        "Google's media-resolution guide moved a part's mediaResolution from v1alpha only to v1beta)",
     )),
     'GM-20': ("The request matches google-genai's types", (
         '[S-GEM] (vendored in inspector/wire/specs as gemini.json)',

@@ -41,6 +41,17 @@ def request_path(prefix: str, model: str, stream: bool) -> str:
     return f"/v1beta/models/{model}:streamGenerateContent?alt=sse" if stream else f"/v1beta/models/{model}:generateContent"
 
 
+# The version segment before the resource the call names: /v1beta/models/…, /v1/projects/…/publishers/…,
+# Vertex express mode's /v1/publishers/…, tuned models; a relay's own prefix before it is skipped.
+_VERSION = re.compile(r"/(v1(?:alpha|beta1?)?)/(?:models|tunedModels|projects|publishers)/")
+
+
+def api_version(path: str) -> str:
+    """The API version the path names ("v1", "v1beta", "v1alpha", Vertex AI's "v1beta1"), or ""."""
+    found = _VERSION.findall(path.split("?", 1)[0])
+    return found[-1] if found else ""
+
+
 def claims(path: str) -> bool:
     return _PATH.search(path) is not None
 

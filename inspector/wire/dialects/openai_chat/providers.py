@@ -46,7 +46,8 @@ PROFILES = (
     Profile("azure-openai", _CHAT, "Azure OpenAI: 40-char tool-call ids enforced; some "
             "deployments accept dots in names", _DOTTED_NAME, call_id_max=40,
             call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR,
-            hosts=r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com", paths=r"^/openai/(deployments/[^/]+|v1)/"),
+            hosts=r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com", paths=r"^/openai/deployments/[^/]+/",
+            relay_paths=r"^/openai/v1/"),
     Profile("openrouter", _CHAT, "OpenRouter: 40-char tool-call ids enforced",
             NAMES, call_id_max=40, call_id_severity=Severity.ERROR,
             max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:", published_schema=False,
