@@ -28,7 +28,7 @@ from .wire.summary import request_facts, response_tool_calls
 from .wire.violations import Effect, Severity, Violation, count_by_severity
 
 # How often each costly step ran in this process ("analyse", "decode", "parse", "session": the
-# session rules run, "session-part": a flow parsed for them): the
+# session rules run, "session-part": a flow parsed for them, "fixed-check": a repaired request checked): the
 # work done once per flow is counted here so that a test can hold the product to it.
 calls: Counter[str] = Counter()
 
@@ -58,6 +58,10 @@ class Analysis:
     # translate mode: the bridge's loss reports, both ways, with pointers into both documents
     request_losses: list[Loss] = field(default_factory=list)
     response_losses: list[Loss] = field(default_factory=list)
+    # The errors the request has left once every safe repair is applied (the fixed diff's "N errors
+    # left"), checked once, with the flow, and stored: a page of a thousand flows must not check every
+    # fixed request again. None when no safe repair applies or it was not computed (see fixed_errors).
+    fixed_errors_: int | None = None
 
     @property
     def translation(self) -> RequestTranslation | None:
@@ -235,6 +239,7 @@ def analyse(flow: Flow) -> Analysis:
     result.tool_calls = response_tool_calls(result.response, dialect)
     result.errors, result.warnings, _ = count_by_severity(result.violations)
     result.buffered = buffered_stream(flow, dialect)
+    result.fixed_errors_ = _errors_after_repairs(result)
     if result.translation_ is not None:
         result.request_losses = list(result.translation_.losses)
         answer = upstream_answer(flow, result)
@@ -286,6 +291,7 @@ def _stored(analysis: Analysis, flow: Flow) -> bytes:
         "violations": [v.to_dict() for v in analysis.violations],
         "parse_error": analysis.parse_error, "buffered": analysis.buffered,
         "request_losses": _losses(analysis.request_losses), "response_losses": _losses(analysis.response_losses),
+        "fixed_errors": analysis.fixed_errors_,
     })
 
 
@@ -307,6 +313,8 @@ def from_stored(flow: Flow, stored: bytes | None) -> Analysis:
             buffered=bool(data["buffered"]),
             request_losses=[_loss(item) for item in data["request_losses"]],
             response_losses=[_loss(item) for item in data["response_losses"]],
+            # Absent from an analysis stored before it was: computed when first asked for.
+            fixed_errors_=_count(data.get("fixed_errors")),
         )
     except (orjson.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
         return analyse(flow)
@@ -343,6 +351,14 @@ def _loss(item: dict[str, Any]) -> Loss:
     target = item["target"]
     return Loss(_text(item["source"]), None if target is None else _text(target), kind,  # type: ignore[arg-type]
                 _text(item["why"]), _text(item["rule"]))
+
+
+def _count(value: object) -> int | None:
+    if value is None:
+        return None
+    if type(value) is not int or value < 0:
+        raise TypeError(f"not a count: {value!r}")
+    return value
 
 
 def _text(value: object) -> str:
@@ -595,3 +611,35 @@ def safe_repairs(analysis: Analysis, flow: Flow | None = None) -> FixResult | No
     history = None if flow is None else _history(flow, analysis.request, analysis.dialect)
     request = analysis.request if history is None else socket.with_history(analysis.request, history)
     return fix(request, analysis.dialect)
+
+
+def _errors_after_repairs(analysis: Analysis) -> int | None:
+    """How many errors the checker finds in the request once every safe repair is applied; None when
+    no safe repair applies (nothing to count) or the request cannot be repaired faithfully. A flow
+    with no finding is not repaired here: the repairs answer findings, and the writer must not pay
+    for healthy traffic (the rare repair of such a flow is counted where it is shown, fixed_errors)."""
+    if not analysis.violations:
+        return None
+    try:
+        repaired = safe_repairs(analysis)
+    except jsonsafe.Unfaithful:
+        return None
+    if repaired is None or not repaired.repairs:
+        return None
+    assert analysis.dialect is not None  # safe_repairs answers only for a known dialect
+    return _checked_errors(repaired, analysis.dialect)
+
+
+def fixed_errors(analysis: Analysis, repaired: FixResult) -> int:
+    """The errors left in `repaired`, the request of `analysis` with its safe repairs applied: as the
+    analysis found them when it has, else checked now."""
+    if analysis.fixed_errors_ is not None:
+        return analysis.fixed_errors_
+    assert analysis.dialect is not None  # a request was repaired, so its dialect is known
+    return _checked_errors(repaired, analysis.dialect)
+
+
+def _checked_errors(repaired: FixResult, dialect: Dialect) -> int:
+    calls["fixed-check"] += 1
+    errors, _, _ = count_by_severity(check.check_request(repaired.payload, dialect))
+    return errors

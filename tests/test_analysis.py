@@ -270,3 +270,35 @@ def test_a_reassembled_answer_nested_past_what_orjson_writes_is_not_stored():
         deep = {"a": deep}
     flow = _flow("/v1/chat/completions", b"{}", streamed=True)
     assert to_stored(Analysis(response=deep), flow) is None
+
+
+def test_the_errors_a_fixed_request_has_left_are_counted_once_with_the_flow_and_stored():
+    """Issue 21: the fixed diff's "N errors left" checked every repaired request again wherever it
+    was shown (a thousand times in a page); the analysis counts them once and the store keeps it."""
+    from inspector.analysis import fixed_errors, safe_repairs
+
+    body = {"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}, {"role": "wizard", "content": "x"}],
+            "tools": [{"type": "function", "function": {"name": "get", "parameters": {
+                "type": "OBJECT", "properties": {"q": {"type": "STRING"}}}}}]}
+    flow = _flow("/v1/chat/completions", orjson.dumps(body))
+    before = calls.copy()
+    fresh = analyse(flow)
+    assert (calls - before)["fixed-check"] == 1
+    # Two OC-05 that the repair fixes, and an unknown role (OC-28) that no repair can.
+    assert ([v.rule for v in fresh.violations], fresh.fixed_errors_) == (["OC-05", "OC-05", "OC-28"], 1)
+    stored = from_stored(flow, to_stored(fresh, flow))
+    assert stored.fixed_errors_ == 1
+    repaired = safe_repairs(stored)
+    assert repaired is not None and len(repaired.repairs) == 2
+    before = calls.copy()
+    assert fixed_errors(stored, repaired) == 1
+    assert (calls - before)["fixed-check"] == 0
+    # Nothing to repair: nothing counted.
+    clean = analyse(_flow("/v1/chat/completions", orjson.dumps({"model": "gpt-test", "messages": [
+        {"role": "user", "content": "hi"}]})))
+    assert clean.fixed_errors_ is None
+    # A count the file says is not one is no stored analysis of this build.
+    hostile = to_stored(fresh, flow).replace(b'"fixed_errors":1', b'"fixed_errors":-1')
+    before = calls.copy()
+    assert from_stored(flow, hostile) == fresh
+    assert (calls - before)["analyse"] == 1

@@ -4,6 +4,10 @@
 (function () {
   const data = JSON.parse(document.getElementById("toolwire-data").textContent);
   const flows = data.flows;
+  // Every line and finding text is an index into the page's one table of strings: read when shown.
+  const strings = data.strings;
+  const text = (index) => strings[index];
+  const texts = (indexes) => indexes.map(text);
   const byId = new Map(flows.map((flow) => [flow.id, flow]));
   let selected = null;
   let tab = "flow";
@@ -40,12 +44,12 @@
   const payloads = new Map();  // flow id -> its panes' text, lower-cased once, when first searched
 
   function payloadText(flow) {
-    let text = payloads.get(flow.id);
-    if (text === undefined) {
-      text = Object.values(flow.panes).map((pane) => pane.lines.join("\n")).join("\n").toLowerCase();
-      payloads.set(flow.id, text);
+    let found = payloads.get(flow.id);
+    if (found === undefined) {
+      found = Object.values(flow.panes).map((pane) => texts(pane.lines).join("\n")).join("\n").toLowerCase();
+      payloads.set(flow.id, found);
     }
-    return text;
+    return found;
   }
 
   const STATUS = {
@@ -163,14 +167,14 @@
   function lineList(lines, marks, inline) {
     const marked = new Map(marks);
     const out = el("ol", {class: "lines"});
-    lines.forEach((text, index) => {
+    lines.forEach((line, index) => {
       const mark = marked.get(index);
       out.append(el("li", {class: mark ? "mark-" + mark : "", "data-line": String(index)},
-        el("span", {class: "ln", text: String(index + 1)}), el("span", {class: "text", text: text})));
+        el("span", {class: "ln", text: String(index + 1)}), el("span", {class: "text", text: line})));
       for (const finding of (inline && inline.get(index)) || []) {
         out.append(el("li", {class: "inline-finding sev-" + finding.severity},
           el("span", {class: "ln"}), el("span", {class: "text",
-            text: "▲ " + finding.rule + " " + finding.severity + " · " + finding.message})));
+            text: "▲ " + finding.rule + " " + finding.severity + " · " + text(finding.message)})));
       }
     });
     return out;
@@ -188,7 +192,7 @@
       }
       panes.append(el("section", {class: "pane", "data-pane": name},
         el("h3", {text: pane.title}), pane.note ? el("p", {class: "note", text: pane.note}) : null,
-        lineList(pane.lines, pane.marks, inline)));
+        lineList(texts(pane.lines), pane.marks, inline)));
     }
     const findings = el("table", {class: "findings"},
       el("thead", {}, el("tr", {}, ...["severity", "rule", "effect", "where", "what"]
@@ -200,9 +204,9 @@
         el("td", {text: finding.effect}), el("td", {text: finding.where}),
         el("td", {},
           el("div", {class: "pointer", text: finding.pointer || "/"}),
-          el("div", {class: "message", text: finding.message}),
-          finding.why ? el("div", {class: "why", text: "why: " + finding.why}) : null,
-          finding.hint ? el("div", {class: "fix", text: "fix: " + finding.hint}) : null)));
+          el("div", {class: "message", text: text(finding.message)}),
+          text(finding.why) ? el("div", {class: "why", text: "why: " + text(finding.why)}) : null,
+          text(finding.hint) ? el("div", {class: "fix", text: "fix: " + text(finding.hint)}) : null)));
     }
     findings.append(rowsOf);
     return el("div", {},
@@ -222,21 +226,21 @@
   function conversationTab(flow) {
     const conversation = flow.conversation;
     return el("div", {class: "conversation"}, el("h3", {text: conversation.title}),
-      lineList(conversation.turns.lines, conversation.turns.marks),
-      el("h3", {text: "Tools"}), lineList(conversation.tools.lines, conversation.tools.marks));
+      lineList(texts(conversation.turns.lines), conversation.turns.marks),
+      el("h3", {text: "Tools"}), lineList(texts(conversation.tools.lines), conversation.tools.marks));
   }
 
   function diffsTab(flow) {
     if (!flow.diffs.length) return el("p", {class: "hint", text: "Nothing to compare for this flow."});
     return el("div", {}, ...flow.diffs.map((diff) => el("section", {class: "diff", "data-diff": diff.name},
       el("h3", {text: diff.title}), el("p", {class: "note", text: diff.summary}),
-      lineList(diff.rows.lines, diff.rows.marks),
+      lineList(texts(diff.rows.lines), diff.rows.marks),
       diff.notes ? el("h4", {text: "notes"}) : null,
-      diff.notes ? lineList(diff.notes.lines, diff.notes.marks) : null)));
+      diff.notes ? lineList(texts(diff.notes.lines), diff.notes.marks) : null)));
   }
 
   function plainTab(lines, empty) {
-    return lines.length ? lineList(lines, []) : el("p", {class: "hint", text: empty});
+    return lines.length ? lineList(texts(lines), []) : el("p", {class: "hint", text: empty});
   }
 
   const TABS = [

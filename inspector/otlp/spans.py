@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -209,7 +210,9 @@ class TraceBuilder:
         attributes: dict[str, Any] = {"toolwire.flow.id": flow.id, "toolwire.session.id": flow.session_id,
                                       "toolwire.mode": flow.mode.value, "toolwire.path": flow.path}
         if self.options.store:
-            attributes["toolwire.flow.command"] = f"toolwire-inspect export {flow.id} --store {self.options.store}"
+            # The deep link back to the bytes: the UI opened on this flow's view, from its store.
+            attributes["toolwire.flow.command"] = (f"toolwire-inspect open {shlex.quote(str(self.options.store))} "
+                                                   f"--flow {flow.id}")
         url = urlsplit(flow.upstream_url)
         if url.hostname:
             attributes["server.address"] = url.hostname

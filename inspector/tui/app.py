@@ -70,10 +70,12 @@ class InspectorApp(App[None]):
         export_dir: Path | None = None,
         keys: tuple[dict[str, str], list[str]] = ({}, []),
         starting: bool = False,
+        flow: int | None = None,
     ) -> None:
         """`keys`: the user's keymap (binding id → keys) and a line for each entry left out of it
-        (tui/keymap.py's user_keymap)."""
+        (tui/keymap.py's user_keymap). `flow`: the flow whose view opens first (`open --flow N`)."""
         super().__init__()
+        self._first_flow = flow
         self.user_keys, self._keys_problems = keys
         self.store = store
         self.forwarder = forwarder
@@ -181,6 +183,8 @@ class InspectorApp(App[None]):
         # flows reach no bridge, so the list follows the file itself.
         self._store_version = self.store.data_version()
         self.set_interval(STORE_WATCH_INTERVAL, self._watch_store)
+        if self._first_flow is not None:
+            self.call_after_refresh(self.open_flow, self._first_flow)
 
     def _announce(self) -> None:
         for notice in self.listening.ignored if self.listening is not None else ():

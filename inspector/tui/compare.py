@@ -8,14 +8,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..analysis import BodyTooLarge, decode_body, parse_json, safe_repairs, upstream_answer
+from ..analysis import BodyTooLarge, decode_body, fixed_errors, parse_json, safe_repairs, upstream_answer
 from ..flow import Flow
 from ..textsafe import shown
-from ..wire import check, jsonsafe
+from ..wire import jsonsafe
 from ..wire.conversation import Conversation, Entry, Mark, build
 from ..wire.diff import Diff, Op, diff
 from ..wire.pointer import join
-from ..wire.violations import count_by_severity
 from . import format as fmt
 from .view import FlowView
 
@@ -262,9 +261,8 @@ def prepare_fixed_diff(view: FlowView, *, repairs_only: bool = False) -> DiffVie
                         "")
     if result is None or (repairs_only and not result.repairs):
         return None
-    assert analysis.dialect is not None  # safe_repairs answers only for a known dialect
     notes = [Note(r.pointer, None, f"{r.action}: {r.detail} [{r.rule}]") for r in result.repairs]
-    errors_left, _, _ = count_by_severity(check.check_request(result.payload, analysis.dialect))
+    errors_left = fixed_errors(analysis, result)
     return diff_view(f"#{view.flow.id} original → fixed (R replays it)", analysis.request, result.payload, notes,
                      f"{fmt.counted(len(result.repairs), 'repair')} · {fmt.counted(errors_left, 'error')} left")
 

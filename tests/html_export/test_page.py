@@ -33,8 +33,30 @@ POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*
 
 
 def page_data(page: str) -> dict:
+    """The page's data as its script reads it: each index into the table of strings replaced by its string."""
     (block,) = DATA.findall(page)
-    return json.loads(block)
+    data = json.loads(block)
+    strings = data["strings"]
+    assert len(set(strings)) == len(strings)  # each string once
+
+    def lines(part: dict) -> None:
+        part["lines"] = [strings[index] for index in part["lines"]]
+
+    for flow in data["flows"]:
+        for pane in flow["panes"].values():
+            lines(pane)
+        lines(flow["conversation"]["turns"])
+        lines(flow["conversation"]["tools"])
+        for made in flow["diffs"]:
+            lines(made["rows"])
+            if made["notes"] is not None:
+                lines(made["notes"])
+        flow["headers"] = [strings[index] for index in flow["headers"]]
+        flow["chunks"] = [strings[index] for index in flow["chunks"]]
+        for finding in flow["findings"]:
+            for text in ("message", "why", "hint"):
+                finding[text] = strings[finding[text]]
+    return data
 
 
 def sha256(text: str) -> str:
@@ -52,7 +74,7 @@ def session_page(store_path: Path) -> str:
 
 def test_the_demo_session_page_lists_every_flow_with_the_facts_the_filters_read(demo_store):
     data = page_data(session_page(demo_store))
-    assert (data["format"], data["version"], data["title"]) == ("toolwire-page", 1, "session 1")
+    assert (data["format"], data["version"], data["title"]) == ("toolwire-page", 2, "session 1")
     facts = [(f["id"], f["status"], f["dialect"], f["rules"], f["tool_names"], f["errors"], f["warnings"],
               f["replay_of"], [d["name"] for d in f["diffs"]]) for f in data["flows"]]
     # The fix where there is one to show; the replay comparison on both sides of the replay.
@@ -163,6 +185,20 @@ def test_embedded_json_escapes_what_could_end_the_script_element():
     assert json.loads(text) == {"a": "</script><!--&>"}
 
 
+def test_each_line_and_finding_text_is_in_the_page_once(demo_store):
+    """Issue 21: a 1,000-flow page carried every flow's lines whole (6.6 MB for the demo's turns over
+    and over), though an agent sends its history again with every turn: each string is in the page's
+    table once, so the same flows listed twice add not one string."""
+    with Store(demo_store, read_only=True) as store:
+        ids = [row.id for row in store.rows()]
+        (once,), (twice,) = (DATA.findall(render(store, ids * n, title="t").decode()) for n in (1, 2))
+    once_data, twice_data = json.loads(once), json.loads(twice)
+    assert twice_data["strings"] == once_data["strings"]
+    assert twice_data["flows"] == once_data["flows"] * 2
+    lines = sum(len(pane["lines"]) for flow in once_data["flows"] for pane in flow["panes"].values())
+    assert len(once_data["strings"]) < lines
+
+
 def test_worker_processes_make_the_same_page(demo_store):
     with Store(demo_store, read_only=True) as store:
         ids = [row.id for row in store.rows()]
@@ -174,8 +210,46 @@ def test_the_page_reads_the_analysis_the_store_kept(demo_store):
     when the store holds each flow's analysis already."""
     with Store(demo_store, read_only=True) as store:
         before = analysis.calls.copy()
-        render(store, [row.id for row in store.rows()], title="t", workers=1)
-    assert (analysis.calls - before)["analyse"] == 0
+        page = render(store, [row.id for row in store.rows()], title="t", workers=1)
+    spent = analysis.calls - before
+    assert spent["analyse"] == 0
+    # Nor is any repaired request checked again: the writer counted the errors each one has left.
+    assert spent["fixed-check"] == 0
+    fixed = {flow["id"]: diff["summary"] for flow in page_data(page.decode())["flows"]
+             for diff in flow["diffs"] if diff["name"] == "original → fixed"}
+    assert fixed == FIXED_SUMMARIES
+
+
+# The demo's fixed diffs, as the page lists them: the flows whose request a safe repair changes.
+FIXED_SUMMARIES = {
+    3: "+1 −3 ~2 · 5 notes · 5 repairs · 0 errors left",
+    4: "+1 −0 ~1 · 2 notes · 2 repairs · 0 errors left",
+    5: "+0 −1 ~1 · 2 notes · 2 repairs · 0 errors left",
+    6: "+1 −1 ~0 · 2 notes · 2 repairs · 0 errors left",
+    8: "+1 −1 ~0 · 1 note · 1 repair · 0 errors left",
+    11: "+1 −3 ~2 · 5 notes · 5 repairs · 0 errors left",
+}
+
+
+def test_an_analysis_stored_before_it_counted_the_fixed_errors_gives_the_same_page(demo_store, tmp_path):
+    """A store written by an earlier build has no count of the errors a fixed request has left: the
+    page checks those requests itself, and says the same."""
+    import shutil
+    import sqlite3
+
+    older = tmp_path / "older.sqlite3"
+    shutil.copy(demo_store, older)
+    with sqlite3.connect(older) as db:
+        changed = db.execute("UPDATE flows SET analysis = CAST(json_remove(analysis, '$.fixed_errors') AS BLOB) "
+                             "WHERE json_extract(analysis, '$.fixed_errors') IS NOT NULL").rowcount
+    assert changed == len(FIXED_SUMMARIES)
+    with Store(older, read_only=True) as store:
+        ids = [row.id for row in store.rows()]
+        before = analysis.calls.copy()
+        page = render(store, ids, title="t", workers=1)
+    assert (analysis.calls - before)["fixed-check"] == len(FIXED_SUMMARIES)
+    with Store(demo_store, read_only=True) as store:
+        assert page == render(store, ids, title="t", workers=1)
 
 
 def test_the_page_is_a_registry_format_written_from_the_store(demo_store):

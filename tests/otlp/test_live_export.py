@@ -1,10 +1,12 @@
 """Live export end to end: `record --otlp-endpoint` (a real subprocess) between the official SDKs and
 fake upstreams on loopback, and a real OTLP/HTTP receiver that decodes what arrives. An openai-SDK
 tool-calling loop, an anthropic-SDK call and an MCP tools/call give the spans the GenAI conventions
-name, with the stored flows' own times, parents and findings."""
+name, with the stored flows' own times, parents and findings. The same over OTLP/gRPC (the SDK's
+gRPC exporter into a real grpcio server) where the otel-grpc extra is installed (`-m grpc`)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -26,10 +28,15 @@ from inspector.wire.dialects.openai_chat.mock import chat_completion
 from inspector.proxy.options import Options, OtlpOptions
 
 from tests.e2e.test_mcp_e2e import TwoServers
-from .receiver import Receiver, span_attributes
+from .receiver import GrpcReceiver, Receiver, span_attributes
 
 QUESTION = [{"role": "user", "content": "Summarise https://example.org"}]
 CALL = Call("scrape_webpage", '{"url": "https://example.org"}', "call_scrape_1")
+
+# grpcio is a large native wheel: the gRPC case needs the otel-grpc extra, and says so when skipped.
+GRPC = pytest.param("grpc", marks=[pytest.mark.grpc, pytest.mark.skipif(
+    importlib.util.find_spec("opentelemetry.exporter.otlp.proto.grpc") is None,
+    reason="OTLP/gRPC needs the otel-grpc extra: pip install -e '.[test,otel-grpc]'")])
 
 
 @pytest.fixture
@@ -86,13 +93,16 @@ def ns(seconds: float) -> int:
     return int(round(seconds * 1e9))
 
 
-async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_an_mcp_call(tmp_path, mcp_upstream):
+@pytest.mark.parametrize("protocol", ["http/protobuf", GRPC])
+async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_an_mcp_call(tmp_path, mcp_upstream,
+                                                                                           protocol):
     db = tmp_path / "flows.sqlite3"
-    with Receiver() as receiver, MockUpstream() as oa, MockUpstream() as an:
+    with GrpcReceiver() if protocol == "grpc" else Receiver() as receiver, MockUpstream() as oa, MockUpstream() as an:
         oa.push(json_response(chat_completion(None, [CALL])), json_response(chat_completion("It is a test page.")))
         proc, routes = start_record(tmp_path, "--store", str(db), "--route", f"oa={oa.base_url}",
                                     "--route", f"an={an.base_url}", "--route", f"files={mcp_upstream}/alpha",
-                                    "--otlp-endpoint", receiver.url, "--capture-content")
+                                    "--otlp-endpoint", receiver.url, "--capture-content",
+                                    env={"OTEL_EXPORTER_OTLP_PROTOCOL": protocol})
         try:
             await drive(routes)
         finally:
@@ -150,7 +160,7 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
     assert attrs == {
         "toolwire.flow.id": first_flow.id, "toolwire.session.id": session.id, "toolwire.mode": "passthrough",
         "toolwire.path": "/v1/chat/completions",
-        "toolwire.flow.command": f"toolwire-inspect export {first_flow.id} --store {db.resolve()}",
+        "toolwire.flow.command": f"toolwire-inspect open {db.resolve()} --flow {first_flow.id}",
         "server.address": "127.0.0.1", "server.port": port, "http.response.status_code": 200, "toolwire.route": "oa",
         "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.system": "openai",
         "gen_ai.request.model": "gpt-4o-mini", "gen_ai.response.finish_reasons": ["tool_calls"],
@@ -183,7 +193,7 @@ async def test_record_exports_the_genai_spans_of_a_tool_loop_a_claude_call_and_a
     assert mcp_attrs == {
         "toolwire.flow.id": call_flow.id, "toolwire.session.id": session.id, "toolwire.mode": "passthrough",
         "toolwire.path": "/mcp",
-        "toolwire.flow.command": f"toolwire-inspect export {call_flow.id} --store {db.resolve()}",
+        "toolwire.flow.command": f"toolwire-inspect open {db.resolve()} --flow {call_flow.id}",
         "server.address": "127.0.0.1", "server.port": int(mcp_upstream.rsplit(":", 1)[1]),
         "http.response.status_code": 200, "toolwire.route": "files",
         "mcp.method.name": "tools/call", "mcp.protocol.version": "2026-07-28", "jsonrpc.request.id": "2",

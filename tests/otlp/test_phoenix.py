@@ -159,7 +159,7 @@ async def test_phoenix_receives_the_spans_of_one_launch(tmp_path, phoenix, mcp_u
         "gen_ai.response.finish_reasons": ["tool_calls"], "gen_ai.usage.input_tokens": usage["prompt_tokens"],
         "gen_ai.usage.output_tokens": usage["completion_tokens"], "llm.provider": "openai",
         "llm.model_name": "gpt-4o-mini", "llm.token_count.total": usage["prompt_tokens"] + usage["completion_tokens"],
-        "toolwire.flow.command": f"toolwire-inspect export {first.id} --store {db.resolve()}"}
+        "toolwire.flow.command": f"toolwire-inspect open {db.resolve()} --flow {first.id}"}
     assert (chat["input.value"], chat["output.value"]) == (first.request_body.decode(), first.response_body.decode())
     claude_attrs = by_flow[(claude.id, False)]["attributes"]
     assert (claude_attrs["gen_ai.provider.name"], claude_attrs["llm.provider"], claude_attrs["gen_ai.request.max_tokens"]) == (
