@@ -32,6 +32,7 @@ from inspector.tui.app import InspectorApp
 from inspector.tui.widgets.flow_list import FlowList
 
 from tests import crafted
+from tests.tui.conftest import workers_done
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +216,7 @@ async def test_the_ui_opens_every_flow_of_the_crafted_files(files, outcomes, tmp
     try:
         app = InspectorApp(store=store, forwarder=None)
         async with app.run_test(size=(100, 30)) as pilot:
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             flows = app.query_one(FlowList)
             assert flows.total == sum(len(outcomes[name]) for name in read)
@@ -224,7 +225,7 @@ async def test_the_ui_opens_every_flow_of_the_crafted_files(files, outcomes, tmp
                 await pilot.pause()
                 for key in ("t", "escape", "H", "escape", "escape", "j"):
                     await pilot.press(key)
-                    await app.workers.wait_for_complete()
+                    await workers_done(app)
                     await pilot.pause()
             assert app.is_running
     finally:

@@ -17,6 +17,8 @@ from inspector.mock import FixtureRoute, Received
 from inspector.tui.app import InspectorApp
 from inspector.tui.widgets.flow_list import FlowList
 
+from tests.tui.conftest import workers_done
+
 DATA = Path(__file__).parent.parent / "data"
 SECRETS = {
     "chrome": "sk-chrome-devtools-7d1c9e04b2", "firefox": "sk-ant-firefox-3e8a61c0f9",
@@ -141,7 +143,7 @@ async def test_the_ui_shows_opened_files(tmp_path):
     try:
         app = InspectorApp(store=store, forwarder=None)
         async with app.run_test(size=(120, 30)) as pilot:
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             flows = app.query_one(FlowList)
             assert (flows.total, flows.current.path) == (2, "/v1/messages")

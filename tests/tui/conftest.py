@@ -1,8 +1,10 @@
+import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from textual.worker import WorkerState
 
 from inspector.proxy import Forwarder
 from inspector.proxy.routes import Router
@@ -46,7 +48,15 @@ def make_app(store: Store, **kwargs) -> InspectorApp:
     return InspectorApp(store=store, forwarder=forwarder, **kwargs)
 
 
+async def workers_done(app: InspectorApp) -> None:
+    """Until no worker of the app runs. An exclusive worker (the list's window read) is cancelled when
+    a newer one of its group starts: that one is waited for instead, where waiting on all of them at
+    once raised WorkerCancelled."""
+    while running := [worker for worker in app.workers if worker.state in (WorkerState.PENDING, WorkerState.RUNNING)]:
+        await asyncio.gather(*(worker.wait() for worker in running), return_exceptions=True)
+
+
 async def settle(app: InspectorApp, pilot) -> None:
     """Let thread workers finish (the list reads its window in one) and their messages land."""
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()

@@ -27,6 +27,7 @@ from inspector.tui.app import InspectorApp
 from inspector.tui.bridge import EventBridge
 from inspector.tui.screens.flow import FlowScreen
 from inspector.session import LocalSession
+from tests.tui.conftest import workers_done
 
 # Designed at 80x24 first (a laptop terminal), then using the room at 160x48.
 SIZES = [(80, 24), (160, 48)]
@@ -64,7 +65,7 @@ def record(store: Store, bridge: EventBridge) -> tuple[MockUpstream, Forwarder |
 
 async def settle(app: InspectorApp, pilot) -> None:
     await pilot.pause()
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
 
 

@@ -19,7 +19,7 @@ from inspector.tui.screens.save_to import SaveToScreen
 from inspector.tui.widgets.editor import EditorScreen
 from inspector.tui.widgets.flow_list import FlowList
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, workers_done
 from .flows import WEATHER, save_flow
 from .test_live import Seen
 
@@ -150,7 +150,7 @@ async def test_brackets_follow_the_list_as_filtered_and_sorted(store: Store, ids
 async def palette(app, pilot, query: str) -> list[tuple[str, str]]:
     """(title, help line) of what the palette lists for `query`, best first."""
     await pilot.press("ctrl+p", *query)
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
     assert isinstance(app.screen, CommandPalette)
     options = app.screen.query_one(CommandList)

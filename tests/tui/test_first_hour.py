@@ -15,7 +15,7 @@ from inspector.tui.widgets.lines import LineViewer
 from inspector.tui.widgets.payload import PayloadView
 from inspector.tui.widgets.violations import ViolationPanel
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, workers_done
 from .flows import save_flow
 from .test_flow_view import SIZES, open_flow
 
@@ -231,7 +231,7 @@ async def test_one_repair_reads_as_english(store: Store, size) -> None:
     async with app.run_test(size=size) as pilot:
         await open_flow(app, pilot, flow_id)
         await pilot.press("F")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert isinstance(app.screen, DiffScreen)
         assert app.screen.query_one("#diff", DiffViewer).border_subtitle == "+1 −0 ~0 · 1 note · 1 repair · 0 errors left"

@@ -9,7 +9,7 @@ from inspector.tui.widgets.lines import LineViewer
 from inspector.tui.widgets.payload import PayloadView
 from inspector.tui.widgets.violations import ViolationPanel
 
-from .conftest import make_app
+from .conftest import make_app, workers_done
 
 SIZES = [(80, 24), (160, 48)]  # issue 9: a laptop terminal first, and a big one
 
@@ -17,7 +17,7 @@ SIZES = [(80, 24), (160, 48)]  # issue 9: a laptop terminal first, and a big one
 async def open_flow(app, pilot, flow_id: int) -> FlowScreen:
     app.open_flow(flow_id)
     await pilot.pause()
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
     screen = app.screen
     assert isinstance(screen, FlowScreen) and screen.view is not None

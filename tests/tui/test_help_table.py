@@ -22,7 +22,7 @@ from inspector.tui.widgets.lines import LineViewer
 from inspector.tui.widgets.payload import PayloadView
 from inspector.tui.widgets.violations import FindingList
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, workers_done
 from .test_flow_view import SIZES, open_flow
 
 # Which classes' keys each screen offers, named here by hand so the table is checked, not echoed.
@@ -63,7 +63,7 @@ def help_rows(app) -> list[tuple[str, str]]:
 
 async def palette_commands(app, pilot) -> list[str]:
     await pilot.press("ctrl+p")
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
     assert isinstance(app.screen, CommandPalette)
     options = app.screen.query_one(CommandList)

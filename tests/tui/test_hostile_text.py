@@ -22,7 +22,7 @@ from inspector.tui.screens.diff import DiffScreen
 from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.screens.flows import FlowsScreen
 
-from .conftest import make_app
+from .conftest import make_app, workers_done
 from .flows import T0, sse
 
 # Anything a terminal acts on, plus tab and newline, which no rendered cell may hold either.
@@ -94,7 +94,7 @@ def drawn(app) -> list[str]:
 async def visit(app, pilot, key: str, seen: list[tuple[str, list[str]]]) -> None:
     await pilot.press(key)
     await pilot.pause()
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
     seen.append((key, drawn(app)))
 
@@ -103,14 +103,14 @@ async def every_view(store: Store, ids: dict[str, int]) -> list[tuple[str, list[
     app = make_app(store)
     seen: list[tuple[str, list[str]]] = []
     async with app.run_test(size=(80, 24)) as pilot:
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert isinstance(app.screen, FlowsScreen)
         seen.append(("list", drawn(app)))
         for flow_id in ids.values():
             app.open_flow(flow_id)
             await pilot.pause()
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             assert isinstance(app.screen, FlowScreen) and app.screen.view is not None  # shown, not "could not be"
             seen.append((f"flow {flow_id}", drawn(app)))

@@ -16,7 +16,7 @@ from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.screens.help import HelpScreen
 from inspector.tui.widgets.flow_list import FlowList
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, workers_done
 from .test_flow_view import open_flow
 from .test_live import Seen
 
@@ -182,7 +182,7 @@ async def test_the_command_palette_opens_a_flow_by_what_you_type(store: Store, i
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("ctrl+p")
         await pilot.press(*"#3 POST")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
@@ -194,13 +194,13 @@ async def test_the_palette_runs_the_lists_actions_and_filters(store: Store, ids:
     async with app.run_test(size=(80, 24)) as pilot:
         flows = app.query_one(FlowList)
         await pilot.press("ctrl+p", *"Sort")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         await pilot.press("enter")
         await settle(app, pilot)
         assert flows.order == "latency"
         await pilot.press("ctrl+p", *"flows that failed")
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         await pilot.press("enter")
         await settle(app, pilot)

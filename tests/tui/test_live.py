@@ -24,7 +24,7 @@ from inspector.tui.widgets.connection import ConnectionBar
 from inspector.tui.widgets.flow_list import FlowList
 from inspector.proxy.options import Options
 
-from .conftest import make_app, settle
+from .conftest import make_app, settle, workers_done
 from .flows import clean_request, defective_request
 
 SECRET = "sk-tui-test-0123456789"
@@ -310,7 +310,7 @@ async def test_a_pending_flow_completes_in_place(store: Store, ids: dict[str, in
         store.save(flow)
         bridge.push("completed", flow.id)
         await seen.wait_for(completed(flow.id))
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.pause()
         assert isinstance(app.screen, FlowScreen)
         assert (app.screen.view.flow.state, app.screen.view.flow.status) == (FlowState.COMPLETE, 200)

@@ -18,6 +18,8 @@ from inspector.tui.screens.flow import FlowScreen
 from inspector.tui.screens.flows import FlowsScreen
 from inspector.tui.widgets.violations import ViolationPanel
 
+from .conftest import workers_done
+
 from .flows import populate
 
 # The defective request's findings (tests/tui/flows.py), as the flow view lists them.
@@ -53,7 +55,7 @@ async def test_open_on_a_flow_shows_that_flow_s_view(recorded, tmp_path, kind, n
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             screen = app.screen
             assert isinstance(screen, FlowScreen) and screen.view is not None
@@ -72,7 +74,7 @@ async def test_open_without_a_flow_shows_the_list(recorded, tmp_path):
     try:
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             assert isinstance(app.screen, FlowsScreen)
     finally:

@@ -21,6 +21,8 @@ from inspector.store import Store
 from inspector.tui.app import InspectorApp
 from inspector.tui.messages import Copied, CopyFailed, ExportFailed, ExportFinished
 
+from .conftest import workers_done
+
 from .test_actions import notes
 from .test_live import Seen
 
@@ -76,7 +78,7 @@ async def test_copies_and_exports_of_an_opened_recording_go_to_the_exports_direc
     seen = Seen()
     app = InspectorApp(store=opened, forwarder=None)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.press("Y", "enter")  # into the folder offered
         body = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)) and m.what == "body")
         await pilot.press("y", "enter")  # into the folder offered
@@ -112,7 +114,7 @@ async def test_a_side_file_never_replaces_a_file_already_there(repository: Path,
     seen = Seen()
     app = InspectorApp(store=opened, forwarder=None)
     async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-        await app.workers.wait_for_complete()
+        await workers_done(app)
         await pilot.press("x", "enter", "enter")  # json, into the folder offered
         first = await seen.wait_for(lambda m: isinstance(m, (ExportFinished, ExportFailed)))
         seen.messages.clear()
@@ -141,7 +143,7 @@ async def test_a_big_curl_body_goes_in_a_side_file_beside_the_command(repository
     try:
         app = InspectorApp(store=store, forwarder=None)
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.press("y", "enter")  # into the folder offered
             curl = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
         flow = store.get(1)
@@ -169,7 +171,7 @@ async def test_y_on_a_body_a_pasted_command_cannot_carry_copies_a_command_that_r
     try:
         app = InspectorApp(store=store, forwarder=None)
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.press("y", "enter")  # into the folder offered
             curl = await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
             clipboard = app.clipboard
@@ -203,7 +205,7 @@ async def test_Y_copies_only_text_a_paste_cannot_turn_into_keystrokes(repository
     try:
         app = InspectorApp(store=store, forwarder=None)
         async with app.run_test(size=(80, 24), message_hook=seen) as pilot:
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.press("Y", "enter")  # into the folder offered
             await seen.wait_for(lambda m: isinstance(m, (Copied, CopyFailed)))
             await pilot.pause()

@@ -8,7 +8,7 @@ import pytest
 from inspector.flow import FIXED_REPLAY_NOTE
 from inspector.store import Store
 
-from .conftest import make_app
+from .conftest import make_app, workers_done
 from .flows import defective_request, save_flow
 
 SIZE = (120, 36)
@@ -20,7 +20,7 @@ def test_flow_list(snap_compare, store: Store, ids: dict[str, int], size: tuple[
     save_flow(store, defective_request(), offset=11, replay_of=ids["defective"], notes=[FIXED_REPLAY_NOTE])
 
     async def select_defective(pilot) -> None:
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.press("k", "k", "k", "k")
 
     assert snap_compare(make_app(store), terminal_size=size, run_before=select_defective)
@@ -30,7 +30,7 @@ def test_flow_view_with_a_highlighted_violation(snap_compare, store: Store, ids:
     async def open_and_choose(pilot) -> None:
         pilot.app.open_flow(ids["defective"])
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
         await pilot.press("n")
         await pilot.pause()
@@ -45,7 +45,7 @@ def test_help(snap_compare, store: Store, ids: dict[str, int]) -> None:
 async def open_defective(pilot) -> None:
     pilot.app.open_flow(3)  # the defective flow (tests/tui/flows.py fixes the ids)
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 
@@ -62,7 +62,7 @@ def test_stream_chunks_at(snap_compare, store: Store, ids: dict[str, int], size:
     async def open_chunks(pilot) -> None:
         pilot.app.open_flow(ids["streamed"])
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
         await pilot.press("s")
         await pilot.pause()
@@ -79,11 +79,11 @@ def test_view_at(snap_compare, store: Store, ids: dict[str, int], size: tuple[in
     async def open_view(pilot) -> None:
         pilot.app.open_flow(ids[flow])
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
         await pilot.press(key)
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
 
     assert snap_compare(make_app(store), terminal_size=size, run_before=open_view)
@@ -115,11 +115,11 @@ def test_upstream_answer_diff_at(snap_compare, store: Store, size: tuple[int, in
     async def open_view(pilot) -> None:
         pilot.app.open_flow(flow.id)
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
         await pilot.press("D")
         await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
+        await workers_done(pilot.app)
         await pilot.pause()
 
     assert snap_compare(make_app(store), terminal_size=size, run_before=open_view)

@@ -18,7 +18,7 @@ from inspector.tui.widgets.lines import LineViewer
 from inspector.wire.fix import fix
 from inspector.wire.translate import get_bridge
 
-from .conftest import make_app
+from .conftest import make_app, workers_done
 from .flows import save_flow
 from .test_flow_view import open_flow
 
@@ -49,7 +49,7 @@ def save_translated(store: Store) -> int:
 async def press(app, pilot, key: str):
     await pilot.press(key)
     await pilot.pause()
-    await app.workers.wait_for_complete()
+    await workers_done(app)
     await pilot.pause()
     return app.screen
 
