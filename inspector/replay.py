@@ -187,6 +187,19 @@ def intercepted_host(flow: Flow, intercepts: InterceptList | None) -> tuple[str,
     return host, port, urlsplit(going).hostname or host
 
 
+def _through_tunnel(flow: Flow, via: Forwarder | Router, tunnel: tuple[str, int, str]
+                    ) -> tuple[ssl.SSLContext, dict[str, str]]:
+    """What a replay through the forwarder's proxy tunnel needs, as a client in proxy mode has it: the
+    TLS context trusting the local CA, and the CONNECT's headers (the forwarder's token, if any)."""
+    assert via.connect is not None  # intercepted_host found the tunnel's host on its list
+    try:
+        context = via.connect.client_context()
+    except CAError as exc:
+        raise ReplayRefused(f"replay of #{flow.id} through a tunnel to {tunnel[0]}: {exc}") from exc
+    token = via.access.token
+    return context, {} if token is None else {TOKEN_HEADER: token}
+
+
 def _route(flow: Flow, via: Forwarder | Router, elsewhere: bool
            ) -> tuple[Forwarder | Router, tuple[str, int, str] | None, str]:
     """(what a replay of `flow` goes through: the route it came through, or in proxy mode the
@@ -233,15 +246,10 @@ def replay(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[str, 
         connection = http.client.HTTPConnection(*address, timeout=timeout)
         prefix = parts.path  # the token prefix of the client URL, if any, goes first
     else:
-        assert via.connect is not None  # intercepted_host found the tunnel's host on its list
-        try:
-            context = via.connect.client_context()
-        except CAError as exc:
-            raise ReplayRefused(f"replay of #{flow.id} through a tunnel to {tunnel[0]}: {exc}") from exc
+        context, connect_headers = _through_tunnel(flow, via, tunnel)
         # The way a client in proxy mode sends it: CONNECT to the forwarder, then TLS to the host.
         connection = http.client.HTTPSConnection(*address, timeout=timeout, context=context)
-        token = via.access.token
-        connection.set_tunnel(*tunnel[:2], headers={} if token is None else {TOKEN_HEADER: token})
+        connection.set_tunnel(*tunnel[:2], headers=connect_headers)
         prefix = ""
     try:
         connection.putrequest(flow.method, prefix + target, skip_host=False, skip_accept_encoding=True)
@@ -329,13 +337,8 @@ def replay_turn(flow: Flow, *, via: Forwarder | Router, credentials: list[tuple[
         url = f"ws://{parts.netloc}{parts.path}{target}"
     else:
         # The way a client in proxy mode opens it: CONNECT to the forwarder, TLS to the host, then the upgrade.
-        assert via.connect is not None  # intercepted_host found the tunnel's host on its list
-        try:
-            context = via.connect.client_context()
-        except CAError as exc:
-            raise ReplayRefused(f"replay of #{flow.id} through a tunnel to {tunnel[0]}: {exc}") from exc
-        token = via.access.token
-        tunnelled = _Tunnel(f"http://{parts.netloc}", {} if token is None else {TOKEN_HEADER: token}, context)
+        context, connect_headers = _through_tunnel(flow, via, tunnel)
+        tunnelled = _Tunnel(f"http://{parts.netloc}", connect_headers, context)
         url = f"wss://{tunnel[0]}:{tunnel[1]}{target}"
     try:
         return asyncio.run(_send_turn(url, headers, protocols, frame.decode(), timeout, tunnelled))
