@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -180,6 +180,8 @@ class Stop:
 
 Frame = (Ready | Failed | Flows | Changed | Refused | Tunnelled | StoreHealth | Otlp | Replayed | Deleted | Stopped
          | Replay | Delete | Stop)
+# The answer a request to the child waits for (ForwarderProcess._ask).
+A = TypeVar("A", Replayed, Deleted)
 _KINDS: dict[str, type[Any]] = {kind.__name__.lower(): kind for kind in (
     Ready, Failed, Flows, Changed, Refused, Tunnelled, StoreHealth, Otlp, Replayed, Deleted, Stopped, Replay, Delete,
     Stop)}
@@ -567,16 +569,9 @@ class ForwarderProcess:
         flow's id, or a ReplayError."""
         from .replay import ReplayError
 
-        with self._replied:
-            self._requests += 1
-            request = self._requests
-        if not self._send(Replay(request, flow_id, kind.value, None if body is None else base64.b64encode(body).decode())):
-            raise ReplayError(f"the forwarder is not running ({self.stopped})")
-        reply = self._reply(request, timeout)
-        if reply is None:
-            raise ReplayError(f"no answer from the forwarder within {timeout:.0f} s")
-        if not isinstance(reply, Replayed):
-            raise ReplayError(f"the forwarder stopped before the replay ended ({self.stopped})")
+        reply = self._ask(lambda request: Replay(request, flow_id, kind.value,
+                                                 None if body is None else base64.b64encode(body).decode()),
+                          Replayed, timeout, ReplayError, "", "the replay ended")
         if reply.flow is None:
             raise ReplayError(reply.reason or "replay failed")
         return reply.flow
@@ -587,19 +582,27 @@ class ForwarderProcess:
         from .store import StoreError
         from .store.deletion import Deletion
 
-        with self._replied:
-            self._requests += 1
-            request = self._requests
-        if not self._send(Delete(request, tuple(flow_ids))):
-            raise StoreError(f"the forwarder is not running ({self.stopped}): nothing deleted")
-        reply = self._reply(request, timeout)
-        if reply is None:
-            raise StoreError(f"no answer from the forwarder within {timeout:.0f} s")
-        if not isinstance(reply, Deleted):
-            raise StoreError(f"the forwarder stopped before deleting ({self.stopped})")
+        reply = self._ask(lambda request: Delete(request, tuple(flow_ids)), Deleted, timeout, StoreError,
+                          ": nothing deleted", "deleting")
         if reply.reason is not None:
             raise StoreError(reply.reason)
         return Deletion(reply.deleted, reply.in_progress, reply.missing)
+
+    def _ask(self, frame: Callable[[int], Frame], answer: type[A], timeout: float, error: type[Exception],
+             unsent: str, before: str) -> A:
+        """Send the child the request `frame` makes of a new request number and wait for its answer
+        of type `answer`; `error` says why there is none (not running, too slow, stopped `before`)."""
+        with self._replied:
+            self._requests += 1
+            request = self._requests
+        if not self._send(frame(request)):
+            raise error(f"the forwarder is not running ({self.stopped}){unsent}")
+        reply = self._reply(request, timeout)
+        if reply is None:
+            raise error(f"no answer from the forwarder within {timeout:.0f} s")
+        if not isinstance(reply, answer):
+            raise error(f"the forwarder stopped before {before} ({self.stopped})")
+        return reply
 
     def _reply(self, request: int, timeout: float) -> Replayed | Deleted | Stopped | None:
         """The child's answer to `request`; Stopped if it ended first, None if none came in time."""
