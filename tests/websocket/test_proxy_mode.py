@@ -77,3 +77,23 @@ def test_a_closed_socket_gives_its_tunnels_place_back(upstream, store, events, t
 
 async def _open_tunnels(forwarder) -> int:
     return forwarder.connect.open_tunnels
+
+
+def test_the_openai_sdk_responses_socket_runs_a_tool_loop_in_proxy_mode(upstream, store, events, proxy, tmp_path,
+                                                                        monkeypatch):
+    """The SDK given only HTTPS_PROXY and the CA (SSL_CERT_FILE), talking to api.openai.com as it
+    would in production: the socket goes through CONNECT and the local CA, each turn a row."""
+    from openai import OpenAI
+
+    from .test_relay import KEY as SDK_KEY
+    from .test_relay import assert_sdk_loop_recorded, sdk_tool_loop
+
+    forwarder, _ = proxy
+    for name in ("HTTP_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTPS_PROXY", forwarder.base_url)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca" / "toolwire-ca.pem"))
+    completed = sdk_tool_loop(OpenAI(api_key=SDK_KEY, base_url="https://api.openai.com/v1"))
+    events.completed(1)
+    assert_sdk_loop_recorded(completed, store, upstream)
+    assert store.get(1).upstream_url.startswith(f"{upstream.base_url}/v1/responses")

@@ -79,8 +79,9 @@ def test_a_codex_shaped_session_is_relayed_frame_by_frame_and_recorded_in_order(
     assert upstream.closes == [(1000, "done")]  # the client's code and reason, relayed
 
 
-def test_the_openai_sdk_responses_socket_runs_a_tool_loop_through_the_forwarder(upstream, store, forwarder, events):
-    client = OpenAI(api_key=KEY, base_url=forwarder.base_url + "/v1")
+def sdk_tool_loop(client: OpenAI) -> list:
+    """The openai SDK's Responses WebSocket client in a two-turn tool loop (a call, its output, the
+    answer) continued by previous_response_id; the responses it completed."""
     completed = []
     with client.responses.connect(extra_headers={"OpenAI-Beta": BETA}) as connection:
         previous = None
@@ -94,14 +95,38 @@ def test_the_openai_sdk_responses_socket_runs_a_tool_loop_through_the_forwarder(
                     completed.append(event.response)
                     previous = event.response.id
                     break
+    return completed
+
+
+def assert_sdk_loop_recorded(completed: list, store, upstream) -> None:
     assert [r.id for r in completed] == ["resp_1", "resp_2"]
     assert (completed[0].output[0].type, completed[1].output[0].type) == ("function_call", "message")
-    events.completed(1)
     frames = store.frames(1)
     assert [f.direction for f in frames] == [Direction.CLIENT] + [Direction.SERVER] * 4 + [Direction.CLIENT] + [
         Direction.SERVER] * 4
     assert [orjson.loads(f.payload)["type"] for f in frames][:2] == ["response.create", "response.created"]
     assert upstream.handshakes[0]["authorization"] == f"Bearer {KEY}"
+    # Each turn is a row of its own, linked to its socket, the second continuing the first; neither has a finding.
+    store.flush()
+    turns = sorted((row for row in store.rows() if row.socket_of == 1), key=lambda row: row.id)
+    assert [(row.dialect, row.tools, row.tool_calls, row.errors, row.warnings) for row in turns] == [
+        ("openai-responses", 1, 1, 0, 0), ("openai-responses", 1, 0, 0, 0)]
+    assert [row.continues for row in turns] == [None, turns[0].id]
+
+
+def test_the_openai_sdk_responses_socket_runs_a_tool_loop_through_the_forwarder(upstream, store, forwarder, events):
+    completed = sdk_tool_loop(OpenAI(api_key=KEY, base_url=forwarder.base_url + "/v1"))
+    events.completed(1)
+    assert_sdk_loop_recorded(completed, store, upstream)
+
+
+def test_the_openai_sdk_responses_socket_runs_a_tool_loop_through_a_route(upstream, store, events, tmp_path):
+    with open_forwarder(resolve(routes=[f"oa={upstream.base_url}"], cwd=tmp_path), Options(port=0), store=store,
+                        on_event=events) as router:
+        completed = sdk_tool_loop(OpenAI(api_key=KEY, base_url=router.base_url + "/r/oa/v1"))
+        events.completed(1)
+    assert_sdk_loop_recorded(completed, store, upstream)
+    assert store.get(1).route == "oa"
 
 
 def test_a_route_relays_sockets_below_its_prefix(upstream, store, events):
