@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from ..wire.dialects import Derived, homes
+from ..wire.dialects import Derived, short_names
 
 # Short dialect names keep the list readable at 120 columns (each home's `short`).
-DIALECT_SHORT: Mapping[str, str] = Derived(lambda: {each.dialect.value: each.short for each in homes()})
+DIALECT_SHORT: Mapping[str, str] = Derived(short_names)
 
 
 def clock_time(started_at: float, now: float) -> str:

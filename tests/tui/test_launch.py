@@ -147,7 +147,8 @@ def test_a_launch_whose_child_fails_shows_it_and_exits_2(stored: Path, upstream:
 
 def test_the_list_s_first_frame_imports_no_analysis() -> None:
     """What `toolwire-inspect` imports before its first frame (inspector.cli.tui's run): neither the
-    checker, the socket readers, the flow view nor the store's writer, which the child runs."""
+    checker, the socket readers, the flow view nor the store's writer, which the child runs; nor, for
+    the rows' dialect column, the dialects' homes (each imports its bridges, fixers and spec)."""
     done = subprocess.run([sys.executable, "-c", (
         "import sys\n"
         "from inspector.cli import tui\n"
@@ -157,7 +158,11 @@ def test_the_list_s_first_frame_imports_no_analysis() -> None:
         "from inspector.tui.app import InspectorApp\n"
         "from inspector.tui.bridge import EventBridge\n"
         "from inspector.tui.keymap import user_keymap\n"
+        "from inspector.tui.format import DIALECT_SHORT\n"
+        "assert DIALECT_SHORT['openai-chat'] == 'chat'  # what each row's dialect column reads\n"
         "heavy = ('jsonschema', 'aiohttp', 'uvicorn', 'inspector.wire.check', 'inspector.analysis',\n"
-        "         'inspector.sockets', 'inspector.tui.view', 'inspector.store.writer')\n"
+        "         'inspector.sockets', 'inspector.tui.view', 'inspector.store.writer',\n"
+        "         *(f'inspector.wire.dialects.{d}.home' for d in ('anthropic', 'bedrock', 'gemini', 'mcp',\n"
+        "                                                         'openai_chat', 'openai_responses')))\n"
         "print(sorted(m for m in sys.modules if m in heavy))\n")], capture_output=True, text=True, check=True)
     assert done.stdout == "[]\n"

@@ -278,6 +278,14 @@ def home(dialect: Dialect) -> Home:
     return _HOMES[dialect]
 
 
+def short_names() -> dict[str, str]:
+    """Each dialect's name in the flow list (its `Home.short`), read from its folder's package alone:
+    a home imports every layer of its dialect (bridges, fixers, the spec and jsonschema), which the
+    list's first frame would otherwise wait for. A folder is named after its dialect's value."""
+    return {dialect.value: importlib.import_module(f"{__name__}.{dialect.value.replace('-', '_')}").SHORT
+            for dialect in Dialect}
+
+
 def homes() -> Iterator[Home]:
     """Every dialect's home, in `Dialect` order."""
     home(next(iter(Dialect)))

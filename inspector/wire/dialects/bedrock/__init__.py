@@ -1,0 +1,4 @@
+"""Amazon Bedrock Converse and ConverseStream."""
+
+# Its name in the flow list (Home.short), here so that the list can show it without loading the home.
+SHORT = "bedrock"

@@ -4,13 +4,14 @@ from ...dialect import Dialect
 from ...rules.spec import Spec
 from ...violations import Severity
 from .. import Home, Paths
+from . import SHORT
 from . import bridge, fix, mock, providers, records, rules, shape, spec, stream, summary
 
 HOME = Home(Dialect.BEDROCK, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
             is_response=shape.is_response, fix=fix.fix, summary=summary,
             mock_response=mock.converse_response, mock_events=mock.converse_stream, mock_error=mock.converse_error,
             bridge=bridge, endpoint=shape.ENDPOINT, request_path=shape.request_path, history="messages",
-            short="bedrock", framing=stream.FRAMING, framing_for=None,
+            short=SHORT, framing=stream.FRAMING, framing_for=None,
             paths=Paths(shape.claims, stream=shape.stream_path, model=shape.model_of), names=shape.NAMES,
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared,

@@ -4,6 +4,7 @@ from ...dialect import Dialect
 from ...rules.spec import Spec
 from ...violations import Severity
 from .. import Home, Paths
+from . import SHORT
 from . import bridge, fields, fix, mock, opaque, providers, records, rules, shape, stream, summary
 
 HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
@@ -11,7 +12,7 @@ HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=
             mock_response=mock.gemini_response, mock_events=mock.gemini_stream, mock_error=mock.gemini_error, bridge=bridge,
             endpoint=shape.ENDPOINT, request_path=shape.request_path,
             history="contents",
-            short="gemini", framing=stream.FRAMING, framing_for=stream.framing_for,
+            short=SHORT, framing=stream.FRAMING, framing_for=stream.framing_for,
             paths=Paths(shape.claims, stream=shape.stream_path, model=bridge.model_of, version=shape.api_version), names=shape.NAMES,
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.GEMINI, providers.VERTEX, providers.CODE_ASSIST),

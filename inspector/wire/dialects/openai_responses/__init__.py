@@ -1,1 +1,4 @@
 """OpenAI Responses API."""
+
+# Its name in the flow list (Home.short), here so that the list can show it without loading the home.
+SHORT = "responses"

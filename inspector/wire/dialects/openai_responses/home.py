@@ -5,6 +5,7 @@ from ...sse import SSE
 from ...rules.spec import Spec
 from ...violations import Severity
 from .. import Home, Paths
+from . import SHORT
 from ..openai_chat import providers
 from ..openai_chat.mock import openai_error
 from ..openai_chat.shape import NAMES
@@ -15,7 +16,7 @@ HOME = Home(Dialect.OPENAI_RESPONSES, rules=rules, reassemble=stream.reassemble,
             mock_response=mock.responses_result, mock_events=mock.responses_stream, mock_error=openai_error,
             bridge=bridge,
             endpoint=shape.ENDPOINT, request_path=shape.request_path, history="input",
-            short="responses", framing=SSE, framing_for=None, paths=Paths(shape.claims), names=NAMES, ids=shape.IDS,
+            short=SHORT, framing=SSE, framing_for=None, paths=Paths(shape.claims), names=NAMES, ids=shape.IDS,
             judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.OPENAI, providers.AZURE, providers.COMPATIBLE),
             spec=Spec("openai.json", "openai-responses", "OR-13", "OR-14", Severity.INFO),
