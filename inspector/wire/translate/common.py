@@ -288,6 +288,23 @@ def message_of(src: str) -> str:
     return "/".join(src.split("/")[:3])
 
 
+def role_turn(turns: list[tuple[str, list[dict[str, Any]], str]], merged: list[str], role: str, src: str,
+              emit: Emit, provider: str) -> tuple[list[dict[str, Any]], str]:
+    """The blocks of the turn an item of `role` (at `src`) joins, and the pointer its first block
+    gets: a new turn when the role changes, else the last one. A provider that alternates roles
+    (Anthropic, Converse) takes several source messages of one role as one turn, which the loss
+    report says. `merged` holds each turn's latest source message."""
+    if not turns or turns[-1][0] != role:
+        turns.append((role, [], src))
+        merged.append(message_of(src))
+    elif message_of(src) != merged[-1]:
+        merged[-1] = message_of(src)
+        emit.convert(src, join("/messages", len(turns) - 1),
+                     f"{provider} alternates roles: this {role} message joins the {role} turn before it", "")
+    blocks = turns[-1][1]
+    return blocks, join("/messages", len(turns) - 1, "content", len(blocks))
+
+
 def dumps(value: Any) -> str:
     return jsonsafe.dumps(value).decode()
 

@@ -12,7 +12,7 @@ from ...pointer import join
 from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
 from ...translate.common import (parse_turns, RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text,
-                                 json_schema_of, message_of,
+                                 json_schema_of, role_turn,
                                  output_kept_whole, plain, refusal_as_text, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Identifier, Loss, Message, Opaque, Output, Part, Reasoning, Request,
                                 Response, Result, State, StopReason, Tool, TranslationError)
@@ -257,15 +257,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             continue
         role = "assistant" if isinstance(item, Call) or (isinstance(item, (Message, Opaque)) and _assistant(item)) \
             else "user"
-        if not turns or turns[-1][0] != role:
-            turns.append((role, [], item.src))
-            merged.append(message_of(item.src))
-        elif message_of(item.src) != merged[-1]:
-            merged[-1] = message_of(item.src)
-            emit.convert(item.src, join("/messages", len(turns) - 1),
-                         f"Anthropic alternates roles: this {role} message joins the {role} turn before it", "")
-        blocks = turns[-1][1]
-        tgt = join("/messages", len(turns) - 1, "content", len(blocks))
+        blocks, tgt = role_turn(turns, merged, role, item.src, emit, "Anthropic")
         if isinstance(item, Message):
             blocks.extend(content_blocks(plain(item.parts, emit.losses, emit.target, tgt)))
         elif isinstance(item, Call):

@@ -13,7 +13,7 @@ from ...dialect import Dialect
 from ...pointer import join
 from ...translate import events as ev
 from ...translate.common import (parse_turns, RUN, Emit, back_id, back_name, declared_once, dumps, hollow, join_text, json_schema_of,
-                                 message_of, plain, refusal_as_text, token_counts)
+                                 role_turn, plain, refusal_as_text, token_counts)
 from ...translate.model import (Call, Choice, Loss, Message, Opaque, Output, Part, Request, Response, Result, State,
                                 StopReason, Tool, TranslationError)
 from .limits import RANGES
@@ -251,15 +251,7 @@ def emit_request(req: Request, emit: Emit) -> dict[str, Any]:
             continue
         role = "assistant" if isinstance(item, Call) or (isinstance(item, Message) and item.role == "assistant") \
             or isinstance(item, Opaque) else "user"
-        if not turns or turns[-1][0] != role:
-            turns.append((role, [], item.src))
-            merged.append(message_of(item.src))
-        elif message_of(item.src) != merged[-1]:
-            merged[-1] = message_of(item.src)
-            emit.convert(item.src, join("/messages", len(turns) - 1),
-                         f"Converse alternates roles: this {role} message joins the {role} turn before it", "")
-        blocks = turns[-1][1]
-        tgt = join("/messages", len(turns) - 1, "content", len(blocks))
+        blocks, tgt = role_turn(turns, merged, role, item.src, emit, "Converse")
         if isinstance(item, Message):
             blocks.extend(content_blocks(item.parts, emit, tgt))
         elif isinstance(item, Call):
