@@ -93,6 +93,7 @@ def credential_name(name: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=1024)  # asked of every header of every flow written; a client's header names are few
 def secret_header(name: str) -> bool:
     return name.lower() in SECRET_HEADERS or credential_name(name)
 
@@ -382,8 +383,10 @@ def _apply(data: bytes, spans: list[_Span]) -> bytes:
     return b"".join(parts)
 
 
-def _forms(value: str | bytes) -> list[bytes]:
-    """A secret as it may be written: as is, JSON-escaped, percent-encoded (and decoded)."""
+@lru_cache(maxsize=1024)  # an agent sends the same key on every request: its forms are worked out once
+def _forms(value: str | bytes) -> tuple[bytes, ...]:
+    """A secret as it may be written: as is, JSON-escaped, percent-encoded (and decoded), those
+    long enough to be scrubbed."""
     text = value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
     forms = {text, orjson.dumps(text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")).decode()[1:-1],
              quote(text, safe=""), unquote(text)}
@@ -394,7 +397,15 @@ def _forms(value: str | bytes) -> list[bytes]:
             found.append(form.encode("latin-1"))
         except UnicodeEncodeError:
             pass
-    return found
+    return tuple(form for form in found if len(form) >= MIN_SECRET)
+
+
+@lru_cache(maxsize=256)
+def _net(raw: frozenset[bytes]) -> tuple[tuple[bytes, ...], re.Pattern[bytes] | None]:
+    """The secrets longest first, and one pattern matching any of them: the same set for every flow
+    of one client, so built once."""
+    ordered = tuple(sorted(raw, key=len, reverse=True))
+    return ordered, re.compile(b"|".join(map(re.escape, ordered))) if ordered else None
 
 
 class Scrubber:
@@ -404,13 +415,12 @@ class Scrubber:
     def __init__(self, values: Iterable[str | bytes], scanned: Sequence[tuple[bytes, bool, tuple[list[_Span], list[bytes]]]] = ()) -> None:
         raw: set[bytes] = set()
         for value in values:
-            raw.update(form for form in _forms(value) if len(form) >= MIN_SECRET)
+            raw.update(_forms(value))
         for _, _, (_, found) in scanned:
             for value in found:
-                raw.update(form for form in _forms(value) if len(form) >= MIN_SECRET)
+                raw.update(_forms(value))
         raw.discard(_REDACTED_BYTES)  # a value read back from a redacted recording
-        self.raw = sorted(raw, key=len, reverse=True)
-        self._bytes = re.compile(b"|".join(map(re.escape, self.raw))) if self.raw else None
+        self.raw, self._bytes = _net(frozenset(raw))
         self._scanned = list(scanned)
 
     def _spans(self, data: bytes, form: bool) -> list[_Span]:
@@ -420,7 +430,8 @@ class Scrubber:
                 break
         else:
             found = scan(data, form=True)[0] if form else _text_spans(data)
-        if self._bytes is not None and any(secret in data for secret in self.raw):
+        # A long body is first searched for each secret (memchr-fast) before the alternation runs.
+        if self._bytes is not None and (len(data) < 4096 or any(secret in data for secret in self.raw)):
             found += [(*match.span(), _REDACTED_BYTES) for match in self._bytes.finditer(data)]
         return found
 

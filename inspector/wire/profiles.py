@@ -8,6 +8,7 @@ import ipaddress
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -164,6 +165,7 @@ def with_path(profile: Profile, path: str) -> Profile:
     return replace(profile, api_version=named) if named and named != profile.api_version else profile
 
 
+@lru_cache(maxsize=1024)
 def with_model(profile: Profile, model: str) -> Profile:
     return replace(profile, model=model) if model and model != profile.model else profile
 
@@ -208,6 +210,7 @@ def _public(host: str) -> bool:
     return address.is_global
 
 
+@lru_cache(maxsize=1024)  # a recorder asks for every flow, and its upstream URLs are few
 def for_upstream(url: str, dialect: Dialect) -> Profile:
     """The profile for requests of `dialect` sent to `url`: a known host's profile when it speaks that
     dialect's family, else the dialect's default."""

@@ -9,6 +9,7 @@ that list."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from .dialect import Dialect
@@ -23,6 +24,7 @@ def parse_events(body: bytes, dialect: Dialect) -> list[Any]:
     return home(dialect).framing.parse(body)
 
 
+@cache  # the homes are fixed once imported; asked on every flow analysed
 def stream_types() -> frozenset[str]:
     """The content types that mark a response as a stream: those the dialects' framings answer with."""
     return frozenset(t for each in homes() for t in each.framing.content_types)
