@@ -419,9 +419,9 @@ def _live_export(otlp: OtlpOptions | None, store: Any) -> Any:
         require()
     except OtelMissing as exc:
         raise ValueError(str(exc)) from exc
-    from .otlp.live import open_live
+    from .otlp.live import start_live
 
-    return open_live(otlp.endpoint or None, content=otlp.content, openinference=otlp.openinference, store=store)
+    return start_live(otlp.endpoint or None, content=otlp.content, openinference=otlp.openinference, store=store)
 
 
 def main() -> None:

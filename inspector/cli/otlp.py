@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from .common import CommandError, add_capture_content_argument, add_store_argument, complain, open_store
 
 if TYPE_CHECKING:
-    from ..otlp.live import LiveExport
+    from ..otlp.live import Reporting
     from ..store import Store
 
 
@@ -37,8 +37,9 @@ def add_live_arguments(parser: argparse.ArgumentParser) -> None:
     add_capture_content_argument(parser)
 
 
-def live_export(args: argparse.Namespace, store: Store) -> LiveExport | None:
-    """The LiveExport `--otlp-endpoint` asks for, or None; a CommandError when it cannot be made."""
+def live_export(args: argparse.Namespace, store: Store) -> Reporting | None:
+    """The live export `--otlp-endpoint` asks for (in a process of its own), or None; a CommandError when
+    it cannot be made."""
     if args.otlp_endpoint is None:
         return None
     from ..otlp import OtelMissing, require
@@ -47,10 +48,10 @@ def live_export(args: argparse.Namespace, store: Store) -> LiveExport | None:
         require()
     except OtelMissing as exc:
         raise CommandError(str(exc)) from exc
-    from ..otlp.live import ExporterError, open_live
+    from ..otlp.live import ExporterError, start_live
 
     try:
-        return open_live(args.otlp_endpoint or None, content=args.capture_content, openinference=args.openinference,
+        return start_live(args.otlp_endpoint or None, content=args.capture_content, openinference=args.openinference,
                          store=store)
     except ExporterError as exc:
         raise CommandError(str(exc)) from exc

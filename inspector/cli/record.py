@@ -18,7 +18,7 @@ from .tui import DEFAULT_PORT
 
 if TYPE_CHECKING:
     from ..console import Console
-    from ..otlp.live import LiveExport
+    from ..otlp.live import Reporting
     from ..proxy import FlowEvent, Forwarder
     from ..proxy.routes import Router
     from ..store import Store
@@ -108,7 +108,7 @@ def wait_for_signal(every_second: Callable[[], None] | None = None) -> None:
             signal.signal(sig, handler)
 
 
-def flow_printer(console: Console, live: LiveExport | None) -> Callable[[FlowEvent], None]:
+def flow_printer(console: Console, live: Reporting | None) -> Callable[[FlowEvent], None]:
     """The forwarder's listener of `record` and `run`: each finished flow a line on `console`, and a
     span for the live OpenTelemetry export when there is one."""
 
@@ -121,7 +121,7 @@ def flow_printer(console: Console, live: LiveExport | None) -> Callable[[FlowEve
     return on_event
 
 
-def reporter(refusals: Callable[[], None], live: LiveExport | None) -> Callable[[], None]:
+def reporter(refusals: Callable[[], None], live: Reporting | None) -> Callable[[], None]:
     """`record`'s once-a-second look: the front door's refusals, and the live export's drops and
     failures (a collector down or slow) while they happen, not only in the summary at the end."""
 

@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 import time
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from .spans import Options, TraceBuilder, options
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
+    from .process import ExportProcess
 
 QUEUE_FLOWS = 1024  # finished flows waiting for export; past it new ones are dropped and counted
 # Flows gather this long (or up to BATCH_FLOWS) into one export: one request per burst, not per flow,
@@ -89,23 +91,67 @@ class Counts:
     metrics_failed: int = 0  # metric exports the collector did not take
 
 
-class LiveExport:
+class Reporting(ABC):
+    """A live export as the recorder holds it: flows in, counts out, said when they go wrong."""
+
+    counts: Counts
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._reported = (0, 0)  # (dropped, failed) as last reported by `trouble`
+        self._reported_at = -TROUBLE_EVERY
+
+    @abstractmethod
+    def flow_saved(self, flow: Flow) -> None:
+        """A flow the store committed; never waits (the writer thread calls it)."""
+
+    @abstractmethod
+    def close(self, timeout: float = 5.0) -> Counts:
+        """Export what is queued, for at most `timeout` seconds, and stop."""
+
+    def close_after(self, store) -> Counts:
+        """`close` once all that `store` (a Store) was given is committed: its last flows reach the export."""
+        from ..store import StoreError
+
+        try:
+            store.flush()
+        except StoreError:
+            pass  # the store reports it; the export sends what it has
+        return self.close()
+
+    def trouble(self, now: float | None = None) -> str | None:
+        """The summary when flows were dropped or spans failed since the last report, at most once
+        every TROUBLE_EVERY seconds (a down collector fails each batch); else None. For whoever shows
+        it (`record`'s stderr, the TUI's header): called from their own thread, never the forwarder's."""
+        now = time.monotonic() if now is None else now
+        counts = self.counts
+        seen = (counts.dropped, counts.failed)
+        if seen == self._reported or now - self._reported_at < TROUBLE_EVERY:
+            return None
+        self._reported, self._reported_at = seen, now
+        return self.summary()
+
+    def summary(self) -> str:
+        c = self.counts
+        return (f"otlp: {c.exported} spans exported, {c.failed} failed, {c.dropped} flows dropped "
+                f"(queue of {self._capacity} full or closing)")
+
+
+class LiveExport(Reporting):
     def __init__(self, export: SpanExporter, opts: Options, *, get: Callable[[int], Flow | None],
                  session_started: Callable[[int], float | None], capacity: int = QUEUE_FLOWS,
                  metrics: GenAiMetrics | None = None,
                  analysed: Callable[[Flow], Analysis | None] = lambda _: None) -> None:
+        super().__init__(capacity)
         self._exporter = export
         self._metrics = metrics
         self._builder = TraceBuilder(opts, get=get, session_started=session_started, analysed=analysed)
-        self._capacity = capacity
         self._queue: deque[Flow] = deque()
         self._ready = threading.Condition()
         self._closing = False
         self._in_flight = 0  # flows of the export under way
         self._abandoned = False  # the close stopped waiting for it: its flows were counted dropped
         self.counts = Counts()
-        self._reported = (0, 0)  # (dropped, failed) as last reported by `trouble`
-        self._reported_at = -TROUBLE_EVERY
         self._thread = threading.Thread(target=self._run, name="toolwire-otlp-export", daemon=True)
         self._thread.start()
 
@@ -174,31 +220,6 @@ class LiveExport:
             self._metrics.shutdown()
         return self.counts
 
-    def close_after(self, store) -> Counts:
-        """`close` once all that `store` (a Store) was given is committed: its last flows reach the export."""
-        from ..store import StoreError
-
-        try:
-            store.flush()
-        except StoreError:
-            pass  # the store reports it; the export sends what it has
-        return self.close()
-
-    def trouble(self, now: float | None = None) -> str | None:
-        """The summary when flows were dropped or spans failed since the last report, at most once
-        every TROUBLE_EVERY seconds (a down collector fails each batch); else None. For whoever shows
-        it (`record`'s stderr, the TUI's header): called from their own thread, never the forwarder's."""
-        now = time.monotonic() if now is None else now
-        seen = (self.counts.dropped, self.counts.failed)
-        if seen == self._reported or now - self._reported_at < TROUBLE_EVERY:
-            return None
-        self._reported, self._reported_at = seen, now
-        return self.summary()
-
-    def summary(self) -> str:
-        c = self.counts
-        return (f"otlp: {c.exported} spans exported, {c.failed} failed, {c.dropped} flows dropped "
-                f"(queue of {self._capacity} full or closing)")
 
 
 def session_started(store) -> Callable[[int], float | None]:
@@ -210,12 +231,25 @@ def session_started(store) -> Callable[[int], float | None]:
     return started
 
 
-def open_live(endpoint: str | None, *, content: bool, store, openinference: bool = False) -> LiveExport:
-    """The live export of a recording into `store` (a Store): to `endpoint`, or with None where
-    the standard variables say. An ExporterError when it cannot be made."""
+def open_live(endpoint: str | None, *, content: bool, store, openinference: bool = False,
+              capacity: int = QUEUE_FLOWS) -> LiveExport:
+    """The live export of a recording into `store` (a Store), in this process: to `endpoint`, or
+    with None where the standard variables say. An ExporterError when it cannot be made."""
     opts = options(content=content, openinference=openinference, store=str(Path(store.path).resolve()))
     return LiveExport(exporter(endpoint), opts,
                       get=store.get, session_started=session_started(store),
                       metrics=GenAiMetrics(metric_exporter(endpoint)) if wanted() else None,
                       # The writer committed the flow with its analysis before the export hears of it.
-                      analysed=store.analysis)
+                      analysed=store.analysis, capacity=capacity)
+
+
+def start_live(endpoint: str | None, *, content: bool, store, openinference: bool = False) -> ExportProcess:
+    """The live export of a recording into `store` (a Store), in a process of its own (otlp/process.py)
+    that reads each flow back from the store. An ExporterError, here and now, when the configuration
+    cannot make an exporter."""
+    from .process import ExportProcess
+
+    exporter(endpoint).shutdown()  # the configuration's mistakes are this command's errors, not the process's
+    if wanted():
+        metric_exporter(endpoint).shutdown()
+    return ExportProcess(endpoint, content=content, openinference=openinference, store=Path(store.path).resolve())
