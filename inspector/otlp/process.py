@@ -146,6 +146,11 @@ def _serve(config: dict[str, Any], ids: IO[bytes], out: IO[bytes]) -> None:
 
 
 def main() -> None:
+    # Background work: where the cores are all busy, forwarding goes first (the queue absorbs the wait).
+    try:
+        os.nice(10)
+    except OSError:
+        pass
     ids, out = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr  # the counts' channel: nothing else may print there
     line = ids.readline()
