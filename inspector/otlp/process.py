@@ -39,10 +39,10 @@ class ExportProcess(Reporting):
         self._process = subprocess.Popen([sys.executable, "-m", "inspector.otlp.process"], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, close_fds=True)
         assert self._process.stdin is not None and self._process.stdout is not None
-        self._ids = self._process.stdin.fileno()
+        self._ids: int | None = self._process.stdin.fileno()
         os.write(self._ids, orjson.dumps(config) + b"\n")  # the pipe is empty: this cannot block
         os.set_blocking(self._ids, False)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the pipe's writes and its close, and the counts
         self._turned_away = 0  # flows the pipe (or a dead exporter) did not take
         self._theirs = Counts()
         self.counts = Counts()
@@ -61,10 +61,12 @@ class ExportProcess(Reporting):
 
     def flow_saved(self, flow: Flow) -> None:
         """A flow the store committed: its id to the export process; never waits."""
-        try:
-            os.write(self._ids, b"%d\n" % flow.id)
-        except (BlockingIOError, BrokenPipeError, OSError):  # stuck, or gone: the flow is not exported
-            with self._lock:
+        with self._lock:  # against close(): a descriptor closed may be another's number by now
+            try:
+                if self._ids is None:
+                    raise BrokenPipeError
+                os.write(self._ids, b"%d\n" % flow.id)
+            except OSError:  # stuck (EAGAIN), gone (EPIPE) or closed: the flow is not exported
                 self._turned_away += 1
                 self._count()
 
@@ -81,8 +83,14 @@ class ExportProcess(Reporting):
 
     def close(self, timeout: float = 5.0) -> Counts:
         """Let the export process send what it holds, for at most `timeout` seconds, and end."""
+        assert self._process.stdin is not None
+        with self._lock:
+            self._ids = None
         try:
-            os.close(self._ids)  # its end of input: it exports what is queued and reports last
+            # Its end of input: it exports what is queued and reports last. Closed through the file
+            # object that owns the descriptor, never os.close: that object would close the number
+            # again when collected, by then perhaps another's (an event loop's) descriptor.
+            self._process.stdin.close()
         except OSError:
             pass
         try:

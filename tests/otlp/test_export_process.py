@@ -55,3 +55,27 @@ def test_the_export_process_reads_the_flows_back_and_its_death_costs_spans_only(
     # Forwarding and recording went on; the flow the dead exporter never took is counted, not lost silently.
     assert counts == Counts(queued=2, dropped=1, exported=2, failed=0, metrics_failed=0)
     assert store.path.exists() and len(receiver.spans()) == 2
+
+
+def test_a_flow_saved_after_the_close_is_counted_and_written_nowhere(tmp_path):
+    """The pipe's descriptor number, once closed, is the next one the process opens: a flow id
+    written to it would land in somebody else's file (an event loop's, a socket)."""
+    from inspector.flow import Flow
+
+    with Receiver() as receiver, Store(tmp_path / "flows.sqlite3") as store:
+        live = start_live(receiver.url, content=False, store=store)
+        number = live._process.stdin.fileno()
+        assert live.close() == Counts()
+        read, write = os.pipe()
+        if write != number:  # the closed number, made the writing end of someone else's pipe
+            if read == number:
+                read = os.dup(read)
+            os.dup2(write, number)
+            os.close(write)
+        try:
+            live.flow_saved(Flow(id=7, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions"))
+            os.close(number)
+            landed = os.read(read, 100)  # every writer closed: what was written, then the end
+        finally:
+            os.close(read)
+    assert (landed, live.counts) == (b"", Counts(dropped=1))
