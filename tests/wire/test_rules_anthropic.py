@@ -187,6 +187,10 @@ CASES = [
         also=(("XL-14", "/messages/1/content/0", "error"),)),
     req("empty user message", setting(["messages", 0, "content"], ""), "AN-12", "/messages/0/content", "error",
         _append({"role": "assistant", "content": []})),
+    # Only a system prompt, mapped to `system` by a gateway: the near miss keeps one user message.
+    req("no messages", doing(deleting(["tools"]), deleting(["tool_choice"]), setting(["messages"], [])),
+        "AN-12", "/messages", "error",
+        doing(deleting(["tools"]), deleting(["tool_choice"]), setting(["messages"], [{"role": "user", "content": "x"}]))),
     req("upper-case input_schema type", setting(["tools", 0, "input_schema", "properties", "city", "type"], "STRING"),
         "XL-01", "/tools/0/input_schema/properties/city/type", "error", same),
     req("thinking block dropped before tool_use", _thinking(1024),

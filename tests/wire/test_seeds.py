@@ -164,8 +164,8 @@ def test_seed_003_same_server_registered_twice_keep_the_scoped_entry():
 def test_seed_003_merged_toolsets_are_duplicates_in_every_dialect():
     assert [v.rule for v in check.check_request({"tools": [{"functionDeclarations": [
         {"name": "balda_shutdown"}, {"name": "balda_shutdown"}]}]}, "gemini")] == ["GM-14"]
-    assert [v.rule for v in check.check_request({"model": "claude-test", "max_tokens": 100, "messages": [],
-                                                 "tools": [
+    assert [v.rule for v in check.check_request({"model": "claude-test", "max_tokens": 100, "messages": [
+        {"role": "user", "content": "shut down"}], "tools": [
         {"name": "balda_shutdown", "input_schema": {"type": "object"}},
         {"name": "balda_shutdown", "input_schema": {"type": "object"}}]}, "anthropic")] == ["AN-03"]
     chat = chat_request()

@@ -46,8 +46,8 @@ RULES = [
     Rule("AN-11", E, "\"Thinking may not be enabled when tool_choice forces tool use.\"",
          "With thinking enabled use tool_choice auto or none.", REJ),
     Rule("AN-12", E, "\"all messages must have non-empty content except for the optional final assistant "
-         "message\".",
-         "Remove the empty message or give it content.", REJ),
+         "message\"; and \"at least one message is required\".",
+         "Remove the empty message or give it content; send at least one user message.", REJ),
     Rule("AN-13", E, "Stream clients join input_json_delta per content-block index and read stop_reason; "
          "mis-keyed deltas corrupt the input ({…}{…}).",
          "Send content_block_start/delta/stop with one index per block and stop_reason \"tool_use\" when "
@@ -141,6 +141,10 @@ REFERENCE: dict[str, tuple[str, tuple[str, ...]]] = {
     )),
     'AN-12': ('Messages have non-empty content', (
         'https://github.com/anthropics/claude-code/issues/6774',
+        'https://github.com/langchain-ai/langchain/pull/31696 (an empty messages list: "at least one message is '
+        'required"); https://github.com/Helicone/helicone/pull/5257 and '
+        'https://github.com/arthur-ai/arthur-engine/pull/1302 (only a system message, mapped to `system`, leaves '
+        'messages empty and is refused)',
     )),
     'AN-13': ('Streamed tool_use blocks and input_json_delta', (
         '[S-ANT] `raw_message_stream_event.py`, `raw_content_block_delta.py`, `input_json_delta.py`, `stop_reason.py`',

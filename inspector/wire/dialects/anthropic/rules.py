@@ -260,6 +260,9 @@ def _turns(report: Report, messages: Any) -> tuple[list[_Turn], bool]:
     the turns around it call and answer, so pairing is not judged then."""
     if not isinstance(messages, list):
         return [], True
+    if not messages:  # a request of only a system prompt, say, as gateways map one
+        report.add("AN-12", "/messages", "messages is empty: Anthropic answers 400 \"messages: at least one message "
+                                         "is required\"")
     turns: list[_Turn] = []
     whole = True
     last = len(messages) - 1
