@@ -156,7 +156,8 @@ def test_the_child_dies_with_its_parent(tmp_path: Path, upstream: MockUpstream) 
          "import sys, threading\n"
          "from inspector.child import ForwarderProcess\n"
          "from inspector.proxy.options import Options\n"
-         f"child = ForwarderProcess.start(Options({upstream.base_url!r}, store={str(tmp_path / 'f.sqlite3')!r}))\n"
+         f"child = ForwarderProcess.start(Options({upstream.base_url!r}, store={str(tmp_path / 'f.sqlite3')!r}, "
+         "port=0))\n"
          "print(child.pid, child.base_url.rsplit(':', 1)[1], flush=True)\n"
          "threading.Event().wait()\n"],
         stdout=subprocess.PIPE, text=True)
