@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ..profiles import Profile
     from ..rules.catalogue import Rule
     from ..rules.spec import Spec
+    from ..rules.tolerance import Tolerance
     from ..rules.base import DialectRules, Report
     from ..translate.bridge import DialectBridge
     from ..translate.common import Emit
@@ -220,6 +221,9 @@ class Home:
     # translated into it (MCP itself).
     tool_declaration: Callable[[list[Tool], Emit], Any] | None = None
     tool_result: Callable[[Result, Emit], dict[str, Any]] | None = None
+    # Where its endpoints accept what its published definition refuses (tolerances.py): the spec
+    # layer and the rules judging the same fields read them (`rules.tolerance`).
+    tolerances: tuple[Tolerance, ...] = ()
 
 
 def gist(kind: str, index: Any, delta: Any) -> str:

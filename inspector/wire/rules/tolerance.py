@@ -1,4 +1,5 @@
-"""Where the providers accept what their own published definitions refuse: one table, read by the
+"""Where the providers accept what their own published definitions refuse: one table, each entry
+contributed by its dialect's folder (dialects/<name>/tolerances.py, `Home.tolerances`), read by the
 spec layer (rules/spec.py, OR-13/OR-14, OC-28/OC-29, AN-14, GM-19/GM-20) and by the hand-written
 rules that judge the same fields (AN-17, GM-04). A finding the provider would not answer 400 to is
 never an error, so each entry names the exchange (a public recorded cassette, repo:path) or the
@@ -25,22 +26,17 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..dialect import Dialect
-
-_CHAT, _RESPONSES = Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES
-
-_RUBY_LLM = "crmne/ruby_llm:spec/fixtures/vcr_cassettes/"
-_LANGCHAINGO = "tmc/langchaingo:llms/googleai/testdata/"
-_PYDANTIC_AI = "pydantic/pydantic-ai:tests/models/cassettes/test_openai_responses/"
+from ..dialects import Derived, DerivedList, homes
 
 
 @dataclass(frozen=True, slots=True)
 class Tolerance:
     kind: str
-    dialects: tuple[Dialect, ...]
     # the definition the entry changes (spec kinds), or None for a whole request's field
     definition: str | None
     # the field (output-only, default, typo, undocumented, sentinel), the keyword (bound), the
@@ -55,84 +51,17 @@ class Tolerance:
     item: tuple[tuple[str, Any], ...] = field(default=())
     # retired: the definition the field's value is validated as
     schema: str = ""
+    # the dialect whose home contributes the entry (set as the table is read from the homes)
+    dialects: tuple[Dialect, ...] = ()
 
 
-TOLERANCES: tuple[Tolerance, ...] = (
-    Tolerance("default", (_RESPONSES,), "InputImageContent", "detail",
-              _RUBY_LLM + "activerecord_actsas_attachment_handling_handles_attachments_in_ask_method.yml "
-              "(an input_image without detail, answered 200); the SDK's ResponseInputImage: \"Defaults to auto\""),
-    Tolerance("param", (_RESPONSES,), "InputImageContent", "InputImageContentParamAutoParam",
-              "openai.json itself: the request param the document defines for an input image (detail optional)"),
-    Tolerance("param", (_RESPONSES,), "InputFileContent", "InputFileContentParam",
-              "openai.json itself: the request param the document defines for an input file"),
-    Tolerance("param", (_RESPONSES,), "FunctionTool", "FunctionToolParam",
-              _PYDANTIC_AI + " (function tools without strict, 14 requests answered 200): strict defaults"),
-    Tolerance("output-only", (_RESPONSES,), "ReasoningItem", "id",
-              _RUBY_LLM + "chat_basic_chat_functionality_openai_gpt-5-nano_can_handle_multi-turn_conversations.yml "
-              "(store: false, a reasoning item with encrypted_content and no id replayed, answered 200)"),
-    Tolerance("output-only", (_RESPONSES,), "OutputMessage", "id",
-              "https://platform.openai.com/docs/guides/conversation-state (assistant output replayed as input "
-              "by content alone); " + _RUBY_LLM + "chat_basic_chat_functionality_openai_gpt-5-nano_"
-              "can_handle_multi-turn_conversations.yml"),
-    Tolerance("output-only", (_RESPONSES,), "OutputMessage", "status",
-              "as OutputMessage.id: the API sets status on the items it returns"),
-    Tolerance("output-only", (_RESPONSES,), "ImageGenToolCall", "status",
-              _PYDANTIC_AI + "test_openai_responses_image_generation_with_tools.yaml (replayed by id and type)"),
-    Tolerance("output-only", (_RESPONSES,), "ImageGenToolCall", "result",
-              _PYDANTIC_AI + "test_openai_responses_image_generation_with_tools.yaml (replayed by id and type)"),
-    Tolerance("typo", (_RESPONSES,), "MCPApprovalResponse", "request_id",
-              "openai.json: MCPApprovalResponse requires request_id but defines approval_request_id, the field "
-              "https://platform.openai.com/docs/guides/tools-remote-mcp shows clients sending"),
-    Tolerance("typo", (_RESPONSES,), "LocalShellToolCallOutput", "call_id",
-              "openai.json: LocalShellToolCallOutput requires call_id but defines only id, output, status and type, "
-              "the fields of openai-python's LocalShellCallOutput (types/responses/response_input_item_param.py)"),
-    Tolerance("bound", (_CHAT,), "StopConfiguration", "minItems",
-              "issue 18's measurement: `stop: []` answered 200 by api.openai.com (read as no stop sequence); "
-              "no public recording of it was found for this table"),
-    Tolerance("undocumented", (_RESPONSES,), None, "client_metadata",
-              "openai/codex (codex-rs/codex-api builds the Responses request Codex sends api.openai.com); relays "
-              "of that traffic in public code carry `\"client_metadata\":{\"codex_version\":…}` on accepted "
-              "requests; issue 18's recorded Codex traffic, answered 200"),
-    Tolerance("sentinel", (Dialect.ANTHROPIC,), None, "top_k",
-              "issue 18's measurement: -1, the legacy \"unset\" of Anthropic's early SDKs, answered 200 by "
-              "api.anthropic.com; no public recording of it was found for this table", values=(-1,)),
-    Tolerance("sentinel", (Dialect.ANTHROPIC,), None, "top_p", "as top_k", values=(-1,)),
-    Tolerance("enum-number", (Dialect.GEMINI,), None, "*",
-              _LANGCHAINGO + "TestGoogleAIWithTools.httprr ($alt=json;enum-encoding=int: safetySettings "
-              "category 10, threshold 3, parameters type 6, answered 200); "
-              "https://protobuf.dev/programming-guides/json/ (enum: name or integer)"),
-    Tolerance("default", (Dialect.GEMINI,), "FunctionResponse", "response",
-              "issue 18's measurement (a functionResponse without response answered 200: proto reads an absent "
-              "Struct as empty); FunctionResponse also carries `parts`, a multimodal result with no response "
-              "object (https://ai.google.dev/api/caching#FunctionResponse)"),
-    Tolerance("role", (Dialect.GEMINI,), None, "function",
-              "ai.google.dev's 2024 REST function-calling examples send the functionResponse turn with role "
-              "\"function\", and google-generativeai 0.x did the same; issue 18's measurement: answered 200",
-              values=("functionResponse",)),
-    Tolerance("history", (_RESPONSES,), None, "assistant output parts", where=r"/input/\d+/content/\d+",
-              keyword="oneOf", evidence="pydantic/pydantic-ai:tests/models/cassettes/test_openai_responses/ "
-              "(18 requests answered 200: an assistant message's output_text/refusal parts replayed as an "
-              "EasyInputMessage, whose schema lists only input parts)", values=("output_text", "refusal"),
-              item=(("role", "assistant"),)),
-    Tolerance("retired", (Dialect.ANTHROPIC,), "MessageCreateParams", "output_format",
-              "the structured-outputs beta (structured-outputs-2025-11-13) took a top-level output_format "
-              "{type: json_schema, schema} (https://hackage.haskell.org/package/claude-1.0.1/src/CHANGELOG.md); "
-              "output_config.format replaced it at GA (claude-1.1.0's changelog), and the API still validates "
-              "it: issue 18's recorded rejection \"output_format.schema: Field required\" of the OpenAI shape",
-              schema="BetaJSONOutputFormatParam"),
-    Tolerance("media-type", (Dialect.BEDROCK,), None, "format",
-              "pydantic/pydantic-ai:tests/models/cassettes/test_bedrock/test_video_url_input.yaml (a Converse video "
-              "block with format \"video/mp4\", answered 200; botocore's VideoFormat lists mp4)"),
-)
-
-# genai's Type enum by proto number (google/ai/generativelanguage/v1beta/content.proto), what a
-# client sending enum-encoding=int writes in a Schema's `type`.
-GEMINI_TYPE_NUMBERS = {0: "TYPE_UNSPECIFIED", 1: "STRING", 2: "NUMBER", 3: "INTEGER", 4: "BOOLEAN", 5: "ARRAY",
-                       6: "OBJECT", 7: "NULL"}
+_BY_DIALECT: Mapping[Dialect, tuple[Tolerance, ...]] = Derived(lambda: {
+    each.dialect: tuple(replace(t, dialects=(each.dialect,)) for t in each.tolerances) for each in homes()})
+TOLERANCES: Sequence[Tolerance] = DerivedList(lambda: [t for entries in _BY_DIALECT.values() for t in entries])
 
 
 def of(kind: str, dialect: Dialect) -> list[Tolerance]:
-    return [t for t in TOLERANCES if t.kind == kind and dialect in t.dialects]
+    return [t for t in _BY_DIALECT.get(dialect, ()) if t.kind == kind]
 
 
 def media_type_reads(dialect: Dialect, name: Any, value: Any, enum: Any) -> bool:
@@ -169,8 +98,8 @@ def patched(definitions: dict[str, Any], dialect: Dialect) -> dict[str, Any]:
     not required, a misnamed required field dropped, unenforced bounds removed, resources replaced by
     their request params, retired fields read as their successors. A copy: the document itself stays as published."""
     defs = copy.deepcopy(definitions)
-    for t in TOLERANCES:
-        if dialect not in t.dialects or t.definition is None or t.definition not in defs:
+    for t in _BY_DIALECT.get(dialect, ()):
+        if t.definition is None or t.definition not in defs:
             continue
         node = defs[t.definition]
         if t.kind in ("output-only", "default", "typo") and t.name in node.get("required", ()):

@@ -6,7 +6,7 @@ from ...violations import Severity
 from .. import Home, Paths
 from . import SHORT
 from ..gemini.providers import VERTEX  # one record for Vertex AI, whichever publisher's models it serves
-from . import bridge, fix, mock, opaque, providers, records, rules, shape, stream, summary
+from . import bridge, fix, mock, opaque, providers, records, rules, shape, stream, summary, tolerances
 
 HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
             is_response=shape.is_response, fix=fix.fix, summary=summary,
@@ -16,4 +16,4 @@ HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, is_fin
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.ANTHROPIC, VERTEX),
             spec=Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING),
-            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, opaque=opaque.carried)
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, tolerances=tolerances.TOLERANCES, opaque=opaque.carried)

@@ -18,10 +18,10 @@ from typing import Any, Literal
 from ... import jsonsafe
 from ...pointer import join
 from ...rules.base import short
-from ...rules.tolerance import GEMINI_TYPE_NUMBERS
 from ...rules.schema import JSON_TYPES, LIST_KEYWORDS, MAP_KEYWORDS, ONE_KEYWORDS
 from ...violations import Severity
 from .fields import camel
+from .tolerances import TYPE_NUMBERS
 
 GENAI_TYPES = frozenset({"TYPE_UNSPECIFIED", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"})
 # Keywords Gemini's proto parser reads (camelCase); any other is "Unknown name" (GM-04).
@@ -377,7 +377,7 @@ def type_name(kind: Any) -> str | None:
     if isinstance(kind, str):
         return kind.upper()
     if isinstance(kind, int) and not isinstance(kind, bool):
-        return GEMINI_TYPE_NUMBERS.get(kind)
+        return TYPE_NUMBERS.get(kind)
     return None
 
 

@@ -6,7 +6,7 @@ from ...rules.spec import Spec
 from ...violations import Severity
 from .. import Home, Paths
 from . import SHORT
-from . import bridge, fix, mock, providers, records, rules, shape, stream, summary
+from . import bridge, fix, mock, providers, records, rules, shape, stream, summary, tolerances
 
 HOME = Home(Dialect.OPENAI_CHAT, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
             is_response=shape.is_response, fix=fix.fix, summary=summary,
@@ -16,4 +16,4 @@ HOME = Home(Dialect.OPENAI_CHAT, rules=rules, reassemble=stream.reassemble, is_f
             judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.OPENAI, providers.AZURE, providers.COMPATIBLE),
             spec=Spec("openai.json", "openai-chat", "OC-28", "OC-29", Severity.INFO),
-            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result)
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, tolerances=tolerances.TOLERANCES)

@@ -9,7 +9,7 @@ from . import SHORT
 from ..openai_chat import providers
 from ..openai_chat.mock import openai_error
 from ..openai_chat.shape import NAMES
-from . import bridge, fix, mock, opaque, records, rules, shape, stream, summary
+from . import bridge, fix, mock, opaque, records, rules, shape, stream, summary, tolerances
 
 HOME = Home(Dialect.OPENAI_RESPONSES, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
             is_response=shape.is_response, fix=fix.fix, summary=summary,
@@ -20,4 +20,4 @@ HOME = Home(Dialect.OPENAI_RESPONSES, rules=rules, reassemble=stream.reassemble,
             judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.OPENAI, providers.AZURE, providers.COMPATIBLE),
             spec=Spec("openai.json", "openai-responses", "OR-13", "OR-14", Severity.INFO),
-            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, opaque=opaque.carried)
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, tolerances=tolerances.TOLERANCES, opaque=opaque.carried)
