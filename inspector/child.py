@@ -321,7 +321,7 @@ def serve(commands: IO[bytes], events: IO[bytes]) -> int:
         return 0  # the parent went away before saying what to run
     options = Options.from_json(orjson.loads(line))
     try:
-        store = Store(options.store)
+        store = Store(options.store, writer_process=True)
     except StoreError as exc:
         events.write(encode(Failed(str(exc))))
         events.flush()

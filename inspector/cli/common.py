@@ -245,18 +245,20 @@ def refusal_reporter(access: AccessPolicy) -> Callable[[], None]:
     return report
 
 
-def open_store(path: str | Path | None, *, create: bool = True, read_only: bool = False, live: bool = False) -> Store:
+def open_store(path: str | Path | None, *, create: bool = True, read_only: bool = False, live: bool = False,
+               writer_process: bool = False) -> Store:
     """The store at `path` (None: the default one), or a CommandError saying why not.
 
     Commands that only read (`create=False`) refuse a missing file rather than leave an empty
     store, and its folders, behind; with `read_only` they also leave the file as it is (no
-    migration, no WAL switch), so they work on a read-only file and on someone else's."""
+    migration, no WAL switch), so they work on a read-only file and on someone else's. Commands
+    that forward (`writer_process`) write through a writer process: see store.writer_process."""
     from ..store import Store, StoreError, default_path
 
     path = path or os.environ.get(STORE_VARIABLE) or None
     if (read_only or not create) and not Path(path or default_path()).exists():
         raise CommandError(f"no flow store at {path or default_path()} (record some flows first)")
     try:
-        return Store(path, read_only=read_only, live=live)
+        return Store(path, read_only=read_only, live=live, writer_process=writer_process)
     except StoreError as exc:
         raise CommandError(str(exc)) from exc

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     # The name is stored and listed: the command line's credentials never are.
     shown, secrets = server_secrets(command, os.environ)
     name = args.name or shlex.join(shown)
-    store = open_store(args.store)
+    store = open_store(args.store, writer_process=True)
     live = None
     try:
         live = live_export(args, store)

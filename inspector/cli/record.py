@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     # reads must not stop it, so the lines go through a console that drops rather than waits.
     console = Console(sys.stdout)
     live = None
-    store = open_store(args.store)
+    store = open_store(args.store, writer_process=True)
     try:
         live = live_export(args, store)
         forwarder = start_forwarder(args, store, flow_printer(console, live))

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"cannot prepare the proxy CA: {exc}") from exc
     console = Console(sys.stderr)  # stdout is the agent's own
     live = None
-    store = open_store(args.store)
+    store = open_store(args.store, writer_process=True)
     try:
         live = live_export(args, store)
         forwarder = start_forwarder(args, store, flow_printer(console, live))

@@ -13,10 +13,17 @@ Recording never stops forwarding: flow ids come from memory, and flows the write
 (disk full, file locked) wait in a bounded backlog and are retried, with a warning on stderr and
 in `last_error`. Commands that only read open the file read-only and change nothing in it.
 
+A forwarder's store (`Store(path, writer_process=True)`: `record`, `run`, `mcp-stdio`, the TUI's
+forwarder process) runs the writer in a process of its own, so that analysis, redaction and row
+writes never share the forwarder's GIL; the hand-off is a socketpair (kernel memory, never a file),
+and a writer process that dies is replaced and sent again what it had not committed.
+
 Modules: `schema` (the file, its tables, migrations, read-only opens), `rows` (the columns, named
 once, and the typed rows), `chunks` (the chunk codec), `writer` (the writer thread: batches,
-stream progress, backlog, ids), `analysis_worker` (big bodies analysed in a worker process),
-`session_rules` (each session's session-rule findings, kept by the writer) and `facade` (`Store`)."""
+stream progress, backlog, ids), `jobs` (what a store asks its writer to do, by name),
+`writer_process` (the writer in a process of its own, and its client), `analysis_worker` (big
+bodies analysed in a worker process), `session_rules` (each session's session-rule findings, kept
+by the writer) and `facade` (`Store`)."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ..wire.frames import Frame
     from ..wire.violations import Violation
     from .writer import Writer
+    from .writer_process import WriterProcess
 
 _Result = TypeVar("_Result")
 
@@ -44,12 +45,13 @@ _SESSIONS = f"SELECT {', '.join(rows.SESSION_COLUMNS)} FROM sessions"
 
 class Store:
     def __init__(self, path: str | Path | None = None, *, analyse_apart: int | None = None,
-                 read_only: bool = False, live: bool = False) -> None:
+                 read_only: bool = False, live: bool = False, writer_process: bool = False) -> None:
         """Open (creating or migrating) the store at `path`. `analyse_apart`: body bytes from which a
         flow is analysed in the worker process (default ANALYSE_APART). `read_only`: open the file as
         it is and never write to it (no migration, no WAL switch, no ids); a file that is not a flow
         store is refused with a StoreError. `live` (read-only): a writer opens it next and this one
-        follows what it writes (schema.open_read_only)."""
+        follows what it writes (schema.open_read_only). `writer_process`: the writer runs in a
+        process of its own (writer_process), not in a thread of this one: what a forwarder uses."""
         self.path = Path(path) if path is not None else schema.default_path()
         self.read_only = read_only
         self.session_id: int | None = None
@@ -58,7 +60,7 @@ class Store:
         self._columns: set[str] = set()  # the flows table's columns, once _where has read them
         self._session_columns_: set[str] | None = None  # the sessions table's, once read
         self._closed = False
-        self._writer: Writer | None = None
+        self._writer: Writer | WriterProcess | None = None
         if read_only:
             self._read = schema.open_read_only(self.path, live=live)
             return
@@ -77,11 +79,16 @@ class Store:
             raise StoreError(f"cannot open store {self.path}: {exc}") from exc
         # Imported by a writable store only: the writer's analysis (the checker, the socket readers)
         # would double the imports of a process that only reads (the TUI's, before its first frame).
-        from .writer import Writer
+        apart = tuning.ANALYSE_APART if analyse_apart is None else analyse_apart
+        if writer_process:
+            from .writer_process import WriterProcess
 
-        self._writer = Writer(self.path, first_free_id=first_free_id,
-                              analyse_apart=tuning.ANALYSE_APART if analyse_apart is None else analyse_apart)
-        self._writer.backfill()
+            self._writer = WriterProcess(self.path, analyse_apart=apart)
+        else:
+            from .writer import Writer
+
+            self._writer = Writer(self.path, first_free_id=first_free_id, analyse_apart=apart)
+            self._writer.backfill()
         try:
             # The first transaction reserves this store's pool of ids (and closes the flows of dead
             # processes). If the file is locked or full it fails after WRITE_TIMEOUT, reported,
@@ -91,6 +98,11 @@ class Store:
             pass
 
     @property
+    def writer_pid(self) -> int | None:
+        """The pid of the writer process (Store(writer_process=True)) while it runs, else None."""
+        return None if self._writer is None else self._writer.pid
+
+    @property
     def last_error(self) -> str | None:
         """The writer's latest failure, None once writing works again (and on a read-only store)."""
         return None if self._writer is None else self._writer.last_error
@@ -98,19 +110,12 @@ class Store:
     # -- writing -----------------------------------------------------------------------------
 
     def new_session(self, upstream: str, listen: str, mode: str = "passthrough") -> int:
-        pid = os.getpid()
-        started = process_started(pid)
-
-        def run(conn: sqlite3.Connection) -> int:
-            cursor = conn.execute(
-                "INSERT INTO sessions (started_at, upstream, listen, mode, owner_pid, owner_started) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (time.time(), redact_text(redact_url(upstream), url=True), listen, mode, pid, started),
-            )
-            return int(cursor.lastrowid or 0)
-
+        pid = os.getpid()  # the owner: while it runs, its pending flows are going on
         try:
-            self.session_id = self._call(run)
+            found = self._job("new_session", time.time(), redact_text(redact_url(upstream), url=True),
+                              listen, mode, pid, process_started(pid))
+            assert isinstance(found, int)
+            self.session_id = found
         except StoreError as exc:
             raise StoreError(f"cannot start a session in {self.path}: {exc}") from exc
         return self.session_id
@@ -161,9 +166,9 @@ class Store:
         become NULL: the ids are not theirs any more), and the session findings of their sessions
         are computed again without them. A flow still in progress is kept (its forwarder writes it
         again when it ends); so is an id the store does not have. A StoreError if it cannot be done."""
-        from .deletion import delete_flows
-
-        return self._call(lambda conn: delete_flows(conn, flow_ids))
+        found = self._job("delete", tuple(flow_ids))
+        assert isinstance(found, Deletion)
+        return found
 
     def unwritten(self) -> int:
         """Writes submitted and not yet taken up by the writer thread: how far a producer is ahead
@@ -177,18 +182,19 @@ class Store:
 
     def flush(self) -> None:
         """Block until everything submitted so far is committed (a StoreError if it cannot be)."""
-        self._call(lambda conn: None)
+        self._job("flush")
 
-    def _writable(self) -> Writer:
+    def _writable(self) -> Writer | WriterProcess:
         if self._writer is None:
             raise StoreError(f"store {self.path} is open read-only")
         return self._writer
 
-    def _call(self, run: Callable[[sqlite3.Connection], _Result]) -> _Result:
+    def _job(self, name: str, *args: object) -> object:
+        """Run jobs.JOBS[name] in the writer's next transaction (a StoreError if it fails)."""
         writer = self._writable()
         if self._closed:
             raise StoreError("store is closed")
-        return writer.call(run)
+        return writer.job(name, *args)
 
     # -- reading -----------------------------------------------------------------------------
 

@@ -223,10 +223,11 @@ def next_free_id(conn: sqlite3.Connection, *, reclaim: bool = False) -> int:
     return max(found[0] if found else 1, max_id + 1)
 
 
-def pool_key(token: str) -> str:
-    """The `meta` key under which one store of this process records the end of its reserved ids
-    (deleted when it gives them back), so that the ids of a killed process can be taken back."""
-    pid = os.getpid()
+def pool_key(token: str, pid: int | None = None) -> str:
+    """The `meta` key under which one store of process `pid` (default this one) records the end of
+    its reserved ids (deleted when it gives them back), so that the ids of a killed process can be
+    taken back."""
+    pid = os.getpid() if pid is None else pid
     return f"pool:{pid}:{process_started(pid) or ''}:{token}"
 
 

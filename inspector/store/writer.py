@@ -24,6 +24,7 @@ from ..redact import Scrubber, redacted, scrubber
 from ..sockets import Protocol, TurnFlows, protocol
 from . import rows, schema
 from .analysis_worker import Analyser, body_size, request_summary
+from .jobs import JOBS
 from .rows import FlowRow, Summary
 from .schema import StoreError
 from .session_rules import SessionRules, dialects
@@ -62,6 +63,13 @@ class _Write:
     summary: Summary | None = None  # analysed once, kept while the write waits to be retried
     clean: Flow | None = None  # the finished flow redacted: what is analysed, stored and shown
     on_turn: TurnSaved | None = None  # a socket's: told of each of its turns' rows
+    # Sent again by the client of a writer process that died (writer_process): its row may be on
+    # disk already. A pending row's chunks from `resume` on are written again, those before it
+    # stay (a socket's frames the client let go of once they were on disk).
+    resume: int | None = None
+    # A finished socket sent by such a client: the index of its flow.chunks[0] (the frames before
+    # it are on disk); None: the writer's own count of the frames taken out of it.
+    first_chunk: int | None = None
 
 
 TurnSaved = Callable[[Flow, FlowRow], None]
@@ -121,8 +129,15 @@ def _before(chunks: list[Chunk], count: int, size: int = 8192) -> bytes:
 
 
 class Writer:
-    def __init__(self, path: Path, *, first_free_id: int, analyse_apart: int) -> None:
+    pid: int | None = None  # a thread of this process: no process of its own (see WriterProcess.pid)
+
+    def __init__(self, path: Path, *, first_free_id: int, analyse_apart: int, owner_pid: int | None = None,
+                 on_disk: Callable[[int, int], None] | None = None) -> None:
+        """`owner_pid`: the process whose ids these are (default this one): a writer process keys
+        its pool of ids to the forwarder it writes for, which holds them. `on_disk(flow_id, count)`:
+        told once the first `count` frames of an open socket are on disk."""
         self.path = path
+        self._on_disk = on_disk
         self.last_error: str | None = None  # the latest failure, None once writing works again
         self._id_lock = threading.Lock()
         self._ids: deque[int] = deque()  # reserved in the file for this store
@@ -132,7 +147,7 @@ class Writer:
         self._borrow_next = first_free_id
         self._renumber: dict[int, int] = {}  # borrowed id -> the id its flow is written under
         self._refill = True  # off once stop() gives the unused ids back
-        self._pool_key = schema.pool_key(secrets.token_hex(4))
+        self._pool_key = schema.pool_key(secrets.token_hex(4), owner_pid)
         self._queue: queue.SimpleQueue[_Item] = queue.SimpleQueue()
         self._pending_rows: set[int] = set()  # written as pending by this writer
         self._live: dict[int, _Progress] = {}  # pending rows whose stream progress the writer persists
@@ -155,9 +170,10 @@ class Writer:
             return flow_id
 
     def submit(self, flow: Flow, on_saved: Callable[[FlowRow], None] | None,
-               on_turn: TurnSaved | None = None) -> None:
+               on_turn: TurnSaved | None = None, *, resume: int | None = None, first_chunk: int | None = None) -> None:
         # What to write is decided now: the forwarder goes on filling in the flow after a pending submit.
-        self._queue.put(_Write(flow, flow.state is not FlowState.PENDING, on_saved, on_turn=on_turn))
+        self._queue.put(_Write(flow, flow.state is not FlowState.PENDING, on_saved, on_turn=on_turn,
+                               resume=resume, first_chunk=first_chunk))
 
     def unwritten(self) -> int:
         return self._queue.qsize()
@@ -170,6 +186,11 @@ class Writer:
         if job.error is not None:
             raise StoreError(str(job.error)) from job.error
         return cast(_Result, job.result)  # the thread stored what `run` returned
+
+    def job(self, name: str, *args: object) -> object:
+        """Run the named job of jobs.JOBS with `args` in the writer's next transaction."""
+        run = JOBS[name]
+        return self.call(lambda conn: run(conn, *args))
 
     def backfill(self) -> None:
         """Analyse again, a batch per turn of the writer thread, the flows stored before schema 4
@@ -228,7 +249,9 @@ class Writer:
                         batch.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
-                progress = time.monotonic() >= next_progress
+                # The last batch writes what the streams still open relayed: a writer process ends so
+                # when its forwarder is gone, and the next open marks those flows interrupted.
+                progress = time.monotonic() >= next_progress or None in batch
                 if progress:
                     next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
                 if not self._write_batch(conn, batch, progress):
@@ -274,7 +297,8 @@ class Writer:
             if write.final and write.summary is None:
                 live = self._live.get(write.flow.id) if write.flow.websocket else None
                 if write.flow.websocket:
-                    self._whole_socket(conn, write.flow, live)
+                    self._whole_socket(conn, write.flow, write.first_chunk if write.first_chunk is not None
+                                       else live.dropped if live is not None else 0)
                 write.clean = redacted(write.flow)
                 write.summary = self._analyser.summary(write.clean)
                 if write.flow.websocket:
@@ -308,7 +332,7 @@ class Writer:
                     # (its stream progress is read below) and keeps its id for a renumbering.
                     clean = write.clean if write.final and write.clean is not None and \
                         write.clean.id == write.flow.id else redacted(write.flow, request_only=not write.final)
-                    row = self._write_flow(conn, clean, write.summary if write.final else None)
+                    row = self._write_flow(conn, clean, write.summary if write.final else None, write.resume)
                 except sqlite3.OperationalError:
                     raise  # the file, not the flow: the whole transaction is retried
                 except Exception as exc:  # a flow that cannot be written must not stop the writer
@@ -360,18 +384,19 @@ class Writer:
             job.done.set()
         return True
 
-    def _whole_socket(self, conn: sqlite3.Connection, flow: Flow, live: _Progress | None) -> None:
-        """Give finished socket `flow` all its frames back, those already on disk (scrubbed when
-        written, taken out of it since) before those still in it, and their concatenation: what is
-        analysed and stored, and what the listeners told of it read. The forwarder is done with it."""
-        if live is not None and live.dropped:
+    def _whole_socket(self, conn: sqlite3.Connection, flow: Flow, dropped: int) -> None:
+        """Give finished socket `flow` all its frames back, the first `dropped` already on disk
+        (scrubbed when written, taken out of it since) before those still in it, and their
+        concatenation: what is analysed and stored, and what the listeners told of it read. The
+        forwarder is done with it."""
+        if dropped:
             try:
                 flow.chunks[:0] = [Chunk(t, bytes(data)) for t, data in conn.execute(
                     "SELECT t, data FROM flow_chunks WHERE flow_id = ? AND seq < ? ORDER BY seq",
-                    (flow.id, live.dropped))]
+                    (flow.id, dropped))]
             except sqlite3.Error as exc:  # the file, read back: the flow is kept with what is still in memory
-                self._warn(f"flow #{flow.id}: cannot read back its first {live.dropped} frames ({exc})")
-                flow.notes.append(f"its first {live.dropped} frames were written but could not be read back")
+                self._warn(f"flow #{flow.id}: cannot read back its first {dropped} frames ({exc})")
+                flow.notes.append(f"its first {dropped} frames were written but could not be read back")
         flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
 
     def _socket_turns(self, write: _Write, live: _Progress | None) -> list[_Write]:
@@ -461,8 +486,12 @@ class Writer:
                 self._live.pop(flow_id, None)
             else:
                 self._pending_rows.add(flow_id)
-                state = self._live[flow_id] = _Progress(write.flow, scrubber(write.flow), on_turn=write.on_turn)
-                if write.flow.websocket and protocol(write.flow.path) is Protocol.RESPONSES:
+                kept = write.resume or 0
+                state = self._live[flow_id] = _Progress(write.flow, scrubber(write.flow), chunks=kept, dropped=kept,
+                                                        on_turn=write.on_turn)
+                # A resent socket's turns are made when it ends, from all its frames (its turn rows
+                # written before were deleted with the resend: see _write_flow).
+                if write.flow.websocket and write.resume is None and protocol(write.flow.path) is Protocol.RESPONSES:
                     # The socket's request side, redacted: each turn copies it.
                     state.turns = TurnFlows(redacted(write.flow, request_only=True), self.next_flow_id)
         for state, count, pieces in progressed:
@@ -473,6 +502,8 @@ class Writer:
                 # On disk now: out of memory (the forwarder only appends, after these).
                 del flow.chunks[:count]
                 state.dropped += count
+                if self._on_disk is not None:
+                    self._on_disk(flow.id, state.dropped)
                 if state.turns is not None:
                     for frame in chunk_frames(flow.started_at, pieces):
                         for turn in state.turns.feed(frame):
@@ -560,15 +591,20 @@ class Writer:
                 # Analysed inside the transaction, unlike other flows: this happens once, at open.
                 self._write_flow(conn, flow, self._analyser.summary(flow))
 
-    def _write_flow(self, conn: sqlite3.Connection, flow: Flow, summary: Summary | None) -> FlowRow:
-        """Write a pending flow (no summary) or a finished one with its analysis summary."""
+    def _write_flow(self, conn: sqlite3.Connection, flow: Flow, summary: Summary | None,
+                    resume: int | None = None) -> FlowRow:
+        """Write a pending flow (no summary) or a finished one with its analysis summary; `resume`:
+        see _Write."""
         if summary is None:
             # Only the request side: it is complete on arrival, the rest is still being filled in.
             pending = rows.as_pending(flow)
             # The model is in the request: the list shows it while the response is on its way.
             known = request_summary(pending)
-            conn.execute(_REQUEST_ROW, (*rows.flow_values(pending, rows.FLOW_COLUMNS),
-                                        *(getattr(known, name) for name in PENDING_SUMMARY)))
+            values = (*rows.flow_values(pending, rows.FLOW_COLUMNS), *(getattr(known, name) for name in PENDING_SUMMARY))
+            conn.execute(_REQUEST_ROW, values)  # OR REPLACE: a resent row replaces the dead writer's
+            if resume is not None:  # what the dead writer had of its stream is sent again
+                conn.execute("DELETE FROM flow_chunks WHERE flow_id = ? AND seq >= ?", (flow.id, resume))
+                conn.execute("DELETE FROM flows WHERE socket_of = ?", (flow.id,))
             return rows.flow_row(pending, known)
         completion = (*rows.flow_values(flow, rows.RESPONSE_COLUMNS), *astuple(summary))  # SUMMARY_COLUMNS
         # The chunks relayed so far are in the flow now.

@@ -1,0 +1,184 @@
+"""The store's writer in a process of its own (store/writer_process.py): what `record` and the TUI's
+forwarder write through. Killed mid-burst, forwarding goes on and a new writer process writes every
+flow once; open streams and sockets are resumed where the dead one left them; ids never wait."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+
+import httpx
+import orjson
+from inspector.flow import Chunk, Direction, Flow, FlowState, frame_chunk
+from inspector.mock import json_response
+from inspector.store import Store
+from inspector.store import writer_process
+
+from .test_durability import CHAT, SSE, STREAM_BODY, family, read_only, start_record, wait_until
+
+SECRET = "sk-proj-writerprocesssecret0123456789"
+
+
+def finished(store: Store, session_id: int, marker: str) -> Flow:
+    flow = Flow(id=store.next_flow_id(), session_id=session_id, started_at=1000.0, method="POST", path=CHAT,
+                request_headers=[("authorization", f"Bearer {SECRET}")], secrets=(SECRET,),
+                request_body=orjson.dumps({"model": "m", "messages": [{"role": "user", "content": marker}]}))
+    flow.status, flow.state, flow.response_body = 200, FlowState.COMPLETE, b'{"object": "chat.completion"}'
+    return flow
+
+
+def kill_writer(store: Store) -> int:
+    pid = store.writer_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    return pid
+
+
+def test_the_writer_process_killed_mid_burst_loses_no_flow_and_doubles_none(mock, tmp_path):
+    path = tmp_path / "flows.sqlite3"
+    count = 60
+    for _ in range(count):
+        mock.push(json_response({"object": "chat.completion", "choices": []}))
+    proc, url, errors = start_record(path, mock.base_url)
+    try:
+        (writer,) = family(proc.pid)[1:]  # the recorder's one child: its writer process
+        killed = threading.Event()
+
+        def post(i: int) -> int:
+            if i == count // 2:
+                os.kill(writer, signal.SIGKILL)
+                killed.set()
+            body = orjson.dumps({"model": "m", "messages": [{"role": "user", "content": f"burst {i}"}]})
+            return httpx.post(url + CHAT, content=body, timeout=10).status_code
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(post, range(count)))
+        assert killed.is_set() and statuses == [200] * count  # forwarding never waited on the writer
+        conn = read_only(path)
+        wait_until(lambda: conn.execute("SELECT COUNT(*) FROM flows WHERE state = 'complete'").fetchone()[0] == count)
+        errors.wait_for(r"^toolwire-inspect: store: the writer process ended \(exit -9\); starting another$")
+        new_writer = family(proc.pid)[1:]
+        assert len(new_writer) == 1 and new_writer[0] != writer
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    markers = [orjson.loads(body)["messages"][0]["content"] for (body,) in
+               conn.execute("SELECT request_body FROM flows ORDER BY id")]
+    assert sorted(markers) == sorted(f"burst {i}" for i in range(count))  # each once: none lost, none doubled
+    assert conn.execute("SELECT COUNT(DISTINCT id), COUNT(*), MAX(id) FROM flows").fetchone() == (count, count, count)
+    conn.close()
+
+
+def test_a_stream_open_while_its_writer_process_dies_is_resumed_and_written_whole(tmp_path):
+    with Store(tmp_path / "s.db", writer_process=True) as store:
+        session = store.new_session("http://up", "127.0.0.1:1")
+        flow = Flow(id=store.next_flow_id(), session_id=session, started_at=1000.0, method="POST", path=CHAT,
+                    request_body=STREAM_BODY, secrets=(SECRET,))
+        store.submit(flow)
+        flow.status, flow.streamed, flow.response_headers = 200, True, list(SSE)
+        first = [Chunk(0.1, b"data: {\"n\": %d}\n\n" % i) for i in range(3)]
+        flow.chunks.extend(first)
+        conn = read_only(tmp_path / "s.db")
+        wait_until(lambda: conn.execute("SELECT COUNT(*) FROM flow_chunks").fetchone()[0] == 3)
+        dead = kill_writer(store)
+        flow.chunks.append(Chunk(0.2, f"data: {SECRET}\n\n".encode()))
+        wait_until(lambda: store.writer_pid not in (None, dead))
+        wait_until(lambda: conn.execute("SELECT COUNT(*) FROM flow_chunks").fetchone()[0] == 4)
+        # Resent from the first chunk: the dead writer's three are replaced, not doubled.
+        assert conn.execute("SELECT seq, data FROM flow_chunks ORDER BY seq").fetchall() == [
+            *((i, chunk.data) for i, chunk in enumerate(first)), (3, b"data: [redacted]\n\n")]
+        flow.response_body = b"".join(chunk.data for chunk in flow.chunks)
+        flow.state = FlowState.COMPLETE
+        store.submit(flow)
+        store.flush()
+        stored = store.get(flow.id)
+        assert stored is not None
+        assert (stored.state, stored.response_body) == (
+            FlowState.COMPLETE, b"".join(chunk.data for chunk in first) + b"data: [redacted]\n\n")
+        assert conn.execute("SELECT COUNT(*) FROM flow_chunks").fetchone() == (0,)
+        assert [row.id for row in store.rows()] == [flow.id]
+        conn.close()
+
+
+def test_a_sockets_frames_leave_the_forwarders_memory_once_on_disk_and_survive_a_new_writer(tmp_path):
+    with Store(tmp_path / "s.db", writer_process=True) as store:
+        session = store.new_session("http://up", "127.0.0.1:1")
+        socket_flow = Flow(id=store.next_flow_id(), session_id=session, started_at=1000.0, method="GET",
+                           path="/v1/realtime", websocket=True)
+        store.submit(socket_flow)
+        socket_flow.status = 101
+        sent = [frame_chunk(0.1 * i, Direction.CLIENT, True, b'{"n": %d}' % i) for i in range(4)]
+        socket_flow.chunks.extend(sent[:2])
+        wait_until(lambda: len(socket_flow.chunks) == 0)  # on disk: the forwarder let go of them
+        dead = kill_writer(store)
+        socket_flow.chunks.extend(sent[2:])
+        wait_until(lambda: store.writer_pid not in (None, dead))
+        wait_until(lambda: len(socket_flow.chunks) == 0)
+        socket_flow.state = FlowState.COMPLETE
+        store.submit(socket_flow)
+        store.flush()
+        assert [frame.payload for frame in store.frames(socket_flow.id)] == [b'{"n": %d}' % i for i in range(4)]
+
+
+def test_ids_never_wait_a_burst_past_those_in_hand_is_renumbered_by_the_writer(tmp_path):
+    with Store(tmp_path / "s.db", writer_process=True) as store:
+        session = store.new_session("http://up", "127.0.0.1:1")
+        flows = [finished(store, session, f"n{i}") for i in range(writer_process.IDS_AHEAD * 3)]
+        provisional = [flow.id for flow in flows if flow.id >= writer_process.PROVISIONAL]
+        assert provisional  # more than were in hand, asked for at once: none waited
+        rows = []
+        for flow in flows:
+            store.submit(flow, rows.append)
+        store.flush()
+        ids = sorted(row.id for row in rows)
+        # One row each, under ids of the store's own (those still in hand are the next flows').
+        assert len(set(ids)) == len(flows) and ids[-1] < writer_process.PROVISIONAL
+        assert sorted(row.id for row in store.rows()) == ids
+        renumbered = [flow for flow in map(store.get, ids) if flow is not None and any(
+            note.startswith("renumbered from a provisional id") for note in flow.notes)]
+        assert len(renumbered) == len(provisional)
+
+
+def test_a_writer_process_ends_with_its_forwarder_and_writes_what_it_was_sent(tmp_path):
+    """The forwarder's process killed: its writer process writes what it had and ends (the next open
+    marks the open flows interrupted, as for a recorder that wrote in a thread)."""
+    code = (
+        "import os, sys, time\n"
+        "from inspector.store import Store\n"
+        "from inspector.flow import Flow, FlowState\n"
+        "store = Store(sys.argv[1], writer_process=True)\n"
+        "session = store.new_session('http://up', '127.0.0.1:1')\n"
+        "flow = Flow(id=store.next_flow_id(), session_id=session, started_at=1.0, method='POST', path='/v1/chat/completions')\n"
+        "flow.state, flow.status = FlowState.COMPLETE, 200\n"
+        "store.submit(flow)\n"
+        "store.flush()\n"
+        "print(store.writer_pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path / "s.db")], stdout=subprocess.PIPE, text=True)
+    try:
+        writer = int(proc.stdout.readline())
+        proc.kill()
+        proc.wait()
+        wait_until(lambda: not os.path.exists(f"/proc/{writer}") or _zombie(writer))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    conn = sqlite3.connect(tmp_path / "s.db")
+    assert conn.execute("SELECT id, state FROM flows").fetchall() == [(1, "complete")]
+    conn.close()
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
