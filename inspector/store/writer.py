@@ -132,12 +132,15 @@ class Writer:
     pid: int | None = None  # a thread of this process: no process of its own (see WriterProcess.pid)
 
     def __init__(self, path: Path, *, first_free_id: int, analyse_apart: int, owner_pid: int | None = None,
-                 on_disk: Callable[[int, int], None] | None = None) -> None:
+                 on_disk: Callable[[int, int], None] | None = None, turn_id: Callable[[], int] | None = None) -> None:
         """`owner_pid`: the process whose ids these are (default this one): a writer process keys
         its pool of ids to the forwarder it writes for, which holds them. `on_disk(flow_id, count)`:
-        told once the first `count` frames of an open socket are on disk."""
+        told once the first `count` frames of an open socket are on disk. `turn_id()`: the id of a
+        socket's turn as it ends (default next_flow_id): a writer process asks its forwarder, so
+        that a turn's id follows the flows begun before it, as the list's time order wants."""
         self.path = path
         self._on_disk = on_disk
+        self._turn_id = self.next_flow_id if turn_id is None else turn_id
         self.last_error: str | None = None  # the latest failure, None once writing works again
         self._id_lock = threading.Lock()
         self._ids: deque[int] = deque()  # reserved in the file for this store
@@ -407,7 +410,7 @@ class Writer:
         if live is not None and live.turns is not None:
             turns = live.turns
         elif protocol(write.clean.path) is Protocol.RESPONSES:
-            turns = TurnFlows(write.clean, self.next_flow_id)
+            turns = TurnFlows(write.clean, self._turn_id)
         else:
             return []
         made = [turn for frame in frames(write.clean)[turns.splitter.count:] for turn in turns.feed(frame)]
@@ -493,7 +496,7 @@ class Writer:
                 # written before were deleted with the resend: see _write_flow).
                 if write.flow.websocket and write.resume is None and protocol(write.flow.path) is Protocol.RESPONSES:
                     # The socket's request side, redacted: each turn copies it.
-                    state.turns = TurnFlows(redacted(write.flow, request_only=True), self.next_flow_id)
+                    state.turns = TurnFlows(redacted(write.flow, request_only=True), self._turn_id)
         for state, count, pieces in progressed:
             state.chunks = state.dropped + count
             state.response_started = True

@@ -53,7 +53,8 @@ IDS_LOW = 24
 # Ids given out while none was in hand: the writer process replaces them when it takes the flow.
 PROVISIONAL = 1 << 48
 RENUMBERED = "renumbered from a provisional id: the forwarder had no id in hand when the flow began"
-RESTART_PAUSE = 1.0  # seconds between two starts of a writer process that keeps dying
+RESTART_PAUSE = 1.0
+TURN_ID_WAIT = 1.0  # seconds the writer process waits for the forwarder to give a socket's turn an id  # seconds between two starts of a writer process that keeps dying
 
 TurnSaved = Callable[[Flow, FlowRow], None]
 
@@ -103,8 +104,21 @@ def main(argv: list[str]) -> int:
             first = max(schema.next_free_id(conn, reclaim=True), floor)
     except Exception:  # locked or full: the writer's first transaction says why, and ids are borrowed
         first = floor
+    asked: dict[int, tuple[threading.Event, list[int]]] = {}  # turn ids asked of the forwarder
+    tokens = itertools.count()
+
+    def turn_id() -> int:
+        """The forwarder's next id (the writer thread waits for it), or our own when none comes."""
+        token, came = next(tokens), threading.Event()
+        answer: list[int] = []
+        asked[token] = (came, answer)
+        send(("turn_id", token))
+        came.wait(TURN_ID_WAIT)
+        asked.pop(token, None)
+        return answer[0] if answer and answer[0] < PROVISIONAL else writer.next_flow_id()
+
     writer = Writer(path, first_free_id=first, analyse_apart=apart, owner_pid=owner,
-                    on_disk=lambda flow_id, count: send(("on_disk", flow_id, count)))
+                    on_disk=lambda flow_id, count: send(("on_disk", flow_id, count)), turn_id=turn_id)
     writer.backfill()
     try:
         # The first transaction reserves the pool of ids: those asked for next come from it, in order.
@@ -155,6 +169,11 @@ def main(argv: list[str]) -> int:
                 copy.chunks.extend(chunks)
         elif kind == "ids":
             send(("ids", [writer.next_flow_id() for _ in range(message[1])]))
+        elif kind == "turn_id":
+            waiting = asked.get(message[1])
+            if waiting is not None:
+                waiting[1].append(message[2])
+                waiting[0].set()
         elif kind == "job":
             threading.Thread(target=run_job, args=message[1:], name="toolwire-writer-job", daemon=True).start()
         elif kind == "stop":
@@ -231,6 +250,7 @@ class WriterProcess:
         self._turns: dict[int, TurnSaved] = {}  # socket id -> told of its turns
         self._jobs: dict[int, _Job] = {}  # not answered yet
         self._unsent: deque[int] = deque()  # jobs to send
+        self._answers: deque[tuple[Any, ...]] = deque()  # to the writer process's questions
         self._job_ids = itertools.count(1)
         self._stopping = False
         self._sock: socket.socket | None = None
@@ -314,6 +334,8 @@ class WriterProcess:
                 jobs = [("job", job_id, self._jobs[job_id].name, self._jobs[job_id].args) for job_id in self._unsent]
                 self._unsent.clear()
             messages: list[tuple[Any, ...]] = [("ids", want)] if want else []
+            while self._answers:
+                messages.append(self._answers.popleft())
             messages += self._submitted()
             if time.monotonic() >= next_progress or stopping:
                 next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL / 2
@@ -507,6 +529,9 @@ class WriterProcess:
                 self._highest = max(self._highest, row.id)
             if on_turn is not None:
                 self._tell(on_turn, turn, row)
+        elif kind == "turn_id":  # answered by the sender, soon: only it writes to the socket
+            self._answers.append(("turn_id", message[1], self.next_flow_id()))
+            self._wake.set()
         elif kind == "on_disk":
             _, flow_id, count = message
             with self._lock:
