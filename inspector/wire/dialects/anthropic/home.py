@@ -2,6 +2,7 @@
 
 from ...dialect import Dialect
 from ...rules.spec import Spec
+from ...sse import SSE
 from ...violations import Severity
 from .. import Home, Paths
 from . import SHORT
@@ -12,7 +13,7 @@ HOME = Home(Dialect.ANTHROPIC, rules=rules, reassemble=stream.reassemble, is_fin
             is_response=shape.is_response, fix=fix.fix, summary=summary,
             mock_response=mock.anthropic_message, mock_events=mock.anthropic_stream, mock_error=mock.anthropic_error, bridge=bridge,
             endpoint=shape.ENDPOINT, request_path=shape.request_path, history="messages",
-            short=SHORT, framing=stream.FRAMING, framing_for=None, paths=Paths(shape.claims, stream=shape.stream_path, model=shape.model_of), names=shape.NAMES,
+            short=SHORT, framing=SSE, framing_for=None, paths=Paths(shape.claims, stream=shape.stream_path, model=shape.model_of), names=shape.NAMES,
             ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.ANTHROPIC, VERTEX),
             spec=Spec("anthropic.json", "anthropic", "AN-14", None, Severity.WARNING),
