@@ -82,7 +82,8 @@ VARIANTS = [(each.dialect, variant) for each in homes() for variant in each.vari
 
 
 def test_some_folder_contributes_a_variant() -> None:
-    assert [(by, v.profile.name) for by, v in VARIANTS] == [(Dialect.BEDROCK, "bedrock-anthropic")]
+    assert [(by, v.profile.name) for by, v in VARIANTS] == [
+        (Dialect.GEMINI, "vertex-anthropic"), (Dialect.BEDROCK, "bedrock-anthropic")]
 
 
 @pytest.mark.parametrize(("by", "variant"), VARIANTS, ids=lambda x: getattr(getattr(x, "profile", None), "name", ""))
@@ -93,6 +94,7 @@ def test_a_variant_is_read_as_part_of_the_dialect_it_serves(by: Dialect, variant
     assert served.profiles.count(variant.profile) == 1 and served.profiles[0] is not variant.profile
     assert profiles.PROFILES[variant.profile.name] is variant.profile
     assert variant.profile.hosts or variant.profile.paths  # chosen by where the request goes
+    assert all(served.providers.count(p) == 1 and p in home(by).providers for p in variant.providers)
     if variant.framing is not None:
         assert set(variant.framing.content_types) <= set(served.framing.content_types)
         assert served.framing.content_types[0] not in variant.framing.content_types  # written in the dialect's own

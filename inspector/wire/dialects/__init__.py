@@ -140,14 +140,18 @@ def _either(own: Paths, other: Paths) -> Paths:
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """A dialect as one provider serves it on paths of its own, contributed by that provider's folder
-    (`Home.variants`), which keeps everything it knows of the variant: the profile its requests are
-    judged under, the paths that speak it, and the framing its streams come in where not the
-    dialect's own. The dialect's home is read with it folded in (`home`)."""
+    """A dialect as one provider serves it on paths of its own, contributed by the folder that holds
+    that provider's record (`Home.variants`), which keeps everything it knows of the variant: the
+    profile its requests are judged under, the paths that speak it, the framing its streams come in
+    where not the dialect's own, and the provider records the dialect's home is to name as well.
+    The dialect's home is read with it folded in (`home`)."""
 
     profile: Profile  # its `dialect` is the dialect served; chosen by its `hosts` and `paths`
     paths: Paths
     framing: Carrier | None = None
+    # Records of the contributing folder the served dialect's home names after its own (one record
+    # for a provider, whichever dialects it serves).
+    providers: tuple[Provider, ...] = ()
 
     @property
     def dialect(self) -> Dialect:
@@ -294,16 +298,17 @@ class Home:
     # Where its endpoints accept what its published definition refuses (tolerances.py): the spec
     # layer and the rules judging the same fields read them (`rules.tolerance`).
     tolerances: tuple[Tolerance, ...] = ()
-    # What its folder contributes to other dialects: their variants as its provider serves them
+    # What its folder contributes to other dialects: their variants as its providers serve them
     # (bedrock/invoke.py: Claude on Bedrock's InvokeModel); folded into those dialects' homes by `home`.
     variants: tuple[Variant, ...] = ()
 
 
 def _folded(own: Home, variants: list[Variant]) -> Home:
     """`own` as the shared layers read it, with the variants of its dialect folded in: their profiles
-    after the dialect's own, their paths claimed, their carriers read."""
+    and provider records after the dialect's own, their paths claimed, their carriers read."""
     carriers = tuple(v.framing for v in variants if v.framing is not None)
     return replace(own, profiles=(*own.profiles, *(v.profile for v in variants)),
+                   providers=(*own.providers, *(p for v in variants for p in v.providers)),
                    paths=functools.reduce(_either, (v.paths for v in variants), own.paths),
                    framing=_Carried(own.framing, carriers) if carriers else own.framing)
 

@@ -29,25 +29,9 @@ def request_path(prefix: str, model: str, stream: bool) -> str:
     return prefix + ENDPOINT
 
 
-# Claude on Vertex AI: the model and whether to stream are in the path, not the body
-# (/v1/projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict, :streamRawPredict).
-_VERTEX = re.compile(r"/publishers/anthropic/models/([^/:]+):(stream)?[rR]awPredict$")
-
-
 def claims(path: str) -> bool:
-    return (path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)) or _VERTEX.search(path) is not None
-
-
-def stream_path(path: str) -> bool:
-    """Claude on Vertex streams when the path says so (:streamRawPredict); the Messages API when the
-    body does."""
-    found = _VERTEX.search(path.split("?", 1)[0])
-    return found is not None and found.group(2) is not None
-
-
-def model_of(path: str) -> str:
-    found = _VERTEX.search(path.split("?", 1)[0])
-    return found.group(1) if found else ""
+    """The Messages API's own path; the body says whether to stream and names the model."""
+    return path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)
 
 
 def stream_event(event: dict[str, Any]) -> bool:
