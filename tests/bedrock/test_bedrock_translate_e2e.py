@@ -18,8 +18,8 @@ from inspector.proxy.options import Options
 from inspector.wire.canned import Call
 from inspector.wire.check import check_request
 from inspector.wire.dialect import Dialect
+from inspector.wire.dialects import home
 from inspector.wire.dialects.anthropic.mock import anthropic_message, anthropic_stream
-from inspector.wire.dialects.anthropic.stream import FRAMING as ANTHROPIC_FRAMING
 from inspector.wire.dialects.bedrock.mock import converse_response, converse_stream
 from inspector.wire.dialects.bedrock.stream import FRAMING
 from inspector.wire.violations import Severity
@@ -140,7 +140,7 @@ def test_a_boto3_converse_client_runs_a_tool_loop_on_an_anthropic_upstream(bedro
     rig = bedrock_to_anthropic
     rig.script.extend([json_response(anthropic_message("Checking.", [PARIS])),
                        json_response(anthropic_message("Sunny.")),
-                       framed(anthropic_stream("Checking both.", [PARIS, OSLO]), ANTHROPIC_FRAMING)])
+                       framed(anthropic_stream("Checking both.", [PARIS, OSLO]), home(Dialect.ANTHROPIC).framing)])
     bedrock = boto3.client("bedrock-runtime", region_name=REGION, endpoint_url=rig.base_url,
                            config=Config(retries={"max_attempts": 1}))
     tools = {"tools": [{"toolSpec": {"name": "get_weather", "description": "Weather by city",

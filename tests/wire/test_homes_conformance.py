@@ -16,7 +16,7 @@ from inspector.tui.view import describe_event
 from inspector.wire import profiles
 from inspector.wire.canned import Call
 from inspector.wire.dialect import Dialect, from_path, is_stream_path
-from inspector.wire.dialects import Outgoing, home, homes
+from inspector.wire.dialects import Outgoing, Variant, home, homes
 from inspector.wire.naming import ID_RULES, NAME_RULES
 from inspector.wire.rules.catalogue import RULES
 from inspector.wire.rules.reference import dialects, reference
@@ -76,6 +76,29 @@ def test_the_shared_tables_are_the_homes(dialect: Dialect) -> None:
             signed = provider.auth(Outgoing("POST", f"https://{provider.host}/", [("accept", "*/*")], b"{}"), key)
             assert signed.headers[0] == ("accept", "*/*") and len(signed.headers) == 2
             assert signed.headers[1][0].lower() in provider.auth_headers
+
+
+VARIANTS = [(each.dialect, variant) for each in homes() for variant in each.variants]
+
+
+def test_some_folder_contributes_a_variant() -> None:
+    assert [(by, v.profile.name) for by, v in VARIANTS] == [
+        (Dialect.GEMINI, "vertex-anthropic"), (Dialect.BEDROCK, "bedrock-anthropic")]
+
+
+@pytest.mark.parametrize(("by", "variant"), VARIANTS, ids=lambda x: getattr(getattr(x, "profile", None), "name", ""))
+def test_a_variant_is_read_as_part_of_the_dialect_it_serves(by: Dialect, variant: Variant) -> None:
+    # Another dialect's: a home's own profiles are its `profiles`.
+    assert variant.dialect is not by
+    served = home(variant.dialect)
+    assert served.profiles.count(variant.profile) == 1 and served.profiles[0] is not variant.profile
+    assert profiles.PROFILES[variant.profile.name] is variant.profile
+    assert variant.profile.hosts or variant.profile.paths  # chosen by where the request goes
+    assert all(served.providers.count(p) == 1 and p in home(by).providers for p in variant.providers)
+    if variant.framing is not None:
+        assert set(variant.framing.content_types) <= set(served.framing.content_types)
+        assert served.framing.content_types[0] not in variant.framing.content_types  # written in the dialect's own
+        assert variant.framing.parse(b"") is None and variant.framing.tail(b"") is None
 
 
 @pytest.mark.parametrize("dialect", ALL, ids=lambda d: d.value)

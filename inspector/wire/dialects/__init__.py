@@ -8,16 +8,20 @@ through `home(dialect)`, and every table keyed by dialect (name and id rules, pr
 hosts, judged fields, client settings, default routes, intercepts) is derived from the homes
 (`homes()`). Adding a dialect means adding its folder, its member of `Dialect`, and its translation
 pairs (`translate/bridge.py`); tests/wire/test_homes_conformance.py fails while a home is incomplete.
+A provider that serves another dialect on paths of its own (Claude on a cloud's model-invocation
+API) is a `Variant` its own folder contributes (`Home.variants`): `home(dialect)` holds the dialect's
+own parts with every variant folded in, so the dialect's folder never names that provider's.
 Package `__init__` modules stay empty, so reading one part (say `gemini.fields`) does not load the
 rest."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 import orjson
@@ -71,6 +75,44 @@ class Framing(Protocol):
         ...
 
 
+class Carrier(Protocol):
+    """A framing a variant's streams travel in instead of its dialect's own (each event wrapped in a
+    provider's frames): read wherever a body is in it, never written (a mock or translated stream of
+    the dialect is written in the dialect's own framing)."""
+
+    content_types: tuple[str, ...]
+
+    def parse(self, body: bytes) -> list[Any] | None:
+        """The events of `body`, as `Framing.parse`; None where `body` is not in this framing."""
+        ...
+
+    def tail(self, body: bytes) -> list[Any] | bool | None:
+        """As `Framing.tail`; None where `body` is not in this framing."""
+        ...
+
+
+class _Carried:
+    """A dialect's own framing with the carriers its variants' streams come in: a body is read by the
+    first carrier it is in (in the variants' order), else by the dialect's framing, and written in
+    the dialect's framing."""
+
+    def __init__(self, own: Framing, carriers: tuple[Carrier, ...]) -> None:
+        self._own = own
+        self._carriers = carriers
+        self.content_types: tuple[str, ...] = (*own.content_types, *(t for c in carriers for t in c.content_types))
+
+    def parse(self, body: bytes) -> list[Any]:
+        found = next((events for c in self._carriers if (events := c.parse(body)) is not None), None)
+        return self._own.parse(body) if found is None else found
+
+    def encode(self, events: list[Any]) -> list[bytes]:
+        return self._own.encode(events)
+
+    def tail(self, body: bytes) -> list[Any] | bool:
+        found = next((events for c in self._carriers if (events := c.tail(body)) is not None), None)
+        return self._own.tail(body) if found is None else found
+
+
 @dataclass(frozen=True, slots=True)
 class Paths:
     """Which request paths speak the dialect (query string and trailing slash removed)."""
@@ -82,6 +124,38 @@ class Paths:
     model: Callable[[str], str] | None = None
     # The API version a request's path names, for a dialect whose versions take different fields.
     version: Callable[[str], str] | None = None
+
+
+def _either(own: Paths, other: Paths) -> Paths:
+    """The paths of a dialect and of one of its variants: a path either claims, the stream either
+    reads from a path, the model or version the first that finds one names."""
+    def first(readers: list[Callable[[str], str]]) -> Callable[[str], str] | None:
+        return (lambda path: next((found for read in readers if (found := read(path))), "")) if readers else None
+
+    return Paths(lambda path: own.claims(path) or other.claims(path),
+                 stream=lambda path: own.stream(path) or other.stream(path),
+                 model=first([read for read in (own.model, other.model) if read is not None]),
+                 version=first([read for read in (own.version, other.version) if read is not None]))
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A dialect as one provider serves it on paths of its own, contributed by the folder that holds
+    that provider's record (`Home.variants`), which keeps everything it knows of the variant: the
+    profile its requests are judged under, the paths that speak it, the framing its streams come in
+    where not the dialect's own, and the provider records the dialect's home is to name as well.
+    The dialect's home is read with it folded in (`home`)."""
+
+    profile: Profile  # its `dialect` is the dialect served; chosen by its `hosts` and `paths`
+    paths: Paths
+    framing: Carrier | None = None
+    # Records of the contributing folder the served dialect's home names after its own (one record
+    # for a provider, whichever dialects it serves).
+    providers: tuple[Provider, ...] = ()
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.profile.dialect
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +298,19 @@ class Home:
     # Where its endpoints accept what its published definition refuses (tolerances.py): the spec
     # layer and the rules judging the same fields read them (`rules.tolerance`).
     tolerances: tuple[Tolerance, ...] = ()
+    # What its folder contributes to other dialects: their variants as its providers serve them
+    # (bedrock/invoke.py: Claude on Bedrock's InvokeModel); folded into those dialects' homes by `home`.
+    variants: tuple[Variant, ...] = ()
+
+
+def _folded(own: Home, variants: list[Variant]) -> Home:
+    """`own` as the shared layers read it, with the variants of its dialect folded in: their profiles
+    and provider records after the dialect's own, their paths claimed, their carriers read."""
+    carriers = tuple(v.framing for v in variants if v.framing is not None)
+    return replace(own, profiles=(*own.profiles, *(v.profile for v in variants)),
+                   providers=(*own.providers, *(p for v in variants for p in v.providers)),
+                   paths=functools.reduce(_either, (v.paths for v in variants), own.paths),
+                   framing=_Carried(own.framing, carriers) if carriers else own.framing)
 
 
 def gist(kind: str, index: Any, delta: Any) -> str:
@@ -269,8 +356,9 @@ V = TypeVar("V")
 
 
 def home(dialect: Dialect) -> Home:
-    """The parts of `dialect`. The homes load on first use (they import the shared layers, which
-    import this package)."""
+    """The parts of `dialect`, with the variants other folders contribute to it folded in (in
+    `Dialect` order of their folders). The homes load on first use (they import the shared layers,
+    which import this package)."""
     global _HOMES
     if not _HOMES:
         found: dict[Dialect, Home] = {}
@@ -278,6 +366,11 @@ def home(dialect: Dialect) -> Home:
             if module.ispkg:
                 declared: Home = importlib.import_module(f"{__name__}.{module.name}.home").HOME
                 found[declared.dialect] = declared
+        contributed = [v for d in Dialect if d in found for v in found[d].variants]
+        for served, own in list(found.items()):
+            variants = [v for v in contributed if v.dialect is served]
+            if variants:
+                found[served] = _folded(own, variants)
         _HOMES = found  # whole or not at all: another thread may be reading
     return _HOMES[dialect]
 

@@ -1,13 +1,11 @@
-"""Who speaks Anthropic Messages: Anthropic, Claude on Vertex AI with its own request variant, and
-Claude on Amazon Bedrock (InvokeModel with an Anthropic body, signed as every Bedrock request:
-dialects/bedrock/providers.py)."""
+"""Who speaks Anthropic Messages: Anthropic. A provider whose record is another folder's serves its
+own variant of the dialect from there (`Home.variants`), with its paths and profile."""
 
 from __future__ import annotations
 
 from ...dialect import Dialect
 from ...profiles import Profile
 from .. import Provider, SDKSetting, header_auth
-from ..bedrock.providers import HOSTS
 from .shape import NAMES
 
 VERSION = "2023-06-01"  # the API version Anthropic requires on every request
@@ -19,39 +17,4 @@ ANTHROPIC = Provider(
     route="https://api.anthropic.com", intercepts=("api.anthropic.com",),
 )
 
-# The anthropic-beta values Vertex AI takes (AN-19 cites where this comes from): LiteLLM's per-provider
-# table (litellm/anthropic_beta_headers_config.json, "vertex_ai": the values it forwards), which Vertex's
-# own 400s bear out ("Unexpected value(s) `effort-2025-11-24` for the `anthropic-beta` header").
-VERTEX_BETAS = frozenset({
-    "compact-2026-01-12", "compact-2026-09-04", "computer-use-2025-01-24", "computer-use-2025-11-24",
-    "context-1m-2025-08-07", "context-management-2025-06-27", "dangerous-tool-use-2026-09-03",
-    "interleaved-thinking-2025-05-14", "per-turn-control-2026-07-01", "thinking-binding-controls-2026-08-01",
-    "thinking-display-updates-2026-08-18", "tool-search-tool-2025-10-19", "web-search-2025-03-05",
-})
-
-# The anthropic-beta values Bedrock's InvokeModel takes (in the body's anthropic_beta): LiteLLM's table
-# (the same file, "bedrock": the values it forwards as they are), and interleaved thinking, which AWS's
-# Claude parameters page documents for Claude 4 (LiteLLM maps it to nothing).
-BEDROCK_BETAS = frozenset({
-    "compact-2026-01-12", "computer-use-2025-01-24", "computer-use-2025-11-24", "context-1m-2025-08-07",
-    "context-management-2025-06-27", "dangerous-tool-use-2026-09-03", "effort-2025-11-24",
-    "fine-grained-tool-streaming-2025-05-14", "interleaved-thinking-2025-05-14",
-    "mid-conversation-output-config-2026-07-01", "mid-conversation-tool-changes-2026-07-01",
-    "thinking-binding-controls-2026-08-01", "thinking-display-updates-2026-08-18", "tool-search-tool-2025-10-19",
-})
-
-PROFILES = (
-    Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", NAMES),
-    # https://platform.claude.com/docs/en/build-with-claude/claude-on-vertex-ai: model in the URL, not
-    # the body; anthropic_version: vertex-2023-10-16 in the body, not a header; the betas above.
-    Profile("vertex-anthropic", Dialect.ANTHROPIC, "Claude on Vertex AI: the model in the path, anthropic_version "
-            "in the body, fewer beta flags", NAMES, model_in_path=True, own_fields=frozenset({"anthropic_version"}),
-            supported_betas=VERTEX_BETAS,
-            hosts=r"([a-z0-9-]+-)?aiplatform\.googleapis\.com", paths=r"/publishers/anthropic/models/"),
-    # https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html:
-    # the model in the path, anthropic_version: bedrock-2023-05-31 in the body, the stream framed as
-    # event-stream chunks (stream.AnthropicFraming).
-    Profile("bedrock-anthropic", Dialect.ANTHROPIC, "Claude on Amazon Bedrock (InvokeModel): the model in the path, "
-            "anthropic_version in the body", NAMES, published_schema=False, supported_betas=BEDROCK_BETAS, hosts=HOSTS,
-            paths=r"/model/[^/]+/invoke(-with-response-stream)?$"),
-)
+PROFILES = (Profile("anthropic", Dialect.ANTHROPIC, "Anthropic Messages", NAMES),)

@@ -348,7 +348,7 @@ def _check_messages(report: Report, profile: Profile, turns: list[_Turn], *, pai
 
 def _check_betas(report: Report, profile: Profile, payload: dict[str, Any]) -> None:
     """AN-19: a beta flag the endpoint does not take (`Profile.supported_betas`), from the anthropic-beta
-    header (`Profile.betas`) or, where the body carries them (Bedrock's InvokeModel), `anthropic_beta`."""
+    header (`Profile.betas`) or, where a provider's variant carries them in the body, `anthropic_beta`."""
     if profile.supported_betas is None:
         return
     in_body = [(join("/anthropic_beta", index), value.strip().lower())

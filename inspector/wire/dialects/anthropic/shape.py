@@ -15,8 +15,6 @@ IDS = (re.compile(r"[A-Za-z0-9_-]{1,64}"), 64)  # a tool_use id
 JUDGED = {"request": ("messages", "tools", "tool_choice", "system"), "response": ("content",)}
 # OpenAI's message sub-collections (Assistants threads, stored chat completions) end like Anthropic's path.
 _OPENAI_MESSAGES = re.compile(r"/(threads|chat/completions)/[^/]+/messages$")
-# Claude on Amazon Bedrock: InvokeModel with an Anthropic body (anthropic_version: bedrock-2023-05-31).
-_INVOKE = re.compile(r"/model/([^/]+)/invoke(-with-response-stream)?$")
 
 
 def is_response(payload: dict[str, Any]) -> bool:
@@ -31,28 +29,9 @@ def request_path(prefix: str, model: str, stream: bool) -> str:
     return prefix + ENDPOINT
 
 
-# Claude on Vertex AI: the model and whether to stream are in the path, not the body
-# (/v1/projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict, :streamRawPredict).
-_VERTEX = re.compile(r"/publishers/anthropic/models/([^/:]+):(stream)?[rR]awPredict$")
-
-
 def claims(path: str) -> bool:
-    return (path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)) or _VERTEX.search(path) is not None \
-        or _INVOKE.search(path) is not None
-
-
-def stream_path(path: str) -> bool:
-    """Claude on Vertex and on Bedrock streams when the path says so (:streamRawPredict,
-    InvokeModelWithResponseStream); the Messages API when the body does."""
-    bare = path.split("?", 1)[0]
-    found = _VERTEX.search(bare)
-    return (found is not None and found.group(2) is not None) or bare.rstrip("/").endswith("/invoke-with-response-stream")
-
-
-def model_of(path: str) -> str:
-    bare = path.split("?", 1)[0]
-    found = _VERTEX.search(bare) or _INVOKE.search(bare)
-    return found.group(1) if found else ""
+    """The Messages API's own path; the body says whether to stream and names the model."""
+    return path.endswith("/messages") and not _OPENAI_MESSAGES.search(path)
 
 
 def stream_event(event: dict[str, Any]) -> bool:

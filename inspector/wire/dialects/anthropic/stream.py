@@ -10,40 +10,10 @@ from typing import Any
 
 from ...pointer import join
 from ...profiles import Profile
-from ...sse import SSE
-from ..bedrock import stream as bedrock
 from ...rules.arguments import decode
 from ...rules.base import Report, as_dict, as_list, short
 from ...violations import Severity
 from . import rules as anthropic
-
-
-class AnthropicFraming:
-    """Anthropic's events as SSE, or as Claude on Amazon Bedrock sends them from
-    InvokeModelWithResponseStream: each event's JSON in the base64 bytes of an event-stream `chunk`
-    frame (read by botocore's parser, see dialects/bedrock/stream.py). Written as SSE."""
-
-    content_types: tuple[str, ...] = (*SSE.content_types, *bedrock.FRAMING.content_types)
-
-    def parse(self, body: bytes) -> list[Any]:
-        found = bedrock.chunks(body) if _framed(body) else None
-        return SSE.parse(body) if found is None else found
-
-    def encode(self, events: list[Any]) -> list[bytes]:
-        return SSE.encode(events)
-
-    def tail(self, body: bytes) -> list[Any] | bool:
-        found = bedrock.chunks(body) if _framed(body) else None
-        return SSE.tail(body) if found is None else found[-8:]
-
-
-def _framed(body: bytes) -> bool:
-    """An event-stream frame opens with its length as 4 big-endian bytes: under 16 MiB (botocore's
-    bound) the first is 0, which no SSE text starts with."""
-    return body[:1] == b"\x00"
-
-
-FRAMING = AnthropicFraming()
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ from ...rules.spec import Spec
 from ...violations import Severity
 from .. import Home, Paths
 from . import SHORT
-from . import bridge, fix, mock, providers, records, rules, shape, spec, stream, summary, tolerances
+from . import bridge, fix, invoke, mock, providers, records, rules, shape, spec, stream, summary, tolerances
 
 HOME = Home(Dialect.BEDROCK, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
             is_response=shape.is_response, fix=fix.fix, summary=summary,
@@ -17,4 +17,5 @@ HOME = Home(Dialect.BEDROCK, rules=rules, reassemble=stream.reassemble, is_final
             records=records.RULES, references=records.REFERENCE, declared=rules.declared,
             profiles=providers.PROFILES, providers=(providers.BEDROCK,),
             spec=Spec("", "converse", "BR-13", "BR-13", Severity.WARNING, document=spec.document),
-            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, tolerances=tolerances.TOLERANCES)
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, tolerances=tolerances.TOLERANCES,
+            variants=(invoke.VARIANT,))

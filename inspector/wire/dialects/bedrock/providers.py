@@ -75,7 +75,8 @@ def region_of(url: str, key: str) -> str:
 
 def api_key(key: str) -> bool:
     """Whether `key` (without its scheme) is a Bedrock API key: short-term ones start
-    `bedrock-api-key-`, long-term ones `ABSK` (the base64 of `BedrockAPIKey-`)."""
+    `bedrock-api-key-` (the prefix AWS's aws-bedrock-token-generator writes), long-term ones `ABSK`,
+    a literal prefix of the key as AWS issues it."""
     return key.startswith(_API_KEY_PREFIXES)
 
 

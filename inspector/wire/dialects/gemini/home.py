@@ -5,7 +5,7 @@ from ...rules.spec import Spec
 from ...violations import Severity
 from .. import Home, Paths
 from . import SHORT
-from . import bridge, fields, fix, mock, opaque, providers, records, rules, shape, stream, summary, tolerances
+from . import bridge, fields, fix, mock, opaque, providers, raw_predict, records, rules, shape, stream, summary, tolerances
 
 HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=stream.is_final,
             is_response=shape.is_response, fix=fix.fix, summary=summary,
@@ -18,4 +18,5 @@ HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.GEMINI, providers.VERTEX, providers.CODE_ASSIST),
             normalise=fields.normalise, spelled=fields.spelled,
             spec=Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",), api=shape.api),
-            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, tolerances=tolerances.TOLERANCES, opaque=opaque.carried)
+            tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, tolerances=tolerances.TOLERANCES, opaque=opaque.carried,
+            variants=(raw_predict.VARIANT,))

@@ -18,10 +18,12 @@ GEMINI = Provider(
     intercepts=("generativelanguage.googleapis.com",),
 )
 
-# Vertex AI serves Gemini (publishers/google) and Claude (publishers/anthropic, the anthropic home
-# names this record too): one host per region, an OAuth access token as Bearer, no key variable. No
-# default route and so no client setting: a client pointed at the forwarder by ANTHROPIC_VERTEX_BASE_URL
-# needs a route whose upstream is its region's host (or proxy mode, which intercepts these hosts).
+# Vertex AI serves Gemini (publishers/google) and Claude (publishers/anthropic: raw_predict.py, the
+# variant of the anthropic dialect this folder contributes with this record): one host per region, an
+# OAuth access token as Bearer, no key variable. No default route and so no client setting: a client
+# pointed at the forwarder by ANTHROPIC_VERTEX_BASE_URL needs a route whose upstream is its region's
+# host (or proxy mode, which intercepts these hosts).
+VERTEX_HOSTS = r"([a-z0-9-]+-)?aiplatform\.googleapis\.com"  # us-central1-…, or the global endpoint
 VERTEX = Provider(
     "vertex", "", (), header_auth("Authorization", "Bearer "), frozenset({"authorization"}),
     intercepts=("*-aiplatform.googleapis.com", "aiplatform.googleapis.com"),
@@ -38,7 +40,7 @@ CODE_ASSIST = Provider(
 PROFILES = (
     Profile("gemini", Dialect.GEMINI, "Gemini API (generativelanguage.googleapis.com)", NAMES),
     Profile("vertex", Dialect.GEMINI, "Vertex AI: at most 128 declarations, OBJECT parameters root",
-            NAMES, max_tools=128, vertex=True, hosts=r"([a-z0-9-]+-)?aiplatform\.googleapis\.com",  # us-central1-…
+            NAMES, max_tools=128, vertex=True, hosts=VERTEX_HOSTS,
             paths=r"/projects/[^/]+/locations/[^/]+/publishers/google/models/"),
     # converter.ts: CAGenerateContentRequest {model, project, user_prompt_id, request:
     # VertexGenerateContentRequest, enabled_credit_types}; CaGenerateContentResponse {response, traceId,

@@ -1,0 +1,74 @@
+"""Claude on Amazon Bedrock: InvokeModel and InvokeModelWithResponseStream with an Anthropic Messages
+body (`anthropic_version: bedrock-2023-05-31`), signed as every Bedrock request (providers.py). A
+variant of the anthropic dialect this folder contributes (`Home.variants`): the anthropic home reads
+these paths, this profile and this stream framing without naming Bedrock."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...dialect import Dialect
+from ...profiles import Profile
+from .. import Paths, Variant
+from ..anthropic.shape import NAMES
+from .providers import HOSTS
+from .stream import CONTENT_TYPE, chunks
+
+# The anthropic-beta values Bedrock's InvokeModel takes (in the body's anthropic_beta): LiteLLM's table
+# (litellm/anthropic_beta_headers_config.json, "bedrock": the values it forwards as they are), and
+# interleaved thinking, which AWS's Claude parameters page documents for Claude 4 (LiteLLM maps it to
+# nothing).
+BETAS = frozenset({
+    "compact-2026-01-12", "computer-use-2025-01-24", "computer-use-2025-11-24", "context-1m-2025-08-07",
+    "context-management-2025-06-27", "dangerous-tool-use-2026-09-03", "effort-2025-11-24",
+    "fine-grained-tool-streaming-2025-05-14", "interleaved-thinking-2025-05-14",
+    "mid-conversation-output-config-2026-07-01", "mid-conversation-tool-changes-2026-07-01",
+    "thinking-binding-controls-2026-08-01", "thinking-display-updates-2026-08-18", "tool-search-tool-2025-10-19",
+})
+
+_INVOKE = re.compile(r"/model/([^/]+)/invoke(-with-response-stream)?$")
+
+# https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html:
+# the model in the path, anthropic_version: bedrock-2023-05-31 in the body, the stream framed as
+# event-stream chunks (`Chunks`).
+PROFILE = Profile("bedrock-anthropic", Dialect.ANTHROPIC, "Claude on Amazon Bedrock (InvokeModel): the model in the "
+                  "path, anthropic_version in the body", NAMES, published_schema=False, supported_betas=BETAS,
+                  hosts=HOSTS, paths=r"/model/[^/]+/invoke(-with-response-stream)?$")
+
+
+def claims(path: str) -> bool:
+    return _INVOKE.search(path) is not None
+
+
+def stream_path(path: str) -> bool:
+    """InvokeModelWithResponseStream streams; InvokeModel does not, whatever the body says."""
+    return path.split("?", 1)[0].rstrip("/").endswith("/invoke-with-response-stream")
+
+
+def model_of(path: str) -> str:
+    found = _INVOKE.search(path.split("?", 1)[0])
+    return found.group(1) if found else ""
+
+
+class Chunks:
+    """InvokeModelWithResponseStream's answer: each Anthropic event's JSON in the base64 bytes of an
+    event-stream `chunk` frame (`stream.chunks`, botocore's parser); a `dialects.Carrier`."""
+
+    content_types: tuple[str, ...] = (CONTENT_TYPE,)
+
+    def parse(self, body: bytes) -> list[Any] | None:
+        return chunks(body) if _framed(body) else None
+
+    def tail(self, body: bytes) -> list[Any] | None:
+        found = self.parse(body)
+        return None if found is None else found[-8:]
+
+
+def _framed(body: bytes) -> bool:
+    """An event-stream frame opens with its length as 4 big-endian bytes: under 16 MiB (botocore's
+    bound) the first is 0, which no SSE text starts with."""
+    return body[:1] == b"\x00"
+
+
+VARIANT = Variant(PROFILE, Paths(claims, stream=stream_path, model=model_of), Chunks())
