@@ -197,3 +197,29 @@ def test_a_command_named_first_is_parsed_by_a_parser_holding_only_it_and_reads_t
                              "parse_args(['rules']); print(sorted(m for m in sys.modules if m.startswith('inspector.cli.')))"],
                             capture_output=True, text=True, check=True)
     assert loaded.stdout == "['inspector.cli.common', 'inspector.cli.otlp', 'inspector.cli.rules', 'inspector.cli.tui']\n"
+
+
+def test_the_tui_s_line_is_read_without_the_other_commands_and_reads_as_the_whole_parser_does(capsys):
+    """`toolwire-inspect --upstream URL …` (the TUI) builds only the bare command's options: the other
+    commands' modules (the export formats, which import the checker) would sit in front of the TUI's
+    first frame. A line that parser cannot read gets the whole parser's answer."""
+    import subprocess
+    import sys
+
+    from inspector.cli import _hand_over, build_parser, parse_args
+
+    line = ["--upstream", "http://127.0.0.1:9", "--port", "0", "--store", "s.sqlite3", "--repair", "--timeout", "5"]
+    parser = build_parser()
+    whole = parser.parse_args(line)
+    _hand_over(parser, whole)
+    assert vars(parse_args(line)) == vars(whole)
+    loaded = subprocess.run([sys.executable, "-c", "import sys; from inspector.cli import parse_args; "
+                             f"parse_args({line!r}); print(sorted(m for m in sys.modules if m.startswith("
+                             "('inspector.cli.', 'inspector.formats', 'inspector.analysis'))))"],
+                            capture_output=True, text=True, check=True)
+    assert loaded.stdout == "['inspector.cli.common', 'inspector.cli.otlp', 'inspector.cli.tui']\n"
+    for wrong, said in ((["flowz"], "invalid choice: 'flowz'"), (["--port", "0", "stray"], "invalid choice: 'stray'"),
+                        (["--bogus"], "unrecognized arguments: --bogus")):
+        with pytest.raises(SystemExit) as ended:
+            parse_args(wrong)
+        assert ended.value.code == 2 and said in capsys.readouterr().err

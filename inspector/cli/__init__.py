@@ -9,6 +9,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 from .common import CommandError, complain
 
@@ -23,11 +24,23 @@ _COMMANDS = ["record", "run", "doctor", "flows", "replay", "export", "open", "ch
 _BEFORE = "before_command_"
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+class _NotTheTui(Exception):
+    """The bare command's parser could not read the line alone: the whole parser reads it."""
+
+
+class _TuiParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _NotTheTui(message)
+
+
+def build_parser(only: str | None = None, *, tui: bool = False) -> argparse.ArgumentParser:
     """The whole command line; with `only`, the bare command's options and that one command (each
     command module imports what its handler needs, and all of them together take a third of a
-    second to import: a start-up every `toolwire-inspect flows` would pay for the other fifteen)."""
-    parser = argparse.ArgumentParser(
+    second to import: a start-up every `toolwire-inspect flows` would pay for the other fifteen);
+    with `tui`, the bare command's alone, which raises _NotTheTui for a line it cannot read (the
+    TUI's first frame would wait for the other commands' imports, the export formats' checker
+    among them)."""
+    parser = (_TuiParser if tui else argparse.ArgumentParser)(
         prog="toolwire-inspect",
         description="Record, check, translate, replay and export LLM tool-calling traffic. With no COMMAND it "
                     "starts the TUI, its forwarder taking the options below; each COMMAND has its own "
@@ -45,7 +58,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             action.dest, action.default = _BEFORE + action.dest, argparse.SUPPRESS
     parser.set_defaults(handler=tui_command.run)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _COMMANDS if only is None else [only]:
+    for name in () if tui else _COMMANDS if only is None else [only]:
         importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(subparsers)
     _describe(subparsers)
     return parser
@@ -105,8 +118,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line as the handlers read it (a CommandError for an option that does not apply)."""
     argv = sys.argv[1:] if argv is None else argv
     # A command named first is the one command the line can hold: the other commands are not built.
-    # Anything else (options first, --help, a typo) gets the whole parser and its whole answers.
-    parser = build_parser(argv[0] if argv and argv[0] in _COMMANDS else None)
+    # A line of the bare command's options alone (the TUI) is read by that command's parser; anything
+    # else (options before a command, --help, a typo) gets the whole parser and its whole answers.
+    if argv and argv[0] in _COMMANDS:
+        parser = build_parser(argv[0])
+    elif not {"-h", "--help", "--version"} & set(argv) and not any(word in _COMMANDS for word in argv):
+        parser = build_parser(tui=True)
+        try:
+            args = parser.parse_args(argv)
+        except _NotTheTui:
+            pass
+        else:
+            _hand_over(parser, args)
+            return args
+        parser = build_parser()
+    else:
+        parser = build_parser()
     args = parser.parse_args(argv)
     _hand_over(parser, args)
     return args
