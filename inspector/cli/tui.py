@@ -8,6 +8,7 @@ the flows already in the store."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 from .common import (CommandError, add_access_arguments, add_key_host_argument, add_limit_arguments,
                      add_mode_arguments, add_proxy_arguments, add_route_arguments, add_store_argument, complain,
@@ -39,9 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..child import ChildFailed, ForwarderProcess
 
-    # Launched first: its start (imports, the store, the port) overlaps the UI's own imports.
-    launched = ForwarderProcess.launch(options(args))
-    child: ForwarderProcess | None = launched  # None once it failed and the UI only browses
+    served = options(args)
+    child: ForwarderProcess | None = None  # None until launched, and once it failed and the UI only browses
     try:
         # Textual loads only when the TUI actually starts, not for `--help`.
         from ..tui.app import InspectorApp
@@ -50,8 +50,9 @@ def run(args: argparse.Namespace) -> int:
 
         bridge = EventBridge()
         try:
-            # The flows stored already are listed while the child starts: the list's first frame does
-            # not wait for it, and its readiness (or why it failed) reaches the header as an event.
+            # The flows stored already are listed first: the child is launched once the list's first
+            # frame is on the screen (two processes starting on a small machine would slow that
+            # frame by half), and its readiness (or why it failed) reaches the header as an event.
             # The child writes the store; this process only reads it.
             store = open_store(args.store, read_only=True, live=True)
         except CommandError:
@@ -59,9 +60,16 @@ def run(args: argparse.Namespace) -> int:
             # migrate first: wait for it.
             store = None
         starting = store is not None
+        launch: Callable[[], None] | None = None
         if store is not None:
-            bridge.launching(launched)
+            def launch_child() -> None:
+                nonlocal child
+                child = ForwarderProcess.launch(served)
+                bridge.launching(child)
+
+            launch = launch_child
         else:
+            child = launched = ForwarderProcess.launch(served)
             try:
                 launched.wait_ready()
             except ChildFailed as exc:
@@ -79,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
                 store.session_id = child.session_id
         try:
             app = InspectorApp(store=store, forwarder=None if starting else child, bridge=bridge,
-                               keys=user_keymap(args.config), starting=starting)
+                               keys=user_keymap(args.config), starting=starting, launch=launch)
             app.run()
             if app.failed is not None and not app.failed.browse:
                 complain(app.failed.reason)  # said in the app too; the terminal keeps it

@@ -70,6 +70,7 @@ class InspectorApp(App[None]):
         export_dir: Path | None = None,
         keys: tuple[dict[str, str], list[str]] = ({}, []),
         starting: bool = False,
+        launch: Callable[[], None] | None = None,
         flow: int | None = None,
     ) -> None:
         """`keys`: the user's keymap (binding id → keys) and a line for each entry left out of it
@@ -93,6 +94,7 @@ class InspectorApp(App[None]):
         # A forwarder's process still starting (`forwarder` is None until then): its ForwarderReady or
         # ForwarderFailed comes through the bridge, and the list does not wait for it.
         self.starting = starting
+        self._launch = launch  # starts the forwarder's process, once the first frame is on the screen
         self.failed: ForwarderFailed | None = None
         self._shown_as = (upstream, mode)
         self.listening = None if forwarder is None else self._listening(forwarder)
@@ -179,6 +181,8 @@ class InspectorApp(App[None]):
         # The flow view and the checker behind it are half of the app's imports (~1 s on a busy
         # machine): imported after the list's first frame, in a thread, not before it.
         self.call_after_refresh(self._import_flow_view)
+        if self._launch is not None:
+            self.call_after_refresh(self._launch)
         # Other processes write to the same store (`mcp-stdio` wrappers, another `record`): their
         # flows reach no bridge, so the list follows the file itself.
         self._store_version = self.store.data_version()
