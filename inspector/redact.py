@@ -164,6 +164,8 @@ def redact_query(query: str) -> str:
 
 def query_secrets(query: str) -> list[str]:
     """The values of a query's (or form body's) secret parameters, as sent and decoded."""
+    if not query:
+        return []  # most requests: asked of every one
     pairs = [part.partition("=") for part in _QUERY_SEPARATOR.split(query)[::2]]
     oauth = _oauth_shaped(unquote_plus(name) for name, _, _ in pairs)
     found: list[str] = []

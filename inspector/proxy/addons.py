@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from ..flow import REPLAY_NOTES, Flow, ReplayKind
@@ -109,6 +110,12 @@ class _ReplayHook(Hook):
             flow.notes.append(f"ignored {REPLAY_HEADER}: {self.value!r} was not sent by this process's replay")
 
 
+@cache
+def _signers() -> tuple[Provider, ...]:
+    """The providers that sign whole requests, and say so in the Authorization header they send."""
+    return tuple(p for each in homes() for p in each.providers if p.signs and p.signature)
+
+
 class Signing(Addon):
     """Signs a request again as it goes to `upstream`, when the provider of its dialect signs whole
     requests (`Provider.signs`: AWS SigV4 covers the host, path and body, which a base-URL route, a
@@ -131,8 +138,7 @@ class Signing(Addon):
             # Another provider serving this dialect (Claude on Bedrock speaks Anthropic's), when the client
             # signed for it.
             sent = next((value for name, value in headers if name.lower() == "authorization"), "")
-            found = next((p for each in homes() for p in each.providers
-                          if p.signs and p.signature and sent.startswith(p.signature)), None)
+            found = next((p for p in _signers() if sent.startswith(p.signature)), None)
         if found is None or found.auth is None:
             return None  # the common case: nothing to sign, no hook on this exchange
         return _SigningHook(self.upstream, found)

@@ -35,6 +35,7 @@ def _claimed(path: str) -> Dialect | None:
     return next((each.dialect for each in homes() if each.paths.claims(path)), None)
 
 
+@lru_cache(maxsize=1024)  # asked of every response head, of the few paths an agent uses
 def is_stream_path(path: str) -> bool:
     """Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`)."""
     from .dialects import homes

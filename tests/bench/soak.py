@@ -3,7 +3,11 @@
 between the two, through a bare aiohttp relay (nothing recorded), the floor a forwarder built from
 the same parts can reach, whose CPU per request is printed beside the forwarder's.
 
-    .venv/bin/python tests/bench/soak.py [--clients 200] [--seconds 60]
+    .venv/bin/python tests/bench/soak.py [--clients 200] [--seconds 60] [--tui-child]
+
+`--tui-child`: the forwarder is the TUI's forwarder process (inspector.child.ForwarderProcess, as
+`toolwire-inspect` starts it), not `record`. Either writes the store through its writer process,
+whose CPU and RSS are printed beside the forwarder's.
 
 Each client loops: one streamed chat completion (the mock's chunks, 5 ms apart), read to the end,
 then the next. Prints per phase: requests, errors, TTFB and total p50/p99 (and what the forwarder
@@ -23,7 +27,7 @@ from pathlib import Path
 
 import aiohttp
 
-from proxy_overhead import CHAT, MINIMAL, PYTHON, STREAM, cpu_seconds, pct, start, stop
+from proxy_overhead import CHAT, MINIMAL, PYTHON, STREAM, cpu_seconds, descendants, family_cpu, pct, start, stop
 
 CHUNKS, INTERVAL_MS = 20, 5.0
 
@@ -70,10 +74,16 @@ def rss_mib(pid: int) -> float:
     return 0.0
 
 
-def sample_rss(pid: int, every: float, stop_sampling: threading.Event, into: list[tuple[float, float]]) -> None:
+def family_rss(pid: int) -> tuple[float, float]:
+    """RSS (MiB) of process `pid`, and of the processes it started (the writer process)."""
+    return rss_mib(pid), sum(rss_mib(child) for child in descendants(pid))
+
+
+def sample_rss(pid: int, every: float, stop_sampling: threading.Event,
+               into: list[tuple[float, tuple[float, float]]]) -> None:
     started = time.perf_counter()
     while not stop_sampling.wait(every):
-        into.append((time.perf_counter() - started, rss_mib(pid)))
+        into.append((time.perf_counter() - started, family_rss(pid)))
 
 
 def recorded(store: Path) -> tuple[int, int]:
@@ -88,15 +98,25 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=60.0, help="per phase (direct, then forwarded)")
+    parser.add_argument("--tui-child", action="store_true", help="through the TUI's forwarder process, not `record`")
     args = parser.parse_args()
 
     mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0", "--chunks", str(CHUNKS - 3),
                             "--interval-ms", str(INTERVAL_MS)], "mock upstream on")
     store_dir = Path(tempfile.mkdtemp(prefix="toolwire-soak-"))
     store = store_dir / "flows.sqlite3"
-    forwarder, forward_url = start([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
-                                    "--store", str(store)], "forwarding")
-    rss: list[tuple[float, float]] = [(0.0, rss_mib(forwarder.pid))]
+    child = None
+    if args.tui_child:
+        from inspector.child import ForwarderProcess
+        from inspector.proxy.options import Options
+
+        child = ForwarderProcess.start(Options(mock_url, store=str(store), port=0))
+        forwarder_pid, forward_url = child.pid, child.base_url
+    else:
+        forwarder, forward_url = start([PYTHON, "-m", "inspector", "record", "--upstream", mock_url, "--port", "0",
+                                        "--store", str(store)], "forwarding")
+        forwarder_pid = forwarder.pid
+    rss: list[tuple[float, tuple[float, float]]] = [(0.0, family_rss(forwarder_pid))]
     cpu: dict[str, float] = {}
     try:
         mock_cpu = cpu_seconds(mock.pid)
@@ -109,19 +129,24 @@ def main() -> None:
             cpu["bare relay, its phase"] = cpu_seconds(relay.pid) - relay_cpu
         finally:
             stop(relay)
-        mock_cpu, forwarder_cpu = cpu_seconds(mock.pid), cpu_seconds(forwarder.pid)
+        mock_cpu, forwarder_cpu = cpu_seconds(mock.pid), family_cpu(forwarder_pid)
         stop_sampling = threading.Event()
-        sampler = threading.Thread(target=sample_rss, args=(forwarder.pid, max(1.0, args.seconds / 12),
+        sampler = threading.Thread(target=sample_rss, args=(forwarder_pid, max(1.0, args.seconds / 12),
                                                             stop_sampling, rss))
         sampler.start()
         through = asyncio.run(soak(forward_url + CHAT, args.clients, args.seconds))
         cpu["mock, forwarded phase"] = cpu_seconds(mock.pid) - mock_cpu
-        cpu["forwarder, forwarded phase"] = cpu_seconds(forwarder.pid) - forwarder_cpu
+        after = family_cpu(forwarder_pid)
+        cpu["forwarder, forwarded phase"] = after[0] - forwarder_cpu[0]
+        cpu["its writer process"] = after[1] - forwarder_cpu[1]
         stop_sampling.set()
         sampler.join()
-        rss.append((args.seconds, rss_mib(forwarder.pid)))
+        rss.append((args.seconds, family_rss(forwarder_pid)))
     finally:
-        stop(forwarder)  # the recorder commits what it holds before it exits
+        if child is not None:
+            child.stop()
+        else:
+            stop(forwarder)  # the recorder commits what it holds before it exits
         stop(mock)
     complete, other = recorded(store)
     size = sum(f.stat().st_size for f in store_dir.iterdir()) / (1 << 20)
@@ -149,12 +174,15 @@ def main() -> None:
     print(f"\nthroughput through the forwarder: {100.0 * (f_n / d_n - 1):+.1f} % of direct, "
           f"{f_n / max(b_n, 1):.2f}x the bare relay's")
     print(f"flows recorded: {complete} complete of {f_n} answered ({other} in another state)")
-    print("recorder RSS (MiB) over time: " + ", ".join(f"{t:.0f}s {m:.0f}" for t, m in rss))
+    print(f"forwarder: {'the TUI forwarder process' if args.tui_child else '`record`'}")
+    print("RSS (MiB) over time, forwarder process + its writer process: "
+          + ", ".join(f"{t:.0f}s {m:.0f}+{w:.0f}" for t, (m, w) in rss))
     print(f"store on disk: {size:.1f} MiB for {complete + other} flows")
     # What bounds throughput: on a small machine the load generator, the mock and the forwarder
     # share the cores, so the forwarder's CPU per request is the figure to watch.
     print("CPU used: " + ", ".join(f"{name} {used:.1f} s" for name, used in cpu.items())
-          + f"; forwarder {1000.0 * cpu['forwarder, forwarded phase'] / max(f_n, 1):.2f} ms CPU per request, "
+          + f"; forwarder {1000.0 * cpu['forwarder, forwarded phase'] / max(f_n, 1):.2f} ms CPU per request "
+          f"(its writer process {1000.0 * cpu['its writer process'] / max(f_n, 1):.2f} ms), "
           f"bare relay {1000.0 * cpu['bare relay, its phase'] / max(b_n, 1):.2f} ms")
     for errors, where in ((d_errors, "direct"), (b_errors, "bare relay"), (f_errors, "forwarder")):
         if errors:
