@@ -14,7 +14,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -106,6 +107,8 @@ _Result = TypeVar("_Result")
 _COMPLETION = rows.update("flows", rows.RESPONSE_COLUMNS + rows.SUMMARY_COLUMNS)
 _WHOLE_FLOW = rows.insert("flows", rows.FLOW_COLUMNS + rows.SUMMARY_COLUMNS)
 _BACKFILLED = rows.update("flows", ("rules", "tokens_in", "tokens_out", "analysis"))
+# A summary's SUMMARY_COLUMNS values (astuple would deep-copy each, the stored analysis's bytes too).
+_SUMMARY_VALUES = attrgetter(*rows.SUMMARY_COLUMNS)
 PENDING_SUMMARY = ("dialect", "model", "tools")  # the summary columns a request alone fills in
 _REQUEST_ROW = rows.insert("flows", rows.FLOW_COLUMNS + PENDING_SUMMARY)
 _RESPONSE_START = rows.update("flows", ("status", "response_headers", "streamed", "ttfb_ms"))
@@ -132,13 +135,17 @@ class Writer:
     pid: int | None = None  # a thread of this process: no process of its own (see WriterProcess.pid)
 
     def __init__(self, path: Path, *, first_free_id: int, analyse_apart: int, owner_pid: int | None = None,
-                 on_disk: Callable[[int, int], None] | None = None, turn_id: Callable[[], int] | None = None) -> None:
+                 on_disk: Callable[[int, int], None] | None = None, turn_id: Callable[[], int] | None = None,
+                 after_listeners: Callable[[], None] | None = None) -> None:
         """`owner_pid`: the process whose ids these are (default this one): a writer process keys
         its pool of ids to the forwarder it writes for, which holds them. `on_disk(flow_id, count)`:
         told once the first `count` frames of an open socket are on disk. `turn_id()`: the id of a
         socket's turn as it ends (default next_flow_id): a writer process asks its forwarder, so
-        that a turn's id follows the flows begun before it, as the list's time order wants."""
+        that a turn's id follows the flows begun before it, as the list's time order wants.
+        `after_listeners()`: told once the listeners of a transaction's writes have run (a writer
+        process sends their acknowledgements in one message)."""
         self.path = path
+        self._after_listeners = after_listeners
         self._on_disk = on_disk
         self._turn_id = self.next_flow_id if turn_id is None else turn_id
         self.last_error: str | None = None  # the latest failure, None once writing works again
@@ -382,6 +389,8 @@ class Writer:
                 on_saved(row)
             except Exception as exc:  # a listener's bug must not stop the writer
                 print(f"toolwire-inspect: store listener failed: {exc!r}", file=sys.stderr)
+        if self._after_listeners is not None:
+            self._after_listeners()
         # Last, so that flush() also waits for the listeners of what it flushed.
         for job in jobs:
             job.done.set()
@@ -609,7 +618,7 @@ class Writer:
                 conn.execute("DELETE FROM flow_chunks WHERE flow_id = ? AND seq >= ?", (flow.id, resume))
                 conn.execute("DELETE FROM flows WHERE socket_of = ?", (flow.id,))
             return rows.flow_row(pending, known)
-        completion = (*rows.flow_values(flow, rows.RESPONSE_COLUMNS), *astuple(summary))  # SUMMARY_COLUMNS
+        completion = (*rows.flow_values(flow, rows.RESPONSE_COLUMNS), *_SUMMARY_VALUES(summary))
         # The chunks relayed so far are in the flow now.
         conn.execute("DELETE FROM flow_chunks WHERE flow_id = ?", (flow.id,))
         # The request columns (a 1 MB body, say) of a pending row are already on disk: write only the rest.

@@ -92,12 +92,15 @@ def main(argv: list[str]) -> int:
     sock = socket.socket(fileno=fd)
     out = threading.Lock()
 
-    def send(message: tuple[Any, ...]) -> None:
+    def send_many(messages: list[tuple[Any, ...]]) -> None:
         with out:
             try:
-                _send(sock, [message])
+                _send(sock, messages)
             except OSError:
                 pass  # the forwarder is gone: what it sent is written all the same
+
+    def send(message: tuple[Any, ...]) -> None:
+        send_many([message])
 
     try:
         with schema.connect(path, timeout=tuning.WRITE_TIMEOUT) as conn:
@@ -117,8 +120,17 @@ def main(argv: list[str]) -> int:
         asked.pop(token, None)
         return answer[0] if answer and answer[0] < PROVISIONAL else writer.next_flow_id()
 
+    acks: list[tuple[Any, ...]] = []  # the writer thread's: a transaction's, sent in one message
+
+    def send_acks() -> None:
+        if acks:
+            batch = acks[:]
+            acks.clear()
+            send_many(batch)
+
     writer = Writer(path, first_free_id=first, analyse_apart=apart, owner_pid=owner,
-                    on_disk=lambda flow_id, count: send(("on_disk", flow_id, count)), turn_id=turn_id)
+                    on_disk=lambda flow_id, count: send(("on_disk", flow_id, count)), turn_id=turn_id,
+                    after_listeners=send_acks)
     writer.backfill()
     try:
         # The first transaction reserves the pool of ids: those asked for next come from it, in order.
@@ -158,7 +170,7 @@ def main(argv: list[str]) -> int:
             else:
                 copies.pop(flow.id, None)
                 renumbered = {old: new for old, new in renumbered.items() if new != flow.id}
-            writer.submit(flow, None if flow.state is FlowState.PENDING else _acknowledge(send, seq),
+            writer.submit(flow, None if flow.state is FlowState.PENDING else _acknowledge(acks, seq),
                           _tell_turns(send, flow.id) if turns else None, resume=resume, first_chunk=first_chunk)
         elif kind == "progress":
             _, flow_id, head, chunks = message
@@ -187,8 +199,9 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _acknowledge(send: Callable[[tuple[Any, ...]], None], seq: int) -> Callable[[FlowRow], None]:
-    return lambda row: send(("saved", seq, row))
+def _acknowledge(acks: list[tuple[Any, ...]], seq: int) -> Callable[[FlowRow], None]:
+    """The on_saved of write `seq`: its acknowledgement, sent with the transaction's others."""
+    return lambda row: acks.append(("saved", seq, row))
 
 
 def _tell_turns(send: Callable[[tuple[Any, ...]], None], socket_id: int) -> TurnSaved:
