@@ -337,7 +337,9 @@ class WriterProcess:
                 self._wake.clear()
                 continue
             timeout = max(0.0, next_progress - time.monotonic()) if self._open else None
-            if not self._stopping and self._wake.wait(timeout):
+            # What came while no writer process ran is waiting already: its wake-up was taken above.
+            waiting = self._inbox or self._unsent or self._answers
+            if not self._stopping and not waiting and self._wake.wait(timeout):
                 # Let a burst gather: one wake-up and one write for many flows.
                 time.sleep(tuning.BATCH_WINDOW)
             self._wake.clear()
@@ -505,7 +507,11 @@ class WriterProcess:
         stopped = False
         try:
             for message in _messages(sock):
-                stopped = self._receive(message) or stopped
+                try:
+                    stopped = self._receive(message) or stopped
+                except Exception as exc:  # a bug here must not leave the writer process unreplaced
+                    print(f"toolwire-inspect: store: a message from the writer process failed: {exc!r}",
+                          file=sys.stderr)
         except (OSError, pickle.UnpicklingError, EOFError):
             pass  # the writer process died: as at the end of its messages
         proc.wait()

@@ -60,7 +60,11 @@ def test_the_writer_process_killed_mid_burst_loses_no_flow_and_doubles_none(mock
             statuses = list(pool.map(post, range(count)))
         assert killed.is_set() and statuses == [200] * count  # forwarding never waited on the writer
         conn = read_only(path)
-        wait_until(lambda: conn.execute("SELECT COUNT(*) FROM flows WHERE state = 'complete'").fetchone()[0] == count)
+        try:
+            wait_until(lambda: conn.execute("SELECT COUNT(*) FROM flows WHERE state = 'complete'").fetchone()[0] == count)
+        except AssertionError:
+            raise AssertionError((conn.execute("SELECT state, COUNT(*) FROM flows GROUP BY state").fetchall(),
+                                  errors.text(), family(proc.pid))) from None
         errors.wait_for(r"^toolwire-inspect: store: the writer process ended \(exit -9\); starting another$")
         new_writer = family(proc.pid)[1:]
         assert len(new_writer) == 1 and new_writer[0] != writer
