@@ -186,3 +186,17 @@ def _zombie(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
     except FileNotFoundError:
         return True
+
+
+def test_a_flow_submitted_while_the_writer_process_restarts_is_written_with_nothing_more_to_wake_it(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(writer_process, "RESTART_PAUSE", 2.0)
+    with Store(tmp_path / "s.db", writer_process=True) as store:
+        session = store.new_session("http://up", "127.0.0.1:1")
+        dead = kill_writer(store)  # within RESTART_PAUSE of its start: the next start waits that long
+        wait_until(lambda: store.writer_pid is None)  # reaped, and the next one not started yet
+        flow = finished(store, session, "alone")
+        store.submit(flow)  # the only one: no later submit wakes the sender
+        wait_until(lambda: store.get(flow.id) is not None)  # read from the file, not waited on the writer
+        assert store.writer_pid not in (None, dead)
+        assert [row.id for row in store.rows()] == [flow.id]
