@@ -410,6 +410,11 @@ def _net(raw: frozenset[bytes]) -> tuple[tuple[bytes, ...], re.Pattern[bytes] | 
     return ordered, re.compile(b"|".join(map(re.escape, ordered))) if ordered else None
 
 
+# Scrubber._header's: (the secrets, a header value) -> the value scrubbed. Memory only, like _net's
+# secrets: the values are the flows' own, held by them already.
+_HEADERS_SCRUBBED: dict[tuple[tuple[bytes, ...], str], str] = {}
+
+
 class Scrubber:
     """The three nets for one flow: `values` (and every secret the nets find in the `scanned`
     bodies, see `scrubber()`) replaced wherever they occur, longest first, by `[redacted]`."""
@@ -465,7 +470,21 @@ class Scrubber:
         return _apply(data, spans).decode("utf-8", "surrogateescape") if spans else text
 
     def headers(self, headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        return [(name, REDACTED if secret_header(name) else self.text(value)) for name, value in headers]
+        return [(name, REDACTED if secret_header(name) else self._header(value)) for name, value in headers]
+
+    def _header(self, value: str) -> str:
+        """A header value scrubbed: the same few values come with every flow of a client, scrubbed
+        of the same secrets, so a short one is scrubbed once per set of secrets (a pure function of
+        both: the scanned bodies only spare a scan)."""
+        if len(value) >= 256:
+            return self.text(value)
+        key = (self.raw, value)
+        found = _HEADERS_SCRUBBED.get(key)
+        if found is None:
+            if len(_HEADERS_SCRUBBED) >= 4096:
+                _HEADERS_SCRUBBED.clear()
+            found = _HEADERS_SCRUBBED[key] = self.text(value)
+        return found
 
     def chunks(self, chunks: list[Chunk], *, form: bool = False) -> list[Chunk]:
         """Chunks scrubbed as one text, so that a secret cut across chunks goes too: its marker

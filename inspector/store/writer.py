@@ -86,13 +86,20 @@ class _Progress:
     (`turns`), each written as a row of its own while the socket is still open."""
 
     flow: Flow
-    # The flow's secrets, scrubbed from each chunk as it is persisted (the final write scrubs the whole body).
-    scrub: Scrubber
     chunks: int = 0  # the flow's first `chunks` chunks are rows of flow_chunks
     response_started: bool = False  # status and headers written onto the pending row
     dropped: int = 0  # of which taken out of flow.chunks (a socket's): flow.chunks[0] is chunk `dropped`
     turns: TurnFlows | None = None
     on_turn: TurnSaved | None = None
+    _scrub: Scrubber | None = None
+
+    @property
+    def scrub(self) -> Scrubber:
+        """The flow's secrets, scrubbed from each chunk as it is persisted (the final write scrubs
+        the whole body); made when its first chunks are, not for every flow that never streams."""
+        if self._scrub is None:
+            self._scrub = scrubber(self.flow)
+        return self._scrub
 
 
 class _Tick:
@@ -499,8 +506,7 @@ class Writer:
             else:
                 self._pending_rows.add(flow_id)
                 kept = write.resume or 0
-                state = self._live[flow_id] = _Progress(write.flow, scrubber(write.flow), chunks=kept, dropped=kept,
-                                                        on_turn=write.on_turn)
+                state = self._live[flow_id] = _Progress(write.flow, chunks=kept, dropped=kept, on_turn=write.on_turn)
                 # A resent socket's turns are made when it ends, from all its frames (its turn rows
                 # written before were deleted with the resend: see _write_flow).
                 if write.flow.websocket and write.resume is None and protocol(write.flow.path) is Protocol.RESPONSES:

@@ -806,3 +806,18 @@ def test_argv_and_environment_secrets():
     assert set(environment_secrets(environ)) == {
         "pat-0123456789", "https://hooks.slack.com/services/T/B/abcdefgh", "https://k@o.io/1", "pw-0123456789",
         "aws-0123456789", "db-pass-123", "hf-0123456789"}
+
+
+def test_a_header_value_is_scrubbed_of_its_own_flows_secrets_whatever_another_flow_had():
+    """Scrubber keeps the header values it scrubbed per set of secrets: the same value under another
+    flow's secrets is scrubbed of those, not given the first flow's answer."""
+    from inspector.redact import Scrubber
+
+    value = "note plainvalue-123456789 and other-words-987654"
+    assert Scrubber(["plainvalue-123456789"]).headers([("x-note", value)]) == [
+        ("x-note", "note [redacted] and other-words-987654")]
+    assert Scrubber(["other-words-987654"]).headers([("x-note", value)]) == [
+        ("x-note", "note plainvalue-123456789 and [redacted]")]
+    assert Scrubber([]).headers([("x-note", value)]) == [("x-note", value)]
+    assert Scrubber(["plainvalue-123456789"]).headers([("x-note", value)]) == [
+        ("x-note", "note [redacted] and other-words-987654")]
