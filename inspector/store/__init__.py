@@ -34,6 +34,10 @@ from __future__ import annotations
 # conversation holds the GIL for milliseconds, and the forwarder thread needs the GIL to relay.
 ANALYSE_APART = 256 * 1024
 BATCH_WINDOW = 0.005  # seconds the writer waits after a flow arrives, to write a burst at once
+# A writer process (store.writer_process) waits longer while flows keep coming, up to this many
+# seconds: it writes when its forwarder is quiet, not beside a burst. The flows of a burst reach the
+# list this much later at most; none is at risk meanwhile (a killed writer process is sent them again).
+BURST_GATHER = 1.0
 # Bytes relayed this long ago are on disk (`flow_chunks`), so a killed process loses at most this much
 # of a stream; half the 100 ms promised, to leave room for the commit itself.
 PROGRESS_INTERVAL = 0.05
@@ -53,7 +57,7 @@ from .rows import FlowRow, SessionRow  # noqa: E402
 from .schema import SCHEMA_VERSION, StoreError, default_path  # noqa: E402
 
 __all__ = [
-    "ANALYSE_APART", "BACKLOG_BYTES", "BACKLOG_FLOWS", "BATCH_WINDOW", "ID_POOL", "PROGRESS_INTERVAL",
+    "ANALYSE_APART", "BACKLOG_BYTES", "BACKLOG_FLOWS", "BATCH_WINDOW", "BURST_GATHER", "ID_POOL", "PROGRESS_INTERVAL",
     "RETRY_INTERVAL", "SCHEMA_VERSION", "WRITE_TIMEOUT", "FlowRow", "SessionRow", "Store", "StoreError",
     "default_path", "pack_chunks", "unpack_chunks",
 ]

@@ -51,6 +51,7 @@ class _Backfill:
     __slots__ = ()
 
 
+_QUIET = 0.02  # seconds without a new flow after which a gathering burst is written
 _BACKFILL_BATCH = 50  # flows per turn: new flows wait at most one batch's analysis
 
 
@@ -143,15 +144,17 @@ class Writer:
 
     def __init__(self, path: Path, *, first_free_id: int, analyse_apart: int, owner_pid: int | None = None,
                  on_disk: Callable[[int, int], None] | None = None, turn_id: Callable[[], int] | None = None,
-                 after_listeners: Callable[[], None] | None = None) -> None:
+                 after_listeners: Callable[[], None] | None = None, gather: bool = False) -> None:
         """`owner_pid`: the process whose ids these are (default this one): a writer process keys
         its pool of ids to the forwarder it writes for, which holds them. `on_disk(flow_id, count)`:
         told once the first `count` frames of an open socket are on disk. `turn_id()`: the id of a
         socket's turn as it ends (default next_flow_id): a writer process asks its forwarder, so
         that a turn's id follows the flows begun before it, as the list's time order wants.
         `after_listeners()`: told once the listeners of a transaction's writes have run (a writer
-        process sends their acknowledgements in one message)."""
+        process sends their acknowledgements in one message). `gather`: let a burst of flows
+        gather while they keep coming (_gather_burst), what a writer process does."""
         self.path = path
+        self._gather = gather
         self._after_listeners = after_listeners
         self._on_disk = on_disk
         self._turn_id = self.next_flow_id if turn_id is None else turn_id
@@ -260,6 +263,8 @@ class Writer:
                     # Let a burst of flows gather: one wake-up and one transaction for many,
                     # instead of a wake-up per flow competing with the forwarder for the GIL.
                     time.sleep(tuning.BATCH_WINDOW)
+                    if self._gather:
+                        self._gather_burst()
                 batch: list[_Item | _Tick] = [item]
                 while True:
                     try:
@@ -279,6 +284,19 @@ class Writer:
         finally:
             conn.close()
             self._analyser.close()
+
+    def _gather_burst(self) -> None:
+        """While flows keep coming, let them gather, up to BURST_GATHER: a writer in a process of
+        its own writes when its forwarder is quiet (its analysis and row writes, run beside a burst
+        on a small machine, slowed the forwarder by half), and a burst is one transaction."""
+        until = time.monotonic() + tuning.BURST_GATHER
+        queued = self._queue.qsize()
+        while time.monotonic() < until:
+            time.sleep(_QUIET)
+            now = self._queue.qsize()
+            if now == queued:
+                return
+            queued = now
 
     def _progress_due(self) -> bool:
         return any(len(state.flow.chunks) != state.chunks - state.dropped for state in self._live.values())

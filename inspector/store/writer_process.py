@@ -130,7 +130,7 @@ def main(argv: list[str]) -> int:
 
     writer = Writer(path, first_free_id=first, analyse_apart=apart, owner_pid=owner,
                     on_disk=lambda flow_id, count: send(("on_disk", flow_id, count)), turn_id=turn_id,
-                    after_listeners=send_acks)
+                    after_listeners=send_acks, gather=True)
     writer.backfill()
     try:
         # The first transaction reserves the pool of ids: those asked for next come from it, in order.
