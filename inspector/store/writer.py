@@ -165,6 +165,10 @@ class Writer:
         # or gives the flows new ids, before it writes them.
         self._borrowed: list[int] = []
         self._borrow_next = first_free_id
+        # The ids the transaction under way reserves: handed out (in order) before it commits, not
+        # borrowed past them, so that a flow begun meanwhile is not numbered after later ones.
+        self._reserving: deque[int] = deque()
+        self._reserving_taken: list[int] = []  # of which handed out: borrowed, if it rolls back
         self._renumber: dict[int, int] = {}  # borrowed id -> the id its flow is written under
         self._refill = True  # off once stop() gives the unused ids back
         self._pool_key = schema.pool_key(secrets.token_hex(4), owner_pid)
@@ -184,6 +188,10 @@ class Writer:
         with self._id_lock:
             if self._ids:
                 return self._ids.popleft()
+            if self._reserving:
+                flow_id = self._reserving.popleft()
+                self._reserving_taken.append(flow_id)
+                return flow_id
             flow_id = self._borrow_next
             self._borrow_next += 1
             self._borrowed.append(flow_id)
@@ -395,6 +403,9 @@ class Writer:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             self._session_rules.rolled_back()
+            with self._id_lock:  # the ids handed out of a reservation that did not happen are borrowed
+                self._borrowed += self._reserving_taken
+                self._reserving, self._reserving_taken = deque(), []
             for flow, old in moved:
                 flow.id = old
                 flow.notes.pop()
@@ -486,6 +497,7 @@ class Writer:
                 first += len(borrowed)
             reserved = range(first, first + (tuning.ID_POOL - len(self._ids) if self._refill else 0))
             self._borrow_next = max(self._borrow_next, reserved.stop)
+            self._reserving, self._reserving_taken = deque(reserved), []
         conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                          [("next_flow_id", reserved.stop), (self._pool_key, reserved.stop)])
         return dict(zip(borrowed, targets, strict=True)), reserved
@@ -509,10 +521,11 @@ class Writer:
     def _after_commit(self, claim: tuple[dict[int, int], range] | None, moved: list[tuple[Flow, int]],
                       written: list[_Write], progressed: list[tuple[_Progress, int, list[Chunk]]]) -> None:
         if claim is not None:
-            ids, reserved = claim
+            ids, _ = claim
             with self._id_lock:
                 del self._borrowed[: len(ids)]
-                self._ids.extend(reserved)
+                self._ids.extend(self._reserving)  # those of `reserved` not handed out already
+                self._reserving, self._reserving_taken = deque(), []
             self._renumber.update((old, new) for old, new in ids.items() if old != new)
         for _, old in moved:
             self._renumber.pop(old, None)
