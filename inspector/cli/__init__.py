@@ -58,7 +58,8 @@ def build_parser(only: str | None = None, *, tui: bool = False) -> argparse.Argu
             action.dest, action.default = _BEFORE + action.dest, argparse.SUPPRESS
     parser.set_defaults(handler=tui_command.run)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in () if tui else _COMMANDS if only is None else [only]:
+    names = [] if tui else _COMMANDS if only is None else [only]
+    for name in names:
         importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(subparsers)
     _describe(subparsers)
     return parser
@@ -122,17 +123,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     # else (options before a command, --help, a typo) gets the whole parser and its whole answers.
     if argv and argv[0] in _COMMANDS:
         parser = build_parser(argv[0])
-    elif not {"-h", "--help", "--version"} & set(argv) and not any(word in _COMMANDS for word in argv):
-        parser = build_parser(tui=True)
-        try:
-            args = parser.parse_args(argv)
-        except _NotTheTui:
-            pass
-        else:
-            _hand_over(parser, args)
-            return args
-        parser = build_parser()
     else:
+        if not {"-h", "--help", "--version"} & set(argv):  # the bare command's help would name no command
+            tui = build_parser(tui=True)
+            try:
+                args = tui.parse_args(argv)
+            except _NotTheTui:  # a command after options, a typo: the whole parser's answer
+                pass
+            else:
+                _hand_over(tui, args)
+                return args
         parser = build_parser()
     args = parser.parse_args(argv)
     _hand_over(parser, args)

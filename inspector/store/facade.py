@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from .. import filters
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from ..wire.violations import Violation
     from .writer import Writer
     from .writer_process import WriterProcess
-
-_Result = TypeVar("_Result")
 
 # How the list can be sorted; each order ends on id, so that equal rows keep their time order.
 # The end of the list holds the newest and the slowest (where the cursor follows); "issues" starts

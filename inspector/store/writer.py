@@ -475,10 +475,11 @@ class Writer:
                   f"(#{dropped[0]}..#{dropped[-1]}): the store has not been writable for a while",
                   file=sys.stderr)
 
-    def _claim_ids(self, conn: sqlite3.Connection) -> tuple[dict[int, int], range] | None:
+    def _claim_ids(self, conn: sqlite3.Connection) -> dict[int, int] | None:
         """Inside the write transaction: make the borrowed ids ours, or choose new ids for their
-        flows when another process took them meanwhile, and top the pool of reserved ids up.
-        The ids become usable in `_after_commit`."""
+        flows when another process took them meanwhile, and top the pool of reserved ids up
+        (`_reserving`: handed out from now, in the pool proper from `_after_commit`). Returns each
+        borrowed id's target."""
         with self._id_lock:
             if not self._borrowed and not (self._refill and len(self._ids) < tuning.ID_POOL):
                 return None
@@ -500,14 +501,14 @@ class Writer:
             self._reserving, self._reserving_taken = deque(reserved), []
         conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                          [("next_flow_id", reserved.stop), (self._pool_key, reserved.stop)])
-        return dict(zip(borrowed, targets, strict=True)), reserved
+        return dict(zip(borrowed, targets, strict=True))
 
-    def _renumber_flows(self, writes: list[_Write], claim: tuple[dict[int, int], range] | None) -> list[tuple[Flow, int]]:
+    def _renumber_flows(self, writes: list[_Write], claim: dict[int, int] | None) -> list[tuple[Flow, int]]:
         """Give the flows whose borrowed id went to another process their new id (until the
         transaction commits: on failure they get their old one back). Returns (flow, old id)."""
         renumber = dict(self._renumber)  # popped per flow here: a flow's second write has its new id
         if claim is not None:
-            renumber.update((old, new) for old, new in claim[0].items() if old != new)
+            renumber.update((old, new) for old, new in claim.items() if old != new)
         moved = []
         for write in writes:
             new = renumber.pop(write.flow.id, None)
@@ -518,15 +519,14 @@ class Writer:
                                         "while this one could not reach the store")
         return moved
 
-    def _after_commit(self, claim: tuple[dict[int, int], range] | None, moved: list[tuple[Flow, int]],
+    def _after_commit(self, claim: dict[int, int] | None, moved: list[tuple[Flow, int]],
                       written: list[_Write], progressed: list[tuple[_Progress, int, list[Chunk]]]) -> None:
         if claim is not None:
-            ids, _ = claim
             with self._id_lock:
-                del self._borrowed[: len(ids)]
-                self._ids.extend(self._reserving)  # those of `reserved` not handed out already
+                del self._borrowed[: len(claim)]
+                self._ids.extend(self._reserving)  # the reserved ids not handed out already
                 self._reserving, self._reserving_taken = deque(), []
-            self._renumber.update((old, new) for old, new in ids.items() if old != new)
+            self._renumber.update((old, new) for old, new in claim.items() if old != new)
         for _, old in moved:
             self._renumber.pop(old, None)
         for write in written:

@@ -19,8 +19,11 @@ The writer process may die (killed, out of memory): the client starts another an
 what was not committed: the finished flows not acknowledged, the request rows of the flows still
 open and what their streams relayed (a socket's frames from where the client let go of them).
 Writes are idempotent (rows are written OR REPLACE, a resent stream's chunks replace the dead
-writer's), so none is lost and none is doubled. Kept unacknowledged writes are bounded like the
-writer's backlog (BACKLOG_FLOWS)."""
+writer's), so none is lost and none is doubled. While no writer process runs, the finished flows
+kept are bounded like the writer's backlog (BACKLOG_FLOWS).
+
+The writer process lets a burst of flows gather while they keep coming (store.BURST_GATHER) and
+writes when the forwarder is quiet: its work beside a burst slowed the forwarder."""
 
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ import sys
 import threading
 import time
 from collections import deque
+from contextlib import closing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,8 +57,8 @@ IDS_LOW = 24
 # Ids given out while none was in hand: the writer process replaces them when it takes the flow.
 PROVISIONAL = 1 << 48
 RENUMBERED = "renumbered from a provisional id: the forwarder had no id in hand when the flow began"
-RESTART_PAUSE = 1.0
-TURN_ID_WAIT = 1.0  # seconds the writer process waits for the forwarder to give a socket's turn an id  # seconds between two starts of a writer process that keeps dying
+RESTART_PAUSE = 1.0  # seconds between two starts of a writer process that keeps dying
+TURN_ID_WAIT = 1.0  # seconds the writer process waits for the forwarder to give a socket's turn an id
 
 TurnSaved = Callable[[Flow, FlowRow], None]
 
@@ -103,7 +107,7 @@ def main(argv: list[str]) -> int:
         send_many([message])
 
     try:
-        with schema.connect(path, timeout=tuning.WRITE_TIMEOUT) as conn:
+        with closing(schema.connect(path, timeout=tuning.WRITE_TIMEOUT)) as conn:
             first = max(schema.next_free_id(conn, reclaim=True), floor)
     except Exception:  # locked or full: the writer's first transaction says why, and ids are borrowed
         first = floor
@@ -162,7 +166,9 @@ def main(argv: list[str]) -> int:
             _, seq, flow, resume, first_chunk, turns = message
             if flow.id >= PROVISIONAL:
                 old = flow.id
-                flow.id = renumbered.get(old) or renumbered.setdefault(old, writer.next_flow_id())
+                if old not in renumbered:
+                    renumbered[old] = writer.next_flow_id()
+                flow.id = renumbered[old]
                 flow.notes.append(RENUMBERED)
                 send(("renumbered", old, flow.id))
             if flow.state is FlowState.PENDING:
@@ -282,7 +288,7 @@ class WriterProcess:
             flow_id = self._ids.popleft()
         except IndexError:
             flow_id = next(self._provisional)
-        if len(self._ids) < IDS_LOW:
+        if len(self._ids) < IDS_LOW and not self._wake.is_set():
             self._wake.set()
         return flow_id
 
@@ -290,11 +296,12 @@ class WriterProcess:
         # Pickled by the sender thread: a pending flow's request side (the forwarder goes on filling
         # in the rest), a finished flow whole (the forwarder is done with it).
         self._inbox.append((flow, flow.state is not FlowState.PENDING, on_saved, on_turn))
-        self._wake.set()
+        if not self._wake.is_set():  # a burst sets it once: Event.set takes a lock each time
+            self._wake.set()
 
     def unwritten(self) -> int:
-        with self._lock:
-            return len(self._inbox) + len(self._finals)
+        # No lock: asked of every line mcp-stdio relays, and two lengths read under the GIL are enough.
+        return len(self._inbox) + len(self._finals)
 
     def job(self, name: str, *args: object) -> object:
         job = _Job(name, args)
