@@ -55,6 +55,7 @@ class Analysis:
     warnings: int = 0
     parse_error: str | None = None
     buffered: bool = False  # a stream whose events all arrived at once (see buffered_stream)
+    stream_events_: int | None = None  # the stream's events as the check parsed them, for buffered_stream
     # translate mode: the bridge's loss reports, both ways, with pointers into both documents
     request_losses: list[Loss] = field(default_factory=list)
     response_losses: list[Loss] = field(default_factory=list)
@@ -238,7 +239,7 @@ def analyse(flow: Flow) -> Analysis:
         result.violations = _check(flow, result, dialect)
     result.tool_calls = response_tool_calls(result.response, dialect)
     result.errors, result.warnings, _ = count_by_severity(result.violations)
-    result.buffered = buffered_stream(flow, dialect)
+    result.buffered = buffered_stream(flow, dialect, result.stream_events_)
     result.fixed_errors_ = _errors_after_repairs(result)
     if result.translation_ is not None:
         result.request_losses = list(result.translation_.losses)
@@ -376,17 +377,19 @@ BUFFER_GAP = 0.001  # seconds between events
 MIN_BUFFERED_EVENTS = 3  # one or two events say nothing about pacing
 
 
-def buffered_stream(flow: Flow, dialect: Dialect | None) -> bool:
+def buffered_stream(flow: Flow, dialect: Dialect | None, events: int | None = None) -> bool:
     """Whether `flow` is a stream whose events all arrived at once: from the first chunk to the last,
-    less than BUFFER_GAP per event, by the chunk timings the forwarder recorded."""
+    less than BUFFER_GAP per event, by the chunk timings the forwarder recorded. `events`: how many
+    the check parsed already (the body is parsed here only when it was not checked)."""
     if not flow.streamed or not flow.chunks:
         return False
     spread = flow.chunks[-1].t - flow.chunks[0].t
-    try:
-        body = decode_body(flow.response_body, flow.response_headers)
-    except BodyTooLarge:
-        return False
-    events = len(parse_events(body, dialect or Dialect.OPENAI_CHAT))
+    if events is None:
+        try:
+            body = decode_body(flow.response_body, flow.response_headers)
+        except BodyTooLarge:
+            return False
+        events = len(parse_events(body, dialect or Dialect.OPENAI_CHAT))
     return events >= MIN_BUFFERED_EVENTS and spread < BUFFER_GAP * (events - 1)
 
 
@@ -426,7 +429,7 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
     judged = result.request if history is None else socket.with_history(result.request, history)
     exchange = check.check_exchange(judged, response, dialect, client_profile, response_profile=response_profile)
     if streamed:
-        result.response = exchange.final
+        result.response, result.stream_events_ = exchange.final, exchange.events
     request_findings = exchange.request if history is None else socket.own_findings(exchange.request, len(history))
     add("request", [_repaired(v) if _fixed_at(v, fixed) else v for v in request_findings])
     if result.upstream_request is not None:

@@ -128,6 +128,7 @@ class ExchangeCheck:
     response: list[Violation] = field(default_factory=list)
     pair: list[Violation] = field(default_factory=list)
     final: Any | None = None
+    events: int | None = None  # a stream's events, as parsed for the check (None: not a stream)
 
     @property
     def violations(self) -> list[Violation]:
@@ -149,7 +150,8 @@ def check_exchange(request: Any, response: Any, dialect: Dialect | str, profile:
         found.request = [_at(v, "request") for v in check_request(request, dialect, chosen)]
     streamed = isinstance(response, (bytes, bytearray))
     if streamed:
-        _, report, found.final = streams.check_and_reassemble(bytes(response), dialect, answered)
+        events, report, found.final = streams.check_and_reassemble(bytes(response), dialect, answered)
+        found.events = len(events)
         found.response = [_at(v, "stream") for v in report.violations]
     elif response is not None:
         found.final = response

@@ -4,8 +4,11 @@ upstream that buffers and one that paces."""
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
+from inspector import analysis
 from inspector.analysis import BUFFER_GAP, buffered_stream
 from inspector.flow import Chunk, Flow
 from inspector.mock import Canned, sse_response
@@ -61,3 +64,20 @@ def _flow(times: list[float], events: int, streamed: bool = True) -> Flow:
 ])
 def test_at_once_means_less_than_a_gap_per_event(times, events, streamed, expected):
     assert buffered_stream(_flow(times, events, streamed), Dialect.OPENAI_CHAT) is expected
+
+
+@pytest.mark.parametrize("pacing", [[1.5], [0.1, 0.2, 0.3]])
+def test_the_analysis_counts_a_streams_events_from_the_parse_its_check_made(pacing):
+    """One decompression of a gzipped stream for the check and the pacing both (issue 20, "computed
+    once"); the verdict the same as buffered_stream's own reading of the body."""
+    events = chat_stream("It is sunny.", pieces=3)
+    body = gzip.compress(b"".join(data for _, data in sse_response(events).chunks))
+    flow = Flow(id=1, session_id=1, started_at=0.0, method="POST", path=CHAT, request_body=BODY,
+                request_headers=[("content-type", "application/json")], status=200,
+                response_headers=[("content-type", "text/event-stream"), ("content-encoding", "gzip")],
+                response_body=body, streamed=True, chunks=[Chunk(t, b"") for t in pacing])
+    before = analysis.calls.copy()
+    found = analysis.analyse(flow)
+    spent = analysis.calls - before
+    assert (spent["decode"], found.buffered) == (2, buffered_stream(flow, Dialect.OPENAI_CHAT))
+    assert found.buffered is (len(pacing) == 1)
