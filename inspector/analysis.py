@@ -55,7 +55,8 @@ class Analysis:
     warnings: int = 0
     parse_error: str | None = None
     buffered: bool = False  # a stream whose events all arrived at once (see buffered_stream)
-    stream_events_: int | None = None  # the stream's events as the check parsed them, for buffered_stream
+    # The stream's events as the check parsed them, for buffered_stream: working state, not stored.
+    stream_events_: int | None = field(default=None, compare=False, repr=False)
     # translate mode: the bridge's loss reports, both ways, with pointers into both documents
     request_losses: list[Loss] = field(default_factory=list)
     response_losses: list[Loss] = field(default_factory=list)
