@@ -5,8 +5,10 @@ flow once; open streams and sockets are resumed where the dead one left them; id
 from __future__ import annotations
 
 import concurrent.futures
+import pickle
 import os
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -200,3 +202,23 @@ def test_a_flow_submitted_while_the_writer_process_restarts_is_written_with_noth
         wait_until(lambda: store.get(flow.id) is not None)  # read from the file, not waited on the writer
         assert store.writer_pid not in (None, dead)
         assert [row.id for row in store.rows()] == [flow.id]
+
+
+def test_a_burst_is_sent_in_frames_each_pickled_apart():
+    """The forwarder's GIL is held for one frame's pickling at a time, not a whole burst's: 40
+    messages go as frames of FRAME_MESSAGES, read back whole and in order."""
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        burst = [("submit", seq, "x" * 100) for seq in range(40)]
+        writer_process._send(ours, burst)
+        ours.shutdown(socket.SHUT_WR)
+        raw = theirs.makefile("rb").read()
+    frames, at = [], 0
+    while at < len(raw):
+        (size,) = writer_process._LENGTH.unpack(raw[at:at + 4])
+        frames.append(pickle.loads(raw[at + 4:at + 4 + size]))
+        at += 4 + size
+    frame = writer_process.FRAME_MESSAGES
+    assert [len(each) for each in frames] == [min(frame, 40 - start) for start in range(0, 40, frame)]
+    assert len(frames) > 1
+    assert [message for each in frames for message in each] == burst
