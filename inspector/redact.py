@@ -278,12 +278,14 @@ _SHAPES = tuple(re.compile(pattern) for pattern in (
 ))
 _URL_SECRET = re.compile(rb"://(?:hooks\.slack\.com/(?:services|workflows|triggers)/(?P<hook>[A-Za-z0-9_/-]+)"
                          rb"|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]+)@)")
-# What a piece of a stream may end with while the secret goes on in the next piece.
-_OPEN_TAILS = (
-    _json_fields(_FIELD_NAMES, rb"\Z"),
-    re.compile(rb"(?<![A-Za-z0-9])(?P<v>(?:sk[-_]|gh[pousr]_|github_pat_|xox[bpasr]-|A[KS]IA|AIza|eyJ)[A-Za-z0-9_.-]*)\Z"),
-    re.compile(rb"://(?:hooks\.slack\.com/[a-z]+/(?P<hook>[A-Za-z0-9_/-]*)|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]*))\Z"),
-)
+# What a piece of a stream may end with while the secret goes on in the next piece: an open secret
+# field, the start of a token, a URL's open userinfo password. See _open_tails.
+_OPEN_FIELD = _json_fields(_FIELD_NAMES, rb"\Z")
+_OPEN_TOKEN = re.compile(rb"(?<![A-Za-z0-9])(?P<v>(?:sk[-_]|gh[pousr]_|github_pat_|xox[bpasr]-|A[KS]IA|AIza|eyJ)"
+                         rb"[A-Za-z0-9_.-]*)\Z")
+_OPEN_URL = re.compile(rb"://(?:hooks\.slack\.com/[a-z]+/(?P<hook>[A-Za-z0-9_/-]*)"
+                       rb"|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]*))\Z")
+_TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"  # what _OPEN_TOKEN's runs are made of
 _CONTEXT = 8192  # bytes of a stream before a piece that a secret running into the piece may start in
 _ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -319,6 +321,24 @@ def _field_matches(data: bytes, fields: re.Pattern[bytes]) -> list[re.Match[byte
 
 
 _LONGEST_NAME = max(map(len, SECRET_FIELDS)) + 8
+
+
+def _open_tails(window: bytes) -> list[re.Match[bytes]]:
+    """Where `window` ends in a secret that may go on past it. Each net is tried only where a match
+    can start: an open field at the names that end as a secret field's does (as in a scan), a token
+    in the run of token bytes the window ends with. Searched for over the whole window, the first
+    two cost 90 µs per 2 KB, on every stream-progress write of every open stream."""
+    found = _field_matches(window, _OPEN_FIELD) if b'"' in window else []
+    run = len(window.rstrip(_TOKEN_BYTES))  # where the last run of token bytes starts
+    if run < len(window):
+        token = _OPEN_TOKEN.search(window, run)  # the byte before `run` is none of them: the lookbehind holds
+        if token is not None:
+            found.append(token)
+    if b"://" in window:
+        url = _OPEN_URL.search(window)
+        if url is not None:
+            found.append(url)
+    return found
 
 
 def scan(data: bytes, *, form: bool = False) -> tuple[list[_Span], list[bytes]]:
@@ -510,17 +530,14 @@ class Scrubber:
         spans = self._spans(joined, False)
         window = joined[-_CONTEXT:]
         shift = len(joined) - len(window)
-        for tail in _OPEN_TAILS:
-            match = tail.search(window)
-            if match is not None:
-                for group in match.re.groupindex:
-                    if match.start(group) >= 0:
-                        spans.append((shift + match.start(group), len(joined), _REDACTED_BYTES))
+        for match in _open_tails(window):
+            for group in match.re.groupindex:
+                if match.start(group) >= 0:
+                    spans.append((shift + match.start(group), len(joined), _REDACTED_BYTES))
         for secret in self.raw:
-            for size in range(min(len(secret), len(joined)) - 1, _FRAGMENT - 1, -1):
-                if joined.endswith(secret[:size]):
-                    spans.append((len(joined) - size, len(joined), _REDACTED_BYTES))
-                    break
+            size = cut_secret(joined, secret)
+            if size:
+                spans.append((len(joined) - size, len(joined), _REDACTED_BYTES))
         return self._pieces(joined, len(context), pieces, False, spans)
 
     def _pieces(self, joined: bytes, offset: int, pieces: list[bytes], form: bool,
@@ -555,6 +572,23 @@ class Scrubber:
 
 
 _FRAGMENT = 4  # a piece of a secret shorter than this tells nothing of it
+
+
+def cut_secret(data: bytes, secret: bytes) -> int:
+    """How long the start of `secret` that `data` ends with is: the longest start shorter than the
+    secret and _FRAGMENT long at least, 0 when there is none. Found by searching the tail for the
+    secret's first bytes (memchr-fast; asked of every secret on every stream-progress write), not
+    by trying each length."""
+    longest = min(len(secret), len(data)) - 1
+    if longest < _FRAGMENT:
+        return 0
+    tail, head = data[-longest:], secret[:_FRAGMENT]
+    at = tail.find(head)
+    while at >= 0:  # the first that fits is the longest
+        if secret.startswith(tail[at:]):
+            return longest - at
+        at = tail.find(head, at + 1)
+    return 0
 
 
 def _is_form(headers: list[tuple[str, str]]) -> bool:

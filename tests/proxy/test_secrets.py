@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus, urlencode
 
 import httpx
+import pytest
 
 from inspector.formats.fixture import write_fixture
 from inspector.flow import Chunk, Flow, FlowState, frame_chunk, frames
@@ -821,3 +822,45 @@ def test_a_header_value_is_scrubbed_of_its_own_flows_secrets_whatever_another_fl
     assert Scrubber([]).headers([("x-note", value)]) == [("x-note", value)]
     assert Scrubber(["plainvalue-123456789"]).headers([("x-note", value)]) == [
         ("x-note", "note [redacted] and other-words-987654")]
+
+
+@pytest.mark.parametrize("secret", [b"sk-proj-abcd1234efgh5678", b"aaaaaaaab", b"abab-abab-abab", b"tok\\u0022en12"])
+def test_the_start_of_a_secret_cut_at_a_pieces_end_is_found_at_every_cut(secret):
+    """cut_secret is the longest start of the secret (shorter than it, 4 bytes at least) the text
+    ends with, wherever the piece ends: the definition, tried length by length, agrees at every cut,
+    after text that holds false starts of it (near misses) and after none."""
+    from inspector.redact import cut_secret
+
+    def by_definition(data: bytes) -> int:
+        return next((size for size in range(min(len(secret), len(data)) - 1, 3, -1) if data.endswith(secret[:size])), 0)
+
+    for before in (b"", b"x", secret[:5] + b"!" + secret[:3], secret[:-1] + b"?", secret):
+        for cut in range(len(secret) + 1):
+            data = b"text " + before + secret[:cut]
+            assert cut_secret(data, secret) == by_definition(data), (before, cut)
+    assert cut_secret(b"ends with sk-p", b"sk-proj-abcd") == 4
+    assert cut_secret(b"ends with sk-", b"sk-proj-abcd") == 0  # three bytes tell nothing
+
+
+def test_what_an_open_tail_redacts_is_what_searching_the_whole_window_finds():
+    """_open_tails tries each net only where a match can start; at every cut of bodies holding
+    secret fields (plain and inside a JSON string), tokens, userinfo and their near misses, the
+    piece's end is redacted from the same byte as by searching the whole window for each net."""
+    from inspector.redact import _OPEN_FIELD, _OPEN_TOKEN, _OPEN_URL, _open_tails
+
+    def start(matches) -> int | None:
+        starts = [m.start(group) for m in matches if m is not None for group in m.re.groupindex if m.start(group) >= 0]
+        return min(starts, default=None)
+
+    bodies = [
+        json.dumps({"messages": [{"role": "user", "content": "max_tokens and a key"}], "api_key": token("k"),
+                    "note": f"use {shaped('ghp_', 36)} or AKIA", "Access-Token": "t-0123456789"}).encode(),
+        json.dumps({"arguments": json.dumps({"password": "p\"w1 long enough", "user": "me"})}).encode(),
+        b'data: {"delta": "see postgres://u:' + b"hunter2-hunter2@db/x and sk-proj-" + b"a1" * 20 + b'"}\n\n',
+        b'{"text": "sk-learn and eyJ alone, xoxb" , "secretive": 1, "refreshToken": "r' + b"9" * 40 + b'"}',
+    ]
+    for body in bodies:
+        for cut in range(1, len(body) + 1):
+            window = body[:cut]
+            expected = start([net.search(window) for net in (_OPEN_FIELD, _OPEN_TOKEN, _OPEN_URL)])
+            assert start(_open_tails(window)) == expected, window
