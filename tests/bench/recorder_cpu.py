@@ -17,7 +17,7 @@ from collections.abc import Callable
 import orjson
 
 from inspector.flow import Chunk, Flow, FlowState
-from inspector.redact import redacted, scrubber
+from inspector.redact import Scrubber, redacted, scrubber
 from inspector.store.analysis_worker import Analyser
 
 KEY = "sk-bench" + "x" * 40
@@ -54,6 +54,14 @@ def flow(flow_id: int, *, stream: bool) -> Flow:
         state=FlowState.COMPLETE, latency_ms=1.0, ttfb_ms=1.0, secrets=(KEY,))
 
 
+def progress_write(scrub: Scrubber, flow: Flow) -> list[bytes] | None:
+    """The scrub of chunks 10 to 12 after the first 10, a stream-progress write's (none for a flow
+    that did not stream: its row then reads as the scrubber's cost alone)."""
+    if not flow.chunks:
+        return None
+    return scrub.stream(b"".join(c.data for c in flow.chunks[:10]), [c.data for c in flow.chunks[10:13]])
+
+
 def per_flow(step: Callable[[Flow], object], *, stream: bool, flows: int) -> float:
     """Microseconds of CPU per flow that `step` takes (after a warm-up: caches filled as in a recorder)."""
     made = [flow(n, stream=stream) for n in range(flows)]
@@ -76,6 +84,9 @@ def main() -> None:
                 f.response_body) if not f.streamed else [orjson.loads(c.data[6:]) for c in f.chunks[:-1]])),
             ("pending row: redacted(request_only)", lambda f: redacted(f, request_only=True)),
             ("stream progress: scrubber", scrubber),
+            # A write of an open stream's new chunks (the writer's every PROGRESS_INTERVAL), its
+            # scrubber made: what came before is the context a secret cut across them is read in.
+            ("stream progress: one write of 3 chunks", lambda f: progress_write(scrubber(f), f)),
             ("finished flow: redacted", redacted),
             ("analysis summary of the redacted flow", lambda f: analyser.summary(redacted(f))),
         ]
