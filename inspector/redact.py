@@ -596,22 +596,37 @@ def _is_form(headers: list[tuple[str, str]]) -> bool:
                for name, value in headers)
 
 
-def scrubber(flow: Flow, *, request_only: bool = False) -> Scrubber:
+# A body, whether it was read as a form, and what `scan` found in it.
+Scan = tuple[bytes, bool, tuple[list[_Span], list[bytes]]]
+
+
+def scrubber(flow: Flow, *, request_only: bool = False, scans: list[Scan] | None = None) -> Scrubber:
     """The scrubber of every secret `flow` carried: its credentials, and what the nets find by name
     and by shape in its bodies, requests and responses alike (an OAuth token answer's
-    `access_token` goes from the notes and the headers too). `request_only`: the request side."""
-    sides = [(flow.request_body, flow.request_headers),
-             (flow.upstream_request_body, flow.upstream_request_headers or flow.request_headers)]
+    `access_token` goes from the notes and the headers too). `request_only`: the request side.
+
+    `scans`: the request bodies of this flow scanned by an earlier redaction, reused where a body
+    is byte for byte the same, and this one's added. A recorder redacts a flow's request when its
+    pending row is written, for its stream progress and again when it ends: the scan of a long
+    conversation (1 ms per 100 KB) is done once."""
+    sides = [(flow.request_body, flow.request_headers, True),
+             (flow.upstream_request_body, flow.upstream_request_headers or flow.request_headers, True)]
     if not request_only:
-        sides += [(flow.response_body, flow.response_headers), (flow.upstream_response_body, flow.response_headers)]
-    scanned: list[tuple[bytes, bool, tuple[list[_Span], list[bytes]]]] = []
-    for body, headers in sides:
+        sides += [(flow.response_body, flow.response_headers, False),
+                  (flow.upstream_response_body, flow.response_headers, False)]
+    known: list[Scan] = scans if scans is not None else []
+    scanned: list[Scan] = []
+    for body, headers, request in sides:
         if body:
             form = _is_form(headers)
             # A passthrough's upstream copy is the request again: scanned once.
-            same = next((found for seen, was_form, found in scanned
+            same = next((found for seen, was_form, found in (*scanned, *known)
                          if was_form == form and len(seen) == len(body) and seen == body), None)
-            scanned.append((body, form, same or scan(body, form=form)))
+            if same is None:
+                same = scan(body, form=form)
+                if request and scans is not None:
+                    scans.append((body, form, same))
+            scanned.append((body, form, same))
     named = [value for headers in (flow.request_headers, flow.upstream_request_headers,
                                    *(() if request_only else (flow.response_headers,)))
              for name, value in headers if secret_header(name)]
@@ -679,11 +694,11 @@ def environment_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(value for value in dict.fromkeys(found) if len(value) >= MIN_SECRET)
 
 
-def redacted(flow: Flow, *, request_only: bool = False) -> Flow:
+def redacted(flow: Flow, *, request_only: bool = False, scans: list[Scan] | None = None) -> Flow:
     """A copy of `flow` fit to leave memory: secrets redacted by name and by shape and scrubbed by
     value, and `secrets` emptied. `request_only` leaves the response side as it is, unread (a
-    pending flow's response is still being filled in by the forwarder)."""
-    scrub = scrubber(flow, request_only=request_only)
+    pending flow's response is still being filled in by the forwarder). `scans`: see scrubber()."""
+    scrub = scrubber(flow, request_only=request_only, scans=scans)
     upstream_headers = flow.upstream_request_headers or flow.request_headers
     request: dict[str, Any] = dict(
         path=scrub.text(flow.path), query=scrub.text(redact_query(flow.query)),

@@ -14,14 +14,14 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
 from typing import TypeVar, cast
 
 from .. import store as tuning  # the package: its tunables are read when used, so setting one there holds
 from ..flow import Chunk, Flow, FlowState, chunk_frames, frames
-from ..redact import Scrubber, redacted, scrubber
+from ..redact import Scan, Scrubber, redacted, scrubber
 from ..sockets import Protocol, TurnFlows, protocol
 from . import rows, schema
 from .analysis_worker import Analyser, body_size, request_summary
@@ -72,6 +72,7 @@ class _Write:
     # A finished socket sent by such a client: the index of its flow.chunks[0] (the frames before
     # it are on disk); None: the writer's own count of the frames taken out of it.
     first_chunk: int | None = None
+    scans: list[Scan] = field(default_factory=list)  # a pending row's request bodies as redaction scanned them
 
 
 TurnSaved = Callable[[Flow, FlowRow], None]
@@ -92,6 +93,9 @@ class _Progress:
     dropped: int = 0  # of which taken out of flow.chunks (a socket's): flow.chunks[0] is chunk `dropped`
     turns: TurnFlows | None = None
     on_turn: TurnSaved | None = None
+    # Its request bodies as its pending row's redaction scanned them: its progress and its final
+    # write redact the same request, and scan it no more (see redact.scrubber).
+    scans: list[Scan] = field(default_factory=list)
     _scrub: Scrubber | None = None
 
     @property
@@ -99,7 +103,7 @@ class _Progress:
         """The flow's secrets, scrubbed from each chunk as it is persisted (the final write scrubs
         the whole body); made when its first chunks are, not for every flow that never streams."""
         if self._scrub is None:
-            self._scrub = scrubber(self.flow)
+            self._scrub = scrubber(self.flow, scans=self.scans)
         return self._scrub
 
 
@@ -338,11 +342,11 @@ class Writer:
         # findings' messages) reaches disk too, and its pointers must fall on the bodies shown.
         for write in writes:  # the turns a socket is split into are appended, and analysed in turn
             if write.final and write.summary is None:
-                live = self._live.get(write.flow.id) if write.flow.websocket else None
+                live = self._live.get(write.flow.id)
                 if write.flow.websocket:
                     self._whole_socket(conn, write.flow, write.first_chunk if write.first_chunk is not None
                                        else live.dropped if live is not None else 0)
-                write.clean = redacted(write.flow)
+                write.clean = redacted(write.flow, scans=live.scans if live is not None else None)
                 write.summary = self._analyser.summary(write.clean)
                 if write.flow.websocket:
                     # Made from the redacted socket: nothing the socket scrubbed comes back in a turn.
@@ -374,7 +378,8 @@ class Writer:
                     # Secrets go here, on the writer thread, into a copy: the flow itself may be live still
                     # (its stream progress is read below) and keeps its id for a renumbering.
                     clean = write.clean if write.final and write.clean is not None and \
-                        write.clean.id == write.flow.id else redacted(write.flow, request_only=not write.final)
+                        write.clean.id == write.flow.id else redacted(write.flow, request_only=not write.final,
+                                                                      scans=None if write.final else write.scans)
                     row = self._write_flow(conn, clean, write.summary if write.final else None, write.resume)
                 except sqlite3.OperationalError:
                     raise  # the file, not the flow: the whole transaction is retried
@@ -537,12 +542,13 @@ class Writer:
             else:
                 self._pending_rows.add(flow_id)
                 kept = write.resume or 0
-                state = self._live[flow_id] = _Progress(write.flow, chunks=kept, dropped=kept, on_turn=write.on_turn)
+                state = self._live[flow_id] = _Progress(write.flow, chunks=kept, dropped=kept, on_turn=write.on_turn,
+                                                        scans=write.scans)
                 # A resent socket's turns are made when it ends, from all its frames (its turn rows
                 # written before were deleted with the resend: see _write_flow).
                 if write.flow.websocket and write.resume is None and protocol(write.flow.path) is Protocol.RESPONSES:
                     # The socket's request side, redacted: each turn copies it.
-                    state.turns = TurnFlows(redacted(write.flow, request_only=True), self._turn_id)
+                    state.turns = TurnFlows(redacted(write.flow, request_only=True, scans=state.scans), self._turn_id)
         for state, count, pieces in progressed:
             state.chunks = state.dropped + count
             state.response_started = True

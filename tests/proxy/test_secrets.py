@@ -15,6 +15,7 @@ import stat
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import quote, quote_plus, urlencode
 
@@ -864,3 +865,34 @@ def test_what_an_open_tail_redacts_is_what_searching_the_whole_window_finds():
             window = body[:cut]
             expected = start([net.search(window) for net in (_OPEN_FIELD, _OPEN_TOKEN, _OPEN_URL)])
             assert start(_open_tails(window)) == expected, window
+
+
+def test_a_flows_request_is_scanned_once_across_its_redactions():
+    """The writer redacts a flow's request for its pending row, its stream progress and its final
+    row: with the scans of the first kept (redact.scrubber's `scans`), the later ones take the same
+    findings instead of scanning again, and redact exactly as a fresh scan does. A body that is
+    not byte for byte the one scanned (the same length, one secret more) is scanned afresh."""
+    from inspector.redact import scrubber
+
+    access = token("opaque-access")
+    request = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "api_key": access}).encode()
+    flow = Flow(id=1, session_id=1, started_at=0.0, method="POST", path="/v1/chat/completions",
+                request_headers=[("content-type", "application/json")], request_body=request,
+                upstream_request_body=request, response_body=b'{"ok": true}')
+    scans: list = []
+    pending = redacted(flow, request_only=True, scans=scans)
+    assert [(body, form) for body, form, _ in scans] == [(request, False)]  # the upstream copy is the same bytes
+    first = scans[0][2]
+    later = scrubber(flow, scans=scans)
+    assert later._scanned[0][2] is first and later._scanned[1][2] is first  # taken, not scanned again
+    assert len(scans) == 1  # a response body is not kept: it changes while the flow streams
+    fresh = scrubber(flow)
+    assert (later.raw, later.data(request)) == (fresh.raw, fresh.data(request))
+    assert redacted(flow, scans=scans) == redacted(flow)
+    assert access.encode() not in pending.request_body
+    swapped = ("sk-" + "a1" * 40)[:len(access)].encode()  # the same length, a token of another key
+    changed = replace(flow, request_body=request.replace(access.encode(), swapped), upstream_request_body=None)
+    assert len(changed.request_body) == len(request) and changed.request_body != request
+    again = scrubber(changed, scans=scans)
+    assert again._scanned[0][2] is not first and again.raw == scrubber(changed).raw
+    assert swapped in again.raw
