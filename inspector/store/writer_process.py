@@ -182,7 +182,8 @@ def main(argv: list[str]) -> int:
                 copies[flow.id] = flow
             else:
                 copies.pop(flow.id, None)
-                renumbered = {old: new for old, new in renumbered.items() if new != flow.id}
+                if renumbered:  # nearly always empty: not rebuilt for every flow
+                    renumbered = {old: new for old, new in renumbered.items() if new != flow.id}
             writer.submit(flow, None if flow.state is FlowState.PENDING else _acknowledge(acks, seq),
                           _tell_turns(send, flow.id) if turns else None, resume=resume, first_chunk=first_chunk)
         elif kind == "progress":
