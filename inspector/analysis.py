@@ -55,8 +55,6 @@ class Analysis:
     warnings: int = 0
     parse_error: str | None = None
     buffered: bool = False  # a stream whose events all arrived at once (see buffered_stream)
-    # The stream's events as the check parsed them, for buffered_stream: working state, not stored.
-    stream_events_: int | None = field(default=None, compare=False, repr=False)
     # translate mode: the bridge's loss reports, both ways, with pointers into both documents
     request_losses: list[Loss] = field(default_factory=list)
     response_losses: list[Loss] = field(default_factory=list)
@@ -237,10 +235,11 @@ def analyse(flow: Flow) -> Analysis:
     result.upstream_dialect = _translate_target(flow) or dialect
 
     if dialect is not None:
-        result.violations = _check(flow, result, dialect)
+        result.violations = _check(flow, result, dialect)  # and `buffered`, from the check's parse of a stream
+    else:
+        result.buffered = buffered_stream(flow, None)
     result.tool_calls = response_tool_calls(result.response, dialect)
     result.errors, result.warnings, _ = count_by_severity(result.violations)
-    result.buffered = buffered_stream(flow, dialect, result.stream_events_)
     result.fixed_errors_ = _errors_after_repairs(result)
     if result.translation_ is not None:
         result.request_losses = list(result.translation_.losses)
@@ -395,7 +394,8 @@ def buffered_stream(flow: Flow, dialect: Dialect | None, events: int | None = No
 
 
 def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
-    """Violations of every document of the flow; fills `result.response` on the way (one parse).
+    """Violations of every document of the flow; fills `result.response` and, for a stream,
+    `result.buffered` on the way (one parse).
 
     Each document is judged by the dialect and provider profile of the side it travels on: what
     went upstream by the upstream's; in passthrough and repair the client's request and the response
@@ -430,7 +430,8 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
     judged = result.request if history is None else socket.with_history(result.request, history)
     exchange = check.check_exchange(judged, response, dialect, client_profile, response_profile=response_profile)
     if streamed:
-        result.response, result.stream_events_ = exchange.final, exchange.events
+        result.response = exchange.final
+        result.buffered = buffered_stream(flow, dialect, exchange.events)
     request_findings = exchange.request if history is None else socket.own_findings(exchange.request, len(history))
     add("request", [_repaired(v) if _fixed_at(v, fixed) else v for v in request_findings])
     if result.upstream_request is not None:

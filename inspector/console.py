@@ -13,6 +13,7 @@ import queue
 import stat
 import threading
 import time
+from itertools import accumulate
 from typing import TextIO
 
 CAPACITY = 256  # lines waiting to be written before new ones are dropped
@@ -90,10 +91,5 @@ class Console:
             return len(lines)
         except (OSError, ValueError) as exc:
             self.failure = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            whole, end = 0, 0  # the lines whose last byte went out before the write failed
-            for piece in encoded:
-                end += len(piece)
-                if end > sent:
-                    break
-                whole += 1
-            return whole
+            # The lines whose last byte went out before the write failed.
+            return sum(1 for end in accumulate(map(len, encoded)) if end <= sent)

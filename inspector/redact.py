@@ -285,9 +285,10 @@ _OPEN_TOKEN = re.compile(rb"(?<![A-Za-z0-9])(?P<v>(?:sk[-_]|gh[pousr]_|github_pa
                          rb"[A-Za-z0-9_.-]*)\Z")
 _OPEN_URL = re.compile(rb"://(?:hooks\.slack\.com/[a-z]+/(?P<hook>[A-Za-z0-9_/-]*)"
                        rb"|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]*))\Z")
-_TOKEN_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-"  # what _OPEN_TOKEN's runs are made of
 _CONTEXT = 8192  # bytes of a stream before a piece that a secret running into the piece may start in
-_ALNUM = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_ALNUM_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_ALNUM = frozenset(_ALNUM_BYTES)
+_TOKEN_BYTES = _ALNUM_BYTES + b"_.-"  # what _OPEN_TOKEN's runs are made of
 
 _Span = tuple[int, int, bytes]  # [start, end) of a secret and what stands in its place
 
@@ -614,13 +615,12 @@ def scrubber(flow: Flow, *, request_only: bool = False, scans: list[Scan] | None
     if not request_only:
         sides += [(flow.response_body, flow.response_headers, False),
                   (flow.upstream_response_body, flow.response_headers, False)]
-    known: list[Scan] = scans if scans is not None else []
     scanned: list[Scan] = []
     for body, headers, request in sides:
         if body:
             form = _is_form(headers)
             # A passthrough's upstream copy is the request again: scanned once.
-            same = next((found for seen, was_form, found in (*scanned, *known)
+            same = next((found for seen, was_form, found in (*scanned, *(scans or ()))
                          if was_form == form and len(seen) == len(body) and seen == body), None)
             if same is None:
                 same = scan(body, form=form)
