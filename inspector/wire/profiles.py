@@ -78,6 +78,9 @@ class Profile:
     # The endpoint takes the model from the request's path, not its body (Claude on Vertex AI): the
     # published schema's required `model` is the path's (`model`).
     model_in_path: bool = False
+    # The paths on which the endpoint takes the model from the path (Azure OpenAI's deployment path,
+    # /openai/deployments/{deployment}/..., but not its /openai/v1/ path): model_in_path there.
+    model_paths: str = ""
     # Top-level request fields of the provider's own variant, which the dialect's published definition
     # does not list (Vertex's anthropic_version; Code Assist's session_id): not judged by the spec layer.
     own_fields: frozenset[str] = frozenset()
@@ -159,10 +162,13 @@ def inside(payload: Any, envelope: tuple[str, str] | None, kind: str) -> tuple[A
 
 def with_path(profile: Profile, path: str) -> Profile:
     """`profile` for a request sent to `path`: the API version the path names, where the dialect's
-    versions take different fields."""
+    versions take different fields, and whether the endpoint reads the model from the path."""
     version = home(profile.dialect).paths.version
     named = version(path) if version is not None else ""
-    return replace(profile, api_version=named) if named and named != profile.api_version else profile
+    changed: dict[str, Any] = {"api_version": named} if named and named != profile.api_version else {}
+    if profile.model_paths and not profile.model_in_path and re.search(profile.model_paths, path):
+        changed["model_in_path"] = True
+    return replace(profile, **changed) if changed else profile
 
 
 @lru_cache(maxsize=1024)

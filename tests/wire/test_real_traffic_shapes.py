@@ -4,8 +4,11 @@ payload still trips where the contract holds (the near miss runs the other way).
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from inspector.wire import check, profiles
 from inspector.wire.dialect import Dialect, from_path
+from inspector.wire.summary import request_facts
 
 from .rule_cases import found
 from .wire_payloads import named_sse, sse
@@ -263,3 +266,32 @@ def test_azure_filter_chunks_neither_break_reassembly_nor_count_as_findings():
     # An empty chunk without the filter's verdict is still noted.
     bare = _azure_stream().replace(b',"prompt_filter_results"', b',"other"', 1)
     assert found(check.check_stream(bare, CHAT, azure)) == {("OC-23", "/0/choices", "info")}
+
+
+def _azure_profile(url: str, body: dict) -> profiles.Profile:
+    """The profile the recorder picks for `body` sent to `url`, the model read as the recorder reads it."""
+    model, _ = request_facts(body, Dialect.OPENAI_CHAT, urlsplit(url).path)
+    return profiles.with_model(profiles.for_upstream(url, Dialect.OPENAI_CHAT), model)
+
+
+_NO_MODEL = {"messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+             "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {
+                 "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}],
+             "tool_choice": "auto", "stream": False}
+
+
+def test_an_azure_deployment_takes_its_model_from_the_path():
+    # crewAI's native Azure client, answered 200 on a deployment path with no `model` in the body.
+    url = "https://myres.openai.azure.com/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-06-01"
+    assert found(check.check_request(_NO_MODEL, CHAT, _azure_profile(url, _NO_MODEL))) == set()
+
+
+def test_a_body_without_model_is_refused_where_no_deployment_names_one():
+    missing = {("OC-28", "", "error")}
+    for url in ("https://myres.openai.azure.com/openai/v1/chat/completions",  # the v1 path names no model
+                "https://api.openai.com/v1/chat/completions"):
+        assert found(check.check_request(_NO_MODEL, CHAT, _azure_profile(url, _NO_MODEL))) == missing, url
+    # On the deployment path a model the body does give is still judged as the body's.
+    url = "https://myres.openai.azure.com/openai/deployments/gpt-4o-mini/chat/completions"
+    wrong = {**_NO_MODEL, "model": 4}
+    assert found(check.check_request(wrong, CHAT, _azure_profile(url, wrong))) == {("OC-28", "/model", "error")}

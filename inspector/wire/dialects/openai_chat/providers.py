@@ -40,14 +40,18 @@ COMPATIBLE = Provider(
 )
 
 _CHAT = Dialect.OPENAI_CHAT
+# A deployment names its model: a request to its path may leave `model` out of the body, as crewAI's
+# native Azure client does (crewAIInc/crewAI lib/crewai/tests/cassettes/agents/
+# TestAzureNativeToolCalling.test_azure_agent_with_native_tool_calling.yaml, answered 200).
+_DEPLOYMENT_PATH = r"^/openai/deployments/[^/]+/"
 # api.openai.com's first: the default of both OpenAI dialects.
 PROFILES = (
     Profile("openai", _CHAT, "api.openai.com (Chat Completions and Responses)", NAMES, call_id_max=40, max_tools=128),
     Profile("azure-openai", _CHAT, "Azure OpenAI: 40-char tool-call ids enforced; some "
             "deployments accept dots in names", _DOTTED_NAME, call_id_max=40,
             call_id_severity=Severity.ERROR, max_tools=128, description_severity=Severity.ERROR,
-            hosts=r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com", paths=r"^/openai/deployments/[^/]+/",
-            relay_paths=r"^/openai/v1/"),
+            hosts=r".+\.openai\.azure\.com|.+\.cognitiveservices\.azure\.com", paths=_DEPLOYMENT_PATH,
+            relay_paths=r"^/openai/v1/", model_paths=_DEPLOYMENT_PATH),
     Profile("openrouter", _CHAT, "OpenRouter: 40-char tool-call ids enforced",
             NAMES, call_id_max=40, call_id_severity=Severity.ERROR,
             max_tools=128, routes_by_model=True, server_tool_prefix="openrouter:", published_schema=False,
