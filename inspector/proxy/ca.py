@@ -238,6 +238,11 @@ class LocalCA:
                  + leaf.public_bytes(serialization.Encoding.PEM))  # a root is never sent: clients hold it
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.minimum_version = ssl.TLSVersion.TLSv1_2
+        # No TLS 1.3 session ticket after the handshake: it reaches a client as it sends its first
+        # request, and a client that reads on one thread while it writes on another (websockets' sync
+        # client, under the OpenAI SDK's sockets) then loses the handshake now and again. Each
+        # tunnel is a full handshake; clients keep their connections open, so that is rare.
+        context.num_tickets = 0
         # The ssl module loads a certificate chain from a file only: a private one, gone once read.
         with tempfile.NamedTemporaryFile(dir=self.directory, prefix=".leaf-", suffix=".pem") as file:
             file.write(chain)
