@@ -103,6 +103,14 @@ CASES = [
         "/input/1/arguments", "warning", setting(["input", 1, "arguments"], '{ "city": "Oslo" }')),
     req("tools null", doing(setting(["tools"], None), deleting(["tool_choice"])), "XL-10", "/tools", "info",
         deleting(["tool_choice"])),
+    # Empty tools: accepted as none (the OpenAI Agents SDK sends it on every call of an agent without
+    # tools); an error once tool_choice needs a tool.
+    req("tools empty, tool_choice required", doing(setting(["tools"], []), setting(["tool_choice"], "required"),
+                                                   deleting(["input", 1]), deleting(["input", 1])),
+        "XL-10", "/tools", "error", setting(["tool_choice"], "required")),
+    req("tools empty", doing(setting(["tools"], []), deleting(["tool_choice"]), deleting(["input", 1]),
+                             deleting(["input", 1])), "XL-10", "/tools", "info",
+        doing(deleting(["tools"]), deleting(["tool_choice"]), deleting(["input", 1]), deleting(["input", 1]))),
     req("tool_choice names no tool", setting(["tool_choice", "name"], "nope"), "XL-11", "/tool_choice/name", "error",
         doing(setting(["tools", 0, "name"], "nope"), setting(["tool_choice", "name"], "nope"),
               setting(["input", 1, "name"], "nope"))),

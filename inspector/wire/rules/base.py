@@ -234,9 +234,11 @@ def remember_name(report: Report, rule: str, names: dict[str, str], name: Any, p
 
 
 def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base: str, rule: str,
-                        *, empty_is_error: bool = True) -> bool:
-    """Null (absent: info) and empty-list (error) handling for an optional list field. Returns True
-    when the field holds a non-empty value worth checking further."""
+                        *, empty: Severity = Severity.ERROR) -> bool:
+    """Null (absent: info) and empty-list handling for an optional list field, `empty` the severity
+    of an empty list: an error where the API needs an item, a warning where it is accepted but
+    better omitted, info where it is accepted and means none. Returns True when the field holds a
+    non-empty value worth checking further."""
     if key not in payload:
         return False
     value = payload[key]
@@ -244,13 +246,13 @@ def check_null_or_empty(report: Report, payload: dict[str, Any], key: str, base:
         report.add(rule, join(base, key), f"{key} is null; treated as absent", Severity.INFO)
         return False
     if isinstance(value, list) and not value:
-        if empty_is_error:
-            report.add(rule, join(base, key), f"{key} is an empty array; the API needs at least one item",
-                       Severity.ERROR)
-        else:
-            report.add(rule, join(base, key), f"{key} is an empty array; omit it instead", Severity.WARNING)
+        report.add(rule, join(base, key), f"{key} is an empty array; " + _EMPTY[empty], empty)
         return False
     return True
+
+
+_EMPTY = {Severity.ERROR: "the API needs at least one item", Severity.WARNING: "omit it instead",
+          Severity.INFO: "accepted, and read as none"}
 
 
 def check_tool_name(report: Report, profile: Profile, name: Any, pointer: str, what: str, rule: str, *,
