@@ -68,6 +68,16 @@ def test_mistral_still_rejects_what_it_does_not_know():
     }
 
 
+def test_mistral_takes_tool_choice_auto_without_tools_as_its_sdk_sends_it():
+    payload = {"model": "mistral-small-latest", "messages": [{"role": "user", "content": "Hi"}], "tool_choice": "auto",
+               "stream": True}
+    assert found(check.check_request(payload, CHAT, "mistral")) == set()
+    # Near misses: OpenAI's endpoint, and a choice that does need a tool, still say it.
+    assert found(check.check_request(payload, CHAT)) == {("OC-11", "/tool_choice", "warning")}
+    assert found(check.check_request({**payload, "tool_choice": "any"}, CHAT, "mistral")) == {
+        ("OC-11", "/tool_choice", "warning")}
+
+
 def test_mistral_response_tool_calls_leave_out_the_type():
     response = {"id": "5d0c", "object": "chat.completion", "model": "mistral-large-latest", "created": 1766496000,
                 "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
@@ -295,3 +305,29 @@ def test_a_body_without_model_is_refused_where_no_deployment_names_one():
     url = "https://myres.openai.azure.com/openai/deployments/gpt-4o-mini/chat/completions"
     wrong = {**_NO_MODEL, "model": 4}
     assert found(check.check_request(wrong, CHAT, _azure_profile(url, wrong))) == {("OC-28", "/model", "error")}
+
+
+def _gemini_turns() -> dict:
+    """A tool loop of two steps, Gemini's signature on the first call turn only (as gemini-2.5-flash answered)."""
+    def call(city: str, signed: bool) -> dict:
+        part = {"functionCall": {"name": "get_weather", "args": {"city": city}}}
+        return {"role": "model", "parts": [{**part, "thoughtSignature": "Cvg="} if signed else part]}
+
+    def answer(city: str) -> dict:
+        return {"role": "user", "parts": [{"functionResponse": {"name": "get_weather",
+                                                                "response": {"report": f"Sunny in {city}"}}}]}
+
+    return {"contents": [{"role": "user", "parts": [{"text": "Weather in New York and London?"}]},
+                         call("New York", True), answer("New York"), call("London", False), answer("London")],
+            "tools": [{"functionDeclarations": [{"name": "get_weather", "parameters": {
+                "type": "OBJECT", "properties": {"city": {"type": "STRING"}}, "required": ["city"]}}]}]}
+
+
+def test_gemini_2_takes_a_call_turn_without_its_signature():
+    base = profiles.for_upstream("https://generativelanguage.googleapis.com", Dialect.GEMINI)
+    unsigned = {("GM-08", "/contents/3/parts/0", "info")}
+    assert found(check.check_request(_gemini_turns(), "gemini", profiles.with_model(base, "gemini-2.5-flash"))) == unsigned
+    # Near misses: Gemini 3, and a model not known, are warned of the dropped signature.
+    for model in ("gemini-3-pro-preview", ""):
+        assert found(check.check_request(_gemini_turns(), "gemini", profiles.with_model(base, model))) == {
+            ("GM-08", "/contents/3/parts/0", "warning")}, model
