@@ -129,14 +129,12 @@ class Signing(Addon):
 
     def hook(self, flow: Flow, headers: Sequence[tuple[str, str]], query: str) -> Hook | None:
         dialect = Dialect(self.translated_to) if self.translated_to is not None else from_path(flow.path)
-        if dialect is None:
-            return None
-        found = provider(dialect)
+        found = None if dialect is None else provider(dialect)
         if found is not None and not found.signs and self.translated_to is not None:
             return None  # a translation goes to the target's own provider, whoever the client signed for
         if found is None or not found.signs:
-            # Another provider serving this dialect (Claude on Bedrock speaks Anthropic's), when the client
-            # signed for it.
+            # Another provider serving this dialect (Claude on Bedrock speaks Anthropic's), or a path of no
+            # dialect (an embedding, another maker's InvokeModel), when the client signed for it.
             sent = next((value for name, value in headers if name.lower() == "authorization"), "")
             found = next((p for p in _signers() if sent.startswith(p.signature)), None)
         if found is None or found.auth is None:

@@ -240,3 +240,51 @@ def test_invoke_model_with_response_stream_carries_anthropic_events_and_is_signe
         {"type": "text", "text": "Checking."},
         {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}}]
     assert analysis.response["stop_reason"] == "tool_use"
+
+
+# traceloop/openllmetry's Bedrock cassettes (test_meta, test_titan, test_cohere, test_ai21): InvokeModel
+# carries each maker's own body; only Claude's is Anthropic Messages.
+LLAMA = "meta.llama3-70b-instruct-v1:0"
+LLAMA_BODY = {"prompt": "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nTell me a joke", "max_gen_len": 128,
+              "temperature": 0.1}
+LLAMA_ANSWER = {"generation": "Why did the llama cross the road?", "prompt_token_count": 19,
+                "generation_token_count": 128, "stop_reason": "length"}
+
+
+def test_invoke_model_of_another_maker_is_relayed_and_signed_but_not_read_as_anthropic(forwarder, fake, store):
+    fake.push(json_response(LLAMA_ANSWER))
+    answer = client(forwarder.base_url).invoke_model(modelId=LLAMA, body=orjson.dumps(LLAMA_BODY))
+    assert orjson.loads(answer["body"].read()) == LLAMA_ANSWER
+    forwarder.events.completed(1)
+    assert fake.refused == []
+    assert [(r.path, orjson.loads(r.body)) for r in fake.received] == [
+        ("/model/meta.llama3-70b-instruct-v1%3A0/invoke", LLAMA_BODY)]
+    flow = store.get(1)
+    assert flow.notes == [
+        f"signed again for bedrock as it went to {fake.base_url} (the client's signature covers the host it sent to)"]
+    assert [(r.dialect, r.errors, r.warnings) for r in store.rows()] == [("", 0, 0)]
+    assert analyse(flow).violations == []
+
+
+def test_invoke_model_of_claude_is_still_checked_as_anthropic(forwarder, fake, store):
+    # The near miss: Claude's own InvokeModel answer with a stop_reason Anthropic never sends.
+    fake.push(json_response({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude",
+                             "content": [{"type": "text", "text": "Sunny."}], "stop_reason": "length",
+                             "stop_sequence": None, "usage": {"input_tokens": 9, "output_tokens": 2}}))
+    client(forwarder.base_url).invoke_model(modelId=MODEL, body=orjson.dumps(CLAUDE))
+    forwarder.events.completed(1)
+    assert [(r.dialect, r.errors, r.warnings) for r in store.rows()] == [("anthropic", 0, 1)]
+    assert [(v.rule, v.pointer) for v in analyse(store.get(1)).violations] == [("AN-13", "/stop_reason")]
+
+
+def test_a_bedrock_call_of_no_dialect_is_signed_again_too(forwarder, fake, store):
+    # ApplyGuardrail: no dialect reads it, and the client's signature still covers the forwarder's host.
+    verdict = {"action": "NONE", "outputs": [], "assessments": [], "usage": {"topicPolicyUnits": 1}}
+    fake.push(json_response(verdict))
+    answer = client(forwarder.base_url).apply_guardrail(guardrailIdentifier="gr1", guardrailVersion="1",
+                                                        source="INPUT", content=[{"text": {"text": "Hello"}}])
+    assert (answer["action"], answer["usage"]) == ("NONE", {"topicPolicyUnits": 1})
+    forwarder.events.completed(1)
+    assert fake.refused == []
+    assert [r.path for r in fake.received] == ["/guardrail/gr1/version/1/apply"]
+    assert [(r.dialect, r.errors, r.warnings) for r in store.rows()] == [("", 0, 0)]

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import unquote
 
 from ...dialect import Dialect
 from ...profiles import Profile
 from .. import Paths, Variant
 from ..anthropic.shape import NAMES
 from .providers import HOSTS
+from .shape import base_model
 from .stream import CONTENT_TYPE, chunks
 
 # The anthropic-beta values Bedrock's InvokeModel takes (in the body's anthropic_beta): LiteLLM's table
@@ -37,8 +39,22 @@ PROFILE = Profile("bedrock-anthropic", Dialect.ANTHROPIC, "Claude on Amazon Bedr
                   hosts=HOSTS, paths=r"/model/[^/]+/invoke(-with-response-stream)?$")
 
 
+# A model id that names its maker (`meta.llama3-…`, `amazon.titan-…`, `cohere.…`): InvokeModel then
+# carries that maker's own body, not Anthropic Messages. SageMaker endpoints (Bedrock Marketplace)
+# serve models of any maker. An id that names none (an application inference profile's or a
+# provisioned model's ARN) is read as Claude's, the body Bedrock's own Claude guide sends there.
+_MAKER = re.compile(r"^[a-z0-9-]+\.")
+
+
 def claims(path: str) -> bool:
-    return _INVOKE.search(path) is not None
+    found = _INVOKE.search(path)
+    if found is None:
+        return False
+    model = unquote(found.group(1))
+    if model.lower().startswith("arn:aws:sagemaker:"):
+        return False
+    base = base_model(model)
+    return base.startswith("anthropic.") or _MAKER.match(base) is None
 
 
 def stream_path(path: str) -> bool:
@@ -47,8 +63,9 @@ def stream_path(path: str) -> bool:
 
 
 def model_of(path: str) -> str:
+    """The modelId, as Converse's (shape.model_of): botocore sends it percent-encoded."""
     found = _INVOKE.search(path.split("?", 1)[0])
-    return found.group(1) if found else ""
+    return unquote(found.group(1)) if found else ""
 
 
 class Chunks:
