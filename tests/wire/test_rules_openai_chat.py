@@ -43,6 +43,9 @@ def _call(position=0):
     return ["messages", 2, "tool_calls", position]
 
 
+_FILTERED = {"message": "The response was filtered due to the prompt triggering Azure Content management policy.",
+             "type": None, "param": "prompt", "code": "content_filter", "status": 400}
+
 LEGACY = doing(
     setting(["functions"], [{"name": "lookup", "parameters": {"type": "object", "properties": {}}}]),
     _append({"role": "assistant", "content": None, "function_call": {"name": "lookup", "arguments": "{}"}}),
@@ -254,6 +257,9 @@ CASES = [
         also=(("OC-22", "/choices/0/finish_reason", "warning"), ("OC-25", "/choices/0/message", "error"),)),
     resp("no choices", setting(["choices"], []), "OC-24", "/choices", "error",
          setting(["choices", 0, "message"], {"role": "assistant", "content": ""})),
+    # Azure's prompt filter, as traceloop/openllmetry's test_azure cassettes hold it under a 200; OpenRouter too.
+    resp("an error body under a success status", doing(deleting(["choices"]), setting(["error"], _FILTERED)),
+         "OC-24", "/error", "error", setting(["error"], _FILTERED)),
     resp("assistant message with neither content nor calls", deleting(["choices", 0, "message", "tool_calls"]),
          "OC-25", "/choices/0/message", "error",
          doing(deleting(["choices", 0, "message", "tool_calls"]),
@@ -367,6 +373,15 @@ def test_every_violation_carries_why_and_hint():
     assert violation.rule == "OC-05"
     assert violation.why.startswith("parameters must be a JSON Schema object")
     assert violation.hint.startswith("Convert the genai Schema")
+
+
+def test_an_error_body_under_a_success_status_says_what_the_error_was():
+    response = {"error": _FILTERED}
+    assert [(v.rule, v.pointer, v.message) for v in check.check_response(response, CHAT)] == [
+        ("OC-24", "/error", "the response has no choices but an error under a success status: 'The response was "
+                            "filtered due to the prompt triggering Azure Content management policy.'")]
+    assert [(v.rule, v.pointer, v.message) for v in check.check_response({"error": "overloaded"}, CHAT)] == [
+        ("OC-24", "/error", "the response has no choices but an error under a success status: 'overloaded'")]
 
 
 def test_stream_violations_are_marked_as_stream():

@@ -515,6 +515,12 @@ def check_turn(payload: dict[str, Any], report: Report) -> bool:
     False when there is no choice to read further."""
     choices = payload.get("choices")
     if not isinstance(choices, list) or not choices:
+        error = payload.get("error")
+        if not choices and error:  # OpenRouter, and Azure's content filter, answer so under a 200
+            said = error.get("message") or error if isinstance(error, dict) else error
+            report.add("OC-24", "/error", f"the response has no choices but an error under a success status: "
+                                          f"{short(said, 120)}")
+            return False
         report.add("OC-24", "/choices", f"the response has {'no choices' if not choices else short(choices)}: "
                                         "there is no message to read")
         return False
