@@ -799,3 +799,69 @@ def test_store_is_named_in_the_report_where_the_target_keeps_nothing(source, tar
     assert [loss.to_dict() for loss in sent.losses if loss.source == "/store"] == [
         {"source": "/store", "target": None, "kind": "dropped",
          "why": f"{target.value} has no setting for whether the provider keeps the exchange", "rule": ""}]
+
+
+# --- XL-13: a strict tool Anthropic takes and OpenAI would refuse --------------------------------
+# Mirascope's test_call_with_strict_tool_and_optional_properties (anthropic-beta structured outputs):
+# Anthropic answered 200 with an optional property under strict:true; OpenAI refuses that schema.
+_LOOSE = {"type": "object", "properties": {"location": {"type": "string"}, "unit": {"type": "string"}},
+          "required": ["location"], "additionalProperties": False}
+_TIGHT = {**_LOOSE, "required": ["location", "unit"]}
+
+
+def _strict_tool_request(schema: dict) -> dict:
+    return {"model": "claude-sonnet-4-5", "max_tokens": 100, "messages": [{"role": "user", "content": "Weather?"}],
+            "tools": [{"name": "get_weather", "input_schema": schema, "strict": True}]}
+
+
+@pytest.mark.parametrize("target,where", [(Dialect.OPENAI_CHAT, "/tools/0/function/strict"),
+                                          (Dialect.OPENAI_RESPONSES, "/tools/0/strict")])
+def test_a_strict_tool_openai_would_refuse_is_sent_loose_and_said_so(target: Dialect, where: str) -> None:
+    sent = get_bridge(Dialect.ANTHROPIC, target).request(_strict_tool_request(_LOOSE), "/v1/messages")
+    tool = sent.payload["tools"][0]
+    assert (tool["function"] if target is Dialect.OPENAI_CHAT else tool)["strict"] is False
+    assert [(x.source, x.target, x.kind, x.rule, x.why) for x in sent.losses if x.rule == "XL-13"] == [
+        ("/tools/0/strict", where, "converted", "XL-13",
+         f"strict:true sent as strict:false: {target.value} refuses it on this schema (strict:true needs every "
+         "property in required; missing unit); the model may stray from the schema")]
+    assert [v.rule for v in check_request(sent.payload, target) if v.severity is Severity.ERROR] == []
+
+
+@pytest.mark.parametrize("target", [Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES])
+def test_a_strict_tool_openai_takes_stays_strict_near_miss(target: Dialect) -> None:
+    sent = get_bridge(Dialect.ANTHROPIC, target).request(_strict_tool_request(_TIGHT), "/v1/messages")
+    tool = sent.payload["tools"][0]
+    assert (tool["function"] if target is Dialect.OPENAI_CHAT else tool)["strict"] is True
+    assert [x for x in sent.losses if x.rule == "XL-13"] == []
+
+
+# --- a document's format reaches Converse as one of its DocumentFormat values ------------------------
+# pydantic/logfire's test_google_genai cassettes send a text/plain inline part; "plain" is no format.
+@pytest.mark.parametrize("mime,fmt", [("text/plain", "txt"), ("text/markdown", "md"), ("text/csv", "csv"),
+                                      ("application/pdf", "pdf"), ("text/html; charset=utf-8", "html"),
+                                      ("application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+                                       "docx")])
+def test_a_gemini_document_reaches_bedrock_in_its_format(mime: str, fmt: str) -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "Summarise."},
+                                                    {"inlineData": {"mimeType": mime, "data": "aGVsbG8="}}]}]}
+    sent = get_bridge(Dialect.GEMINI, Dialect.BEDROCK).request(body, "/v1beta/models/gemini-2.5-flash:generateContent")
+    (block,) = [b for b in sent.payload["messages"][0]["content"] if "document" in b]
+    assert block["document"]["format"] == fmt
+    assert check_request(sent.payload, Dialect.BEDROCK) == []
+
+
+def test_a_document_in_a_format_converse_does_not_read_is_dropped_and_said_so() -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "Unpack."},
+                                                    {"inlineData": {"mimeType": "application/zip", "data": "UEs="}}]}]}
+    sent = get_bridge(Dialect.GEMINI, Dialect.BEDROCK).request(body, "/v1beta/models/gemini-2.5-flash:generateContent")
+    assert sent.payload["messages"][0]["content"] == [{"text": "Unpack."}]
+    assert [(x.source, x.kind) for x in sent.losses if x.source.startswith("/contents")] == [
+        ("/contents/0/parts/1", "dropped")]
+
+
+def test_a_converse_document_reaches_anthropic_with_its_media_type() -> None:
+    body = {"messages": [{"role": "user", "content": [
+        {"text": "Summarise."}, {"document": {"format": "txt", "name": "notes", "source": {"bytes": "aGVsbG8="}}}]}]}
+    sent = get_bridge(Dialect.BEDROCK, Dialect.ANTHROPIC).request(body, "/model/anthropic.claude-3-haiku/converse")
+    (block,) = [b for b in sent.payload["messages"][0]["content"] if b["type"] == "document"]
+    assert block["source"]["media_type"] == "text/plain"

@@ -207,6 +207,25 @@ def openai_format(output: Output, emit: Emit, tgt: str, nested: bool) -> dict[st
     return {"type": "json_schema", "json_schema": body} if nested else {"type": "json_schema", **body}
 
 
+def openai_strict(strict: bool | None, schema: dict[str, Any], src: str, tgt: str, emit: Emit) -> bool | None:
+    """`strict` as an OpenAI target may state it for `schema` (XL-13): strict:true on a schema outside
+    OpenAI's Structured-Outputs subset (an optional property, an object open to others) is refused
+    there with a 400, though Anthropic and Bedrock take it; it is sent as strict:false, and said so."""
+    if strict is not True:
+        return strict
+    from ..rules.base import Report  # the checker's own test: rules load the homes, whose bridges import this
+    from ..rules.schema import check_strict
+
+    report = Report()
+    check_strict(report, schema, tgt, "XL-13", what="the schema")
+    if not report.violations:
+        return True
+    emit.convert(src, tgt, f"strict:true sent as strict:false: {emit.target.value} refuses it on this schema "
+                 f"({report.violations[0].message.removeprefix('the schema: ')}); the model may stray from "
+                 "the schema", "XL-13")
+    return False
+
+
 def output_kept_whole(output: Output, emit: Emit) -> None:
     """Report what a response schema loses on a target that holds every answer to its schema and
     takes neither a name nor a description (Anthropic, Gemini)."""

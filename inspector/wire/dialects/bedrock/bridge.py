@@ -28,6 +28,15 @@ _STOP_IN: dict[object, StopReason] = {
     "content_filtered": "content_filter"}
 _STOP_OUT = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "content_filtered"}
 _IMAGE_FORMATS = ("png", "jpeg", "gif", "webp")
+# Converse's DocumentFormat values and the media type of each (botocore's bedrock-runtime model lists
+# the formats; the types are IANA's): a document's format both ways.
+_DOCUMENT_TYPES = {
+    "pdf": "application/pdf", "csv": "text/csv", "doc": "application/msword",
+    "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    "xls": "application/vnd.ms-excel", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+    "html": "text/html", "txt": "text/plain", "md": "text/markdown",
+}
+_DOCUMENT_FORMATS = {mime: fmt for fmt, mime in _DOCUMENT_TYPES.items()}
 
 
 # --- requests ------------------------------------------------------------------------------------
@@ -54,7 +63,7 @@ def _media(kind: str, value: Any, here: str) -> Part:
     fmt = str(value.get("format") or "")
     if kind == "image":
         return Part("image", here, data=data, mime=f"image/{fmt}")
-    return Part("file", here, data=data, mime="application/pdf" if fmt == "pdf" else f"application/{fmt}",
+    return Part("file", here, data=data, mime=_DOCUMENT_TYPES.get(fmt, f"application/{fmt}"),
                 filename=str(value.get("name") or ""))
 
 
@@ -215,11 +224,12 @@ def _parse_tools(config: dict[str, Any], req: Request, losses: list[Loss]) -> No
 
 
 def _media_block(part: Part, emit: Emit, tgt: str) -> dict[str, Any] | None:
-    fmt = part.mime.split("/", 1)[-1]
+    mime = part.mime.split(";", 1)[0].strip().lower()
+    fmt = mime.split("/", 1)[-1]
     if part.kind == "image" and part.data and fmt in _IMAGE_FORMATS:
         return {"image": {"format": fmt, "source": {"bytes": part.data}}}
-    if part.kind == "file" and part.data:
-        return {"document": {"format": fmt or "pdf", "name": part.filename or "document",
+    if part.kind == "file" and part.data and (not mime or mime in _DOCUMENT_FORMATS):
+        return {"document": {"format": _DOCUMENT_FORMATS.get(mime, "pdf"), "name": part.filename or "document",
                              "source": {"bytes": part.data}}}
     emit.drop(part.src, f"{'an' if part.kind == 'image' else 'a'} {part.kind} part given by URL or in a format Converse does not read has no counterpart")
     return None

@@ -11,7 +11,7 @@ from ...pointer import join
 from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
 from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
-                     hollow, join_text, json_schema_of, openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning,
+                     hollow, join_text, json_schema_of, openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning, openai_strict,
                                  read_openai_identifiers,
                                  split_data_url, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
@@ -416,8 +416,10 @@ def _emit_tool(tool: Tool, emit: Emit, tgt: str) -> dict[str, Any]:
     if tool.description:
         function["description"] = tool.description
     function["parameters"] = with_root_properties(tool.schema) if tool.schema else dict(NO_ARGUMENTS)
-    if tool.strict is not None:
-        function["strict"] = tool.strict
+    strict = openai_strict(tool.strict, function["parameters"], join(tool.src, "strict"), join(tgt, "function", "strict"),
+                           emit)
+    if strict is not None:
+        function["strict"] = strict
     return {"type": "function", "function": function}
 
 

@@ -12,7 +12,7 @@ from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
 from ...translate.common import (RUN, Emit, back_id, back_name, data_url, declared_once, flagged_text, hollow, join_text,
                                  json_schema_of,
-                     openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning,
+                     openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning, openai_strict,
                                  read_openai_identifiers, split_data_url, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Loss, Message, Opaque, Part, Reasoning, Request, Response, Result,
                     State, StopReason, Tool, TranslationError)
@@ -398,7 +398,8 @@ def emit_tools(tools: list[Tool], emit: Emit) -> list[dict[str, Any]]:
             entry["description"] = tool.description
         if not tool.custom:
             entry["parameters"] = with_root_properties(tool.schema) if tool.schema else dict(NO_ARGUMENTS)
-            entry["strict"] = bool(tool.strict)
+            entry["strict"] = bool(openai_strict(tool.strict, entry["parameters"], join(tool.src, "strict"),
+                                                 join(tgt, "strict"), emit))
         out.append(entry)
     return out
 
