@@ -56,49 +56,17 @@ def is_server_push(method: str, path: str, accept: str) -> bool:
 
 
 def from_shape(payload: Any) -> Dialect | None:
-    """Best guess from a request or response body alone (for files given to `check`)."""
+    """Best guess from a request or response body alone (for files given to `check`): the dialect
+    whose home finds its surest marks in it (`Home.marks`), None when none does."""
     if isinstance(payload, list):
         payload = next((p for p in payload if isinstance(p, dict)), None)
     if not isinstance(payload, dict):
         return None
-    method = payload.get("method")
-    if payload.get("jsonrpc") == "2.0" or (isinstance(method, str) and method.startswith("tools/")):
-        return Dialect.MCP
-    if "tools" in payload and isinstance(payload.get("tools"), list) and payload.get("tools") and all(
-        isinstance(t, dict) and "inputSchema" in t for t in payload["tools"]
-    ):
-        return Dialect.MCP
-    tools = payload.get("tools")
-    if "contents" in payload or "candidates" in payload or (
-            isinstance(tools, list) and any(isinstance(t, dict) and "functionDeclarations" in t for t in tools)):
-        return Dialect.GEMINI
-    obj = payload.get("object")
-    if "messages" in payload:
-        if "system" in payload or _anthropic_blocks(payload["messages"]):
-            return Dialect.ANTHROPIC
-        return Dialect.OPENAI_CHAT
-    if obj in ("chat.completion", "chat.completion.chunk") or "choices" in payload:
-        return Dialect.OPENAI_CHAT
-    # A stored prompt template (an object: the legacy completions API's prompt is text) or a history
-    # kept server-side stands for Responses' input.
-    if obj == "response" or any(key in payload for key in ("input", "output", "previous_response_id", "conversation")) \
-            or isinstance(payload.get("prompt"), dict):
-        return Dialect.OPENAI_RESPONSES
-    if payload.get("type") == "message" and "content" in payload and "role" in payload:
-        return Dialect.ANTHROPIC
-    if "functions" in payload:
-        return Dialect.OPENAI_CHAT
-    return None
+    from .dialects import homes
 
-
-def _anthropic_blocks(messages: Any) -> bool:
-    if not isinstance(messages, list):
-        return False
-    for message in messages:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):
-            for block in content:
-                if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result", "thinking", "image"):
-                    if block.get("type") != "image" or "source" in block:
-                        return True
-    return False
+    best, surest = None, 0
+    for each in homes():
+        sure = each.marks(payload)
+        if sure > surest:
+            best, surest = each.dialect, sure
+    return best

@@ -35,7 +35,7 @@ def test_every_member_has_its_own_home_and_the_homes_are_in_enum_order() -> None
 def test_a_home_has_every_part(dialect: Dialect) -> None:
     parts = home(dialect)
     for name in ("rules", "reassemble", "is_final", "is_response", "fix", "summary", "framing", "paths", "names",
-                 "judged", "stream_event", "describe", "records", "references", "profiles", "providers"):
+                 "judged", "stream_event", "marks", "describe", "records", "references", "profiles", "providers"):
         assert getattr(parts, name) is not None, name
     assert parts.short and parts.short == parts.short.strip()
     assert set(parts.judged) == {"request", "response"} and all(parts.judged.values())

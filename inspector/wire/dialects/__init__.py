@@ -271,6 +271,10 @@ class Home:
     judged: dict[str, tuple[str, ...]]
     # Whether one parsed stream event is of this dialect (telling a stream's dialect from its events).
     stream_event: Callable[[dict[str, Any]], bool]
+    # How surely a parsed document (a request or an answer) is this dialect's by its fields alone: 2
+    # for marks no other dialect's documents bear, 1 for a fit that others share (messages), 0 for
+    # none. `dialect.from_shape` takes the surest (the first home on a tie).
+    marks: Callable[[dict[str, Any]], int]
     # One stream event's gist for the chunk view (type, the text it adds, its index), None for an
     # event that is not this dialect's; the UI sanitises it.
     describe: Callable[[dict[str, Any]], str | None]

@@ -38,6 +38,30 @@ def stream_event(event: dict[str, Any]) -> bool:
     return event.get("type") == "message_start"
 
 
+def marks(document: dict[str, Any]) -> int:
+    """Messages beside a top-level system (Converse's is a list of untyped blocks) or holding
+    Anthropic's own blocks; a message object (`type: message`)."""
+    if "messages" in document:
+        system = document.get("system")
+        converse = isinstance(system, list) and system and not any(
+            isinstance(block, dict) and "type" in block for block in system)
+        return 2 if ("system" in document and not converse) or _anthropic_blocks(document["messages"]) else 0
+    return 2 if document.get("type") == "message" and "content" in document and "role" in document else 0
+
+
+def _anthropic_blocks(messages: Any) -> bool:
+    if not isinstance(messages, list):
+        return False
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result", "thinking", "image"):
+                    if block.get("type") != "image" or "source" in block:
+                        return True
+    return False
+
+
 def describe(event: dict[str, Any]) -> str | None:
     """Text, partial-JSON and thinking deltas: the text they add to their content block."""
     block = event.get("delta")

@@ -13,7 +13,7 @@ HOME = Home(Dialect.BEDROCK, rules=rules, reassemble=stream.reassemble, is_final
             bridge=bridge, endpoint=shape.ENDPOINT, request_path=shape.request_path, history="messages",
             short=SHORT, framing=stream.FRAMING, framing_for=None,
             paths=Paths(shape.claims, stream=shape.stream_path, model=shape.model_of), names=shape.NAMES,
-            ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
+            ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, marks=shape.marks, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared,
             profiles=providers.PROFILES, providers=(providers.BEDROCK,),
             spec=Spec("", "converse", "BR-13", "BR-13", Severity.WARNING, document=spec.document),

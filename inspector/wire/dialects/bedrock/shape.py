@@ -65,6 +65,31 @@ def stream_event(event: dict[str, Any]) -> bool:
     return isinstance(event.get("messageStart"), dict)
 
 
+# Converse's request fields no other dialect has, and its content blocks: a block is an object of
+# one of these keys, with no `type` (every other dialect types its blocks).
+_REQUEST_FIELDS = ("inferenceConfig", "toolConfig", "additionalModelRequestFields", "guardrailConfig",
+                   "promptVariables", "additionalModelResponseFieldPaths", "performanceConfig", "requestMetadata")
+_BLOCKS = frozenset({"text", "image", "document", "video", "toolUse", "toolResult", "guardContent", "reasoningContent",
+                     "cachePoint", "citationsContent"})
+
+
+def marks(document: dict[str, Any]) -> int:
+    """Converse's own request fields, its untyped content blocks, or its answer (output.message, stopReason)."""
+    if any(key in document for key in _REQUEST_FIELDS) or "stopReason" in document or (
+            isinstance(document.get("output"), dict) and "message" in document["output"]):
+        return 2
+    messages, system = document.get("messages"), document.get("system")
+    blocks: list[Any] = list(system) if isinstance(system, list) else []
+    for message in messages if isinstance(messages, list) else ():
+        content = message.get("content") if isinstance(message, dict) else None
+        blocks += content if isinstance(content, list) else ()
+    return 2 if blocks and all(_untyped_block(block) for block in blocks) else 0
+
+
+def _untyped_block(block: Any) -> bool:
+    return isinstance(block, dict) and "type" not in block and len(block) == 1 and next(iter(block)) in _BLOCKS
+
+
 def describe(event: dict[str, Any]) -> str | None:
     """One ConverseStream event: its type, its content block index, the text or input it adds."""
     if len(event) != 1:

@@ -14,7 +14,7 @@ HOME = Home(Dialect.GEMINI, rules=rules, reassemble=stream.reassemble, is_final=
             history="contents",
             short=SHORT, framing=stream.FRAMING, framing_for=stream.framing_for,
             paths=Paths(shape.claims, stream=shape.stream_path, model=bridge.model_of, version=shape.api_version), names=shape.NAMES,
-            ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
+            ids=shape.IDS, judged=shape.JUDGED, stream_event=shape.stream_event, marks=shape.marks, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.GEMINI, providers.VERTEX, providers.CODE_ASSIST),
             normalise=fields.normalise, spelled=fields.spelled,
             spec=Spec("gemini.json", "gemini", "GM-20", "GM-19", Severity.INFO, owned=("Schema",), api=shape.api),

@@ -64,6 +64,13 @@ def stream_event(event: dict[str, Any]) -> bool:
     return "candidates" in unwrapped(event, "response")
 
 
+def marks(document: dict[str, Any]) -> int:
+    """contents, candidates, or a tool of functionDeclarations."""
+    tools = document.get("tools")
+    return 2 if "contents" in document or "candidates" in document or (
+        isinstance(tools, list) and any(isinstance(t, dict) and "functionDeclarations" in t for t in tools)) else 0
+
+
 def describe(event: dict[str, Any]) -> str | None:
     """A candidate: the text its parts add."""
     event = unwrapped(event, "response")

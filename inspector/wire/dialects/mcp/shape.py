@@ -23,6 +23,15 @@ def stream_event(event: dict[str, Any]) -> bool:
     return event.get("jsonrpc") == "2.0"
 
 
+def marks(document: dict[str, Any]) -> int:
+    """A JSON-RPC message, a tools/ method, or a tool list whose every tool has an inputSchema."""
+    method, tools = document.get("method"), document.get("tools")
+    if document.get("jsonrpc") == "2.0" or (isinstance(method, str) and method.startswith("tools/")):
+        return 2
+    return 2 if isinstance(tools, list) and tools and all(isinstance(t, dict) and "inputSchema" in t
+                                                          for t in tools) else 0
+
+
 def describe(event: dict[str, Any]) -> str | None:
     """A JSON-RPC message over SSE: its method, or whether it is a result or an error."""
     if "jsonrpc" not in event:

@@ -64,6 +64,14 @@ def stream_event(event: dict[str, Any]) -> bool:
     return event.get("object") == "chat.completion.chunk"
 
 
+def marks(document: dict[str, Any]) -> int:
+    """A chat.completion (or its chunk), or choices; messages or legacy functions fit too, but
+    other dialects also have messages: only a surer claim wins over them."""
+    if document.get("object") in ("chat.completion", "chat.completion.chunk") or "choices" in document:
+        return 2
+    return 1 if "messages" in document or "functions" in document else 0
+
+
 def describe(event: dict[str, Any]) -> str | None:
     """A chunk has no type; "chunk" names it, with the finish reason when it has one."""
     if not isinstance(event.get("choices"), list) or not event["choices"]:

@@ -17,7 +17,7 @@ HOME = Home(Dialect.OPENAI_RESPONSES, rules=rules, reassemble=stream.reassemble,
             bridge=bridge,
             endpoint=shape.ENDPOINT, request_path=shape.request_path, history="input",
             short=SHORT, framing=SSE, framing_for=None, paths=Paths(shape.claims), names=NAMES, ids=shape.IDS,
-            judged=shape.JUDGED, stream_event=shape.stream_event, describe=shape.describe,
+            judged=shape.JUDGED, stream_event=shape.stream_event, marks=shape.marks, describe=shape.describe,
             records=records.RULES, references=records.REFERENCE, declared=rules.declared, profiles=providers.PROFILES, providers=(providers.OPENAI, providers.AZURE, providers.COMPATIBLE),
             spec=Spec("openai.json", "openai-responses", "OR-13", "OR-14", Severity.INFO),
             tool_declaration=bridge.emit_tools, tool_result=bridge.emit_tool_result, tolerances=tolerances.TOLERANCES, opaque=opaque.carried)

@@ -35,6 +35,14 @@ def stream_event(event: dict[str, Any]) -> bool:
     return isinstance(kind, str) and kind.startswith("response.")
 
 
+def marks(document: dict[str, Any]) -> int:
+    """A response object, input, an output list, or history kept server-side; a stored prompt
+    template (an object: the legacy completions API's prompt is text) stands for input."""
+    return 2 if document.get("object") == "response" or isinstance(document.get("output"), list) or any(
+        key in document for key in ("input", "previous_response_id", "conversation")) \
+        or isinstance(document.get("prompt"), dict) else 0
+
+
 def describe(event: dict[str, Any]) -> str | None:
     """Output-text and function-call-argument deltas: the text they add."""
     if not isinstance(event.get("delta"), str):
