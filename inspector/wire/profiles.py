@@ -33,6 +33,9 @@ class Profile:
     content_key_required: bool = False
     # vLLM-style servers reject tool_choice without tools (OC-11).
     tool_choice_needs_tools: bool = False
+    # DashScope and DeepSeek answer `tools: []` with a 400 ("[] is too short - 'tools'", OC-09); OpenAI
+    # reads it as no tools, as vLLM now does to match it.
+    empty_tools_refused: bool = False
     vertex: bool = False
     # Mistral's own chat API (same path as Chat, its own schema; recorded traffic 2025-12): tool and
     # tool-call `type` may be left out (it defaults to function), tool_choice 'any' means required,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from inspector.wire import check
+from inspector.wire import check, profiles
+from inspector.wire.dialect import Dialect
 from inspector.wire.rules.base import FACTS
 from inspector.wire.rules.catalogue import RULES
 from inspector.wire.violations import Effect, Severity
@@ -77,6 +78,20 @@ def test_null_and_empty_lists_are_told_apart():
     del emptied["tool_choice"]  # without a tool_choice an empty list is read as no tools
     assert [(v.rule, v.severity.value, v.effect.value, v.why) for v in check.check_request(emptied, "openai-chat")] == [
         ("OC-09", "warning", "ignores", "tools: [] declares nothing; the API accepts it and ignores it.")]
+
+
+def test_an_empty_tool_list_is_refused_where_the_server_refuses_it():
+    # earendil-works/pi#3649: DashScope answers tools: [] with 400 "[] is too short - 'tools'" (DeepSeek too);
+    # the same request is read as no tools by OpenAI (the near miss above).
+    emptied = chat_request()
+    emptied["tools"] = []
+    del emptied["messages"][2:5]
+    del emptied["tool_choice"]
+    profile = profiles.for_upstream("https://dashscope-intl.aliyuncs.com/compatible-mode/v1", Dialect.OPENAI_CHAT)
+    assert profile.name == "openai-compatible"
+    assert [(v.rule, v.severity.value, v.effect.value, v.why) for v in check.check_request(emptied, "openai-chat",
+                                                                                           profile)] == [
+        ("OC-09", "error", "rejects", "tools: [] is rejected (\"[] is too short\"): the API needs at least one item.")]
 
 
 def test_spec_layer_findings_name_their_own_field_and_value():

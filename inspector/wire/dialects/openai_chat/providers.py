@@ -59,7 +59,7 @@ PROFILES = (
     Profile("openai-compatible", _CHAT, "strict compatible servers (DeepSeek, DashScope, "
             "vLLM): arguments must be JSON objects, content key present, tool_choice needs tools",
             NAMES, call_id_max=40, max_tools=128, strict_arguments=True,
-            content_key_required=True, tool_choice_needs_tools=True, own_item_ids=True,
+            content_key_required=True, tool_choice_needs_tools=True, empty_tools_refused=True, own_item_ids=True,
             published_schema=False, hosts=r"api\.deepseek\.com|dashscope(-intl)?\.aliyuncs\.com"),
     Profile("mistral", _CHAT, "Mistral's chat API (api.mistral.ai): type defaults to "
             "function, tool_choice 'any', content chunks", NAMES, mistral=True,

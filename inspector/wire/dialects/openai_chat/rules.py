@@ -179,8 +179,8 @@ def check_request(payload: Any, profile: Profile, report: Report) -> None:
         check_ranges(report, "OC-30", payload, limits.ranges(profile), limits.FIELDS)
     names: dict[str, str] = {}
     tools = as_list(payload.get("tools"))
-    if check_null_or_empty(report, payload, "tools", "", "OC-09", empty=Severity.ERROR if payload.get("tool_choice")
-                           is not None else Severity.WARNING):
+    refused = payload.get("tool_choice") is not None or profile.empty_tools_refused
+    if check_null_or_empty(report, payload, "tools", "", "OC-09", empty=Severity.ERROR if refused else Severity.WARNING):
         if not isinstance(payload["tools"], list):
             report.add("OC-01", "/tools", "tools must be an array")
         elif profile.max_tools is not None and len(tools) > profile.max_tools:
