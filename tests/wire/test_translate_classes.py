@@ -9,12 +9,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from inspector.wire.check import check_request, check_response, check_stream
+from inspector.wire.check import check_request, check_response, check_stream, reassemble
 from inspector.wire.dialect import Dialect
 from inspector.wire.translate import PAIRS, TranslationError, get_bridge
 from inspector.wire.violations import Severity
 
 from . import translate_cases as cases
+from .wire_payloads import named_sse
 
 CHAT, RESP, ANT, GEM = Dialect.OPENAI_CHAT, Dialect.OPENAI_RESPONSES, Dialect.ANTHROPIC, Dialect.GEMINI
 BR = Dialect.BEDROCK
@@ -865,3 +866,64 @@ def test_a_converse_document_reaches_anthropic_with_its_media_type() -> None:
     sent = get_bridge(Dialect.BEDROCK, Dialect.ANTHROPIC).request(body, "/model/anthropic.claude-3-haiku/converse")
     (block,) = [b for b in sent.payload["messages"][0]["content"] if b["type"] == "document"]
     assert block["source"]["media_type"] == "text/plain"
+
+
+# --- an answer cut at its token limit mid-call says so on every side ---------------------------------
+# Mirascope's refusal/openai_responses/handles-refusal-for-stream: a forced call cut by max_output_tokens,
+# status incomplete; sent on as tool_use/tool_calls, the client would take the cut call for a whole one.
+def _responses_answer(status: str) -> dict:
+    return {"id": "resp_1", "object": "response", "status": status, "model": "gpt-5-mini",
+            "incomplete_details": {"reason": "max_output_tokens"} if status == "incomplete" else None,
+            "output": [{"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "get_weather",
+                        "arguments": '{"city": "Par', "status": status}],
+            "usage": {"input_tokens": 9, "output_tokens": 16, "total_tokens": 25}}
+
+
+def _responses_stream(status: str) -> bytes:
+    item = {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": ""}
+    return named_sse([
+        {"type": "response.created", "response": {"id": "resp_1", "model": "gpt-5-mini", "status": "in_progress"}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": '{"city": "Par'},
+        {"type": "response.output_item.done", "output_index": 0, "item": {**item, "arguments": '{"city": "Par',
+                                                                              "status": status}},
+        {"type": f"response.{'incomplete' if status == 'incomplete' else 'completed'}",
+         "response": _responses_answer(status)}])
+
+
+_CUT = {Dialect.OPENAI_CHAT: ("length", "tool_calls"), Dialect.ANTHROPIC: ("max_tokens", "tool_use"),
+        Dialect.BEDROCK: ("max_tokens", "tool_use")}
+
+
+def _stop_of(answer: dict, dialect: Dialect):
+    if dialect is Dialect.OPENAI_CHAT:
+        return answer["choices"][0]["finish_reason"]
+    return answer["stop_reason"] if dialect is Dialect.ANTHROPIC else answer["stopReason"]
+
+
+@pytest.mark.parametrize("client", list(_CUT), ids=lambda d: d.value)
+@pytest.mark.parametrize("status", ["incomplete", "completed"])
+def test_an_answer_cut_mid_call_is_sent_as_cut_and_a_whole_one_as_a_call(client: Dialect, status: str) -> None:
+    cut, called = _CUT[client]
+    expected = cut if status == "incomplete" else called
+    bridge = get_bridge(client, Dialect.OPENAI_RESPONSES)
+    sent = bridge.request(_minimal_request(client), _client_path(client))
+    answer = bridge.response(_responses_answer(status), sent.state).payload
+    assert _stop_of(answer, client) == expected
+    relay = bridge.stream(sent.state)
+    streamed = relay.feed(_responses_stream(status)) + relay.close()
+    assert _stop_of(reassemble(streamed, client), client) == expected
+
+
+def _minimal_request(client: Dialect) -> dict:
+    ask = "Weather in Paris?"
+    if client is Dialect.OPENAI_CHAT:
+        return {"model": "gpt-5-mini", "messages": [{"role": "user", "content": ask}]}
+    if client is Dialect.ANTHROPIC:
+        return {"model": "gpt-5-mini", "max_tokens": 16, "messages": [{"role": "user", "content": ask}]}
+    return {"messages": [{"role": "user", "content": [{"text": ask}]}]}
+
+
+def _client_path(client: Dialect) -> str:
+    return {Dialect.OPENAI_CHAT: "/v1/chat/completions", Dialect.ANTHROPIC: "/v1/messages",
+            Dialect.BEDROCK: "/model/gpt-5-mini/converse"}[client]

@@ -14,7 +14,7 @@ from ..naming import IdMap, NameMap, digest, id_ok, mint_id
 from ..pointer import join
 from ..ranges import Range
 from .model import (Call, Identifier, Loss, Message, Opaque, Output, Part, Request, Response, Result, State,
-                    TranslationError)
+                    StopReason, TranslationError)
 from .reasoning import EFFORTS, rounding
 
 
@@ -205,6 +205,15 @@ def openai_format(output: Output, emit: Emit, tgt: str, nested: bool) -> dict[st
     if output.strict is not None:
         body["strict"] = output.strict
     return {"type": "json_schema", "json_schema": body} if nested else {"type": "json_schema", **body}
+
+
+def sent_stop(stop: StopReason, calls: bool) -> StopReason:
+    """The stop an answer is sent with: one that holds calls stopped to have them run, unless it was
+    cut at its token limit (a call cut short, which the client must not take for a whole one); one
+    without calls did not stop for them."""
+    if stop == "length":
+        return stop
+    return "tool_calls" if calls else "stop" if stop == "tool_calls" else stop
 
 
 def openai_strict(strict: bool | None, schema: dict[str, Any], src: str, tgt: str, emit: Emit) -> bool | None:

@@ -11,7 +11,7 @@ from ...dialect import Dialect
 from ...pointer import join
 from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
-from ...translate.common import (parse_turns, RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text,
+from ...translate.common import (sent_stop, parse_turns, RUN, Emit, anthropic_error, back_id, back_name, declared_once, hollow, join_text,
                                  json_schema_of, role_turn,
                                  output_kept_whole, plain, refusal_as_text, token_counts)
 from ...translate.model import (Builtin, Call, Choice, Identifier, Loss, Message, Opaque, Output, Part, Reasoning, Request,
@@ -565,7 +565,7 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
         elif isinstance(item, Opaque):
             losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Anthropic",
                                "XL-14"))
-    stop = "tool_use" if calls else _STOP_OUT["stop" if resp.stop == "tool_calls" else resp.stop]
+    stop = _STOP_OUT[sent_stop(resp.stop, calls > 0)]
     return {"id": _message_id(resp.id), "type": "message", "role": "assistant", "model": resp.model or state.model,
             "content": content, "stop_reason": stop, "stop_sequence": None,
             "usage": {"input_tokens": resp.input_tokens, "output_tokens": resp.output_tokens}}
@@ -732,7 +732,7 @@ class StreamEmitter:
             out = self._close_text()
             for index in sorted(self.open):
                 out += self._stop(index)
-            stop = "tool_use" if self.saw_call else _STOP_OUT["stop" if event.stop == "tool_calls" else event.stop]
+            stop = _STOP_OUT[sent_stop(event.stop, bool(self.saw_call))]
             return (out + self._event("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
                                                         "usage": {"input_tokens": event.input_tokens,
                                                                   "output_tokens": event.output_tokens}})

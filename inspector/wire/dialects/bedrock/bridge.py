@@ -12,7 +12,7 @@ from ... import jsonsafe
 from ...dialect import Dialect
 from ...pointer import join
 from ...translate import events as ev
-from ...translate.common import (parse_turns, RUN, Emit, back_id, back_name, declared_once, dumps, hollow, join_text, json_schema_of,
+from ...translate.common import (sent_stop, parse_turns, RUN, Emit, back_id, back_name, declared_once, dumps, hollow, join_text, json_schema_of,
                                  role_turn, plain, refusal_as_text, token_counts)
 from ...translate.model import (Call, Choice, Loss, Message, Opaque, Output, Part, Request, Response, Result, State,
                                 StopReason, Tool, TranslationError)
@@ -430,7 +430,7 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
         elif isinstance(item, Opaque):
             losses.append(Loss(item.src, None, "dropped", f"{item.dialect.value} {item.what} cannot cross to Bedrock",
                                "XL-14"))
-    stop = "tool_use" if calls else _STOP_OUT["stop" if resp.stop == "tool_calls" else resp.stop]
+    stop = _STOP_OUT[sent_stop(resp.stop, calls > 0)]
     return {"output": {"message": {"role": "assistant", "content": content}}, "stopReason": stop,
             "usage": _usage(resp.input_tokens, resp.output_tokens), "metrics": {"latencyMs": 0}}
 
@@ -568,7 +568,7 @@ class StreamEmitter:
             out = self._close_text() + b"".join(encode_event({"contentBlockStop": {"contentBlockIndex": index}})
                                                 for index in sorted(self.calls.values()))
             self.calls.clear()
-            stop = "tool_use" if self.called else _STOP_OUT["stop" if event.stop == "tool_calls" else event.stop]
+            stop = _STOP_OUT[sent_stop(event.stop, bool(self.called))]
             return (out + encode_event({"messageStop": {"stopReason": stop}})
                     + encode_event({"metadata": {"usage": _usage(event.input_tokens, event.output_tokens),
                                                  "metrics": {"latencyMs": 0}}}))

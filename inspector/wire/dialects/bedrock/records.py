@@ -44,7 +44,8 @@ RULES = [
          REJ),
     Rule("BR-10", E, "ConverseStream clients (boto3) join contentBlockDelta toolUse.input fragments per "
          "contentBlockIndex and parse them as one JSON object when the block stops, and read stopReason: "
-         "'tool_use' exactly when the answer holds toolUse blocks.",
+         "'tool_use' exactly when the answer holds toolUse blocks (or 'max_tokens': cut at the limit, maybe "
+         "mid-call).",
          "Send contentBlockStart (toolUseId, name), the input's fragments and contentBlockStop per block, and "
          "stopReason tool_use when toolUse blocks were sent.", CLI, {W: CLI}),
     Rule("BR-11", E, "ConverseStream delivers errors met mid-answer as exception events inside the HTTP 200 "

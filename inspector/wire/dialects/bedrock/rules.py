@@ -385,10 +385,11 @@ def _response_content(report: Report, payload: dict[str, Any]) -> list[Any] | No
 
 
 def check_stop_reason(report: Report, reason: Any, calls: int, pointer: str) -> None:
-    """BR-10: stopReason is one StopReason value, tool_use exactly when the answer calls tools."""
+    """BR-10: stopReason is one StopReason value, tool_use exactly when the answer calls tools (or
+    max_tokens: the answer was cut, maybe mid-call)."""
     if reason not in _STOPS:
         report.add("BR-10", pointer, f"stopReason {short(reason)} is not a StopReason value", Severity.WARNING)
-    elif calls and reason != "tool_use":
+    elif calls and reason not in ("tool_use", "max_tokens"):
         report.add("BR-10", pointer, f"the message has {calls} toolUse block(s) but stopReason is {reason!r}")
     elif reason == "tool_use" and not calls:
         report.add("BR-10", pointer, "stopReason is 'tool_use' but the message has no toolUse block")

@@ -10,7 +10,7 @@ from ...dialect import Dialect
 from ...pointer import join
 from ...sse import SSEEvent, SSEParser
 from ...translate import events as ev
-from ...translate.common import (BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
+from ...translate.common import (sent_stop, BLOCKS, RUN, Emit, assistant_turns, back_id, back_name, data_url, declared_once, flagged_text,
                      hollow, join_text, json_schema_of, openai_error, openai_format, openai_identifiers, openai_output, openai_reasoning, openai_strict,
                                  read_openai_identifiers,
                                  split_data_url, token_counts)
@@ -510,7 +510,7 @@ def emit_response(resp: Response, state: State, losses: list[Loss]) -> dict[str,
     message = _assistant_message(parts, RUN)
     if calls:
         message["tool_calls"] = calls
-    stop = "tool_calls" if calls else ("stop" if resp.stop == "tool_calls" else resp.stop)
+    stop = sent_stop(resp.stop, bool(calls))
     return {"id": resp.id or "chatcmpl-translated", "object": "chat.completion", "created": resp.created or state.created,
             "model": resp.model or state.model,
             "choices": [{"index": 0, "message": message, "finish_reason": stop, "logprobs": None}],
@@ -661,7 +661,7 @@ class StreamEmitter:
             if self.finished:
                 return b""
             self.finished = True
-            stop = "tool_calls" if self.index else ("stop" if event.stop == "tool_calls" else event.stop)
+            stop = sent_stop(event.stop, bool(self.index))
             out = self._chunk({}, stop)
             if self.state.stream_usage:
                 usage = {"prompt_tokens": event.input_tokens, "completion_tokens": event.output_tokens,
