@@ -289,3 +289,24 @@ def test_a_bare_object_root_gets_the_empty_properties_openai_wants_in_both_diale
     assert _repairs(result) == [("OR-02", "/tools/0/parameters", "set")]
     assert result.payload["tools"][0]["parameters"] == {"type": "object", "properties": {}}
     assert _errors(result.payload, "openai-responses") == []
+
+
+def test_a_long_description_is_cut_only_where_the_endpoint_refuses_it():
+    # Mirascope's test_caching_tool: api.openai.com answered 200 to a 15,664-character description.
+    payload = chat_request()
+    payload["tools"][0]["function"]["description"] = "Look it up. " * 1400
+    assert _repairs(fix(payload, CHAT, "openai")) == []
+    cut = fix(payload, CHAT, "azure-openai")
+    assert _repairs(cut) == [("OC-03", "/tools/0/function/description", "set")]
+    assert cut.payload["tools"][0]["function"]["description"] == ("Look it up. " * 1400)[:1024]
+
+
+def test_a_schema_type_written_as_its_proto_number_is_kept():
+    # tmc/langchaingo's TestGoogleAIWithTools (enum-encoding=int), answered 200: types 6 (OBJECT) and 1 (STRING).
+    payload = gemini_request()
+    payload["tools"] = [{"functionDeclarations": [{"name": "getWeather", "description": "Weather", "parameters": {
+        "type": 6, "properties": {"location": {"type": 1, "description": "where"}}, "required": ["location"]}}]}]
+    assert _repairs(fix(payload, "gemini")) == []
+    # The near miss: a number that names no genai Type is still dropped (and the node typed anew).
+    payload["tools"][0]["functionDeclarations"][0]["parameters"]["properties"]["location"]["type"] = 42
+    assert [r.rule for r in fix(payload, "gemini").repairs] == ["GM-04", "GM-17"]

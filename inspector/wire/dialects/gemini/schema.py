@@ -197,7 +197,8 @@ def _genai(schema: Any, src: str, tgt: str, changes: list[Change], root: bool = 
         if name == "type":
             nullable = _genai_type(value, out, here, tgt, changes) or nullable
             kinds = value if isinstance(value, list) else [value]
-            own = [k for k in kinds if isinstance(k, str) and k.upper() == out.get("type")]
+            # The type as the client spelled it, or numbered it
+            own = [k for k in kinds if "type" in out and type_name(k) == out["type"]]
             if not respell and own:
                 out["type"] = own[0]
         elif name == "const":
@@ -256,8 +257,9 @@ def _genai(schema: Any, src: str, tgt: str, changes: list[Change], root: bool = 
 def _genai_type(value: Any, out: dict[str, Any], here: str, tgt: str, changes: list[Change]) -> bool:
     """Writes the one genai type of `value` into `out`; True when `value` admits null."""
     kinds = value if isinstance(value, list) else [value]
-    named = [k.upper() for k in kinds if isinstance(k, str) and k.upper() != "NULL"]
-    nullable = any(isinstance(k, str) and k.upper() == "NULL" for k in kinds)
+    names = [type_name(k) for k in kinds]
+    named = [n for n in names if n is not None and n != "NULL"]
+    nullable = "NULL" in names
     unknown = [k for k in named if k not in GENAI_TYPES or k == "TYPE_UNSPECIFIED"]
     if unknown or len(named) < len(kinds) - nullable:
         changes.append(Change(here, None, "dropped", f"type {short(value)} is not a genai Type"))

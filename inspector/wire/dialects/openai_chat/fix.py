@@ -90,9 +90,12 @@ def _chat_tool(fixer: Fixer, given: Any, where: str) -> dict[str, Any] | None:
 def _chat_function(fixer: Fixer, function: dict[str, Any], where: str) -> None:
     function["name"] = fixer.name(function["name"], "OC-02", join(where, "name"))
     description = function.get("description")
-    if isinstance(description, str) and len(description) > 1024:
-        function["description"] = description[:1024]
-        fixer.note("OC-03", join(where, "description"), "set", f"description cut from {len(description)} to 1024 "
+    most = fixer.profile.description_max
+    # Cut only where the endpoint refuses it (Azure): api.openai.com takes a longer one, and cutting it
+    # there would lose what the model was told.
+    if isinstance(description, str) and len(description) > most and fixer.profile.description_severity is Severity.ERROR:
+        function["description"] = description[:most]
+        fixer.note("OC-03", join(where, "description"), "set", f"description cut from {len(description)} to {most} "
                                                         "characters")
     if "parameters" in function and not isinstance(function["parameters"], dict):
         function["parameters"] = {"type": "object", "properties": {}}
