@@ -19,7 +19,8 @@ from .wire import profiles
 from .wire.fix import FixResult, fix
 from .wire.translate import Loss, RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.translate.model import LossKind
-from .wire.dialect import Dialect, from_path, from_shape
+from .wire.dialect import Dialect, elsewhere, from_path, shape_claim
+from .wire.dialects import home
 from .wire.dialects.openai_responses import socket
 from .wire.streams import check_and_reassemble, is_stream_type, parse_events
 from .wire.session import (Declared, OpaqueUse, SessionEntry, check_opaque, check_session, declared_from_flows,
@@ -227,7 +228,7 @@ def analyse(flow: Flow) -> Analysis:
         result.errors, result.warnings, _ = count_by_severity(result.violations)
         return result
     request_error = _parse_requests(flow, result)
-    dialect = from_path(flow.path) or from_shape(result.request)
+    dialect = from_path(flow.path) or _by_shape(flow, result.request)
     result.dialect = dialect
     if request_error and flow.method.upper() not in ("GET", "HEAD", "DELETE", "OPTIONS"):
         result.parse_error = f"request {request_error}"
@@ -246,6 +247,26 @@ def analyse(flow: Flow) -> Analysis:
         answer = upstream_answer(flow, result)
         result.response_losses = answer.losses if answer is not None else []
     return result
+
+
+def _by_shape(flow: Flow, request: Any) -> Dialect | None:
+    """The dialect of a flow on a path none claims (a gateway's own): its request's marks, when the
+    answer bears that dialect's marks too. Other APIs' requests look like a dialect's (an embedding's
+    `input` is Responses'; Ollama's native /api/chat has `messages`), their answers do not; a path a
+    home disowns (another maker's InvokeModel) is not read by shape at all."""
+    dialect = shape_claim(request)[0]
+    if dialect is None or elsewhere(flow.path):
+        return None
+    try:
+        body = decode_body(flow.response_body, flow.response_headers)
+    except BodyTooLarge:
+        return None
+    if not body.strip():
+        return dialect  # no answer to tell otherwise (cut, refused, still to come)
+    if body.lstrip()[:1] == b"{":
+        return dialect if shape_claim(parse_json(body)[0])[0] is dialect else None
+    events = parse_events(body, dialect)
+    return dialect if any(isinstance(e, dict) and home(dialect).stream_event(e) for e in events[:4]) else None
 
 
 def _parse_requests(flow: Flow, result: Analysis) -> str | None:

@@ -302,3 +302,41 @@ def test_the_errors_a_fixed_request_has_left_are_counted_once_with_the_flow_and_
     before = calls.copy()
     assert from_stored(flow, hostile) == fresh
     assert (calls - before)["analyse"] == 1
+
+
+# --- a path no dialect claims: told by shape only when the answer bears the same dialect -------------
+_EMBEDDING = orjson.dumps({"model": "text-embedding-3-small", "input": ["file_path: a.py", "file_path: b.py"],
+                           "encoding_format": "base64"})
+_EMBEDDED = orjson.dumps({"object": "list", "data": [{"object": "embedding", "index": 0, "embedding": "AAAA"}],
+                          "model": "text-embedding-3-small", "usage": {"prompt_tokens": 8, "total_tokens": 8}})
+_RESPONSES = orjson.dumps({"model": "gpt-5", "input": [{"role": "user", "content": "Hi"}], "tools": [
+    {"type": "function", "name": "get weather", "parameters": {"type": "object", "properties": {}}}]})
+_RESPONDED = orjson.dumps({"id": "resp_1", "object": "response", "status": "completed", "output": [
+    {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Hi."}]}]})
+# Nova's InvokeModel body (messages-v1), as traceloop/openllmetry's test_nova cassettes hold it: Converse-like
+# fields Converse itself refuses.
+_NOVA = orjson.dumps({"schemaVersion": "messages-v1", "messages": [{"role": "user", "content": [{"text": "Joke?"}]}],
+                      "inferenceConfig": {"maxTokens": 50, "topK": 20}})
+_NOVA_ANSWER = orjson.dumps({"output": {"message": {"role": "assistant", "content": [{"text": "No."}]}},
+                             "stopReason": "end_turn", "usage": {"inputTokens": 3, "outputTokens": 1}})
+
+
+def test_an_embedding_request_is_not_read_as_a_responses_request():
+    # traceloop/openllmetry's llama-index cassettes: `input` is Responses' field too; OR-13 fired on every string.
+    for path in ("/v1/embeddings", "/api/embed"):
+        result = analyse(_flow(path, _EMBEDDING, status=200, response_body=_EMBEDDED))
+        assert (result.dialect, result.violations) == (None, [])
+
+
+def test_a_dialect_on_a_path_of_its_own_is_still_told_by_shape_near_miss():
+    result = analyse(_flow("/gateway/llm", _RESPONSES, status=200, response_body=_RESPONDED))
+    assert (result.dialect, [(v.rule, v.pointer) for v in result.violations]) == (
+        Dialect.OPENAI_RESPONSES, [("OR-03", "/tools/0/name")])
+
+
+def test_another_makers_invoke_model_is_not_read_as_converse():
+    result = analyse(_flow("/model/amazon.nova-lite-v1%3A0/invoke", _NOVA, status=200, response_body=_NOVA_ANSWER))
+    assert (result.dialect, result.violations) == (None, [])
+    # The near miss: the same fields sent to Converse are Converse's to refuse.
+    converse = analyse(_flow("/model/amazon.nova-lite-v1%3A0/converse", _NOVA, status=200, response_body=_NOVA_ANSWER))
+    assert (converse.dialect, sorted(v.rule for v in converse.violations)) == (Dialect.BEDROCK, ["BR-13", "BR-13"])

@@ -78,7 +78,11 @@ def test_the_analysis_of_a_hostile_flow_is_total(case):
 @pytest.mark.parametrize("key", ["method", "model", "type", "tools", "messages", "contents", "stop_reason"])
 def test_a_member_nested_a_thousand_levels_where_the_dialect_is_told_by_shape(key):
     """Read without a traceback; a history whose first entry is a list, not a message, is that one finding."""
-    analysis = analyse(flow_of(('{"%s":%s}' % (key, nested(1000))).encode(), path="/"))
+    # A path no dialect claims: the request's shape tells the dialect when the answer bears it too.
+    answer = {"contents": b'{"candidates": [{"content": {"role": "model", "parts": [{"text": "ok"}]}, '
+                          b'"finishReason": "STOP"}]}'}
+    analysis = analyse(flow_of(('{"%s":%s}' % (key, nested(1000))).encode(), path="/",
+                               **({"response_body": answer[key]} if key in answer else {})))
     history = {"messages": [("request", "OC-28", "/messages/0")], "contents": [("request", "GM-20", "/contents/0")]}
     assert (analysis.parse_error, [(v.where, v.rule, v.pointer) for v in analysis.violations]) == (
         None, history.get(key, []))
@@ -95,7 +99,10 @@ def test_a_tool_schema_nested_a_thousand_levels_is_analysed_by_shape():
     schema = '{"type":"object","properties":{"a":' * 499 + '{"type":"string"}' + "}}" * 499
     body = ('{"model":"m","max_tokens":5,"system":"s","messages":[{"role":"user","content":"x"}],'
             '"tools":[{"name":"f","input_schema":' + schema + "}]}").encode()
-    analysis = analyse(flow_of(body, path="/"))  # no dialect in the path: told from the body's shape
+    answer = (b'{"id": "msg_1", "type": "message", "role": "assistant", "content": [{"type": "text", "text": "ok"}], '
+              b'"stop_reason": "end_turn"}')
+    # No dialect in the path: told from the body's shape, which the answer bears out.
+    analysis = analyse(flow_of(body, path="/", response_body=answer))
     assert (analysis.dialect.value, analysis.parse_error, analysis.tools) == ("anthropic", None, 1)
 
 

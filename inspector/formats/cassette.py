@@ -1,5 +1,5 @@
 """vcrpy cassettes (YAML, format version 1): writing our fixtures as one, and reading any vcrpy
-cassette back as turns.
+cassette back as turns, and Ruby VCR's too.
 
 A cassette replays for an httpx (so openai-SDK) client under vcrpy or pytest-recording, matched on
 method, path and body (`match_on=["method", "path", "body"]`; the query's secrets are redacted).
@@ -10,6 +10,7 @@ our fixture and each stream chunk's time and size. Built from the fixture: redac
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,8 +78,13 @@ def _interaction(data: dict[str, Any]) -> dict[str, Any]:
 
 # -- reading -----------------------------------------------------------------------------------
 
+# vcrpy's list of interactions, and Ruby VCR's (ruby-openai, ruby_llm, langchainrb): the same
+# request/response pairs, a Ruby body an object of its text (`string`) or its bytes (`base64_string`).
+_LISTS = ("interactions", "http_interactions")
+
+
 def claims(document: Any) -> bool:
-    return isinstance(document, dict) and isinstance(document.get("interactions"), list)
+    return isinstance(document, dict) and any(isinstance(document.get(key), list) for key in _LISTS)
 
 
 def read(data: bytes, document: Any, source: str) -> list[Turn]:
@@ -86,11 +92,13 @@ def read(data: bytes, document: Any, source: str) -> list[Turn]:
 
 
 def turns_from_cassette(document: dict[str, Any], source: str) -> list[Turn]:
-    interactions = document["interactions"]
+    key = next(key for key in _LISTS if isinstance(document.get(key), list))
+    interactions = document[key]
     turns = []
     for index, interaction in enumerate(interactions, start=1):
         where = f"{source}#interaction{index}" if len(interactions) > 1 else source
-        turns.append(_turn(Shape(where).typed(interaction, dict, f"interactions[{index - 1}]"), where, index))
+        turns.append(_turn(Shape(where).typed(interaction, dict, f"{key}[{index - 1}]"), where, (key, index - 1),
+                           index))
     return turns
 
 
@@ -106,32 +114,49 @@ def _bytes(shape: Shape, value: Any, place: str) -> bytes:
 
 
 def _pairs(shape: Shape, holder: dict[str, Any], at: str) -> list[tuple[str, str]]:
-    """vcrpy headers: name → list of values (older cassettes: name → value)."""
+    """vcrpy headers: name → list of values (older cassettes: name → value). A value recorded as
+    bytes (`!!binary`: botocore's headers, which vcrpy writes so) is read as HTTP reads a header, latin-1."""
     headers = shape.member(holder, "headers", (dict, NoneType), at, default=None) or {}
     pairs = []
     for name, values in headers.items():
         shape.typed(name, str, f"{at}headers (a name)")
         for value in values if isinstance(values, list) else [values]:
+            value = value.decode("latin-1") if isinstance(value, bytes) else value
             pairs.append((name, shape.typed(value, str, f"{at}headers.{name}")))
     return pairs
 
 
-def _turn(interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
+def _turn(interaction: dict[str, Any], where: str, base: tuple[str | int, ...], flow_id: int) -> Turn:
     turn = _read(Shape(where), interaction, where, flow_id)
-    base = ("interactions", flow_id - 1)
-    body = interaction["response"].get("body")
-    turn.bodies = {"request": (*base, "request", "body"), "upstream": (*base, "request", "body"),
-                   "response": (*base, "response", "body", "string") if isinstance(body, dict)
-                   else (*base, "response", "body")}
+    request: tuple[str | int, ...] = (*base, "request", "body", *_held(interaction["request"].get("body")))
+    turn.bodies = {"request": request, "upstream": request,
+                   "response": (*base, "response", "body", *_held(interaction["response"].get("body")))}
     return turn
+
+
+def _held(body: Any) -> tuple[str, ...]:
+    """Where in a body's node its bytes are: the node itself, or its `string` (`base64_string`)."""
+    if not isinstance(body, dict):
+        return ()
+    return ("base64_string",) if "base64_string" in body and "string" not in body else ("string",)
+
+
+def _read_body(shape: Shape, body: Any, place: str) -> bytes:
+    if not isinstance(body, dict):
+        return _bytes(shape, body, place)
+    if "base64_string" in body and "string" not in body:
+        encoded = shape.typed(body["base64_string"], str, f"{place}.base64_string")
+        try:
+            return base64.b64decode(encoded, validate=False)
+        except ValueError:
+            raise shape.refuse(f"{place}.base64_string", "is not base64") from None
+    return _bytes(shape, body.get("string"), f"{place}.string")
 
 
 def _read(shape: Shape, interaction: dict[str, Any], where: str, flow_id: int) -> Turn:
     request, response = shape.member(interaction, "request", dict), shape.member(interaction, "response", dict)
-    request_body = _bytes(shape, request.get("body"), "request.body")
-    body = response.get("body")
-    response_body = (_bytes(shape, body.get("string"), "response.body.string") if isinstance(body, dict)
-                     else _bytes(shape, body, "response.body"))
+    request_body = _read_body(shape, request.get("body"), "request.body")
+    response_body = _read_body(shape, response.get("body"), "response.body")
     ours = shape.member(interaction, "_toolwire", (dict, NoneType), default=None)
     if ours is not None and isinstance(ours.get("fixture"), dict):
         data = fixture_from_carried(ours, request_body, response_body, where)

@@ -325,7 +325,8 @@ _KINDS = ((bool, "true or false"), (int, "an integer"), (float, "a number"), (st
 
 
 def _kind(value: Any) -> str:
-    return next(name for kind, name in _KINDS if isinstance(value, kind))
+    # YAML has more kinds than JSON (`!!binary` bytes, timestamps, sets): named by their type.
+    return next((name for kind, name in _KINDS if isinstance(value, kind)), f"a YAML {type(value).__name__}")
 
 
 class Shape:

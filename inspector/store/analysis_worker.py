@@ -50,14 +50,15 @@ def request_summary(flow: Flow) -> Summary:
     """What the row of a flow still in progress can say from its request alone: its dialect, the
     model it names and the tools it offers (the rest waits for the response and the analysis)."""
     from ..analysis import decode_body, parse_json
-    from ..wire.dialect import from_path, from_shape
+    from ..wire.dialect import from_path
     from ..wire.summary import request_facts
 
     try:
         payload = None
         if len(flow.request_body) <= PENDING_READ_LIMIT:
             payload, _ = parse_json(decode_body(flow.request_body, flow.request_headers))
-        dialect = from_path(flow.path) or from_shape(payload)
+        # A path no dialect claims is told by shape only once the answer bears it out (analysis._by_shape).
+        dialect = from_path(flow.path)
         model, tools = request_facts(payload, dialect, flow.path)
     except Exception:  # hostile bytes; the row is written whatever they hold, its model left blank
         return Summary()

@@ -35,6 +35,14 @@ def _claimed(path: str) -> Dialect | None:
     return next((each.dialect for each in homes() if each.paths.claims(path)), None)
 
 
+@lru_cache(maxsize=1024)
+def elsewhere(path: str) -> bool:
+    """Whether the path is one a home disowns (`Paths.elsewhere`): its bodies are not to be read by shape."""
+    from .dialects import homes
+
+    return any(each.paths.elsewhere(path.split("?", 1)[0].rstrip("/")) for each in homes())
+
+
 @lru_cache(maxsize=1024)  # asked of every response head, of the few paths an agent uses
 def is_stream_path(path: str) -> bool:
     """Whether the path itself asks for a stream (Gemini's `:streamGenerateContent`)."""
@@ -58,10 +66,16 @@ def is_server_push(method: str, path: str, accept: str) -> bool:
 def from_shape(payload: Any) -> Dialect | None:
     """Best guess from a request or response body alone (for files given to `check`): the dialect
     whose home finds its surest marks in it (`Home.marks`), None when none does."""
+    return shape_claim(payload)[0]
+
+
+def shape_claim(payload: Any) -> tuple[Dialect | None, int]:
+    """The dialect whose home finds its surest marks in `payload`, and how sure (`Home.marks`: 2 for
+    its own marks, 1 for a fit other dialects share); (None, 0) when none does."""
     if isinstance(payload, list):
         payload = next((p for p in payload if isinstance(p, dict)), None)
     if not isinstance(payload, dict):
-        return None
+        return None, 0
     from .dialects import homes
 
     best, surest = None, 0
@@ -69,4 +83,4 @@ def from_shape(payload: Any) -> Dialect | None:
         sure = each.marks(payload)
         if sure > surest:
             best, surest = each.dialect, sure
-    return best
+    return best, surest

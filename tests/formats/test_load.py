@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 
 from inspector.analysis import analyse
@@ -14,6 +15,7 @@ from inspector.cli.open import opened_store
 from inspector.formats.base import LoadError
 from inspector.formats.registry import load
 from inspector.mock import FixtureRoute, Received
+from inspector.wire.dialect import Dialect
 from inspector.tui.app import InspectorApp
 from inspector.tui.widgets.flow_list import FlowList
 
@@ -171,3 +173,35 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_walked(tmp_path):
     with pytest.raises(LoadError) as raised:
         load(path)
     assert str(raised.value) == f"{path}: YAML aliases (*name) are not read: no cassette has them"
+
+
+def test_a_ruby_vcr_cassette_reads_as_flows():
+    # As ruby-openai, ruby_llm and langchainrb record them: http_interactions, bodies under `string` or
+    # `base64_string`, lower-case methods. The first is Ollama's native chat, which no dialect speaks.
+    cassette = DATA / "cassettes" / "ruby_vcr_ollama.yml"
+    ollama, openai = load(cassette)
+    assert (ollama.flow.method, ollama.flow.path, ollama.flow.status) == ("POST", "/api/chat", 200)
+    assert ("authorization", "[redacted]") in [(k.lower(), v) for k, v in openai.flow.request_headers]
+    assert orjson.loads(openai.flow.response_body)["choices"][0]["message"]["content"] == "Ok."
+    first, second = analyse(ollama.flow), analyse(openai.flow)
+    assert (first.dialect, first.violations) == (None, [])
+    assert [(v.where, v.rule, v.pointer, v.severity.value) for v in second.violations] == [
+        ("request", "OC-19", "/messages/1/tool_calls/0/id", "error")]
+
+
+def test_a_cassette_with_binary_header_values_reads_as_flows():
+    # vcrpy writes botocore's header values as !!binary (traceloop/openllmetry's Bedrock cassettes).
+    (turn,) = load(DATA / "cassettes" / "botocore_binary_headers.yaml")
+    assert ("Content-Type", "application/json") in turn.flow.request_headers
+    assert ("User-Agent", "Boto3/1.34.122") in turn.flow.request_headers
+    analysis = analyse(turn.flow)
+    assert (analysis.dialect, analysis.violations) == (Dialect.BEDROCK, [])
+
+
+def test_a_yaml_value_of_no_json_kind_is_named_not_a_traceback(tmp_path):
+    path = tmp_path / "when.yaml"
+    path.write_text("interactions:\n- request: {method: 2024-06-11, uri: 'https://x/v1/chat/completions'}\n"
+                    "  response: {status: {code: 200}}\n")
+    with pytest.raises(LoadError) as raised:
+        load(path)
+    assert str(raised.value) == f"{path}: request.method is a YAML date, not a string"

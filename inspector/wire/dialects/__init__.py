@@ -124,6 +124,9 @@ class Paths:
     model: Callable[[str], str] | None = None
     # The API version a request's path names, for a dialect whose versions take different fields.
     version: Callable[[str], str] | None = None
+    # Paths of the provider's APIs that are not this dialect though their bodies look like it (another
+    # maker's InvokeModel on Bedrock): a flow there is not read as any dialect's by its shape.
+    elsewhere: Callable[[str], bool] = lambda path: False
 
 
 def _either(own: Paths, other: Paths) -> Paths:
@@ -135,7 +138,8 @@ def _either(own: Paths, other: Paths) -> Paths:
     return Paths(lambda path: own.claims(path) or other.claims(path),
                  stream=lambda path: own.stream(path) or other.stream(path),
                  model=first([read for read in (own.model, other.model) if read is not None]),
-                 version=first([read for read in (own.version, other.version) if read is not None]))
+                 version=first([read for read in (own.version, other.version) if read is not None]),
+                 elsewhere=lambda path: own.elsewhere(path) or other.elsewhere(path))
 
 
 @dataclass(frozen=True, slots=True)

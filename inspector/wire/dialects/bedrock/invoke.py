@@ -57,6 +57,11 @@ def claims(path: str) -> bool:
     return base.startswith("anthropic.") or _MAKER.match(base) is None
 
 
+def another_makers(path: str) -> bool:
+    """InvokeModel of a model another maker's body speaks (Nova's messages-v1 looks like Converse, and is not)."""
+    return _INVOKE.search(path) is not None and not claims(path)
+
+
 def stream_path(path: str) -> bool:
     """InvokeModelWithResponseStream streams; InvokeModel does not, whatever the body says."""
     return path.split("?", 1)[0].rstrip("/").endswith("/invoke-with-response-stream")
@@ -88,4 +93,4 @@ def _framed(body: bytes) -> bool:
     return body[:1] == b"\x00"
 
 
-VARIANT = Variant(PROFILE, Paths(claims, stream=stream_path, model=model_of), Chunks())
+VARIANT = Variant(PROFILE, Paths(claims, stream=stream_path, model=model_of, elsewhere=another_makers), Chunks())
