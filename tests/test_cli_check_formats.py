@@ -140,6 +140,13 @@ NOTHING = [
      "nothing to check: the stream has no events"),
     ("a Gemini JSON-array stream with no event", ["--dialect", "gemini", "--kind", "stream"], "[]",
      "nothing to check: the stream has no events"),
+    # Mirascope's mlx_lm cassettes (no HTTP was recorded): YAML that is no recording, named as such.
+    ("a cassette of nothing", [], "interactions: {}\n",
+     "not a toolwire fixture, a HAR file or a vcrpy cassette, nor a JSON payload or a stream"),
+    # pydantic/logfire's Claude Agent SDK transcripts: a messages list, of no dialect's messages.
+    ("a transcript of another kind", [], '{"metadata": {}, "messages": [{"direction": "send", "message": '
+                                        '{"type": "control_request"}}]}',
+     "cannot tell the dialect from the shape; pass a dialect"),
 ]
 
 

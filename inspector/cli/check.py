@@ -201,9 +201,11 @@ def run(args: argparse.Namespace) -> int:
             unchecked.append(Unchecked(name, f"cannot read {name}: {exc.strerror or exc}"))
             complain(unchecked[-1].reason)
             continue
+        not_recording = None
         try:
             turns = load_bytes(body, name)
-        except NotARecording:
+        except NotARecording as exc:
+            not_recording = exc
             turns = None
         except LoadError as exc:
             unchecked.append(Unchecked(name, str(exc)))
@@ -225,6 +227,12 @@ def run(args: argparse.Namespace) -> int:
                          "fixed request)")
             continue
         result = check_bytes(body, args.dialect, args.kind, args.profile, headers=args.header)
+        if result.error is not None and result.error.startswith("not valid JSON") and not_recording is not None \
+                and body.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] not in (b"{", b"["):
+            # YAML or text that is no recording: saying only that it is no JSON would mislead.
+            unchecked.append(Unchecked(name, f"{not_recording}, nor a JSON payload or a stream"))
+            complain(unchecked[-1].reason)
+            continue
         if result.error is not None:
             unchecked.append(Unchecked(name, f"{name}: {result.error}"))
             complain(unchecked[-1].reason)

@@ -69,7 +69,12 @@ def marks(document: dict[str, Any]) -> int:
     other dialects also have messages: only a surer claim wins over them."""
     if document.get("object") in ("chat.completion", "chat.completion.chunk") or "choices" in document:
         return 2
-    return 1 if "messages" in document or "functions" in document else 0
+    # Messages with roles: a transcript of another kind (the Claude Agent SDK's, `direction` and
+    # `message`) has a messages list too.
+    messages = document.get("messages")
+    entries = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+    roles = "messages" in document and (not entries or any("role" in m for m in entries))
+    return 1 if roles or "functions" in document else 0
 
 
 def describe(event: dict[str, Any]) -> str | None:
