@@ -19,7 +19,7 @@ from .wire import profiles
 from .wire.fix import FixResult, fix
 from .wire.translate import Loss, RequestTranslation, TranslationError, UnsupportedPair, get_bridge
 from .wire.translate.model import LossKind
-from .wire.dialect import Dialect, elsewhere, from_path, shape_claim
+from .wire.dialect import Dialect, elsewhere, from_path, from_shape
 from .wire.dialects import home
 from .wire.dialects.openai_responses import socket
 from .wire.streams import check_and_reassemble, is_stream_type, parse_events
@@ -228,7 +228,12 @@ def analyse(flow: Flow) -> Analysis:
         result.errors, result.warnings, _ = count_by_severity(result.violations)
         return result
     request_error = _parse_requests(flow, result)
-    dialect = from_path(flow.path) or _by_shape(flow, result.request)
+    dialect = from_path(flow.path)
+    # A path none claims (a gateway's own) is read by the request's shape, as the answer bears it out.
+    guess = None if dialect is not None or elsewhere(flow.path) else from_shape(result.request)
+    response_body, response_error = _response_body(flow) if dialect or guess else (b"", None)
+    if guess is not None:
+        dialect = _borne_out(guess, result, response_body, response_error)
     result.dialect = dialect
     if request_error and flow.method.upper() not in ("GET", "HEAD", "DELETE", "OPTIONS"):
         result.parse_error = f"request {request_error}"
@@ -236,7 +241,8 @@ def analyse(flow: Flow) -> Analysis:
     result.upstream_dialect = _translate_target(flow) or dialect
 
     if dialect is not None:
-        result.violations = _check(flow, result, dialect)  # and `buffered`, from the check's parse of a stream
+        # and `buffered`, from the check's parse of a stream
+        result.violations = _check(flow, result, dialect, response_body, response_error)
     else:
         result.buffered = buffered_stream(flow, None)
     result.tool_calls = response_tool_calls(result.response, dialect)
@@ -249,22 +255,29 @@ def analyse(flow: Flow) -> Analysis:
     return result
 
 
-def _by_shape(flow: Flow, request: Any) -> Dialect | None:
-    """The dialect of a flow on a path none claims (a gateway's own): its request's marks, when the
-    answer bears that dialect's marks too. Other APIs' requests look like a dialect's (an embedding's
-    `input` is Responses'; Ollama's native /api/chat has `messages`), their answers do not; a path a
-    home disowns (another maker's InvokeModel) is not read by shape at all."""
-    dialect = shape_claim(request)[0]
-    if dialect is None or elsewhere(flow.path):
-        return None
+def _response_body(flow: Flow) -> tuple[bytes, str | None]:
+    """The response's readable bytes (decoded once for the whole analysis), or why there are none."""
     try:
-        body = decode_body(flow.response_body, flow.response_headers)
-    except BodyTooLarge:
+        return decode_body(flow.response_body, flow.response_headers), None
+    except BodyTooLarge as exc:
+        return b"", f"response body {exc}"
+
+
+def _borne_out(dialect: Dialect, result: Analysis, body: bytes, body_error: str | None) -> Dialect | None:
+    """`dialect`, which the request's shape names, if the answer bears its marks too (a JSON answer
+    parsed here is kept as `result.response`). Other APIs' requests look like a dialect's (an
+    embedding's `input` is Responses'; Ollama's native /api/chat has `messages`), their answers do
+    not; a path a home disowns (another maker's InvokeModel) is never guessed (`elsewhere`)."""
+    if body_error is not None:
         return None
     if not body.strip():
         return dialect  # no answer to tell otherwise (cut, refused, still to come)
     if body.lstrip()[:1] == b"{":
-        return dialect if shape_claim(parse_json(body)[0])[0] is dialect else None
+        answer = parse_json(body)[0]
+        if from_shape(answer) is not dialect:
+            return None
+        result.response = answer
+        return dialect
     events = parse_events(body, dialect)
     return dialect if any(isinstance(e, dict) and home(dialect).stream_event(e) for e in events[:4]) else None
 
@@ -414,7 +427,8 @@ def buffered_stream(flow: Flow, dialect: Dialect | None, events: int | None = No
     return events >= MIN_BUFFERED_EVENTS and spread < BUFFER_GAP * (events - 1)
 
 
-def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
+def _check(flow: Flow, result: Analysis, dialect: Dialect, response_body: bytes,
+           response_error: str | None) -> list[Violation]:
     """Violations of every document of the flow; fills `result.response` and, for a stream,
     `result.buffered` on the way (one parse).
 
@@ -435,16 +449,14 @@ def _check(flow: Flow, result: Analysis, dialect: Dialect) -> list[Violation]:
                                             flow.request_headers) if translated else upstream_profile)
     fixed, restored = _rewrites(flow, result, dialect, upstream_profile, translated)
     response: Any = None  # what check_exchange judges: parsed JSON, or the stream's bytes
-    try:
-        response_body = decode_body(flow.response_body, flow.response_headers)
-    except BodyTooLarge as exc:
-        result.parse_error = result.parse_error or f"response body {exc}"
-        response_body = b""
+    if response_error is not None:
+        result.parse_error = result.parse_error or response_error
     streamed = bool(response_body) and is_stream(flow)
     if streamed:
         response = response_body
     elif response_body:
-        result.response, _ = parse_json(response_body)
+        if result.response is None:  # _borne_out parsed it already
+            result.response, _ = parse_json(response_body)
         response = result.response
     response_profile = replace(client_profile, restored_names=restored) if restored else client_profile
     history = _history(flow, result.request, dialect)

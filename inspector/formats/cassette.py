@@ -142,15 +142,16 @@ def _held(body: Any) -> tuple[str, ...]:
 
 
 def _read_body(shape: Shape, body: Any, place: str) -> bytes:
-    if not isinstance(body, dict):
+    held = _held(body)
+    if not held:
         return _bytes(shape, body, place)
-    if "base64_string" in body and "string" not in body:
-        encoded = shape.typed(body["base64_string"], str, f"{place}.base64_string")
-        try:
-            return base64.b64decode(encoded, validate=False)
-        except ValueError:
-            raise shape.refuse(f"{place}.base64_string", "is not base64") from None
-    return _bytes(shape, body.get("string"), f"{place}.string")
+    key, at = held[0], f"{place}.{held[0]}"
+    if key == "string":
+        return _bytes(shape, body.get(key), at)
+    try:
+        return base64.b64decode(shape.typed(body[key], str, at), validate=False)
+    except ValueError:
+        raise shape.refuse(at, "is not base64") from None
 
 
 def _read(shape: Shape, interaction: dict[str, Any], where: str, flow_id: int) -> Turn:

@@ -57,7 +57,7 @@ def request_summary(flow: Flow) -> Summary:
         payload = None
         if len(flow.request_body) <= PENDING_READ_LIMIT:
             payload, _ = parse_json(decode_body(flow.request_body, flow.request_headers))
-        # A path no dialect claims is told by shape only once the answer bears it out (analysis._by_shape).
+        # A path no dialect claims is told by shape only once the answer bears it out (analysis._borne_out).
         dialect = from_path(flow.path)
         model, tools = request_facts(payload, dialect, flow.path)
     except Exception:  # hostile bytes; the row is written whatever they hold, its model left blank

@@ -66,16 +66,10 @@ def is_server_push(method: str, path: str, accept: str) -> bool:
 def from_shape(payload: Any) -> Dialect | None:
     """Best guess from a request or response body alone (for files given to `check`): the dialect
     whose home finds its surest marks in it (`Home.marks`), None when none does."""
-    return shape_claim(payload)[0]
-
-
-def shape_claim(payload: Any) -> tuple[Dialect | None, int]:
-    """The dialect whose home finds its surest marks in `payload`, and how sure (`Home.marks`: 2 for
-    its own marks, 1 for a fit other dialects share); (None, 0) when none does."""
     if isinstance(payload, list):
         payload = next((p for p in payload if isinstance(p, dict)), None)
     if not isinstance(payload, dict):
-        return None, 0
+        return None
     from .dialects import homes
 
     best, surest = None, 0
@@ -83,4 +77,4 @@ def shape_claim(payload: Any) -> tuple[Dialect | None, int]:
         sure = each.marks(payload)
         if sure > surest:
             best, surest = each.dialect, sure
-    return best, surest
+    return best

@@ -25,9 +25,7 @@ from .naming import NameMap, mint_id
 from .pointer import join
 from .profiles import Profile
 from .rules import arguments
-from .rules.base import Report
 from .dialects.gemini.schema import Change, to_json_schema
-from .rules.schema import check_strict
 
 UNAVAILABLE = "result unavailable"
 
@@ -143,12 +141,6 @@ def note_changes(fixer: Fixer, changes: list[Change], rule: str) -> None:
     for change in changes:
         fixer.note(change.rule or rule, change.source, "removed" if change.kind == "dropped" else change.kind,
                    change.why)
-
-
-def strict_compliant(schema: Any) -> bool:
-    report = Report()
-    check_strict(report, schema, "", "OC-06", what="")
-    return not report.violations
 
 
 def drop_nulls(fixer: Fixer, payload: dict[str, Any], keys: tuple[str, ...], rule: str) -> None:

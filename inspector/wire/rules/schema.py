@@ -100,6 +100,13 @@ def root_is_object(schema: dict[str, Any]) -> bool:
         isinstance(schema.get("type"), list) and "object" in schema["type"])
 
 
+def strict_problem(schema: Any) -> str | None:
+    """The first reason OpenAI refuses strict:true on `schema` (OC-06 / XL-13), None when it takes it."""
+    report = Report()
+    check_strict(report, schema, "", "OC-06", what="schema")
+    return report.violations[0].message.removeprefix("schema: ") if report.violations else None
+
+
 def check_strict(report: Report, schema: Any, pointer: str, rule: str, *, what: str,
                  severity: Severity | None = None) -> None:
     """The Structured-Outputs subset that strict:true demands (OC-06 / XL-13); `severity` overrides

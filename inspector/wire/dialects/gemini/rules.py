@@ -22,16 +22,14 @@ from . import limits
 _VERTEX_ONLY = ("enterpriseWebSearch",)
 _GEMINI_API_ONLY = ("fileSearch", "mcpServers")
 _MODES = ("AUTO", "ANY", "NONE", "VALIDATED", "MODE_UNSPECIFIED")
-# Model-dependent verdicts (GM-11, GM-13 in docs/rules.md): an error only for models known to reject.
-_REJECTS_CONFIG_WITHOUT_DECLARATIONS = re.compile(r"(models/)?gemini-[12]\.")  # Gemini 3 accepts it
+# Model-dependent verdicts (GM-08, GM-11, GM-13 in docs/rules.md). Gemini 1 and 2 reject a function
+# calling config without declarations (Gemini 3 accepts it), and neither need a call's signature back
+# nor sign every call turn themselves: their own later turns often come unsigned (gemini-2.5-flash in
+# Arize-ai/openinference's google-adk cassette test_google_adk_instrumentor_multi_tool_call.yaml and
+# Mirascope/mirascope's calls-tool-and-resumes-with-results.har, both answered 200; Gemini 3 rejects a
+# dropped one).
+_GEMINI_1_OR_2 = re.compile(r"(models/)?gemini-[12]\.")
 _REJECTS_TEXT_BESIDE_RESPONSE = re.compile(r"(models/)?(gemini-3\.1-flash-lite|gemma-4)")  # 2.5 accepts it
-
-
-# Gemini 2.x neither needs a call's signature back nor signs every call turn itself: its own later
-# turns often come unsigned (gemini-2.5-flash in Arize-ai/openinference's google-adk cassette
-# test_google_adk_instrumentor_multi_tool_call.yaml and Mirascope/mirascope's
-# calls-tool-and-resumes-with-results.har, both answered 200). Gemini 3 rejects a dropped one.
-_TAKES_UNSIGNED_CALLS = re.compile(r"(models/)?gemini-[12]\.")
 
 
 def _known_to_reject(pattern: re.Pattern[str], profile: Profile) -> Severity:
@@ -122,7 +120,7 @@ def _check_tool_config(report: Report, profile: Profile, payload: dict[str, Any]
     if mode is not None and upper not in _MODES:
         report.add("GM-13", join(base, "mode"), f"mode {short(mode)} is not AUTO|ANY|NONE|VALIDATED")
     if known and not names and upper != "NONE":
-        severity = _known_to_reject(_REJECTS_CONFIG_WITHOUT_DECLARATIONS, profile)
+        severity = _known_to_reject(_GEMINI_1_OR_2, profile)
         report.add("GM-13", base, "functionCallingConfig is set without function_declarations"
                    + (f" ({profile.model} rejects it)" if severity is Severity.ERROR else
                       " (Gemini 2.x rejects it, Gemini 3 accepts it beside built-in tools)"), severity)
@@ -280,7 +278,7 @@ def _check_contents(report: Report, profile: Profile, value: Any) -> None:
     if pending is not None:
         _unanswered(report, pending, paired)
     if signed_turns:
-        severity = Severity.INFO if _TAKES_UNSIGNED_CALLS.match(profile.model) else Severity.WARNING
+        severity = Severity.INFO if _GEMINI_1_OR_2.match(profile.model) else Severity.WARNING
         for where in unsigned_turns:
             report.add("GM-08", where, "this function-call turn has no thoughtSignature while others do: a "
                                        "dropped signature is rejected by Gemini 3", severity)

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...fix import UNAVAILABLE, Fixer, drop_nulls, fixed_arguments, json_schema, strict_compliant
+from ...fix import UNAVAILABLE, Fixer, drop_nulls, fixed_arguments, json_schema
 from ...naming import mint_id
 from ...pointer import join
 from .shape import with_root_properties
 from ...rules import arguments
+from ...rules.schema import strict_problem
 from ...violations import Severity
 
 
@@ -111,7 +112,7 @@ def _chat_function(fixer: Fixer, function: dict[str, Any], where: str) -> None:
     if isinstance(parameters, dict):
         function["parameters"] = parameters = root_properties(
             fixer, json_schema(fixer, parameters, join(where, "parameters"), "OC-05"), join(where, "parameters"), "OC-05")
-        if function.get("strict") is True and not strict_compliant(parameters):
+        if function.get("strict") is True and strict_problem(parameters) is not None:
             function["strict"] = False
             fixer.note("OC-06", join(where, "strict"), "set", "strict:true → false: the schema is not in the strict "
                                                        "subset (transforming it would change optional fields)")

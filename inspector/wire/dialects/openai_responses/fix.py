@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...fix import UNAVAILABLE, Fixer, drop_nulls, fixed_arguments, json_schema, strict_compliant
+from ...rules.schema import strict_problem
+from ...fix import UNAVAILABLE, Fixer, drop_nulls, fixed_arguments, json_schema
 from ...pointer import join
 from ..openai_chat.fix import root_properties
 
@@ -30,7 +31,7 @@ def fix(fixer: Fixer, payload: dict[str, Any]) -> None:
                     tool["parameters"] = root_properties(fixer, json_schema(fixer, tool["parameters"],
                                                                             join(where, "parameters"), "XL-01"),
                                                          join(where, "parameters"), "OR-02")
-                    if tool.get("strict") is True and not strict_compliant(tool["parameters"]):
+                    if tool.get("strict") is True and strict_problem(tool["parameters"]) is not None:
                         tool["strict"] = False
                         fixer.note("XL-13", join(where, "strict"), "set", "strict:true → false (schema not strict)")
                 if not fixer.keep_first(tool["name"], taken, "XL-03", where):
