@@ -16,7 +16,7 @@ import socket
 import ssl
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from urllib.parse import urlsplit
 
@@ -36,7 +36,7 @@ from .exchange import (FLOW_ID_HEADER, HOP_BY_HOP, Abort, Accept, Addon, BodyRea
                        SendData, SendFrame, SendHead, SendUpstream, SocketCommand, SocketExchange, SocketOpened,
                        SocketRefused, Stopped, UpstreamData, UpstreamEnd, UpstreamFailed, UpstreamHead, UpstreamSilent)
 from .options import Options, ProxyOptions
-from .server import (INTERCEPT_EXTENSION, PING_MESSAGE, PONG_MESSAGE, ListenError, Served, ServerThread,
+from .server import (GONE_EXTENSION, INTERCEPT_EXTENSION, PING_MESSAGE, PONG_MESSAGE, ListenError, Served, ServerThread,
                      is_loopback, request_target, unsendable_head)
 from .transform import RepairFactory, TransformError, TransformFactory
 
@@ -351,7 +351,7 @@ class Forwarder(Served):
         event = BodyRead(body) if refused is None else BodyRefused(refused[0], refused[1], body)
         commands = driver.exchange.handle(event)
         if commands and type(commands[0]) is SendUpstream:
-            await driver.relay(receive, send, commands[0], commands[1:])
+            await driver.relay(send, commands[0], commands[1:], scope["extensions"][GONE_EXTENSION])
         else:
             await driver.run(send, commands)
 
@@ -436,40 +436,46 @@ class _Driver:
         elif type(command) is Abort:
             raise _AbortResponse()
 
-    async def relay(self, receive: Callable, send: Callable, request: SendUpstream, then: list[Command]) -> None:
+    async def relay(self, send: Callable, request: SendUpstream, then: list[Command], gone: asyncio.Future) -> None:
+        """Send `request` upstream from this task (no task of its own: it costs a loop turn) and relay
+        its answer. `gone`: the server's GONE_EXTENSION, done when the client hangs up."""
         forwarder = self.forwarder
         assert forwarder._session is not None
-        upstream = asyncio.ensure_future(forwarder._session.request(
+        for command in then:
+            self.settle(command)
+        await self._response(forwarder._session.request(
             request.method, forwarder._upstream_url(request.path, request.query, self.intercepted),
-            data=request.body, headers=request.headers, allow_redirects=False))
-        watcher = asyncio.ensure_future(receive())  # completes with http.disconnect when the client leaves
-        try:
-            # One loop turn lets the request task write to its (pooled) upstream connection:
-            # the request is on its way before any bookkeeping below.
-            await asyncio.sleep(0)
-            for command in then:
-                self.settle(command)
-            await self._response(upstream, watcher, send)
-        finally:
-            watcher.cancel()
-            upstream.cancel()  # a no-op once answered; stops a request cut short by stop()
+            data=request.body, headers=request.headers, allow_redirects=False), gone, send)
 
-    async def _response(self, request: asyncio.Future, watcher: asyncio.Future, send: Callable) -> None:
+    async def _response(self, request: Awaitable[aiohttp.ClientResponse], watcher: asyncio.Future,
+                        send: Callable) -> None:
         forwarder = self.forwarder
         exchange = self.exchange
         timeout = forwarder.timeout
+        task = asyncio.current_task()
+        assert task is not None
+        cut = False  # this task was cancelled here, to end the wait for the head: not by stop()
+
+        def cut_short() -> None:
+            nonlocal cut
+            if not cut:
+                cut = True
+                task.cancel()  # the upstream sees its connection close
+
         # Until the head comes, the connect time counts on top: a slow connect has its own error.
         silence = self.silence = _Silence(None if exchange.server_push else timeout, _connect_timeout(timeout),
-                                          forwarder.limits.client_timeout, request.cancel)
+                                          forwarder.limits.client_timeout, cut_short)
 
         def client_gone(_: asyncio.Future) -> None:
-            request.cancel()  # the upstream sees its connection close
+            cut_short()
 
         watcher.add_done_callback(client_gone)
         try:
             try:
                 response = await request
             except asyncio.CancelledError:
+                if cut:
+                    task.uncancel()
                 event: UpstreamSilent | Stopped | ClientGone
                 if silence.fired:
                     event = UpstreamSilent(self.at())

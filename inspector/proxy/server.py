@@ -37,6 +37,9 @@ TARGET_EXTENSION = "toolwire.request_target"
 PING_MESSAGE = "toolwire.websocket.ping"
 PONG_MESSAGE = "toolwire.websocket.pong"
 INTERCEPT_EXTENSION = "toolwire.intercepted"  # connect.Interception of a request in an intercepted tunnel
+# A future the protocol resolves when the client's connection is lost before the request's response
+# is complete: how an app learns of a hang-up without a task of its own waiting on receive().
+GONE_EXTENSION = "toolwire.client_gone"
 
 
 def request_target(scope: dict) -> bytes:
@@ -112,6 +115,7 @@ class _BoundedHttpTools(HttpToolsProtocol):
         self._head_bytes = 0
         self._in_head = True  # awaiting a request head: the first one, or the next on this connection
         self._head_timer: asyncio.TimerHandle | None = None
+        self._gone: asyncio.Future[None] | None = None  # the GONE_EXTENSION of the latest request
         super().connection_made(transport)
         if len(self.connections) > self.limits.max_connections:
             transport.abort()
@@ -120,7 +124,11 @@ class _BoundedHttpTools(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._stop_head_timer()
+        answering = self.cycle is not None and not self.cycle.response_complete
         super().connection_lost(exc)
+        gone = self._gone
+        if answering and gone is not None and not gone.done():
+            gone.set_result(None)
         if self.intercepted is not None and self.connect is not None:
             self.connect.released()  # its place among the tunnels is free
 
@@ -162,6 +170,7 @@ class _BoundedHttpTools(HttpToolsProtocol):
             return
         extensions = self.scope.setdefault("extensions", {})
         extensions[TARGET_EXTENSION] = bytes(self.url)
+        self._gone = extensions[GONE_EXTENSION] = self.loop.create_future()
         if self.intercepted is not None:
             extensions[INTERCEPT_EXTENSION] = self.intercepted
         super().on_headers_complete()

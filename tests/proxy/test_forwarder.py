@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import socket
 import threading
 import time
+from collections import Counter
 
 import httpx
 import orjson
@@ -343,6 +345,29 @@ def test_client_gone_before_the_upstream_answers_is_recorded(rig):
     (event,) = rig.events.completed()
     assert (event.row.state, event.row.error, event.row.status) == (
         "error", "client disconnected before the upstream answered", None)
+
+
+def test_a_relayed_request_costs_the_loop_no_task_of_the_forwarder_s_own(rig):
+    """Each task is a loop turn and a wake-up on the forwarder's one thread: a request is relayed by
+    the task the server gave it (and the task aiohttp writes its body from), not by an upstream
+    task and a task waiting for the client to hang up beside it."""
+    loop = rig.forwarder._server.loop
+    created: list[str] = []
+
+    def factory(loop, coro, **kwargs):
+        created.append(getattr(coro, "__qualname__", type(coro).__qualname__))
+        return asyncio.Task(coro, loop=loop, **kwargs)
+
+    asyncio.run_coroutine_threadsafe(_set_task_factory(loop, factory), loop).result(timeout=5)
+    for _ in range(5):
+        assert rig.client.post(CHAT, content=BODY).status_code == 200
+    rig.events.completed(5)
+    asyncio.run_coroutine_threadsafe(_set_task_factory(loop, None), loop).result(timeout=5)
+    assert Counter(created[:-1]) == {"RequestResponseCycle.run_asgi": 5, "ClientRequest.write_bytes": 5}
+
+
+async def _set_task_factory(loop, factory) -> None:
+    loop.set_task_factory(factory)
 
 
 def test_upstream_dropping_the_connection_mid_stream_cuts_the_client_off(rig):
