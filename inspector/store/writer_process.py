@@ -3,9 +3,9 @@ TUI's forwarder process and `mcp-stdio` use, so that analysis, redaction by valu
 never hold the forwarder's GIL.
 
 The forwarder's process keeps only `WriterProcess`: `submit()` is a deque append, and one sender
-thread pickles what was submitted and writes it to a socketpair, with the chunks each stream
-relayed since the last time (every PROGRESS_INTERVAL / 2, so that they are on disk within
-100 ms). The writer process (`main`, run as `python -m inspector.store.writer_process`) runs the
+thread pickles what was submitted and writes it to a socketpair: a finished flow whole; an open
+one's request row once it has been open for PENDING_AFTER, then the chunks its stream relayed since
+the last time (every PROGRESS_INTERVAL / 2, so that they are on disk within 100 ms). The writer process (`main`, run as `python -m inspector.store.writer_process`) runs the
 same `Writer` the in-process store runs: the flows it is sent are its own copies, which the
 progress messages fill in as the forwarder's flows are filled in. The hand-off is kernel memory,
 never a file: a flow's secrets reach the writer in memory, as they reach the writer thread, and are
@@ -59,6 +59,10 @@ PROVISIONAL = 1 << 48
 RENUMBERED = "renumbered from a provisional id: the forwarder had no id in hand when the flow began"
 RESTART_PAUSE = 1.0  # seconds between two starts of a writer process that keeps dying
 TURN_ID_WAIT = 1.0  # seconds the writer process waits for the forwarder to give a socket's turn an id
+# How long a flow is open before its request row is sent: most end sooner and are sent once,
+# finished (half the pickling, one row write instead of two); one still open is on disk within
+# about PROGRESS_INTERVAL, with what it relayed.
+PENDING_AFTER = tuning.PROGRESS_INTERVAL / 2
 
 TurnSaved = Callable[[Flow, FlowRow], None]
 
@@ -226,9 +230,11 @@ def _tell_turns(send: Callable[[tuple[Any, ...]], None], socket_id: int) -> Turn
 
 @dataclass(slots=True)
 class _Open:
-    """A flow whose request row was sent: how much of its stream was sent too."""
+    """A flow still open: whether its request row was sent, and how much of its stream."""
 
     flow: Flow
+    since: float  # monotonic time it was taken from the inbox
+    requested: bool = False  # its request row sent
     sent: int = 0  # chunks sent, counted from the stream's first (those taken out included)
     base: int = 0  # chunks taken out of flow.chunks once on disk (a socket's): flow.chunks[0] is chunk `base`
     head: bool = False  # its status and headers sent
@@ -367,9 +373,11 @@ class WriterProcess:
             while self._answers:
                 messages.append(self._answers.popleft())
             messages += self._submitted()
-            if time.monotonic() >= next_progress or stopping:
+            if time.monotonic() >= next_progress or stopping or jobs:
                 next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL / 2
-                messages += self._progress()
+                # A job (flush, above all) is about everything submitted before it: every open flow's
+                # request row, due or not, goes ahead of it.
+                messages += self._progress(stopping or bool(jobs))
             messages += jobs
             if stopping:
                 messages.append(("stop",))
@@ -388,15 +396,14 @@ class WriterProcess:
             taken.append(self._inbox.popleft())
         finished = {id(flow) for flow, final, _, _ in taken if final}
         messages: list[tuple[Any, ...]] = []
+        now = time.monotonic()
         with self._lock:
             for flow, final, on_saved, on_turn in taken:
                 if on_turn is not None:
                     self._turns[flow.id] = on_turn
                 if not final:
-                    if id(flow) in finished:
-                        continue  # finished already: its final write is all it needs
-                    self._open[flow.id] = _Open(flow)
-                    messages.append(("submit", 0, as_pending(flow), None, None, on_turn is not None))
+                    if id(flow) not in finished:  # finished already: its final write is all it needs
+                        self._open[flow.id] = _Open(flow, now)  # its request row goes with _progress
                     continue
                 opened = self._open.pop(flow.id, None)
                 first = opened.base if opened is not None and flow.websocket else None
@@ -405,12 +412,19 @@ class WriterProcess:
                 messages.append(("submit", seq, flow, None, first, on_turn is not None))
         return messages
 
-    def _progress(self) -> list[tuple[Any, ...]]:
-        """What the open flows relayed since the last time."""
+    def _progress(self, everything: bool) -> list[tuple[Any, ...]]:
+        """The request rows of the flows open for PENDING_AFTER (all of them when `everything`), and
+        what the open flows relayed since the last time."""
         messages: list[tuple[Any, ...]] = []
+        due = time.monotonic() - PENDING_AFTER
         with self._lock:
             for flow_id, opened in self._open.items():
                 flow = opened.flow
+                if not opened.requested:
+                    if opened.since > due and not everything:
+                        continue
+                    opened.requested = True
+                    messages.append(("submit", 0, as_pending(flow), None, None, flow_id in self._turns))
                 chunks = flow.chunks
                 count = len(chunks)  # the forwarder only appends: these are settled
                 start = opened.sent - opened.base
@@ -470,7 +484,7 @@ class WriterProcess:
             for opened in self._open.values():
                 opened.sent, opened.head = opened.base, False
             again: list[tuple[Any, ...]] = [("submit", 0, as_pending(opened.flow), opened.base, None, flow_id in self._turns)
-                                            for flow_id, opened in self._open.items()]
+                                            for flow_id, opened in self._open.items() if opened.requested]
             again += [("submit", seq, final.flow, None, final.first_chunk, final.flow.id in self._turns)
                       for seq, final in self._finals.items()]
             self._unsent = deque(self._jobs)  # the jobs not answered, in order

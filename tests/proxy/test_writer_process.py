@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from contextlib import closing
 
 import httpx
 import orjson
@@ -222,3 +223,38 @@ def test_a_burst_is_sent_in_frames_each_pickled_apart():
     assert [len(each) for each in frames] == [min(frame, 40 - start) for start in range(0, 40, frame)]
     assert len(frames) > 1
     assert [message for each in frames for message in each] == burst
+
+
+
+def written_rows(path) -> sqlite3.Connection:
+    """A connection to `path` in which the table `written` gets (id, state) of each row the writer
+    process writes to `flows`, as it writes it."""
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE written (flow_id INTEGER, state TEXT)")
+    conn.execute("CREATE TRIGGER each_write AFTER INSERT ON flows BEGIN INSERT INTO written VALUES (NEW.id, NEW.state); END")
+    conn.commit()
+    return conn
+
+
+def test_a_flow_that_ends_before_its_request_row_is_due_is_sent_once_finished(tmp_path, monkeypatch):
+    """Most requests end within milliseconds: their request row would be pickled and sent, and
+    written by a flush, only to be replaced by the finished one. Sent while still open for
+    PENDING_AFTER, it is; a job still finds every row submitted before it."""
+    monkeypatch.setattr(writer_process, "PENDING_AFTER", 3600.0)  # never due while this test runs
+    path = tmp_path / "s.db"
+    with Store(path, writer_process=True) as store:
+        session = store.new_session("http://up", "127.0.0.1:1")
+        with closing(written_rows(path)) as conn:
+            quick, held = finished(store, session, "quick"), finished(store, session, "held")
+            for flow in (quick, held):
+                flow.status, flow.state, flow.response_body = None, FlowState.PENDING, b""
+                store.submit(flow)
+            wait_until(lambda: store.unwritten() == 0)  # taken by the sender, on its own
+            marker = finished(store, session, "sent after them")
+            store.submit(marker)
+            wait_until(lambda: conn.execute("SELECT COUNT(*) FROM written").fetchone()[0] > 0)
+            quick.status, quick.state, quick.response_body = 200, FlowState.COMPLETE, b'{"object": "chat.completion"}'
+            store.submit(quick)
+            store.flush()
+            assert conn.execute("SELECT flow_id, state FROM written").fetchall() == [
+                (marker.id, "complete"), (quick.id, "complete"), (held.id, "pending")]
