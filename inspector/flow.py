@@ -11,8 +11,9 @@ store's flow_chunks, a kill -9 keeps what was relayed) serves sockets unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
+from operator import attrgetter
 
 from .wire.frames import Direction, Frame
 
@@ -101,6 +102,11 @@ class Flow:
     # (see redact.redacted). Memory only: never stored, exported, shown or compared.
     secrets: tuple[str, ...] = field(default=(), repr=False, compare=False)
 
+    def __reduce__(self) -> tuple:
+        # Every flow is pickled to the store's writer process (and big ones to the analysis worker):
+        # its chunks as (t, data) pairs pickle ~15 times faster than as slotted objects.
+        return _unpickle_flow, (_BEFORE_CHUNKS(self), chunk_pairs(self.chunks), _AFTER_CHUNKS(self))
+
     @property
     def sent_upstream(self) -> bytes:
         return self.request_body if self.upstream_request_body is None else self.upstream_request_body
@@ -108,6 +114,25 @@ class Flow:
     @property
     def content_type(self) -> str:
         return header(self.response_headers, "content-type") or ""
+
+
+_NAMES = [each.name for each in fields(Flow)]
+_BEFORE_CHUNKS = attrgetter(*_NAMES[:_NAMES.index("chunks")])
+_AFTER_CHUNKS = attrgetter(*_NAMES[_NAMES.index("chunks") + 1:])
+
+
+def chunk_pairs(chunks: list[Chunk]) -> list[tuple[float, bytes]]:
+    """`chunks` as plain pairs, what crosses a process boundary (see Flow.__reduce__)."""
+    return [(chunk.t, chunk.data) for chunk in chunks]
+
+
+def paired_chunks(pairs: list[tuple[float, bytes]]) -> list[Chunk]:
+    return [Chunk(t, data) for t, data in pairs]
+
+
+def _unpickle_flow(before: tuple, pairs: list[tuple[float, bytes]], after: tuple) -> Flow:
+    values: tuple = (*before, paired_chunks(pairs), *after)
+    return Flow(*values)
 
 
 def header(headers: list[tuple[str, str]], name: str) -> str | None:

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import store as tuning
-from ..flow import Flow, FlowState
+from ..flow import Flow, FlowState, chunk_pairs, paired_chunks
 from . import schema
 from .rows import FlowRow, as_pending
 from .schema import StoreError
@@ -196,7 +196,7 @@ def main(argv: list[str]) -> int:
             if copy is not None:
                 if head is not None:
                     copy.status, copy.response_headers, copy.streamed, copy.ttfb_ms = head
-                copy.chunks.extend(chunks)
+                copy.chunks += paired_chunks(chunks)
         elif kind == "ids":
             send(("ids", [writer.next_flow_id() for _ in range(message[1])]))
         elif kind == "turn_id":
@@ -430,7 +430,7 @@ class WriterProcess:
                 start = opened.sent - opened.base
                 if count > start:
                     head = None if opened.head else (flow.status, list(flow.response_headers), flow.streamed, flow.ttfb_ms)
-                    messages.append(("progress", flow_id, head, chunks[start:count]))
+                    messages.append(("progress", flow_id, head, chunk_pairs(chunks[start:count])))
                     opened.sent, opened.head = opened.base + count, True
         return messages
 

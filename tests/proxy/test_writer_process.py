@@ -17,7 +17,7 @@ from contextlib import closing
 
 import httpx
 import orjson
-from inspector.flow import Chunk, Direction, Flow, FlowState, frame_chunk
+from inspector.flow import Chunk, Direction, Flow, FlowState, Mode, frame_chunk
 from inspector.mock import json_response
 from inspector.store import Store
 from inspector.store import writer_process
@@ -258,3 +258,26 @@ def test_a_flow_that_ends_before_its_request_row_is_due_is_sent_once_finished(tm
             store.flush()
             assert conn.execute("SELECT flow_id, state FROM written").fetchall() == [
                 (marker.id, "complete"), (quick.id, "complete"), (held.id, "pending")]
+
+
+def test_every_field_of_a_flow_crosses_to_the_writer_process_unchanged():
+    """Flows cross as Flow.__reduce__ packs them (chunks as pairs): each field, set apart from its
+    default, comes back equal and of its type, secrets included (the writer scrubs by them)."""
+    flow = Flow(
+        id=7, session_id=3, started_at=1000.5, method="POST", path=CHAT, query="api-version=1",
+        request_headers=[("authorization", "Bearer [REDACTED]")], request_body=b'{"model": "m"}', mode=Mode.TRANSLATE,
+        upstream_url="http://up/v1/messages", upstream_request_body=b'{"model": "n"}',
+        upstream_request_headers=[("x-api-key", "[REDACTED]")], status=200, response_headers=[("content-type", "text/event-stream")],
+        upstream_response_body=b"event: x\n\n", response_body=b"data: 1\n\n", streamed=True,
+        chunks=[Chunk(0.25, b"data: 1\n\n"), frame_chunk(0.5, Direction.SERVER, True, b"{}")],
+        ttfb_ms=1.5, latency_ms=2.5, state=FlowState.ERROR, error="upstream broke off", replay_of=2, socket_of=4, continues=5,
+        history=b"[]", translate="openai-chat:anthropic", route="claude", notes=["repaired"], websocket=True,
+        secrets=(SECRET,))
+    assert [name for name, value in vars_of(flow).items() if value == vars_of(Flow(0, 0, 0.0, "", ""))[name]] == []
+    crossed = pickle.loads(pickle.dumps(flow, protocol=5))
+    assert vars_of(crossed) == vars_of(flow)
+    assert [type(chunk) for chunk in crossed.chunks] == [Chunk, Chunk]
+
+
+def vars_of(flow: Flow) -> dict[str, object]:
+    return {name: getattr(flow, name) for name in Flow.__dataclass_fields__}
