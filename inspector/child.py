@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 
 MAX_PENDING_IDS = 4096  # ids waiting for the UI before they give way to one "changed"
 WATCH_INTERVAL = 0.5  # seconds between looks at the refusal count and the store's health
+# Seconds flow ids gather before they are written: one frame and one wake-up for a burst (the UI
+# takes them every 150 ms), not a write for each request's start and end.
+GATHER = 0.05
 START_TIMEOUT = 30.0  # seconds for the child to open the store and listen
 STOP_TIMEOUT = 3.0  # seconds the parent waits for a clean stop before killing the child
 STDERR_LINES = 20  # the child's last stderr lines, kept to say why it died
@@ -230,13 +233,17 @@ class Outbox:
         self._thread.start()
 
     def flow_event(self, event: FlowEvent) -> None:
-        """The forwarder's `on_event` (its thread, or the store writer's): an append, nothing more."""
+        """The forwarder's `on_event` (its thread, or the store writer's): an append, and a wake-up
+        for the first id only (the writer gathers the rest)."""
         with self._changed:
-            if not self._overflow:
-                (self._started if event.kind == "started" else self._completed).append(event.flow.id)
-                if len(self._started) + len(self._completed) > MAX_PENDING_IDS:
-                    self._started, self._completed, self._overflow = [], [], True
-            self._changed.notify()
+            if self._overflow:
+                return
+            first = not self._started and not self._completed
+            (self._started if event.kind == "started" else self._completed).append(event.flow.id)
+            if len(self._started) + len(self._completed) > MAX_PENDING_IDS:
+                self._started, self._completed, self._overflow = [], [], True
+            if first:
+                self._changed.notify()
 
     def send(self, frame: Frame) -> None:
         with self._changed:
@@ -292,6 +299,8 @@ class Outbox:
                 self._changed.wait_for(
                     lambda: self._closed or self._frames or self._overflow or self._started or self._completed,
                     WATCH_INTERVAL)
+                if self._started or self._completed:  # a frame or the close cuts the gathering short
+                    self._changed.wait_for(lambda: self._closed or self._frames, GATHER)
                 frames, closed = self._take(), self._closed
             frames += self._watch()
             try:

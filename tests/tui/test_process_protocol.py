@@ -4,10 +4,12 @@ UI, and ids the UI is too slow to take give way to one "changed"."""
 from __future__ import annotations
 
 import os
+import select
 from pathlib import Path
 
 import orjson
 
+from inspector import child
 from inspector.child import MAX_PENDING_IDS, Outbox, Replayed
 from inspector.flow import Flow
 from inspector.proxy import FlowEvent, Forwarder
@@ -58,6 +60,28 @@ def test_a_few_events_arrive_as_they_were_sent(tmp_path: Path) -> None:
         outbox.flow_event(event("completed", 1))
         outbox.start()
         assert frames(read_end, 1) == [{"kind": "flows", "started": [1, 2], "completed": [1]}]
+        outbox.close()
+    os.close(read_end)
+
+
+def test_ids_gather_into_one_frame_until_a_frame_is_sent(tmp_path: Path, monkeypatch) -> None:
+    """A busy forwarder's starts and ends are one write for a while (GATHER), not one each: the
+    outbox wakes for the first id, gathers, and a frame to send cuts the gathering short."""
+    monkeypatch.setattr(child, "GATHER", 3600.0)
+    read_end, write_end = os.pipe()
+    with Store(tmp_path / "f.sqlite3") as store, os.fdopen(write_end, "wb") as stream:
+        outbox = Outbox(stream)
+        outbox.forwarder = Forwarder(Options("http://127.0.0.1:9", port=0), store=store)
+        outbox.start()
+        outbox.flow_event(event("started", 1))
+        readable, _, _ = select.select([read_end], [], [], 0.2)  # the outbox awake, gathering: nothing written
+        assert readable == []
+        for flow_id in range(2, 201):
+            outbox.flow_event(event("started", flow_id))
+            outbox.flow_event(event("completed", flow_id - 1))
+        outbox.send(Replayed(1, 7))
+        assert frames(read_end, 2) == [{"kind": "replayed", "request": 1, "flow": 7, "reason": None},
+                                       {"kind": "flows", "started": list(range(1, 201)), "completed": list(range(1, 200))}]
         outbox.close()
     os.close(read_end)
 
