@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import signal
 import sys
 import threading
@@ -179,6 +180,9 @@ def run(args: argparse.Namespace) -> int:
             print(shown(agent_hints(forwarder.client_url, args.upstream, args.translate), lines=True), file=sys.stderr)
             print(f"or, for a client that takes no base URL: HTTPS_PROXY={forwarder.base_url} and trust the CA "
                   "`toolwire-inspect ca` prints", file=sys.stderr, flush=True)
+        # What is alive now lives as long as the process: out of the collector's generations, so that a full
+        # collection under load walks only what the requests made.
+        gc.freeze()
         try:
             wait_for_signal(reporter(refusal_reporter(forwarder.access), live))
         finally:
