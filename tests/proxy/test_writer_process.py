@@ -20,6 +20,7 @@ import orjson
 from inspector.flow import Chunk, Direction, Flow, FlowState, Mode, frame_chunk
 from inspector.mock import json_response
 from inspector.store import Store
+from inspector.store.rows import FlowRow
 from inspector.store import writer_process
 
 from .test_durability import CHAT, SSE, STREAM_BODY, family, read_only, start_record, wait_until
@@ -281,3 +282,19 @@ def test_every_field_of_a_flow_crosses_to_the_writer_process_unchanged():
 
 def vars_of(flow: Flow) -> dict[str, object]:
     return {name: getattr(flow, name) for name in Flow.__dataclass_fields__}
+
+
+def test_every_field_of_a_row_crosses_back_from_the_writer_process_unchanged():
+    """A flow's acknowledgement carries its row as FlowRow.__reduce__ packs it: each field, set
+    apart from its default, comes back equal and of its type."""
+    row = FlowRow(id=9, session_id=2, started_at=1000.5, method="POST", path=CHAT, dialect="openai-chat",
+                  model="gpt-test", status=200, state="complete", latency_ms=12.5, ttfb_ms=3.5, tools=2, tool_calls=1,
+                  errors=1, warnings=3, replay_of=4, streamed=True, mode="repair", error="why", replay_fixed=True,
+                  tokens_in=10, tokens_out=20, replay_edited=True, buffered=True, route="claude", websocket=True,
+                  socket_of=5, continues=6)
+    names = list(FlowRow.__dataclass_fields__)
+    default = FlowRow(*([None] * 19))
+    assert [name for name in names if getattr(row, name) == getattr(default, name)] == []
+    crossed = pickle.loads(pickle.dumps(row, protocol=5))
+    assert [(getattr(crossed, name), type(getattr(crossed, name))) for name in names] == [
+        (getattr(row, name), type(getattr(row, name))) for name in names]
