@@ -456,7 +456,7 @@ class _Driver:
         assert task is not None
         cut = False  # this task was cancelled here, to end the wait for the head: not by stop()
 
-        def cut_short() -> None:
+        def cut_short(_: object = None) -> None:  # the silence's timer, or the client gone (`watcher` done)
             nonlocal cut
             if not cut:
                 cut = True
@@ -465,11 +465,7 @@ class _Driver:
         # Until the head comes, the connect time counts on top: a slow connect has its own error.
         silence = self.silence = _Silence(None if exchange.server_push else timeout, _connect_timeout(timeout),
                                           forwarder.limits.client_timeout, cut_short)
-
-        def client_gone(_: asyncio.Future) -> None:
-            cut_short()
-
-        watcher.add_done_callback(client_gone)
+        watcher.add_done_callback(cut_short)
         try:
             try:
                 response = await request
@@ -498,7 +494,7 @@ class _Driver:
                     "failed", f"{type(exc).__name__}: {exc}", self.at())))
                 return
             finally:
-                watcher.remove_done_callback(client_gone)
+                watcher.remove_done_callback(cut_short)
 
             silence.arrived(response.close)
             try:

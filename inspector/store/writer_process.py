@@ -5,8 +5,9 @@ never hold the forwarder's GIL.
 The forwarder's process keeps only `WriterProcess`: `submit()` is a deque append, and one sender
 thread pickles what was submitted and writes it to a socketpair: a finished flow whole; an open
 one's request row once it has been open for PENDING_AFTER, then the chunks its stream relayed since
-the last time (every PROGRESS_INTERVAL / 2, so that they are on disk within 100 ms). The writer process (`main`, run as `python -m inspector.store.writer_process`) runs the
-same `Writer` the in-process store runs: the flows it is sent are its own copies, which the
+the last time (every PROGRESS_INTERVAL / 2, so that they are on disk within 100 ms). The writer
+process (`main`, run as `python -m inspector.store.writer_process`) runs the same `Writer` the
+in-process store runs: the flows it is sent are its own copies, which the
 progress messages fill in as the forwarder's flows are filled in. The hand-off is kernel memory,
 never a file: a flow's secrets reach the writer in memory, as they reach the writer thread, and are
 scrubbed there before anything is written.
