@@ -5,7 +5,10 @@ never hold the forwarder's GIL.
 The forwarder's process keeps only `WriterProcess`: `submit()` is a deque append, and one sender
 thread pickles what was submitted and writes it to a socketpair: a finished flow whole; an open
 one's request row once it has been open for PENDING_AFTER, then the chunks its stream relayed since
-the last time (every PROGRESS_INTERVAL / 2, so that they are on disk within 100 ms). The writer
+the last time (every PROGRESS_INTERVAL / 2, so that they are on disk within 100 ms). While a flow
+is open the sender ticks so and takes what was submitted meanwhile with the tick: a submit wakes it
+only while nothing is open (then nothing else would), an id taken only when the ids in hand run
+short. Under load that is one wake-up and a few frames per tick instead of one per burst. The writer
 process (`main`, run as `python -m inspector.store.writer_process`) runs the same `Writer` the
 in-process store runs: the flows it is sent are its own copies, which the
 progress messages fill in as the forwarder's flows are filled in. The hand-off is kernel memory,
@@ -56,6 +59,7 @@ _LENGTH = struct.Struct(">I")
 # Ids the client keeps in hand, and how few it may hold before it asks for more.
 IDS_AHEAD = 32
 IDS_LOW = 24
+IDS_SHORT = 8  # ... and how few before it asks between two ticks (see WriterProcess._ticking)
 # Ids given out while none was in hand: the writer process replaces them when it takes the flow.
 PROVISIONAL = 1 << 48
 RENUMBERED = "renumbered from a provisional id: the forwarder had no id in hand when the flow began"
@@ -297,6 +301,8 @@ class WriterProcess:
         self._starts_while_stopping = 0
         self._reader: threading.Thread | None = None
         self._stopped = False  # the writer process said it ended as asked
+        # The sender waits for its next tick, not for a wake-up: what is submitted meanwhile goes with it.
+        self._ticking = False
         self._sender = threading.Thread(target=self._send_loop, name="toolwire-store-sender", daemon=True)
         self._sender.start()
 
@@ -307,7 +313,8 @@ class WriterProcess:
             flow_id = self._ids.popleft()
         except IndexError:
             flow_id = next(self._provisional)
-        if len(self._ids) < IDS_LOW and not self._wake.is_set():
+        left = len(self._ids)
+        if left < IDS_LOW and (left < IDS_SHORT or not self._ticking) and not self._wake.is_set():
             self._wake.set()
         return flow_id
 
@@ -315,7 +322,7 @@ class WriterProcess:
         # Pickled by the sender thread: a pending flow's request side (the forwarder goes on filling
         # in the rest), a finished flow whole (the forwarder is done with it).
         self._inbox.append((flow, flow.state is not FlowState.PENDING, on_saved, on_turn))
-        if not self._wake.is_set():  # a burst sets it once: Event.set takes a lock each time
+        if not self._ticking and not self._wake.is_set():  # a burst sets it once: Event.set takes a lock each time
             self._wake.set()
 
     def unwritten(self) -> int:
@@ -363,6 +370,7 @@ class WriterProcess:
                 self._wake.clear()
                 continue
             timeout = max(0.0, next_progress - time.monotonic()) if self._open else None
+            self._ticking = timeout is not None
             # What came while no writer process ran is waiting already: its wake-up was taken above.
             waiting = self._inbox or self._unsent or self._answers
             if not self._stopping and not waiting and self._wake.wait(timeout):
