@@ -42,7 +42,11 @@ def launch(args: list[str], cwd: Path, patterns: list[str], timeout: float = 60.
     """Seconds from the fork until each of `patterns` first shows on the terminal; the process is
     then ended (ctrl+q, then a kill if it lingers)."""
     master, slave = pty.openpty()
-    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36"}
+    # With the bytecode cache an installed program has: the warm-up launch writes it, where an
+    # environment that turns it off (PYTHONDONTWRITEBYTECODE) would have every launch compile the
+    # project's modules again, which the bare app's installed packages never do.
+    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+           "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36"}
     began = time.perf_counter()
     process = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env, close_fds=True)
     os.close(slave)
