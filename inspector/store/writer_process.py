@@ -6,9 +6,9 @@ The forwarder's process keeps only `WriterProcess`: `submit()` is a deque append
 thread pickles what was submitted and writes it to a socketpair: a finished flow whole; an open
 one's request row once it has been open for PENDING_AFTER, then the chunks its stream relayed since
 the last time (every PROGRESS_INTERVAL / 2, so that they are on disk within 100 ms). While a flow
-is open the sender ticks so and takes what was submitted meanwhile with the tick: a submit wakes it
-only while nothing is open (then nothing else would), an id taken only when the ids in hand run
-short. Under load that is one wake-up and a few frames per tick instead of one per burst. The writer
+is open, what is submitted goes with the next of those ticks: a submit wakes the sender only while
+nothing is open (no tick is coming), an id taken only when fewer than IDS_SHORT are left. Under load
+that is one wake-up per tick instead of one per burst of a few flows. The writer
 process (`main`, run as `python -m inspector.store.writer_process`) runs the same `Writer` the
 in-process store runs: the flows it is sent are its own copies, which the
 progress messages fill in as the forwarder's flows are filled in. The hand-off is kernel memory,

@@ -317,8 +317,8 @@ def main() -> None:
     # The upstream client of the hot path, chosen by this measurement (issue 2).
     print("\nupstream client on the hot path: minimal forwarder, nothing recorded")
     print(f"| {'client':<10} | {'c=1 p50 added (ms)':>18} | {'c=8 req/s':>10} |")
-    relay_rps = relay_added = 0.0
     print(f"|{'-' * 12}|{'-' * 20}|{'-' * 12}|")
+    relay_rps = relay_added = 0.0
     mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0"], "mock upstream on")
     try:
         for kind in ("aiohttp", "httpx"):
@@ -330,9 +330,10 @@ def main() -> None:
                     lambda u: load(u + CHAT, SMALL, requests=2 * small_n // ROUNDS, concurrency=8), mock_url, url)
             finally:
                 stop(server)
-            print(f"| {kind:<10} | {pct(through, 50) - pct(direct, 50):>18.2f} | {rps:>10.0f} |")
+            added = pct(through, 50) - pct(direct, 50)
+            print(f"| {kind:<10} | {added:>18.2f} | {rps:>10.0f} |")
             if kind == "aiohttp":  # the floor the issue's targets are set against
-                relay_rps, relay_added = rps, pct(through, 50) - pct(direct, 50)
+                relay_rps, relay_added = rps, added
     finally:
         stop(mock)
     direct_p50, record_p50, _ = results["small c=1 p50 latency (ms)"]
@@ -356,7 +357,7 @@ def cpu_figures(relay_rps: float, record_rps: float, small_n: int = CPU_SMALL, s
     mock, mock_url = start([PYTHON, "-m", "inspector", "mock", "--port", "0", "--chunks", str(CHUNKS - 3),
                             "--interval-ms", "1"], "mock upstream on")
     store = Path(tempfile.mkdtemp(prefix="toolwire-bench-cpu-")) / "flows.sqlite3"
-    small_of: dict[str, tuple[float, float, float, float]] = {}
+    smalls: list[tuple[float, float, float, float]] = []  # the relay's, then record's
     try:
         for name, argv, marker, recording in [
                 ("bare aiohttp relay (nothing recorded)", [PYTHON, "-c", MINIMAL, "aiohttp", mock_url], "minimal", None),
@@ -364,22 +365,24 @@ def cpu_figures(relay_rps: float, record_rps: float, small_n: int = CPU_SMALL, s
                                                       "--port", "0", "--store", str(store)], "forwarding", store)]:
             server, url = start(argv, marker)
             try:
-                small = small_of[name] = cpu_per_request(server.pid, url, SMALL, requests=small_n, stream=False,
-                                                         store=recording, upstream=mock.pid)
+                small = cpu_per_request(server.pid, url, SMALL, requests=small_n, stream=False, store=recording,
+                                        upstream=mock.pid)
                 stream = cpu_per_request(server.pid, url, STREAM, requests=streams, stream=True, store=recording,
                                          upstream=mock.pid)
             finally:
                 stop(server)
+            smalls.append(small)
             print(f"| {name:<37} | {small[0]:>18.3f} | {stream[0]:>16.3f} |")
             if recording is not None:  # where recording went: out of the forwarder's process
                 print(f"| {'  its writer process':<37} | {small[1]:>18.3f} | {stream[1]:>16.3f} |")
+        # Measured beside `record`, the last server above.
         print(f"| {'the load client (this bench)':<37} | {small[2]:>18.3f} | {stream[2]:>16.3f} |")
         print(f"| {'the mock upstream':<37} | {small[3]:>18.3f} | {stream[3]:>16.3f} |")
     finally:
         stop(mock)
     # Client, upstream, forwarder and writer share the cores: where they are all busy, the rate
     # through `record` can reach at most the relay's times the ratio of their CPU per request.
-    relay, record = small_of["bare aiohttp relay (nothing recorded)"], small_of["`record` (forwarder + recording)"]
+    relay, record = smalls
     others = (relay[2] + relay[3] + record[2] + record[3]) / 2
     bound = (others + relay[0]) / (others + record[0] + record[1])
     print(f"\nc=8 small requests through `record`: {record_rps / relay_rps:.2f}x the bare relay's req/s "
