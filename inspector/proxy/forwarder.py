@@ -6,18 +6,19 @@ it answers with. Every decision is the machine's and its hooks' (proxy/addons.py
 
 Hot path, in order: read the body, start the upstream request, relay response bytes as they come.
 Recording is a few attribute writes and queue puts; SQLite and the contract checker run on the
-store's writer thread. aiohttp is the upstream client (measured in tests/bench/proxy_overhead.py)."""
+store's writer thread. proxy/upstream.py is the HTTP client to the upstream, aiohttp the WebSocket one
+(measured in tests/bench/proxy_overhead.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 import ssl
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -39,12 +40,13 @@ from .options import Options, ProxyOptions
 from .server import (GONE_EXTENSION, INTERCEPT_EXTENSION, PING_MESSAGE, PONG_MESSAGE, ListenError, Served, ServerThread,
                      is_loopback, request_target, unsendable_head)
 from .transform import RepairFactory, TransformError, TransformFactory
+from .upstream import BodyBroken, Connection, ConnectTimeout, NoAnswer, Origin, Pool, Unreachable, connect_reason
 
 __all__ = ["FLOW_ID_HEADER", "REPLAY_AUTH_HEADER", "REPLAY_HEADER", "FlowEvent", "Forwarder", "ForwarderError",
            "replay_marker"]
 
 _NOT_FORWARDED = HOP_BY_HOP | {"host", "content-length", "expect"} | CONTROL_HEADERS
-# aiohttp would add these on its own; a passthrough sends only what the client sent.
+# aiohttp would add these on its own to a WebSocket handshake; a passthrough sends only what the client sent.
 _SKIP_AUTO = ("Accept", "Accept-Encoding", "User-Agent", "Content-Type")
 
 SWITCH_INTERVAL = 0.001
@@ -75,7 +77,7 @@ class Forwarder(Served):
         shown = redact_url(upstream)
         try:
             parts = urlsplit(upstream)
-            _ = parts.port  # reading it checks its range, which aiohttp would otherwise refuse on every request
+            _ = parts.port  # reading it checks its range, which would otherwise fail every request
             # Each upstream URL is built from these parts, so no request target can change its authority.
             base = URL(strip_userinfo(upstream.rstrip("/")))
             known = parts.scheme in ("http", "https") and base.raw_host and base.port
@@ -102,6 +104,7 @@ class Forwarder(Served):
         upstream_auth = () if auth is None else (("Authorization", auth),)
         upstream_secrets = secret_values(list(upstream_auth), url=self.upstream)
         self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
+        self._origin = _origin(base.scheme, base.raw_authority)
         # Routes of one launch share one policy (see routes.Router), so one count says what it refused.
         self.access = access or AccessPolicy(host, allow_hosts=options.allow_hosts, allow_origins=options.allow_origins)
         if self.access.token is not None:  # a body that quotes the base URL it was given quotes the token
@@ -133,7 +136,8 @@ class Forwarder(Served):
                               _NOT_FORWARDED, upstream_auth)
         self.mode = Mode.TRANSLATE if translate else Mode.REPAIR if repair else Mode.PASSTHROUGH
         self._active: set[asyncio.Task] = set()  # requests in flight, to cut on stop()
-        self._session: aiohttp.ClientSession | None = None
+        self._session: aiohttp.ClientSession | None = None  # the WebSocket relay's upstream client
+        self._pool: Pool | None = None  # the HTTP relay's
         # Proxy mode (connect.py): CONNECT is answered, provider hosts intercepted with the local CA.
         try:
             intercepts = InterceptList(proxy.intercept)
@@ -143,7 +147,7 @@ class Forwarder(Served):
                                       handshake_timeout=limits.client_timeout, max_tunnels=proxy.max_tunnels,
                                       idle_timeout=proxy.tunnel_idle)
         upstream_ca = proxy.upstream_ca
-        self._upstream_ssl: ssl.SSLContext | bool = True  # aiohttp's default verification
+        self._upstream_ssl: ssl.SSLContext | None = None  # the default verification
         if upstream_ca is not None:
             # Trusted besides the usual roots, e.g. a test upstream's own CA.
             self._upstream_ssl = ssl.create_default_context()
@@ -209,18 +213,20 @@ class Forwarder(Served):
         self.stop()
 
     async def open_client(self) -> None:
+        self._pool = Pool(self._upstream_ssl, _connect_timeout(self.timeout))
         self._session = aiohttp.ClientSession(
             # Relay the bytes as they came: the client asked for that encoding and decodes it.
             auto_decompress=False,
             skip_auto_headers=_SKIP_AUTO,
-            # Upstream silence is measured by _Silence, not sock_read: see there why.
             timeout=aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout)),
-            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, ssl=self._upstream_ssl),
+            connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, ssl=self._upstream_ssl or True),
             cookie_jar=aiohttp.DummyCookieJar(),
         )
 
     async def close_client(self) -> None:
         await self.connect.close()
+        if self._pool is not None:
+            self._pool.close()
         if self._session is not None:
             await self._session.close()
 
@@ -232,6 +238,13 @@ class Forwarder(Served):
                              path=intercepted.base_path + path, query_string=query, encoded=True)
         return URL.build(scheme=self._scheme, authority=self._authority, path=self._base_path + path,
                          query_string=query, encoded=True)
+
+    def _target(self, path: str, query: str, intercepted: Interception | None) -> tuple[Origin, str]:
+        """Where a checked target goes over HTTP, as _upstream_url says, and its request target."""
+        target = path + "?" + query if query else path
+        if intercepted is not None:
+            return _origin(intercepted.scheme, intercepted.authority), intercepted.base_path + target
+        return self._origin, self._base_path + target
 
     def credentials(self, flow_id: int) -> list[tuple[str, str]]:
         """The secret headers the client sent with that flow (memory only, for replay)."""
@@ -383,7 +396,7 @@ async def _read_body(receive: Callable, limit: int, idle: float) -> tuple[bytes,
 
 class _Driver:
     """Carries one exchange: feeds it the events of the client and the upstream, carries out its
-    commands. Owns the transport (aiohttp upstream, ASGI downstream) and the timers, no policy."""
+    commands. Owns the transport (upstream.py's connection, ASGI downstream) and the timers, no policy."""
 
     __slots__ = ("forwarder", "exchange", "t0", "intercepted", "silence")
 
@@ -440,15 +453,14 @@ class _Driver:
         """Send `request` upstream from this task (no task of its own: it costs a loop turn) and relay
         its answer. `gone`: the server's GONE_EXTENSION, done when the client hangs up."""
         forwarder = self.forwarder
-        assert forwarder._session is not None
+        assert forwarder._pool is not None
         for command in then:
             self.settle(command)
-        await self._response(forwarder._session.request(
-            request.method, forwarder._upstream_url(request.path, request.query, self.intercepted),
-            data=request.body, headers=request.headers, allow_redirects=False), gone, send)
+        origin, target = forwarder._target(request.path, request.query, self.intercepted)
+        await self._response(forwarder._pool.request(origin, request.method, target, request.headers, request.body),
+                             gone, send)
 
-    async def _response(self, request: Awaitable[aiohttp.ClientResponse], watcher: asyncio.Future,
-                        send: Callable) -> None:
+    async def _response(self, request: Awaitable[Connection], watcher: asyncio.Future, send: Callable) -> None:
         forwarder = self.forwarder
         exchange = self.exchange
         timeout = forwarder.timeout
@@ -481,17 +493,11 @@ class _Driver:
                     event = ClientGone(self.at())
                 await self.run(send, exchange.handle(event))
                 return
-            except aiohttp.ConnectionTimeoutError:
-                await self.run(send, exchange.handle(UpstreamFailed(
-                    "connect_timeout", f"{_connect_timeout(timeout):g} s", self.at())))
-                return
-            except aiohttp.ClientConnectorError as exc:
-                await self.run(send, exchange.handle(UpstreamFailed(
-                    "unreachable", _connect_reason(exc.os_error), self.at())))
-                return
-            except (aiohttp.ClientError, OSError) as exc:
-                await self.run(send, exchange.handle(UpstreamFailed(
-                    "failed", f"{type(exc).__name__}: {exc}", self.at())))
+            except NoAnswer as exc:
+                failed = (UpstreamFailed("connect_timeout", str(exc), self.at()) if type(exc) is ConnectTimeout else
+                          UpstreamFailed("unreachable", str(exc), self.at()) if type(exc) is Unreachable else
+                          UpstreamFailed("failed", str(exc), self.at()))
+                await self.run(send, exchange.handle(failed))
                 return
             finally:
                 watcher.remove_done_callback(cut_short)
@@ -504,7 +510,7 @@ class _Driver:
         finally:
             silence.cancel()
 
-    async def _relay_body(self, response: aiohttp.ClientResponse, watcher: asyncio.Future, send: Callable,
+    async def _relay_body(self, response: Connection, watcher: asyncio.Future, send: Callable,
                           silence: _Silence) -> None:
         exchange = self.exchange
         handle = exchange.handle
@@ -521,8 +527,9 @@ class _Driver:
             response.close()
 
         watcher.add_done_callback(client_gone)
+        read = response.read
         try:
-            async for data in response.content.iter_any():
+            while data := await read():
                 now = perf_counter()
                 silence.last = now
                 if watcher.done():
@@ -538,13 +545,13 @@ class _Driver:
             # Once the response is complete, receive() reports a disconnect too: not a hang-up.
             watcher.remove_done_callback(client_gone)
             await self.run(send, handle(UpstreamEnd(self.at())))
-        except (aiohttp.ClientError, OSError) as exc:
+        except BodyBroken as exc:
             if silence.fired:
                 event: UpstreamSilent | ClientGone | UpstreamFailed = UpstreamSilent(self.at())
             elif watcher.done():
                 event = ClientGone(self.at())
             else:
-                event = UpstreamFailed("failed", _break_reason(exc), self.at())
+                event = UpstreamFailed("failed", str(exc), self.at())
             await self.run(send, handle(event))
         except asyncio.CancelledError:
             for command in handle(Stopped(self.at(), stalled=silence.stalled)):
@@ -647,7 +654,7 @@ class _SocketDriver:
                 return
             except aiohttp.ClientConnectorError as exc:
                 await self.run(exchange.socket_event(UpstreamFailed(
-                    "unreachable", _connect_reason(exc.os_error), driver.at())))
+                    "unreachable", connect_reason(exc.os_error), driver.at())))
                 return
             except (aiohttp.ClientError, OSError) as exc:
                 await self.run(exchange.socket_event(UpstreamFailed("failed", f"{type(exc).__name__}: {exc}",
@@ -730,14 +737,12 @@ class _SocketDriver:
 
 
 class _Silence:
-    """Upstream silence and client stalls, measured here rather than by aiohttp's sock_read:
-    aiohttp 3.14 re-arms that timer when a paused read resumes and finds the body's end, after
-    the connection went back to its pool; it fires there, and the next request on that
-    connection fails at once (a false "504 upstream sent nothing", seen whenever the timeout is
-    shorter than the pool's 15 s keep-alive). One timer per request, moved only when it fires;
-    the relay writes two fields per chunk. `timeout` None: the upstream may stay silent (a push
-    stream is idle by design). A client that reads nothing for `stall` seconds while a chunk
-    waits for it gets its request task cancelled, `stalled` telling why."""
+    """Upstream silence and client stalls, measured here with one timer per request, moved only
+    when it fires; the relay writes two fields per chunk (a timer re-armed per read would cost a
+    loop call per chunk, and aiohttp's sock_read, used before, fired on connections already back in
+    their pool). `timeout` None: the upstream may stay silent (a push stream is idle by design). A
+    client that reads nothing for `stall` seconds while a chunk waits for it gets its request task
+    cancelled, `stalled` telling why."""
 
     __slots__ = ("timeout", "stall", "last", "waiting", "fired", "stalled", "_cut", "_task", "_handle")
 
@@ -784,20 +789,12 @@ def _connect_timeout(timeout: float) -> float:
     return min(timeout, 30.0)  # a live upstream accepts at once; waiting longer only hides an outage
 
 
-def _break_reason(error: BaseException) -> str:
-    if isinstance(error, aiohttp.ClientPayloadError):
-        return "the response body was cut short"
-    if isinstance(error, aiohttp.ServerDisconnectedError):
-        return "the upstream closed the connection"
-    return f"{type(error).__name__}: {error}"
-
-
-def _connect_reason(error: OSError) -> str:
-    if isinstance(error, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(error, socket.gaierror):
-        return f"cannot resolve host ({error.strerror})"
-    return error.strerror or str(error)
+@lru_cache(maxsize=256)
+def _origin(scheme: str, authority: str) -> Origin:
+    """The origin of a checked `scheme://authority` (an intercepted tunnel's come and go, with few names)."""
+    url = URL.build(scheme=scheme, authority=authority, encoded=True)
+    assert url.raw_host is not None and url.port is not None
+    return Origin(scheme, url.raw_host, url.port)
 
 
 class _AbortResponse(Exception):

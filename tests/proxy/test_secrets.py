@@ -44,8 +44,8 @@ def token(kind: str) -> str:
 class EchoUpstream(socketserver.ThreadingTCPServer):
     """A raw HTTP/1.1 upstream that says back everything it was sent, as providers' error bodies
     do with a bad key: `/echo` as a 401 JSON error, `/stream` as an SSE stream cut in 5-byte
-    chunks (so a key is split across chunks), `/garbage` as an unparseable status line (aiohttp's
-    error text then carries the full URL). One request per connection."""
+    chunks (so a key is split across chunks), `/garbage` as an unparseable status line (an HTTP
+    client's error text may carry the full URL). One request per connection."""
 
     daemon_threads = True
     allow_reuse_address = True
@@ -230,7 +230,7 @@ def test_no_secret_sent_or_echoed_reaches_any_artefact(tmp_path):
         "messages": [{"role": "user", "content": "hi"}]}
     assert flow.query == f"token={REDACTED}&trace=visible-trace-id"
     assert session.upstream == f"http://toolwire:{REDACTED_USERINFO}@127.0.0.1:{upstream.port}"
-    assert rows[2]["error"].startswith("upstream failed before answering: ClientResponseError")
+    assert rows[2]["error"] == "upstream failed before answering: malformed response head: Invalid status code"
     assert rows[3]["error"] == (f"upstream unreachable: http://toolwire:{REDACTED_USERINFO}@127.0.0.1:{upstream.port}: "
                                 "connection refused")
 

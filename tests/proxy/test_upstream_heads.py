@@ -1,6 +1,7 @@
-"""An upstream whose response head the HTTP layer cannot send on (a control byte in a header value, a
-status outside 100-599) gets the client a 502 saying why and a flow in an error state; before, uvicorn
-raised, the client got a closed connection and the flow stayed pending. A raw-socket upstream writes
+"""An upstream whose response head is not HTTP (a control byte or a bare CR or LF in a header value, a
+name that is not a token), or that the HTTP layer cannot send on (a status outside 100-599), gets the
+client a 502 saying why and a flow in an error state; before, uvicorn raised, the client got a closed
+connection and the flow stayed pending. A raw-socket upstream writes
 the head byte for byte: no HTTP library would produce these."""
 
 from __future__ import annotations
@@ -55,19 +56,6 @@ def relayed(store, upstream: str, heads: list[bytes], head: bytes) -> tuple[http
     return response, (flow.state, flow.status, flow.error, flow.response_body == response.content)
 
 
-@pytest.mark.parametrize(("header", "byte"), [
-    (b"X-Bad: a\x01b", 0x01), (b"X-Bad: a\x7fb", 0x7F), (b"X-Bad: \x1b[31mred", 0x1B), (b"X-Bad: a\x08b", 0x08),
-    (b"X-Bad: a\x1fb", 0x1F),
-])
-def test_a_header_value_with_a_control_byte_gets_the_client_a_502_and_an_error_flow(store, raw_upstream, header, byte):
-    upstream, heads = raw_upstream
-    response, flow = relayed(store, upstream, heads, b"HTTP/1.1 200 OK\r\nX-Fine: 1\r\n" + header)
-    message = f"upstream sent a response the forwarder cannot relay: header 'X-Bad' holds control byte 0x{byte:02x}"
-    assert (response.status_code, response.json()) == (
-        502, {"error": {"type": "toolwire_upstream_error", "message": message, "code": 502}})
-    assert flow == ("error", 502, message, True)
-
-
 @pytest.mark.parametrize("status", [999, 600, 99, 0])
 def test_a_status_outside_100_to_599_gets_the_client_a_502_and_an_error_flow(store, raw_upstream, status):
     upstream, heads = raw_upstream
@@ -78,19 +66,21 @@ def test_a_status_outside_100_to_599_gets_the_client_a_502_and_an_error_flow(sto
 
 
 @pytest.mark.parametrize(("header", "refusal"), [
+    (b"X-Bad: a\x01b", "Invalid header value char"), (b"X-Bad: a\x7fb", "Invalid header value char"),
+    (b"X-Bad: \x1b[31mred", "Invalid header value char"), (b"X-Bad: a\x08b", "Invalid header value char"),
+    (b"X-Bad: a\x1fb", "Invalid header value char"), (b"X-Bad: a\x00b", "Invalid header value char"),
     (b"X-Bad: a\rb", "Missing expected LF after header value"),
-    (b"X-Bad: a\nb", "Invalid header token"),
-    (b"X-Bad: a\x00b", "Invalid HTTP header"),
-    (b"X-B@d: v", "Invalid header token"),
-    (b"X Bad: v", "Invalid header token"),
+    (b"X-Bad: a\nb", "Missing expected CR after header value"),
+    (b"X-B@d: v", "Invalid header token"), (b"X Bad: v", "Invalid header token"),
 ])
-def test_heads_the_upstream_client_refuses_are_a_502_and_an_error_flow_too(store, raw_upstream, header, refusal):
+def test_a_head_the_upstream_client_refuses_gets_the_client_a_502_and_an_error_flow(store, raw_upstream, header,
+                                                                                   refusal):
     upstream, heads = raw_upstream
-    response, flow = relayed(store, upstream, heads, b"HTTP/1.1 200 OK\r\n" + header)
-    assert response.status_code == 502
-    assert response.json()["error"]["message"].startswith(
-        f"upstream failed before answering: ClientResponseError: 400, message=\"{refusal}")
-    assert (flow[0], flow[1], flow[2] == response.json()["error"]["message"], flow[3]) == ("error", 502, True, True)
+    response, flow = relayed(store, upstream, heads, b"HTTP/1.1 200 OK\r\nX-Fine: 1\r\n" + header)
+    message = f"upstream failed before answering: malformed response head: {refusal}"
+    assert (response.status_code, response.json()) == (
+        502, {"error": {"type": "toolwire_upstream_error", "message": message, "code": 502}})
+    assert flow == ("error", 502, message, True)
 
 
 @pytest.mark.parametrize("header", [b"X-Odd: caf\xc3\xa9", b"X-Odd: a\tb", b"X-Odd: \xff\x80", b"X-Odd:"])
