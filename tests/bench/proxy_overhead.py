@@ -337,8 +337,11 @@ def main() -> None:
     finally:
         stop(mock)
     direct_p50, record_p50, _ = results["small c=1 p50 latency (ms)"]
-    print(f"\nsmall c=1 p50 added: `record` {record_p50 - direct_p50:+.2f} ms, the bare relay {relay_added:+.2f} ms "
-          f"(target: `record` <= 0.35 ms)")
+    added = record_p50 - direct_p50
+    ratio = f", {added / relay_added:.2f}x the relay's" if relay_added > 0 else ""
+    # The target, 0.35 ms beside a relay adding ~0.3 ms, is as a ratio <= 1.17x the relay's.
+    print(f"\nsmall c=1 p50 added: `record` {added:+.2f} ms, the bare relay {relay_added:+.2f} ms{ratio} "
+          f"(target: `record` <= 0.35 ms beside a relay at ~0.3 ms, i.e. <= 1.17x)")
     cpu_figures(relay_rps, results["small c=8 requests/s"][1])
 
 
