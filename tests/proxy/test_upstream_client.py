@@ -38,7 +38,8 @@ class RawUpstream:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        host, port = self.listener.getsockname()[:2]
+        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     def serve(self) -> None:
         while True:
@@ -73,15 +74,28 @@ class RawUpstream:
                     return
 
 
-@pytest.fixture
-def raw() -> Iterator[RawUpstream]:
-    upstream = RawUpstream(socket.create_server(("127.0.0.1", 0)))
+def serving(listener: socket.socket) -> Iterator[RawUpstream]:
+    upstream = RawUpstream(listener)
     thread = threading.Thread(target=upstream.serve, daemon=True)
     thread.start()
     yield upstream
-    upstream.listener.shutdown(socket.SHUT_RDWR)
-    upstream.listener.close()
+    listener.shutdown(socket.SHUT_RDWR)
+    listener.close()
     thread.join(5)
+
+
+@pytest.fixture
+def raw() -> Iterator[RawUpstream]:
+    yield from serving(socket.create_server(("127.0.0.1", 0)))
+
+
+@pytest.fixture
+def raw_v6() -> Iterator[RawUpstream]:
+    try:
+        listener = socket.create_server(("::1", 0), family=socket.AF_INET6)
+    except OSError:
+        pytest.skip("this machine has no IPv6 loopback")
+    yield from serving(listener)
 
 
 def posted_in_turn(store, raw: RawUpstream, count: int) -> tuple[list[bytes], int]:
@@ -121,6 +135,14 @@ def test_the_request_goes_up_with_host_first_and_the_length_last(store, raw):
     assert raw.requests == [b"PUT /base/v1/x?a=1&b=%20 HTTP/1.1\r\nHost: 127.0.0.1:" + str(port).encode() +
                             b"\r\nx-one: 1\r\nx-one: 2\r\nContent-Length: 3\r\n\r\nabc"]  # as uvicorn read them
     assert flows(store) == [("PUT", "complete", 204, None, b"")]
+
+
+def test_an_ipv6_upstream_gets_its_host_in_brackets(store, raw_v6):
+    raw_v6.answers.append(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+    with Forwarder(Options(raw_v6.url, port=0), store=store) as forwarder:
+        response = httpx.post(forwarder.base_url + CHAT, content=b"{}", timeout=10)
+    assert (response.status_code, raw_v6.requests[0].split(b"\r\n")[:2]) == (
+        200, [b"POST /v1/chat/completions HTTP/1.1", b"Host: [::1]:" + str(raw_v6.listener.getsockname()[1]).encode()])
 
 
 @pytest.mark.parametrize("interim", [b"HTTP/1.1 100 Continue\r\n\r\n",
