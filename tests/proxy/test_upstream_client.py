@@ -177,10 +177,13 @@ def test_a_body_without_a_length_ends_with_the_connection(store, raw):
     assert flows(store) == [("POST", "complete", 200, None, b"data: 1\n\ndata: 2\n\n")]
 
 
-@pytest.mark.parametrize(("answer", "error"), ids=["closed", "huge-head", "length-and-chunked", "upgrade", "not-http"],
+@pytest.mark.parametrize(("answer", "error"), ids=["closed", "huge-head", "endless-head", "length-and-chunked", "upgrade",
+                                                      "not-http"],
                          argvalues=[
     (CLOSE, "upstream failed before answering: the upstream closed the connection"),
     (b"HTTP/1.1 200 OK\r\nX-Pad: " + b"a" * MAX_HEAD + b"\r\n\r\n",
+     f"upstream failed before answering: response head larger than {MAX_HEAD} bytes"),
+    (b"HTTP/1.1 200 OK\r\nX-Pad: " + b"a" * MAX_HEAD,  # no end, on a connection kept open
      f"upstream failed before answering: response head larger than {MAX_HEAD} bytes"),
     (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
      "upstream failed before answering: malformed response head: Transfer-Encoding can't be present with "
