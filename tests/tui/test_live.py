@@ -230,9 +230,12 @@ async def test_translate_mode_shows_both_sides_and_the_loss_report(store: Store,
                 httpx.post, f"{forwarder.base_url}/v1/chat/completions", json=body)
             assert response.status_code == 200
             await seen.wait_for(completed(1))
+            # The list re-read after the flow was written, with the session's tokens: the header shows them.
+            await seen.wait_for(lambda m: isinstance(m, FlowList.Reloaded) and m.usage == (10, 5))
+            await pilot.pause()
             header = str(app.query_one(ConnectionBar).render()).split("\n")
             # Only the setting of the dialect this session accepts: an Anthropic client would be refused.
-            assert header == [f"toolwire-inspect translate openai-chat → openai-responses  "
+            assert header == [f"toolwire-inspect translate openai-chat → openai-responses  tokens 10/5  "
                               f"listening {forwarder.base_url} → {upstream.base_url}",
                               f"OPENAI_BASE_URL={forwarder.base_url}/v1  store flows.sqlite3"]
             screen = await open_flow(app, pilot, 1)
