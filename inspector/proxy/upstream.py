@@ -26,12 +26,13 @@ from typing import cast
 
 import httptools
 
-__all__ = ["MAX_HEAD", "BodyBroken", "ConnectTimeout", "Connection", "NoAnswer", "Origin", "Pool", "Unreachable",
-           "connect_reason"]
+__all__ = ["MAX_HEAD", "BodyBroken", "ConnectTimeout", "Connection", "NoAnswer", "Origin", "Pool", "Unanswered",
+           "Unreachable", "connect_reason"]
 
 MAX_HEAD = 256 * 1024  # bytes of response head (status line and headers) accepted before it is refused
 HIGH_WATER = 256 * 1024  # body bytes waiting for the client before the socket stops reading
 KEEPALIVE = 15.0  # seconds an idle connection stays in the pool
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})  # RFC 9110 9.2.2: may be sent twice
 
 _CHUNKED = b"chunked"
 _SPLITS = re.compile("[\r\n\0]")
@@ -50,6 +51,10 @@ class Unreachable(NoAnswer):
 
     def __init__(self, error: OSError) -> None:
         super().__init__(connect_reason(error))
+
+
+class Unanswered(NoAnswer):
+    """The upstream closed the connection without a byte of answer."""
 
 
 class BodyBroken(Exception):
@@ -87,11 +92,22 @@ class Pool:
         """Send one request and wait for its response head: the connection, holding the status
         and headers, whose body is read with read() and which goes back with release(). Raises
         NoAnswer (or a subclass) when there is no head to relay. Cancelled, it drops the
-        connection: the upstream sees it close."""
+        connection: the upstream sees it close. A kept-alive connection the upstream closes before
+        a byte of answer (its idle timeout racing the request) carries an idempotent request again
+        on a new one, once; any other request gets the error."""
         head = _request_head(origin, method, target, headers, body)
         connection = self._take(origin.key)
-        if connection is None:
-            connection = await self._connect(origin)
+        if connection is not None:
+            try:
+                return await self._exchange(connection, head, body, method)
+            except Unanswered:
+                # The upstream closed the kept-alive connection as the request went out, before a byte
+                # of answer: a request that may be sent twice goes again, on a new connection.
+                if method not in IDEMPOTENT:
+                    raise
+        return await self._exchange(await self._connect(origin), head, body, method)
+
+    async def _exchange(self, connection: Connection, head: bytes, body: bytes | None, method: str) -> Connection:
         connection.send(head, body, method == "HEAD")
         try:
             await connection.head()
@@ -240,7 +256,8 @@ class Connection(asyncio.Protocol):
         elif self._headed:
             self._fail(BodyBroken("the response body was cut short"))
         else:
-            self._fail(NoAnswer("the upstream closed the connection"))
+            self._fail(Unanswered("the upstream closed the connection") if not self._received
+                       else NoAnswer("the upstream closed the connection"))
 
     def pause_writing(self) -> None:
         pass  # a request's body is in memory whole: the transport buffers what the upstream has not read

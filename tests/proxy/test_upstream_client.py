@@ -124,6 +124,22 @@ def test_an_answer_saying_close_is_not_used_again(store, raw):
     assert posted_in_turn(store, raw, 2) == ([b"{}", b"[]"], 2)
 
 
+@pytest.mark.parametrize(("method", "second"), [
+    ("GET", (200, b"again")),  # may be sent twice: it goes again, on a new connection
+    ("PUT", (200, b"again")),
+    ("POST", (502, b"upstream failed before answering: the upstream closed the connection")),  # may not
+])
+def test_a_kept_alive_connection_the_upstream_closes_under_a_request(store, raw, method, second):
+    raw.answers += [b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst", CLOSE,
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nagain"]
+    with Forwarder(Options(raw.url, port=0), store=store) as forwarder, httpx.Client(timeout=10) as client:
+        first = client.request(method, forwarder.base_url + CHAT, content=b"{}")
+        then = client.request(method, forwarder.base_url + CHAT, content=b"{}")
+    answer = then.content if then.status_code == 200 else then.json()["error"]["message"].encode()
+    assert ((first.status_code, first.content), (then.status_code, answer)) == ((200, b"first"), second)
+    assert (len(raw.requests), raw.connections) == ((3, 2) if second[0] == 200 else (2, 1))
+
+
 def test_the_request_goes_up_with_host_first_and_the_length_last(store, raw):
     raw.answers.append(b"HTTP/1.1 204 No Content\r\n\r\n")
     with Forwarder(Options(raw.url + "/base", port=0), store=store) as forwarder:
