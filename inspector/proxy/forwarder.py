@@ -18,7 +18,6 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
-from functools import lru_cache
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -40,7 +39,7 @@ from .options import Options, ProxyOptions
 from .server import (GONE_EXTENSION, INTERCEPT_EXTENSION, PING_MESSAGE, PONG_MESSAGE, ListenError, Served, ServerThread,
                      is_loopback, request_target, unsendable_head)
 from .transform import RepairFactory, TransformError, TransformFactory
-from .upstream import BodyBroken, Connection, ConnectTimeout, NoAnswer, Origin, Pool, Unreachable, connect_reason
+from .upstream import BodyBroken, Connection, NoAnswer, Origin, Pool, connect_reason, origin_of
 
 __all__ = ["FLOW_ID_HEADER", "REPLAY_AUTH_HEADER", "REPLAY_HEADER", "FlowEvent", "Forwarder", "ForwarderError",
            "replay_marker"]
@@ -103,8 +102,7 @@ class Forwarder(Served):
         auth = basic_auth(self.upstream)
         upstream_auth = () if auth is None else (("Authorization", auth),)
         upstream_secrets = secret_values(list(upstream_auth), url=self.upstream)
-        self._scheme, self._authority, self._base_path = base.scheme, base.raw_authority, base.raw_path.rstrip("/")
-        self._origin = _origin(base.scheme, base.raw_authority)
+        self._origin, self._base_path = origin_of(base.scheme, base.raw_authority), base.raw_path.rstrip("/")
         # Routes of one launch share one policy (see routes.Router), so one count says what it refused.
         self.access = access or AccessPolicy(host, allow_hosts=options.allow_hosts, allow_origins=options.allow_origins)
         if self.access.token is not None:  # a body that quotes the base URL it was given quotes the token
@@ -215,8 +213,6 @@ class Forwarder(Served):
     async def open_client(self) -> None:
         self._pool = Pool(self._upstream_ssl, _connect_timeout(self.timeout))
         self._session = aiohttp.ClientSession(
-            # Relay the bytes as they came: the client asked for that encoding and decodes it.
-            auto_decompress=False,
             skip_auto_headers=_SKIP_AUTO,
             timeout=aiohttp.ClientTimeout(total=None, connect=_connect_timeout(self.timeout)),
             connector=aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, ssl=self._upstream_ssl or True),
@@ -230,21 +226,18 @@ class Forwarder(Served):
         if self._session is not None:
             await self._session.close()
 
-    def _upstream_url(self, path: str, query: str, intercepted: Interception | None = None) -> URL:
-        """The upstream URL of a checked target (see access.target_problem): the upstream's own
-        scheme and authority (an intercepted tunnel's, in proxy mode), its base path followed by `path`."""
-        if intercepted is not None:
-            return URL.build(scheme=intercepted.scheme, authority=intercepted.authority,
-                             path=intercepted.base_path + path, query_string=query, encoded=True)
-        return URL.build(scheme=self._scheme, authority=self._authority, path=self._base_path + path,
-                         query_string=query, encoded=True)
-
     def _target(self, path: str, query: str, intercepted: Interception | None) -> tuple[Origin, str]:
-        """Where a checked target goes over HTTP, as _upstream_url says, and its request target."""
+        """Where a checked target (see access.target_problem) goes, and its request target: the
+        upstream's own origin (an intercepted tunnel's, in proxy mode), its base path followed by `path`."""
         target = path + "?" + query if query else path
         if intercepted is not None:
-            return _origin(intercepted.scheme, intercepted.authority), intercepted.base_path + target
+            return origin_of(intercepted.scheme, intercepted.authority), intercepted.base_path + target
         return self._origin, self._base_path + target
+
+    def _upstream_url(self, path: str, query: str, intercepted: Interception | None = None) -> URL:
+        """The same as a URL, for the WebSocket client."""
+        origin, target = self._target(path, query, intercepted)
+        return URL(f"{origin.scheme}://{origin.host_header}{target}", encoded=True)
 
     def credentials(self, flow_id: int) -> list[tuple[str, str]]:
         """The secret headers the client sent with that flow (memory only, for replay)."""
@@ -494,10 +487,7 @@ class _Driver:
                 await self.run(send, exchange.handle(event))
                 return
             except NoAnswer as exc:
-                failed = (UpstreamFailed("connect_timeout", str(exc), self.at()) if type(exc) is ConnectTimeout else
-                          UpstreamFailed("unreachable", str(exc), self.at()) if type(exc) is Unreachable else
-                          UpstreamFailed("failed", str(exc), self.at()))
-                await self.run(send, exchange.handle(failed))
+                await self.run(send, exchange.handle(UpstreamFailed(exc.kind, str(exc), self.at())))
                 return
             finally:
                 watcher.remove_done_callback(cut_short)
@@ -787,14 +777,6 @@ class _Silence:
 
 def _connect_timeout(timeout: float) -> float:
     return min(timeout, 30.0)  # a live upstream accepts at once; waiting longer only hides an outage
-
-
-@lru_cache(maxsize=256)
-def _origin(scheme: str, authority: str) -> Origin:
-    """The origin of a checked `scheme://authority` (an intercepted tunnel's come and go, with few names)."""
-    url = URL.build(scheme=scheme, authority=authority, encoded=True)
-    assert url.raw_host is not None and url.port is not None
-    return Origin(scheme, url.raw_host, url.port)
 
 
 class _AbortResponse(Exception):

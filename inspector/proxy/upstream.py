@@ -22,12 +22,16 @@ import socket
 import ssl
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import cast
 
 import httptools
+from yarl import URL
+
+from .exchange import Failure
 
 __all__ = ["MAX_HEAD", "BodyBroken", "ConnectTimeout", "Connection", "NoAnswer", "Origin", "Pool", "Unanswered",
-           "Unreachable", "connect_reason"]
+           "Unreachable", "connect_reason", "origin_of"]
 
 MAX_HEAD = 256 * 1024  # bytes of response head (status line and headers) accepted before it is refused
 HIGH_WATER = 256 * 1024  # body bytes waiting for the client before the socket stops reading
@@ -39,15 +43,21 @@ _SPLITS = re.compile("[\r\n\0]")
 
 
 class NoAnswer(Exception):
-    """The upstream gave no usable answer (str: why, for the flow)."""
+    """The upstream gave no usable answer (str: why, for the flow; `kind`: the exchange's word for it)."""
+
+    kind: Failure = "failed"
 
 
 class ConnectTimeout(NoAnswer):
     """No connection within the connect timeout."""
 
+    kind: Failure = "connect_timeout"
+
 
 class Unreachable(NoAnswer):
     """The connection was refused, or the host name does not resolve (`error`: the OS's)."""
+
+    kind: Failure = "unreachable"
 
     def __init__(self, error: OSError) -> None:
         super().__init__(connect_reason(error))
@@ -74,6 +84,14 @@ class Origin:
         default = 443 if scheme == "https" else 80
         self.host_header = shown if port == default else f"{shown}:{port}"
         self.key = (scheme, host, port)
+
+
+@lru_cache(maxsize=256)
+def origin_of(scheme: str, authority: str) -> Origin:
+    """The origin of a checked `scheme://authority` (an intercepted tunnel's come and go, with few names)."""
+    url = URL.build(scheme=scheme, authority=authority, encoded=True)
+    assert url.raw_host is not None and url.port is not None
+    return Origin(scheme, url.raw_host, url.port)
 
 
 class Pool:
@@ -370,8 +388,7 @@ class Connection(asyncio.Protocol):
 
     def close(self) -> None:
         """Drop the connection (the upstream sees it close); a read waiting is told the body broke."""
-        if self._transport is not None and not self._lost:
-            self._transport.abort()
+        self._spoil()
         if not self._complete:
             self._fail(BodyBroken("the response body was cut short") if self._headed
                        else NoAnswer("the connection was closed"))
@@ -395,18 +412,17 @@ class Connection(asyncio.Protocol):
         self._wake()
 
     def _spoil(self) -> None:
-        """The connection carries bytes of no request's: it is not used again."""
-        self._lost = True
-        if self._transport is not None:
+        """The connection is not used again (it carries bytes of no request's, or it failed): dropped."""
+        if self._transport is not None and not self._lost:
             self._transport.abort()
+        self._lost = True
 
     def _fail(self, error: Exception) -> None:
         if self._error is None and not self._complete:
             self._error = error
         self._complete = True
         self._wake()
-        if self._transport is not None and not self._lost:
-            self._transport.abort()
+        self._spoil()
 
 
 def _request_head(origin: Origin, method: str, target: str, headers: Sequence[tuple[str, str]],
