@@ -34,9 +34,10 @@ from __future__ import annotations
 # conversation holds the GIL for milliseconds, and the forwarder thread needs the GIL to relay.
 ANALYSE_APART = 256 * 1024
 BATCH_WINDOW = 0.005  # seconds the writer waits after a flow arrives, to write a burst at once
-# A writer process (store.writer_process) waits longer while flows keep coming, up to this many
-# seconds: it writes when its forwarder is quiet, not beside a burst. The flows of a burst reach the
-# list this much later at most; none is at risk meanwhile (a killed writer process is sent them again).
+# A writer process (store.writer_process) holds finished flows back while flows keep coming, each up
+# to this many seconds: it analyses and writes them when its forwarder is quiet, not beside a burst.
+# The flows of a burst reach the list this much later at most; none is at risk meanwhile (a killed
+# writer process is sent them again). Request rows and stream progress are never held back.
 BURST_GATHER = 1.0
 # Bytes relayed this long ago are on disk (`flow_chunks`), so a killed process loses at most this much
 # of a stream; half the 100 ms promised, to leave room for the commit itself.

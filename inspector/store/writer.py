@@ -51,7 +51,7 @@ class _Backfill:
     __slots__ = ()
 
 
-_QUIET = 0.02  # seconds without a new flow after which a gathering burst is written
+SLICE = 32  # held-back flows written per transaction while a writer process catches up (_hold_back)
 _BACKFILL_BATCH = 50  # flows per turn: new flows wait at most one batch's analysis
 
 
@@ -73,6 +73,7 @@ class _Write:
     # it are on disk); None: the writer's own count of the frames taken out of it.
     first_chunk: int | None = None
     scans: list[Scan] = field(default_factory=list)  # a pending row's request bodies as redaction scanned them
+    since: float = field(default_factory=time.monotonic)  # when it was submitted (a held-back flow waits BURST_GATHER at most)
 
 
 TurnSaved = Callable[[Flow, FlowRow], None]
@@ -155,8 +156,8 @@ class Writer:
         socket's turn as it ends (default next_flow_id): a writer process asks its forwarder, so
         that a turn's id follows the flows begun before it, as the list's time order wants.
         `after_listeners()`: told once the listeners of a transaction's writes have run (a writer
-        process sends their acknowledgements in one message). `gather`: let a burst of flows
-        gather while they keep coming (_gather_burst), what a writer process does."""
+        process sends their acknowledgements in one message). `gather`: hold finished flows back
+        while flows keep coming (_hold_back), what a writer process does."""
         self.path = path
         self._gather = gather
         self._after_listeners = after_listeners
@@ -180,6 +181,7 @@ class Writer:
         self._pending_rows: set[int] = set()  # written as pending by this writer
         self._live: dict[int, _Progress] = {}  # pending rows whose stream progress the writer persists
         self._backlog: list[_Write] = []  # written in the next transaction that succeeds
+        self._held: deque[_Write] = deque()  # finished flows a writer process holds back while flows keep coming
         self._recovered = False  # dead processes' pending flows marked interrupted
         self._analyser = Analyser(analyse_apart)
         self._session_rules = SessionRules(self._warn)
@@ -208,7 +210,7 @@ class Writer:
                                resume=resume, first_chunk=first_chunk))
 
     def unwritten(self) -> int:
-        return self._queue.qsize()
+        return self._queue.qsize() + len(self._held)
 
     def call(self, run: Callable[[sqlite3.Connection], _Result]) -> _Result:
         """Run `run` in the writer's next transaction and return its result (a StoreError if it fails)."""
@@ -257,38 +259,43 @@ class Writer:
             return
         next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
         next_retry = 0.0
+        catching_up = False  # the forwarder was quiet at the last look: the held-back flows go, a slice at a time
         try:
             while True:
                 now = time.monotonic()
                 due = [next_progress] if self._live else []
                 if self._backlog or not self._recovered:
                     due.append(next_retry)
-                item: _Item | _Tick
-                try:
-                    item = self._queue.get(timeout=max(0.0, min(due) - now)) if due else self._queue.get()
-                except queue.Empty:
-                    if self._recovered and not self._backlog and not self._progress_due():
-                        next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
-                        continue
-                    item = _TICK
-                if isinstance(item, _Write):
-                    # Let a burst of flows gather: one wake-up and one transaction for many,
-                    # instead of a wake-up per flow competing with the forwarder for the GIL.
-                    time.sleep(tuning.BATCH_WINDOW)
-                    if self._gather:
-                        self._gather_burst()
-                batch: list[_Item | _Tick] = [item]
-                while True:
+                batch: list[_Item | _Tick]
+                if self._held:
+                    # Look again after a quiet window (at once while catching up), sooner when stream
+                    # progress or a retry is due: what is urgent is not held back with the burst.
+                    if not catching_up:
+                        time.sleep(max(0.0, min([now + tuning.PROGRESS_INTERVAL, *due]) - now))
+                    batch = self._drained([])
+                else:
                     try:
-                        batch.append(self._queue.get_nowait())
+                        item = self._queue.get(timeout=max(0.0, min(due) - now)) if due else self._queue.get()
                     except queue.Empty:
-                        break
+                        if self._recovered and not self._backlog and not self._progress_due():
+                            next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
+                            continue
+                        item = _TICK
+                    if isinstance(item, _Write):
+                        # Let a burst of flows gather: one wake-up and one transaction for many,
+                        # instead of a wake-up per flow competing with the forwarder for the GIL.
+                        time.sleep(tuning.BATCH_WINDOW)
+                    batch = self._drained([item])
+                if self._gather:
+                    batch, catching_up = self._hold_back(batch)
+                now = time.monotonic()
                 # The last batch writes what the streams still open relayed: a writer process ends so
                 # when its forwarder is gone, and the next open marks those flows interrupted.
-                progress = time.monotonic() >= next_progress or None in batch
+                progress = now >= next_progress or None in batch
                 if progress:
-                    next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
-                if not self._write_batch(conn, batch, progress):
+                    next_progress = now + tuning.PROGRESS_INTERVAL
+                retry = (self._backlog or not self._recovered) and now >= next_retry
+                if (batch or progress or retry) and not self._write_batch(conn, batch, progress):
                     next_retry = time.monotonic() + tuning.RETRY_INTERVAL
                 if None in batch:
                     self._give_up_backlog()
@@ -297,18 +304,41 @@ class Writer:
             conn.close()
             self._analyser.close()
 
-    def _gather_burst(self) -> None:
-        """While flows keep coming, let them gather, up to BURST_GATHER: a writer in a process of
-        its own writes when its forwarder is quiet (its analysis and row writes, run beside a burst
-        on a small machine, slowed the forwarder by half), and a burst is one transaction."""
-        until = time.monotonic() + tuning.BURST_GATHER
-        queued = self._queue.qsize()
-        while time.monotonic() < until:
-            time.sleep(_QUIET)
-            now = self._queue.qsize()
-            if now == queued:
-                return
-            queued = now
+    def _drained(self, batch: list[_Item | _Tick]) -> list[_Item | _Tick]:
+        """`batch` and what else is queued."""
+        while True:
+            try:
+                batch.append(self._queue.get_nowait())
+            except queue.Empty:
+                return batch
+
+    def _hold_back(self, batch: list[_Item | _Tick]) -> tuple[list[_Item | _Tick], bool]:
+        """A writer process's batch: its finished flows held back while flows keep coming, and
+        whether the forwarder is quiet at this look (nothing came since the last one). Analysis and
+        row writes beside a burst, on a small machine, slowed the forwarder by half; so the held
+        flows go when it is quiet, SLICE at a time (a burst that resumes waits one slice at most),
+        or once they have waited BURST_GATHER, however busy it stays. Request rows, stream progress
+        and jobs are never held: a job is about every flow submitted before it, so it takes them
+        all with it, and so does the last batch."""
+        kept: list[_Item | _Tick] = []
+        came = False
+        for item in batch:
+            if isinstance(item, _Write):
+                came = True
+                if item.final:
+                    self._held.append(item)
+                    continue
+            kept.append(item)
+        if None in kept or self._backlog or any(isinstance(item, _Job) for item in kept):
+            # (A store that cannot be written keeps what waits in its bounded backlog, as ever.)
+            held, self._held = list(self._held), deque()
+            return held + kept, False
+        quiet = not came
+        overdue = time.monotonic() - tuning.BURST_GATHER
+        taken: list[_Item | _Tick] = []
+        while self._held and len(taken) < SLICE and (quiet or self._held[0].since <= overdue):
+            taken.append(self._held.popleft())
+        return taken + kept, quiet
 
     def _progress_due(self) -> bool:
         return any(len(state.flow.chunks) != state.chunks - state.dropped for state in self._live.values())

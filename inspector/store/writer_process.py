@@ -26,8 +26,9 @@ Writes are idempotent (rows are written OR REPLACE, a resent stream's chunks rep
 writer's), so none is lost and none is doubled. While no writer process runs, the finished flows
 kept are bounded like the writer's backlog (BACKLOG_FLOWS).
 
-The writer process lets a burst of flows gather while they keep coming (store.BURST_GATHER) and
-writes when the forwarder is quiet: its work beside a burst slowed the forwarder."""
+The writer process holds finished flows back while flows keep coming (each up to store.BURST_GATHER)
+and analyses and writes them when the forwarder is quiet: its work beside a burst slowed the
+forwarder. Request rows and stream progress are written as they come (Writer._hold_back)."""
 
 from __future__ import annotations
 

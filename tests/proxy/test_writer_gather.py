@@ -1,0 +1,105 @@
+"""A writer process's writer holds finished flows back while its forwarder is busy and writes them
+when it is quiet (store/writer.py, `gather`): what is urgent is never held back with them. An open
+stream's chunks and request rows reach disk every PROGRESS_INTERVAL through any burst, a job writes
+every flow submitted before it, and a flow held back longest is written once it has waited
+BURST_GATHER, however busy the forwarder stays."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import orjson
+
+from inspector import store as store_module
+from inspector.flow import Chunk, Flow, FlowState
+from inspector.store import Store
+from inspector.store.writer import Writer
+
+from .test_durability import CHAT, SSE, STREAM_BODY, read_only, wait_until
+
+
+def gathering(path) -> Writer:
+    Store(path).close()  # the schema
+    return Writer(path, first_free_id=1, analyse_apart=store_module.ANALYSE_APART, gather=True)
+
+
+def finished(writer: Writer, marker: str) -> Flow:
+    flow = Flow(id=writer.next_flow_id(), session_id=0, started_at=1000.0, method="POST", path=CHAT,
+                request_body=orjson.dumps({"model": "m", "messages": [{"role": "user", "content": marker}]}))
+    flow.status, flow.state, flow.response_body = 200, FlowState.COMPLETE, b'{"object": "chat.completion"}'
+    return flow
+
+
+def test_an_open_streams_chunks_reach_disk_through_a_burst_that_is_held_back(tmp_path, monkeypatch):
+    """Before, the writer slept through the whole gathering of a burst (up to BURST_GATHER, 1 s): an
+    open stream's chunks waited with it, ten times the 100 ms a kill may lose."""
+    monkeypatch.setattr(store_module, "BURST_GATHER", 3600.0)  # the burst is never overdue here
+    path = tmp_path / "s.db"
+    writer = gathering(path)
+    conn = read_only(path)
+    try:
+        stream = Flow(id=writer.next_flow_id(), session_id=0, started_at=1000.0, method="POST", path=CHAT,
+                      request_body=STREAM_BODY)
+        writer.submit(stream, None)
+        stream.status, stream.streamed, stream.response_headers = 200, True, list(SSE)
+        markers = (f"burst {n}" for n in itertools.count())
+        burst: list[str] = []
+
+        def busy_then(condition):
+            """A finished flow submitted at every look: the forwarder stays busy."""
+            burst.append(next(markers))
+            writer.submit(finished(writer, burst[-1]), None)
+            return condition()
+
+        wait_until(lambda: busy_then(lambda: conn.execute(
+            "SELECT state FROM flows WHERE id = ?", (stream.id,)).fetchone() == ("pending",)))
+        stream.chunks.append(Chunk(0.1, b'data: {"n": 1}\n\n'))
+        wait_until(lambda: busy_then(lambda: conn.execute("SELECT COUNT(*) FROM flow_chunks").fetchone() == (1,)))
+        # The burst itself is still held back ...
+        assert conn.execute("SELECT COUNT(*) FROM flows WHERE state = 'complete'").fetchone() == (0,)
+        # ... and a job (a flush) writes every flow submitted before it.
+        writer.call(lambda conn: None)
+        stored = [orjson.loads(body)["messages"][0]["content"] for (body,) in conn.execute(
+            "SELECT request_body FROM flows WHERE state = 'complete' ORDER BY id")]
+        assert stored == burst
+    finally:
+        writer.stop()
+        conn.close()
+
+
+def test_a_flow_held_back_is_written_once_it_has_waited_burst_gather_while_the_burst_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr(store_module, "BURST_GATHER", 0.3)
+    path = tmp_path / "s.db"
+    writer = gathering(path)
+    conn = read_only(path)
+    try:
+        first = finished(writer, "first")
+        writer.submit(first, None)
+        submitted = time.monotonic()
+        markers = (f"burst {n}" for n in itertools.count())
+
+        def busy_then_written() -> bool:
+            writer.submit(finished(writer, next(markers)), None)
+            return conn.execute("SELECT state FROM flows WHERE id = ?", (first.id,)).fetchone() == ("complete",)
+
+        wait_until(busy_then_written)
+        waited = time.monotonic() - submitted
+        # Held back while the burst went on, written once overdue (a generous bound above it: a slow CI machine).
+        assert 0.3 <= waited < 3.0
+    finally:
+        writer.stop()
+        conn.close()
+
+
+def test_a_flow_that_comes_alone_is_written_at_the_next_quiet_look(tmp_path):
+    path = tmp_path / "s.db"
+    writer = gathering(path)
+    conn = read_only(path)
+    try:
+        flow = finished(writer, "alone")
+        writer.submit(flow, None)
+        wait_until(lambda: conn.execute("SELECT state FROM flows WHERE id = ?", (flow.id,)).fetchone() == ("complete",))
+    finally:
+        writer.stop()
+        conn.close()
