@@ -274,6 +274,7 @@ class Writer:
                         time.sleep(max(0.0, min([now + tuning.PROGRESS_INTERVAL, *due]) - now))
                     batch = self._drained([])
                 else:
+                    item: _Item | _Tick
                     try:
                         item = self._queue.get(timeout=max(0.0, min(due) - now)) if due else self._queue.get()
                     except queue.Empty:
