@@ -250,10 +250,14 @@ _JSON_VALUE_1 = rb'(?:[^"\\]|\\[^"\\]|\\\\\\["\\]|\\\\[^"\\])*'
 
 
 def _json_fields(names: bytes, end: bytes = b"") -> re.Pattern[bytes]:
+    """The secret fields `names` with their values; `end` (`\\Z`): a field whose value is still open
+    where the text ends, which may end inside an escape (a value's pattern wants the whole escape:
+    one cut after its backslash was not open, and its start was written as it came)."""
     # Starts with the quote of the name, a literal: the engine skips to each quote at C speed.
     close0, close1 = (b"", b"") if end else (b'"', b'\\\\"')
-    return re.compile(rb'"(?:' + names + rb')(?:"\s*:\s*"(?P<v0>' + _JSON_VALUE_0 + rb')' + close0
-                      + rb'|\\"\s*:\s*\\"(?P<v1>' + _JSON_VALUE_1 + rb')' + close1 + rb')' + end, re.IGNORECASE)
+    cut0, cut1 = (rb"\\?", rb"\\{0,3}") if end else (b"", b"")  # the start of an escape (of one escaped again)
+    return re.compile(rb'"(?:' + names + rb')(?:"\s*:\s*"(?P<v0>' + _JSON_VALUE_0 + cut0 + rb')' + close0
+                      + rb'|\\"\s*:\s*\\"(?P<v1>' + _JSON_VALUE_1 + cut1 + rb')' + close1 + rb')' + end, re.IGNORECASE)
 
 
 _FIELD_NAMES = _field_names(SECRET_FIELDS)
@@ -276,15 +280,29 @@ _SHAPES = tuple(re.compile(pattern) for pattern in (
     rb"A(?:[KS]IA[0-9A-Z]{16}|Iza[0-9A-Za-z_-]{35})",  # AWS access key ids, Google API keys
     rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",  # JWTs: two base64url JSON objects
 ))
-_URL_SECRET = re.compile(rb"://(?:hooks\.slack\.com/(?:services|workflows|triggers)/(?P<hook>[A-Za-z0-9_/-]+)"
-                         rb"|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]+)@)")
+
+
+def _url_nets(slash: bytes, open_end: bool) -> re.Pattern[bytes]:
+    """A URL's userinfo password or Slack webhook path, after its scheme's `:` and two `slash`es
+    (`/`, or `\\/` as a JSON writer that escapes slashes writes them); `open_end`: one still open where
+    the text ends (see _open_tails)."""
+    hook = rb"[A-Za-z0-9_/-]" if slash == b"/" else rb"[A-Za-z0-9_/\\-]"
+    kinds = rb"[a-z]+" if open_end else rb"(?:services|workflows|triggers)"
+    more, end = (b"*", rb"\Z") if open_end else (b"+", b"")
+    at = b"" if open_end else b"@"
+    return re.compile(rb":" + re.escape(slash * 2) + rb"(?:hooks\.slack\.com" + re.escape(slash) + kinds + re.escape(slash)
+                      + rb"(?P<hook>" + hook + more + rb")|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]" + more + rb")"
+                      + at + rb")" + end)
+
+
+# By the `://` that each begins with (searched for first: few bodies have one).
+_URL_SECRETS = tuple((slash * 2, _url_nets(slash, False)) for slash in (b"/", b"\\/"))
 # What a piece of a stream may end with while the secret goes on in the next piece: an open secret
 # field, the start of a token, a URL's open userinfo password. See _open_tails.
 _OPEN_FIELD = _json_fields(_FIELD_NAMES, rb"\Z")
 _OPEN_TOKEN = re.compile(rb"(?<![A-Za-z0-9])(?P<v>(?:sk[-_]|gh[pousr]_|github_pat_|xox[bpasr]-|A[KS]IA|AIza|eyJ)"
                          rb"[A-Za-z0-9_.-]*)\Z")
-_OPEN_URL = re.compile(rb"://(?:hooks\.slack\.com/[a-z]+/(?P<hook>[A-Za-z0-9_/-]*)"
-                       rb"|[^\s/?#@:\"'<>\\]*:(?P<pw>[^\s/?#@\"'<>\\]*))\Z")
+_OPEN_URLS = tuple((slash * 2, _url_nets(slash, True)) for slash in (b"/", b"\\/"))
 _CONTEXT = 8192  # bytes of a stream before a piece that a secret running into the piece may start in
 _ALNUM_BYTES = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _ALNUM = frozenset(_ALNUM_BYTES)
@@ -335,10 +353,11 @@ def _open_tails(window: bytes) -> list[re.Match[bytes]]:
         token = _OPEN_TOKEN.search(window, run)  # the byte before `run` is none of them: the lookbehind holds
         if token is not None:
             found.append(token)
-    if b"://" in window:
-        url = _OPEN_URL.search(window)
-        if url is not None:
-            found.append(url)
+    for slashes, net in _OPEN_URLS:
+        if b":" + slashes in window:
+            url = net.search(window)
+            if url is not None:
+                found.append(url)
     return found
 
 
@@ -366,9 +385,10 @@ def scan(data: bytes, *, form: bool = False) -> tuple[list[_Span], list[bytes]]:
             if start == 0 or data[start - 1] not in _ALNUM:
                 spans.append((start, match.end(), _REDACTED_BYTES))
                 values.append(match.group())
-    if b"://" in data:
-        for match in _URL_SECRET.finditer(data):
-            _group_spans(match, spans, values)
+    for slashes, net in _URL_SECRETS:
+        if b":" + slashes in data:
+            for match in net.finditer(data):
+                _group_spans(match, spans, values)
     return spans, values
 
 

@@ -847,7 +847,7 @@ def test_what_an_open_tail_redacts_is_what_searching_the_whole_window_finds():
     """_open_tails tries each net only where a match can start; at every cut of bodies holding
     secret fields (plain and inside a JSON string), tokens, userinfo and their near misses, the
     piece's end is redacted from the same byte as by searching the whole window for each net."""
-    from inspector.redact import _OPEN_FIELD, _OPEN_TOKEN, _OPEN_URL, _open_tails
+    from inspector.redact import _OPEN_FIELD, _OPEN_TOKEN, _OPEN_URLS, _open_tails
 
     def start(matches) -> int | None:
         starts = [m.start(group) for m in matches if m is not None for group in m.re.groupindex if m.start(group) >= 0]
@@ -859,11 +859,12 @@ def test_what_an_open_tail_redacts_is_what_searching_the_whole_window_finds():
         json.dumps({"arguments": json.dumps({"password": "p\"w1 long enough", "user": "me"})}).encode(),
         b'data: {"delta": "see postgres://u:' + b"hunter2-hunter2@db/x and sk-proj-" + b"a1" * 20 + b'"}\n\n',
         b'{"text": "sk-learn and eyJ alone, xoxb" , "secretive": 1, "refreshToken": "r' + b"9" * 40 + b'"}',
+        b'{"url": "postgres:\\/\\/u:hunter2-hunter2@db\\/x", "hook": "https:\\/\\/hooks.slack.com\\/services\\/T0\\/B1"}',
     ]
     for body in bodies:
         for cut in range(1, len(body) + 1):
             window = body[:cut]
-            expected = start([net.search(window) for net in (_OPEN_FIELD, _OPEN_TOKEN, _OPEN_URL)])
+            expected = start([net.search(window) for net in (_OPEN_FIELD, _OPEN_TOKEN, *(net for _, net in _OPEN_URLS))])
             assert start(_open_tails(window)) == expected, window
 
 
@@ -896,3 +897,56 @@ def test_a_flows_request_is_scanned_once_across_its_redactions():
     again = scrubber(changed, scans=scans)
     assert again._scanned[0][2] is not first and again.raw == scrubber(changed).raw
     assert swapped in again.raw
+
+
+@pytest.mark.parametrize("body, value", [
+    # A value with JSON escapes in it (`\u0041`, `\/`, `\"`), in a body ...
+    (b'data: {"api_key": "abcdefgh\\u0041ijkl\\/mnop\\"qrst"}\n\n', b'abcdefgh\\u0041ijkl\\/mnop\\"qrst'),
+    # ... and in a tool call's arguments, a JSON string inside a JSON string (its escapes escaped again).
+    (b'data: {"arguments": "{\\"password\\": \\"pw\\\\\\"12\\\\\\\\34\\\\n56\\"}"}\n\n', b'pw\\\\\\"12\\\\\\\\34\\\\n56'),
+])
+def test_a_secret_fields_value_cut_inside_an_escape_leaves_no_part_of_it_on_disk(body, value):
+    """Stream progress scrubs each piece as it is written, knowing only what came before it. A
+    value cut right after the backslash of an escape was not an open secret to the nets (the value's
+    pattern wants the whole escape), so its start was written as it came: `"api_key": "abcdefgh\\`.
+    At every cut, into two pieces and into pieces of three bytes, no start of the value of four
+    bytes or more is written."""
+    from inspector.redact import Scrubber
+
+    starts = [value[:size] for size in range(4, len(value) + 1)]
+    at = body.index(value)
+    for cut in range(at, at + len(value)):
+        scrub = Scrubber(())
+        written = scrub.stream(b"", [body[:cut]]) + scrub.stream(body[:cut], [body[cut:]])
+        assert not [start for start in starts if start in b"".join(written)], (cut, written)
+    pieces = [body[start:start + 3] for start in range(0, len(body), 3)]
+    for first in range(3):  # the three ways pieces of three bytes fall on the value
+        scrub = Scrubber(())
+        written = [b"".join(pieces[:first + 1])]
+        written = scrub.stream(b"", written)
+        for index in range(first + 1, len(pieces)):
+            written += scrub.stream(b"".join(pieces[:index]), [pieces[index]])
+        assert not [start for start in starts if start in b"".join(written)], (first, written)
+
+
+@pytest.mark.parametrize("text, expected", [
+    (b'{"dsn": "postgres:\\/\\/admin:hunter2-secret@db.internal\\/app"}',
+     b'{"dsn": "postgres:\\/\\/admin:****@db.internal\\/app"}'),
+    (b'{"hook": "https:\\/\\/hooks.slack.com\\/services\\/T0AB\\/B1CD\\/abcdefgh1234"}',
+     b'{"hook": "https:\\/\\/hooks.slack.com\\/services\\/[redacted]"}'),
+    # Near misses: no password, and a slash escaped once only.
+    (b'{"home": "https:\\/\\/admin@example.com\\/", "odd": "https:\\//user:pass-word@h"}',
+     b'{"home": "https:\\/\\/admin@example.com\\/", "odd": "https:\\//user:pass-word@h"}'),
+])
+def test_a_url_in_json_that_escapes_its_slashes_has_its_password_and_webhook_redacted(text, expected):
+    """PHP's json_encode (and the JavaScript libraries that copy it) writes `/` as `\\/`: a URL's
+    `://` becomes `:\\/\\/`, which the URL net, looking for `://`, did not see. Whole and as a
+    stream cut at every byte."""
+    from inspector.redact import Scrubber
+
+    assert Scrubber(()).data(text) == expected
+    for cut in range(1, len(text)):
+        scrub = Scrubber(())
+        written = scrub.stream(b"", [text[:cut]]) + scrub.stream(text[:cut], [text[cut:]])
+        if expected != text:
+            assert b"hunter2" not in b"".join(written) and b"abcdefgh1234" not in b"".join(written), cut
