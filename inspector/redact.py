@@ -320,34 +320,37 @@ def _group_spans(match: re.Match[bytes], spans: list[_Span], values: list[bytes]
         values.append(match.group(group))
 
 
-def _field_matches(data: bytes, fields: re.Pattern[bytes]) -> list[re.Match[bytes]]:
-    """The secret JSON fields of `data`, tried only at the names that end as one does (a search
-    for a literal runs at C speed; the field pattern tried at every quote of a 2 MB body would
-    cost ten times more)."""
-    tried: set[int] = set()
-    found = []
+def _field_quotes(data: bytes) -> list[int]:
+    """Where a secret JSON field of `data` may begin: the quote before each name that ends as one
+    does (a search for a literal runs at C speed; the field pattern tried at every quote of a 2 MB
+    body would cost ten times more)."""
+    quotes: dict[int, None] = {}
     for mark in _FIELD_MARKS:
         at = data.find(mark)
         while at >= 0:
             quote_at = data.rfind(b'"', max(0, at - _LONGEST_NAME), at)
-            if quote_at >= 0 and quote_at not in tried:
-                tried.add(quote_at)
-                match = fields.match(data, quote_at)
-                if match is not None:
-                    found.append(match)
+            if quote_at >= 0:
+                quotes[quote_at] = None
             at = data.find(mark, at + 1)
-    return found
+    return list(quotes)
+
+
+def _field_matches(data: bytes, fields: re.Pattern[bytes], quotes: list[int] | None = None) -> list[re.Match[bytes]]:
+    """The matches of `fields` at `quotes` (default: _field_quotes(data))."""
+    return [match for quote_at in (_field_quotes(data) if quotes is None else quotes)
+            if (match := fields.match(data, quote_at)) is not None]
 
 
 _LONGEST_NAME = max(map(len, SECRET_FIELDS)) + 8
 
 
-def _open_tails(window: bytes) -> list[re.Match[bytes]]:
+def _open_tails(window: bytes, quotes: list[int] | None = None) -> list[re.Match[bytes]]:
     """Where `window` ends in a secret that may go on past it. Each net is tried only where a match
-    can start: an open field at the names that end as a secret field's does (as in a scan), a token
-    in the run of token bytes the window ends with. Searched for over the whole window, the first
-    two cost 90 µs per 2 KB, on every stream-progress write of every open stream."""
-    found = _field_matches(window, _OPEN_FIELD) if b'"' in window else []
+    can start: an open field at the names that end as a secret field's does (as in a scan; `quotes`:
+    _field_quotes(window), when they are known), a token in the run of token bytes the window ends
+    with. Searched for over the whole window, the first two cost 90 µs per 2 KB, on every
+    stream-progress write of every open stream."""
+    found = _field_matches(window, _OPEN_FIELD, quotes) if b'"' in window else []
     run = len(window.rstrip(_TOKEN_BYTES))  # where the last run of token bytes starts
     if run < len(window):
         token = _OPEN_TOKEN.search(window, run)  # the byte before `run` is none of them: the lookbehind holds
@@ -361,16 +364,17 @@ def _open_tails(window: bytes) -> list[re.Match[bytes]]:
     return found
 
 
-def scan(data: bytes, *, form: bool = False) -> tuple[list[_Span], list[bytes]]:
+def scan(data: bytes, *, form: bool = False, quotes: list[int] | None = None) -> tuple[list[_Span], list[bytes]]:
     """Where `data` holds a secret by name or by shape, and the secrets found (to scrub by value
-    wherever else they show up). `form`: the body is `application/x-www-form-urlencoded`."""
+    wherever else they show up). `form`: the body is `application/x-www-form-urlencoded`;
+    `quotes`: _field_quotes(data), when they are known."""
     spans: list[_Span] = []
     values: list[bytes] = []
     if not data:
         return spans, values
     if b'"' in data:  # every secret field's match starts at the quote of its name
         fields = _OAUTH_JSON_FIELD if b"grant_type" in data and _OAUTH_JSON.search(data) else _JSON_FIELD
-        for match in _field_matches(data, fields):
+        for match in _field_matches(data, fields, quotes):
             _group_spans(match, spans, values)
     if form and b"=" in data:
         pairs = [(match, unquote_plus(match.group(1).decode("latin-1"))) for match in _FORM_FIELD.finditer(data)]
@@ -478,11 +482,15 @@ class Scrubber:
                 break
         else:
             found = scan(data, form=True)[0] if form else _text_spans(data)
-        # Text past a header value's length is first searched for each secret (memchr-fast): the
-        # alternation, tried at every offset, costs more there than the searches.
+        return found + self._valued(data)
+
+    def _valued(self, data: bytes) -> list[_Span]:
+        """Where `data` holds one of the secrets by value. Text past a header value's length is
+        first searched for each secret (memchr-fast): the alternation, tried at every offset, costs
+        more there than the searches."""
         if self._bytes is not None and (len(data) < 256 or any(secret in data for secret in self.raw)):
-            found += [(*match.span(), _REDACTED_BYTES) for match in self._bytes.finditer(data)]
-        return found
+            return [(*match.span(), _REDACTED_BYTES) for match in self._bytes.finditer(data)]
+        return []
 
     @overload
     def data(self, data: bytes, *, form: bool = False) -> bytes: ...
@@ -548,10 +556,12 @@ class Scrubber:
         nets know it by value, by name (an open `"access_token": "…`) or by shape."""
         context = before[-_CONTEXT:]
         joined = context + b"".join(pieces)
-        spans = self._spans(joined, False)
+        # The field names are looked for once, for both the scan and the open tails of the window.
+        quotes = _field_quotes(joined) if b'"' in joined else []
+        spans = scan(joined, quotes=quotes)[0] + self._valued(joined)
         window = joined[-_CONTEXT:]
         shift = len(joined) - len(window)
-        for match in _open_tails(window):
+        for match in _open_tails(window, [quote_at - shift for quote_at in quotes if quote_at >= shift]):
             for group in match.re.groupindex:
                 if match.start(group) >= 0:
                     spans.append((shift + match.start(group), len(joined), _REDACTED_BYTES))

@@ -950,3 +950,26 @@ def test_a_url_in_json_that_escapes_its_slashes_has_its_password_and_webhook_red
         written = scrub.stream(b"", [text[:cut]]) + scrub.stream(text[:cut], [text[cut:]])
         if expected != text:
             assert b"hunter2" not in b"".join(written) and b"abcdefgh1234" not in b"".join(written), cut
+
+
+def test_the_field_names_found_once_for_a_whole_text_give_each_window_of_it_the_same_open_tails():
+    """Scrubber.stream looks for the secret field names once over the text it scrubs and gives
+    those in its last _CONTEXT bytes to _open_tails: at every start of the window, one falling on a
+    field's quote, inside its name and after it included, the open tails are those the window's own
+    search finds."""
+    from inspector.redact import _CONTEXT, _field_quotes, _open_tails
+
+    field = b'"refresh_token": "rt-9876543210'  # open where the text ends
+    text = b'{"pad": "' + b"p" * (_CONTEXT - 20) + b'", "client_secret": "cs-0123456789abcdef", ' + field
+    quotes = _field_quotes(text)
+    at = text.index(field)
+
+    def spans(matches):
+        return sorted((m.start(), m.end()) for m in matches)
+
+    found = set()
+    for start in range(at - 60, at + len(field)):
+        window = text[start:]
+        found.add(len(_open_tails(window)))
+        assert spans(_open_tails(window, [q - start for q in quotes if q >= start])) == spans(_open_tails(window)), start
+    assert found == {0, 1}  # the field open in the windows that start at its quote or before, not in the others
