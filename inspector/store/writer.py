@@ -259,7 +259,7 @@ class Writer:
             return
         next_progress = time.monotonic() + tuning.PROGRESS_INTERVAL
         next_retry = 0.0
-        catching_up = False  # the forwarder was quiet at the last look: the held-back flows go, a slice at a time
+        catching_up = False  # quiet at the last look, or flows overdue: the held ones go, a slice at a time
         try:
             while True:
                 now = time.monotonic()
@@ -315,7 +315,8 @@ class Writer:
 
     def _hold_back(self, batch: list[_Item | _Tick]) -> tuple[list[_Item | _Tick], bool]:
         """A writer process's batch: its finished flows held back while flows keep coming, and
-        whether the forwarder is quiet at this look (nothing came since the last one). Analysis and
+        whether to look again at once (the forwarder is quiet: nothing came since the last look;
+        or held flows are overdue). Analysis and
         row writes beside a burst, on a small machine, slowed the forwarder by half; so the held
         flows go when it is quiet, SLICE at a time (a burst that resumes waits one slice at most),
         or once they have waited BURST_GATHER, however busy it stays. Request rows, stream progress
@@ -339,7 +340,9 @@ class Writer:
         taken: list[_Item | _Tick] = []
         while self._held and len(taken) < SLICE and (quiet or self._held[0].since <= overdue):
             taken.append(self._held.popleft())
-        return taken + kept, quiet
+        # The next look comes at once while quiet, and while flows are overdue: those go back to
+        # back, at the writer's pace, not a slice per look, or a busy forwarder would outrun it.
+        return taken + kept, quiet or bool(self._held and self._held[0].since <= overdue)
 
     def _progress_due(self) -> bool:
         return any(len(state.flow.chunks) != state.chunks - state.dropped for state in self._live.values())

@@ -19,9 +19,10 @@ from inspector.store.writer import Writer
 from .test_durability import CHAT, SSE, STREAM_BODY, read_only, wait_until
 
 
-def gathering(path) -> Writer:
+def gathering(path, after_listeners=None) -> Writer:
     Store(path).close()  # the schema
-    return Writer(path, first_free_id=1, analyse_apart=store_module.ANALYSE_APART, gather=True)
+    return Writer(path, first_free_id=1, analyse_apart=store_module.ANALYSE_APART, gather=True,
+                  after_listeners=after_listeners)
 
 
 def finished(writer: Writer, marker: str) -> Flow:
@@ -103,3 +104,33 @@ def test_a_flow_that_comes_alone_is_written_at_the_next_quiet_look(tmp_path):
     finally:
         writer.stop()
         conn.close()
+
+
+def test_overdue_flows_go_back_to_back_not_a_slice_per_look(tmp_path, monkeypatch):
+    """While the forwarder stays busy, the flows that have waited BURST_GATHER go at the writer's
+    pace. A slice per look (one look every PROGRESS_INTERVAL) drained at most 32 flows per 50 ms,
+    640 a second: a forwarder relaying more than that sustained left the writer further behind
+    every second, its memory growing without end."""
+    monkeypatch.setattr(store_module, "BURST_GATHER", 0.2)
+    monkeypatch.setattr(store_module, "PROGRESS_INTERVAL", 0.5)  # a look every half second, while busy
+    path = tmp_path / "s.db"
+    commits: list[float] = []  # when each transaction's listeners were told
+    writer = gathering(path, after_listeners=lambda: commits.append(time.monotonic()))
+    saved: dict[int, int] = {}  # flow id -> the transaction it was written in
+    try:
+        first = [finished(writer, f"burst {n}") for n in range(10 * 32)]
+        for flow in first:
+            writer.submit(flow, lambda row: saved.__setitem__(row.id, len(commits)))
+        markers = (f"more {n}" for n in itertools.count())
+
+        def busy_then_all_saved() -> bool:
+            writer.submit(finished(writer, next(markers)), None)
+            return all(flow.id in saved for flow in first)
+
+        wait_until(busy_then_all_saved, timeout=30)
+    finally:
+        writer.stop()
+    used = sorted(set(saved[flow.id] for flow in first))
+    assert len(used) == 10  # a slice of 32 per transaction
+    gaps = [commits[later] - commits[earlier] for earlier, later in zip(used, used[1:], strict=False)]
+    assert max(gaps) < 0.25, gaps  # not a look (0.5 s) between two of them
