@@ -323,12 +323,13 @@ class Writer:
         and jobs are never held: a job is about every flow submitted before it, so it takes them
         all with it, and so does the last batch."""
         kept: list[_Item | _Tick] = []
-        came = False
+        came = finals = 0
         for item in batch:
             if isinstance(item, _Write):
                 came = True
                 if item.final:
                     self._held.append(item)
+                    finals += 1
                     continue
             kept.append(item)
         if None in kept or self._backlog or any(isinstance(item, _Job) for item in kept):
@@ -337,12 +338,14 @@ class Writer:
             return held + kept, False
         quiet = not came
         overdue = time.monotonic() - tuning.BURST_GATHER
+        # While busy, the overdue flows go as many as came at this look (a slice at least): a
+        # forwarder that stays busy does not leave the writer further behind, and a backlog a
+        # burst left waits for the forwarder to be quiet instead of going beside the next burst.
+        most = SLICE if quiet else max(SLICE, finals)
         taken: list[_Item | _Tick] = []
-        while self._held and len(taken) < SLICE and (quiet or self._held[0].since <= overdue):
+        while self._held and len(taken) < most and (quiet or self._held[0].since <= overdue):
             taken.append(self._held.popleft())
-        # The next look comes at once while quiet, and while flows are overdue: those go back to
-        # back, at the writer's pace, not a slice per look, or a busy forwarder would outrun it.
-        return taken + kept, quiet or bool(self._held and self._held[0].since <= overdue)
+        return taken + kept, quiet
 
     def _progress_due(self) -> bool:
         return any(len(state.flow.chunks) != state.chunks - state.dropped for state in self._live.values())
