@@ -7,7 +7,10 @@ BURST_GATHER, however busy the forwarder stays."""
 from __future__ import annotations
 
 import itertools
+import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import orjson
 
@@ -25,6 +28,24 @@ def gathering(path, after_listeners=None) -> Writer:
                   after_listeners=after_listeners)
 
 
+@contextmanager
+def gathering_with_file(tmp_path) -> Iterator[tuple[Writer, sqlite3.Connection]]:
+    """A gathering writer and a read-only connection to its file, both closed after."""
+    path = tmp_path / "s.db"
+    writer = gathering(path)
+    conn = read_only(path)
+    try:
+        yield writer, conn
+    finally:
+        writer.stop()
+        conn.close()
+
+
+def state_of(conn: sqlite3.Connection, flow_id: int) -> str | None:
+    row = conn.execute("SELECT state FROM flows WHERE id = ?", (flow_id,)).fetchone()
+    return None if row is None else row[0]
+
+
 def finished(writer: Writer, marker: str) -> Flow:
     flow = Flow(id=writer.next_flow_id(), session_id=0, started_at=1000.0, method="POST", path=CHAT,
                 request_body=orjson.dumps({"model": "m", "messages": [{"role": "user", "content": marker}]}))
@@ -36,10 +57,7 @@ def test_an_open_streams_chunks_reach_disk_through_a_burst_that_is_held_back(tmp
     """Before, the writer slept through the whole gathering of a burst (up to BURST_GATHER, 1 s): an
     open stream's chunks waited with it, ten times the 100 ms a kill may lose."""
     monkeypatch.setattr(store_module, "BURST_GATHER", 3600.0)  # the burst is never overdue here
-    path = tmp_path / "s.db"
-    writer = gathering(path)
-    conn = read_only(path)
-    try:
+    with gathering_with_file(tmp_path) as (writer, conn):
         stream = Flow(id=writer.next_flow_id(), session_id=0, started_at=1000.0, method="POST", path=CHAT,
                       request_body=STREAM_BODY)
         writer.submit(stream, None)
@@ -53,8 +71,7 @@ def test_an_open_streams_chunks_reach_disk_through_a_burst_that_is_held_back(tmp
             writer.submit(finished(writer, burst[-1]), None)
             return condition()
 
-        wait_until(lambda: busy_then(lambda: conn.execute(
-            "SELECT state FROM flows WHERE id = ?", (stream.id,)).fetchone() == ("pending",)))
+        wait_until(lambda: busy_then(lambda: state_of(conn, stream.id) == "pending"))
         stream.chunks.append(Chunk(0.1, b'data: {"n": 1}\n\n'))
         wait_until(lambda: busy_then(lambda: conn.execute("SELECT COUNT(*) FROM flow_chunks").fetchone() == (1,)))
         # The burst itself is still held back ...
@@ -64,17 +81,11 @@ def test_an_open_streams_chunks_reach_disk_through_a_burst_that_is_held_back(tmp
         stored = [orjson.loads(body)["messages"][0]["content"] for (body,) in conn.execute(
             "SELECT request_body FROM flows WHERE state = 'complete' ORDER BY id")]
         assert stored == burst
-    finally:
-        writer.stop()
-        conn.close()
 
 
 def test_a_flow_held_back_is_written_once_it_has_waited_burst_gather_while_the_burst_goes_on(tmp_path, monkeypatch):
     monkeypatch.setattr(store_module, "BURST_GATHER", 0.3)
-    path = tmp_path / "s.db"
-    writer = gathering(path)
-    conn = read_only(path)
-    try:
+    with gathering_with_file(tmp_path) as (writer, conn):
         first = finished(writer, "first")
         writer.submit(first, None)
         submitted = time.monotonic()
@@ -82,28 +93,19 @@ def test_a_flow_held_back_is_written_once_it_has_waited_burst_gather_while_the_b
 
         def busy_then_written() -> bool:
             writer.submit(finished(writer, next(markers)), None)
-            return conn.execute("SELECT state FROM flows WHERE id = ?", (first.id,)).fetchone() == ("complete",)
+            return state_of(conn, first.id) == "complete"
 
         wait_until(busy_then_written)
         waited = time.monotonic() - submitted
-        # Held back while the burst went on, written once overdue (a generous bound above it: a slow CI machine).
-        assert 0.3 <= waited < 3.0
-    finally:
-        writer.stop()
-        conn.close()
+    # Held back while the burst went on, written once overdue (a generous bound above it: a slow CI machine).
+    assert 0.3 <= waited < 3.0
 
 
 def test_a_flow_that_comes_alone_is_written_at_the_next_quiet_look(tmp_path):
-    path = tmp_path / "s.db"
-    writer = gathering(path)
-    conn = read_only(path)
-    try:
+    with gathering_with_file(tmp_path) as (writer, conn):
         flow = finished(writer, "alone")
         writer.submit(flow, None)
-        wait_until(lambda: conn.execute("SELECT state FROM flows WHERE id = ?", (flow.id,)).fetchone() == ("complete",))
-    finally:
-        writer.stop()
-        conn.close()
+        wait_until(lambda: state_of(conn, flow.id) == "complete")
 
 
 def test_a_forwarder_that_stays_busy_does_not_leave_the_writer_further_behind(tmp_path, monkeypatch):
